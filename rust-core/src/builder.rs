@@ -1,0 +1,936 @@
+//! The builder: writes exactly the bytes of the C++ reference `flexbuffers::Builder`
+//! for the same call sequence and sharing flags.
+//!
+//! Values are pushed onto a stack; `end_vector`/`end_map` write their elements
+//! and replace them by one offset value; `finish` writes the root trailer.
+//! Width selection, padding and the (sometimes wider than necessary) map widths
+//! follow the reference so that goldens produced by it match byte for byte.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{BuilderError, Error, Result};
+use crate::pool::BytesPool;
+use crate::scalar::Scalar;
+use crate::types::{pack_type, padding, BitWidth, FlexType};
+
+/// What the builder deduplicates, with the C++ `BuilderFlag` numbering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ShareFlags(u8);
+
+impl ShareFlags {
+    /// Nothing is shared.
+    pub const NONE: ShareFlags = ShareFlags(0);
+    /// Equal keys are written once (the C++ default).
+    pub const KEYS: ShareFlags = ShareFlags(1);
+    /// Equal strings are written once.
+    pub const STRINGS: ShareFlags = ShareFlags(2);
+    /// Keys and strings.
+    pub const KEYS_AND_STRINGS: ShareFlags = ShareFlags(3);
+    /// The C++ flag for key vectors, which has no effect there and so none here
+    /// (see [`BuilderOptions::dedup_key_vectors`] for real key-vector sharing).
+    pub const KEY_VECTORS: ShareFlags = ShareFlags(4);
+    /// Every flag.
+    pub const ALL: ShareFlags = ShareFlags(7);
+
+    /// From the C++ numeric flag value; bits above 7 are ignored.
+    pub const fn from_bits(bits: u8) -> ShareFlags {
+        ShareFlags(bits & 7)
+    }
+
+    /// The C++ numeric flag value.
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// True when every bit of `other` is set.
+    pub const fn contains(self, other: ShareFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl Default for ShareFlags {
+    fn default() -> Self {
+        ShareFlags::KEYS
+    }
+}
+
+/// Builder configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuilderOptions {
+    /// Sharing flags, as the C++ builder's (default: keys).
+    pub share: ShareFlags,
+    /// Reuse one keys vector for every map with the same sorted keys.
+    ///
+    /// This is an extension: the C++ builder never shares key vectors, so the
+    /// bytes differ from the reference when it is on. Generated coders use it.
+    pub dedup_key_vectors: bool,
+    /// Bytes reserved up front.
+    pub initial_capacity: usize,
+    /// Largest buffer capacity kept across [`Builder::clear`]; larger buffers are
+    /// shrunk so one giant payload does not pin memory.
+    pub max_retained_capacity: usize,
+}
+
+impl Default for BuilderOptions {
+    fn default() -> Self {
+        BuilderOptions {
+            share: ShareFlags::KEYS,
+            dedup_key_vectors: false,
+            initial_capacity: 256,
+            max_retained_capacity: 1 << 20,
+        }
+    }
+}
+
+/// One value on the builder's stack: an inline scalar, or an absolute offset.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Slot {
+    /// Scalar bits (i64/u64/f64 bits) or the absolute position of the target.
+    data: u64,
+    ty: FlexType,
+    /// For scalars: their own minimal width; otherwise the target's element/size width.
+    width: BitWidth,
+}
+
+impl Slot {
+    const fn new(data: u64, ty: FlexType, width: BitWidth) -> Slot {
+        Slot { data, ty, width }
+    }
+
+    /// Width this value needs as element `index` of a vector written at `buf_len`.
+    #[inline]
+    fn elem_width(&self, buf_len: usize, index: usize) -> BitWidth {
+        if self.ty.is_inline() {
+            return self.width;
+        }
+        // The relative offset grows with the slot width (padding and the index
+        // scale with it), so try each width in turn as the reference does.
+        let mut bytes = 1usize;
+        while bytes < 8 {
+            let loc = buf_len + padding(buf_len, bytes) + index * bytes;
+            let offset = (loc as u64).wrapping_sub(self.data);
+            if BitWidth::of_u64(offset).bytes() <= bytes {
+                return BitWidth::from_bytes(bytes as u64).unwrap_or(BitWidth::W64);
+            }
+            bytes *= 2;
+        }
+        BitWidth::W64
+    }
+
+    /// The packed type byte stored for this value inside a parent of `parent` width.
+    #[inline]
+    fn stored_packed(&self, parent: BitWidth) -> u8 {
+        let w = if self.ty.is_inline() {
+            self.width.max(parent)
+        } else {
+            self.width
+        };
+        pack_type(self.ty, w)
+    }
+}
+
+/// A value already written, to be referenced again with [`Builder::reuse_value`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ValueHandle {
+    slot: Slot,
+    generation: u64,
+}
+
+/// A keys vector written once and shared by every map of one shape
+/// (see [`Builder::key_vector`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KeyVector {
+    slot: Slot,
+    len: usize,
+    generation: u64,
+}
+
+impl KeyVector {
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the vector has no keys.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Open {
+    Vector(usize),
+    Map(usize),
+}
+
+static GENERATIONS: AtomicU64 = AtomicU64::new(1);
+
+fn next_generation() -> u64 {
+    GENERATIONS.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Writes FlexBuffers.
+///
+/// ```
+/// use flexbuf::Builder;
+/// let mut b = Builder::new();
+/// b.start_map();
+/// b.key("name");
+/// b.string("Ada");
+/// b.key("born");
+/// b.int(1815);
+/// b.end_map().unwrap();
+/// let bytes = b.finish().unwrap().to_vec();
+/// let root = flexbuf::Reader::new(&bytes).unwrap();
+/// assert_eq!(root.get("born").unwrap().as_i64().unwrap(), 1815);
+/// ```
+#[derive(Debug)]
+pub struct Builder {
+    buf: Vec<u8>,
+    stack: Vec<Slot>,
+    opens: Vec<Open>,
+    options: BuilderOptions,
+    force_min_width: BitWidth,
+    key_pool: BytesPool,
+    string_pool: BytesPool,
+    key_vectors: HashMap<Box<[u64]>, Slot>,
+    pairs: Vec<(Slot, Slot)>,
+    error: Option<Error>,
+    finished: bool,
+    generation: u64,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder::new()
+    }
+}
+
+impl Builder {
+    /// A builder with the default options (keys shared, as in C++).
+    pub fn new() -> Builder {
+        Builder::with_options(BuilderOptions::default())
+    }
+
+    /// A builder with the given sharing flags and otherwise default options.
+    pub fn with_share(share: ShareFlags) -> Builder {
+        Builder::with_options(BuilderOptions {
+            share,
+            ..BuilderOptions::default()
+        })
+    }
+
+    /// A builder with explicit options.
+    pub fn with_options(options: BuilderOptions) -> Builder {
+        Builder {
+            buf: Vec::with_capacity(options.initial_capacity),
+            stack: Vec::new(),
+            opens: Vec::new(),
+            options,
+            force_min_width: BitWidth::W8,
+            key_pool: BytesPool::default(),
+            string_pool: BytesPool::default(),
+            key_vectors: HashMap::new(),
+            pairs: Vec::new(),
+            error: None,
+            finished: false,
+            generation: next_generation(),
+        }
+    }
+
+    /// The options this builder was created with.
+    pub fn options(&self) -> &BuilderOptions {
+        &self.options
+    }
+
+    /// Resets all state for a new buffer, keeping capacity up to
+    /// [`BuilderOptions::max_retained_capacity`].
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        if self.buf.capacity() > self.options.max_retained_capacity {
+            self.buf.shrink_to(self.options.max_retained_capacity);
+        }
+        self.stack.clear();
+        self.opens.clear();
+        self.force_min_width = BitWidth::W8;
+        self.key_pool.clear();
+        self.string_pool.clear();
+        self.key_vectors.clear();
+        self.error = None;
+        self.finished = false;
+        self.generation = next_generation();
+    }
+
+    /// Current buffer capacity (for observing retention).
+    pub fn capacity(&self) -> usize {
+        self.buf.capacity()
+    }
+
+    /// Bytes written so far (unfinished values included only once their container ended).
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// True when nothing has been written.
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// Forces elements of later vectors and maps to at least this width, as
+    /// `ForceMinimumBitWidth` does (so values can be mutated in place later).
+    pub fn force_min_width(&mut self, width: BitWidth) {
+        self.force_min_width = width;
+    }
+
+    // ---- scalars -------------------------------------------------------
+
+    /// Pushes null.
+    #[inline]
+    pub fn null(&mut self) {
+        self.stack.push(Slot::new(0, FlexType::Null, BitWidth::W8));
+    }
+
+    /// Pushes a boolean.
+    #[inline]
+    pub fn bool(&mut self, b: bool) {
+        self.stack
+            .push(Slot::new(b as u64, FlexType::Bool, BitWidth::W8));
+    }
+
+    /// Pushes a signed integer at its minimal width.
+    #[inline]
+    pub fn int(&mut self, i: i64) {
+        self.stack
+            .push(Slot::new(i as u64, FlexType::Int, BitWidth::of_i64(i)));
+    }
+
+    /// Pushes an unsigned integer at its minimal width.
+    #[inline]
+    pub fn uint(&mut self, u: u64) {
+        self.stack
+            .push(Slot::new(u, FlexType::UInt, BitWidth::of_u64(u)));
+    }
+
+    /// Pushes a 32-bit float (always stored with at least 4 bytes).
+    #[inline]
+    pub fn float(&mut self, f: f32) {
+        self.stack.push(Slot::new(
+            (f as f64).to_bits(),
+            FlexType::Float,
+            BitWidth::W32,
+        ));
+    }
+
+    /// Pushes a 64-bit float, stored as f32 when that is exact (NaN is always 8 bytes).
+    #[inline]
+    pub fn double(&mut self, f: f64) {
+        self.stack
+            .push(Slot::new(f.to_bits(), FlexType::Float, BitWidth::of_f64(f)));
+    }
+
+    // ---- strings, keys, blobs -----------------------------------------
+
+    /// Pushes a map key (or an element of a typed key vector).
+    ///
+    /// A key containing NUL cannot be stored; the builder then reports
+    /// [`BuilderError::NulInKey`] from the next `end_*` or `finish`.
+    pub fn key(&mut self, key: &str) {
+        self.key_bytes(key.as_bytes())
+    }
+
+    fn key_bytes(&mut self, key: &[u8]) {
+        if key.contains(&0) {
+            self.fail(BuilderError::NulInKey.into());
+        }
+        let loc = self.buf.len();
+        let at = if self.options.share.contains(ShareFlags::KEYS) {
+            // Compare with the terminator so "a" never matches the prefix of "ab".
+            match self.key_pool.find_or_insert(&self.buf, key, loc) {
+                Some(existing) => existing,
+                None => {
+                    self.write_key_bytes(key);
+                    loc
+                }
+            }
+        } else {
+            self.write_key_bytes(key);
+            loc
+        };
+        self.stack
+            .push(Slot::new(at as u64, FlexType::Key, BitWidth::W8));
+    }
+
+    #[inline]
+    fn write_key_bytes(&mut self, key: &[u8]) {
+        self.buf.extend_from_slice(key);
+        self.buf.push(0);
+    }
+
+    /// Pushes a UTF-8 string (deduplicated with [`ShareFlags::STRINGS`]).
+    #[inline]
+    pub fn string(&mut self, s: &str) {
+        let bytes = s.as_bytes();
+        if self.options.share.contains(ShareFlags::STRINGS) {
+            // The pool holds (offset of the string's first byte, length).
+            let width = BitWidth::of_u64(bytes.len() as u64);
+            let len_at = self.buf.len() + padding(self.buf.len(), width.bytes());
+            let data_at = len_at + width.bytes();
+            if let Some(existing) = self.string_pool.find_or_insert(&self.buf, bytes, data_at) {
+                self.stack
+                    .push(Slot::new(existing as u64, FlexType::String, width));
+                return;
+            }
+        }
+        self.create_blob(bytes, true, FlexType::String);
+    }
+
+    /// Pushes a blob of raw bytes.
+    #[inline]
+    pub fn blob(&mut self, data: &[u8]) {
+        self.create_blob(data, false, FlexType::Blob);
+    }
+
+    fn create_blob(&mut self, data: &[u8], nul: bool, ty: FlexType) {
+        let width = BitWidth::of_u64(data.len() as u64);
+        self.align(width);
+        self.write_uint(data.len() as u64, width.bytes());
+        let loc = self.buf.len();
+        self.buf.reserve(data.len() + 1);
+        self.buf.extend_from_slice(data);
+        if nul {
+            self.buf.push(0);
+        }
+        self.stack.push(Slot::new(loc as u64, ty, width));
+    }
+
+    // ---- indirect scalars ---------------------------------------------
+
+    /// Pushes a signed integer stored behind an offset.
+    pub fn indirect_int(&mut self, i: i64) {
+        self.push_indirect(i as u64, FlexType::IndirectInt, BitWidth::of_i64(i));
+    }
+
+    /// Pushes an unsigned integer stored behind an offset.
+    pub fn indirect_uint(&mut self, u: u64) {
+        self.push_indirect(u, FlexType::IndirectUInt, BitWidth::of_u64(u));
+    }
+
+    /// Pushes a 32-bit float stored behind an offset.
+    pub fn indirect_float(&mut self, f: f32) {
+        self.push_indirect(f.to_bits() as u64, FlexType::IndirectFloat, BitWidth::W32);
+    }
+
+    /// Pushes a 64-bit float stored behind an offset, as f32 when exact.
+    ///
+    /// Deviation from the C++ reference (upstream issue 8340): C++ writes the low
+    /// four bytes of the double there, which reads back as 0; we write the f32.
+    pub fn indirect_double(&mut self, f: f64) {
+        match BitWidth::of_f64(f) {
+            BitWidth::W32 => self.indirect_float(f as f32),
+            w => self.push_indirect(f.to_bits(), FlexType::IndirectFloat, w),
+        }
+    }
+
+    fn push_indirect(&mut self, bits: u64, ty: FlexType, width: BitWidth) {
+        self.align(width);
+        let loc = self.buf.len();
+        self.write_uint(bits, width.bytes());
+        self.stack.push(Slot::new(loc as u64, ty, width));
+    }
+
+    // ---- explicit reuse -------------------------------------------------
+
+    /// The most recently pushed value, to push again later with [`reuse_value`](Self::reuse_value).
+    pub fn last_value(&self) -> Option<ValueHandle> {
+        self.stack.last().map(|&slot| ValueHandle {
+            slot,
+            generation: self.generation,
+        })
+    }
+
+    /// Pushes a value captured with [`last_value`](Self::last_value) again; offset
+    /// values then point at the same bytes.
+    pub fn reuse_value(&mut self, handle: ValueHandle) {
+        if handle.generation != self.generation {
+            self.fail(BuilderError::StaleValue.into());
+            return;
+        }
+        self.stack.push(handle.slot);
+    }
+
+    // ---- containers -----------------------------------------------------
+
+    /// Starts an untyped, typed or fixed vector; close it with the matching `end_*`.
+    #[inline]
+    pub fn start_vector(&mut self) {
+        self.opens.push(Open::Vector(self.stack.len()));
+    }
+
+    /// Starts a map; push key/value pairs, then call [`end_map`](Self::end_map).
+    #[inline]
+    pub fn start_map(&mut self) {
+        self.opens.push(Open::Map(self.stack.len()));
+    }
+
+    /// Ends an untyped vector.
+    pub fn end_vector(&mut self) -> Result<()> {
+        self.end_vector_as(false, false)
+    }
+
+    /// Ends a typed vector: every element must have one type among int, uint,
+    /// float, bool and key. An empty typed vector is a key vector, as in C++.
+    pub fn end_typed_vector(&mut self) -> Result<()> {
+        self.end_vector_as(true, false)
+    }
+
+    /// Ends a fixed typed vector of 2, 3 or 4 ints, uints or floats.
+    pub fn end_fixed_vector(&mut self) -> Result<()> {
+        self.end_vector_as(true, true)
+    }
+
+    /// Ends a vector with the C++ `EndVector(start, typed, fixed)` flags.
+    pub fn end_vector_as(&mut self, typed: bool, fixed: bool) -> Result<()> {
+        self.check()?;
+        let start = match self.opens.pop() {
+            Some(Open::Vector(s)) => s,
+            other => return self.unbalanced(other),
+        };
+        let len = self.stack.len() - start;
+        if typed {
+            if let Err(e) = self.check_typed(start, len, fixed) {
+                return Err(self.fail(e));
+            }
+        }
+        let vec = self.create_vector(start, len, 1, typed, fixed, None);
+        self.stack.truncate(start);
+        self.stack.push(vec);
+        Ok(())
+    }
+
+    fn check_typed(&self, start: usize, len: usize, fixed: bool) -> Result<()> {
+        if fixed && !(2..=4).contains(&len) {
+            return Err(BuilderError::FixedLength(len).into());
+        }
+        let Some(first) = self.stack.get(start) else {
+            return Ok(());
+        };
+        let ty = first.ty;
+        let ok = if fixed {
+            matches!(ty, FlexType::Int | FlexType::UInt | FlexType::Float)
+        } else {
+            matches!(
+                ty,
+                FlexType::Int | FlexType::UInt | FlexType::Float | FlexType::Bool | FlexType::Key
+            )
+        };
+        if !ok {
+            return Err(BuilderError::TypedVectorElement(ty).into());
+        }
+        match self.stack[start..].iter().find(|s| s.ty != ty) {
+            Some(other) => Err(BuilderError::TypedVectorElement(other.ty).into()),
+            None => Ok(()),
+        }
+    }
+
+    /// Ends a map: sorts entries by key (unsigned bytes) and writes the keys vector
+    /// and the values. Two equal keys are an error.
+    pub fn end_map(&mut self) -> Result<()> {
+        self.check()?;
+        let start = match self.opens.pop() {
+            Some(Open::Map(s)) => s,
+            other => return self.unbalanced(other),
+        };
+        if let Err(e) = self.sort_map_entries(start) {
+            return Err(self.fail(e));
+        }
+        let len = (self.stack.len() - start) / 2;
+        let keys = match self.shared_key_vector(start, len) {
+            Some(k) => k,
+            None => {
+                let k = self.create_vector(start, len, 2, true, false, None);
+                if self.options.dedup_key_vectors {
+                    let sig = self.key_signature(start);
+                    self.key_vectors.insert(sig, k);
+                }
+                k
+            }
+        };
+        let map = self.create_vector(start + 1, len, 2, false, false, Some(keys));
+        self.stack.truncate(start);
+        self.stack.push(map);
+        Ok(())
+    }
+
+    /// Writes a typed vector of `keys` (which must be strictly ascending in byte
+    /// order) for [`end_map_with_keys`](Self::end_map_with_keys).
+    pub fn key_vector(&mut self, keys: &[&str]) -> Result<KeyVector> {
+        self.check()?;
+        for pair in keys.windows(2) {
+            if pair[0].as_bytes() >= pair[1].as_bytes() {
+                let e = if pair[0] == pair[1] {
+                    BuilderError::DuplicateKey(pair[0].to_string())
+                } else {
+                    BuilderError::MapEntryNotKey(0)
+                };
+                return Err(self.fail(e.into()));
+            }
+        }
+        let start = self.stack.len();
+        for k in keys {
+            self.key(k);
+        }
+        self.check()?;
+        let slot = self.create_vector(start, keys.len(), 1, true, false, None);
+        self.stack.truncate(start);
+        Ok(KeyVector {
+            slot,
+            len: keys.len(),
+            generation: self.generation,
+        })
+    }
+
+    /// Ends a map whose values were pushed (without keys) in the order of `keys`.
+    pub fn end_map_with_keys(&mut self, keys: &KeyVector) -> Result<()> {
+        self.check()?;
+        if keys.generation != self.generation {
+            return Err(self.fail(BuilderError::StaleValue.into()));
+        }
+        let start = match self.opens.pop() {
+            Some(Open::Map(s)) => s,
+            other => return self.unbalanced(other),
+        };
+        let len = self.stack.len() - start;
+        if len != keys.len {
+            return Err(self.fail(BuilderError::MapEntryNotKey(len.min(keys.len)).into()));
+        }
+        let map = self.create_vector(start, len, 1, false, false, Some(keys.slot));
+        self.stack.truncate(start);
+        self.stack.push(map);
+        Ok(())
+    }
+
+    fn shared_key_vector(&self, start: usize, len: usize) -> Option<Slot> {
+        if !self.options.dedup_key_vectors || len == 0 {
+            return None;
+        }
+        self.key_vectors.get(&self.key_signature(start)).copied()
+    }
+
+    /// Identifies a sorted key set: key offsets when keys are shared (equal keys
+    /// then have equal offsets), else a content hash of every key.
+    fn key_signature(&self, start: usize) -> Box<[u64]> {
+        let keys = self.stack[start..].iter().step_by(2);
+        if self.options.share.contains(ShareFlags::KEYS) {
+            keys.map(|k| k.data).collect()
+        } else {
+            keys.map(|k| crate::pool::hash_bytes(self.key_at(k.data as usize)))
+                .chain(std::iter::once(u64::MAX))
+                .collect()
+        }
+    }
+
+    fn key_at(&self, at: usize) -> &[u8] {
+        let tail = &self.buf[at..];
+        &tail[..tail.iter().position(|&b| b == 0).unwrap_or(tail.len())]
+    }
+
+    fn sort_map_entries(&mut self, start: usize) -> Result<()> {
+        let n = self.stack.len() - start;
+        if n % 2 != 0 {
+            return Err(BuilderError::MapEntryNotKey(n / 2).into());
+        }
+        if let Some(i) = self.stack[start..]
+            .iter()
+            .step_by(2)
+            .position(|s| s.ty != FlexType::Key)
+        {
+            return Err(BuilderError::MapEntryNotKey(i).into());
+        }
+        let entries = &self.stack[start..];
+        let buf = &self.buf;
+        let key = |s: &Slot| key_bytes_at(buf, s.data as usize);
+        // Already ascending (common for generated code and sorted JSON): no sort.
+        let mut sorted = true;
+        for i in (2..entries.len()).step_by(2) {
+            match key(&entries[i - 2]).cmp(key(&entries[i])) {
+                core::cmp::Ordering::Less => {}
+                core::cmp::Ordering::Equal => {
+                    return Err(BuilderError::DuplicateKey(
+                        String::from_utf8_lossy(key(&entries[i])).into_owned(),
+                    )
+                    .into())
+                }
+                core::cmp::Ordering::Greater => {
+                    sorted = false;
+                    break;
+                }
+            }
+        }
+        if sorted {
+            return Ok(());
+        }
+        let mut pairs = core::mem::take(&mut self.pairs);
+        pairs.clear();
+        pairs.extend(self.stack[start..].chunks_exact(2).map(|c| (c[0], c[1])));
+        pairs.sort_unstable_by(|a, b| key(&a.0).cmp(key(&b.0)));
+        let dup = pairs
+            .windows(2)
+            .find(|w| key(&w[0].0) == key(&w[1].0))
+            .map(|w| key(&w[0].0));
+        if let Some(k) = dup {
+            let e = BuilderError::DuplicateKey(String::from_utf8_lossy(k).into_owned());
+            self.pairs = pairs;
+            return Err(e.into());
+        }
+        for (i, (k, v)) in pairs.iter().enumerate() {
+            self.stack[start + 2 * i] = *k;
+            self.stack[start + 2 * i + 1] = *v;
+        }
+        self.pairs = pairs;
+        Ok(())
+    }
+
+    /// The reference's `CreateVector`: elements are `stack[start], stack[start+step], ...`.
+    ///
+    /// The element index used for width selection is the stack distance, so map
+    /// entries (step 2) count double; this over-estimates some widths exactly as C++ does.
+    fn create_vector(
+        &mut self,
+        start: usize,
+        len: usize,
+        step: usize,
+        typed: bool,
+        fixed: bool,
+        keys: Option<Slot>,
+    ) -> Slot {
+        let mut width = self.force_min_width.max(BitWidth::of_u64(len as u64));
+        let mut prefix = 1;
+        if let Some(k) = keys {
+            width = width.max(k.elem_width(self.buf.len(), 0));
+            prefix += 2;
+        }
+        let end = start + len * step;
+        let mut elem_type = FlexType::Key;
+        let buf_len = self.buf.len();
+        for i in (start..end).step_by(step) {
+            let s = &self.stack[i];
+            width = width.max(s.elem_width(buf_len, i - start + prefix));
+            if typed && i == start {
+                elem_type = s.ty;
+            }
+        }
+        let bytes = width.bytes();
+        self.align(width);
+        if let Some(k) = keys {
+            self.write_offset(k.data, bytes);
+            self.write_uint(k.width.bytes() as u64, bytes);
+        }
+        if !fixed {
+            self.write_uint(len as u64, bytes);
+        }
+        let loc = self.buf.len();
+        self.buf.reserve(len * (bytes + 1));
+        for i in (start..end).step_by(step) {
+            let s = self.stack[i];
+            self.write_any(s, bytes);
+        }
+        if !typed {
+            for i in (start..end).step_by(step) {
+                let packed = self.stack[i].stored_packed(width);
+                self.buf.push(packed);
+            }
+        }
+        let ty = if keys.is_some() {
+            FlexType::Map
+        } else if typed {
+            // check_typed/key_vector guarantee a representable combination.
+            elem_type
+                .to_typed_vector(if fixed { len } else { 0 })
+                .unwrap_or(FlexType::VectorKey)
+        } else {
+            FlexType::Vector
+        };
+        Slot::new(loc as u64, ty, width)
+    }
+
+    // ---- bulk vectors ---------------------------------------------------
+
+    /// Pushes a typed vector of `values` at the minimal width, exactly as pushing
+    /// each value and calling [`end_typed_vector`](Self::end_typed_vector) would.
+    ///
+    /// The width is found in one scan that stops once the widest width the
+    /// element type allows is reached; data already at its natural width is
+    /// copied in one block on little-endian hosts.
+    pub fn typed_vector<T: Scalar>(&mut self, values: &[T]) {
+        let mut width = self
+            .force_min_width
+            .max(BitWidth::of_u64(values.len() as u64));
+        if width < T::NATURAL {
+            width = width.max(T::min_width_of(values, T::NATURAL));
+        }
+        self.write_scalar_vector(values, width, true, T::TYPE.to_typed_vector(0));
+    }
+
+    /// Pushes a typed vector at the natural width of `T`, as the C++
+    /// `Vector(const T *elems, size_t len)` does.
+    ///
+    /// Fails when the length does not fit in that width (e.g. more than 255
+    /// `u8` values): use [`typed_vector`](Self::typed_vector) or a blob then.
+    pub fn scalar_vector<T: Scalar>(&mut self, values: &[T]) -> Result<()> {
+        self.check()?;
+        if BitWidth::of_u64(values.len() as u64) > T::NATURAL {
+            return Err(self.fail(BuilderError::LengthExceedsWidth.into()));
+        }
+        self.write_scalar_vector(values, T::NATURAL, true, T::TYPE.to_typed_vector(0));
+        Ok(())
+    }
+
+    /// Pushes a fixed typed vector of 2, 3 or 4 numbers at the natural width of
+    /// `T`, as the C++ `FixedTypedVector` does.
+    pub fn fixed_vector<T: Scalar>(&mut self, values: &[T]) -> Result<()> {
+        self.check()?;
+        let ty = match T::TYPE.to_typed_vector(values.len()) {
+            Some(t) if T::TYPE != FlexType::Bool => t,
+            _ => {
+                let e = if (2..=4).contains(&values.len()) {
+                    BuilderError::TypedVectorElement(T::TYPE)
+                } else {
+                    BuilderError::FixedLength(values.len())
+                };
+                return Err(self.fail(e.into()));
+            }
+        };
+        self.write_scalar_vector(values, T::NATURAL, false, Some(ty));
+        Ok(())
+    }
+
+    fn write_scalar_vector<T: Scalar>(
+        &mut self,
+        values: &[T],
+        width: BitWidth,
+        prefixed: bool,
+        ty: Option<FlexType>,
+    ) {
+        let bytes = width.bytes();
+        self.align(width);
+        if prefixed {
+            self.write_uint(values.len() as u64, bytes);
+        }
+        let loc = self.buf.len();
+        if width == T::NATURAL && cfg!(target_endian = "little") {
+            T::extend_le(&mut self.buf, values);
+        } else {
+            self.buf.reserve(values.len() * bytes);
+            for v in values {
+                v.write_at_width(&mut self.buf, width);
+            }
+        }
+        let ty = ty.unwrap_or(FlexType::VectorKey);
+        self.stack.push(Slot::new(loc as u64, ty, width));
+    }
+
+    // ---- finishing --------------------------------------------------------
+
+    /// Writes the root trailer and returns the finished bytes, borrowed.
+    ///
+    /// Exactly one value must be on the stack and no container open.
+    pub fn finish(&mut self) -> Result<&[u8]> {
+        self.check()?;
+        if self.finished {
+            return Err(BuilderError::Finished.into());
+        }
+        if self.stack.len() != 1 || !self.opens.is_empty() {
+            return Err(BuilderError::RootCount(self.stack.len()).into());
+        }
+        let root = self.stack[0];
+        let width = root.elem_width(self.buf.len(), 0);
+        self.align(width);
+        self.write_any(root, width.bytes());
+        self.buf.push(root.stored_packed(BitWidth::W8));
+        self.buf.push(width.bytes() as u8);
+        self.finished = true;
+        Ok(&self.buf)
+    }
+
+    /// The finished bytes, if [`finish`](Self::finish) succeeded since the last clear.
+    pub fn finished_bytes(&self) -> Option<&[u8]> {
+        self.finished.then_some(&self.buf[..])
+    }
+
+    /// Finishes and returns the bytes as an owned vector, leaving the builder
+    /// cleared and ready for the next buffer (with no capacity retained).
+    pub fn finish_vec(&mut self) -> Result<Vec<u8>> {
+        self.finish()?;
+        let out = core::mem::take(&mut self.buf);
+        self.clear();
+        Ok(out)
+    }
+
+    // ---- helpers ----------------------------------------------------------
+
+    #[inline]
+    fn check(&self) -> Result<()> {
+        match &self.error {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
+    /// Records a sticky error: the builder must be cleared before reuse.
+    fn fail(&mut self, e: Error) -> Error {
+        if self.error.is_none() {
+            self.error = Some(e.clone());
+        }
+        e
+    }
+
+    fn unbalanced(&mut self, popped: Option<Open>) -> Result<()> {
+        if let Some(o) = popped {
+            self.opens.push(o);
+        }
+        Err(BuilderError::UnbalancedEnd.into())
+    }
+
+    #[inline]
+    fn align(&mut self, width: BitWidth) {
+        let pad = padding(self.buf.len(), width.bytes());
+        self.buf.resize(self.buf.len() + pad, 0);
+    }
+
+    #[inline]
+    fn write_uint(&mut self, v: u64, bytes: usize) {
+        self.buf.extend_from_slice(&v.to_le_bytes()[..bytes]);
+    }
+
+    #[inline]
+    fn write_offset(&mut self, target: u64, bytes: usize) {
+        let rel = self.buf.len() as u64 - target;
+        self.write_uint(rel, bytes);
+    }
+
+    #[inline]
+    fn write_any(&mut self, s: Slot, bytes: usize) {
+        match s.ty {
+            FlexType::Null | FlexType::Int | FlexType::UInt | FlexType::Bool => {
+                self.write_uint(s.data, bytes)
+            }
+            FlexType::Float => {
+                let f = f64::from_bits(s.data);
+                if bytes == 8 {
+                    self.write_uint(f.to_bits(), 8);
+                } else {
+                    // Floats are never narrower than 4 bytes (their minimal width is 32 bits).
+                    self.write_uint((f as f32).to_bits() as u64, 4);
+                }
+            }
+            _ => self.write_offset(s.data, bytes),
+        }
+    }
+}
+
+/// Key bytes (without the NUL) starting at `at`.
+fn key_bytes_at(buf: &[u8], at: usize) -> &[u8] {
+    let tail = &buf[at..];
+    &tail[..tail.iter().position(|&b| b == 0).unwrap_or(tail.len())]
+}

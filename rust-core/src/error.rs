@@ -1,0 +1,288 @@
+//! The one error type of the crate: a kind, plus where in the input it happened.
+
+use core::fmt;
+
+/// What went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The buffer is shorter than a FlexBuffer can be, or a read ran past its end.
+    Truncated,
+    /// An offset points outside the buffer (or would wrap around).
+    OffsetOutOfBounds,
+    /// A width field is not 1, 2, 4 or 8.
+    BadWidth(u64),
+    /// A packed type byte names no known type.
+    UnknownType(u8),
+    /// A size multiplied by its element width overflows or runs past the buffer.
+    SizeOutOfBounds,
+    /// Nesting deeper than the configured limit.
+    DepthLimit(usize),
+    /// A container reaches itself through offsets.
+    Cycle,
+    /// A string or key is not valid UTF-8.
+    InvalidUtf8,
+    /// A key or string lacks its terminating NUL byte.
+    MissingNul,
+    /// Map keys are not in strictly ascending unsigned-byte order.
+    UnsortedKeys,
+    /// A map's keys vector and values vector differ in length.
+    KeyValueLengthMismatch {
+        /// Length of the keys vector.
+        keys: u64,
+        /// Length of the values vector.
+        values: u64,
+    },
+    /// A value is stored with an alignment the format forbids.
+    Misaligned,
+    /// A value has a different type than the operation needs.
+    TypeMismatch {
+        /// What the operation needed.
+        expected: &'static str,
+        /// What the buffer holds.
+        found: crate::FlexType,
+    },
+    /// A number does not fit the requested type.
+    OutOfRange,
+    /// An index past the end of a vector.
+    IndexOutOfBounds {
+        /// The index asked for.
+        index: usize,
+        /// The vector's length.
+        len: usize,
+    },
+    /// A key absent from a map.
+    KeyNotFound,
+    /// Expanding the buffer would exceed the expansion budget.
+    BudgetExceeded,
+    /// The builder was asked for a call sequence the format cannot represent.
+    Builder(BuilderError),
+    /// Malformed JSON text.
+    Json(String),
+    /// A floating-point value JSON cannot represent (NaN or infinity).
+    NonFiniteFloat,
+    /// A schema-directed decode found the data unusable (missing field, wrong type).
+    Schema(String),
+    /// A custom message, for serde and generated code.
+    Message(String),
+}
+
+/// Builder misuse reported as an error instead of a corrupt buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BuilderError {
+    /// `end_map`/`end_vector` without a matching start, or the wrong kind of end.
+    UnbalancedEnd,
+    /// `finish` with open containers or not exactly one root value.
+    RootCount(usize),
+    /// A map has an odd number of entries or a value where a key should be.
+    MapEntryNotKey(usize),
+    /// Two entries of one map have the same key.
+    DuplicateKey(String),
+    /// A key contains a NUL byte, which the format cannot store.
+    NulInKey,
+    /// A typed vector with elements of different types, or of a type that cannot be typed.
+    TypedVectorElement(crate::FlexType),
+    /// A fixed vector of a length other than 2, 3 or 4.
+    FixedLength(usize),
+    /// A natural-width scalar vector whose length does not fit in its element width.
+    LengthExceedsWidth,
+    /// The builder was already finished; call `clear` first.
+    Finished,
+    /// A reused value handle from another builder generation.
+    StaleValue,
+}
+
+/// An error with the place it refers to: a byte offset into the input, a path, or both.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    offset: Option<usize>,
+    path: Option<String>,
+}
+
+impl Error {
+    /// An error of `kind` with no location.
+    pub fn new(kind: ErrorKind) -> Self {
+        Error {
+            kind,
+            offset: None,
+            path: None,
+        }
+    }
+
+    /// An error of `kind` at byte `offset` of the input.
+    pub fn at(kind: ErrorKind, offset: usize) -> Self {
+        Error {
+            kind,
+            offset: Some(offset),
+            path: None,
+        }
+    }
+
+    /// Adds a byte offset unless one is set already.
+    pub fn with_offset(mut self, offset: usize) -> Self {
+        self.offset.get_or_insert(offset);
+        self
+    }
+
+    /// Sets the path (`$.items[3].name` style).
+    pub fn with_path(mut self, path: impl Into<String>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// Prepends one path segment: a map key (`.key`) or a vector index (`[3]`).
+    pub fn in_segment(mut self, segment: PathSegment<'_>) -> Self {
+        let rest = self.path.take().unwrap_or_default();
+        let seg = match segment {
+            PathSegment::Key(k) if is_plain_identifier(k) => format!(".{k}"),
+            PathSegment::Key(k) => format!("[{k:?}]"),
+            PathSegment::Index(i) => format!("[{i}]"),
+        };
+        self.path = Some(seg + &rest);
+        self
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    /// Byte offset into the input, when known.
+    pub fn offset(&self) -> Option<usize> {
+        self.offset
+    }
+
+    /// Path from the root (`$.a[2].b`), when known.
+    pub fn path(&self) -> Option<String> {
+        self.path.as_ref().map(|p| format!("${p}"))
+    }
+}
+
+/// One step of a path inside a value.
+#[derive(Clone, Copy, Debug)]
+pub enum PathSegment<'a> {
+    /// A map entry.
+    Key(&'a str),
+    /// A vector element.
+    Index(usize),
+}
+
+fn is_plain_identifier(k: &str) -> bool {
+    let mut chars = k.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+impl From<ErrorKind> for Error {
+    fn from(kind: ErrorKind) -> Self {
+        Error::new(kind)
+    }
+}
+
+impl From<BuilderError> for Error {
+    fn from(e: BuilderError) -> Self {
+        Error::new(ErrorKind::Builder(e))
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ErrorKind::*;
+        match self {
+            Truncated => f.write_str("buffer ends before the data it describes"),
+            OffsetOutOfBounds => f.write_str("offset points outside the buffer"),
+            BadWidth(w) => write!(f, "width {w} is not 1, 2, 4 or 8"),
+            UnknownType(t) => write!(
+                f,
+                "unknown type code {} in packed type byte {t:#04x}",
+                t >> 2
+            ),
+            SizeOutOfBounds => f.write_str("size runs past the end of the buffer"),
+            DepthLimit(d) => write!(f, "nesting deeper than the limit of {d}"),
+            Cycle => f.write_str("a container contains itself (offset cycle)"),
+            InvalidUtf8 => f.write_str("string or key is not valid UTF-8"),
+            MissingNul => f.write_str("string or key lacks its terminating NUL byte"),
+            UnsortedKeys => f.write_str("map keys are not sorted in ascending byte order"),
+            KeyValueLengthMismatch { keys, values } => {
+                write!(f, "map has {keys} keys but {values} values")
+            }
+            Misaligned => f.write_str("value is not aligned to its width"),
+            TypeMismatch { expected, found } => write!(f, "expected {expected}, found {found}"),
+            OutOfRange => f.write_str("number out of range for the requested type"),
+            IndexOutOfBounds { index, len } => {
+                write!(f, "index {index} out of bounds for length {len}")
+            }
+            KeyNotFound => f.write_str("key not found"),
+            BudgetExceeded => f.write_str(
+                "expansion budget exceeded (shared offsets would expand into too much output)",
+            ),
+            Builder(e) => write!(f, "builder: {e}"),
+            Json(m) => write!(f, "JSON: {m}"),
+            NonFiniteFloat => f.write_str("NaN or infinity cannot be written as JSON"),
+            Schema(m) => f.write_str(m),
+            Message(m) => f.write_str(m),
+        }
+    }
+}
+
+impl fmt::Display for BuilderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use BuilderError::*;
+        match self {
+            UnbalancedEnd => f.write_str("end without a matching start of that kind"),
+            RootCount(n) => write!(
+                f,
+                "finish needs exactly one root value and no open container, found {n} values"
+            ),
+            MapEntryNotKey(i) => write!(f, "map entry {i} does not start with a key"),
+            DuplicateKey(k) => write!(f, "duplicate map key {k:?}"),
+            NulInKey => f.write_str("keys cannot contain a NUL byte"),
+            TypedVectorElement(t) => write!(f, "typed vector cannot hold {t} elements here"),
+            FixedLength(n) => write!(f, "fixed vectors hold 2, 3 or 4 elements, not {n}"),
+            LengthExceedsWidth => f.write_str("vector length does not fit in its element width"),
+            Finished => f.write_str("builder already finished; call clear() to reuse it"),
+            StaleValue => f.write_str("value handle refers to a cleared buffer"),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.kind)?;
+        if let Some(p) = self.path() {
+            write!(f, " at {p}")?;
+        }
+        if let Some(o) = self.offset {
+            write!(f, " (offset {o})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Result with the crate's [`Error`].
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_compose_from_the_leaf_up() {
+        let e = Error::new(ErrorKind::KeyNotFound)
+            .in_segment(PathSegment::Key("zip"))
+            .in_segment(PathSegment::Index(2))
+            .in_segment(PathSegment::Key("odd key"));
+        assert_eq!(e.path().unwrap(), "$[\"odd key\"][2].zip");
+        assert_eq!(e.to_string(), "key not found at $[\"odd key\"][2].zip");
+    }
+
+    #[test]
+    fn offset_is_kept_once_set() {
+        let e = Error::at(ErrorKind::Truncated, 4).with_offset(9);
+        assert_eq!(e.offset(), Some(4));
+    }
+}

@@ -1,0 +1,410 @@
+//! JSON text → FlexBuffers, streamed into a builder without an intermediate tree.
+
+use std::borrow::Cow;
+
+use super::JsonOptions;
+use crate::builder::{Builder, BuilderOptions};
+use crate::error::{Error, ErrorKind, PathSegment, Result};
+
+/// Parses JSON text into a finished FlexBuffer (keys shared, as the C++ default).
+///
+/// ```
+/// let bytes = flexbuf::from_json(r#"{"n": -1, "big": 18446744073709551615, "x": 0.5}"#).unwrap();
+/// let root = flexbuf::verify(&bytes).unwrap().root();
+/// assert_eq!(root.get("n").unwrap().flex_type(), flexbuf::FlexType::Int);
+/// assert_eq!(root.get("big").unwrap().flex_type(), flexbuf::FlexType::UInt);
+/// assert_eq!(root.get("x").unwrap().as_f64().unwrap(), 0.5);
+/// ```
+pub fn from_json(text: &str) -> Result<Vec<u8>> {
+    from_json_with(text, &JsonOptions::default())
+}
+
+/// Parses JSON text with explicit options.
+pub fn from_json_with(text: &str, options: &JsonOptions) -> Result<Vec<u8>> {
+    let mut b = Builder::with_options(BuilderOptions {
+        share: options.share,
+        initial_capacity: text.len(),
+        ..BuilderOptions::default()
+    });
+    from_json_into(text, options, &mut b)?;
+    b.finish_vec()
+}
+
+/// Streams one JSON value into `builder` (as one pushed value; not finished).
+pub fn from_json_into(text: &str, options: &JsonOptions, builder: &mut Builder) -> Result<()> {
+    let mut p = Parser {
+        s: text.as_bytes(),
+        i: 0,
+        b: builder,
+        stack: Vec::new(),
+        max_depth: options.max_depth.min(1024),
+    };
+    p.run().map_err(|e| p.locate(e))
+}
+
+#[derive(Debug)]
+enum Frame {
+    /// Inside an object; `key_at` is where the current entry's key starts (for error paths).
+    Object { key_at: usize },
+    /// Inside an array; `index` is the current element.
+    Array { index: usize },
+}
+
+struct Parser<'t, 'b> {
+    /// The JSON text.
+    s: &'t [u8],
+    i: usize,
+    b: &'b mut Builder,
+    stack: Vec<Frame>,
+    max_depth: usize,
+}
+
+impl<'t> Parser<'t, '_> {
+    fn err(&self, msg: &str) -> Error {
+        let (line, col) = line_col(self.s, self.i);
+        Error::at(
+            ErrorKind::Json(format!("{msg} at line {line} column {col}")),
+            self.i,
+        )
+    }
+
+    /// Adds the JSON path of the current position to an error.
+    fn locate(&self, mut e: Error) -> Error {
+        for f in self.stack.iter().rev() {
+            e = match f {
+                Frame::Object { key_at } => {
+                    let key = self.key_text(*key_at);
+                    e.in_segment(PathSegment::Key(&key))
+                }
+                Frame::Array { index } => e.in_segment(PathSegment::Index(*index)),
+            };
+        }
+        e
+    }
+
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(&c) = self.s.get(self.i) {
+            if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
+                self.i += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+
+    fn run(&mut self) -> Result<()> {
+        self.ws();
+        self.value()?;
+        loop {
+            self.ws();
+            let Some(frame) = self.stack.last() else {
+                break;
+            };
+            let is_obj = matches!(frame, Frame::Object { .. });
+            match self.peek() {
+                Some(b',') => {
+                    self.i += 1;
+                    self.ws();
+                    if let Some(Frame::Array { index }) = self.stack.last_mut() {
+                        *index += 1;
+                    }
+                    if is_obj {
+                        self.key()?;
+                    }
+                    self.value()?;
+                }
+                Some(b'}') if is_obj => {
+                    self.i += 1;
+                    self.stack.pop();
+                    self.b.end_map()?;
+                }
+                Some(b']') if !is_obj => {
+                    self.i += 1;
+                    self.stack.pop();
+                    self.b.end_vector()?;
+                }
+                _ => {
+                    return Err(self.err(if is_obj {
+                        "expected ',' or '}'"
+                    } else {
+                        "expected ',' or ']'"
+                    }))
+                }
+            }
+        }
+        if self.i != self.s.len() {
+            return Err(self.err("unexpected text after the JSON value"));
+        }
+        Ok(())
+    }
+
+    /// An object key and its colon.
+    fn key(&mut self) -> Result<()> {
+        if self.peek() != Some(b'"') {
+            return Err(self.err("expected a string key"));
+        }
+        let at = self.i;
+        if let Some(Frame::Object { key_at }) = self.stack.last_mut() {
+            *key_at = at;
+        }
+        let k = self.string()?;
+        self.b.key(&k);
+        self.ws();
+        if self.peek() != Some(b':') {
+            return Err(self.err("expected ':'"));
+        }
+        self.i += 1;
+        self.ws();
+        Ok(())
+    }
+
+    /// One value; containers are opened here and closed by `run`.
+    fn value(&mut self) -> Result<()> {
+        match self.peek() {
+            Some(b'{') => {
+                self.open()?;
+                self.i += 1;
+                self.b.start_map();
+                self.ws();
+                if self.peek() == Some(b'}') {
+                    self.i += 1;
+                    return self.b.end_map();
+                }
+                self.stack.push(Frame::Object { key_at: self.i });
+                self.key()?;
+                self.value()
+            }
+            Some(b'[') => {
+                self.open()?;
+                self.i += 1;
+                self.b.start_vector();
+                self.ws();
+                if self.peek() == Some(b']') {
+                    self.i += 1;
+                    return self.b.end_vector();
+                }
+                self.stack.push(Frame::Array { index: 0 });
+                self.value()
+            }
+            Some(b'"') => {
+                let s = self.string()?;
+                self.b.string(&s);
+                Ok(())
+            }
+            Some(b't') => self.literal(b"true", |b| b.bool(true)),
+            Some(b'f') => self.literal(b"false", |b| b.bool(false)),
+            Some(b'n') => self.literal(b"null", |b| b.null()),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(_) => Err(self.err("expected a JSON value")),
+            None => Err(self.err("unexpected end of input")),
+        }
+    }
+
+    fn open(&self) -> Result<()> {
+        if self.stack.len() + 1 > self.max_depth {
+            return Err(Error::at(ErrorKind::DepthLimit(self.max_depth), self.i));
+        }
+        Ok(())
+    }
+
+    fn literal(&mut self, word: &[u8], push: impl FnOnce(&mut Builder)) -> Result<()> {
+        if self.s[self.i..].starts_with(word) {
+            self.i += word.len();
+            push(self.b);
+            Ok(())
+        } else {
+            Err(self.err("invalid literal"))
+        }
+    }
+
+    fn number(&mut self) -> Result<()> {
+        let start = self.i;
+        let s = self.s;
+        let mut i = self.i;
+        if s.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        match s.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                while matches!(s.get(i), Some(b'0'..=b'9')) {
+                    i += 1;
+                }
+            }
+            _ => {
+                self.i = i;
+                return Err(self.err("invalid number"));
+            }
+        }
+        let mut integer = true;
+        if s.get(i) == Some(&b'.') {
+            integer = false;
+            i += 1;
+            if !matches!(s.get(i), Some(b'0'..=b'9')) {
+                self.i = i;
+                return Err(self.err("digit expected after '.'"));
+            }
+            while matches!(s.get(i), Some(b'0'..=b'9')) {
+                i += 1;
+            }
+        }
+        if matches!(s.get(i), Some(b'e' | b'E')) {
+            integer = false;
+            i += 1;
+            if matches!(s.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            if !matches!(s.get(i), Some(b'0'..=b'9')) {
+                self.i = i;
+                return Err(self.err("digit expected in exponent"));
+            }
+            while matches!(s.get(i), Some(b'0'..=b'9')) {
+                i += 1;
+            }
+        }
+        self.i = i;
+        // The grammar above admits only ASCII, so this cannot fail.
+        let text = core::str::from_utf8(&s[start..i]).unwrap_or("0");
+        if integer {
+            if let Ok(v) = text.parse::<i64>() {
+                self.b.int(v);
+                return Ok(());
+            }
+            if let Ok(v) = text.parse::<u64>() {
+                self.b.uint(v);
+                return Ok(());
+            }
+        }
+        match text.parse::<f64>() {
+            Ok(f) if f.is_finite() => {
+                self.b.double(f);
+                Ok(())
+            }
+            _ => {
+                self.i = start;
+                Err(self.err("number out of range of a double"))
+            }
+        }
+    }
+
+    /// Re-reads the key whose opening quote is at `at` (only on the error path).
+    fn key_text(&self, at: usize) -> String {
+        let mut b = Builder::new();
+        let mut p = Parser {
+            s: self.s,
+            i: at,
+            b: &mut b,
+            stack: Vec::new(),
+            max_depth: 0,
+        };
+        p.string().map(|c| c.into_owned()).unwrap_or_default()
+    }
+
+    fn string(&mut self) -> Result<Cow<'t, str>> {
+        self.i += 1; // opening quote
+        let s: &'t [u8] = self.s;
+        let start = self.i;
+        while let Some(&c) = s.get(self.i) {
+            if c == b'"' || c == b'\\' || c < 0x20 {
+                break;
+            }
+            self.i += 1;
+        }
+        if s.get(self.i) == Some(&b'"') {
+            let text =
+                core::str::from_utf8(&s[start..self.i]).map_err(|_| self.err("invalid UTF-8"))?;
+            self.i += 1;
+            return Ok(Cow::Borrowed(text));
+        }
+        self.i = start;
+        let mut out = String::new();
+        loop {
+            let run = self.i;
+            while let Some(&c) = s.get(self.i) {
+                if c == b'"' || c == b'\\' || c < 0x20 {
+                    break;
+                }
+                self.i += 1;
+            }
+            // The input is a &str, and runs end only at ASCII bytes, so they are valid UTF-8.
+            out.push_str(
+                core::str::from_utf8(&s[run..self.i]).map_err(|_| self.err("invalid UTF-8"))?,
+            );
+            match s.get(self.i) {
+                Some(b'"') => {
+                    self.i += 1;
+                    return Ok(Cow::Owned(out));
+                }
+                Some(b'\\') => {
+                    self.i += 1;
+                    let c = match s.get(self.i) {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        Some(b'n') => '\n',
+                        Some(b'r') => '\r',
+                        Some(b't') => '\t',
+                        Some(b'u') => {
+                            self.i += 1;
+                            let hi = self.hex4()?;
+                            let code = if (0xd800..0xdc00).contains(&hi) {
+                                if s.get(self.i) != Some(&b'\\') || s.get(self.i + 1) != Some(&b'u')
+                                {
+                                    return Err(self.err("lone high surrogate in \\u escape"));
+                                }
+                                self.i += 2;
+                                let lo = self.hex4()?;
+                                if !(0xdc00..0xe000).contains(&lo) {
+                                    return Err(self.err("invalid low surrogate in \\u escape"));
+                                }
+                                0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00)
+                            } else {
+                                hi
+                            };
+                            let ch = char::from_u32(code)
+                                .ok_or_else(|| self.err("lone low surrogate in \\u escape"))?;
+                            out.push(ch);
+                            continue;
+                        }
+                        _ => return Err(self.err("invalid escape")),
+                    };
+                    self.i += 1;
+                    out.push(c);
+                }
+                Some(_) => return Err(self.err("control character in string")),
+                None => return Err(self.err("unterminated string")),
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32> {
+        let digits = self
+            .s
+            .get(self.i..self.i + 4)
+            .ok_or_else(|| self.err("truncated \\u escape"))?;
+        let mut v = 0u32;
+        for &d in digits {
+            let n = (d as char)
+                .to_digit(16)
+                .ok_or_else(|| self.err("invalid hex digit in \\u escape"))?;
+            v = v * 16 + n;
+        }
+        self.i += 4;
+        Ok(v)
+    }
+}
+
+fn line_col(s: &[u8], at: usize) -> (usize, usize) {
+    let before = &s[..at.min(s.len())];
+    let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
+    let col = before.iter().rev().take_while(|&&c| c != b'\n').count() + 1;
+    (line, col)
+}

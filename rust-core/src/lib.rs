@@ -1,0 +1,50 @@
+//! # flexbuf
+//!
+//! A FlexBuffers codec: a builder that writes exactly the bytes of the C++
+//! reference (`flexbuffers.h`), a zero-copy reader, a linear-time verifier,
+//! content equality and hashing for buffer-backed values, and JSON transcoding.
+//!
+//! ```
+//! use flexbuf::{Builder, verify};
+//!
+//! let mut b = Builder::new();
+//! b.start_map();
+//! b.key("id");
+//! b.uint(42);
+//! b.key("tags");
+//! b.start_vector();
+//! b.string("a");
+//! b.string("b");
+//! b.end_vector().unwrap();
+//! b.end_map().unwrap();
+//! let bytes = b.finish().unwrap().to_vec();
+//!
+//! // Untrusted bytes: verify once, then read without re-validation.
+//! let root = verify(&bytes).unwrap().root();
+//! let map = root.as_map().unwrap();
+//! assert_eq!(map.get("id").unwrap().as_u64().unwrap(), 42);
+//! assert_eq!(map.get("tags").unwrap().index(1).unwrap().as_str().unwrap(), "b");
+//! assert_eq!(flexbuf::to_json(&bytes).unwrap(), r#"{"id":42,"tags":["a","b"]}"#);
+//! ```
+
+#![deny(missing_docs)]
+
+mod budget;
+mod builder;
+mod content;
+mod error;
+pub mod json;
+mod pool;
+mod reader;
+mod scalar;
+mod types;
+mod verify;
+
+pub use budget::Budget;
+pub use builder::{Builder, BuilderOptions, KeyVector, ShareFlags, ValueHandle};
+pub use error::{BuilderError, Error, ErrorKind, PathSegment, Result};
+pub use json::{from_json, to_json, JsonOptions};
+pub use reader::{MapReader, Reader, VectorReader};
+pub use scalar::{Scalar, SliceElement};
+pub use types::{pack_type, padding, unpack_type, BitWidth, FlexType};
+pub use verify::{verify, verify_with, Verified, VerifyOptions};

@@ -1,0 +1,654 @@
+//! Zero-copy reading of FlexBuffers.
+//!
+//! [`Reader::new`] reads unverified bytes: every access is bounds-checked and
+//! returns an error instead of panicking. [`crate::verify`] returns readers
+//! marked trusted, which additionally skip UTF-8 validation of strings and keys
+//! (the verifier has checked them once).
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::scalar::SliceElement;
+use crate::types::{unpack_type, BitWidth, FlexType};
+
+/// A view of one value inside a buffer.
+///
+/// Cheap to copy; it borrows the buffer and never copies data out of it.
+#[derive(Clone, Copy)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    /// Where the value's slot is: the inline scalar, or the offset to the data.
+    pos: usize,
+    /// Byte width of that slot.
+    parent_width: u8,
+    /// Byte width from the packed type (element width, size width or scalar width).
+    width: u8,
+    ty: FlexType,
+    trusted: bool,
+}
+
+impl core::fmt::Debug for Reader<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Reader")
+            .field("type", &self.ty)
+            .field("offset", &self.pos)
+            .field("width", &self.width)
+            .finish()
+    }
+}
+
+#[inline]
+pub(crate) fn read_uint(buf: &[u8], pos: usize, width: usize) -> Result<u64> {
+    let end = pos
+        .checked_add(width)
+        .ok_or_else(|| Error::at(ErrorKind::Truncated, pos))?;
+    let b = buf
+        .get(pos..end)
+        .ok_or_else(|| Error::at(ErrorKind::Truncated, pos))?;
+    Ok(match width {
+        1 => b[0] as u64,
+        2 => u16::from_le_bytes([b[0], b[1]]) as u64,
+        4 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
+        _ => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+    })
+}
+
+#[inline]
+pub(crate) fn read_int(buf: &[u8], pos: usize, width: usize) -> Result<i64> {
+    let u = read_uint(buf, pos, width)?;
+    Ok(match width {
+        1 => u as u8 as i8 as i64,
+        2 => u as u16 as i16 as i64,
+        4 => u as u32 as i32 as i64,
+        _ => u as i64,
+    })
+}
+
+#[inline]
+pub(crate) fn read_float(buf: &[u8], pos: usize, width: usize) -> Result<f64> {
+    let u = read_uint(buf, pos, width)?;
+    match width {
+        4 => Ok(f32::from_bits(u as u32) as f64),
+        8 => Ok(f64::from_bits(u)),
+        // The reference never writes 1- or 2-byte floats; reading one is an error, not a guess.
+        w => Err(Error::at(ErrorKind::BadWidth(w as u64), pos)),
+    }
+}
+
+/// Position reached by following the offset stored at `pos` (offsets point backwards).
+#[inline]
+pub(crate) fn follow(buf: &[u8], pos: usize, width: usize) -> Result<usize> {
+    let off = read_uint(buf, pos, width)?;
+    if off > pos as u64 {
+        return Err(Error::at(ErrorKind::OffsetOutOfBounds, pos));
+    }
+    Ok(pos - off as usize)
+}
+
+impl<'a> Reader<'a> {
+    /// The root value of a finished buffer, for checked reads of untrusted bytes.
+    pub fn new(buf: &'a [u8]) -> Result<Reader<'a>> {
+        Self::root(buf, false)
+    }
+
+    pub(crate) fn root(buf: &'a [u8], trusted: bool) -> Result<Reader<'a>> {
+        let n = buf.len();
+        if n < 3 {
+            return Err(Error::at(ErrorKind::Truncated, 0));
+        }
+        let width = buf[n - 1];
+        if BitWidth::from_bytes(width as u64).is_none() {
+            return Err(Error::at(ErrorKind::BadWidth(width as u64), n - 1));
+        }
+        let packed = buf[n - 2];
+        let pos = (n - 2)
+            .checked_sub(width as usize)
+            .ok_or_else(|| Error::at(ErrorKind::Truncated, 0))?;
+        Self::from_packed(buf, pos, width, packed, trusted).map_err(|e| e.with_offset(n - 2))
+    }
+
+    #[inline]
+    fn from_packed(
+        buf: &'a [u8],
+        pos: usize,
+        parent_width: u8,
+        packed: u8,
+        trusted: bool,
+    ) -> Result<Self> {
+        let (ty, w) =
+            unpack_type(packed).ok_or_else(|| Error::new(ErrorKind::UnknownType(packed)))?;
+        Ok(Reader {
+            buf,
+            pos,
+            parent_width,
+            width: w.bytes() as u8,
+            ty,
+            trusted,
+        })
+    }
+
+    /// The value's type.
+    #[inline]
+    pub fn flex_type(&self) -> FlexType {
+        self.ty
+    }
+
+    /// Width from the packed type: a scalar's stored width, or a container's element/size width.
+    #[inline]
+    pub fn bit_width(&self) -> BitWidth {
+        BitWidth::from_log2(self.width.trailing_zeros() as u8)
+    }
+
+    /// Bytes the value occupies in its slot (the parent's width).
+    #[inline]
+    pub fn slot_width(&self) -> usize {
+        self.parent_width as usize
+    }
+
+    /// Offset of the value's slot in the buffer.
+    #[inline]
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+
+    /// The whole buffer this value lives in.
+    #[inline]
+    pub fn buffer(&self) -> &'a [u8] {
+        self.buf
+    }
+
+    /// True when this reader came from [`crate::verify`].
+    #[inline]
+    pub fn is_trusted(&self) -> bool {
+        self.trusted
+    }
+
+    /// True for null.
+    #[inline]
+    pub fn is_null(&self) -> bool {
+        self.ty == FlexType::Null
+    }
+
+    fn mismatch(&self, expected: &'static str) -> Error {
+        Error::at(
+            ErrorKind::TypeMismatch {
+                expected,
+                found: self.ty,
+            },
+            self.pos,
+        )
+    }
+
+    /// Start of the data an offset-typed value points to.
+    #[inline]
+    pub fn data_offset(&self) -> Result<usize> {
+        follow(self.buf, self.pos, self.parent_width as usize)
+    }
+
+    /// A boolean.
+    pub fn as_bool(&self) -> Result<bool> {
+        match self.ty {
+            FlexType::Bool => Ok(read_uint(self.buf, self.pos, self.parent_width as usize)? != 0),
+            _ => Err(self.mismatch("bool")),
+        }
+    }
+
+    /// A signed integer, from any integer type of any width (an unsigned value
+    /// above `i64::MAX` is out of range).
+    #[inline]
+    pub fn as_i64(&self) -> Result<i64> {
+        match self.ty {
+            FlexType::Int => read_int(self.buf, self.pos, self.parent_width as usize),
+            FlexType::UInt => {
+                let u = read_uint(self.buf, self.pos, self.parent_width as usize)?;
+                i64::try_from(u).map_err(|_| Error::at(ErrorKind::OutOfRange, self.pos))
+            }
+            FlexType::IndirectInt => read_int(self.buf, self.data_offset()?, self.width as usize),
+            FlexType::IndirectUInt => {
+                let u = read_uint(self.buf, self.data_offset()?, self.width as usize)?;
+                i64::try_from(u).map_err(|_| Error::at(ErrorKind::OutOfRange, self.pos))
+            }
+            _ => Err(self.mismatch("integer")),
+        }
+    }
+
+    /// An unsigned integer, from any integer type of any width (a negative value is out of range).
+    #[inline]
+    pub fn as_u64(&self) -> Result<u64> {
+        match self.ty {
+            FlexType::UInt => read_uint(self.buf, self.pos, self.parent_width as usize),
+            FlexType::Int => {
+                let i = read_int(self.buf, self.pos, self.parent_width as usize)?;
+                u64::try_from(i).map_err(|_| Error::at(ErrorKind::OutOfRange, self.pos))
+            }
+            FlexType::IndirectUInt => read_uint(self.buf, self.data_offset()?, self.width as usize),
+            FlexType::IndirectInt => {
+                let i = read_int(self.buf, self.data_offset()?, self.width as usize)?;
+                u64::try_from(i).map_err(|_| Error::at(ErrorKind::OutOfRange, self.pos))
+            }
+            _ => Err(self.mismatch("unsigned integer")),
+        }
+    }
+
+    /// A float (f32 values widen exactly); integers convert to the nearest f64.
+    #[inline]
+    pub fn as_f64(&self) -> Result<f64> {
+        match self.ty {
+            FlexType::Float => read_float(self.buf, self.pos, self.parent_width as usize),
+            FlexType::IndirectFloat => {
+                read_float(self.buf, self.data_offset()?, self.width as usize)
+            }
+            FlexType::Int | FlexType::IndirectInt => Ok(self.as_i64()? as f64),
+            FlexType::UInt | FlexType::IndirectUInt => Ok(self.as_u64()? as f64),
+            _ => Err(self.mismatch("number")),
+        }
+    }
+
+    /// True when this is stored as a float (inline or indirect) rather than an integer.
+    pub fn is_float(&self) -> bool {
+        matches!(self.ty, FlexType::Float | FlexType::IndirectFloat)
+    }
+
+    /// A string, or a key, as `&str` borrowed from the buffer.
+    #[inline]
+    pub fn as_str(&self) -> Result<&'a str> {
+        let bytes = match self.ty {
+            FlexType::String => self.sized_bytes()?,
+            FlexType::Key => self.key_bytes()?,
+            _ => return Err(self.mismatch("string")),
+        };
+        self.utf8(bytes)
+    }
+
+    #[inline]
+    fn utf8(&self, bytes: &'a [u8]) -> Result<&'a str> {
+        if self.trusted {
+            // SAFETY: trusted readers exist only for buffers the verifier walked
+            // completely, and it checked every string and key reachable from the root.
+            Ok(unsafe { core::str::from_utf8_unchecked(bytes) })
+        } else {
+            core::str::from_utf8(bytes).map_err(|_| Error::at(ErrorKind::InvalidUtf8, self.pos))
+        }
+    }
+
+    /// The bytes of a blob (or of a string, without its NUL).
+    #[inline]
+    pub fn as_blob(&self) -> Result<&'a [u8]> {
+        match self.ty {
+            FlexType::Blob | FlexType::String => self.sized_bytes(),
+            _ => Err(self.mismatch("blob")),
+        }
+    }
+
+    fn sized_bytes(&self) -> Result<&'a [u8]> {
+        let data = self.data_offset()?;
+        let w = self.width as usize;
+        let len_at = data
+            .checked_sub(w)
+            .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, self.pos))?;
+        let len = read_uint(self.buf, len_at, w)?;
+        let end = (data as u64)
+            .checked_add(len)
+            .filter(|&e| e <= self.buf.len() as u64)
+            .ok_or_else(|| Error::at(ErrorKind::SizeOutOfBounds, len_at))?;
+        Ok(&self.buf[data..end as usize])
+    }
+
+    fn key_bytes(&self) -> Result<&'a [u8]> {
+        let data = self.data_offset()?;
+        key_at(self.buf, data)
+    }
+
+    /// A map view.
+    #[inline]
+    pub fn as_map(&self) -> Result<MapReader<'a>> {
+        if self.ty != FlexType::Map {
+            return Err(self.mismatch("map"));
+        }
+        let values = self.vector_at(
+            self.data_offset()?,
+            self.width as usize,
+            VectorKind::Untyped,
+        )?;
+        let w = self.width as usize;
+        let prefix = values
+            .data
+            .checked_sub(3 * w)
+            .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, self.pos))?;
+        let keys_at = follow(self.buf, prefix, w)?;
+        let key_width = read_uint(self.buf, prefix + w, w)?;
+        let kw = BitWidth::from_bytes(key_width)
+            .ok_or_else(|| Error::at(ErrorKind::BadWidth(key_width), prefix + w))?
+            .bytes();
+        let keys = self.vector_at(keys_at, kw, VectorKind::Typed(FlexType::Key))?;
+        Ok(MapReader { keys, values })
+    }
+
+    /// A vector view of any vector type: untyped, typed, fixed, or a map's values.
+    #[inline]
+    pub fn as_vector(&self) -> Result<VectorReader<'a>> {
+        let w = self.width as usize;
+        match self.ty {
+            FlexType::Vector | FlexType::Map => {
+                self.vector_at(self.data_offset()?, w, VectorKind::Untyped)
+            }
+            t if t.is_typed_vector() => {
+                let elem = t.typed_vector_element().unwrap_or(FlexType::Key);
+                self.vector_at(self.data_offset()?, w, VectorKind::Typed(elem))
+            }
+            t if t.is_fixed_typed_vector() => {
+                let (elem, len) = t.fixed_vector_element().unwrap_or((FlexType::Int, 2));
+                let data = self.data_offset()?;
+                check_span(self.buf, data, len, w, 0)?;
+                Ok(VectorReader {
+                    buf: self.buf,
+                    data,
+                    len,
+                    width: w as u8,
+                    kind: VectorKind::Typed(elem),
+                    trusted: self.trusted,
+                })
+            }
+            _ => Err(self.mismatch("vector")),
+        }
+    }
+
+    fn vector_at(&self, data: usize, w: usize, kind: VectorKind) -> Result<VectorReader<'a>> {
+        let len_at = data
+            .checked_sub(w)
+            .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, self.pos))?;
+        let len = read_uint(self.buf, len_at, w)?;
+        let len =
+            usize::try_from(len).map_err(|_| Error::at(ErrorKind::SizeOutOfBounds, len_at))?;
+        let types = if kind == VectorKind::Untyped { 1 } else { 0 };
+        check_span(self.buf, data, len, w, types).map_err(|e| e.with_offset(len_at))?;
+        Ok(VectorReader {
+            buf: self.buf,
+            data,
+            len,
+            width: w as u8,
+            kind,
+            trusted: self.trusted,
+        })
+    }
+
+    /// Number of elements of a vector or map, or bytes of a string or blob.
+    pub fn len(&self) -> Result<usize> {
+        match self.ty {
+            FlexType::String | FlexType::Blob => Ok(self.sized_bytes()?.len()),
+            FlexType::Key => Ok(self.key_bytes()?.len()),
+            _ => Ok(self.as_vector()?.len()),
+        }
+    }
+
+    /// Map entry by key; [`ErrorKind::KeyNotFound`] when absent.
+    pub fn get(&self, key: &str) -> Result<Reader<'a>> {
+        self.as_map()?.get(key)
+    }
+
+    /// Vector element by index.
+    pub fn index(&self, i: usize) -> Result<Reader<'a>> {
+        self.as_vector()?.get(i)
+    }
+
+    /// A typed vector of `T` as a slice borrowed from the buffer, when its element
+    /// type and width match `T` exactly and the data is aligned (little-endian hosts only).
+    pub fn typed_slice<T: SliceElement>(&self) -> Option<&'a [T]> {
+        let v = self.as_vector().ok()?;
+        v.typed_slice()
+    }
+}
+
+/// Length of the key starting at `at`: bytes up to its NUL.
+#[inline]
+pub(crate) fn key_at(buf: &[u8], at: usize) -> Result<&[u8]> {
+    let tail = buf
+        .get(at..)
+        .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, at))?;
+    match tail.iter().position(|&b| b == 0) {
+        Some(n) => Ok(&tail[..n]),
+        None => Err(Error::at(ErrorKind::MissingNul, at)),
+    }
+}
+
+/// Checks that `len` elements of `w` bytes (plus one type byte each when
+/// `types` is 1) starting at `data` fit in the buffer.
+#[inline]
+fn check_span(buf: &[u8], data: usize, len: usize, w: usize, types: usize) -> Result<()> {
+    let bytes = len
+        .checked_mul(w + types)
+        .and_then(|b| b.checked_add(data))
+        .filter(|&end| end <= buf.len());
+    match bytes {
+        Some(_) => Ok(()),
+        None => Err(Error::at(ErrorKind::SizeOutOfBounds, data)),
+    }
+}
+
+/// Whether a vector stores a type byte per element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum VectorKind {
+    Untyped,
+    Typed(FlexType),
+}
+
+/// A vector of any kind, with its bounds already checked.
+#[derive(Clone, Copy, Debug)]
+pub struct VectorReader<'a> {
+    buf: &'a [u8],
+    data: usize,
+    len: usize,
+    width: u8,
+    kind: VectorKind,
+    trusted: bool,
+}
+
+impl<'a> VectorReader<'a> {
+    /// Number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when there are no elements.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Element width in bytes.
+    #[inline]
+    pub fn element_width(&self) -> usize {
+        self.width as usize
+    }
+
+    /// The element type for typed and fixed vectors; `None` for untyped ones.
+    pub fn element_type(&self) -> Option<FlexType> {
+        match self.kind {
+            VectorKind::Typed(t) => Some(t),
+            VectorKind::Untyped => None,
+        }
+    }
+
+    /// Offset of the first element.
+    pub fn data_offset(&self) -> usize {
+        self.data
+    }
+
+    /// Element `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> Result<Reader<'a>> {
+        if i >= self.len {
+            return Err(Error::at(
+                ErrorKind::IndexOutOfBounds {
+                    index: i,
+                    len: self.len,
+                },
+                self.data,
+            ));
+        }
+        let w = self.width as usize;
+        let pos = self.data + i * w;
+        match self.kind {
+            VectorKind::Typed(ty) => Ok(Reader {
+                buf: self.buf,
+                pos,
+                parent_width: self.width,
+                width: 1,
+                ty,
+                trusted: self.trusted,
+            }),
+            VectorKind::Untyped => {
+                let packed = self.buf[self.data + self.len * w + i];
+                Reader::from_packed(self.buf, pos, self.width, packed, self.trusted)
+                    .map_err(|e| e.with_offset(self.data + self.len * w + i))
+            }
+        }
+    }
+
+    /// Packed type byte of element `i` of an untyped vector.
+    pub fn packed_type(&self, i: usize) -> Option<u8> {
+        match self.kind {
+            VectorKind::Untyped if i < self.len => {
+                Some(self.buf[self.data + self.len * self.width as usize + i])
+            }
+            _ => None,
+        }
+    }
+
+    /// Iterates over the elements.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Result<Reader<'a>>> + 'a {
+        let v = *self;
+        (0..v.len).map(move |i| v.get(i))
+    }
+
+    /// The elements as a slice of `T` borrowed from the buffer, when the element
+    /// type and width match `T` and the data is aligned for it.
+    pub fn typed_slice<T: SliceElement>(&self) -> Option<&'a [T]> {
+        if self.kind != VectorKind::Typed(T::ELEMENT)
+            || self.width as usize != core::mem::size_of::<T>()
+            || cfg!(target_endian = "big")
+        {
+            return None;
+        }
+        let bytes = &self.buf[self.data..self.data + self.len * self.width as usize];
+        // SAFETY: T is a plain integer or float type for which every bit pattern is
+        // valid; align_to only yields the middle part when it is properly aligned.
+        let (head, mid, tail) = unsafe { bytes.align_to::<T>() };
+        (head.is_empty() && tail.is_empty()).then_some(mid)
+    }
+}
+
+/// A map: sorted keys and their values, bounds already checked.
+#[derive(Clone, Copy, Debug)]
+pub struct MapReader<'a> {
+    keys: VectorReader<'a>,
+    values: VectorReader<'a>,
+}
+
+impl<'a> MapReader<'a> {
+    /// Number of entries (the keys vector's length).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.keys.len
+    }
+
+    /// True when the map has no entries.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.keys.len == 0
+    }
+
+    /// The keys vector.
+    pub fn keys(&self) -> VectorReader<'a> {
+        self.keys
+    }
+
+    /// The values vector.
+    pub fn values(&self) -> VectorReader<'a> {
+        self.values
+    }
+
+    /// Offset of the keys vector's first element (used to recognise shared key vectors).
+    pub fn keys_offset(&self) -> usize {
+        self.keys.data
+    }
+
+    /// Byte width of the keys vector.
+    pub fn keys_width(&self) -> usize {
+        self.keys.width as usize
+    }
+
+    /// The key of entry `i`.
+    #[inline]
+    pub fn key(&self, i: usize) -> Result<&'a str> {
+        self.keys.get(i)?.as_str()
+    }
+
+    /// The value of entry `i`.
+    #[inline]
+    pub fn value(&self, i: usize) -> Result<Reader<'a>> {
+        self.values.get(i)
+    }
+
+    /// Index of `key` by binary search over the sorted keys, without allocating.
+    pub fn index_of(&self, key: &str) -> Result<Option<usize>> {
+        let probe = key.as_bytes();
+        if probe.contains(&0) {
+            return Ok(None);
+        }
+        let (mut lo, mut hi) = (0usize, self.keys.len);
+        let w = self.keys.width as usize;
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let at = follow(self.keys.buf, self.keys.data + mid * w, w)?;
+            match compare_key(self.keys.buf, at, probe)? {
+                core::cmp::Ordering::Less => lo = mid + 1,
+                core::cmp::Ordering::Greater => hi = mid,
+                core::cmp::Ordering::Equal => return Ok(Some(mid)),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The value for `key`, or `None` when absent.
+    #[inline]
+    pub fn find(&self, key: &str) -> Result<Option<Reader<'a>>> {
+        match self.index_of(key)? {
+            Some(i) => self.values.get(i).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The value for `key`; [`ErrorKind::KeyNotFound`] when absent.
+    pub fn get(&self, key: &str) -> Result<Reader<'a>> {
+        self.find(key)?.ok_or_else(|| {
+            Error::at(ErrorKind::KeyNotFound, self.keys.data)
+                .in_segment(crate::error::PathSegment::Key(key))
+        })
+    }
+
+    /// Iterates over `(key, value)` entries in key order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Result<(&'a str, Reader<'a>)>> + 'a {
+        let m = *self;
+        (0..m.len()).map(move |i| Ok((m.key(i)?, m.value(i)?)))
+    }
+}
+
+/// Compares the NUL-terminated key stored at `at` with `probe` (which has no NUL).
+#[inline]
+fn compare_key(buf: &[u8], at: usize, probe: &[u8]) -> Result<core::cmp::Ordering> {
+    let tail = buf
+        .get(at..)
+        .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, at))?;
+    let n = probe.len().min(tail.len());
+    // A NUL in the stored key sorts below any probe byte, so a shorter stored key
+    // compares as smaller, exactly as strcmp would.
+    match tail[..n].cmp(&probe[..n]) {
+        core::cmp::Ordering::Equal => match tail.get(n) {
+            _ if n < probe.len() => Err(Error::at(ErrorKind::MissingNul, at)),
+            Some(0) => Ok(core::cmp::Ordering::Equal),
+            Some(_) => Ok(core::cmp::Ordering::Greater),
+            None => Err(Error::at(ErrorKind::MissingNul, at)),
+        },
+        o => Ok(o),
+    }
+}

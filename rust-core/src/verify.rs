@@ -1,0 +1,384 @@
+//! The verifier: one pass over untrusted bytes, linear in their size.
+//!
+//! Every offset and size is checked with overflow-safe arithmetic, widths must
+//! be 1, 2, 4 or 8, type codes known, strings and keys UTF-8 and terminated,
+//! map keys strictly ascending, and nesting bounded. Each container, key and
+//! string is verified once per (position, type) even when many offsets share
+//! it, so DAG-shaped buffers cost no more than their size, and a container
+//! reached again while it is being verified is a cycle.
+
+use std::collections::HashMap;
+
+use crate::error::{Error, ErrorKind, PathSegment, Result};
+use crate::reader::{follow, key_at, read_uint, Reader};
+use crate::types::{pack_type, unpack_type, BitWidth, FlexType};
+
+/// Verifier settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyOptions {
+    /// Deepest nesting of vectors and maps accepted (the root container is level 1).
+    /// Values above 1024 are treated as 1024 so verification never exhausts the stack.
+    pub max_depth: usize,
+    /// Reject maps whose keys are not strictly ascending (lookups would silently miss).
+    pub require_sorted_keys: bool,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            max_depth: 64,
+            require_sorted_keys: true,
+        }
+    }
+}
+
+/// Proof that a buffer passed [`verify`]: its readers skip re-validation.
+#[derive(Clone, Copy, Debug)]
+pub struct Verified<'a> {
+    buf: &'a [u8],
+}
+
+impl<'a> Verified<'a> {
+    /// The root value, as a trusted reader.
+    pub fn root(&self) -> Reader<'a> {
+        // Cannot fail: verification already read the root trailer.
+        match Reader::root(self.buf, true) {
+            Ok(r) => r,
+            Err(_) => unreachable!("verified buffer has a valid root"),
+        }
+    }
+
+    /// The verified bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.buf
+    }
+}
+
+/// Verifies `buf` with the default options (depth 64, sorted keys required).
+///
+/// ```
+/// let mut b = flexbuf::Builder::new();
+/// b.int(7);
+/// let bytes = b.finish().unwrap().to_vec();
+/// let v = flexbuf::verify(&bytes).unwrap();
+/// assert_eq!(v.root().as_i64().unwrap(), 7);
+/// assert!(flexbuf::verify(&[0xff, 0xff, 0xff]).is_err());
+/// ```
+pub fn verify(buf: &[u8]) -> Result<Verified<'_>> {
+    verify_with(buf, &VerifyOptions::default())
+}
+
+/// Verifies `buf` with explicit options.
+pub fn verify_with<'a>(buf: &'a [u8], options: &VerifyOptions) -> Result<Verified<'a>> {
+    let n = buf.len();
+    if n < 3 {
+        return Err(Error::at(ErrorKind::Truncated, 0));
+    }
+    let width = buf[n - 1] as usize;
+    if BitWidth::from_bytes(width as u64).is_none() {
+        return Err(Error::at(ErrorKind::BadWidth(width as u64), n - 1));
+    }
+    let slot = (n - 2)
+        .checked_sub(width)
+        .ok_or_else(|| Error::at(ErrorKind::Truncated, 0))?;
+    let mut v = Verifier {
+        buf,
+        max_depth: options.max_depth.min(1024),
+        sorted: options.require_sorted_keys,
+        memo: Vec::new(),
+        extra: HashMap::new(),
+    };
+    v.value(slot, width, buf[n - 2], n - 2, 0)?;
+    Ok(Verified { buf })
+}
+
+const IN_PROGRESS: u32 = 1 << 8;
+const DONE: u32 = 2 << 8;
+const STATE: u32 = 3 << 8;
+
+struct Verifier<'a> {
+    buf: &'a [u8],
+    max_depth: usize,
+    sorted: bool,
+    /// Per buffer position: packed type (bits 0-7), state (8-9), height (16-31).
+    /// Allocated zeroed on first use, so untouched pages cost nothing.
+    memo: Vec<u32>,
+    /// Entries for a position already used by a different type (rare, but legal
+    /// for e.g. an empty vector whose data position is also where a key starts).
+    extra: HashMap<(usize, u8), u32>,
+}
+
+/// What to do at a memoised position.
+enum Visit {
+    /// Verify it now (it has been marked in progress).
+    Fresh,
+    /// Already verified, with this many container levels at and below it.
+    Done(usize),
+}
+
+impl<'a> Verifier<'a> {
+    fn enter(&mut self, at: usize, packed: u8) -> Result<Visit> {
+        if self.memo.is_empty() {
+            self.memo = vec![0; self.buf.len()];
+        }
+        let entry = self.memo[at];
+        let entry = if entry == 0 || entry & 0xff == packed as u32 {
+            &mut self.memo[at]
+        } else {
+            self.extra.entry((at, packed)).or_insert(0)
+        };
+        match *entry & STATE {
+            0 => {
+                *entry = packed as u32 | IN_PROGRESS;
+                Ok(Visit::Fresh)
+            }
+            IN_PROGRESS => Err(Error::at(ErrorKind::Cycle, at)),
+            _ => Ok(Visit::Done((*entry >> 16) as usize)),
+        }
+    }
+
+    fn leave(&mut self, at: usize, packed: u8, height: usize) {
+        let value = packed as u32 | DONE | ((height as u32) << 16);
+        if self.memo[at] & 0xff == packed as u32 {
+            self.memo[at] = value;
+        } else {
+            self.extra.insert((at, packed), value);
+        }
+    }
+
+    /// Verifies the value whose slot is at `slot` (width `pw`), with the packed
+    /// type found at `type_at`, nested under `depth` containers. Returns the
+    /// number of container levels at and below it.
+    fn value(
+        &mut self,
+        slot: usize,
+        pw: usize,
+        packed: u8,
+        type_at: usize,
+        depth: usize,
+    ) -> Result<usize> {
+        let (ty, w) = unpack_type(packed)
+            .ok_or_else(|| Error::at(ErrorKind::UnknownType(packed), type_at))?;
+        let w = w.bytes();
+        if ty.is_inline() {
+            if ty == FlexType::Float && pw < 4 {
+                return Err(Error::at(ErrorKind::BadWidth(pw as u64), slot));
+            }
+            return Ok(0);
+        }
+        let target = follow(self.buf, slot, pw)?;
+        match ty {
+            FlexType::IndirectInt | FlexType::IndirectUInt | FlexType::IndirectFloat => {
+                if ty == FlexType::IndirectFloat && w < 4 {
+                    return Err(Error::at(ErrorKind::BadWidth(w as u64), type_at));
+                }
+                self.span(target, w, 1)?;
+                Ok(0)
+            }
+            FlexType::Key => {
+                self.key(target)?;
+                Ok(0)
+            }
+            FlexType::String | FlexType::Blob => {
+                if let Visit::Done(_) = self.enter(target, packed)? {
+                    return Ok(0);
+                }
+                let len = self.size(target, w)?;
+                let nul = (ty == FlexType::String) as usize;
+                self.span(target, len, 1)
+                    .and_then(|_| self.span(target + len, nul, 1))?;
+                if ty == FlexType::String {
+                    if self.buf[target + len] != 0 {
+                        return Err(Error::at(ErrorKind::MissingNul, target + len));
+                    }
+                    if core::str::from_utf8(&self.buf[target..target + len]).is_err() {
+                        return Err(Error::at(ErrorKind::InvalidUtf8, target));
+                    }
+                }
+                self.leave(target, packed, 0);
+                Ok(0)
+            }
+            t if t.is_fixed_typed_vector() => {
+                let (elem, len) = t.fixed_vector_element().unwrap_or((FlexType::Int, 2));
+                if elem == FlexType::Float && w < 4 {
+                    return Err(Error::at(ErrorKind::BadWidth(w as u64), type_at));
+                }
+                self.depth_ok(depth + 1, target)?;
+                self.span(target, len, w)?;
+                Ok(1)
+            }
+            _ => self.container(ty, target, w, packed, depth),
+        }
+    }
+
+    fn depth_ok(&self, level: usize, at: usize) -> Result<()> {
+        if level > self.max_depth {
+            return Err(Error::at(ErrorKind::DepthLimit(self.max_depth), at));
+        }
+        Ok(())
+    }
+
+    /// Vectors (untyped and typed) and maps.
+    fn container(
+        &mut self,
+        ty: FlexType,
+        target: usize,
+        w: usize,
+        packed: u8,
+        depth: usize,
+    ) -> Result<usize> {
+        self.depth_ok(depth + 1, target)?;
+        match self.enter(target, packed)? {
+            Visit::Done(h) => {
+                self.depth_ok(depth + h, target)?;
+                return Ok(h);
+            }
+            Visit::Fresh => {}
+        }
+        let len = self.size(target, w)?;
+        let height = match ty {
+            FlexType::Vector | FlexType::Map => {
+                self.span(target, len, w + 1)?;
+                let keys = if ty == FlexType::Map {
+                    Some(self.map_keys(target, w, len)?)
+                } else {
+                    None
+                };
+                let mut h = 0;
+                for i in 0..len {
+                    let type_at = target + len * w + i;
+                    let r = self.value(target + i * w, w, self.buf[type_at], type_at, depth + 1);
+                    match r {
+                        Ok(child) => h = h.max(child),
+                        Err(e) => return Err(self.locate(e, keys, i)),
+                    }
+                }
+                h + 1
+            }
+            FlexType::VectorKey | FlexType::VectorStringDeprecated => {
+                self.span(target, len, w)?;
+                for i in 0..len {
+                    let key = follow(self.buf, target + i * w, w)?;
+                    self.key(key)
+                        .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
+                }
+                1
+            }
+            FlexType::VectorFloat if w < 4 => {
+                return Err(Error::at(ErrorKind::BadWidth(w as u64), target))
+            }
+            FlexType::VectorInt
+            | FlexType::VectorUInt
+            | FlexType::VectorFloat
+            | FlexType::VectorBool => {
+                self.span(target, len, w)?;
+                1
+            }
+            other => {
+                return Err(Error::at(
+                    ErrorKind::UnknownType(pack_type(other, BitWidth::W8)),
+                    target,
+                ))
+            }
+        };
+        self.leave(target, packed, height);
+        Ok(height)
+    }
+
+    /// Adds the entry's key (or index) to an error coming out of a child.
+    fn locate(&self, e: Error, keys: Option<(usize, usize)>, i: usize) -> Error {
+        if let Some((at, kw)) = keys {
+            let name = follow(self.buf, at + i * kw, kw)
+                .ok()
+                .and_then(|k| key_at(self.buf, k).ok())
+                .and_then(|k| core::str::from_utf8(k).ok());
+            if let Some(name) = name {
+                return e.in_segment(PathSegment::Key(name));
+            }
+        }
+        e.in_segment(PathSegment::Index(i))
+    }
+
+    /// Verifies the keys vector of the map whose values start at `values`;
+    /// returns its (data position, width).
+    fn map_keys(&mut self, values: usize, w: usize, len: usize) -> Result<(usize, usize)> {
+        let prefix = values
+            .checked_sub(3 * w)
+            .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, values))?;
+        let keys = follow(self.buf, prefix, w)?;
+        let kw = read_uint(self.buf, prefix + w, w)?;
+        let kwidth = BitWidth::from_bytes(kw)
+            .ok_or_else(|| Error::at(ErrorKind::BadWidth(kw), prefix + w))?;
+        let kw = kwidth.bytes();
+        let klen = self.size(keys, kw)?;
+        if klen != len {
+            return Err(Error::at(
+                ErrorKind::KeyValueLengthMismatch {
+                    keys: klen as u64,
+                    values: len as u64,
+                },
+                values,
+            ));
+        }
+        // A tag no real packed type uses: "keys vector of a map, order checked",
+        // distinct from the same bytes reached as a plain key vector.
+        let packed = 0xfc | kwidth as u8;
+        if let Visit::Done(_) = self.enter(keys, packed)? {
+            return Ok((keys, kw));
+        }
+        self.span(keys, klen, kw)?;
+        let mut prev: Option<&[u8]> = None;
+        for i in 0..klen {
+            let at = follow(self.buf, keys + i * kw, kw)?;
+            let key = self
+                .key(at)
+                .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
+            if self.sorted {
+                if let Some(p) = prev {
+                    if p >= key {
+                        return Err(Error::at(ErrorKind::UnsortedKeys, keys + i * kw));
+                    }
+                }
+            }
+            prev = Some(key);
+        }
+        self.leave(keys, packed, 0);
+        Ok((keys, kw))
+    }
+
+    /// A NUL-terminated UTF-8 key at `at`; verified once per position.
+    fn key(&mut self, at: usize) -> Result<&'a [u8]> {
+        let buf = self.buf;
+        let bytes = key_at(buf, at)?;
+        let packed = pack_type(FlexType::Key, BitWidth::W8);
+        if let Visit::Fresh = self.enter(at, packed)? {
+            if core::str::from_utf8(bytes).is_err() {
+                return Err(Error::at(ErrorKind::InvalidUtf8, at));
+            }
+            self.leave(at, packed, 0);
+        }
+        Ok(bytes)
+    }
+
+    /// The size prefix of the sized value whose data starts at `data`.
+    fn size(&self, data: usize, w: usize) -> Result<usize> {
+        let at = data
+            .checked_sub(w)
+            .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, data))?;
+        let len = read_uint(self.buf, at, w)?;
+        usize::try_from(len)
+            .ok()
+            .filter(|&l| l <= self.buf.len())
+            .ok_or_else(|| Error::at(ErrorKind::SizeOutOfBounds, at))
+    }
+
+    /// Checks that `count * unit` bytes from `at` are inside the buffer, without overflow.
+    fn span(&self, at: usize, count: usize, unit: usize) -> Result<()> {
+        count
+            .checked_mul(unit)
+            .and_then(|b| b.checked_add(at))
+            .filter(|&end| end <= self.buf.len())
+            .map(|_| ())
+            .ok_or_else(|| Error::at(ErrorKind::SizeOutOfBounds, at))
+    }
+}
