@@ -934,3 +934,235 @@ fn key_bytes_at(buf: &[u8], at: usize) -> &[u8] {
     let tail = &buf[at..];
     &tail[..tail.iter().position(|&b| b == 0).unwrap_or(tail.len())]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+
+    fn built(share: ShareFlags, f: impl FnOnce(&mut Builder)) -> String {
+        let mut b = Builder::with_share(share);
+        f(&mut b);
+        hex(b.finish().expect("finish"))
+    }
+
+    // Expected bytes below were produced by the C++ reference replayer
+    // (conformance/cpp/replay.cpp against libflatbuffers-dev 2.0.8).
+    #[test]
+    fn scalar_roots_match_reference() {
+        assert_eq!(built(ShareFlags::KEYS, |b| b.int(1)), "010401");
+        assert_eq!(built(ShareFlags::KEYS, |b| b.double(1.0)), "0000803f0e04");
+        assert_eq!(built(ShareFlags::KEYS, |b| b.bool(true)), "016801");
+        assert_eq!(built(ShareFlags::KEYS, |b| b.int(i64::MIN)), "00000000000000800708");
+        assert_eq!(built(ShareFlags::KEYS, |b| b.uint(u64::MAX)), "ffffffffffffffff0b08");
+        assert_eq!(built(ShareFlags::KEYS, |b| b.indirect_int(-1)), "ff011801");
+    }
+
+    #[test]
+    fn strings_keys_blobs_match_reference() {
+        assert_eq!(built(ShareFlags::KEYS, |b| b.string("abc")), "0361626300041401");
+        assert_eq!(built(ShareFlags::KEYS, |b| b.key("a")), "6100021001");
+        assert_eq!(built(ShareFlags::KEYS, |b| b.blob(&[1, 2])), "020102026401");
+        assert_eq!(built(ShareFlags::KEYS, |b| b.blob(&[])), "00006401");
+    }
+
+    #[test]
+    fn containers_match_reference() {
+        let empty_vec = built(ShareFlags::KEYS, |b| {
+            b.start_vector();
+            b.end_vector().unwrap();
+        });
+        assert_eq!(empty_vec, "00002801");
+        let empty_map = built(ShareFlags::KEYS, |b| {
+            b.start_map();
+            b.end_map().unwrap();
+        });
+        assert_eq!(empty_map, "00000100002401");
+        let map = built(ShareFlags::KEYS, |b| {
+            b.start_map();
+            b.key("b");
+            b.int(2);
+            b.key("a");
+            b.int(1);
+            b.end_map().unwrap();
+        });
+        assert_eq!(map, "6200610002030602010201020404042401");
+        let typed = built(ShareFlags::KEYS, |b| {
+            b.start_vector();
+            b.int(1);
+            b.int(2);
+            b.int(3);
+            b.end_typed_vector().unwrap();
+        });
+        assert_eq!(typed, "03010203032c01");
+        let empty_typed = built(ShareFlags::KEYS, |b| {
+            b.start_vector();
+            b.end_typed_vector().unwrap();
+        });
+        assert_eq!(empty_typed, "00003801");
+    }
+
+    #[test]
+    fn bulk_vectors_match_reference() {
+        assert_eq!(built(ShareFlags::KEYS, |b| b.fixed_vector(&[1i32, 2, 3]).unwrap()), "0100000002000000030000000c4e01");
+        assert_eq!(built(ShareFlags::KEYS, |b| b.scalar_vector(&[1u8, 2, 3]).unwrap()), "03010203033001");
+        assert_eq!(built(ShareFlags::KEYS, |b| b.scalar_vector(&[true, false, true]).unwrap()), "03010001039001");
+        assert_eq!(built(ShareFlags::KEYS, |b| b.scalar_vector(&[1.0f32]).unwrap()), "010000000000803f043601");
+        // The minimal-width bulk path equals pushing each value and ending a typed vector.
+        assert_eq!(built(ShareFlags::KEYS, |b| b.typed_vector(&[1i64, 2, 3])), "03010203032c01");
+    }
+
+    #[test]
+    fn indirect_double_deviation_writes_f32() {
+        assert_eq!(built(ShareFlags::KEYS, |b| b.indirect_double(3.0)), "00004040042201");
+        assert_eq!(built(ShareFlags::KEYS, |b| b.indirect_double(0.1)), "9a9999999999b93f082301");
+    }
+
+    #[test]
+    fn sharing_and_reuse_match_reference() {
+        let shared = built(ShareFlags::STRINGS, |b| {
+            b.start_vector();
+            b.string("ab");
+            b.string("ab");
+            b.end_vector().unwrap();
+        });
+        assert_eq!(shared, "026162000204051414042801");
+        let reused = built(ShareFlags::NONE, |b| {
+            b.start_vector();
+            b.string("ab");
+            let h = b.last_value().unwrap();
+            b.reuse_value(h);
+            b.end_vector().unwrap();
+        });
+        assert_eq!(reused, shared);
+        let unshared = built(ShareFlags::NONE, |b| {
+            b.start_vector();
+            b.string("ab");
+            b.string("ab");
+            b.end_vector().unwrap();
+        });
+        assert_eq!(unshared, "02616200026162000208051414042801");
+        let forced = built(ShareFlags::KEYS, |b| {
+            b.force_min_width(BitWidth::W32);
+            b.start_vector();
+            b.int(1);
+            b.end_vector().unwrap();
+        });
+        assert_eq!(forced, "010000000100000006052a01");
+    }
+
+    #[test]
+    fn duplicate_keys_are_errors() {
+        let mut b = Builder::new();
+        b.start_map();
+        b.key("x");
+        b.int(1);
+        b.key("x");
+        b.int(2);
+        let err = b.end_map().unwrap_err();
+        assert_eq!(err.kind(), &crate::ErrorKind::Builder(BuilderError::DuplicateKey("x".into())));
+        // The builder stays failed until cleared.
+        assert!(b.finish().is_err());
+        b.clear();
+        b.int(1);
+        assert!(b.finish().is_ok());
+    }
+
+    #[test]
+    fn misuse_is_reported_not_written() {
+        let mut b = Builder::new();
+        b.start_vector();
+        b.int(1);
+        b.string("s");
+        assert!(matches!(
+            b.end_typed_vector().unwrap_err().kind(),
+            crate::ErrorKind::Builder(BuilderError::TypedVectorElement(FlexType::String))
+        ));
+        let mut b = Builder::new();
+        assert!(b.end_map().is_err());
+        let mut b = Builder::new();
+        b.int(1);
+        b.int(2);
+        assert!(matches!(b.finish().unwrap_err().kind(), crate::ErrorKind::Builder(BuilderError::RootCount(2))));
+        let mut b = Builder::new();
+        b.start_map();
+        b.key("a\0b");
+        b.int(1);
+        assert!(b.end_map().is_err());
+        let mut b = Builder::new();
+        assert!(b.scalar_vector(&[0u8; 256]).is_err());
+        let mut b = Builder::new();
+        assert!(b.fixed_vector(&[1i32; 5]).is_err());
+        let mut b = Builder::new();
+        assert!(b.fixed_vector(&[true, false]).is_err());
+    }
+
+    #[test]
+    fn clear_caps_retained_capacity() {
+        let mut b = Builder::with_options(BuilderOptions { max_retained_capacity: 4096, ..BuilderOptions::default() });
+        b.blob(&vec![7u8; 1 << 20]);
+        b.finish().unwrap();
+        assert!(b.capacity() >= 1 << 20);
+        b.clear();
+        assert!(b.capacity() <= 4096, "capacity {} kept after clear", b.capacity());
+        b.int(5);
+        assert_eq!(hex(b.finish().unwrap()), "050401");
+    }
+
+    #[test]
+    fn stale_handles_are_rejected() {
+        let mut b = Builder::new();
+        b.string("x");
+        let h = b.last_value().unwrap();
+        b.clear();
+        b.reuse_value(h);
+        assert!(matches!(b.finish().unwrap_err().kind(), crate::ErrorKind::Builder(BuilderError::StaleValue)));
+    }
+
+    #[test]
+    fn key_vectors_are_shared_when_asked() {
+        let build = |dedup: bool| {
+            let mut b = Builder::with_options(BuilderOptions { dedup_key_vectors: dedup, ..BuilderOptions::default() });
+            b.start_vector();
+            for i in 0..3 {
+                b.start_map();
+                b.key("a");
+                b.int(i);
+                b.key("b");
+                b.int(i);
+                b.end_map().unwrap();
+            }
+            b.end_vector().unwrap();
+            b.finish_vec().unwrap()
+        };
+        let (plain, dedup) = (build(false), build(true));
+        assert!(dedup.len() < plain.len());
+        let (r1, r2) = (crate::verify(&plain).unwrap().root(), crate::verify(&dedup).unwrap().root());
+        assert_eq!(r1, r2);
+        let maps: Vec<_> = (0..3).map(|i| r2.index(i).unwrap().as_map().unwrap().keys_offset()).collect();
+        assert!(maps.iter().all(|&o| o == maps[0]));
+    }
+
+    #[test]
+    fn explicit_key_vector_writes_maps_by_position() {
+        let mut b = Builder::with_share(ShareFlags::KEYS);
+        b.start_vector();
+        let kv = b.key_vector(&["street", "zip"]).unwrap();
+        for (s, z) in [("Main", 1), ("Elm", 2)] {
+            b.start_map();
+            b.string(s);
+            b.int(z);
+            b.end_map_with_keys(&kv).unwrap();
+        }
+        b.end_vector().unwrap();
+        let bytes = b.finish_vec().unwrap();
+        let root = crate::verify(&bytes).unwrap().root();
+        assert_eq!(root.index(1).unwrap().get("street").unwrap().as_str().unwrap(), "Elm");
+        assert_eq!(root.index(0).unwrap().get("zip").unwrap().as_i64().unwrap(), 1);
+        let mut b = Builder::new();
+        assert!(b.key_vector(&["b", "a"]).is_err());
+    }
+}

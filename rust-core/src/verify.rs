@@ -382,3 +382,118 @@ impl<'a> Verifier<'a> {
             .ok_or_else(|| Error::at(ErrorKind::SizeOutOfBounds, at))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::{Builder, ShareFlags};
+
+    /// `levels` nested 2-element vectors whose elements both reuse the level below:
+    /// a few hundred bytes describing 2^levels leaves.
+    fn dag(levels: usize) -> Vec<u8> {
+        let mut b = Builder::with_share(ShareFlags::NONE);
+        for _ in 0..levels {
+            b.start_vector();
+        }
+        b.string("leaf");
+        for _ in 0..levels {
+            // Each level holds the level below twice: once as written, once by offset.
+            let h = b.last_value().unwrap();
+            b.reuse_value(h);
+            b.end_vector().unwrap();
+        }
+        b.finish_vec().unwrap()
+    }
+
+    #[test]
+    fn shared_subtrees_verify_in_linear_time() {
+        let bytes = dag(60);
+        assert!(bytes.len() < 2000);
+        let start = std::time::Instant::now();
+        verify(&bytes).unwrap();
+        assert!(start.elapsed().as_secs() < 1);
+        // Expanding it must hit the budget instead of producing 2^60 strings.
+        let err = crate::to_json(&bytes).unwrap_err();
+        assert_eq!(err.kind(), &ErrorKind::BudgetExceeded);
+    }
+
+    #[test]
+    fn depth_counts_through_shared_subtrees() {
+        let bytes = dag(40);
+        assert!(verify_with(&bytes, &VerifyOptions { max_depth: 40, ..Default::default() }).is_ok());
+        let err = verify_with(&bytes, &VerifyOptions { max_depth: 39, ..Default::default() }).unwrap_err();
+        assert_eq!(err.kind(), &ErrorKind::DepthLimit(39));
+    }
+
+    #[test]
+    fn self_referencing_vector_is_a_cycle() {
+        // [len=1][elem: offset 0, i.e. the vector's own data][type: vector w1]
+        // then the root: offset 2 back to the data, type vector w1, width 1.
+        let bytes = [1u8, 0, 0x28, 2, 0x28, 1];
+        assert_eq!(verify(&bytes).unwrap_err().kind(), &ErrorKind::Cycle);
+    }
+
+    #[test]
+    fn empty_containers_anywhere_are_valid() {
+        let mut b = Builder::new();
+        b.start_map();
+        b.key("m");
+        b.start_map();
+        b.end_map().unwrap();
+        b.key("v");
+        b.start_vector();
+        b.start_map();
+        b.end_map().unwrap();
+        b.string("");
+        b.blob(&[]);
+        b.end_vector().unwrap();
+        b.end_map().unwrap();
+        let bytes = b.finish_vec().unwrap();
+        let root = verify(&bytes).unwrap().root();
+        assert!(root.get("m").unwrap().as_map().unwrap().is_empty());
+        assert_eq!(root.get("v").unwrap().len().unwrap(), 3);
+    }
+
+    #[test]
+    fn unsorted_keys_are_rejected_even_if_seen_as_plain_key_vector_first() {
+        // Build {"a":1,"b":2}, then swap the two key offsets' targets by editing bytes.
+        let mut b = Builder::new();
+        b.start_map();
+        b.key("a");
+        b.int(1);
+        b.key("b");
+        b.int(2);
+        b.end_map().unwrap();
+        let mut bytes = b.finish_vec().unwrap();
+        assert!(verify(&bytes).is_ok());
+        // Keys "a\0b\0" sit at offsets 0..4; rename them to "b" and "a".
+        bytes[0] = b'b';
+        bytes[2] = b'a';
+        assert_eq!(verify(&bytes).unwrap_err().kind(), &ErrorKind::UnsortedKeys);
+        let lenient = VerifyOptions { require_sorted_keys: false, ..Default::default() };
+        assert!(verify_with(&bytes, &lenient).is_ok());
+    }
+
+    #[test]
+    fn heavy_string_sharing_is_accepted() {
+        let mut b = Builder::with_share(ShareFlags::STRINGS);
+        b.start_vector();
+        for _ in 0..1000 {
+            b.string("shared string value");
+        }
+        b.end_vector().unwrap();
+        let bytes = b.finish_vec().unwrap();
+        assert!(verify(&bytes).is_ok());
+    }
+
+    #[test]
+    fn short_and_garbage_inputs_fail_cleanly() {
+        assert_eq!(verify(&[]).unwrap_err().kind(), &ErrorKind::Truncated);
+        assert_eq!(verify(&[0, 0, 3]).unwrap_err().kind(), &ErrorKind::BadWidth(3));
+        assert_eq!(verify(&[0, 0xff, 1]).unwrap_err().kind(), &ErrorKind::UnknownType(0xff));
+        // A float stored one byte wide cannot be read.
+        assert!(verify(&[0, 0x0c, 1]).is_err());
+        // A string whose size runs past the end.
+        assert_eq!(verify(&[0xff, b'a', 0, 1, 0x14, 1]).unwrap_err().kind(), &ErrorKind::SizeOutOfBounds);
+    }
+}

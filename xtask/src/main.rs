@@ -1,1 +1,74 @@
-fn main() {}
+//! `cargo xtask`: the project's orchestrator.
+//!
+//! - `build-all`: builds every package that exists (Rust crates in release).
+//! - `test`: installs what the tests need, then runs every test of every language,
+//!   lints included, and the conformance matrix.
+//! - `conformance [--regen]`: runs every language runner and prints the matrix.
+//! - `bench <core>`: runs the named benchmark suite.
+//! - `ci`: what `.ci/run` calls; runs the README's test command.
+
+mod bench;
+mod conformance;
+mod setup;
+mod util;
+
+use std::process::ExitCode;
+
+use util::Result;
+
+const USAGE: &str =
+    "usage: cargo xtask <build-all | test | conformance [--regen] | bench <core> | ci>";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("build-all") => build_all(),
+        Some("test") | Some("ci") => test(),
+        Some("conformance") => conformance::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Builds every package that exists.
+fn build_all() -> Result<()> {
+    util::step(
+        "cargo build --release --workspace",
+        util::cargo(&["build", "--release", "--workspace"]),
+    )?;
+    Ok(())
+}
+
+/// Every test of every language, lints, and the conformance matrix.
+fn test() -> Result<()> {
+    setup::native_toolchain()?;
+    util::step(
+        "cargo fmt --check",
+        util::cargo(&["fmt", "--all", "--check"]),
+    )?;
+    util::step(
+        "cargo clippy",
+        util::cargo(&[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )?;
+    util::step("cargo test", util::cargo(&["test", "--workspace"]))?;
+    conformance::run(&[])?;
+    println!("xtask: all tests passed");
+    Ok(())
+}
