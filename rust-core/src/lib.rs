@@ -37,6 +37,7 @@ pub mod json;
 mod pool;
 mod reader;
 mod scalar;
+pub mod schema;
 mod types;
 mod verify;
 

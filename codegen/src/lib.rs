@@ -1,0 +1,1 @@
+//! Schema parser and code generators (in progress).
