@@ -1,0 +1,367 @@
+//! Runtime support for generated typed coders (`flexbuf gen --lang rust`).
+//!
+//! A message is an ordinary FlexBuffers map. Generated encoders write every
+//! field in wire order (unsigned byte order of wire names, null for absent
+//! optionals) and one keys vector per type per buffer, shared by every map of
+//! that type. Generated decoders read fields **by position** only after
+//! [`DecodeContext::layout_matches`] has proven the map's keys are exactly the
+//! expected ones; otherwise they look every field up by key. A layout mismatch
+//! therefore can never yield a neighbouring field's value.
+
+use crate::budget::Budget;
+use crate::builder::{Builder, BuilderOptions, KeyVector, ShareFlags};
+use crate::error::{Error, ErrorKind, PathSegment, Result};
+use crate::reader::{MapReader, Reader};
+use crate::types::FlexType;
+use crate::verify::verify;
+
+/// A type with a generated (or hand-written) FlexBuffers coder.
+pub trait FlexCoder: Sized {
+    /// Stable 64-bit identity of the type's wire contract (see `flexbuf::schema`).
+    const FINGERPRINT: u64;
+
+    /// Pushes `self` as one value onto `b`.
+    fn encode_into(&self, b: &mut Builder, cx: &mut EncodeContext) -> Result<()>;
+
+    /// Decodes a value from `r`.
+    fn decode_from(r: Reader<'_>, cx: &mut DecodeContext) -> Result<Self>;
+
+    /// Encodes `self` as a complete buffer.
+    fn to_flex(&self) -> Result<Vec<u8>> {
+        let mut b = Builder::with_options(typed_builder_options());
+        let mut cx = EncodeContext::default();
+        self.encode_into(&mut b, &mut cx)?;
+        b.finish_vec()
+    }
+
+    /// Encodes `self` into `b` (cleared first) and finishes it, so one builder
+    /// can be reused across messages; returns the bytes, borrowed from `b`.
+    fn encode_with<'b>(&self, b: &'b mut Builder) -> Result<&'b [u8]> {
+        b.clear();
+        let mut cx = EncodeContext::default();
+        self.encode_into(b, &mut cx)?;
+        b.finish()
+    }
+
+    /// Verifies untrusted `bytes` and decodes the root value.
+    fn from_flex(bytes: &[u8]) -> Result<Self> {
+        let root = verify(bytes)?.root();
+        Self::decode_from(root, &mut DecodeContext::new(bytes.len()))
+    }
+}
+
+/// Builder options for typed encoding: keys shared, key vectors deduplicated.
+pub fn typed_builder_options() -> BuilderOptions {
+    BuilderOptions {
+        share: ShareFlags::KEYS,
+        dedup_key_vectors: true,
+        ..BuilderOptions::default()
+    }
+}
+
+/// Per-buffer encoding state: the keys vector written for each message type.
+#[derive(Debug, Default)]
+pub struct EncodeContext {
+    keys: Vec<(u64, KeyVector)>,
+}
+
+impl EncodeContext {
+    /// The keys vector for the type `id`, written on first use in this buffer.
+    #[inline]
+    pub fn key_vector(&mut self, b: &mut Builder, id: u64, keys: &[&str]) -> Result<KeyVector> {
+        if let Some((_, kv)) = self.keys.iter().find(|(i, _)| *i == id) {
+            return Ok(*kv);
+        }
+        let kv = b.key_vector(keys)?;
+        self.keys.push((id, kv));
+        Ok(kv)
+    }
+}
+
+/// Per-buffer decoding state: proven layouts and the expansion budget.
+#[derive(Debug)]
+pub struct DecodeContext {
+    /// (type id, keys-vector offset, whether it matched).
+    layouts: Vec<(u64, usize, bool)>,
+    budget: Budget,
+}
+
+impl DecodeContext {
+    /// A context for a buffer of `len` bytes, with the default expansion budget.
+    pub fn new(len: usize) -> DecodeContext {
+        DecodeContext {
+            layouts: Vec::new(),
+            budget: Budget::for_input(len),
+        }
+    }
+
+    /// A context with an explicit budget.
+    pub fn with_budget(budget: Budget) -> DecodeContext {
+        DecodeContext {
+            layouts: Vec::new(),
+            budget,
+        }
+    }
+
+    /// Charges one decoded node against the budget.
+    #[inline]
+    pub fn charge(&mut self) -> Result<()> {
+        self.budget.node()
+    }
+
+    /// True when `map`'s keys are exactly `keys` (same strings, same order), so
+    /// fields may be read by position. Proven once per keys vector per buffer.
+    #[inline]
+    pub fn layout_matches(&mut self, id: u64, map: &MapReader<'_>, keys: &[&str]) -> Result<bool> {
+        self.charge()?;
+        let at = map.keys_offset();
+        if let Some(&(_, _, ok)) = self.layouts.iter().find(|(i, o, _)| *i == id && *o == at) {
+            return Ok(ok);
+        }
+        let mut ok = map.len() == keys.len();
+        if ok {
+            for (i, k) in keys.iter().enumerate() {
+                if map.key(i)? != *k {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if self.layouts.len() < 64 {
+            self.layouts.push((id, at, ok));
+        }
+        Ok(ok)
+    }
+}
+
+/// The value of a field: by position when the layout is proven, else by key.
+#[inline]
+pub fn lookup<'a>(
+    map: &MapReader<'a>,
+    positional: bool,
+    index: usize,
+    wire_name: &str,
+) -> Result<Option<Reader<'a>>> {
+    if positional {
+        map.value(index).map(Some)
+    } else {
+        map.find(wire_name)
+    }
+}
+
+/// Adds a map-key segment to an error's path.
+pub fn at_key(key: &'static str) -> impl Fn(Error) -> Error {
+    move |e| e.in_segment(PathSegment::Key(key))
+}
+
+/// The error for an absent required field.
+pub fn missing(key: &str) -> Error {
+    Error::new(ErrorKind::Schema("required field is missing".into()))
+        .in_segment(PathSegment::Key(key))
+}
+
+/// The error for null in a field that is not optional.
+pub fn unexpected_null(r: &Reader<'_>) -> Error {
+    Error::at(
+        ErrorKind::Schema("null for a field that is not optional".into()),
+        r.offset(),
+    )
+}
+
+/// Field decoders shared by generated code: strict about types, widening
+/// integers of any width with a range check, naming the offset on errors.
+pub mod field {
+    use super::*;
+
+    fn reject_null(r: &Reader<'_>) -> Result<()> {
+        if r.is_null() {
+            Err(unexpected_null(r))
+        } else {
+            Ok(())
+        }
+    }
+
+    macro_rules! int_decoder {
+        ($name:ident, $t:ty) => {
+            #[doc = concat!("An integer field read as `", stringify!($t), "` (any stored width, range-checked).")]
+            #[inline]
+            pub fn $name(r: Reader<'_>) -> Result<$t> {
+                reject_null(&r)?;
+                let out = match r.flex_type() {
+                    FlexType::UInt | FlexType::IndirectUInt => <$t>::try_from(r.as_u64()?).ok(),
+                    _ => <$t>::try_from(r.as_i64()?).ok(),
+                };
+                out.ok_or_else(|| Error::at(ErrorKind::OutOfRange, r.offset()))
+            }
+        };
+    }
+    int_decoder!(i8, i8);
+    int_decoder!(i16, i16);
+    int_decoder!(i32, i32);
+    int_decoder!(i64, i64);
+    int_decoder!(u8, u8);
+    int_decoder!(u16, u16);
+    int_decoder!(u32, u32);
+    int_decoder!(u64, u64);
+
+    /// A boolean field.
+    #[inline]
+    pub fn bool(r: Reader<'_>) -> Result<bool> {
+        reject_null(&r)?;
+        r.as_bool()
+    }
+
+    /// An `f64` field (integers are accepted and converted).
+    #[inline]
+    pub fn f64(r: Reader<'_>) -> Result<f64> {
+        reject_null(&r)?;
+        r.as_f64()
+    }
+
+    /// An `f32` field.
+    #[inline]
+    pub fn f32(r: Reader<'_>) -> Result<f32> {
+        reject_null(&r)?;
+        Ok(r.as_f64()? as f32)
+    }
+
+    /// A string field, copied out.
+    #[inline]
+    pub fn string(r: Reader<'_>) -> Result<String> {
+        reject_null(&r)?;
+        r.as_str().map(str::to_owned)
+    }
+
+    /// A string field, borrowed from the buffer.
+    #[inline]
+    pub fn str<'a>(r: Reader<'a>) -> Result<&'a str> {
+        reject_null(&r)?;
+        r.as_str()
+    }
+
+    /// A bytes field.
+    #[inline]
+    pub fn bytes(r: Reader<'_>) -> Result<Vec<u8>> {
+        reject_null(&r)?;
+        r.as_blob().map(<[u8]>::to_vec)
+    }
+
+    /// A vector field, decoding each element with `elem` (errors name the index).
+    #[inline]
+    pub fn vec<'a, T>(
+        r: Reader<'a>,
+        cx: &mut DecodeContext,
+        mut elem: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        reject_null(&r)?;
+        let v = r.as_vector()?;
+        let mut out = Vec::with_capacity(v.len());
+        for i in 0..v.len() {
+            cx.charge()?;
+            out.push(elem(v.get(i)?, cx).map_err(|e| e.in_segment(PathSegment::Index(i)))?);
+        }
+        Ok(out)
+    }
+
+    /// A vector of scalars: one copy when stored as a typed vector of exactly
+    /// `T`, otherwise element by element with widening and range checks.
+    #[inline]
+    pub fn scalar_vec<T: crate::SliceElement>(
+        r: Reader<'_>,
+        cx: &mut DecodeContext,
+        elem: fn(Reader<'_>) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        if let Some(s) = r.typed_slice::<T>() {
+            cx.budget.bytes(core::mem::size_of_val(s))?;
+            return Ok(s.to_vec());
+        }
+        vec(r, cx, |e, _| elem(e))
+    }
+
+    /// A `{string: T}` field.
+    #[inline]
+    pub fn map<'a, T>(
+        r: Reader<'a>,
+        cx: &mut DecodeContext,
+        mut value: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<T>,
+    ) -> Result<std::collections::BTreeMap<String, T>> {
+        reject_null(&r)?;
+        let m = r.as_map()?;
+        let mut out = std::collections::BTreeMap::new();
+        for i in 0..m.len() {
+            cx.charge()?;
+            let k = m.key(i)?;
+            let v = value(m.value(i)?, cx).map_err(|e| e.in_segment(PathSegment::Key(k)))?;
+            out.insert(k.to_owned(), v);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_is_proven_once_and_mismatches_are_not_positional() {
+        let mut b = Builder::with_options(typed_builder_options());
+        b.start_vector();
+        for keys in [&["street", "zip"][..], &["street", "zip"], &["city", "zip"]] {
+            b.start_map();
+            for k in keys {
+                b.key(k);
+                b.string(k);
+            }
+            b.end_map().unwrap();
+        }
+        b.end_vector().unwrap();
+        let bytes = b.finish_vec().unwrap();
+        let root = verify(&bytes).unwrap().root();
+        let mut cx = DecodeContext::new(bytes.len());
+        let expected = ["street", "zip"];
+        let m0 = root.index(0).unwrap().as_map().unwrap();
+        let m1 = root.index(1).unwrap().as_map().unwrap();
+        let m2 = root.index(2).unwrap().as_map().unwrap();
+        assert!(cx.layout_matches(1, &m0, &expected).unwrap());
+        assert_eq!(m0.keys_offset(), m1.keys_offset());
+        assert!(cx.layout_matches(1, &m1, &expected).unwrap());
+        assert!(!cx.layout_matches(1, &m2, &expected).unwrap());
+        // Keyed lookup on the mismatching map never returns the neighbour.
+        let street = lookup(&m2, false, 0, "street").unwrap();
+        assert!(street.is_none());
+        assert_eq!(
+            lookup(&m2, false, 1, "zip")
+                .unwrap()
+                .unwrap()
+                .as_str()
+                .unwrap(),
+            "zip"
+        );
+    }
+
+    #[test]
+    fn integer_fields_widen_and_range_check() {
+        let mut b = Builder::new();
+        b.start_vector();
+        b.int(-5);
+        b.uint(300);
+        b.null();
+        b.end_vector().unwrap();
+        let bytes = b.finish_vec().unwrap();
+        let v = verify(&bytes).unwrap().root().as_vector().unwrap();
+        assert_eq!(field::i64(v.get(0).unwrap()).unwrap(), -5);
+        assert_eq!(field::u16(v.get(1).unwrap()).unwrap(), 300);
+        assert_eq!(
+            field::u8(v.get(1).unwrap()).unwrap_err().kind(),
+            &ErrorKind::OutOfRange
+        );
+        assert_eq!(
+            field::u32(v.get(0).unwrap()).unwrap_err().kind(),
+            &ErrorKind::OutOfRange
+        );
+        assert!(matches!(
+            field::i32(v.get(2).unwrap()).unwrap_err().kind(),
+            ErrorKind::Schema(_)
+        ));
+    }
+}
