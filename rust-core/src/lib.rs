@@ -29,6 +29,10 @@
 
 #![deny(missing_docs)]
 
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 mod budget;
 mod builder;
 mod content;
@@ -38,14 +42,22 @@ mod pool;
 mod reader;
 mod scalar;
 pub mod schema;
+#[cfg(feature = "serde")]
+pub mod serde;
+pub mod typed;
 mod types;
 mod verify;
 
+#[cfg(feature = "serde")]
+pub use crate::serde::{
+    from_slice, from_slice_with, to_vec, to_vec_with, Deserializer, Serializer,
+};
 pub use budget::Budget;
 pub use builder::{Builder, BuilderOptions, KeyVector, ShareFlags, ValueHandle};
 pub use error::{BuilderError, Error, ErrorKind, PathSegment, Result};
 pub use json::{from_json, to_json, JsonOptions};
 pub use reader::{MapReader, Reader, VectorReader};
 pub use scalar::{Scalar, SliceElement};
+pub use typed::{DecodeContext, EncodeContext, FlexCoder};
 pub use types::{pack_type, padding, unpack_type, BitWidth, FlexType};
 pub use verify::{verify, verify_with, Verified, VerifyOptions};

@@ -379,6 +379,11 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// True for an empty vector, map, string, blob or key.
+    pub fn is_empty(&self) -> Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
     /// Map entry by key; [`ErrorKind::KeyNotFound`] when absent.
     pub fn get(&self, key: &str) -> Result<Reader<'a>> {
         self.as_map()?.get(key)
@@ -684,14 +689,23 @@ mod tests {
     #[test]
     fn reads_every_kind_with_widening() {
         let bytes = sample();
-        for root in [Reader::new(&bytes).unwrap(), crate::verify(&bytes).unwrap().root()] {
+        for root in [
+            Reader::new(&bytes).unwrap(),
+            crate::verify(&bytes).unwrap().root(),
+        ] {
             let m = root.as_map().unwrap();
             assert_eq!(m.get("name").unwrap().as_str().unwrap(), "Ada ✓");
             assert_eq!(m.get("n").unwrap().as_i64().unwrap(), -300);
             assert_eq!(m.get("n").unwrap().as_f64().unwrap(), -300.0);
-            assert_eq!(m.get("n").unwrap().as_u64().unwrap_err().kind(), &ErrorKind::OutOfRange);
+            assert_eq!(
+                m.get("n").unwrap().as_u64().unwrap_err().kind(),
+                &ErrorKind::OutOfRange
+            );
             assert_eq!(m.get("u").unwrap().as_u64().unwrap(), u64::MAX);
-            assert_eq!(m.get("u").unwrap().as_i64().unwrap_err().kind(), &ErrorKind::OutOfRange);
+            assert_eq!(
+                m.get("u").unwrap().as_i64().unwrap_err().kind(),
+                &ErrorKind::OutOfRange
+            );
             assert_eq!(m.get("f").unwrap().as_f64().unwrap(), 0.5);
             assert_eq!(m.get("blob").unwrap().as_blob().unwrap(), b"\x00\x01");
             assert_eq!(m.get("ind").unwrap().as_u64().unwrap(), 7);
@@ -699,10 +713,19 @@ mod tests {
             assert_eq!(ints.element_type(), Some(FlexType::Int));
             let vals: Vec<i64> = ints.iter().map(|r| r.unwrap().as_i64().unwrap()).collect();
             assert_eq!(vals, [1, 2, 3]);
-            assert_eq!(m.get("floats").unwrap().index(1).unwrap().as_f64().unwrap(), 2.5);
+            assert_eq!(
+                m.get("floats").unwrap().index(1).unwrap().as_f64().unwrap(),
+                2.5
+            );
             let keys: Vec<&str> = m.iter().map(|e| e.unwrap().0).collect();
-            assert_eq!(keys, ["blob", "f", "floats", "ind", "ints", "n", "name", "u"]);
-            assert_eq!(m.get("missing").unwrap_err().kind(), &ErrorKind::KeyNotFound);
+            assert_eq!(
+                keys,
+                ["blob", "f", "floats", "ind", "ints", "n", "name", "u"]
+            );
+            assert_eq!(
+                m.get("missing").unwrap_err().kind(),
+                &ErrorKind::KeyNotFound
+            );
             assert_eq!(m.find("nam").unwrap().map(|r| r.flex_type()), None);
             assert_eq!(m.find("namez").unwrap().map(|r| r.flex_type()), None);
             assert!(m.get("name").unwrap().as_i64().is_err());
@@ -719,7 +742,10 @@ mod tests {
         let data = &bytes[root.data_offset().unwrap()..];
         if (data.as_ptr() as usize) % 8 == 0 {
             assert_eq!(root.typed_slice::<f64>().unwrap(), &[1.5, -2.0, 3.25]);
-            assert_eq!(root.typed_slice::<f64>().unwrap().as_ptr() as *const u8, data.as_ptr());
+            assert_eq!(
+                root.typed_slice::<f64>().unwrap().as_ptr() as *const u8,
+                data.as_ptr()
+            );
         }
         assert!(root.typed_slice::<i64>().is_none());
         assert!(root.typed_slice::<f32>().is_none());
@@ -746,7 +772,10 @@ mod tests {
             b.end_map().unwrap();
             b.finish_vec().unwrap()
         };
-        let (a, b) = (build(ShareFlags::KEYS, false), build(ShareFlags::NONE, true));
+        let (a, b) = (
+            build(ShareFlags::KEYS, false),
+            build(ShareFlags::NONE, true),
+        );
         assert_ne!(a, b);
         let (ra, rb) = (Reader::new(&a).unwrap(), Reader::new(&b).unwrap());
         assert_eq!(ra, rb);
@@ -774,7 +803,13 @@ mod tests {
                 if let Ok(r) = Reader::new(&bad) {
                     if let Ok(m) = r.as_map() {
                         for e in m.iter().flatten() {
-                            let _ = (e.1.as_str(), e.1.as_i64(), e.1.as_f64(), e.1.as_blob(), e.1.len());
+                            let _ = (
+                                e.1.as_str(),
+                                e.1.as_i64(),
+                                e.1.as_f64(),
+                                e.1.as_blob(),
+                                e.1.len(),
+                            );
                         }
                         let _ = m.get("name");
                     }

@@ -45,7 +45,8 @@ pub struct JsonOptions {
     pub non_finite: NonFinite,
     /// Verifier settings applied before writing.
     pub verify: VerifyOptions,
-    /// Output budget; `None` means [`Budget::for_input`](crate::Budget::for_input) of the buffer.
+    /// Output budget in bytes, also used as the cap on values written; `None`
+    /// means [`Budget::for_input`](crate::Budget::for_input) of the buffer.
     pub max_output_bytes: Option<u64>,
     /// Sharing flags of the builder when reading JSON (default: keys, as C++).
     pub share: ShareFlags,

@@ -68,6 +68,24 @@ impl<'t> Parser<'t, '_> {
         )
     }
 
+    /// Points a duplicate-key error from `end_map` at the key and the closing brace.
+    fn duplicate_at(&self, e: Error) -> Error {
+        match e.kind() {
+            ErrorKind::Builder(crate::error::BuilderError::DuplicateKey(k)) => {
+                let k = k.clone();
+                let (line, col) = line_col(self.s, self.i - 1);
+                Error::at(
+                    ErrorKind::Json(format!(
+                        "duplicate key {k:?} in the object ending at line {line} column {col}"
+                    )),
+                    self.i - 1,
+                )
+                .in_segment(PathSegment::Key(&k))
+            }
+            _ => e,
+        }
+    }
+
     /// Adds the JSON path of the current position to an error.
     fn locate(&self, mut e: Error) -> Error {
         for f in self.stack.iter().rev() {
@@ -121,8 +139,9 @@ impl<'t> Parser<'t, '_> {
                 }
                 Some(b'}') if is_obj => {
                     self.i += 1;
+                    let ended = self.b.end_map();
                     self.stack.pop();
-                    self.b.end_map()?;
+                    ended.map_err(|e| self.duplicate_at(e))?;
                 }
                 Some(b']') if !is_obj => {
                     self.i += 1;

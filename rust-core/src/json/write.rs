@@ -56,7 +56,7 @@ struct Writer<'o> {
 
 impl Writer<'_> {
     fn value(&mut self, r: &Reader<'_>) -> Result<()> {
-        self.budget.node()?;
+        self.budget.node().map_err(|e| e.with_offset(r.offset()))?;
         let before = self.out.len();
         match r.flex_type() {
             FlexType::Null => self.out.push_str("null"),

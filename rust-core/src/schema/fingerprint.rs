@@ -58,7 +58,9 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 }
 
 fn message<'s>(schema: &'s Schema, name: &'s str, stack: &mut Vec<&'s str>, out: &mut Vec<u8>) {
-    let Some(m) = schema.message(name) else { return };
+    let Some(m) = schema.message(name) else {
+        return;
+    };
     stack.push(name);
     out.extend_from_slice(b"FXS1");
     let fields = m.wire_fields();
@@ -158,7 +160,10 @@ fn default(schema: &Schema, t: &TypeRef, d: &DefaultValue, out: &mut Vec<u8>) {
         }
         DefaultValue::EnumVariant(v) => {
             let value = match t {
-                TypeRef::Enum(e) => schema.enum_def(e).and_then(|e| e.variants.iter().find(|x| &x.name == v)).map(|x| x.value),
+                TypeRef::Enum(e) => schema
+                    .enum_def(e)
+                    .and_then(|e| e.variants.iter().find(|x| &x.name == v))
+                    .map(|x| x.value),
                 _ => None,
             };
             out.push(0x02);
@@ -188,7 +193,11 @@ mod tests {
 
     fn schema(fields: Vec<Field>) -> Schema {
         Schema {
-            messages: vec![Message { name: "t.Address".into(), fields, ..Default::default() }],
+            messages: vec![Message {
+                name: "t.Address".into(),
+                fields,
+                ..Default::default()
+            }],
             ..Default::default()
         }
     }
@@ -202,7 +211,10 @@ mod tests {
 
     #[test]
     fn canonical_bytes_are_as_documented() {
-        let s = schema(vec![field("zip", TypeRef::I32), field("street", TypeRef::String)]);
+        let s = schema(vec![
+            field("zip", TypeRef::I32),
+            field("street", TypeRef::String),
+        ]);
         let mut expected = b"FXS1".to_vec();
         expected.extend_from_slice(&2u32.to_le_bytes());
         expected.extend_from_slice(&6u32.to_le_bytes());
@@ -216,8 +228,14 @@ mod tests {
 
     #[test]
     fn declaration_order_and_names_do_not_matter_but_wire_contract_does() {
-        let a = schema(vec![field("zip", TypeRef::I32), field("street", TypeRef::String)]);
-        let b = schema(vec![field("street", TypeRef::String), field("zip", TypeRef::I32)]);
+        let a = schema(vec![
+            field("zip", TypeRef::I32),
+            field("street", TypeRef::String),
+        ]);
+        let b = schema(vec![
+            field("street", TypeRef::String),
+            field("zip", TypeRef::I32),
+        ]);
         assert_eq!(a.fingerprint("t.Address"), b.fingerprint("t.Address"));
         let mut c = a.clone();
         c.messages[0].fields[0].optional = true;
@@ -235,7 +253,10 @@ mod tests {
         let s = Schema {
             messages: vec![Message {
                 name: "t.Tree".into(),
-                fields: vec![field("children", TypeRef::Vector(Box::new(TypeRef::Message("t.Tree".into()))))],
+                fields: vec![field(
+                    "children",
+                    TypeRef::Vector(Box::new(TypeRef::Message("t.Tree".into()))),
+                )],
                 ..Default::default()
             }],
             ..Default::default()

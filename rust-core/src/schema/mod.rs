@@ -6,8 +6,10 @@
 //! qualified (`acme.shop.Order`); field lists keep declaration order, and
 //! [`Message::wire_fields`] gives the wire (sorted) order.
 
+mod binary;
 mod fingerprint;
 
+pub use binary::{parse_type_string, type_string};
 pub use fingerprint::{fingerprint_bytes, fnv1a64};
 
 /// A whole schema: every type declared in a file and in the files it imports.
@@ -101,7 +103,14 @@ impl TypeRef {
     pub fn is_integer(&self) -> bool {
         matches!(
             self,
-            TypeRef::I8 | TypeRef::I16 | TypeRef::I32 | TypeRef::I64 | TypeRef::U8 | TypeRef::U16 | TypeRef::U32 | TypeRef::U64
+            TypeRef::I8
+                | TypeRef::I16
+                | TypeRef::I32
+                | TypeRef::I64
+                | TypeRef::U8
+                | TypeRef::U16
+                | TypeRef::U32
+                | TypeRef::U64
         )
     }
 
