@@ -956,14 +956,23 @@ mod tests {
         assert_eq!(built(ShareFlags::KEYS, |b| b.int(1)), "010401");
         assert_eq!(built(ShareFlags::KEYS, |b| b.double(1.0)), "0000803f0e04");
         assert_eq!(built(ShareFlags::KEYS, |b| b.bool(true)), "016801");
-        assert_eq!(built(ShareFlags::KEYS, |b| b.int(i64::MIN)), "00000000000000800708");
-        assert_eq!(built(ShareFlags::KEYS, |b| b.uint(u64::MAX)), "ffffffffffffffff0b08");
+        assert_eq!(
+            built(ShareFlags::KEYS, |b| b.int(i64::MIN)),
+            "00000000000000800708"
+        );
+        assert_eq!(
+            built(ShareFlags::KEYS, |b| b.uint(u64::MAX)),
+            "ffffffffffffffff0b08"
+        );
         assert_eq!(built(ShareFlags::KEYS, |b| b.indirect_int(-1)), "ff011801");
     }
 
     #[test]
     fn strings_keys_blobs_match_reference() {
-        assert_eq!(built(ShareFlags::KEYS, |b| b.string("abc")), "0361626300041401");
+        assert_eq!(
+            built(ShareFlags::KEYS, |b| b.string("abc")),
+            "0361626300041401"
+        );
         assert_eq!(built(ShareFlags::KEYS, |b| b.key("a")), "6100021001");
         assert_eq!(built(ShareFlags::KEYS, |b| b.blob(&[1, 2])), "020102026401");
         assert_eq!(built(ShareFlags::KEYS, |b| b.blob(&[])), "00006401");
@@ -1007,18 +1016,41 @@ mod tests {
 
     #[test]
     fn bulk_vectors_match_reference() {
-        assert_eq!(built(ShareFlags::KEYS, |b| b.fixed_vector(&[1i32, 2, 3]).unwrap()), "0100000002000000030000000c4e01");
-        assert_eq!(built(ShareFlags::KEYS, |b| b.scalar_vector(&[1u8, 2, 3]).unwrap()), "03010203033001");
-        assert_eq!(built(ShareFlags::KEYS, |b| b.scalar_vector(&[true, false, true]).unwrap()), "03010001039001");
-        assert_eq!(built(ShareFlags::KEYS, |b| b.scalar_vector(&[1.0f32]).unwrap()), "010000000000803f043601");
+        assert_eq!(
+            built(ShareFlags::KEYS, |b| b.fixed_vector(&[1i32, 2, 3]).unwrap()),
+            "0100000002000000030000000c4e01"
+        );
+        assert_eq!(
+            built(ShareFlags::KEYS, |b| b.scalar_vector(&[1u8, 2, 3]).unwrap()),
+            "03010203033001"
+        );
+        assert_eq!(
+            built(ShareFlags::KEYS, |b| b
+                .scalar_vector(&[true, false, true])
+                .unwrap()),
+            "03010001039001"
+        );
+        assert_eq!(
+            built(ShareFlags::KEYS, |b| b.scalar_vector(&[1.0f32]).unwrap()),
+            "010000000000803f043601"
+        );
         // The minimal-width bulk path equals pushing each value and ending a typed vector.
-        assert_eq!(built(ShareFlags::KEYS, |b| b.typed_vector(&[1i64, 2, 3])), "03010203032c01");
+        assert_eq!(
+            built(ShareFlags::KEYS, |b| b.typed_vector(&[1i64, 2, 3])),
+            "03010203032c01"
+        );
     }
 
     #[test]
     fn indirect_double_deviation_writes_f32() {
-        assert_eq!(built(ShareFlags::KEYS, |b| b.indirect_double(3.0)), "00004040042201");
-        assert_eq!(built(ShareFlags::KEYS, |b| b.indirect_double(0.1)), "9a9999999999b93f082301");
+        assert_eq!(
+            built(ShareFlags::KEYS, |b| b.indirect_double(3.0)),
+            "00004040042201"
+        );
+        assert_eq!(
+            built(ShareFlags::KEYS, |b| b.indirect_double(0.1)),
+            "9a9999999999b93f082301"
+        );
     }
 
     #[test]
@@ -1063,7 +1095,10 @@ mod tests {
         b.key("x");
         b.int(2);
         let err = b.end_map().unwrap_err();
-        assert_eq!(err.kind(), &crate::ErrorKind::Builder(BuilderError::DuplicateKey("x".into())));
+        assert_eq!(
+            err.kind(),
+            &crate::ErrorKind::Builder(BuilderError::DuplicateKey("x".into()))
+        );
         // The builder stays failed until cleared.
         assert!(b.finish().is_err());
         b.clear();
@@ -1086,7 +1121,10 @@ mod tests {
         let mut b = Builder::new();
         b.int(1);
         b.int(2);
-        assert!(matches!(b.finish().unwrap_err().kind(), crate::ErrorKind::Builder(BuilderError::RootCount(2))));
+        assert!(matches!(
+            b.finish().unwrap_err().kind(),
+            crate::ErrorKind::Builder(BuilderError::RootCount(2))
+        ));
         let mut b = Builder::new();
         b.start_map();
         b.key("a\0b");
@@ -1102,12 +1140,19 @@ mod tests {
 
     #[test]
     fn clear_caps_retained_capacity() {
-        let mut b = Builder::with_options(BuilderOptions { max_retained_capacity: 4096, ..BuilderOptions::default() });
+        let mut b = Builder::with_options(BuilderOptions {
+            max_retained_capacity: 4096,
+            ..BuilderOptions::default()
+        });
         b.blob(&vec![7u8; 1 << 20]);
         b.finish().unwrap();
         assert!(b.capacity() >= 1 << 20);
         b.clear();
-        assert!(b.capacity() <= 4096, "capacity {} kept after clear", b.capacity());
+        assert!(
+            b.capacity() <= 4096,
+            "capacity {} kept after clear",
+            b.capacity()
+        );
         b.int(5);
         assert_eq!(hex(b.finish().unwrap()), "050401");
     }
@@ -1119,13 +1164,19 @@ mod tests {
         let h = b.last_value().unwrap();
         b.clear();
         b.reuse_value(h);
-        assert!(matches!(b.finish().unwrap_err().kind(), crate::ErrorKind::Builder(BuilderError::StaleValue)));
+        assert!(matches!(
+            b.finish().unwrap_err().kind(),
+            crate::ErrorKind::Builder(BuilderError::StaleValue)
+        ));
     }
 
     #[test]
     fn key_vectors_are_shared_when_asked() {
         let build = |dedup: bool| {
-            let mut b = Builder::with_options(BuilderOptions { dedup_key_vectors: dedup, ..BuilderOptions::default() });
+            let mut b = Builder::with_options(BuilderOptions {
+                dedup_key_vectors: dedup,
+                ..BuilderOptions::default()
+            });
             b.start_vector();
             for i in 0..3 {
                 b.start_map();
@@ -1140,9 +1191,14 @@ mod tests {
         };
         let (plain, dedup) = (build(false), build(true));
         assert!(dedup.len() < plain.len());
-        let (r1, r2) = (crate::verify(&plain).unwrap().root(), crate::verify(&dedup).unwrap().root());
+        let (r1, r2) = (
+            crate::verify(&plain).unwrap().root(),
+            crate::verify(&dedup).unwrap().root(),
+        );
         assert_eq!(r1, r2);
-        let maps: Vec<_> = (0..3).map(|i| r2.index(i).unwrap().as_map().unwrap().keys_offset()).collect();
+        let maps: Vec<_> = (0..3)
+            .map(|i| r2.index(i).unwrap().as_map().unwrap().keys_offset())
+            .collect();
         assert!(maps.iter().all(|&o| o == maps[0]));
     }
 
@@ -1160,8 +1216,19 @@ mod tests {
         b.end_vector().unwrap();
         let bytes = b.finish_vec().unwrap();
         let root = crate::verify(&bytes).unwrap().root();
-        assert_eq!(root.index(1).unwrap().get("street").unwrap().as_str().unwrap(), "Elm");
-        assert_eq!(root.index(0).unwrap().get("zip").unwrap().as_i64().unwrap(), 1);
+        assert_eq!(
+            root.index(1)
+                .unwrap()
+                .get("street")
+                .unwrap()
+                .as_str()
+                .unwrap(),
+            "Elm"
+        );
+        assert_eq!(
+            root.index(0).unwrap().get("zip").unwrap().as_i64().unwrap(),
+            1
+        );
         let mut b = Builder::new();
         assert!(b.key_vector(&["b", "a"]).is_err());
     }

@@ -420,8 +420,22 @@ mod tests {
     #[test]
     fn depth_counts_through_shared_subtrees() {
         let bytes = dag(40);
-        assert!(verify_with(&bytes, &VerifyOptions { max_depth: 40, ..Default::default() }).is_ok());
-        let err = verify_with(&bytes, &VerifyOptions { max_depth: 39, ..Default::default() }).unwrap_err();
+        assert!(verify_with(
+            &bytes,
+            &VerifyOptions {
+                max_depth: 40,
+                ..Default::default()
+            }
+        )
+        .is_ok());
+        let err = verify_with(
+            &bytes,
+            &VerifyOptions {
+                max_depth: 39,
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
         assert_eq!(err.kind(), &ErrorKind::DepthLimit(39));
     }
 
@@ -470,7 +484,10 @@ mod tests {
         bytes[0] = b'b';
         bytes[2] = b'a';
         assert_eq!(verify(&bytes).unwrap_err().kind(), &ErrorKind::UnsortedKeys);
-        let lenient = VerifyOptions { require_sorted_keys: false, ..Default::default() };
+        let lenient = VerifyOptions {
+            require_sorted_keys: false,
+            ..Default::default()
+        };
         assert!(verify_with(&bytes, &lenient).is_ok());
     }
 
@@ -489,11 +506,20 @@ mod tests {
     #[test]
     fn short_and_garbage_inputs_fail_cleanly() {
         assert_eq!(verify(&[]).unwrap_err().kind(), &ErrorKind::Truncated);
-        assert_eq!(verify(&[0, 0, 3]).unwrap_err().kind(), &ErrorKind::BadWidth(3));
-        assert_eq!(verify(&[0, 0xff, 1]).unwrap_err().kind(), &ErrorKind::UnknownType(0xff));
+        assert_eq!(
+            verify(&[0, 0, 3]).unwrap_err().kind(),
+            &ErrorKind::BadWidth(3)
+        );
+        assert_eq!(
+            verify(&[0, 0xff, 1]).unwrap_err().kind(),
+            &ErrorKind::UnknownType(0xff)
+        );
         // A float stored one byte wide cannot be read.
         assert!(verify(&[0, 0x0c, 1]).is_err());
         // A string whose size runs past the end.
-        assert_eq!(verify(&[0xff, b'a', 0, 1, 0x14, 1]).unwrap_err().kind(), &ErrorKind::SizeOutOfBounds);
+        assert_eq!(
+            verify(&[0xff, b'a', 0, 1, 0x14, 1]).unwrap_err().kind(),
+            &ErrorKind::SizeOutOfBounds
+        );
     }
 }

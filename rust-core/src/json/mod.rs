@@ -1,7 +1,7 @@
 //! JSON transcoding.
 //!
 //! **To JSON** ([`to_json`]): the buffer is verified first, then written as
-//! RFC 8259 JSON under an expansion [`Budget`]. Maps become objects, every
+//! RFC 8259 JSON under an expansion [`Budget`](crate::Budget). Maps become objects, every
 //! kind of vector an array, integers are written exactly, floats in the
 //! shortest form that reads back to the same `f64` (an f32 is widened first,
 //! so re-encoding it gives the same bytes), NaN and infinities are an error

@@ -1,0 +1,697 @@
+//! FlexBuffers → `Deserialize`, from a verified buffer under an expansion budget.
+
+use ::serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+use ::serde::forward_to_deserialize_any;
+
+use crate::budget::Budget;
+use crate::error::{Error, ErrorKind, PathSegment, Result};
+use crate::reader::{MapReader, Reader, VectorReader};
+use crate::types::FlexType;
+use crate::verify::{verify_with, Verified, VerifyOptions};
+
+/// Verifies `bytes` with the default options, then deserializes a `T` under
+/// the default budget for their length ([`Budget::for_input`]).
+///
+/// Strings and blobs are borrowed from `bytes` when `T` borrows them.
+///
+/// ```
+/// let bytes = flexbuf::to_vec(&vec![(1u8, "one"), (2, "two")]).unwrap();
+/// let pairs: Vec<(u64, &str)> = flexbuf::from_slice(&bytes).unwrap();
+/// assert_eq!(pairs, [(1, "one"), (2, "two")]);
+/// ```
+pub fn from_slice<'de, T: de::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
+    from_slice_with(
+        bytes,
+        &VerifyOptions::default(),
+        Budget::for_input(bytes.len()),
+    )
+}
+
+/// Verifies `bytes` with `options`, then deserializes a `T` within `budget`.
+pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
+    bytes: &'de [u8],
+    options: &VerifyOptions,
+    budget: Budget,
+) -> Result<T> {
+    let verified = verify_with(bytes, options)?;
+    T::deserialize(&mut Deserializer::new(verified, budget))
+}
+
+/// A serde deserializer over a verified buffer (or a value inside one).
+///
+/// Every value handed to serde costs one node of the [`Budget`], every string,
+/// key and blob its length in bytes, so shared offsets cannot make a small
+/// buffer expand without bound. Values a visitor skips (unknown fields,
+/// [`IgnoredAny`](serde::de::IgnoredAny)) are not expanded.
+///
+/// ```
+/// use serde::Deserialize;
+///
+/// let bytes = flexbuf::to_vec(&[1u16, 2, 3]).unwrap();
+/// let verified = flexbuf::verify(&bytes).unwrap();
+/// let mut de = flexbuf::Deserializer::new(verified, flexbuf::Budget::new(3, 0));
+/// assert!(Vec::<u16>::deserialize(&mut de).is_err()); // 4 nodes needed: the vector and 3 ints
+/// ```
+#[derive(Debug)]
+pub struct Deserializer<'de> {
+    root: Reader<'de>,
+    budget: Budget,
+}
+
+impl<'de> Deserializer<'de> {
+    /// A deserializer for the root of a verified buffer.
+    pub fn new(verified: Verified<'de>, budget: Budget) -> Deserializer<'de> {
+        Deserializer {
+            root: verified.root(),
+            budget,
+        }
+    }
+
+    /// A deserializer for one value of a verified buffer, e.g. a field read lazily.
+    ///
+    /// Fails with [`ErrorKind::Message`] when `reader` does not come from
+    /// [`crate::verify`]: unverified bytes could nest without limit.
+    pub fn from_reader(reader: Reader<'de>, budget: Budget) -> Result<Deserializer<'de>> {
+        if !reader.is_trusted() {
+            return Err(Error::at(
+                ErrorKind::Message(
+                    "serde reads only verified buffers; call flexbuf::verify".into(),
+                ),
+                reader.offset(),
+            ));
+        }
+        Ok(Deserializer {
+            root: reader,
+            budget,
+        })
+    }
+
+    /// The budget left after what has been deserialized so far.
+    pub fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    fn value(&mut self) -> Value<'de, '_> {
+        Value::new(self.root, &mut self.budget)
+    }
+}
+
+macro_rules! forward_to_value {
+    ($($method:ident ( $($arg:ident : $ty:ty),* );)*) => {
+        $(
+            fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
+                self.value().$method($($arg,)* visitor)
+            }
+        )*
+    };
+}
+
+impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
+    type Error = Error;
+
+    forward_to_value! {
+        deserialize_any();
+        deserialize_bool();
+        deserialize_i8();
+        deserialize_i16();
+        deserialize_i32();
+        deserialize_i64();
+        deserialize_i128();
+        deserialize_u8();
+        deserialize_u16();
+        deserialize_u32();
+        deserialize_u64();
+        deserialize_u128();
+        deserialize_f32();
+        deserialize_f64();
+        deserialize_char();
+        deserialize_str();
+        deserialize_string();
+        deserialize_bytes();
+        deserialize_byte_buf();
+        deserialize_option();
+        deserialize_unit();
+        deserialize_unit_struct(name: &'static str);
+        deserialize_newtype_struct(name: &'static str);
+        deserialize_seq();
+        deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_map();
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+        deserialize_identifier();
+        deserialize_ignored_any();
+    }
+}
+
+/// One value of a verified buffer, charged once against the budget.
+struct Value<'de, 'b> {
+    reader: Reader<'de>,
+    budget: &'b mut Budget,
+    /// True once this value's node was charged (`Some(x)` and newtypes re-enter).
+    charged: bool,
+}
+
+/// Converts a wide integer to the target type, or reports it out of range here.
+fn narrow<T: TryFrom<W>, W>(v: W, at: usize) -> Result<T> {
+    T::try_from(v).map_err(|_| Error::at(ErrorKind::OutOfRange, at))
+}
+
+/// Every vector kind except a map (whose values vector is not a sequence here).
+fn is_vector(ty: FlexType) -> bool {
+    ty.is_any_vector() && ty != FlexType::Map
+}
+
+macro_rules! integer {
+    ($method:ident, $visit:ident, $read:ident) => {
+        fn $method<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+            self.charge()?;
+            let at = self.reader.offset();
+            let v = narrow(self.reader.$read()?, at)?;
+            visitor.$visit(v).map_err(|e: Error| e.with_offset(at))
+        }
+    };
+}
+
+impl<'de, 'b> Value<'de, 'b> {
+    fn new(reader: Reader<'de>, budget: &'b mut Budget) -> Self {
+        Value {
+            reader,
+            budget,
+            charged: false,
+        }
+    }
+
+    fn charge(&mut self) -> Result<()> {
+        if !self.charged {
+            self.budget
+                .node()
+                .map_err(|e| e.with_offset(self.reader.offset()))?;
+            self.charged = true;
+        }
+        Ok(())
+    }
+
+    fn mismatch(&self, expected: &'static str) -> Error {
+        Error::at(
+            ErrorKind::TypeMismatch {
+                expected,
+                found: self.reader.flex_type(),
+            },
+            self.reader.offset(),
+        )
+    }
+
+    fn str(&mut self) -> Result<&'de str> {
+        let s = self.reader.as_str()?;
+        self.budget
+            .bytes(s.len())
+            .map_err(|e| e.with_offset(self.reader.offset()))?;
+        Ok(s)
+    }
+
+    fn bytes(&mut self) -> Result<&'de [u8]> {
+        let b = match self.reader.flex_type() {
+            FlexType::Key => self.reader.as_str()?.as_bytes(),
+            _ => self.reader.as_blob()?,
+        };
+        self.budget
+            .bytes(b.len())
+            .map_err(|e| e.with_offset(self.reader.offset()))?;
+        Ok(b)
+    }
+
+    fn seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.reader.offset();
+        let vector = self.reader.as_vector()?;
+        let mut access = Seq {
+            vector,
+            next: 0,
+            budget: self.budget,
+        };
+        let value = visitor
+            .visit_seq(&mut access)
+            .map_err(|e: Error| e.with_offset(at))?;
+        if access.next < vector.len() {
+            let expected = format!("{} elements", access.next);
+            return Err(
+                <Error as de::Error>::invalid_length(vector.len(), &expected.as_str())
+                    .with_offset(at),
+            );
+        }
+        Ok(value)
+    }
+
+    fn map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.reader.offset();
+        let map = self.reader.as_map()?;
+        let mut access = Map {
+            map,
+            next: 0,
+            key: "",
+            budget: self.budget,
+        };
+        let value = visitor
+            .visit_map(&mut access)
+            .map_err(|e: Error| e.with_offset(at))?;
+        if access.next < map.len() {
+            let expected = format!("{} entries", access.next);
+            return Err(
+                <Error as de::Error>::invalid_length(map.len(), &expected.as_str()).with_offset(at),
+            );
+        }
+        Ok(value)
+    }
+}
+
+impl<'de> de::Deserializer<'de> for Value<'de, '_> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        self.charge()?;
+        let at = self.reader.offset();
+        let r = self.reader;
+        let result = match r.flex_type() {
+            FlexType::Null => visitor.visit_unit(),
+            FlexType::Bool => visitor.visit_bool(r.as_bool()?),
+            FlexType::Int | FlexType::IndirectInt => visitor.visit_i64(r.as_i64()?),
+            FlexType::UInt | FlexType::IndirectUInt => visitor.visit_u64(r.as_u64()?),
+            FlexType::Float | FlexType::IndirectFloat => visitor.visit_f64(r.as_f64()?),
+            FlexType::String | FlexType::Key => {
+                let s = self.str()?;
+                visitor.visit_borrowed_str(s)
+            }
+            FlexType::Blob => {
+                let b = self.bytes()?;
+                visitor.visit_borrowed_bytes(b)
+            }
+            FlexType::Map => return self.map(visitor),
+            t if is_vector(t) => return self.seq(visitor),
+            _ => return Err(self.mismatch("a value")),
+        };
+        result.map_err(|e: Error| e.with_offset(at))
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        self.charge()?;
+        let at = self.reader.offset();
+        visitor
+            .visit_bool(self.reader.as_bool()?)
+            .map_err(|e: Error| e.with_offset(at))
+    }
+
+    integer!(deserialize_i8, visit_i8, as_i64);
+    integer!(deserialize_i16, visit_i16, as_i64);
+    integer!(deserialize_i32, visit_i32, as_i64);
+    integer!(deserialize_i64, visit_i64, as_i64);
+    integer!(deserialize_u8, visit_u8, as_u64);
+    integer!(deserialize_u16, visit_u16, as_u64);
+    integer!(deserialize_u32, visit_u32, as_u64);
+    integer!(deserialize_u64, visit_u64, as_u64);
+
+    fn deserialize_i128<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        self.charge()?;
+        let at = self.reader.offset();
+        let result = match self.reader.flex_type() {
+            FlexType::UInt | FlexType::IndirectUInt => {
+                visitor.visit_i128(self.reader.as_u64()?.into())
+            }
+            _ => visitor.visit_i128(self.reader.as_i64()?.into()),
+        };
+        result.map_err(|e: Error| e.with_offset(at))
+    }
+
+    fn deserialize_u128<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        self.charge()?;
+        let at = self.reader.offset();
+        visitor
+            .visit_u128(self.reader.as_u64()?.into())
+            .map_err(|e: Error| e.with_offset(at))
+    }
+
+    fn deserialize_f32<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        self.charge()?;
+        let at = self.reader.offset();
+        visitor
+            .visit_f32(self.reader.as_f64()? as f32)
+            .map_err(|e: Error| e.with_offset(at))
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        self.charge()?;
+        let at = self.reader.offset();
+        visitor
+            .visit_f64(self.reader.as_f64()?)
+            .map_err(|e: Error| e.with_offset(at))
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        // serde's char visitor accepts a string of exactly one character.
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        self.charge()?;
+        let at = self.reader.offset();
+        let s = self.str()?;
+        visitor
+            .visit_borrowed_str(s)
+            .map_err(|e: Error| e.with_offset(at))
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        self.charge()?;
+        let at = self.reader.offset();
+        match self.reader.flex_type() {
+            FlexType::Blob | FlexType::String | FlexType::Key => {
+                let b = self.bytes()?;
+                visitor
+                    .visit_borrowed_bytes(b)
+                    .map_err(|e: Error| e.with_offset(at))
+            }
+            // Other SDKs may write bytes as a vector of numbers; byte visitors accept sequences.
+            t if is_vector(t) => self.seq(visitor),
+            _ => Err(self.mismatch("blob")),
+        }
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_bytes(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        self.charge()?;
+        if self.reader.is_null() {
+            let at = self.reader.offset();
+            visitor.visit_none().map_err(|e: Error| e.with_offset(at))
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        self.charge()?;
+        if !self.reader.is_null() {
+            return Err(self.mismatch("null"));
+        }
+        let at = self.reader.offset();
+        visitor.visit_unit().map_err(|e: Error| e.with_offset(at))
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_unit(visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        mut self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.charge()?;
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        self.charge()?;
+        if !is_vector(self.reader.flex_type()) {
+            return Err(self.mismatch("vector"));
+        }
+        self.seq(visitor)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        self.charge()?;
+        if self.reader.flex_type() != FlexType::Map {
+            return Err(self.mismatch("map"));
+        }
+        self.map(visitor)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_map(visitor)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        mut self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.charge()?;
+        let at = self.reader.offset();
+        let result = match self.reader.flex_type() {
+            FlexType::String | FlexType::Key => {
+                let name = self.str()?;
+                visitor.visit_enum(name.into_deserializer())
+            }
+            FlexType::Map => {
+                let map = self.reader.as_map()?;
+                if map.len() != 1 {
+                    return Err(<Error as de::Error>::invalid_length(
+                        map.len(),
+                        &"a map with exactly one entry (the variant)",
+                    )
+                    .with_offset(at));
+                }
+                let name = map.key(0)?;
+                self.budget
+                    .bytes(name.len())
+                    .map_err(|e: Error| e.with_offset(at))?;
+                visitor.visit_enum(Variant {
+                    name,
+                    payload: Value::new(map.value(0)?, self.budget),
+                })
+            }
+            _ => return Err(self.mismatch("enum (string or single-entry map)")),
+        };
+        result.map_err(|e: Error| e.with_offset(at))
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        // Skipping costs nothing to expand: the verifier has already checked the bytes.
+        self.charge()?;
+        visitor.visit_unit()
+    }
+}
+
+/// Elements of any kind of vector.
+struct Seq<'de, 'b> {
+    vector: VectorReader<'de>,
+    next: usize,
+    budget: &'b mut Budget,
+}
+
+impl<'de> de::SeqAccess<'de> for Seq<'de, '_> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.next >= self.vector.len() {
+            return Ok(None);
+        }
+        let i = self.next;
+        self.next += 1;
+        let element = self.vector.get(i)?;
+        seed.deserialize(Value::new(element, self.budget))
+            .map(Some)
+            .map_err(|e| e.in_segment(PathSegment::Index(i)))
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.vector.len() - self.next)
+    }
+}
+
+/// Entries of a map, in key order.
+struct Map<'de, 'b> {
+    map: MapReader<'de>,
+    next: usize,
+    /// Key of the entry whose value comes next.
+    key: &'de str,
+    budget: &'b mut Budget,
+}
+
+impl<'de> de::MapAccess<'de> for Map<'de, '_> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.next >= self.map.len() {
+            return Ok(None);
+        }
+        let key = self.map.key(self.next)?;
+        self.key = key;
+        self.budget.bytes(key.len())?;
+        seed.deserialize(Key { key })
+            .map(Some)
+            .map_err(|e| e.in_segment(PathSegment::Key(key)))
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        let i = self.next;
+        self.next += 1;
+        let value = self.map.value(i)?;
+        seed.deserialize(Value::new(value, self.budget))
+            .map_err(|e| e.in_segment(PathSegment::Key(self.key)))
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.map.len() - self.next)
+    }
+}
+
+/// A map key: text, parsed as a number when the target is numeric (the
+/// serializer writes integer keys in decimal).
+struct Key<'de> {
+    key: &'de str,
+}
+
+impl Key<'_> {
+    fn parse<T: core::str::FromStr>(&self) -> Result<T> {
+        self.key.parse().map_err(|_| {
+            // Distinguish a number too big for the target from text that is no number.
+            if self.key.parse::<i128>().is_ok() {
+                Error::new(ErrorKind::OutOfRange)
+            } else {
+                <Error as de::Error>::invalid_type(de::Unexpected::Str(self.key), &"an integer key")
+            }
+        })
+    }
+}
+
+macro_rules! integer_key {
+    ($($method:ident => $visit:ident,)*) => {
+        $(
+            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+                visitor.$visit(self.parse()?)
+            }
+        )*
+    };
+}
+
+impl<'de> de::Deserializer<'de> for Key<'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_borrowed_str(self.key)
+    }
+
+    integer_key! {
+        deserialize_i8 => visit_i8,
+        deserialize_i16 => visit_i16,
+        deserialize_i32 => visit_i32,
+        deserialize_i64 => visit_i64,
+        deserialize_i128 => visit_i128,
+        deserialize_u8 => visit_u8,
+        deserialize_u16 => visit_u16,
+        deserialize_u32 => visit_u32,
+        deserialize_u64 => visit_u64,
+        deserialize_u128 => visit_u128,
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_enum(self.key.into_deserializer())
+    }
+
+    forward_to_deserialize_any! {
+        bool f32 f64 char str string bytes byte_buf unit unit_struct seq tuple
+        tuple_struct map struct identifier ignored_any
+    }
+}
+
+/// The variant of a `{"Variant": payload}` map.
+struct Variant<'de, 'b> {
+    name: &'de str,
+    payload: Value<'de, 'b>,
+}
+
+impl<'de, 'b> de::EnumAccess<'de> for Variant<'de, 'b> {
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<(T::Value, Self)> {
+        let v = seed
+            .deserialize(Key { key: self.name })
+            .map_err(|e| e.in_segment(PathSegment::Key(self.name)))?;
+        Ok((v, self))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for Variant<'de, '_> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<()> {
+        if self.payload.reader.is_null() {
+            Ok(())
+        } else {
+            Err(self
+                .payload
+                .mismatch("null (payload of a unit variant)")
+                .in_segment(PathSegment::Key(self.name)))
+        }
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
+        seed.deserialize(self.payload)
+            .map_err(|e| e.in_segment(PathSegment::Key(self.name)))
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        de::Deserializer::deserialize_tuple(self.payload, len, visitor)
+            .map_err(|e| e.in_segment(PathSegment::Key(self.name)))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        de::Deserializer::deserialize_struct(self.payload, "", fields, visitor)
+            .map_err(|e| e.in_segment(PathSegment::Key(self.name)))
+    }
+}

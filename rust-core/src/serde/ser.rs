@@ -1,0 +1,641 @@
+//! `Serialize` → FlexBuffers, streamed into a [`Builder`].
+
+use core::fmt::Write as _;
+
+use ::serde::ser::{self, Serialize};
+
+use crate::builder::{Builder, BuilderOptions};
+use crate::error::{BuilderError, Error, ErrorKind, PathSegment, Result};
+
+/// Serializes `value` with the default builder options (keys shared, as in C++).
+///
+/// ```
+/// let bytes = flexbuf::to_vec(&("a", 1u8, [true])).unwrap();
+/// assert_eq!(flexbuf::to_json(&bytes).unwrap(), r#"["a",1,[true]]"#);
+/// ```
+pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
+    to_vec_with(value, BuilderOptions::default())
+}
+
+/// Serializes `value` with explicit builder options.
+pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, options: BuilderOptions) -> Result<Vec<u8>> {
+    let mut builder = Builder::with_options(options);
+    value.serialize(&mut Serializer::new(&mut builder))?;
+    builder.finish_vec()
+}
+
+/// A serde serializer that pushes exactly one value onto a [`Builder`].
+///
+/// It makes the same builder calls a hand-written encoder would (`start_map`,
+/// `key`, value, ..., `end_map`), so the bytes match the C++ reference for
+/// that call sequence. The value may also be embedded in a larger buffer: it
+/// is pushed where the builder stands, e.g. after a `key` inside an open map.
+/// After an error the builder holds a partial value and must be cleared.
+///
+/// ```
+/// use flexbuf::{Builder, Serializer};
+/// use serde::Serialize;
+///
+/// let mut b = Builder::new();
+/// b.start_vector();
+/// b.int(1);
+/// vec!["x", "y"].serialize(&mut Serializer::new(&mut b)).unwrap();
+/// b.end_vector().unwrap();
+/// let bytes = b.finish_vec().unwrap();
+/// assert_eq!(flexbuf::to_json(&bytes).unwrap(), r#"[1,["x","y"]]"#);
+/// ```
+#[derive(Debug)]
+pub struct Serializer<'b> {
+    builder: &'b mut Builder,
+    /// Text of the map keys currently open, one after another, so an error
+    /// can name its key without allocating per entry.
+    keys: String,
+}
+
+impl<'b> Serializer<'b> {
+    /// A serializer that writes into `builder`.
+    pub fn new(builder: &'b mut Builder) -> Serializer<'b> {
+        Serializer {
+            builder,
+            keys: String::new(),
+        }
+    }
+
+    /// The builder being written to.
+    pub fn builder(&mut self) -> &mut Builder {
+        self.builder
+    }
+}
+
+fn out_of_range() -> Error {
+    Error::new(ErrorKind::OutOfRange)
+}
+
+impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Seq<'s, 'b>;
+    type SerializeTuple = Seq<'s, 'b>;
+    type SerializeTupleStruct = Seq<'s, 'b>;
+    type SerializeTupleVariant = Seq<'s, 'b>;
+    type SerializeMap = Map<'s, 'b>;
+    type SerializeStruct = Struct<'s, 'b>;
+    type SerializeStructVariant = Struct<'s, 'b>;
+
+    fn serialize_bool(self, v: bool) -> Result<()> {
+        self.builder.bool(v);
+        Ok(())
+    }
+
+    fn serialize_i8(self, v: i8) -> Result<()> {
+        self.serialize_i64(v.into())
+    }
+
+    fn serialize_i16(self, v: i16) -> Result<()> {
+        self.serialize_i64(v.into())
+    }
+
+    fn serialize_i32(self, v: i32) -> Result<()> {
+        self.serialize_i64(v.into())
+    }
+
+    fn serialize_i64(self, v: i64) -> Result<()> {
+        self.builder.int(v);
+        Ok(())
+    }
+
+    fn serialize_i128(self, v: i128) -> Result<()> {
+        self.serialize_i64(i64::try_from(v).map_err(|_| out_of_range())?)
+    }
+
+    fn serialize_u8(self, v: u8) -> Result<()> {
+        self.serialize_u64(v.into())
+    }
+
+    fn serialize_u16(self, v: u16) -> Result<()> {
+        self.serialize_u64(v.into())
+    }
+
+    fn serialize_u32(self, v: u32) -> Result<()> {
+        self.serialize_u64(v.into())
+    }
+
+    fn serialize_u64(self, v: u64) -> Result<()> {
+        self.builder.uint(v);
+        Ok(())
+    }
+
+    fn serialize_u128(self, v: u128) -> Result<()> {
+        self.serialize_u64(u64::try_from(v).map_err(|_| out_of_range())?)
+    }
+
+    fn serialize_f32(self, v: f32) -> Result<()> {
+        self.builder.float(v);
+        Ok(())
+    }
+
+    fn serialize_f64(self, v: f64) -> Result<()> {
+        self.builder.double(v);
+        Ok(())
+    }
+
+    fn serialize_char(self, v: char) -> Result<()> {
+        self.builder.string(v.encode_utf8(&mut [0; 4]));
+        Ok(())
+    }
+
+    fn serialize_str(self, v: &str) -> Result<()> {
+        self.builder.string(v);
+        Ok(())
+    }
+
+    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
+        self.builder.blob(v);
+        Ok(())
+    }
+
+    fn serialize_none(self) -> Result<()> {
+        self.builder.null();
+        Ok(())
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+
+    fn serialize_unit(self) -> Result<()> {
+        self.builder.null();
+        Ok(())
+    }
+
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<()> {
+        self.builder.null();
+        Ok(())
+    }
+
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<()> {
+        self.builder.string(variant);
+        Ok(())
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.builder.start_map();
+        self.builder.key(variant);
+        value
+            .serialize(&mut *self)
+            .map_err(|e| e.in_segment(PathSegment::Key(variant)))?;
+        self.builder.end_map()
+    }
+
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Seq<'s, 'b>> {
+        self.builder.start_vector();
+        Ok(Seq {
+            ser: self,
+            index: 0,
+            variant: None,
+        })
+    }
+
+    fn serialize_tuple(self, len: usize) -> Result<Seq<'s, 'b>> {
+        self.serialize_seq(Some(len))
+    }
+
+    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Seq<'s, 'b>> {
+        self.serialize_seq(Some(len))
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Seq<'s, 'b>> {
+        self.builder.start_map();
+        self.builder.key(variant);
+        self.builder.start_vector();
+        Ok(Seq {
+            ser: self,
+            index: 0,
+            variant: Some(variant),
+        })
+    }
+
+    fn serialize_map(self, _len: Option<usize>) -> Result<Map<'s, 'b>> {
+        self.builder.start_map();
+        let key_start = self.keys.len();
+        Ok(Map {
+            ser: self,
+            key_start,
+            key_end: key_start,
+        })
+    }
+
+    fn serialize_struct(self, _: &'static str, _len: usize) -> Result<Struct<'s, 'b>> {
+        self.builder.start_map();
+        Ok(Struct {
+            ser: self,
+            variant: None,
+        })
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Struct<'s, 'b>> {
+        self.builder.start_map();
+        self.builder.key(variant);
+        self.builder.start_map();
+        Ok(Struct {
+            ser: self,
+            variant: Some(variant),
+        })
+    }
+}
+
+/// Elements of a sequence, tuple, tuple struct or tuple variant.
+#[doc(hidden)]
+pub struct Seq<'s, 'b> {
+    ser: &'s mut Serializer<'b>,
+    index: usize,
+    /// For a tuple variant, the variant name: the vector is inside `{variant: ...}`.
+    variant: Option<&'static str>,
+}
+
+impl Seq<'_, '_> {
+    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        value.serialize(&mut *self.ser).map_err(|e| {
+            let e = e.in_segment(PathSegment::Index(self.index));
+            match self.variant {
+                Some(v) => e.in_segment(PathSegment::Key(v)),
+                None => e,
+            }
+        })?;
+        self.index += 1;
+        Ok(())
+    }
+
+    fn end(self) -> Result<()> {
+        self.ser.builder.end_vector()?;
+        if self.variant.is_some() {
+            self.ser.builder.end_map()?;
+        }
+        Ok(())
+    }
+}
+
+impl ser::SerializeSeq for Seq<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+
+    fn end(self) -> Result<()> {
+        Seq::end(self)
+    }
+}
+
+impl ser::SerializeTuple for Seq<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+
+    fn end(self) -> Result<()> {
+        Seq::end(self)
+    }
+}
+
+impl ser::SerializeTupleStruct for Seq<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+
+    fn end(self) -> Result<()> {
+        Seq::end(self)
+    }
+}
+
+impl ser::SerializeTupleVariant for Seq<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+
+    fn end(self) -> Result<()> {
+        Seq::end(self)
+    }
+}
+
+/// Entries of a map; keys go through a [`KeySerializer`].
+#[doc(hidden)]
+pub struct Map<'s, 'b> {
+    ser: &'s mut Serializer<'b>,
+    /// This map's current key is `ser.keys[key_start..key_end]`.
+    key_start: usize,
+    key_end: usize,
+}
+
+impl ser::SerializeMap for Map<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
+        self.ser.keys.truncate(self.key_start);
+        key.serialize(KeySerializer {
+            keys: &mut self.ser.keys,
+        })?;
+        let text = &self.ser.keys[self.key_start..];
+        if text.contains('\0') {
+            return Err(Error::from(BuilderError::NulInKey).in_segment(PathSegment::Key(text)));
+        }
+        self.ser.builder.key(text);
+        self.key_end = self.ser.keys.len();
+        Ok(())
+    }
+
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        let result = value.serialize(&mut *self.ser);
+        result.map_err(|e| {
+            e.in_segment(PathSegment::Key(
+                &self.ser.keys[self.key_start..self.key_end],
+            ))
+        })
+    }
+
+    fn end(self) -> Result<()> {
+        self.ser.keys.truncate(self.key_start);
+        self.ser.builder.end_map()
+    }
+}
+
+/// Fields of a struct or struct variant.
+#[doc(hidden)]
+pub struct Struct<'s, 'b> {
+    ser: &'s mut Serializer<'b>,
+    /// For a struct variant, the variant name: the map is inside `{variant: ...}`.
+    variant: Option<&'static str>,
+}
+
+impl Struct<'_, '_> {
+    fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
+        self.ser.builder.key(key);
+        value.serialize(&mut *self.ser).map_err(|e| {
+            let e = e.in_segment(PathSegment::Key(key));
+            match self.variant {
+                Some(v) => e.in_segment(PathSegment::Key(v)),
+                None => e,
+            }
+        })
+    }
+
+    fn end(self) -> Result<()> {
+        self.ser.builder.end_map()?;
+        if self.variant.is_some() {
+            self.ser.builder.end_map()?;
+        }
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for Struct<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.field(key, value)
+    }
+
+    fn end(self) -> Result<()> {
+        Struct::end(self)
+    }
+}
+
+impl ser::SerializeStructVariant for Struct<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.field(key, value)
+    }
+
+    fn end(self) -> Result<()> {
+        Struct::end(self)
+    }
+}
+
+/// Writes a map key's text into the key scratch string (the caller pushes it).
+struct KeySerializer<'k> {
+    keys: &'k mut String,
+}
+
+fn key_error(what: &str) -> Error {
+    Error::new(ErrorKind::Message(format!(
+        "map keys must be strings, integers, chars or unit variants, not {what}"
+    )))
+}
+
+impl KeySerializer<'_> {
+    fn text(self, s: &str) -> Result<()> {
+        self.keys.push_str(s);
+        Ok(())
+    }
+
+    fn number(self, n: impl core::fmt::Display) -> Result<()> {
+        // Writing to a String cannot fail.
+        let _ = write!(self.keys, "{n}");
+        Ok(())
+    }
+}
+
+impl ser::Serializer for KeySerializer<'_> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<(), Error>;
+    type SerializeTuple = ser::Impossible<(), Error>;
+    type SerializeTupleStruct = ser::Impossible<(), Error>;
+    type SerializeTupleVariant = ser::Impossible<(), Error>;
+    type SerializeMap = ser::Impossible<(), Error>;
+    type SerializeStruct = ser::Impossible<(), Error>;
+    type SerializeStructVariant = ser::Impossible<(), Error>;
+
+    fn serialize_str(self, v: &str) -> Result<()> {
+        self.text(v)
+    }
+
+    fn serialize_char(self, v: char) -> Result<()> {
+        self.text(v.encode_utf8(&mut [0; 4]))
+    }
+
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<()> {
+        self.text(variant)
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        value.serialize(self)
+    }
+
+    fn serialize_i8(self, v: i8) -> Result<()> {
+        self.number(v)
+    }
+
+    fn serialize_i16(self, v: i16) -> Result<()> {
+        self.number(v)
+    }
+
+    fn serialize_i32(self, v: i32) -> Result<()> {
+        self.number(v)
+    }
+
+    fn serialize_i64(self, v: i64) -> Result<()> {
+        self.number(v)
+    }
+
+    fn serialize_i128(self, v: i128) -> Result<()> {
+        self.number(v)
+    }
+
+    fn serialize_u8(self, v: u8) -> Result<()> {
+        self.number(v)
+    }
+
+    fn serialize_u16(self, v: u16) -> Result<()> {
+        self.number(v)
+    }
+
+    fn serialize_u32(self, v: u32) -> Result<()> {
+        self.number(v)
+    }
+
+    fn serialize_u64(self, v: u64) -> Result<()> {
+        self.number(v)
+    }
+
+    fn serialize_u128(self, v: u128) -> Result<()> {
+        self.number(v)
+    }
+
+    fn serialize_bool(self, _: bool) -> Result<()> {
+        Err(key_error("a bool"))
+    }
+
+    fn serialize_f32(self, _: f32) -> Result<()> {
+        Err(key_error("a float"))
+    }
+
+    fn serialize_f64(self, _: f64) -> Result<()> {
+        Err(key_error("a float"))
+    }
+
+    fn serialize_bytes(self, _: &[u8]) -> Result<()> {
+        Err(key_error("bytes"))
+    }
+
+    fn serialize_none(self) -> Result<()> {
+        Err(key_error("an option"))
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<()> {
+        Err(key_error("an option"))
+    }
+
+    fn serialize_unit(self) -> Result<()> {
+        Err(key_error("a unit"))
+    }
+
+    fn serialize_unit_struct(self, _: &'static str) -> Result<()> {
+        Err(key_error("a unit struct"))
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<()> {
+        Err(key_error("a newtype variant"))
+    }
+
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
+        Err(key_error("a sequence"))
+    }
+
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
+        Err(key_error("a tuple"))
+    }
+
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct> {
+        Err(key_error("a tuple struct"))
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant> {
+        Err(key_error("a tuple variant"))
+    }
+
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
+        Err(key_error("a map"))
+    }
+
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
+        Err(key_error("a struct"))
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant> {
+        Err(key_error("a struct variant"))
+    }
+}

@@ -1,0 +1,1063 @@
+//! The serde coverage tier: round trips, borrowing, null semantics, error paths,
+//! interop with hand-built buffers, the expansion budget and hostile input.
+#![cfg(feature = "serde")]
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
+
+use flexbuf::{
+    from_slice, from_slice_with, to_vec, to_vec_with, BitWidth, Budget, Builder, BuilderError,
+    BuilderOptions, Deserializer, ErrorKind, FlexType, Reader, ShareFlags, VerifyOptions,
+};
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize};
+use serde_bytes::ByteBuf;
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Copy, Eq, Hash, PartialOrd, Ord)]
+enum Status {
+    Open,
+    Shipped,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+enum Event {
+    Created,
+    Note(String),
+    Moved(i32, i32),
+    Paid { amount: f64, currency: String },
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Meters(f32);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Marker;
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Item {
+    sku: String,
+    qty: u32,
+    price: f64,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Customer {
+    name: String,
+    email: Option<String>,
+    initial: char,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Order {
+    id: u64,
+    delta: i64,
+    customer: Customer,
+    items: Vec<Item>,
+    attrs: HashMap<String, i32>,
+    by_line: BTreeMap<u32, String>,
+    by_status: BTreeMap<Status, u8>,
+    status: Status,
+    events: Vec<Event>,
+    pair: (i8, String, bool),
+    matrix: Vec<Vec<u16>>,
+    blob: ByteBuf,
+    note: Option<String>,
+    distance: Meters,
+    marker: Marker,
+    unit: (),
+    wide: i128,
+    big: u64,
+    ratio: f32,
+}
+
+fn sample_order() -> Order {
+    Order {
+        id: 9_000_000_001,
+        delta: -42,
+        customer: Customer {
+            name: "Zoë Ω 名前 🚀".into(),
+            email: None,
+            initial: 'Z',
+        },
+        items: vec![
+            Item {
+                sku: "a-1".into(),
+                qty: 1,
+                price: 9.99,
+            },
+            Item {
+                sku: "b-2".into(),
+                qty: 70_000,
+                price: 0.5,
+            },
+            Item {
+                sku: "ü-3".into(),
+                qty: 3,
+                price: -1e300,
+            },
+        ],
+        attrs: HashMap::from([("gift".into(), 1), ("priority".into(), -7)]),
+        by_line: BTreeMap::from([(2, "two".into()), (10, "ten".into()), (1, "one".into())]),
+        by_status: BTreeMap::from([(Status::Open, 3), (Status::Shipped, 4)]),
+        status: Status::Shipped,
+        events: vec![
+            Event::Created,
+            Event::Note("leave at door".into()),
+            Event::Moved(-3, 4),
+            Event::Paid {
+                amount: 12.25,
+                currency: "EUR".into(),
+            },
+        ],
+        pair: (-128, "p".into(), true),
+        matrix: vec![vec![], vec![1, 65535]],
+        blob: ByteBuf::from(vec![0u8, 255, 0, 7]),
+        note: Some(String::new()),
+        distance: Meters(1.5),
+        marker: Marker,
+        unit: (),
+        wide: -5,
+        big: u64::MAX,
+        ratio: 0.1,
+    }
+}
+
+#[test]
+fn nested_structures_round_trip() {
+    let order = sample_order();
+    let bytes = to_vec(&order).unwrap();
+    flexbuf::verify(&bytes).unwrap();
+    let back: Order = from_slice(&bytes).unwrap();
+    assert_eq!(back, order);
+    // Other sharing options change the bytes, never the value.
+    let opts = BuilderOptions {
+        share: ShareFlags::ALL,
+        dedup_key_vectors: true,
+        ..Default::default()
+    };
+    let other = to_vec_with(&order, opts).unwrap();
+    assert_ne!(other, bytes);
+    assert_eq!(from_slice::<Order>(&other).unwrap(), order);
+}
+
+#[test]
+fn wire_shape_follows_the_documented_mapping() {
+    let bytes = to_vec(&sample_order()).unwrap();
+    let root = flexbuf::verify(&bytes).unwrap().root();
+    let m = root.as_map().unwrap();
+    let keys: Vec<&str> = m.iter().map(|e| e.unwrap().0).collect();
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    assert_eq!(keys, sorted, "struct fields are written as sorted map keys");
+    assert_eq!(m.len(), 19);
+    let ty = |k: &str| m.get(k).unwrap().flex_type();
+    assert_eq!(ty("id"), FlexType::UInt);
+    assert_eq!(ty("delta"), FlexType::Int);
+    assert_eq!(ty("blob"), FlexType::Blob);
+    assert_eq!(ty("marker"), FlexType::Null);
+    assert_eq!(ty("unit"), FlexType::Null);
+    assert_eq!(ty("status"), FlexType::String);
+    assert_eq!(ty("pair"), FlexType::Vector);
+    assert_eq!(ty("ratio"), FlexType::Float);
+    assert_eq!(m.get("ratio").unwrap().as_f64().unwrap(), 0.1f32 as f64);
+    assert_eq!(m.get("distance").unwrap().as_f64().unwrap(), 1.5);
+    assert_eq!(m.get("wide").unwrap().as_i64().unwrap(), -5);
+    assert_eq!(
+        m.get("customer").unwrap().get("email").unwrap().flex_type(),
+        FlexType::Null
+    );
+    assert_eq!(
+        m.get("customer")
+            .unwrap()
+            .get("initial")
+            .unwrap()
+            .as_str()
+            .unwrap(),
+        "Z"
+    );
+    let by_line = m.get("by_line").unwrap().as_map().unwrap();
+    let line_keys: Vec<&str> = by_line.iter().map(|e| e.unwrap().0).collect();
+    assert_eq!(
+        line_keys,
+        ["1", "10", "2"],
+        "integer keys are decimal text, byte-sorted"
+    );
+    assert_eq!(
+        m.get("by_status")
+            .unwrap()
+            .get("Shipped")
+            .unwrap()
+            .as_u64()
+            .unwrap(),
+        4
+    );
+    let events = m.get("events").unwrap().as_vector().unwrap();
+    assert_eq!(events.get(0).unwrap().as_str().unwrap(), "Created");
+    assert_eq!(
+        events
+            .get(1)
+            .unwrap()
+            .get("Note")
+            .unwrap()
+            .as_str()
+            .unwrap(),
+        "leave at door"
+    );
+    let moved = events.get(2).unwrap().get("Moved").unwrap();
+    assert_eq!(moved.flex_type(), FlexType::Vector);
+    assert_eq!(moved.index(0).unwrap().as_i64().unwrap(), -3);
+    let paid = events.get(3).unwrap().get("Paid").unwrap();
+    assert_eq!(paid.get("amount").unwrap().as_f64().unwrap(), 12.25);
+    assert_eq!(paid.get("currency").unwrap().as_str().unwrap(), "EUR");
+    assert_eq!(
+        flexbuf::to_json(&to_vec(&Event::Moved(1, 2)).unwrap()).unwrap(),
+        r#"{"Moved":[1,2]}"#
+    );
+}
+
+#[test]
+fn serde_struct_reads_back_with_the_plain_reader() {
+    #[derive(Serialize)]
+    struct Person<'a> {
+        zip: u32,
+        name: &'a str,
+        age: i8,
+        tags: [&'a str; 2],
+        address: Address,
+    }
+    #[derive(Serialize)]
+    struct Address {
+        street: &'static str,
+        city: &'static str,
+    }
+    let p = Person {
+        zip: 12345,
+        name: "Ada",
+        age: -1,
+        tags: ["x", "y"],
+        address: Address {
+            street: "Main",
+            city: "Town",
+        },
+    };
+    let bytes = to_vec(&p).unwrap();
+    let root = Reader::new(&bytes).unwrap();
+    let m = root.as_map().unwrap();
+    let keys: Vec<&str> = m.iter().map(|e| e.unwrap().0).collect();
+    assert_eq!(keys, ["address", "age", "name", "tags", "zip"]);
+    assert_eq!(m.get("zip").unwrap().as_u64().unwrap(), 12345);
+    assert_eq!(m.get("age").unwrap().as_i64().unwrap(), -1);
+    assert_eq!(m.get("name").unwrap().as_str().unwrap(), "Ada");
+    assert_eq!(
+        m.get("tags").unwrap().index(1).unwrap().as_str().unwrap(),
+        "y"
+    );
+    let addr = m.get("address").unwrap().as_map().unwrap();
+    let addr_keys: Vec<&str> = addr.iter().map(|e| e.unwrap().0).collect();
+    assert_eq!(addr_keys, ["city", "street"]);
+    assert_eq!(addr.get("street").unwrap().as_str().unwrap(), "Main");
+}
+
+#[test]
+fn bytes_equal_the_same_builder_call_sequence() {
+    #[derive(Serialize)]
+    struct Simple<'a> {
+        name: &'a str,
+        count: u32,
+        ok: bool,
+        ratio: f64,
+        tags: Vec<&'a str>,
+        neg: i16,
+        none: Option<u8>,
+    }
+    let value = Simple {
+        name: "widget",
+        count: 300,
+        ok: true,
+        ratio: 0.25,
+        tags: vec!["a", "name"],
+        neg: -2,
+        none: None,
+    };
+    let mut b = Builder::new();
+    b.start_map();
+    b.key("name");
+    b.string("widget");
+    b.key("count");
+    b.uint(300);
+    b.key("ok");
+    b.bool(true);
+    b.key("ratio");
+    b.double(0.25);
+    b.key("tags");
+    b.start_vector();
+    b.string("a");
+    b.string("name");
+    b.end_vector().unwrap();
+    b.key("neg");
+    b.int(-2);
+    b.key("none");
+    b.null();
+    b.end_map().unwrap();
+    let manual = b.finish_vec().unwrap();
+    assert_eq!(to_vec(&value).unwrap(), manual);
+
+    // Enum variants are single-entry maps made the same way.
+    let mut b = Builder::new();
+    b.start_map();
+    b.key("Paid");
+    b.start_map();
+    b.key("amount");
+    b.double(1.5);
+    b.key("currency");
+    b.string("USD");
+    b.end_map().unwrap();
+    b.end_map().unwrap();
+    let manual = b.finish_vec().unwrap();
+    let paid = Event::Paid {
+        amount: 1.5,
+        currency: "USD".into(),
+    };
+    assert_eq!(to_vec(&paid).unwrap(), manual);
+}
+
+#[test]
+fn hand_built_buffer_deserializes_into_serde_types() {
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Reading<'a> {
+        sensor: &'a str,
+        samples: Vec<i64>,
+        small: Vec<u16>,
+        floats: Vec<f64>,
+        flags: Vec<bool>,
+        point: (i32, i32, i32),
+        rgba: [f32; 4],
+        labels: Vec<String>,
+        level: u8,
+        offset: i32,
+        scale: f32,
+        count: u64,
+        payload: ByteBuf,
+        nested: Inner,
+        mode: Status,
+        event: Event,
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Inner {
+        b: i64,
+        a: String,
+    }
+
+    let mut b = Builder::new();
+    b.start_map();
+    // Keys in no particular order, plus fields the struct does not know.
+    b.key("unknown_nested");
+    b.start_map();
+    b.key("deep");
+    b.start_vector();
+    b.int(1);
+    b.string("s");
+    b.end_vector().unwrap();
+    b.end_map().unwrap();
+    b.key("samples");
+    b.typed_vector(&[1i32, -2, 300_000]);
+    b.key("small");
+    b.typed_vector(&[7u8, 255]);
+    b.key("floats");
+    b.scalar_vector(&[1.5f32, -0.25]).unwrap();
+    b.key("flags");
+    b.typed_vector(&[true, false, true]);
+    b.key("point");
+    b.fixed_vector(&[1i32, -2, 3]).unwrap();
+    b.key("rgba");
+    b.fixed_vector(&[0.5f32, 1.0, 0.0, 1.0]).unwrap();
+    b.key("labels");
+    b.start_vector();
+    b.key("k1");
+    b.key("k2");
+    b.end_typed_vector().unwrap();
+    b.key("sensor");
+    b.string("thermo");
+    b.key("level");
+    b.indirect_int(200);
+    b.key("offset");
+    b.uint(70_000);
+    b.key("scale");
+    b.int(3);
+    b.key("count");
+    b.indirect_uint(5);
+    b.key("payload");
+    b.string("text as bytes");
+    b.key("nested");
+    b.start_map();
+    b.key("a");
+    b.string("x");
+    b.key("zz_unknown");
+    b.blob(&[1, 2, 3]);
+    b.key("b");
+    b.int(-9);
+    b.end_map().unwrap();
+    b.key("mode");
+    b.key("Open");
+    b.key("event");
+    b.start_map();
+    b.key("Moved");
+    b.fixed_vector(&[5i64, 6]).unwrap();
+    b.end_map().unwrap();
+    b.key("extra");
+    b.double(2.5);
+    b.end_map().unwrap();
+    let bytes = b.finish_vec().unwrap();
+
+    let r: Reading = from_slice(&bytes).unwrap();
+    assert_eq!(
+        r,
+        Reading {
+            sensor: "thermo",
+            samples: vec![1, -2, 300_000],
+            small: vec![7, 255],
+            floats: vec![1.5, -0.25],
+            flags: vec![true, false, true],
+            point: (1, -2, 3),
+            rgba: [0.5, 1.0, 0.0, 1.0],
+            labels: vec!["k1".into(), "k2".into()],
+            level: 200,
+            offset: 70_000,
+            scale: 3.0,
+            count: 5,
+            payload: ByteBuf::from(b"text as bytes".to_vec()),
+            nested: Inner {
+                b: -9,
+                a: "x".into()
+            },
+            mode: Status::Open,
+            event: Event::Moved(5, 6),
+        }
+    );
+}
+
+#[test]
+fn borrowed_strings_and_bytes_point_into_the_input() {
+    #[derive(Serialize, Deserialize, Debug)]
+    struct Borrowed<'a> {
+        #[serde(borrow)]
+        name: &'a str,
+        #[serde(with = "serde_bytes")]
+        data: &'a [u8],
+        #[serde(borrow)]
+        words: Vec<&'a str>,
+        #[serde(borrow)]
+        by_key: BTreeMap<&'a str, &'a str>,
+    }
+    let value = Borrowed {
+        name: "borrowed ✓",
+        data: &[9, 8, 7, 0],
+        words: vec!["alpha", "beta"],
+        by_key: BTreeMap::from([("k", "v")]),
+    };
+    let bytes = to_vec(&value).unwrap();
+    let back: Borrowed = from_slice(&bytes).unwrap();
+    assert_eq!(back.name, value.name);
+    assert_eq!(back.data, value.data);
+    assert_eq!(back.words, value.words);
+    assert_eq!(back.by_key, value.by_key);
+    let range = bytes.as_ptr_range();
+    let inside =
+        |p: *const u8, len: usize| range.contains(&p) && (p as usize + len) <= range.end as usize;
+    assert!(inside(back.name.as_ptr(), back.name.len()));
+    assert!(inside(back.data.as_ptr(), back.data.len()));
+    for w in &back.words {
+        assert!(inside(w.as_ptr(), w.len()));
+    }
+    for (k, v) in &back.by_key {
+        assert!(inside(k.as_ptr(), k.len()));
+        assert!(inside(v.as_ptr(), v.len()));
+    }
+    // A string stored as a map key (FlexType::Key) also borrows.
+    let mut b = Builder::new();
+    b.key("as-key");
+    let key_bytes = b.finish_vec().unwrap();
+    let s: &str = from_slice(&key_bytes).unwrap();
+    assert_eq!(s, "as-key");
+    assert!(key_bytes.as_ptr_range().contains(&s.as_ptr()));
+}
+
+fn seven() -> Option<i32> {
+    Some(7)
+}
+
+#[test]
+fn explicit_null_is_not_a_missing_field() {
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Opt {
+        #[serde(default = "seven")]
+        with_default: Option<i32>,
+        plain: Option<i32>,
+        #[serde(default)]
+        count: u32,
+    }
+    let build = |entries: &[(&str, Option<i64>)]| {
+        let mut b = Builder::new();
+        b.start_map();
+        for (k, v) in entries {
+            b.key(k);
+            match v {
+                Some(i) => b.int(*i),
+                None => b.null(),
+            }
+        }
+        b.end_map().unwrap();
+        b.finish_vec().unwrap()
+    };
+    // Missing: the default applies (and a missing Option is None).
+    let o: Opt = from_slice(&build(&[])).unwrap();
+    assert_eq!(
+        o,
+        Opt {
+            with_default: Some(7),
+            plain: None,
+            count: 0
+        }
+    );
+    // Explicit null: None, not the default.
+    let o: Opt = from_slice(&build(&[("with_default", None), ("plain", None)])).unwrap();
+    assert_eq!(
+        o,
+        Opt {
+            with_default: None,
+            plain: None,
+            count: 0
+        }
+    );
+    // Present values win.
+    let o: Opt = from_slice(&build(&[
+        ("with_default", Some(1)),
+        ("plain", Some(2)),
+        ("count", Some(3)),
+    ]))
+    .unwrap();
+    assert_eq!(
+        o,
+        Opt {
+            with_default: Some(1),
+            plain: Some(2),
+            count: 3
+        }
+    );
+    // Null where a number is required is an error, not the default.
+    let err = from_slice::<Opt>(&build(&[("count", None)])).unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::TypeMismatch {
+                found: FlexType::Null,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(err.path().unwrap(), "$.count");
+
+    // A missing required field is an error naming it.
+    let err = from_slice::<Item>(&to_vec(&BTreeMap::from([("sku", "x")])).unwrap()).unwrap_err();
+    assert!(err.to_string().contains("missing field `qty`"), "{err}");
+
+    // Round trip keeps None and Some apart.
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Pair {
+        a: Option<String>,
+        b: Option<String>,
+    }
+    let p = Pair {
+        a: None,
+        b: Some("".into()),
+    };
+    assert_eq!(from_slice::<Pair>(&to_vec(&p).unwrap()).unwrap(), p);
+}
+
+#[test]
+fn integer_range_errors_name_the_path() {
+    #[derive(Serialize)]
+    struct WideLine {
+        qty: i64,
+    }
+    #[derive(Serialize)]
+    struct WideOrder {
+        items: Vec<WideLine>,
+    }
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Line {
+        qty: u8,
+    }
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct NarrowOrder {
+        items: Vec<Line>,
+    }
+    let order = |q: i64| WideOrder {
+        items: vec![
+            WideLine { qty: 1 },
+            WideLine { qty: 2 },
+            WideLine { qty: q },
+        ],
+    };
+    for bad in [256, -1, i64::MIN] {
+        let bytes = to_vec(&order(bad)).unwrap();
+        let err = from_slice::<NarrowOrder>(&bytes).unwrap_err();
+        assert_eq!(err.kind(), &ErrorKind::OutOfRange, "{bad}: {err}");
+        assert_eq!(err.path().unwrap(), "$.items[2].qty");
+        // The offset is the slot of the offending value.
+        let slot = Reader::new(&bytes)
+            .unwrap()
+            .get("items")
+            .unwrap()
+            .index(2)
+            .unwrap();
+        assert_eq!(err.offset(), Some(slot.get("qty").unwrap().offset()));
+        assert!(err.to_string().contains("$.items[2].qty"));
+    }
+    assert_eq!(
+        from_slice::<NarrowOrder>(&to_vec(&order(255)).unwrap())
+            .unwrap()
+            .items[2]
+            .qty,
+        255
+    );
+
+    // uint above i64::MAX into i64, and i64 into i32.
+    let err = from_slice::<Vec<i64>>(&to_vec(&[1u64, u64::MAX]).unwrap()).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.path().unwrap().as_str()),
+        (&ErrorKind::OutOfRange, "$[1]")
+    );
+    let err = from_slice::<BTreeMap<String, i32>>(
+        &to_vec(&BTreeMap::from([("odd key", i64::MAX)])).unwrap(),
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::OutOfRange);
+    assert_eq!(err.path().unwrap(), "$[\"odd key\"]");
+    // Floats accept integers; integers do not accept floats.
+    assert_eq!(from_slice::<f64>(&to_vec(&-3i8).unwrap()).unwrap(), -3.0);
+    let err = from_slice::<i32>(&to_vec(&1.0f64).unwrap()).unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        ErrorKind::TypeMismatch {
+            found: FlexType::Float,
+            ..
+        }
+    ));
+    // Integer map keys are range-checked too.
+    let err = from_slice::<BTreeMap<u8, bool>>(&to_vec(&BTreeMap::from([(300u32, true)])).unwrap())
+        .unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::OutOfRange);
+    assert_eq!(err.path().unwrap(), "$[\"300\"]");
+}
+
+#[test]
+fn map_keys_and_128_bit_integers() {
+    let ints: HashMap<i64, String> = HashMap::from([(-1, "m".into()), (i64::MAX, "x".into())]);
+    assert_eq!(
+        from_slice::<HashMap<i64, String>>(&to_vec(&ints).unwrap()).unwrap(),
+        ints
+    );
+    let chars: BTreeMap<char, u8> = BTreeMap::from([('é', 1), ('a', 2)]);
+    assert_eq!(
+        from_slice::<BTreeMap<char, u8>>(&to_vec(&chars).unwrap()).unwrap(),
+        chars
+    );
+
+    let err = to_vec(&HashMap::from([(true, 1)])).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Message(m) if m.contains("map keys")),
+        "{err}"
+    );
+    let err = to_vec(&HashMap::from([((1, 2), 1)])).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Message(_)));
+    let err = to_vec(&BTreeMap::from([("a\0b", 1)])).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::Builder(BuilderError::NulInKey));
+
+    assert_eq!(
+        from_slice::<i128>(&to_vec(&(i64::MIN as i128)).unwrap()).unwrap(),
+        i64::MIN as i128
+    );
+    assert_eq!(
+        from_slice::<u128>(&to_vec(&(u64::MAX as u128)).unwrap()).unwrap(),
+        u64::MAX as u128
+    );
+    assert_eq!(
+        from_slice::<i128>(&to_vec(&u64::MAX).unwrap()).unwrap(),
+        u64::MAX as i128
+    );
+
+    #[derive(Serialize)]
+    struct Big {
+        values: Vec<u128>,
+    }
+    let err = to_vec(&Big {
+        values: vec![0, u64::MAX as u128 + 1],
+    })
+    .unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::OutOfRange);
+    assert_eq!(err.path().unwrap(), "$.values[1]");
+    let err = to_vec(&BTreeMap::from([("k", vec![i128::MIN])])).unwrap_err();
+    assert_eq!(err.path().unwrap(), "$.k[0]");
+}
+
+#[test]
+fn duplicate_keys_are_an_error() {
+    struct Dup;
+    impl Serialize for Dup {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_map([("a", 1), ("b", 2), ("a", 3)])
+        }
+    }
+    let err = to_vec(&Dup).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        &ErrorKind::Builder(BuilderError::DuplicateKey("a".into()))
+    );
+}
+
+#[test]
+fn enums_shapes_and_mismatches() {
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Holder {
+        e: Event,
+    }
+    let bytes = to_vec(&BTreeMap::from([("e", BTreeMap::from([("Created", ())]))])).unwrap();
+    assert_eq!(
+        from_slice::<Holder>(&bytes).unwrap(),
+        Holder { e: Event::Created }
+    );
+
+    let two = to_vec(&BTreeMap::from([(
+        "e",
+        BTreeMap::from([("Note", "a"), ("Paid", "b")]),
+    )]))
+    .unwrap();
+    let err = from_slice::<Holder>(&two).unwrap_err();
+    assert_eq!(err.path().unwrap(), "$.e");
+    assert!(err.to_string().contains("exactly one entry"), "{err}");
+
+    let unknown = to_vec(&BTreeMap::from([("e", "Nope")])).unwrap();
+    assert!(from_slice::<Holder>(&unknown)
+        .unwrap_err()
+        .to_string()
+        .contains("unknown variant"));
+
+    // A newtype variant needs its payload; a unit name alone is not enough.
+    let err = from_slice::<Event>(&to_vec("Note").unwrap()).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Message(_)));
+
+    // Payload errors carry the variant in the path.
+    let bad = to_vec(&BTreeMap::from([("Moved", vec![1i64, i64::MAX])])).unwrap();
+    let err = from_slice::<Event>(&bad).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.path().unwrap().as_str()),
+        (&ErrorKind::OutOfRange, "$.Moved[1]")
+    );
+
+    // Internally tagged and untagged enums go through deserialize_any.
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(tag = "type")]
+    enum Shape {
+        Circle { r: f64 },
+        Square { side: u32 },
+    }
+    let shapes = vec![Shape::Circle { r: 0.5 }, Shape::Square { side: 3 }];
+    assert_eq!(
+        from_slice::<Vec<Shape>>(&to_vec(&shapes).unwrap()).unwrap(),
+        shapes
+    );
+}
+
+#[test]
+fn lengths_must_match_and_types_must_fit() {
+    let three = to_vec(&(1, 2, 3)).unwrap();
+    let err = from_slice::<(i32, i32)>(&three).unwrap_err();
+    assert!(err.to_string().contains("invalid length 3"), "{err}");
+    assert!(from_slice::<(i32, i32, i32, i32)>(&three).is_err());
+    assert_eq!(from_slice::<[u8; 3]>(&three).unwrap(), [1, 2, 3]);
+
+    let err = from_slice::<Item>(&three).unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        ErrorKind::TypeMismatch {
+            expected: "map",
+            found: FlexType::Vector
+        }
+    ));
+    let err = from_slice::<Vec<u8>>(
+        &to_vec(&Item {
+            sku: "s".into(),
+            qty: 1,
+            price: 1.0,
+        })
+        .unwrap(),
+    )
+    .unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        ErrorKind::TypeMismatch {
+            expected: "vector",
+            found: FlexType::Map
+        }
+    ));
+    let err = from_slice::<String>(&to_vec(&5u8).unwrap()).unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        ErrorKind::TypeMismatch {
+            found: FlexType::UInt,
+            ..
+        }
+    ));
+    assert!(from_slice::<char>(&to_vec("ab").unwrap()).is_err());
+    assert_eq!(from_slice::<char>(&to_vec("ß").unwrap()).unwrap(), 'ß');
+    // serde_bytes accepts a vector of numbers too (how other SDKs may write bytes).
+    assert_eq!(from_slice::<ByteBuf>(&three).unwrap().into_vec(), [1, 2, 3]);
+}
+
+#[test]
+fn deserialize_any_agrees_with_json() {
+    let mut b = Builder::new();
+    b.start_map();
+    b.key("n");
+    b.null();
+    b.key("i");
+    b.indirect_int(-70_000);
+    b.key("u");
+    b.uint(u64::MAX);
+    b.key("f");
+    b.indirect_double(0.1);
+    b.key("t");
+    b.typed_vector(&[1u8, 2]);
+    b.key("fx");
+    b.fixed_vector(&[1.5f64, 2.5, 3.5]).unwrap();
+    b.key("bv");
+    b.typed_vector(&[false, true]);
+    b.key("k");
+    b.key("keyval");
+    b.key("m");
+    b.start_map();
+    b.key("z");
+    b.bool(true);
+    b.end_map().unwrap();
+    b.end_map().unwrap();
+    let bytes = b.finish_vec().unwrap();
+    let via_serde: serde_json::Value = from_slice(&bytes).unwrap();
+    let via_json: serde_json::Value =
+        serde_json::from_str(&flexbuf::to_json(&bytes).unwrap()).unwrap();
+    assert_eq!(via_serde, via_json);
+    assert_eq!(via_serde["u"], serde_json::json!(u64::MAX));
+    assert_eq!(via_serde["bv"], serde_json::json!([false, true]));
+}
+
+#[test]
+fn ignored_values_are_not_expanded_and_charge_once() {
+    let bytes = dag(40);
+    let t = Instant::now();
+    let _: IgnoredAny = from_slice(&bytes).unwrap();
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct OnlyName {
+        name: String,
+    }
+    let mut b = Builder::new();
+    b.start_map();
+    b.key("name");
+    b.string("n");
+    b.key("huge");
+    b.start_vector();
+    for _ in 0..10_000 {
+        b.int(1);
+    }
+    b.end_vector().unwrap();
+    b.end_map().unwrap();
+    let wide = b.finish_vec().unwrap();
+    // One node for the map, one for the name, one for the skipped vector.
+    let verified = flexbuf::verify(&wide).unwrap();
+    let mut de = Deserializer::new(verified, Budget::new(3, 1000));
+    assert_eq!(OnlyName::deserialize(&mut de).unwrap().name, "n");
+    assert_eq!(de.budget().nodes_left(), 0);
+    assert!(t.elapsed() < Duration::from_secs(5));
+}
+
+/// `levels` nested 2-element vectors, each holding the level below twice (by
+/// offset): a few hundred bytes describing 2^levels leaves.
+fn dag(levels: usize) -> Vec<u8> {
+    let mut b = Builder::new();
+    for _ in 0..levels {
+        b.start_vector();
+    }
+    b.string("leaf");
+    for _ in 0..levels {
+        let h = b.last_value().unwrap();
+        b.reuse_value(h);
+        b.end_vector().unwrap();
+    }
+    b.finish_vec().unwrap()
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+#[serde(untagged)]
+enum Tree {
+    Leaf(String),
+    Node(Vec<Tree>),
+}
+
+#[test]
+fn dag_bomb_hits_the_budget_quickly() {
+    let small = dag(3);
+    let leaf = || Tree::Leaf("leaf".into());
+    let pair = |a: Tree, b: Tree| Tree::Node(vec![a, b]);
+    let l2 = || pair(pair(leaf(), leaf()), pair(leaf(), leaf()));
+    assert_eq!(from_slice::<Tree>(&small).unwrap(), pair(l2(), l2()));
+
+    let bomb = dag(40);
+    assert!(bomb.len() < 1000, "{} bytes", bomb.len());
+    let t = Instant::now();
+    let err = from_slice::<Tree>(&bomb).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::BudgetExceeded, "{err}");
+    assert!(err.path().is_some());
+    let err = from_slice::<serde_json::Value>(&bomb).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::BudgetExceeded);
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+
+    // A larger explicit budget still stops; bytes are charged for strings too.
+    let err = from_slice_with::<Tree>(
+        &bomb,
+        &VerifyOptions::default(),
+        Budget::new(u64::MAX, 4096),
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::BudgetExceeded);
+}
+
+#[test]
+fn verification_comes_first_and_readers_must_be_trusted() {
+    let bytes = to_vec(&vec![vec![vec![1u8]]]).unwrap();
+    let shallow = VerifyOptions {
+        max_depth: 2,
+        ..Default::default()
+    };
+    let err =
+        from_slice_with::<Vec<Vec<Vec<u8>>>>(&bytes, &shallow, Budget::unlimited()).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::DepthLimit(2));
+    assert!(from_slice::<u8>(&[1, 2]).is_err());
+
+    let untrusted = Reader::new(&bytes).unwrap();
+    assert!(matches!(
+        Deserializer::from_reader(untrusted, Budget::unlimited())
+            .unwrap_err()
+            .kind(),
+        ErrorKind::Message(_)
+    ));
+    let inner = flexbuf::verify(&bytes).unwrap().root().index(0).unwrap();
+    let mut de = Deserializer::from_reader(inner, Budget::unlimited()).unwrap();
+    assert_eq!(Vec::<Vec<u8>>::deserialize(&mut de).unwrap(), [vec![1]]);
+}
+
+#[test]
+fn hostile_bytes_never_panic() {
+    let good = to_vec(&sample_order()).unwrap();
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let mut accepted = 0;
+    let mut check = |bytes: &[u8]| {
+        if from_slice::<Order>(bytes).is_ok() {
+            accepted += 1;
+        }
+        let _ = from_slice::<serde_json::Value>(bytes);
+        let _ = from_slice::<Tree>(bytes);
+        let _ = from_slice::<IgnoredAny>(bytes);
+    };
+    for i in 0..good.len() {
+        check(&good[i..]);
+        check(&good[..i]);
+        for flip in [0x01u8, 0x80, 0xff] {
+            let mut bad = good.clone();
+            bad[i] ^= flip;
+            check(&bad);
+        }
+    }
+    for _ in 0..2000 {
+        let mut bad = good.clone();
+        for _ in 0..4 {
+            let at = (next() as usize) % bad.len();
+            bad[at] = next() as u8;
+        }
+        check(&bad);
+        let len = (next() % 64) as usize + 3;
+        let noise: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        check(&noise);
+    }
+    assert!(
+        accepted >= 1,
+        "the unmodified buffer (i = 0 suffix) must decode"
+    );
+}
+
+#[test]
+fn min_width_and_wide_builders_still_decode() {
+    let order = sample_order();
+    let mut b = Builder::new();
+    b.force_min_width(BitWidth::W64);
+    order
+        .serialize(&mut flexbuf::Serializer::new(&mut b))
+        .unwrap();
+    let bytes = b.finish_vec().unwrap();
+    assert_eq!(from_slice::<Order>(&bytes).unwrap(), order);
+}
+
+#[test]
+fn flatten_and_deny_unknown_fields() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Base {
+        id: u32,
+    }
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Extended {
+        #[serde(flatten)]
+        base: Base,
+        name: String,
+        #[serde(flatten)]
+        rest: BTreeMap<String, i64>,
+    }
+    let value = Extended {
+        base: Base { id: 7 },
+        name: "n".into(),
+        rest: BTreeMap::from([("x".into(), -1)]),
+    };
+    let bytes = to_vec(&value).unwrap();
+    assert_eq!(
+        flexbuf::to_json(&bytes).unwrap(),
+        r#"{"id":7,"name":"n","x":-1}"#
+    );
+    assert_eq!(from_slice::<Extended>(&bytes).unwrap(), value);
+
+    #[derive(Deserialize, Debug)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Strict {
+        id: u32,
+    }
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Outer {
+        inner: Strict,
+    }
+    let bytes = to_vec(&BTreeMap::from([(
+        "inner",
+        BTreeMap::from([("id", 1), ("extra", 2)]),
+    )]))
+    .unwrap();
+    let err = from_slice::<Outer>(&bytes).unwrap_err();
+    assert!(err.to_string().contains("unknown field `extra`"), "{err}");
+    assert_eq!(err.path().unwrap(), "$.inner.extra");
+}
