@@ -67,7 +67,7 @@ fn test() -> Result<()> {
             "warnings",
         ]),
     )?;
-    util::step("cargo test", util::cargo(&["test", "--workspace"]))?;
+    util::step("cargo test", util::cargo(&["test", "--workspace", "--all-features"]))?;
     conformance::run(&[])?;
     println!("xtask: all tests passed");
     Ok(())
