@@ -33,8 +33,6 @@ pub enum ErrorKind {
         /// Length of the values vector.
         values: u64,
     },
-    /// A value is stored with an alignment the format forbids.
-    Misaligned,
     /// A value has a different type than the operation needs.
     TypeMismatch {
         /// What the operation needed.
@@ -208,7 +206,6 @@ impl fmt::Display for ErrorKind {
             KeyValueLengthMismatch { keys, values } => {
                 write!(f, "map has {keys} keys but {values} values")
             }
-            Misaligned => f.write_str("value is not aligned to its width"),
             TypeMismatch { expected, found } => write!(f, "expected {expected}, found {found}"),
             OutOfRange => f.write_str("number out of range for the requested type"),
             IndexOutOfBounds { index, len } => {

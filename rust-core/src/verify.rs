@@ -6,6 +6,11 @@
 //! string is verified once per (position, type) even when many offsets share
 //! it, so DAG-shaped buffers cost no more than their size, and a container
 //! reached again while it is being verified is a cycle.
+//!
+//! Alignment is not required: readers here never depend on it (typed slices
+//! check it themselves), and Google's Rust crate writes unaligned indirect
+//! values. Depth counts every vector and map, fixed-length ones included, so it
+//! equals the nesting depth of the JSON the buffer converts to.
 
 use std::collections::HashMap;
 
