@@ -26,7 +26,8 @@
 //! Defaults: bool `0x01` + 1 byte; signed integer `0x02` + `i64`; unsigned
 //! integer above `i64::MAX` `0x03` + `u64`; float `0x04` + the `f64` bits as
 //! `u64`; string `0x05` + `u32` length + bytes; enum variant `0x02` + its
-//! value as `i64` (the same as the integer); null `0x06`.
+//! value as `i64` (the same as the integer). An explicit `= null` default
+//! counts as no default (`0x00`), since it means the same.
 //!
 //! Type names are not part of the fingerprint (renaming a type keeps the
 //! wire contract); wire names, types, nullability, nesting, defaults and the
@@ -70,7 +71,8 @@ fn message<'s>(schema: &'s Schema, name: &'s str, stack: &mut Vec<&'s str>, out:
         ty(schema, &f.ty, stack, out);
         out.push(f.optional as u8 | (f.required as u8) << 1);
         match &f.default {
-            None => out.push(0),
+            // `= null` on an optional field means the same as no default.
+            None | Some(DefaultValue::Null) => out.push(0),
             Some(d) => {
                 out.push(1);
                 default(schema, &f.ty, d, out);
