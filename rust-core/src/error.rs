@@ -63,6 +63,8 @@ pub enum ErrorKind {
     Schema(String),
     /// A custom message, for serde and generated code.
     Message(String),
+    /// A message envelope that cannot be opened.
+    Envelope(crate::envelope::EnvelopeError),
 }
 
 /// Builder misuse reported as an error instead of a corrupt buffer.
@@ -220,6 +222,7 @@ impl fmt::Display for ErrorKind {
             NonFiniteFloat => f.write_str("NaN or infinity cannot be written as JSON"),
             Schema(m) => f.write_str(m),
             Message(m) => f.write_str(m),
+            Envelope(e) => write!(f, "envelope: {e}"),
         }
     }
 }

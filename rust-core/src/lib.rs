@@ -36,6 +36,7 @@ pub struct ReadmeDoctests;
 mod budget;
 mod builder;
 mod content;
+pub mod envelope;
 mod error;
 pub mod json;
 mod pool;

@@ -48,6 +48,28 @@ pub trait FlexCoder: Sized {
         let root = verify(bytes)?.root();
         Self::decode_from(root, &mut DecodeContext::new(bytes.len()))
     }
+
+    /// Encodes `self` inside a message envelope carrying `protocol` and
+    /// [`FINGERPRINT`](Self::FINGERPRINT).
+    fn to_envelope(&self, protocol: u16) -> Result<Vec<u8>> {
+        Ok(crate::envelope::wrap(
+            protocol,
+            Self::FINGERPRINT,
+            &self.to_flex()?,
+        ))
+    }
+
+    /// Opens an envelope (the protocol version must match), verifies the
+    /// payload and decodes it. When the envelope's fingerprint differs from
+    /// [`FINGERPRINT`](Self::FINGERPRINT) the writer used another schema
+    /// version, so every field is looked up by key (never by position).
+    fn from_envelope(bytes: &[u8], protocol: u16) -> Result<Self> {
+        let env = crate::envelope::open_protocol(bytes, protocol)?;
+        let root = verify(env.payload)?.root();
+        let mut cx = DecodeContext::new(env.payload.len());
+        cx.keyed_only = env.fingerprint != Self::FINGERPRINT;
+        Self::decode_from(root, &mut cx)
+    }
 }
 
 /// Builder options for typed encoding: keys shared, key vectors deduplicated.
@@ -84,6 +106,7 @@ pub struct DecodeContext {
     /// (type id, keys-vector offset, whether it matched).
     layouts: Vec<(u64, usize, bool)>,
     budget: Budget,
+    keyed_only: bool,
 }
 
 impl DecodeContext {
@@ -92,6 +115,7 @@ impl DecodeContext {
         DecodeContext {
             layouts: Vec::new(),
             budget: Budget::for_input(len),
+            keyed_only: false,
         }
     }
 
@@ -100,6 +124,16 @@ impl DecodeContext {
         DecodeContext {
             layouts: Vec::new(),
             budget,
+            keyed_only: false,
+        }
+    }
+
+    /// A context that never reads by position: every field is looked up by key.
+    /// Used when the writer's schema is known to differ (fingerprint mismatch).
+    pub fn keyed_only(len: usize) -> DecodeContext {
+        DecodeContext {
+            keyed_only: true,
+            ..DecodeContext::new(len)
         }
     }
 
@@ -114,6 +148,9 @@ impl DecodeContext {
     #[inline]
     pub fn layout_matches(&mut self, id: u64, map: &MapReader<'_>, keys: &[&str]) -> Result<bool> {
         self.charge()?;
+        if self.keyed_only {
+            return Ok(false);
+        }
         let at = map.keys_offset();
         if let Some(&(_, _, ok)) = self.layouts.iter().find(|(i, o, _)| *i == id && *o == at) {
             return Ok(ok);
