@@ -287,9 +287,10 @@ fn gen(args: GenArgs) -> Result<(), Failure> {
     std::fs::create_dir_all(&args.output)
         .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", args.output.display())))?;
     let written = match args.lang {
-        Lang::Rust => flexbuf_codegen::build::compile_rust_to(&[&args.schema], &args.output, false),
-    }
-    .map_err(Failure::Data)?;
+        Lang::Rust => flexbuf_codegen::Language::Rust,
+    };
+    let written = flexbuf_codegen::generate_to_dir(written, &args.schema, &args.output)
+        .map_err(Failure::Data)?;
     let list: String = written
         .iter()
         .map(|p| format!("wrote {}\n", p.display()))

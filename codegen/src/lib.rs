@@ -22,7 +22,59 @@ mod check;
 pub mod diag;
 pub mod parse;
 
-pub use diag::{Diagnostic, Diagnostics};
-pub use parse::{parse_file, parse_str, parse_with_loader, ParsedSchema, SourceFile};
 pub mod backend;
 pub mod build;
+
+pub use backend::GeneratedFile;
+pub use diag::{Diagnostic, Diagnostics};
+pub use parse::{parse_file, parse_str, parse_with_loader, ParsedSchema, SourceFile};
+
+use std::path::{Path, PathBuf};
+
+/// A language the generators target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    /// Rust structs implementing `flexbuf::FlexCoder`.
+    Rust,
+}
+
+/// Generates the files for `lang` from a parsed schema; `stem` names the
+/// output (usually the root schema file's stem).
+pub fn generate(
+    lang: Language,
+    parsed: &ParsedSchema,
+    stem: &str,
+) -> Result<Vec<GeneratedFile>, String> {
+    match lang {
+        Language::Rust => Ok(vec![GeneratedFile {
+            path: PathBuf::from(format!("{stem}.rs")),
+            contents: backend::rust::generate(&parsed.schema)?,
+        }]),
+    }
+}
+
+/// Parses `schema` and writes the generated files for `lang` under `out_dir`;
+/// returns the paths written. Errors are printable diagnostics.
+pub fn generate_to_dir(
+    lang: Language,
+    schema: &Path,
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    let parsed = parse_file(schema).map_err(|d| d.to_string())?;
+    let stem = schema
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .ok_or_else(|| format!("{}: not a schema file name", schema.display()))?;
+    let files =
+        generate(lang, &parsed, stem).map_err(|e| format!("{}: error: {e}", schema.display()))?;
+    let mut written = Vec::new();
+    for f in files {
+        let path = out_dir.join(&f.path);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        std::fs::write(&path, f.contents).map_err(|e| format!("{}: {e}", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}

@@ -2,6 +2,17 @@
 
 pub mod rust;
 
+use std::path::PathBuf;
+
+/// One file a backend produces, with its path relative to the output directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratedFile {
+    /// Where to write it, relative to the output directory.
+    pub path: PathBuf,
+    /// Its contents.
+    pub contents: String,
+}
+
 /// Escapes `s` as the body of a double-quoted string literal in C-like languages.
 pub(crate) fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
