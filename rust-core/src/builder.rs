@@ -288,12 +288,18 @@ impl Builder {
     /// Pushes null.
     #[inline]
     pub fn null(&mut self) {
+        if self.closed() {
+            return;
+        }
         self.stack.push(Slot::new(0, FlexType::Null, BitWidth::W8));
     }
 
     /// Pushes a boolean.
     #[inline]
     pub fn bool(&mut self, b: bool) {
+        if self.closed() {
+            return;
+        }
         self.stack
             .push(Slot::new(b as u64, FlexType::Bool, BitWidth::W8));
     }
@@ -301,6 +307,9 @@ impl Builder {
     /// Pushes a signed integer at its minimal width.
     #[inline]
     pub fn int(&mut self, i: i64) {
+        if self.closed() {
+            return;
+        }
         self.stack
             .push(Slot::new(i as u64, FlexType::Int, BitWidth::of_i64(i)));
     }
@@ -308,6 +317,9 @@ impl Builder {
     /// Pushes an unsigned integer at its minimal width.
     #[inline]
     pub fn uint(&mut self, u: u64) {
+        if self.closed() {
+            return;
+        }
         self.stack
             .push(Slot::new(u, FlexType::UInt, BitWidth::of_u64(u)));
     }
@@ -315,6 +327,9 @@ impl Builder {
     /// Pushes a 32-bit float (always stored with at least 4 bytes).
     #[inline]
     pub fn float(&mut self, f: f32) {
+        if self.closed() {
+            return;
+        }
         self.stack.push(Slot::new(
             (f as f64).to_bits(),
             FlexType::Float,
@@ -325,6 +340,9 @@ impl Builder {
     /// Pushes a 64-bit float, stored as f32 when that is exact (NaN is always 8 bytes).
     #[inline]
     pub fn double(&mut self, f: f64) {
+        if self.closed() {
+            return;
+        }
         self.stack
             .push(Slot::new(f.to_bits(), FlexType::Float, BitWidth::of_f64(f)));
     }
@@ -340,6 +358,9 @@ impl Builder {
     }
 
     fn key_bytes(&mut self, key: &[u8]) {
+        if self.closed() {
+            return;
+        }
         if key.contains(&0) {
             self.fail(BuilderError::NulInKey.into());
         }
@@ -370,6 +391,9 @@ impl Builder {
     /// Pushes a UTF-8 string (deduplicated with [`ShareFlags::STRINGS`]).
     #[inline]
     pub fn string(&mut self, s: &str) {
+        if self.closed() {
+            return;
+        }
         let bytes = s.as_bytes();
         if self.options.share.contains(ShareFlags::STRINGS) {
             // The pool holds (offset of the string's first byte, length).
@@ -388,6 +412,9 @@ impl Builder {
     /// Pushes a blob of raw bytes.
     #[inline]
     pub fn blob(&mut self, data: &[u8]) {
+        if self.closed() {
+            return;
+        }
         self.create_blob(data, false, FlexType::Blob);
     }
 
@@ -433,6 +460,9 @@ impl Builder {
     }
 
     fn push_indirect(&mut self, bits: u64, ty: FlexType, width: BitWidth) {
+        if self.closed() {
+            return;
+        }
         self.align(width);
         let loc = self.buf.len();
         self.write_uint(bits, width.bytes());
@@ -452,6 +482,9 @@ impl Builder {
     /// Pushes a value captured with [`last_value`](Self::last_value) again; offset
     /// values then point at the same bytes.
     pub fn reuse_value(&mut self, handle: ValueHandle) {
+        if self.closed() {
+            return;
+        }
         if handle.generation != self.generation {
             self.fail(BuilderError::StaleValue.into());
             return;
@@ -464,12 +497,18 @@ impl Builder {
     /// Starts an untyped, typed or fixed vector; close it with the matching `end_*`.
     #[inline]
     pub fn start_vector(&mut self) {
+        if self.closed() {
+            return;
+        }
         self.opens.push(Open::Vector(self.stack.len()));
     }
 
     /// Starts a map; push key/value pairs, then call [`end_map`](Self::end_map).
     #[inline]
     pub fn start_map(&mut self) {
+        if self.closed() {
+            return;
+        }
         self.opens.push(Open::Map(self.stack.len()));
     }
 
@@ -565,6 +604,7 @@ impl Builder {
     /// Writes a typed vector of `keys` (which must be strictly ascending in byte
     /// order) for [`end_map_with_keys`](Self::end_map_with_keys).
     pub fn key_vector(&mut self, keys: &[&str]) -> Result<KeyVector> {
+        self.closed();
         self.check()?;
         for pair in keys.windows(2) {
             if pair[0].as_bytes() >= pair[1].as_bytes() {
@@ -763,13 +803,27 @@ impl Builder {
     /// element type allows is reached; data already at its natural width is
     /// copied in one block on little-endian hosts.
     pub fn typed_vector<T: Scalar>(&mut self, values: &[T]) {
+        if self.closed() {
+            return;
+        }
         let mut width = self
             .force_min_width
             .max(BitWidth::of_u64(values.len() as u64));
-        if width < T::NATURAL {
+        if width < T::NATURAL && !values.is_empty() {
             width = width.max(T::min_width_of(values, T::NATURAL));
         }
-        self.write_scalar_vector(values, width, true, T::TYPE.to_typed_vector(0));
+        // An empty typed vector is a key vector, as when nothing is pushed.
+        let ty = if values.is_empty() {
+            Some(FlexType::VectorKey)
+        } else {
+            T::TYPE.to_typed_vector(0)
+        };
+        if T::PUSH_CHANGES_BITS && values.iter().any(|v| v.pushed_differs()) {
+            let pushed: Vec<T> = values.iter().map(|v| v.as_pushed()).collect();
+            self.write_scalar_vector(&pushed, width, true, ty);
+        } else {
+            self.write_scalar_vector(values, width, true, ty);
+        }
     }
 
     /// Pushes a typed vector at the natural width of `T`, as the C++
@@ -778,6 +832,7 @@ impl Builder {
     /// Fails when the length does not fit in that width (e.g. more than 255
     /// `u8` values): use [`typed_vector`](Self::typed_vector) or a blob then.
     pub fn scalar_vector<T: Scalar>(&mut self, values: &[T]) -> Result<()> {
+        self.closed();
         self.check()?;
         if BitWidth::of_u64(values.len() as u64) > T::NATURAL {
             return Err(self.fail(BuilderError::LengthExceedsWidth.into()));
@@ -789,6 +844,7 @@ impl Builder {
     /// Pushes a fixed typed vector of 2, 3 or 4 numbers at the natural width of
     /// `T`, as the C++ `FixedTypedVector` does.
     pub fn fixed_vector<T: Scalar>(&mut self, values: &[T]) -> Result<()> {
+        self.closed();
         self.check()?;
         let ty = match T::TYPE.to_typed_vector(values.len()) {
             Some(t) if T::TYPE != FlexType::Bool => t,
@@ -855,7 +911,7 @@ impl Builder {
 
     /// The finished bytes, if [`finish`](Self::finish) succeeded since the last clear.
     pub fn finished_bytes(&self) -> Option<&[u8]> {
-        self.finished.then_some(&self.buf[..])
+        (self.finished && self.error.is_none()).then_some(&self.buf[..])
     }
 
     /// Finishes and returns the bytes as an owned vector, leaving the builder
@@ -868,6 +924,16 @@ impl Builder {
     }
 
     // ---- helpers ----------------------------------------------------------
+
+    /// True (and the error recorded) when the buffer is finished: values pushed
+    /// now would be appended after the root trailer.
+    #[inline]
+    fn closed(&mut self) -> bool {
+        if self.finished {
+            self.fail(BuilderError::Finished.into());
+        }
+        self.finished
+    }
 
     #[inline]
     fn check(&self) -> Result<()> {
@@ -1155,6 +1221,22 @@ mod tests {
         );
         b.int(5);
         assert_eq!(hex(b.finish().unwrap()), "050401");
+    }
+
+    #[test]
+    fn pushes_after_finish_are_refused() {
+        let mut b = Builder::new();
+        b.int(1);
+        assert_eq!(hex(b.finish().unwrap()), "010401");
+        b.string("xyz");
+        assert!(b.finished_bytes().is_none());
+        assert!(matches!(
+            b.finish().unwrap_err().kind(),
+            crate::ErrorKind::Builder(BuilderError::Finished)
+        ));
+        b.clear();
+        b.int(2);
+        assert_eq!(hex(b.finish().unwrap()), "020401");
     }
 
     #[test]

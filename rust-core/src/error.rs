@@ -59,8 +59,33 @@ pub enum ErrorKind {
     Json(String),
     /// A floating-point value JSON cannot represent (NaN or infinity).
     NonFiniteFloat,
-    /// A schema-directed decode found the data unusable (missing field, wrong type).
+    /// A schema-directed decode found the data unusable in another way.
     Schema(String),
+    /// A required field is absent.
+    MissingField,
+    /// Null where the schema does not allow it.
+    UnexpectedNull,
+    /// An integer that names no variant of an enum.
+    UnknownEnumValue {
+        /// The enum's name.
+        name: &'static str,
+        /// The value found.
+        value: i64,
+    },
+    /// A union's tag names no variant.
+    UnknownUnionVariant {
+        /// The union's name.
+        name: &'static str,
+        /// The tag found.
+        tag: String,
+    },
+    /// A union value must be a map with exactly one entry.
+    UnionEntryCount {
+        /// The union's name.
+        name: &'static str,
+        /// Entries found.
+        found: usize,
+    },
     /// A custom message, for serde and generated code.
     Message(String),
     /// A message envelope that cannot be opened.
@@ -221,6 +246,18 @@ impl fmt::Display for ErrorKind {
             Json(m) => write!(f, "JSON: {m}"),
             NonFiniteFloat => f.write_str("NaN or infinity cannot be written as JSON"),
             Schema(m) => f.write_str(m),
+            MissingField => f.write_str("required field is missing"),
+            UnexpectedNull => f.write_str("null for a field that is not optional"),
+            UnknownEnumValue { name, value } => write!(f, "{value} is not a value of enum {name}"),
+            UnknownUnionVariant { name, tag } => {
+                write!(f, "unknown variant {tag:?} of union {name}")
+            }
+            UnionEntryCount { name, found } => {
+                write!(
+                    f,
+                    "union {name} needs a map with exactly one entry, found {found}"
+                )
+            }
             Message(m) => f.write_str(m),
             Envelope(e) => write!(f, "envelope: {e}"),
         }

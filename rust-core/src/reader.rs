@@ -89,6 +89,25 @@ impl<'a> Reader<'a> {
         Self::root(buf, false)
     }
 
+    /// A checked reader for the value whose slot is at `pos`, `parent_width`
+    /// bytes wide, with packed type `packed`: how a value can be addressed
+    /// from outside (the C ABI keeps these three numbers).
+    pub fn at(buf: &'a [u8], pos: usize, parent_width: u8, packed: u8) -> Result<Reader<'a>> {
+        if BitWidth::from_bytes(parent_width as u64).is_none() {
+            return Err(Error::at(ErrorKind::BadWidth(parent_width as u64), pos));
+        }
+        let end = pos.checked_add(parent_width as usize);
+        if end.is_none_or(|e| e > buf.len()) {
+            return Err(Error::at(ErrorKind::Truncated, pos));
+        }
+        Self::from_packed(buf, pos, parent_width, packed, false).map_err(|e| e.with_offset(pos))
+    }
+
+    /// The packed type byte of this value (type and width).
+    pub fn packed_type(&self) -> u8 {
+        crate::types::pack_type(self.ty, self.bit_width())
+    }
+
     pub(crate) fn root(buf: &'a [u8], trusted: bool) -> Result<Reader<'a>> {
         let n = buf.len();
         if n < 3 {

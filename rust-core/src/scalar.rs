@@ -22,6 +22,23 @@ pub trait Scalar: Copy + sealed::Sealed + 'static {
 
     /// Appends all values at their natural width, in one copy on little-endian hosts.
     fn extend_le(out: &mut Vec<u8>, values: &[Self]);
+
+    /// True when pushing a value one at a time (as the C++ `Float()` call does,
+    /// through a double) can change its bits: only f32 signalling NaNs, which
+    /// the conversion quiets.
+    const PUSH_CHANGES_BITS: bool = false;
+
+    /// `self` as a one-at-a-time push stores it.
+    #[inline]
+    fn as_pushed(self) -> Self {
+        self
+    }
+
+    /// True when [`as_pushed`](Self::as_pushed) changes the bits of `self`.
+    #[inline]
+    fn pushed_differs(self) -> bool {
+        false
+    }
 }
 
 macro_rules! int_scalar {
@@ -103,6 +120,22 @@ impl sealed::Sealed for f32 {}
 impl Scalar for f32 {
     const TYPE: FlexType = FlexType::Float;
     const NATURAL: BitWidth = BitWidth::W32;
+    const PUSH_CHANGES_BITS: bool = true;
+
+    /// Sets the quiet bit of a NaN, as the f32 -> f64 -> f32 round trip does.
+    #[inline]
+    fn as_pushed(self) -> Self {
+        if self.is_nan() {
+            f32::from_bits(self.to_bits() | 0x0040_0000)
+        } else {
+            self
+        }
+    }
+
+    #[inline]
+    fn pushed_differs(self) -> bool {
+        self.is_nan() && self.to_bits() & 0x0040_0000 == 0
+    }
 
     fn min_width_of(_: &[Self], _: BitWidth) -> BitWidth {
         BitWidth::W32

@@ -107,7 +107,13 @@ pub struct DecodeContext {
     layouts: Vec<(u64, usize, bool)>,
     budget: Budget,
     keyed_only: bool,
+    depth: usize,
 }
+
+/// Deepest nesting of messages and unions a decode accepts. Verified buffers
+/// are already limited to 64 levels; this guards decodes of unverified bytes
+/// (and cycles in them) against exhausting the stack.
+pub const MAX_DECODE_DEPTH: usize = 128;
 
 impl DecodeContext {
     /// A context for a buffer of `len` bytes, with the default expansion budget.
@@ -116,6 +122,7 @@ impl DecodeContext {
             layouts: Vec::new(),
             budget: Budget::for_input(len),
             keyed_only: false,
+            depth: 0,
         }
     }
 
@@ -125,6 +132,7 @@ impl DecodeContext {
             layouts: Vec::new(),
             budget,
             keyed_only: false,
+            depth: 0,
         }
     }
 
@@ -135,6 +143,22 @@ impl DecodeContext {
             keyed_only: true,
             ..DecodeContext::new(len)
         }
+    }
+
+    /// Enters one message or union level; fails beyond [`MAX_DECODE_DEPTH`].
+    #[inline]
+    pub fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_DECODE_DEPTH {
+            return Err(Error::new(ErrorKind::DepthLimit(MAX_DECODE_DEPTH)));
+        }
+        self.charge()
+    }
+
+    /// Leaves the level entered last.
+    #[inline]
+    pub fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
     }
 
     /// Charges one decoded node against the budget.
@@ -193,14 +217,45 @@ pub fn at_key(key: &'static str) -> impl Fn(Error) -> Error {
 
 /// The error for an absent required field.
 pub fn missing(key: &str) -> Error {
-    Error::new(ErrorKind::Schema("required field is missing".into()))
-        .in_segment(PathSegment::Key(key))
+    Error::new(ErrorKind::MissingField).in_segment(PathSegment::Key(key))
 }
 
 /// The error for null in a field that is not optional.
 pub fn unexpected_null(r: &Reader<'_>) -> Error {
+    Error::at(ErrorKind::UnexpectedNull, r.offset())
+}
+
+/// The error for an integer that names no variant of enum `name`.
+pub fn unknown_enum(name: &'static str, value: i64, r: &Reader<'_>) -> Error {
+    Error::at(ErrorKind::UnknownEnumValue { name, value }, r.offset())
+}
+
+/// Decodes a union value: a map with exactly one entry. Returns the tag and
+/// the payload; errors name the union.
+pub fn union_entry<'a>(name: &'static str, r: Reader<'a>) -> Result<(&'a str, Reader<'a>)> {
+    if r.is_null() {
+        return Err(unexpected_null(&r));
+    }
+    let m = r.as_map()?;
+    if m.len() != 1 {
+        return Err(Error::at(
+            ErrorKind::UnionEntryCount {
+                name,
+                found: m.len(),
+            },
+            r.offset(),
+        ));
+    }
+    Ok((m.key(0)?, m.value(0)?))
+}
+
+/// The error for a union tag that names no variant of union `name`.
+pub fn unknown_variant(name: &'static str, tag: &str, r: &Reader<'_>) -> Error {
     Error::at(
-        ErrorKind::Schema("null for a field that is not optional".into()),
+        ErrorKind::UnknownUnionVariant {
+            name,
+            tag: tag.to_string(),
+        },
         r.offset(),
     )
 }
@@ -209,6 +264,20 @@ pub fn unexpected_null(r: &Reader<'_>) -> Error {
 /// integers of any width with a range check, naming the offset on errors.
 pub mod field {
     use super::*;
+
+    /// A vector of any kind, but not a map (whose values would otherwise pass as one).
+    fn list<'a>(r: &Reader<'a>) -> Result<crate::VectorReader<'a>> {
+        if r.flex_type() == FlexType::Map {
+            return Err(Error::at(
+                ErrorKind::TypeMismatch {
+                    expected: "vector",
+                    found: FlexType::Map,
+                },
+                r.offset(),
+            ));
+        }
+        r.as_vector()
+    }
 
     fn reject_null(r: &Reader<'_>) -> Result<()> {
         if r.is_null() {
@@ -259,7 +328,13 @@ pub mod field {
     #[inline]
     pub fn f32(r: Reader<'_>) -> Result<f32> {
         reject_null(&r)?;
-        Ok(r.as_f64()? as f32)
+        let f = r.as_f64()?;
+        let narrow = f as f32;
+        // Finite values beyond f32's range would silently become infinities.
+        if f.is_finite() && !narrow.is_finite() {
+            return Err(Error::at(ErrorKind::OutOfRange, r.offset()));
+        }
+        Ok(narrow)
     }
 
     /// A string field, copied out.
@@ -280,6 +355,15 @@ pub mod field {
     #[inline]
     pub fn bytes(r: Reader<'_>) -> Result<Vec<u8>> {
         reject_null(&r)?;
+        if r.flex_type() != FlexType::Blob {
+            return Err(Error::at(
+                ErrorKind::TypeMismatch {
+                    expected: "blob",
+                    found: r.flex_type(),
+                },
+                r.offset(),
+            ));
+        }
         r.as_blob().map(<[u8]>::to_vec)
     }
 
@@ -291,7 +375,7 @@ pub mod field {
         mut elem: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<T>,
     ) -> Result<Vec<T>> {
         reject_null(&r)?;
-        let v = r.as_vector()?;
+        let v = list(&r)?;
         let mut out = Vec::with_capacity(v.len());
         for i in 0..v.len() {
             cx.charge()?;
@@ -398,7 +482,7 @@ mod tests {
         );
         assert!(matches!(
             field::i32(v.get(2).unwrap()).unwrap_err().kind(),
-            ErrorKind::Schema(_)
+            ErrorKind::UnexpectedNull
         ));
     }
 }

@@ -1,8 +1,264 @@
-//! `cargo xtask conformance`: every language runner and the matrix.
+//! `cargo xtask conformance [--regen]`: every language runner and the matrix.
+//!
+//! 1. Builds the C++ reference replayer into `target/conformance/replay` when
+//!    it is missing or older than its sources.
+//! 2. With `--regen`, rewrites `conformance/cases/*.json` from the generator
+//!    and the C++ replayer.
+//! 3. Checks the committed goldens against the C++ replayer.
+//! 4. Runs every runner present (see `conformance_runners.rs`) and prints a
+//!    matrix of language x category with passed/total.
+//!
+//! Fails when any non-informational category has a failure or a runner crashes.
 
-use crate::util::Result;
+#[path = "conformance_runners.rs"]
+mod conformance_runners;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::{self, Result};
+
+/// One result line of a runner.
+struct Line {
+    lang: String,
+    category: String,
+    passed: u64,
+    total: u64,
+    failures: Vec<String>,
+    informational: bool,
+}
+
+impl Line {
+    fn parse(v: &Value) -> Option<Line> {
+        Some(Line {
+            lang: v.get("lang")?.as_str()?.to_string(),
+            category: v.get("category")?.as_str()?.to_string(),
+            passed: v.get("passed")?.as_u64()?,
+            total: v.get("total")?.as_u64()?,
+            failures: v
+                .get("failures")
+                .and_then(Value::as_array)
+                .map(|f| {
+                    f.iter()
+                        .filter_map(|s| s.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            informational: v
+                .get("informational")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        })
+    }
+
+    fn ok(&self) -> bool {
+        self.passed == self.total
+    }
+}
 
 /// Runs the conformance matrix (`--regen` rebuilds goldens from the C++ replayer first).
-pub fn run(_args: &[String]) -> Result<()> {
+pub fn run(args: &[String]) -> Result<()> {
+    let regen = match args {
+        [] => false,
+        [flag] if flag == "--regen" => true,
+        _ => return Err(format!("usage: cargo xtask conformance [--regen], got {args:?}").into()),
+    };
+    let root = util::root();
+    let replay = build_replayer(&root)?;
+    let replay_arg = replay.to_string_lossy().into_owned();
+    if regen {
+        util::step(
+            "regenerate conformance/cases from the C++ replayer",
+            util::cargo(&[
+                "run",
+                "-q",
+                "-p",
+                "flexbuf-conformance",
+                "--",
+                "regen",
+                "--replay",
+                &replay_arg,
+            ]),
+        )?;
+    }
+
+    let mut lines = Vec::new();
+    let mut crashed = Vec::new();
+    let goldens = util::cargo(&[
+        "run",
+        "-q",
+        "-p",
+        "flexbuf-conformance",
+        "--",
+        "check-goldens",
+        "--replay",
+        &replay_arg,
+    ]);
+    collect("goldens vs C++", goldens, &mut lines, &mut crashed)?;
+    for runner in conformance_runners::runners() {
+        if !(runner.present)(&root) {
+            println!("==> {}: not present, skipped", runner.name);
+            continue;
+        }
+        if let Err(e) = (runner.prepare)(&root) {
+            if runner.optional {
+                println!("==> {}: could not be prepared ({e}), skipped", runner.name);
+                continue;
+            }
+            return Err(e);
+        }
+        collect(
+            runner.name,
+            (runner.command)(&root),
+            &mut lines,
+            &mut crashed,
+        )?;
+    }
+    print_matrix(&lines);
+
+    let failed: Vec<&Line> = lines
+        .iter()
+        .filter(|l| !l.ok() && !l.informational)
+        .collect();
+    for l in &failed {
+        println!(
+            "\nFAILED {} / {}: {} of {}",
+            l.lang,
+            l.category,
+            l.total - l.passed,
+            l.total
+        );
+        for f in l.failures.iter().take(10) {
+            println!("  {f}");
+        }
+    }
+    for l in lines.iter().filter(|l| !l.ok() && l.informational) {
+        println!(
+            "\npeer disagreement (informational, see conformance/PEER_DIFFERENCES.md) {} / {}: {} of {}",
+            l.lang,
+            l.category,
+            l.total - l.passed,
+            l.total
+        );
+        for f in l.failures.iter().take(3) {
+            println!("  {}", f.chars().take(200).collect::<String>());
+        }
+    }
+    if !failed.is_empty() || !crashed.is_empty() {
+        for c in &crashed {
+            println!("\nCRASHED {c}");
+        }
+        return Err("conformance matrix has failures".into());
+    }
+    println!("\nconformance: every category passed");
     Ok(())
+}
+
+/// Builds the replayer unless an up-to-date one exists; returns its path.
+fn build_replayer(root: &Path) -> Result<PathBuf> {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let out = target.join("conformance/replay");
+    let cpp = root.join("conformance/cpp");
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let fresh = modified(&out).is_some_and(|built| {
+        ["replay.cpp", "build.sh"]
+            .iter()
+            .all(|s| modified(&cpp.join(s)).is_some_and(|m| m <= built))
+    });
+    if !fresh {
+        crate::setup::native_toolchain()?;
+        std::fs::create_dir_all(target.join("conformance"))?;
+        let out_arg = out.to_string_lossy().into_owned();
+        let script = cpp.join("build.sh").to_string_lossy().into_owned();
+        util::step(
+            "build the C++ reference replayer",
+            duct::cmd("bash", [script.as_str(), out_arg.as_str()]).dir(root),
+        )?;
+    }
+    Ok(out)
+}
+
+/// Runs one runner and keeps its result lines; a run without any line is a crash.
+fn collect(
+    name: &str,
+    expr: duct::Expression,
+    lines: &mut Vec<Line>,
+    crashed: &mut Vec<String>,
+) -> Result<()> {
+    println!("==> {name}");
+    let out = expr.stdout_capture().unchecked().run()?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut found = 0;
+    for text in stdout.lines() {
+        let parsed = serde_json::from_str::<Value>(text)
+            .ok()
+            .and_then(|v| Line::parse(&v));
+        match parsed {
+            Some(line) => {
+                found += 1;
+                lines.push(line);
+            }
+            None => println!("{text}"),
+        }
+    }
+    if found == 0 {
+        crashed.push(format!("{name}: no result lines ({})", out.status));
+    }
+    Ok(())
+}
+
+fn print_matrix(lines: &[Line]) {
+    let mut categories: Vec<&str> = Vec::new();
+    let mut langs: Vec<(&str, bool)> = Vec::new();
+    let mut cells: BTreeMap<(&str, &str), String> = BTreeMap::new();
+    for l in lines {
+        if !categories.contains(&l.category.as_str()) {
+            categories.push(&l.category);
+        }
+        if !langs.iter().any(|(name, _)| *name == l.lang) {
+            langs.push((&l.lang, l.informational));
+        }
+        let mark = if l.ok() || l.informational {
+            ""
+        } else {
+            " FAIL"
+        };
+        cells.insert(
+            (&l.lang, &l.category),
+            format!("{}/{}{mark}", l.passed, l.total),
+        );
+    }
+    let first = langs
+        .iter()
+        .map(|(l, _)| l.len() + 2)
+        .max()
+        .unwrap_or(8)
+        .max("language".len());
+    let widths: Vec<usize> = categories.iter().map(|c| c.len().max(14)).collect();
+    println!();
+    print!("{:first$}", "language");
+    for (c, w) in categories.iter().zip(&widths) {
+        print!("  {c:>w$}");
+    }
+    println!();
+    for (lang, informational) in &langs {
+        let label = if *informational {
+            format!("{lang} *")
+        } else {
+            lang.to_string()
+        };
+        print!("{label:first$}");
+        for (c, w) in categories.iter().zip(&widths) {
+            let cell = cells.get(&(*lang, *c)).map(String::as_str).unwrap_or("-");
+            print!("  {cell:>w$}");
+        }
+        println!();
+    }
+    if langs.iter().any(|(_, i)| *i) {
+        println!("* informational: shown, never fails the matrix");
+    }
 }

@@ -9,6 +9,7 @@
 
 mod bench;
 mod conformance;
+mod sdk_c;
 mod setup;
 mod util;
 
@@ -25,7 +26,10 @@ fn main() -> ExitCode {
         Some("build-all") => build_all(),
         Some("test") | Some("ci") => test(),
         Some("conformance") => conformance::run(&args[1..]),
-        Some("bench") => bench::run(&args[1..]),
+        Some("bench") => match args.get(1).map(String::as_str) {
+            Some("c") => sdk_c::bench(),
+            _ => bench::run(&args[1..]),
+        },
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);
@@ -46,6 +50,7 @@ fn build_all() -> Result<()> {
         "cargo build --release --workspace",
         util::cargo(&["build", "--release", "--workspace"]),
     )?;
+    sdk_c::build()?;
     Ok(())
 }
 
@@ -67,7 +72,11 @@ fn test() -> Result<()> {
             "warnings",
         ]),
     )?;
-    util::step("cargo test", util::cargo(&["test", "--workspace", "--all-features"]))?;
+    util::step(
+        "cargo test",
+        util::cargo(&["test", "--workspace", "--all-features"]),
+    )?;
+    sdk_c::test()?;
     conformance::run(&[])?;
     println!("xtask: all tests passed");
     Ok(())

@@ -1,5 +1,15 @@
 //! Rust coders generated from every conformance schema, compiled here so that
-//! `cargo clippy -D warnings` also checks the generated code.
+//! `cargo clippy -D warnings` also checks the generated code, and the
+//! typed-value conformance cases (`conformance/typed/`) replayed with them.
+//!
+//! - `cargo run -p flexbuf-typed-tests --bin typed-conformance` replays every
+//!   case and prints one JSON result line;
+//! - `cargo run -p flexbuf-typed-tests --bin typed-cases -- --regen` rewrites
+//!   the case files from [`definitions`].
+
+pub mod cases;
+pub mod definitions;
+pub mod dispatch;
 
 /// Generated from `conformance/schemas/*.fxs` (the shared benchmark fixtures).
 pub mod fixtures {
@@ -52,4 +62,20 @@ pub mod fixtures {
 /// Generated from `codegen/tests/schemas/shop.fxs` (the language example).
 pub mod shop {
     include!(concat!(env!("OUT_DIR"), "/shop.rs"));
+}
+
+/// Generated from `conformance/typed/schemas/*.fxs` (typed-value conformance).
+pub mod typed {
+    /// `conformance/typed/schemas/defects.fxs`.
+    pub mod defects {
+        include!(concat!(env!("OUT_DIR"), "/defects.rs"));
+    }
+    /// `conformance/typed/schemas/evolution_v1.fxs`.
+    pub mod evolution_v1 {
+        include!(concat!(env!("OUT_DIR"), "/evolution_v1.rs"));
+    }
+    /// `conformance/typed/schemas/evolution_v2.fxs`.
+    pub mod evolution_v2 {
+        include!(concat!(env!("OUT_DIR"), "/evolution_v2.rs"));
+    }
 }

@@ -1,0 +1,128 @@
+//! `flexbuf-conformance`: the Rust conformance runner.
+//!
+//! ```text
+//! flexbuf-conformance run [--cases DIR] [--invalid DIR]   Rust categories, JSON lines
+//! flexbuf-conformance peers [--cases DIR]                 peer columns, JSON lines
+//! flexbuf-conformance check-goldens --replay BIN [--cases DIR]
+//! flexbuf-conformance regen --replay BIN [--cases DIR]
+//! ```
+//!
+//! Result lines follow `conformance/README.md`; the exit status is 1 when a
+//! non-informational category has failures, 2 on usage or setup errors.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use flexbuf_conformance::case::{self, load_dir};
+use flexbuf_conformance::cpp::CppReplayer;
+use flexbuf_conformance::report::CategoryResult;
+use flexbuf_conformance::{generate, invalid, peer, run, Error};
+
+const USAGE: &str = "usage: flexbuf-conformance <run [--cases DIR] [--invalid DIR] \
+                     | peers [--cases DIR] | check-goldens --replay BIN [--cases DIR] \
+                     | regen --replay BIN [--cases DIR]>";
+
+struct Args {
+    command: String,
+    cases: PathBuf,
+    invalid: PathBuf,
+    replay: Option<PathBuf>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    let command = it.next().ok_or("missing command")?;
+    let mut args = Args {
+        command,
+        cases: case::default_dir(),
+        invalid: invalid::default_dir(),
+        replay: None,
+    };
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or(format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--cases" => args.cases = value.into(),
+            "--invalid" => args.invalid = value.into(),
+            "--replay" => args.replay = Some(value.into()),
+            other => return Err(format!("unknown option {other}")),
+        }
+    }
+    Ok(args)
+}
+
+fn print(results: &[CategoryResult]) -> ExitCode {
+    for r in results {
+        println!("{}", r.to_json());
+    }
+    if results.iter().all(|r| r.ok() || r.informational) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn replayer(args: &Args) -> Result<CppReplayer, Error> {
+    args.replay
+        .clone()
+        .map(CppReplayer::at)
+        .ok_or_else(|| Error::Cpp("--replay BIN is required".into()))
+}
+
+fn main_inner(args: &Args) -> Result<ExitCode, Error> {
+    match args.command.as_str() {
+        "run" => {
+            let files = load_dir(&args.cases)?;
+            let mut results = run::run_cases(&files);
+            if let Some(r) = run::run_invalid(&args.invalid)? {
+                results.push(r);
+            }
+            Ok(print(&results))
+        }
+        "peers" => {
+            let files = load_dir(&args.cases)?;
+            Ok(print(&[peer::run_peer(&files)]))
+        }
+        "check-goldens" => {
+            let files = load_dir(&args.cases)?;
+            let r = run::check_goldens(&files, &replayer(args)?)?;
+            Ok(print(&[r]))
+        }
+        "regen" => {
+            let report = generate::regenerate(&replayer(args)?, &args.cases)?;
+            println!("wrote {} cases to {}", report.cases, args.cases.display());
+            for p in &report.peer_differences {
+                println!("peer difference confirmed: {p}");
+            }
+            if report.builder_mismatches.is_empty() {
+                println!("our builder writes the C++ bytes for every case");
+                Ok(ExitCode::SUCCESS)
+            } else {
+                for m in &report.builder_mismatches {
+                    println!("BUILDER MISMATCH {m}");
+                }
+                Ok(ExitCode::from(1))
+            }
+        }
+        other => Err(Error::json(
+            "command line",
+            format!("unknown command {other:?}"),
+        )),
+    }
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("flexbuf-conformance: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match main_inner(&args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("flexbuf-conformance: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! The language runners the conformance matrix knows about.
+//!
+//! A runner is any command that prints result lines on stdout, one JSON
+//! object per line and category (see `conformance/README.md`):
+//!
+//! ```json
+//! {"lang":"python","category":"values identical","passed":461,"total":461,"failures":[]}
+//! ```
+//!
+//! To add a language, append a [`Runner`]: `present` says whether its
+//! toolchain and files exist here, `prepare` installs what it needs (inside the
+//! repository only, never globally), `command` runs it from the repository
+//! root. Lines with `"informational": true` (peers) are shown but never fail
+//! the matrix. A runner that exits without printing any result line fails the
+//! matrix as a crash; a peer whose `prepare` fails (offline, say) is skipped.
+
+use std::path::Path;
+
+use crate::util::{self, Result};
+
+/// One runner: whether it exists here, how to install its needs, how to run it.
+pub struct Runner {
+    /// Name shown in progress and crash messages (result lines carry their own `lang`).
+    pub name: &'static str,
+    /// True when the runner's toolchain and files exist in this checkout.
+    pub present: fn(&Path) -> bool,
+    /// Installs what the runner needs, inside the repository.
+    pub prepare: fn(&Path) -> Result<()>,
+    /// The command, run from the repository root.
+    pub command: fn(&Path) -> duct::Expression,
+    /// Peers: a failure to prepare skips them instead of failing the matrix.
+    pub optional: bool,
+}
+
+fn conformance_bin(args: &[&str]) -> duct::Expression {
+    let mut all = vec!["run", "-q", "-p", "flexbuf-conformance", "--"];
+    all.extend_from_slice(args);
+    util::cargo(&all)
+}
+
+fn nothing(_: &Path) -> Result<()> {
+    Ok(())
+}
+
+fn python_peer_dir(root: &Path) -> std::path::PathBuf {
+    root.join("conformance/peers/python")
+}
+
+/// A virtual environment under `conformance/peers/python/.venv` with the
+/// pinned PyPI `flatbuffers`.
+fn prepare_python(root: &Path) -> Result<()> {
+    let dir = python_peer_dir(root);
+    let python = dir.join(".venv/bin/python");
+    if python.exists() {
+        let ok = duct::cmd(&python, ["-c", "import flatbuffers.flexbuffers"])
+            .stdout_null()
+            .stderr_null()
+            .unchecked()
+            .run()?
+            .status
+            .success();
+        if ok {
+            return Ok(());
+        }
+    }
+    util::step(
+        "python3 -m venv conformance/peers/python/.venv",
+        duct::cmd("python3", ["-m", "venv", ".venv"]).dir(&dir),
+    )?;
+    util::step(
+        "pip install -r conformance/peers/python/requirements.txt",
+        duct::cmd(
+            &python,
+            ["-m", "pip", "install", "-q", "-r", "requirements.txt"],
+        )
+        .dir(&dir),
+    )
+}
+
+/// `npm ci` in `conformance/peers/js` (the lock file pins npm `flatbuffers`).
+fn prepare_js(root: &Path) -> Result<()> {
+    let dir = root.join("conformance/peers/js");
+    if dir.join("node_modules/flatbuffers/package.json").exists() {
+        return Ok(());
+    }
+    util::step(
+        "npm ci in conformance/peers/js",
+        duct::cmd("npm", ["ci", "--no-audit", "--no-fund"]).dir(&dir),
+    )
+}
+
+/// Every runner, in matrix order.
+pub fn runners() -> Vec<Runner> {
+    vec![
+        Runner {
+            name: "rust",
+            present: |root| root.join("conformance/runner/Cargo.toml").exists(),
+            prepare: nothing,
+            command: |_| conformance_bin(&["run"]),
+            optional: false,
+        },
+        Runner {
+            name: "rust (typed)",
+            present: |root| root.join("conformance/typed-rust/Cargo.toml").exists(),
+            prepare: nothing,
+            command: |_| {
+                util::cargo(&[
+                    "run",
+                    "-q",
+                    "-p",
+                    "flexbuf-typed-tests",
+                    "--bin",
+                    "typed-conformance",
+                ])
+            },
+            optional: false,
+        },
+        Runner {
+            name: "c",
+            present: |root| root.join("capi/Cargo.toml").exists() && util::have("cc"),
+            prepare: |_| crate::sdk_c::build(),
+            command: |root| duct::cmd("make", ["-s", "-C", "capi/tests", "conformance"]).dir(root),
+            optional: false,
+        },
+        Runner {
+            name: "flexbuffers crate (peer)",
+            present: |root| root.join("conformance/runner/Cargo.toml").exists(),
+            prepare: nothing,
+            command: |_| conformance_bin(&["peers"]),
+            optional: true,
+        },
+        Runner {
+            name: "python flatbuffers (peer)",
+            present: |root| {
+                util::have("python3") && python_peer_dir(root).join("read_goldens.py").exists()
+            },
+            prepare: prepare_python,
+            command: |root| {
+                let dir = python_peer_dir(root);
+                duct::cmd(
+                    dir.join(".venv/bin/python"),
+                    [dir.join("read_goldens.py"), root.join("conformance/cases")],
+                )
+            },
+            optional: true,
+        },
+        Runner {
+            name: "npm flatbuffers (peer)",
+            present: |root| {
+                util::have("node")
+                    && util::have("npm")
+                    && root.join("conformance/peers/js/read_goldens.mjs").exists()
+            },
+            prepare: prepare_js,
+            command: |root| {
+                duct::cmd(
+                    "node",
+                    [
+                        root.join("conformance/peers/js/read_goldens.mjs"),
+                        root.join("conformance/cases"),
+                    ],
+                )
+            },
+            optional: true,
+        },
+    ]
+}
