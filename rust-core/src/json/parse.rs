@@ -90,10 +90,11 @@ impl<'t> Parser<'t, '_> {
     fn locate(&self, mut e: Error) -> Error {
         for f in self.stack.iter().rev() {
             e = match f {
-                Frame::Object { key_at } => {
-                    let key = self.key_text(*key_at);
-                    e.in_segment(PathSegment::Key(&key))
-                }
+                Frame::Object { key_at } => match self.key_text(*key_at) {
+                    Some(key) => e.in_segment(PathSegment::Key(&key)),
+                    // The error came before the object's first key.
+                    None => e,
+                },
                 Frame::Array { index } => e.in_segment(PathSegment::Index(*index)),
             };
         }
@@ -313,7 +314,10 @@ impl<'t> Parser<'t, '_> {
     }
 
     /// Re-reads the key whose opening quote is at `at` (only on the error path).
-    fn key_text(&self, at: usize) -> String {
+    fn key_text(&self, at: usize) -> Option<String> {
+        if self.s.get(at) != Some(&b'"') {
+            return None;
+        }
         let mut b = Builder::new();
         let mut p = Parser {
             s: self.s,
@@ -322,7 +326,7 @@ impl<'t> Parser<'t, '_> {
             stack: Vec::new(),
             max_depth: 0,
         };
-        p.string().map(|c| c.into_owned()).unwrap_or_default()
+        p.string().ok().map(|c| c.into_owned())
     }
 
     fn string(&mut self) -> Result<Cow<'t, str>> {
@@ -426,4 +430,19 @@ fn line_col(s: &[u8], at: usize) -> (usize, usize) {
     let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
     let col = before.iter().rev().take_while(|&&c| c != b'\n').count() + 1;
     (line, col)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncated_objects_are_errors_not_panics() {
+        for text in ["{", " {\n", "[{", "{\"a\":{", "{\"a\"", "{\"a\":1,"] {
+            let e = from_json(text).unwrap_err();
+            assert!(matches!(e.kind(), ErrorKind::Json(_)), "{text:?}: {e}");
+        }
+        let e = from_json("{\"a\":[1,{").unwrap_err();
+        assert_eq!(e.path().as_deref(), Some("$.a[1]"));
+    }
 }

@@ -1,0 +1,3 @@
+//! Shared checks for the flexbuf fuzz targets (see `README.md`).
+
+pub mod walk;
