@@ -50,7 +50,7 @@ pub fn invalid(e: flexbuf::Error) -> Failure {
 }
 
 fn is_stdio(path: Option<&Path>) -> bool {
-    path.map_or(true, |p| p == Path::new("-"))
+    path.is_none_or(|p| p == Path::new("-"))
 }
 
 /// Reads the whole input: the named file, or stdin when `path` is absent or `-`.

@@ -81,6 +81,8 @@ enum Command {
 enum Lang {
     /// Rust structs implementing `flexbuf::FlexCoder`, with view types.
     Rust,
+    /// A Python module of classes (slots, type hints) coded by the native core.
+    Python,
 }
 
 #[derive(Args, Debug)]
@@ -288,6 +290,7 @@ fn gen(args: GenArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", args.output.display())))?;
     let written = match args.lang {
         Lang::Rust => flexbuf_codegen::Language::Rust,
+        Lang::Python => flexbuf_codegen::Language::Python,
     };
     let written = flexbuf_codegen::generate_to_dir(written, &args.schema, &args.output)
         .map_err(Failure::Data)?;

@@ -36,6 +36,8 @@ use std::path::{Path, PathBuf};
 pub enum Language {
     /// Rust structs implementing `flexbuf::FlexCoder`.
     Rust,
+    /// A Python module of classes decoded and encoded by the native core.
+    Python,
 }
 
 /// Generates the files for `lang` from a parsed schema; `stem` names the
@@ -50,6 +52,7 @@ pub fn generate(
             path: PathBuf::from(format!("{stem}.rs")),
             contents: backend::rust::generate(&parsed.schema)?,
         }]),
+        Language::Python => backend::python::generate(parsed),
     }
 }
 

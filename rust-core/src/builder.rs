@@ -194,7 +194,7 @@ pub struct Builder {
     force_min_width: BitWidth,
     key_pool: BytesPool,
     string_pool: BytesPool,
-    key_vectors: HashMap<Box<[u64]>, Slot>,
+    key_vectors: HashMap<Box<[u8]>, Slot>,
     pairs: Vec<(Slot, Slot)>,
     error: Option<Error>,
     finished: bool,
@@ -657,16 +657,20 @@ impl Builder {
         self.key_vectors.get(&self.key_signature(start)).copied()
     }
 
-    /// Identifies a sorted key set: key offsets when keys are shared (equal keys
-    /// then have equal offsets), else a content hash of every key.
-    fn key_signature(&self, start: usize) -> Box<[u64]> {
+    /// Identifies a sorted key set exactly: the key offsets when keys are shared
+    /// (equal keys then have equal offsets), else every key's bytes, each
+    /// followed by its NUL (keys cannot contain NUL, so the join is unambiguous).
+    fn key_signature(&self, start: usize) -> Box<[u8]> {
         let keys = self.stack[start..].iter().step_by(2);
         if self.options.share.contains(ShareFlags::KEYS) {
-            keys.map(|k| k.data).collect()
+            keys.flat_map(|k| k.data.to_le_bytes()).collect()
         } else {
-            keys.map(|k| crate::pool::hash_bytes(self.key_at(k.data as usize)))
-                .chain(std::iter::once(u64::MAX))
-                .collect()
+            let mut sig = Vec::new();
+            for k in keys {
+                sig.extend_from_slice(self.key_at(k.data as usize));
+                sig.push(0);
+            }
+            sig.into_boxed_slice()
         }
     }
 
@@ -966,7 +970,13 @@ impl Builder {
 
     #[inline]
     fn write_uint(&mut self, v: u64, bytes: usize) {
-        self.buf.extend_from_slice(&v.to_le_bytes()[..bytes]);
+        // Fixed-size copies per width, rather than one copy of a variable length.
+        match bytes {
+            1 => self.buf.push(v as u8),
+            2 => self.buf.extend_from_slice(&(v as u16).to_le_bytes()),
+            4 => self.buf.extend_from_slice(&(v as u32).to_le_bytes()),
+            _ => self.buf.extend_from_slice(&v.to_le_bytes()),
+        }
     }
 
     #[inline]

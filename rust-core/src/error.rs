@@ -119,8 +119,13 @@ pub enum BuilderError {
 }
 
 /// An error with the place it refers to: a byte offset into the input, a path, or both.
+///
+/// One pointer wide, so `Result`s of readers stay in registers on the hot path.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error {
+pub struct Error(Box<Inner>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Inner {
     kind: ErrorKind,
     offset: Option<usize>,
     path: Option<String>,
@@ -128,60 +133,62 @@ pub struct Error {
 
 impl Error {
     /// An error of `kind` with no location.
+    #[cold]
     pub fn new(kind: ErrorKind) -> Self {
-        Error {
+        Error(Box::new(Inner {
             kind,
             offset: None,
             path: None,
-        }
+        }))
     }
 
     /// An error of `kind` at byte `offset` of the input.
+    #[cold]
     pub fn at(kind: ErrorKind, offset: usize) -> Self {
-        Error {
+        Error(Box::new(Inner {
             kind,
             offset: Some(offset),
             path: None,
-        }
+        }))
     }
 
     /// Adds a byte offset unless one is set already.
     pub fn with_offset(mut self, offset: usize) -> Self {
-        self.offset.get_or_insert(offset);
+        self.0.offset.get_or_insert(offset);
         self
     }
 
     /// Sets the path (`$.items[3].name` style).
     pub fn with_path(mut self, path: impl Into<String>) -> Self {
-        self.path = Some(path.into());
+        self.0.path = Some(path.into());
         self
     }
 
     /// Prepends one path segment: a map key (`.key`) or a vector index (`[3]`).
     pub fn in_segment(mut self, segment: PathSegment<'_>) -> Self {
-        let rest = self.path.take().unwrap_or_default();
+        let rest = self.0.path.take().unwrap_or_default();
         let seg = match segment {
             PathSegment::Key(k) if is_plain_identifier(k) => format!(".{k}"),
             PathSegment::Key(k) => format!("[{k:?}]"),
             PathSegment::Index(i) => format!("[{i}]"),
         };
-        self.path = Some(seg + &rest);
+        self.0.path = Some(seg + &rest);
         self
     }
 
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
-        &self.kind
+        &self.0.kind
     }
 
     /// Byte offset into the input, when known.
     pub fn offset(&self) -> Option<usize> {
-        self.offset
+        self.0.offset
     }
 
     /// Path from the root (`$.a[2].b`), when known.
     pub fn path(&self) -> Option<String> {
-        self.path.as_ref().map(|p| format!("${p}"))
+        self.0.path.as_ref().map(|p| format!("${p}"))
     }
 }
 
@@ -287,11 +294,11 @@ impl fmt::Display for BuilderError {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.kind)?;
+        write!(f, "{}", self.0.kind)?;
         if let Some(p) = self.path() {
             write!(f, " at {p}")?;
         }
-        if let Some(o) = self.offset {
+        if let Some(o) = self.0.offset {
             write!(f, " (offset {o})")?;
         }
         Ok(())

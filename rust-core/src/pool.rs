@@ -24,9 +24,12 @@ pub(crate) fn hash_bytes(bytes: &[u8]) -> u64 {
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
-        let mut tail = [0u8; 8];
-        tail[..rest.len()].copy_from_slice(rest);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
+        // Assemble the tail in a register instead of copying it to the stack.
+        let mut tail = 0u64;
+        for (i, &b) in rest.iter().enumerate() {
+            tail |= (b as u64) << (8 * i);
+        }
+        h = (h.rotate_left(5) ^ tail).wrapping_mul(K);
     }
     // Final avalanche so the low bits used for the table index depend on every input bit.
     h ^= h >> 32;

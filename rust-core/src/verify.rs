@@ -12,8 +12,6 @@
 //! values. Depth counts every vector and map, fixed-length ones included, so it
 //! equals the nesting depth of the JSON the buffer converts to.
 
-use std::collections::HashMap;
-
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::reader::{follow, key_at, read_uint, Reader};
 use crate::types::{pack_type, unpack_type, BitWidth, FlexType};
@@ -90,27 +88,81 @@ pub fn verify_with<'a>(buf: &'a [u8], options: &VerifyOptions) -> Result<Verifie
         buf,
         max_depth: options.max_depth.min(1024),
         sorted: options.require_sorted_keys,
-        memo: Vec::new(),
-        extra: HashMap::new(),
+        memo: Memo::for_buffer(buf.len()),
     };
     v.value(slot, width, buf[n - 2], n - 2, 0)?;
     Ok(Verified { buf })
 }
 
-const IN_PROGRESS: u32 = 1 << 8;
-const DONE: u32 = 2 << 8;
-const STATE: u32 = 3 << 8;
+/// Strings and keys up to this many bytes are re-checked at each reference
+/// (bounded work); longer ones are checked once per position.
+const SHORT: usize = 32;
+
+const IN_PROGRESS: u64 = 1;
+const DONE: u64 = 2;
+
+/// Memo of verified nodes: an open-addressed table from (position, packed
+/// type) to a state word. Only containers, long strings and keys go in, so it
+/// stays small and costs nothing proportional to the buffer up front.
+struct Memo {
+    /// `(key + 1, value)`; a key of 0 marks an empty slot. Length is a power of two.
+    slots: Vec<(u64, u64)>,
+    used: usize,
+}
+
+impl Memo {
+    #[inline]
+    fn slot(&mut self, at: usize, packed: u8) -> &mut u64 {
+        if (self.used + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let key = ((at as u64) << 8 | packed as u64) + 1;
+        let mask = self.slots.len() - 1;
+        let mut i = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize & mask;
+        loop {
+            let k = self.slots[i].0;
+            if k == key {
+                return &mut self.slots[i].1;
+            }
+            if k == 0 {
+                self.slots[i] = (key, 0);
+                self.used += 1;
+                return &mut self.slots[i].1;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// A memo sized for a buffer of `len` bytes (memoised nodes are a fraction
+    /// of all nodes; the table grows when needed).
+    fn for_buffer(len: usize) -> Memo {
+        Memo {
+            slots: vec![(0, 0); (len / 32).next_power_of_two().clamp(64, 1 << 14)],
+            used: 0,
+        }
+    }
+
+    fn grow(&mut self) {
+        let old = core::mem::take(&mut self.slots);
+        self.slots = vec![(0, 0); (old.len() * 2).max(64)];
+        let mask = self.slots.len() - 1;
+        for (k, v) in old.into_iter().filter(|&(k, _)| k != 0) {
+            let mut i = (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize & mask;
+            while self.slots[i].0 != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = (k, v);
+        }
+    }
+}
 
 struct Verifier<'a> {
     buf: &'a [u8],
     max_depth: usize,
     sorted: bool,
-    /// Per buffer position: packed type (bits 0-7), state (8-9), height (16-31).
-    /// Allocated zeroed on first use, so untouched pages cost nothing.
-    memo: Vec<u32>,
-    /// Entries for a position already used by a different type (rare, but legal
-    /// for e.g. an empty vector whose data position is also where a key starts).
-    extra: HashMap<(usize, u8), u32>,
+    /// Containers and long strings: state (bits 0-1) and height (bits 8+).
+    /// Keys: their length + 1.
+    memo: Memo,
 }
 
 /// What to do at a memoised position.
@@ -123,32 +175,19 @@ enum Visit {
 
 impl<'a> Verifier<'a> {
     fn enter(&mut self, at: usize, packed: u8) -> Result<Visit> {
-        if self.memo.is_empty() {
-            self.memo = vec![0; self.buf.len()];
-        }
-        let entry = self.memo[at];
-        let entry = if entry == 0 || entry & 0xff == packed as u32 {
-            &mut self.memo[at]
-        } else {
-            self.extra.entry((at, packed)).or_insert(0)
-        };
-        match *entry & STATE {
+        let entry = self.memo.slot(at, packed);
+        match *entry & 3 {
             0 => {
-                *entry = packed as u32 | IN_PROGRESS;
+                *entry = IN_PROGRESS;
                 Ok(Visit::Fresh)
             }
             IN_PROGRESS => Err(Error::at(ErrorKind::Cycle, at)),
-            _ => Ok(Visit::Done((*entry >> 16) as usize)),
+            _ => Ok(Visit::Done((*entry >> 8) as usize)),
         }
     }
 
     fn leave(&mut self, at: usize, packed: u8, height: usize) {
-        let value = packed as u32 | DONE | ((height as u32) << 16);
-        if self.memo[at] & 0xff == packed as u32 {
-            self.memo[at] = value;
-        } else {
-            self.extra.insert((at, packed), value);
-        }
+        *self.memo.slot(at, packed) = DONE | (height as u64) << 8;
     }
 
     /// Verifies the value whose slot is at `slot` (width `pw`), with the packed
@@ -184,23 +223,32 @@ impl<'a> Verifier<'a> {
                 self.key(target)?;
                 Ok(0)
             }
-            FlexType::String | FlexType::Blob => {
-                if let Visit::Done(_) = self.enter(target, packed)? {
-                    return Ok(0);
-                }
+            FlexType::Blob => {
                 let len = self.size(target, w)?;
-                let nul = (ty == FlexType::String) as usize;
+                self.span(target, len, 1)?;
+                Ok(0)
+            }
+            FlexType::String => {
+                let len = self.size(target, w)?;
                 self.span(target, len, 1)
-                    .and_then(|_| self.span(target + len, nul, 1))?;
-                if ty == FlexType::String {
-                    if self.buf[target + len] != 0 {
-                        return Err(Error::at(ErrorKind::MissingNul, target + len));
-                    }
-                    if core::str::from_utf8(&self.buf[target..target + len]).is_err() {
-                        return Err(Error::at(ErrorKind::InvalidUtf8, target));
+                    .and_then(|_| self.span(target + len, 1, 1))?;
+                if self.buf[target + len] != 0 {
+                    return Err(Error::at(ErrorKind::MissingNul, target + len));
+                }
+                // Short strings are cheaper to check again than to memoise; long
+                // ones are checked once however many offsets share them.
+                let long = len > SHORT;
+                if long {
+                    if let Visit::Done(_) = self.enter(target, packed)? {
+                        return Ok(0);
                     }
                 }
-                self.leave(target, packed, 0);
+                if core::str::from_utf8(&self.buf[target..target + len]).is_err() {
+                    return Err(Error::at(ErrorKind::InvalidUtf8, target));
+                }
+                if long {
+                    self.leave(target, packed, 0);
+                }
                 Ok(0)
             }
             t if t.is_fixed_typed_vector() => {
@@ -250,9 +298,20 @@ impl<'a> Verifier<'a> {
                     None
                 };
                 let mut h = 0;
+                let types = target + len * w;
                 for i in 0..len {
-                    let type_at = target + len * w + i;
-                    let r = self.value(target + i * w, w, self.buf[type_at], type_at, depth + 1);
+                    let type_at = types + i;
+                    let packed = self.buf[type_at];
+                    // Inline scalars (null, int, uint, bool; floats at least 4
+                    // bytes wide) need nothing beyond their type byte.
+                    let code = packed >> 2;
+                    if code <= 2
+                        || code == FlexType::Bool as u8
+                        || (code == FlexType::Float as u8 && w >= 4)
+                    {
+                        continue;
+                    }
+                    let r = self.value(target + i * w, w, packed, type_at, depth + 1);
                     match r {
                         Ok(child) => h = h.max(child),
                         Err(e) => return Err(self.locate(e, keys, i)),
@@ -356,14 +415,30 @@ impl<'a> Verifier<'a> {
     /// A NUL-terminated UTF-8 key at `at`; verified once per position.
     fn key(&mut self, at: usize) -> Result<&'a [u8]> {
         let buf = self.buf;
-        let bytes = key_at(buf, at)?;
-        let packed = pack_type(FlexType::Key, BitWidth::W8);
-        if let Visit::Fresh = self.enter(at, packed)? {
-            if core::str::from_utf8(bytes).is_err() {
+        let tail = buf
+            .get(at..)
+            .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, at))?;
+        // Short keys (the usual case) are checked at each reference: bounded work,
+        // cheaper than a memo lookup.
+        let head = &tail[..tail.len().min(SHORT + 1)];
+        if let Some(n) = head.iter().position(|&b| b == 0) {
+            let bytes = &tail[..n];
+            if !bytes.is_ascii() && core::str::from_utf8(bytes).is_err() {
                 return Err(Error::at(ErrorKind::InvalidUtf8, at));
             }
-            self.leave(at, packed, 0);
+            return Ok(bytes);
         }
+        // Long keys are scanned and validated once, then remembered with their length.
+        let packed = pack_type(FlexType::Key, BitWidth::W8);
+        let entry = self.memo.slot(at, packed);
+        if *entry != 0 {
+            return Ok(&tail[..(*entry - 1) as usize]);
+        }
+        let bytes = key_at(buf, at)?;
+        if core::str::from_utf8(bytes).is_err() {
+            return Err(Error::at(ErrorKind::InvalidUtf8, at));
+        }
+        *self.memo.slot(at, packed) = bytes.len() as u64 + 1;
         Ok(bytes)
     }
 

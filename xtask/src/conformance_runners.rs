@@ -116,6 +116,13 @@ pub fn runners() -> Vec<Runner> {
             optional: false,
         },
         Runner {
+            name: "python",
+            present: |root| root.join("sdk-python/tools/conformance_runner.py").exists() && util::have("python3"),
+            prepare: |_| crate::sdk_python::prepare_conformance(),
+            command: |_| crate::sdk_python::conformance_command(),
+            optional: false,
+        },
+        Runner {
             name: "c",
             present: |root| root.join("capi/Cargo.toml").exists() && util::have("cc"),
             prepare: |_| crate::sdk_c::build(),

@@ -10,6 +10,7 @@
 mod bench;
 mod conformance;
 mod sdk_c;
+mod sdk_python;
 mod setup;
 mod util;
 
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::run(&args[1..]),
         Some("bench") => match args.get(1).map(String::as_str) {
             Some("c") => sdk_c::bench(),
+            Some("python") => sdk_python::bench(),
             _ => bench::run(&args[1..]),
         },
         _ => {
@@ -51,6 +53,7 @@ fn build_all() -> Result<()> {
         util::cargo(&["build", "--release", "--workspace"]),
     )?;
     sdk_c::build()?;
+    sdk_python::build()?;
     Ok(())
 }
 
@@ -77,6 +80,7 @@ fn test() -> Result<()> {
         util::cargo(&["test", "--workspace", "--all-features"]),
     )?;
     sdk_c::test()?;
+    sdk_python::test()?;
     conformance::run(&[])?;
     println!("xtask: all tests passed");
     Ok(())

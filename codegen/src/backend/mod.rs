@@ -1,5 +1,6 @@
 //! Code generators, one module per target language.
 
+pub mod python;
 pub mod rust;
 
 use std::path::PathBuf;

@@ -34,13 +34,6 @@ pub enum Error {
         /// The builder's error.
         source: flexbuf::Error,
     },
-    /// An operation sequence has no equivalent in the C++ protocol.
-    NoCppEquivalent {
-        /// Index of the operation.
-        index: usize,
-        /// Why.
-        message: String,
-    },
     /// The C++ replayer could not be built or run, or answered unexpectedly.
     Cpp(String),
     /// A case is inconsistent (golden bytes, value, generator invariant).
@@ -93,9 +86,6 @@ impl fmt::Display for Error {
             Error::Json { origin, message } => write!(f, "{origin}: {message}"),
             Error::Op { index, message } => write!(f, "op {index}: {message}"),
             Error::Build { index, source } => write!(f, "builder rejected op {index}: {source}"),
-            Error::NoCppEquivalent { index, message } => {
-                write!(f, "op {index} has no C++ equivalent: {message}")
-            }
             Error::Cpp(message) => write!(f, "C++ replayer: {message}"),
             Error::Case { name, message } => write!(f, "case {name}: {message}"),
         }

@@ -517,7 +517,7 @@ impl Op {
     ///
     /// `typed_vector` becomes the pushes it is byte-identical to (an empty one
     /// becomes an empty typed vector, which is a key vector in both builders).
-    pub fn write_protocol(&self, out: &mut String, index: usize) -> Result<()> {
+    pub fn write_protocol(&self, out: &mut String) {
         fn hex_or_dash(bytes: &[u8]) -> String {
             if bytes.is_empty() {
                 "-".to_string()
@@ -552,7 +552,7 @@ impl Op {
             Op::TypedVector(s) => {
                 out.push_str("start_vector\n");
                 for op in s.element_ops() {
-                    op.write_protocol(out, index)?;
+                    op.write_protocol(out);
                 }
                 "end_vector 1 0".to_string()
             }
@@ -561,7 +561,6 @@ impl Op {
         };
         out.push_str(&line);
         out.push('\n');
-        Ok(())
     }
 }
 
@@ -573,13 +572,13 @@ impl fmt::Display for Op {
 }
 
 /// Renders one case (`case FLAGS`, its ops, `finish`) in the replayer protocol.
-pub fn protocol_case(flags: u8, ops: &[Op]) -> Result<String> {
+pub fn protocol_case(flags: u8, ops: &[Op]) -> String {
     let mut out = format!("case {flags}\n");
-    for (i, op) in ops.iter().enumerate() {
-        op.write_protocol(&mut out, i)?;
+    for op in ops {
+        op.write_protocol(&mut out);
     }
     out.push_str("finish\n");
-    Ok(out)
+    out
 }
 
 /// Parses a JSON array of ops.
@@ -808,7 +807,7 @@ mod tests {
             },
         ];
         assert_eq!(
-            protocol_case(3, &ops).unwrap(),
+            protocol_case(3, &ops),
             "case 3\nstart_vector\nstring -\nblob 0102\ndouble 3ff0000000000000\n\
              start_vector\nint 1\nint -1\nend_vector 1 0\nend_vector 0 0\nfinish\n"
         );

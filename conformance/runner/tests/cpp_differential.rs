@@ -73,7 +73,7 @@ fn random_sequences_build_the_cpp_bytes() {
                 };
                 failures.push(format!(
                     "case {i} (seed {seed:#x}):\n{}ours: {ours}\nC++:  {}\n",
-                    protocol_case(case.flags, &case.ops).unwrap_or_default(),
+                    protocol_case(case.flags, &case.ops),
                     to_hex(want)
                 ));
                 continue;

@@ -1,0 +1,812 @@
+//! The Python backend: one module with a class per message (`__slots__`,
+//! keyword-only `__init__`, `__eq__`, `__repr__`, type hints, docstrings), an
+//! `enum.IntEnum` per enum, a base class per union with one subclass per
+//! variant, and the compiled schema handed to the native core once at import.
+//!
+//! Decoding and encoding run in the native core (`flexbuf._native`), which
+//! builds and reads the objects itself: `Model.decode(data)` and
+//! `model.encode()` are one native call each. The contract with the core:
+//! every message class lists its fields in `__slots__` **in wire order**, and
+//! the classes are passed by qualified name (`"ns.Union|Variant"` for union
+//! variants, whose payload lives in the slot `value`).
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use flexbuf::schema::{
+    short_name, DefaultValue, EnumDef, Field, Message, Schema, TypeRef, UnionDef,
+};
+
+use super::GeneratedFile;
+
+/// Python keywords, and the names generated classes use for their own
+/// methods: a field with one of these names gets a trailing underscore.
+const RESERVED: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield", "encode", "decode",
+];
+
+/// Module-level names the generated code uses itself.
+const MODULE_NAMES: &[&str] = &["_SCHEMA", "_enum", "_flexbuf", "_Final", "annotations"];
+
+/// Generates `<root stem>.py` for every type of the parsed schema and its imports.
+pub fn generate(parsed: &crate::ParsedSchema) -> Result<Vec<GeneratedFile>, String> {
+    let root = parsed.root();
+    let stem = root
+        .path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .ok_or_else(|| format!("{}: not a schema file name", root.path.display()))?;
+    let module = python_module_name(stem);
+    let source = root
+        .path
+        .file_name()
+        .and_then(|s| s.to_str())
+        .unwrap_or(stem)
+        .to_string();
+    let contents = generate_module(&parsed.schema, &source)?;
+    Ok(vec![GeneratedFile {
+        path: PathBuf::from(format!("{module}.py")),
+        contents,
+    }])
+}
+
+/// A file stem as an importable module name (`my-schema` → `my_schema`).
+fn python_module_name(stem: &str) -> String {
+    let mut s: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) || RESERVED.contains(&s.as_str())
+    {
+        s.insert(0, '_');
+    }
+    s
+}
+
+/// The Python module for `schema`; `source` names the schema file in the header.
+pub fn generate_module(schema: &Schema, source: &str) -> Result<String, String> {
+    let g = Gen::new(schema)?;
+    Ok(g.render(source))
+}
+
+/// The attribute name of a field.
+fn attr(name: &str) -> String {
+    if RESERVED.contains(&name) {
+        format!("{name}_")
+    } else {
+        name.to_string()
+    }
+}
+
+struct Gen<'a> {
+    schema: &'a Schema,
+    out: String,
+    /// Union qualified name → class name of each variant, in declaration order.
+    variant_classes: HashMap<&'a str, Vec<String>>,
+}
+
+impl<'a> Gen<'a> {
+    fn new(schema: &'a Schema) -> Result<Self, String> {
+        let mut taken: HashMap<String, String> = HashMap::new();
+        let mut claim = |name: String, by: &str| -> Result<(), String> {
+            if MODULE_NAMES.contains(&name.as_str()) || RESERVED.contains(&name.as_str()) {
+                return Err(format!("`{by}` cannot be named `{name}` in Python"));
+            }
+            if let Some(prev) = taken.insert(name.clone(), by.to_string()) {
+                return Err(format!(
+                    "`{prev}` and `{by}` both become the Python class `{name}`; the Python backend emits one module, so rename one"
+                ));
+            }
+            Ok(())
+        };
+        for n in schema
+            .messages
+            .iter()
+            .map(|m| &m.name)
+            .chain(schema.enums.iter().map(|e| &e.name))
+            .chain(schema.unions.iter().map(|u| &u.name))
+        {
+            claim(short_name(n).to_string(), n)?;
+        }
+        let mut variant_classes = HashMap::new();
+        for u in &schema.unions {
+            let mut names = Vec::new();
+            for v in &u.variants {
+                let class = format!("{}{}", short_name(&u.name), v.name);
+                claim(class.clone(), &format!("{}.{}", u.name, v.name))?;
+                names.push(class);
+            }
+            variant_classes.insert(u.name.as_str(), names);
+        }
+        for m in &schema.messages {
+            let mut seen = HashSet::new();
+            for f in m.fields.iter().filter(|f| !f.deprecated) {
+                let a = attr(&f.name);
+                if a.starts_with("__") {
+                    return Err(format!(
+                        "field `{}.{}`: names starting with `__` are private in Python",
+                        m.name, f.name
+                    ));
+                }
+                if !seen.insert(a.clone()) {
+                    return Err(format!(
+                        "fields of `{}` clash as the Python attribute `{a}`",
+                        m.name
+                    ));
+                }
+            }
+        }
+        Ok(Gen {
+            schema,
+            out: String::new(),
+            variant_classes,
+        })
+    }
+
+    fn line(&mut self, indent: usize, s: &str) {
+        for _ in 0..indent {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    fn render(mut self, source: &str) -> String {
+        self.line(
+            0,
+            &format!("# @generated by `flexbuf gen --lang python` from {source}. Do not edit."),
+        );
+        self.line(
+            0,
+            &format!(
+                "\"\"\"Typed FlexBuffers models generated from ``{}``.",
+                doc_escape(source)
+            ),
+        );
+        self.line(0, "");
+        self.line(
+            0,
+            "``Model.decode(data)`` and ``model.encode()`` each make one call into the",
+        );
+        self.line(0, "native core, which builds or reads the objects itself.");
+        self.line(0, "\"\"\"");
+        self.line(0, "");
+        self.line(0, "from __future__ import annotations");
+        self.line(0, "");
+        self.line(0, "import enum as _enum");
+        self.line(0, "from typing import Final as _Final");
+        self.line(0, "");
+        self.line(0, "import flexbuf as _flexbuf");
+        let mut all: Vec<String> = Vec::new();
+        all.extend(
+            self.schema
+                .enums
+                .iter()
+                .map(|e| short_name(&e.name).to_string()),
+        );
+        all.extend(
+            self.schema
+                .messages
+                .iter()
+                .map(|m| short_name(&m.name).to_string()),
+        );
+        for u in &self.schema.unions {
+            all.push(short_name(&u.name).to_string());
+            all.extend(self.variant_classes[u.name.as_str()].iter().cloned());
+        }
+        self.line(0, "");
+        self.line(0, "__all__ = [");
+        for n in &all {
+            self.line(1, &format!("{},", py_str(n)));
+        }
+        self.line(0, "]");
+        let schema = self.schema;
+        for e in &schema.enums {
+            self.enum_def(e);
+        }
+        for m in &schema.messages {
+            self.message(m);
+        }
+        for u in &schema.unions {
+            self.union_def(u);
+        }
+        self.footer();
+        self.out
+    }
+
+    // ---- types -------------------------------------------------------------------
+
+    fn hint(&self, t: &TypeRef) -> String {
+        match t {
+            TypeRef::Bool => "bool".into(),
+            TypeRef::I8
+            | TypeRef::I16
+            | TypeRef::I32
+            | TypeRef::I64
+            | TypeRef::U8
+            | TypeRef::U16
+            | TypeRef::U32
+            | TypeRef::U64 => "int".into(),
+            TypeRef::F32 | TypeRef::F64 => "float".into(),
+            TypeRef::String => "str".into(),
+            TypeRef::Bytes => "bytes".into(),
+            TypeRef::Vector(e) => format!("list[{}]", self.hint(e)),
+            TypeRef::Map(e) => format!("dict[str, {}]", self.hint(e)),
+            TypeRef::Message(n) | TypeRef::Enum(n) | TypeRef::Union(n) => short_name(n).to_string(),
+        }
+    }
+
+    fn field_hint(&self, f: &Field) -> String {
+        let h = self.hint(&f.ty);
+        if f.optional {
+            format!("{h} | None")
+        } else {
+            h
+        }
+    }
+
+    /// The `__init__` default of a field: `None` for required ones (no default).
+    fn init_default(&self, f: &Field) -> Result<Option<String>, String> {
+        if f.required {
+            return Ok(None);
+        }
+        let lit = match &f.default {
+            None | Some(DefaultValue::Null) if f.optional => "None".to_string(),
+            None | Some(DefaultValue::Null) => match &f.ty {
+                TypeRef::Bool => "False".into(),
+                TypeRef::F32 | TypeRef::F64 => "0.0".into(),
+                TypeRef::String => "\"\"".into(),
+                TypeRef::Bytes => "b\"\"".into(),
+                TypeRef::Vector(_) | TypeRef::Map(_) => "None".into(),
+                TypeRef::Enum(n) => {
+                    let e = self
+                        .schema
+                        .enum_def(n)
+                        .ok_or_else(|| format!("unknown enum {n}"))?;
+                    let v = e
+                        .variants
+                        .first()
+                        .ok_or_else(|| format!("enum {n} has no variants"))?;
+                    format!("{}.{}", short_name(n), variant_ident(&v.name))
+                }
+                TypeRef::Message(_) | TypeRef::Union(_) => {
+                    return Err(format!(
+                        "field `{}` of message type must be `required` or optional",
+                        f.name
+                    ))
+                }
+                _ => "0".into(),
+            },
+            Some(d) => self.literal(&f.ty, d)?,
+        };
+        Ok(Some(lit))
+    }
+
+    fn literal(&self, t: &TypeRef, d: &DefaultValue) -> Result<String, String> {
+        Ok(match d {
+            DefaultValue::Bool(b) => if *b { "True" } else { "False" }.into(),
+            DefaultValue::Int(i) if t.is_float() => float_lit(*i as f64, t),
+            DefaultValue::UInt(u) if t.is_float() => float_lit(*u as f64, t),
+            DefaultValue::Int(i) => i.to_string(),
+            DefaultValue::UInt(u) => u.to_string(),
+            DefaultValue::Float(f) => float_lit(*f, t),
+            DefaultValue::String(s) => py_str(s),
+            DefaultValue::EnumVariant(v) => match t {
+                TypeRef::Enum(n) => format!("{}.{}", short_name(n), variant_ident(v)),
+                _ => return Err(format!("enum default {v} for a non-enum field")),
+            },
+            DefaultValue::Null => "None".into(),
+        })
+    }
+
+    // ---- enums -------------------------------------------------------------------
+
+    fn enum_def(&mut self, e: &EnumDef) {
+        let name = short_name(&e.name).to_string();
+        self.line(0, "");
+        self.line(0, "");
+        self.line(0, &format!("class {name}(_enum.IntEnum):"));
+        let doc = docstring(&e.doc, &format!("The enum ``{}``.", e.name), &[]);
+        self.docstring(1, &doc);
+        self.line(0, "");
+        for v in &e.variants {
+            for d in &v.doc {
+                self.line(1, &format!("#: {}", d.trim()));
+            }
+            self.line(1, &format!("{} = {}", variant_ident(&v.name), v.value));
+        }
+    }
+
+    // ---- messages -----------------------------------------------------------------
+
+    fn message(&mut self, m: &Message) {
+        let name = short_name(&m.name).to_string();
+        let decl: Vec<&Field> = m.fields.iter().filter(|f| !f.deprecated).collect();
+        let wire = m.wire_fields();
+        self.line(0, "");
+        self.line(0, "");
+        self.line(0, &format!("class {name}:"));
+        let attrs: Vec<(String, Vec<String>)> = decl
+            .iter()
+            .map(|f| {
+                let mut d = f.doc.clone();
+                if f.wire_name != f.name {
+                    d.push(format!("Wire name ``{}``.", f.wire_name));
+                }
+                (attr(&f.name), d)
+            })
+            .collect();
+        let doc = docstring(&m.doc, &format!("The message ``{}``.", m.name), &attrs);
+        self.docstring(1, &doc);
+        self.line(0, "");
+        // The native core reads and writes the slots by position: wire order.
+        let slots: Vec<String> = wire.iter().map(|f| py_str(&attr(&f.name))).collect();
+        self.line(1, &format!("__slots__ = ({})", tuple_body(&slots)));
+        let args: Vec<String> = decl.iter().map(|f| py_str(&attr(&f.name))).collect();
+        self.line(1, &format!("__match_args__ = ({})", tuple_body(&args)));
+        self.line(0, "");
+        for f in &decl {
+            let h = self.field_hint(f);
+            self.line(1, &format!("{}: {h}", attr(&f.name)));
+        }
+        if !decl.is_empty() {
+            self.line(0, "");
+        }
+
+        // __init__: keyword-only, required fields first.
+        let mut params = Vec::new();
+        let mut body = Vec::new();
+        let mut ordered: Vec<&&Field> = decl.iter().filter(|f| f.required).collect();
+        ordered.extend(decl.iter().filter(|f| !f.required));
+        for f in ordered {
+            let a = attr(&f.name);
+            let h = self.field_hint(f);
+            let default = match self.init_default(f) {
+                Ok(d) => d,
+                Err(e) => {
+                    // The parser rejects such schemas; keep the module importable anyway.
+                    self.line(1, &format!("# error: {e}"));
+                    None
+                }
+            };
+            let fresh = !f.optional && matches!(f.ty, TypeRef::Vector(_) | TypeRef::Map(_));
+            match default {
+                None => params.push(format!("{a}: {h}")),
+                Some(_) if fresh => {
+                    params.push(format!("{a}: {h} | None = None"));
+                    let empty = if matches!(f.ty, TypeRef::Vector(_)) {
+                        "[]"
+                    } else {
+                        "{}"
+                    };
+                    body.push(format!("self.{a} = {empty} if {a} is None else {a}"));
+                    continue;
+                }
+                Some(d) => params.push(format!("{a}: {h} = {d}")),
+            }
+            body.push(format!("self.{a} = {a}"));
+        }
+        if params.is_empty() {
+            self.line(1, "def __init__(self) -> None:");
+            self.line(2, "pass");
+        } else {
+            self.line(1, "def __init__(");
+            self.line(2, "self,");
+            self.line(2, "*,");
+            for p in &params {
+                self.line(2, &format!("{p},"));
+            }
+            self.line(1, ") -> None:");
+            for b in &body {
+                self.line(2, b);
+            }
+        }
+        self.line(0, "");
+
+        // __eq__ and __repr__ over the declared fields.
+        self.line(1, "def __eq__(self, other: object) -> bool:");
+        self.line(2, &format!("if not isinstance(other, {name}):"));
+        self.line(3, "return NotImplemented");
+        if decl.is_empty() {
+            self.line(2, "return True");
+        } else {
+            let mine: Vec<String> = decl
+                .iter()
+                .map(|f| format!("self.{}", attr(&f.name)))
+                .collect();
+            let theirs: Vec<String> = decl
+                .iter()
+                .map(|f| format!("other.{}", attr(&f.name)))
+                .collect();
+            self.line(2, &format!("return ({}) == (", tuple_body(&mine)));
+            self.line(3, &tuple_body(&theirs));
+            self.line(2, ")");
+        }
+        self.line(0, "");
+        self.line(1, "def __repr__(self) -> str:");
+        if decl.is_empty() {
+            self.line(2, &format!("return \"{name}()\""));
+        } else {
+            let parts: Vec<String> = decl
+                .iter()
+                .map(|f| {
+                    let a = attr(&f.name);
+                    format!("{a}={{self.{a}!r}}")
+                })
+                .collect();
+            self.line(2, &format!("return f\"{name}({})\"", parts.join(", ")));
+        }
+        self.line(0, "");
+
+        // One native call each way.
+        self.line(1, "@classmethod");
+        self.line(
+            1,
+            &format!("def decode(cls, data: bytes | bytearray | memoryview) -> {name}:"),
+        );
+        self.line(
+            2,
+            &format!(
+                "\"\"\"Verifies ``data`` and decodes one ``{name}`` from it (one native call)."
+            ),
+        );
+        self.line(0, "");
+        self.line(2, "Raises:");
+        self.line(
+            3,
+            "flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.",
+        );
+        self.line(
+            3,
+            "flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).",
+        );
+        self.line(2, "\"\"\"");
+        self.line(
+            2,
+            &format!("value: {name} = _SCHEMA.decode(_T_{name}, data)"),
+        );
+        self.line(2, "return value");
+        self.line(0, "");
+        self.line(1, "def encode(self) -> bytes:");
+        self.line(
+            2,
+            &format!("\"\"\"Encodes this ``{name}`` as a FlexBuffer (one native call).\"\"\""),
+        );
+        self.line(2, &format!("return _SCHEMA.encode(_T_{name}, self)"));
+    }
+
+    // ---- unions -------------------------------------------------------------------
+
+    fn union_def(&mut self, u: &UnionDef) {
+        let name = short_name(&u.name).to_string();
+        let classes = self.variant_classes[u.name.as_str()].clone();
+        let payloads: Vec<String> = u.variants.iter().map(|v| self.hint(&v.ty)).collect();
+        let mut unique: Vec<String> = Vec::new();
+        for p in &payloads {
+            if !unique.contains(p) {
+                unique.push(p.clone());
+            }
+        }
+        self.line(0, "");
+        self.line(0, "");
+        self.line(0, &format!("class {name}:"));
+        let mut doc = if u.doc.is_empty() {
+            vec![format!("The union ``{}``.", u.name)]
+        } else {
+            u.doc.iter().map(|d| d.trim().to_string()).collect()
+        };
+        doc.push(String::new());
+        doc.push(format!(
+            "Exactly one of: {}. Each holds its payload in ``value``.",
+            classes
+                .iter()
+                .map(|c| format!("``{c}``"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        self.docstring(1, &doc);
+        self.line(0, "");
+        self.line(1, "__slots__ = (\"value\",)");
+        self.line(0, "");
+        self.line(1, &format!("value: {}", unique.join(" | ")));
+        self.line(0, "");
+        self.line(1, "@classmethod");
+        self.line(
+            1,
+            &format!("def decode(cls, data: bytes | bytearray | memoryview) -> {name}:"),
+        );
+        self.line(2, &format!("\"\"\"Verifies ``data`` and decodes one ``{name}`` variant from it (one native call).\"\"\""));
+        self.line(
+            2,
+            &format!("value: {name} = _SCHEMA.decode(_T_{name}, data)"),
+        );
+        self.line(2, "return value");
+        self.line(0, "");
+        self.line(1, "def encode(self) -> bytes:");
+        self.line(
+            2,
+            "\"\"\"Encodes this variant as a FlexBuffer (one native call).\"\"\"",
+        );
+        self.line(2, &format!("return _SCHEMA.encode(_T_{name}, self)"));
+        for ((v, class), payload) in u.variants.iter().zip(&classes).zip(&payloads) {
+            self.line(0, "");
+            self.line(0, "");
+            self.line(0, &format!("class {class}({name}):"));
+            let mut doc = vec![format!(
+                "Variant ``{}`` of ``{name}`` (wire tag ``{}``).",
+                v.name, v.wire_name
+            )];
+            if !v.doc.is_empty() {
+                doc.push(String::new());
+                doc.extend(v.doc.iter().map(|d| d.trim().to_string()));
+            }
+            self.docstring(1, &doc);
+            self.line(0, "");
+            self.line(1, "__slots__ = ()");
+            self.line(1, "__match_args__ = (\"value\",)");
+            self.line(0, "");
+            self.line(1, &format!("value: {payload}"));
+            self.line(0, "");
+            self.line(1, &format!("def __init__(self, value: {payload}) -> None:"));
+            self.line(2, "self.value = value");
+            self.line(0, "");
+            self.line(1, "def __eq__(self, other: object) -> bool:");
+            self.line(2, &format!("if not isinstance(other, {class}):"));
+            self.line(3, "return NotImplemented");
+            self.line(2, "return self.value == other.value");
+            self.line(0, "");
+            self.line(1, "def __repr__(self) -> str:");
+            self.line(2, &format!("return f\"{class}({{self.value!r}})\""));
+        }
+    }
+
+    // ---- the compiled schema -----------------------------------------------------------
+
+    fn footer(&mut self) {
+        let bytes = match self.schema.to_bytes() {
+            Ok(b) => b,
+            Err(e) => {
+                self.line(0, "");
+                self.line(
+                    0,
+                    &format!(
+                        "raise ImportError(\"the schema could not be compiled: {}\")",
+                        doc_escape(&e.to_string())
+                    ),
+                );
+                return;
+            }
+        };
+        self.line(0, "");
+        self.line(0, "");
+        self.line(
+            0,
+            "# The compiled schema (`Schema::to_bytes()`), handed to the native core once.",
+        );
+        self.line(0, "_SCHEMA: _Final = _flexbuf.compile_schema(");
+        for chunk in bytes.chunks(24) {
+            let mut lit = String::from("b\"");
+            for b in chunk {
+                let _ = write!(lit, "\\x{b:02x}");
+            }
+            lit.push('"');
+            self.line(1, &lit);
+        }
+        self.line(1, ",");
+        self.line(1, "{");
+        let schema = self.schema;
+        for e in &schema.enums {
+            self.line(2, &format!("{}: {},", py_str(&e.name), short_name(&e.name)));
+        }
+        for m in &schema.messages {
+            self.line(2, &format!("{}: {},", py_str(&m.name), short_name(&m.name)));
+        }
+        for u in &schema.unions {
+            let classes = self.variant_classes[u.name.as_str()].clone();
+            for (v, class) in u.variants.iter().zip(classes) {
+                self.line(
+                    2,
+                    &format!("{}: {class},", py_str(&format!("{}|{}", u.name, v.name))),
+                );
+            }
+        }
+        self.line(1, "},");
+        self.line(0, ")");
+        for n in schema
+            .messages
+            .iter()
+            .map(|m| &m.name)
+            .chain(schema.unions.iter().map(|u| &u.name))
+        {
+            self.line(
+                0,
+                &format!(
+                    "_T_{}: _Final = _SCHEMA.index({})",
+                    short_name(n),
+                    py_str(n)
+                ),
+            );
+        }
+    }
+
+    fn docstring(&mut self, indent: usize, lines: &[String]) {
+        match lines {
+            [] => {}
+            [one] => self.line(indent, &format!("\"\"\"{}\"\"\"", doc_escape(one))),
+            [first, rest @ ..] => {
+                self.line(indent, &format!("\"\"\"{}", doc_escape(first)));
+                for l in rest {
+                    if l.is_empty() {
+                        self.out.push('\n');
+                    } else {
+                        self.line(indent, &doc_escape(l));
+                    }
+                }
+                self.line(indent, "\"\"\"");
+            }
+        }
+    }
+}
+
+/// Docstring lines: the doc comment (or `fallback`) and an `Attributes:` section.
+fn docstring(doc: &[String], fallback: &str, attrs: &[(String, Vec<String>)]) -> Vec<String> {
+    let mut out: Vec<String> = if doc.is_empty() {
+        vec![fallback.to_string()]
+    } else {
+        doc.iter().map(|d| d.trim().to_string()).collect()
+    };
+    let documented: Vec<&(String, Vec<String>)> =
+        attrs.iter().filter(|(_, d)| !d.is_empty()).collect();
+    if !documented.is_empty() {
+        out.push(String::new());
+        out.push("Attributes:".into());
+        for (a, d) in documented {
+            let text: Vec<&str> = d.iter().map(|l| l.trim()).collect();
+            out.push(format!("    {a}: {}", text.join(" ")));
+        }
+    }
+    out
+}
+
+/// An enum variant as a Python identifier.
+fn variant_ident(name: &str) -> String {
+    if RESERVED.contains(&name) || name.starts_with("_") {
+        format!("{name}_")
+    } else {
+        name.to_string()
+    }
+}
+
+/// `a, b` → `"a", "b"` with a trailing comma for one element.
+fn tuple_body(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => format!("{one},"),
+        _ => items.join(", "),
+    }
+}
+
+/// A Python float literal for `f` as the native core stores it (f32 fields rounded).
+fn float_lit(f: f64, t: &TypeRef) -> String {
+    let f = if *t == TypeRef::F32 {
+        (f as f32) as f64
+    } else {
+        f
+    };
+    if f.is_nan() {
+        "float(\"nan\")".into()
+    } else if f.is_infinite() {
+        if f > 0.0 {
+            "float(\"inf\")"
+        } else {
+            "float(\"-inf\")"
+        }
+        .into()
+    } else {
+        // Debug is the shortest round-trip form and keeps a `.0` or exponent.
+        format!("{f:?}")
+    }
+}
+
+/// A double-quoted Python string literal.
+fn py_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if c.is_control() || ('\u{2028}'..='\u{2029}').contains(&c) => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Text safe inside a triple-quoted docstring.
+fn doc_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gen(src: &str) -> Result<String, String> {
+        let parsed = crate::parse_str("t.fxs", src).map_err(|d| d.to_string())?;
+        let files = generate(&parsed)?;
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].path, PathBuf::from("t.py"));
+        Ok(files[0].contents.clone())
+    }
+
+    #[test]
+    fn slots_are_in_wire_order_and_init_in_declaration_order() {
+        let out =
+            gen("namespace n;\nmessage M { zeta: i32; alpha: string (required); mid: f32 = 0.1; }")
+                .unwrap();
+        assert!(
+            out.contains("__slots__ = (\"alpha\", \"mid\", \"zeta\")"),
+            "{out}"
+        );
+        assert!(
+            out.contains("__match_args__ = (\"zeta\", \"alpha\", \"mid\")"),
+            "{out}"
+        );
+        // Required first, keyword-only; the f32 default is rounded as the core stores it.
+        assert!(out.contains("        alpha: str,\n        zeta: int = 0,\n        mid: float = 0.10000000149011612,"), "{out}");
+        assert!(out.contains("\"n.M\": M,"), "{out}");
+    }
+
+    #[test]
+    fn keywords_get_an_underscore_and_clashes_are_errors() {
+        let out = gen("namespace n;\nmessage M { class: i32; }").unwrap();
+        assert!(out.contains("__slots__ = (\"class_\",)"), "{out}");
+        let err = gen("namespace n;\nmessage M { class: i32; class_: i32; }").unwrap_err();
+        assert!(err.contains("class_"), "{err}");
+        let err =
+            gen("namespace n;\nmessage ShapeA { a: i32; }\nunion Shape { A: string }").unwrap_err();
+        assert!(err.contains("ShapeA"), "{err}");
+    }
+
+    #[test]
+    fn unions_get_a_base_and_one_class_per_variant() {
+        let out = gen("namespace n;\nmessage C { r: f64; }\nunion Shape { Circle: C, Label: string (wire_name = \"l\") }").unwrap();
+        assert!(out.contains("class ShapeCircle(Shape):"), "{out}");
+        assert!(out.contains("class ShapeLabel(Shape):"), "{out}");
+        assert!(out.contains("    value: C | str"), "{out}");
+        assert!(out.contains("\"n.Shape|Label\": ShapeLabel,"), "{out}");
+    }
+
+    #[test]
+    fn strings_and_docs_are_escaped() {
+        assert_eq!(py_str("a\"b\\c\n\u{1}é"), "\"a\\\"b\\\\c\\n\\x01é\"");
+        assert_eq!(doc_escape("say \"\"\" \\"), "say \\\"\\\"\\\" \\\\");
+        assert_eq!(float_lit(1e300, &TypeRef::F64), "1e300");
+        assert_eq!(
+            float_lit(f64::NEG_INFINITY, &TypeRef::F64),
+            "float(\"-inf\")"
+        );
+        assert_eq!(python_module_name("my-schema"), "my_schema");
+        assert_eq!(python_module_name("class"), "_class");
+    }
+}

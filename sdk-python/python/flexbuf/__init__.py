@@ -1,0 +1,68 @@
+"""FlexBuffers for Python, on a Rust core.
+
+>>> import flexbuf
+>>> data = flexbuf.dumps({"id": 7, "tags": ["a", "b"]})
+>>> flexbuf.loads(data)
+{'id': 7, 'tags': ['a', 'b']}
+>>> ref = flexbuf.read(data)
+>>> ref["tags"][1]
+'b'
+>>> flexbuf.to_json(data)
+'{"id":7,"tags":["a","b"]}'
+
+Every call crosses into native code once: ``loads`` verifies the bytes (with
+the GIL released for large buffers) and builds the Python objects in Rust;
+``dumps`` walks the objects and writes the buffer there. ``read`` returns a
+lazy zero-copy :class:`Reference`; generated classes (``flexbuf gen --lang
+python``) decode and encode through a compiled schema.
+"""
+
+from __future__ import annotations
+
+from ._errors import (
+    BudgetError,
+    DecodeError,
+    EncodeError,
+    EncodeOverflowError,
+    EncodeTypeError,
+    FlexError,
+    JsonError,
+    SchemaError,
+    ValidationError,
+)
+from ._native import (
+    Builder,
+    CompiledSchema,
+    Reference,
+    ValueHandle,
+    compile_schema,
+    dumps,
+    from_json,
+    loads,
+    read,
+    to_json,
+    validate,
+)
+
+__all__ = [
+    "dumps",
+    "loads",
+    "read",
+    "validate",
+    "to_json",
+    "from_json",
+    "compile_schema",
+    "Reference",
+    "Builder",
+    "ValueHandle",
+    "CompiledSchema",
+    "FlexError",
+    "DecodeError",
+    "ValidationError",
+    "BudgetError",
+    "SchemaError",
+    "JsonError",
+    "EncodeError",
+    "EncodeTypeError",
+    "EncodeOverflowError",
+]

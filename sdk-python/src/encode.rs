@@ -1,0 +1,359 @@
+//! Python objects into a [`Builder`] (`dumps`, `Builder.add`).
+//!
+//! The call sequence is the one `from_json` uses for the same data: `dict` →
+//! map (keys must be `str`), `list`/`tuple` → untyped vector, `int` → int
+//! (uint only above `i64::MAX`), `float` → double, `str` → string, `bool`,
+//! `None` → null; so `dumps(obj)` equals `from_json(json.dumps(obj))`. On top of
+//! JSON: `bytes`/`bytearray` → blob, and any other 1-D buffer of numbers
+//! (`array.array`, NumPy arrays) → a typed vector of its element type.
+
+use std::ffi::CStr;
+use std::os::raw::c_int;
+
+use flexbuf::{Builder, Error, ErrorKind, PathSegment};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
+
+use crate::errors::{new_err, to_py, Class, Context};
+
+/// Deepest container nesting written (what the verifier accepts by default).
+pub const MAX_DEPTH: usize = 64;
+
+/// Why encoding stopped, with the path built while unwinding (boxed: errors
+/// are rare and the `Ok` path should stay small).
+pub struct EncodeFail(Box<Inner>);
+
+struct Inner {
+    class: Class,
+    error: Error,
+    py: Option<PyErr>,
+}
+
+impl EncodeFail {
+    /// A failure of `class` with `message`.
+    pub fn new(class: Class, message: String) -> Self {
+        EncodeFail(Box::new(Inner {
+            class,
+            error: Error::new(ErrorKind::Message(message)),
+            py: None,
+        }))
+    }
+
+    /// A Python exception raised while reading the object.
+    pub fn py(e: PyErr) -> Self {
+        EncodeFail(Box::new(Inner {
+            class: Class::Encode,
+            error: Error::new(ErrorKind::Message(String::new())),
+            py: Some(e),
+        }))
+    }
+
+    /// A builder error.
+    pub fn core(e: Error) -> Self {
+        EncodeFail(Box::new(Inner {
+            class: Class::Encode,
+            error: e,
+            py: None,
+        }))
+    }
+
+    /// Prepends a path segment.
+    pub fn at(mut self, seg: PathSegment<'_>) -> Self {
+        let e = std::mem::replace(&mut self.0.error, Error::new(ErrorKind::KeyNotFound));
+        self.0.error = e.in_segment(seg);
+        self
+    }
+
+    /// The Python exception (the message names the path).
+    pub fn into_py(self, py: Python<'_>) -> PyErr {
+        let inner = *self.0;
+        if let Some(e) = inner.py {
+            return e;
+        }
+        if let ErrorKind::Message(m) = inner.error.kind() {
+            let path = inner.error.path().unwrap_or_else(|| "$".into());
+            return new_err(
+                py,
+                inner.class,
+                format!("{m} at {path}"),
+                "Message",
+                None,
+                Some(path),
+                None,
+            );
+        }
+        to_py(py, &inner.error, Context::Encode)
+    }
+}
+
+impl From<Error> for EncodeFail {
+    fn from(e: Error) -> Self {
+        EncodeFail::core(e)
+    }
+}
+
+impl From<PyErr> for EncodeFail {
+    fn from(e: PyErr) -> Self {
+        EncodeFail::py(e)
+    }
+}
+
+/// The name of `obj`'s type, for messages.
+pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// An `int` as i64, or as u64 when above `i64::MAX`; `OverflowError` otherwise.
+#[inline]
+pub fn push_int(b: &mut Builder, obj: &Bound<'_, PyAny>) -> Result<(), EncodeFail> {
+    let mut overflow: c_int = 0;
+    // SAFETY: `obj` is an int (checked by the caller).
+    let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(obj.as_ptr(), &mut overflow) };
+    if overflow == 0 {
+        if v == -1 && PyErr::occurred(obj.py()) {
+            return Err(PyErr::fetch(obj.py()).into());
+        }
+        b.int(v);
+        return Ok(());
+    }
+    if overflow > 0 {
+        // SAFETY: as above.
+        let u = unsafe { ffi::PyLong_AsUnsignedLongLong(obj.as_ptr()) };
+        if u == u64::MAX && PyErr::occurred(obj.py()) {
+            drop(PyErr::fetch(obj.py()));
+        } else {
+            b.uint(u);
+            return Ok(());
+        }
+    }
+    Err(EncodeFail::new(
+        Class::EncodeOverflow,
+        "int does not fit in 64 bits".into(),
+    ))
+}
+
+/// A `str` as UTF-8 borrowed from the object (CPython caches it).
+#[inline]
+pub fn utf8<'a>(obj: &'a Bound<'_, PyAny>) -> Result<&'a str, EncodeFail> {
+    let mut len: ffi::Py_ssize_t = 0;
+    // SAFETY: `obj` is a str; the returned buffer lives as long as the object.
+    unsafe {
+        let p = ffi::PyUnicode_AsUTF8AndSize(obj.as_ptr(), &mut len);
+        if p.is_null() {
+            return Err(PyErr::fetch(obj.py()).into());
+        }
+        let bytes = std::slice::from_raw_parts(p as *const u8, len as usize);
+        Ok(std::str::from_utf8_unchecked(bytes))
+    }
+}
+
+/// Writes any supported Python value.
+pub struct Encoder<'b> {
+    /// The builder written to.
+    pub b: &'b mut Builder,
+}
+
+impl Encoder<'_> {
+    /// Pushes `obj` (and everything in it) as one value.
+    pub fn value(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> Result<(), EncodeFail> {
+        let ptr = obj.as_ptr();
+        // SAFETY: type checks on a live object.
+        unsafe {
+            if ffi::PyUnicode_CheckExact(ptr) != 0 {
+                let s = utf8(obj)?;
+                self.b.string(s);
+                return Ok(());
+            }
+            if ffi::PyLong_CheckExact(ptr) != 0 {
+                return push_int(self.b, obj);
+            }
+            if ffi::PyFloat_CheckExact(ptr) != 0 {
+                self.b.double(ffi::PyFloat_AS_DOUBLE(ptr));
+                return Ok(());
+            }
+            if ptr == ffi::Py_True() || ptr == ffi::Py_False() {
+                self.b.bool(ptr == ffi::Py_True());
+                return Ok(());
+            }
+            if ptr == ffi::Py_None() {
+                self.b.null();
+                return Ok(());
+            }
+        }
+        if let Ok(d) = obj.cast::<PyDict>() {
+            return self.dict(d, depth);
+        }
+        if let Ok(l) = obj.cast::<PyList>() {
+            let depth = enter(depth)?;
+            self.b.start_vector();
+            for (i, item) in l.iter().enumerate() {
+                self.value(&item, depth)
+                    .map_err(|e| e.at(PathSegment::Index(i)))?;
+            }
+            self.b.end_vector()?;
+            return Ok(());
+        }
+        if let Ok(t) = obj.cast::<PyTuple>() {
+            let depth = enter(depth)?;
+            self.b.start_vector();
+            for (i, item) in t.iter().enumerate() {
+                self.value(&item, depth)
+                    .map_err(|e| e.at(PathSegment::Index(i)))?;
+            }
+            self.b.end_vector()?;
+            return Ok(());
+        }
+        // Subclasses of the scalar types (IntEnum, str enums, float subclasses).
+        if obj.is_instance_of::<PyString>() {
+            let s = utf8(obj)?;
+            self.b.string(s);
+            return Ok(());
+        }
+        if obj.is_instance_of::<pyo3::types::PyInt>() {
+            return push_int(self.b, obj);
+        }
+        if let Ok(f) = obj.cast::<pyo3::types::PyFloat>() {
+            self.b.double(f.value());
+            return Ok(());
+        }
+        if let Ok(bytes) = obj.cast::<PyBytes>() {
+            self.b.blob(bytes.as_bytes());
+            return Ok(());
+        }
+        if let Ok(ba) = obj.cast::<PyByteArray>() {
+            let data = ba.to_vec();
+            self.b.blob(&data);
+            return Ok(());
+        }
+        // SAFETY: a type check on a live object.
+        if unsafe { ffi::PyObject_CheckBuffer(obj.as_ptr()) } != 0 {
+            return numeric_buffer(self.b, obj);
+        }
+        Err(EncodeFail::new(
+            Class::EncodeType,
+            format!("cannot encode an object of type {}", type_name(obj)),
+        ))
+    }
+
+    fn dict(&mut self, d: &Bound<'_, PyDict>, depth: usize) -> Result<(), EncodeFail> {
+        let depth = enter(depth)?;
+        self.b.start_map();
+        for (k, v) in d.iter() {
+            if !k.is_instance_of::<PyString>() {
+                return Err(EncodeFail::new(
+                    Class::EncodeType,
+                    format!("map keys must be str, not {}", type_name(&k)),
+                ));
+            }
+            let key = utf8(&k)?;
+            self.b.key(key);
+            self.value(&v, depth)
+                .map_err(|e| e.at(PathSegment::Key(key)))?;
+        }
+        self.b.end_map()?;
+        Ok(())
+    }
+}
+
+fn enter(depth: usize) -> Result<usize, EncodeFail> {
+    if depth >= MAX_DEPTH {
+        return Err(EncodeFail::new(
+            Class::Encode,
+            format!("nesting deeper than {MAX_DEPTH} levels (or a reference cycle)"),
+        ));
+    }
+    Ok(depth + 1)
+}
+
+/// A 1-D buffer of numbers as a typed vector at its natural width (widened
+/// when its length does not fit that width); a memoryview of bytes as a blob.
+fn numeric_buffer(b: &mut Builder, obj: &Bound<'_, PyAny>) -> Result<(), EncodeFail> {
+    let py = obj.py();
+    // SAFETY: Py_buffer is plain data; PyObject_GetBuffer fills it or fails, and
+    // PyBuffer_Release is called on every path after success.
+    unsafe {
+        let mut view: ffi::Py_buffer = std::mem::zeroed();
+        let flags = ffi::PyBUF_FORMAT | ffi::PyBUF_C_CONTIGUOUS;
+        if ffi::PyObject_GetBuffer(obj.as_ptr(), &mut view, flags) != 0 {
+            return Err(PyErr::fetch(py).into());
+        }
+        let result = (|| {
+            if view.ndim > 1 {
+                return Err(EncodeFail::new(
+                    Class::EncodeType,
+                    format!("cannot encode a {}-dimensional buffer", view.ndim),
+                ));
+            }
+            let format = if view.format.is_null() {
+                "B".to_string()
+            } else {
+                CStr::from_ptr(view.format).to_string_lossy().into_owned()
+            };
+            let code = format.trim_start_matches(['@', '=', '<']);
+            let bytes = std::slice::from_raw_parts(view.buf as *const u8, view.len as usize);
+            let is_memoryview = ffi::PyMemoryView_Check(obj.as_ptr()) != 0;
+            if is_memoryview && (code == "B" || code == "c") {
+                b.blob(bytes);
+                return Ok(());
+            }
+            write_typed(b, code, bytes).ok_or_else(|| {
+                EncodeFail::new(
+                    Class::EncodeType,
+                    format!(
+                        "cannot encode a buffer of format {format:?} from {}",
+                        type_name(obj)
+                    ),
+                )
+            })?
+        })();
+        ffi::PyBuffer_Release(&mut view);
+        result
+    }
+}
+
+fn write_typed(b: &mut Builder, code: &str, bytes: &[u8]) -> Option<Result<(), EncodeFail>> {
+    fn go<T: flexbuf::Scalar, const N: usize>(
+        b: &mut Builder,
+        bytes: &[u8],
+        conv: fn([u8; N]) -> T,
+    ) -> Result<(), EncodeFail> {
+        let values: Vec<T> = bytes
+            .chunks_exact(N)
+            .map(|c| {
+                let mut a = [0u8; N];
+                a.copy_from_slice(c);
+                conv(a)
+            })
+            .collect();
+        if flexbuf::BitWidth::of_u64(values.len() as u64) > T::NATURAL {
+            // The length does not fit the natural width (e.g. 300 bytes): widen.
+            b.typed_vector(&values);
+        } else {
+            b.scalar_vector(&values)?;
+        }
+        Ok(())
+    }
+    let l = std::mem::size_of::<std::os::raw::c_long>();
+    Some(match code {
+        "b" => go(b, bytes, i8::from_ne_bytes),
+        "B" => go(b, bytes, u8::from_ne_bytes),
+        "?" => go(b, bytes, |a: [u8; 1]| a[0] != 0),
+        "h" => go(b, bytes, i16::from_ne_bytes),
+        "H" => go(b, bytes, u16::from_ne_bytes),
+        "i" => go(b, bytes, i32::from_ne_bytes),
+        "I" => go(b, bytes, u32::from_ne_bytes),
+        "l" if l == 8 => go(b, bytes, i64::from_ne_bytes),
+        "L" if l == 8 => go(b, bytes, u64::from_ne_bytes),
+        "l" => go(b, bytes, i32::from_ne_bytes),
+        "L" => go(b, bytes, u32::from_ne_bytes),
+        "q" => go(b, bytes, i64::from_ne_bytes),
+        "Q" => go(b, bytes, u64::from_ne_bytes),
+        "f" => go(b, bytes, f32::from_ne_bytes),
+        "d" => go(b, bytes, f64::from_ne_bytes),
+        _ => return None,
+    })
+}

@@ -1,0 +1,166 @@
+//! The native core of the `flexbuf` Python package (`flexbuf._native`).
+//!
+//! Every entry point crosses into Rust once and does all of its work here:
+//! `loads` verifies the bytes (without the GIL when they are large) and builds
+//! the Python objects natively; `dumps` walks the objects and writes the
+//! buffer; typed models decode and encode through a compiled schema.
+
+mod builder;
+mod decode;
+mod encode;
+mod errors;
+mod input;
+mod reference;
+mod typed;
+
+use std::cell::RefCell;
+
+use flexbuf::{Builder, JsonOptions, ShareFlags};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+use crate::decode::Expander;
+use crate::encode::Encoder;
+use crate::errors::{Context, IntoPy};
+
+thread_local! {
+    /// One reusable builder per thread and sharing mode, so `dumps` does not
+    /// allocate a fresh buffer each call (capacity is capped by the core).
+    static BUILDERS: [RefCell<Builder>; 2] = [
+        RefCell::new(Builder::with_share(ShareFlags::KEYS)),
+        RefCell::new(Builder::with_share(ShareFlags::KEYS_AND_STRINGS)),
+    ];
+}
+
+fn encode_with(py: Python<'_>, b: &mut Builder, obj: &Bound<'_, PyAny>) -> PyResult<Py<PyBytes>> {
+    b.clear();
+    Encoder { b: &mut *b }
+        .value(obj, 0)
+        .map_err(|e| e.into_py(py))?;
+    let bytes = b.finish().py_err(py, Context::Encode)?;
+    Ok(PyBytes::new(py, bytes).unbind())
+}
+
+/// Encodes `obj` (dict, list, tuple, str, int, float, bool, None, bytes, numeric
+/// buffers) as a FlexBuffer. Equal keys are always written once; equal strings
+/// too when `share_strings` is true.
+#[pyfunction]
+#[pyo3(signature = (obj, *, share_strings = false))]
+fn dumps(py: Python<'_>, obj: &Bound<'_, PyAny>, share_strings: bool) -> PyResult<Py<PyBytes>> {
+    BUILDERS.with(|builders| {
+        let cell = &builders[share_strings as usize];
+        match cell.try_borrow_mut() {
+            Ok(mut b) => encode_with(py, &mut b, obj),
+            // Re-entered from inside an encode (a buffer exporter calling back): use a fresh builder.
+            Err(_) => {
+                let share = if share_strings {
+                    ShareFlags::KEYS_AND_STRINGS
+                } else {
+                    ShareFlags::KEYS
+                };
+                encode_with(py, &mut Builder::with_share(share), obj)
+            }
+        }
+    })
+}
+
+/// Verifies `data` and expands it into Python objects (maps → dict, vectors →
+/// list, ...), under the expansion budget.
+#[pyfunction]
+fn loads<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let owner = input::to_bytes(data)?;
+    let bytes = input::slice(&owner);
+    let root = input::verify_bytes(py, bytes)?.root();
+    Expander::new(py, bytes.len()).expand(&root)
+}
+
+/// A lazy view of the root of `data`. With `verify=True` the whole buffer is
+/// verified first; otherwise every read is checked as it happens.
+#[pyfunction]
+#[pyo3(signature = (data, *, verify = false))]
+fn read(data: &Bound<'_, PyAny>, verify: bool) -> PyResult<reference::Reference> {
+    reference::Reference::open(data, verify)
+}
+
+/// Raises `ValidationError` (with the offset) unless `data` is a valid FlexBuffer.
+#[pyfunction]
+fn validate(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+    let owner = input::to_bytes(data)?;
+    input::verify_bytes(py, input::slice(&owner))?;
+    Ok(())
+}
+
+/// The buffer as JSON text (verified first; blobs become base64 strings).
+#[pyfunction]
+#[pyo3(signature = (data, *, pretty = false))]
+fn to_json(py: Python<'_>, data: &Bound<'_, PyAny>, pretty: bool) -> PyResult<String> {
+    let owner = input::to_bytes(data)?;
+    let bytes = input::slice(&owner);
+    let options = JsonOptions {
+        pretty,
+        ..JsonOptions::default()
+    };
+    let result = if bytes.len() >= input::DETACH_THRESHOLD {
+        py.detach(|| flexbuf::json::to_json_with(bytes, &options))
+    } else {
+        flexbuf::json::to_json_with(bytes, &options)
+    };
+    // Verifier errors stay `ValidationError`; NaN/infinity become `JsonError`.
+    result.py_err(py, Context::Decode)
+}
+
+/// Parses JSON text (`str`, or UTF-8 `bytes`) straight into a FlexBuffer.
+#[pyfunction]
+#[pyo3(signature = (text, *, share_strings = false))]
+fn from_json<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyAny>,
+    share_strings: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let options = JsonOptions {
+        share: if share_strings {
+            ShareFlags::KEYS_AND_STRINGS
+        } else {
+            ShareFlags::KEYS
+        },
+        ..JsonOptions::default()
+    };
+    let owned;
+    let s: &str = if let Ok(s) = text.cast::<PyString>() {
+        s.to_str()?
+    } else {
+        let raw = input::to_bytes(text)?;
+        owned = String::from_utf8(raw.as_bytes().to_vec()).map_err(|e| {
+            errors::new_err(
+                py,
+                errors::Class::Json,
+                format!("JSON text is not UTF-8: {e}"),
+                "Json",
+                Some(e.utf8_error().valid_up_to()),
+                None,
+                None,
+            )
+        })?;
+        &owned
+    };
+    let out = flexbuf::json::from_json_with(s, &options).py_err(py, Context::Json)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// The `flexbuf._native` module.
+#[pymodule(name = "_native")]
+fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(loads, m)?)?;
+    m.add_function(wrap_pyfunction!(read, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(to_json, m)?)?;
+    m.add_function(wrap_pyfunction!(from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(typed::compile_schema, m)?)?;
+    m.add_class::<reference::Reference>()?;
+    m.add_class::<reference::ReferenceIter>()?;
+    m.add_class::<builder::PyBuilder>()?;
+    m.add_class::<builder::PyValueHandle>()?;
+    m.add_class::<typed::CompiledSchema>()?;
+    Ok(())
+}

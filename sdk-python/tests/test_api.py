@@ -1,0 +1,194 @@
+"""dumps / loads / validate / JSON: the json-like API."""
+
+from __future__ import annotations
+
+import array
+import json
+import math
+
+import numpy as np
+import pytest
+
+import flexbuf
+from conftest import fixture, fixture_names
+
+
+@pytest.mark.parametrize("name", fixture_names())
+def test_fixtures_round_trip_and_match_from_json(name: str) -> None:
+    obj = fixture(name)
+    data = flexbuf.dumps(obj)
+    # The same call sequence as the core's JSON parser: identical bytes.
+    assert data == flexbuf.from_json(json.dumps(obj, ensure_ascii=False))
+    assert flexbuf.loads(data) == obj
+    assert json.loads(flexbuf.to_json(data)) == obj
+
+
+def test_scalars_keep_their_python_types() -> None:
+    obj = {
+        "none": None,
+        "t": True,
+        "f": False,
+        "i": -5,
+        "big": 2**63 - 1,
+        "ubig": 2**64 - 1,
+        "neg": -(2**63),
+        "x": 3.0,
+        "pi": math.pi,
+        "s": "héllo 😱",
+        "b": b"\x00\xff",
+        "empty": {},
+        "nested": [[], [1, [2.5, "x"]]],
+    }
+    back = flexbuf.loads(flexbuf.dumps(obj))
+    assert back == obj
+    assert type(back["x"]) is float and type(back["i"]) is int and back["t"] is True
+    assert type(back["b"]) is bytes
+
+
+def test_tuples_encode_as_vectors_and_enum_ints_as_ints() -> None:
+    import enum
+
+    class Color(enum.IntEnum):
+        Red = 1
+
+    assert flexbuf.loads(flexbuf.dumps((1, "a", Color.Red))) == [1, "a", 1]
+
+
+def test_nan_and_infinity_survive_loads_but_not_json() -> None:
+    back = flexbuf.loads(flexbuf.dumps([math.nan, math.inf, -math.inf, -0.0]))
+    assert math.isnan(back[0]) and back[1] == math.inf and back[2] == -math.inf
+    assert math.copysign(1.0, back[3]) == -1.0
+    with pytest.raises(flexbuf.JsonError) as e:
+        flexbuf.to_json(flexbuf.dumps([math.nan]))
+    assert e.value.kind == "NonFiniteFloat"
+
+
+@pytest.mark.parametrize("wrap", [bytes, bytearray, memoryview])
+def test_inputs_may_be_bytes_bytearray_or_memoryview(wrap: type) -> None:
+    data = flexbuf.dumps({"a": [1, 2, 3]})
+    assert flexbuf.loads(wrap(data)) == {"a": [1, 2, 3]}
+    flexbuf.validate(wrap(data))
+    assert flexbuf.read(wrap(data))["a"][2] == 3
+    assert flexbuf.to_json(wrap(data)) == '{"a":[1,2,3]}'
+
+
+def test_non_buffers_are_rejected_with_type_error() -> None:
+    with pytest.raises(TypeError, match="expected bytes"):
+        flexbuf.loads([1, 2, 3])  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        flexbuf.loads("text")  # type: ignore[arg-type]
+
+
+def test_ints_beyond_64_bits_raise_overflow_error_naming_the_path() -> None:
+    with pytest.raises(OverflowError) as e:
+        flexbuf.dumps({"a": [0, {"b c": 2**64}]})
+    assert isinstance(e.value, flexbuf.EncodeOverflowError)
+    assert isinstance(e.value, flexbuf.FlexError)
+    assert e.value.path == '$.a[1]["b c"]'
+    with pytest.raises(flexbuf.EncodeOverflowError):
+        flexbuf.dumps(-(2**63) - 1)
+
+
+def test_unsupported_types_raise_type_error_naming_the_path() -> None:
+    with pytest.raises(TypeError) as e:
+        flexbuf.dumps({"items": [1, {2, 3}]})
+    assert isinstance(e.value, flexbuf.EncodeTypeError)
+    assert e.value.path == "$.items[1]"
+    assert "set" in str(e.value)
+    with pytest.raises(flexbuf.EncodeTypeError) as e2:
+        flexbuf.dumps({1: "int key"})
+    assert "keys must be str" in str(e2.value)
+
+
+def test_cycles_and_deep_nesting_stop_at_the_verifier_limit() -> None:
+    loop: list[object] = []
+    loop.append(loop)
+    with pytest.raises(flexbuf.EncodeError, match="nesting deeper than 64"):
+        flexbuf.dumps(loop)
+    deep: object = 1
+    for _ in range(64):
+        deep = [deep]
+    assert flexbuf.loads(flexbuf.dumps(deep)) == deep
+    with pytest.raises(flexbuf.EncodeError):
+        flexbuf.dumps([deep])
+
+
+def test_nul_in_a_key_is_an_encode_error() -> None:
+    with pytest.raises(flexbuf.EncodeError):
+        flexbuf.dumps({"a\x00b": 1})
+
+
+def test_share_strings_deduplicates_equal_strings() -> None:
+    obj = ["the same long string value"] * 50
+    shared = flexbuf.dumps(obj, share_strings=True)
+    plain = flexbuf.dumps(obj)
+    assert len(shared) < len(plain) / 5
+    assert flexbuf.loads(shared) == flexbuf.loads(plain) == obj
+
+
+def test_numeric_buffers_become_typed_vectors_at_their_width() -> None:
+    data = flexbuf.dumps(
+        {
+            "q": np.arange(5, dtype=np.int64),
+            "f": np.array([1.5, 2.5], dtype=np.float32),
+            "d": array.array("d", [0.1, 0.2]),
+            "u8": np.arange(300, dtype=np.uint16).astype(np.uint8),
+            "raw": memoryview(b"\x01\x02"),
+        }
+    )
+    ref = flexbuf.read(data)
+    assert ref["q"].type == "vector_int" and memoryview(ref["q"]).format == "q"
+    assert memoryview(ref["f"]).format == "f"
+    assert memoryview(ref["d"]).tolist() == [0.1, 0.2]
+    # 300 one-byte elements do not fit a one-byte length: widened, values kept.
+    assert ref["u8"].width == 2 and ref["u8"].to_python() == [i % 256 for i in range(300)]
+    assert ref["raw"] == b"\x01\x02"
+
+
+def test_validate_reports_the_offset() -> None:
+    with pytest.raises(flexbuf.ValidationError) as e:
+        flexbuf.validate(b"\x01\x02\x05")
+    assert e.value.kind == "BadWidth" and e.value.offset == 2
+    assert isinstance(e.value, ValueError)
+    with pytest.raises(flexbuf.ValidationError) as e2:
+        flexbuf.validate(b"")
+    assert e2.value.kind == "Truncated"
+
+
+def test_from_json_accepts_text_and_utf8_bytes_and_reports_errors() -> None:
+    assert flexbuf.from_json(b'{"a": 1}') == flexbuf.from_json('{"a": 1}')
+    with pytest.raises(flexbuf.JsonError):
+        flexbuf.from_json('{"a": }')
+    with pytest.raises(flexbuf.JsonError):
+        flexbuf.from_json(b"\xff")
+    with pytest.raises(flexbuf.JsonError):
+        flexbuf.from_json('{"a": 1, "a": 2}')
+    assert flexbuf.to_json(flexbuf.from_json('{"b":[1,2]}'), pretty=True).startswith("{\n")
+
+
+def test_builder_matches_dumps_and_reuses_values() -> None:
+    b = flexbuf.Builder()
+    b.start_map()
+    b.key("a")
+    b.int(1)
+    b.key("s")
+    b.string("x")
+    b.end_map()
+    assert b.finish() == flexbuf.dumps({"a": 1, "s": "x"})
+    b.start_vector()
+    b.string("shared")
+    handle = b.last_value()
+    assert handle is not None
+    b.reuse_value(handle)
+    b.typed_vector([1, 2, 3], "i32")
+    b.fixed_vector([1.0, 2.0, 3.0], "f64")
+    b.add({"k": [True, None]})
+    b.end_vector()
+    assert flexbuf.loads(b.finish()) == ["shared", "shared", [1, 2, 3], [1.0, 2.0, 3.0], {"k": [True, None]}]
+    with pytest.raises(flexbuf.EncodeError):
+        b.end_map()
+    b.clear()
+    with pytest.raises(ValueError, match="unknown element type"):
+        b.typed_vector([1], "int")
+    with pytest.raises(OverflowError):
+        b.typed_vector([300], "u8")

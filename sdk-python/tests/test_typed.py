@@ -1,0 +1,151 @@
+"""Generated classes (`flexbuf gen --lang python`) decoded and encoded natively."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import flexbuf
+from conftest import CONFORMANCE, fixture
+
+
+def test_classes_are_plain_python_with_slots_docs_and_hints(defects: ModuleType) -> None:
+    P = defects.Profile
+    assert P.__slots__ == ("active", "age", "id", "nickname", "note", "score", "tint")
+    assert "Explicit null is a value" in (P.__doc__ or "")
+    assert "nickname" in P.__annotations__
+    p = P(id=1)
+    assert p == P(id=1) and p != P(id=2)
+    assert repr(p).startswith("Profile(id=1, nickname='anon'")
+    with pytest.raises(AttributeError):
+        p.extra = 1  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        P(1)  # keyword-only
+    assert issubclass(defects.Color, int) and defects.Color.Green == 2
+
+
+def test_round_trip_every_kind_of_field(defects: ModuleType) -> None:
+    d = defects
+    order = d.Order(
+        id=-4,
+        items=[d.Item(sku="a", qty=2, price=9.5, seller=d.Seller(id=2**64 - 1, name="S"), tags=["x"])],
+        by_sku={"z": d.Item(sku="z", seller=d.Seller(id=1, name="T")), "a b": d.Item(sku="ab", seller=d.Seller(id=3, name="U"))},
+        matrix=[[1, 2], [], [-(2**31)]],
+        label="L",
+    )
+    back = d.Order.decode(order.encode())
+    assert back == order
+    canvas = d.Canvas(
+        color=d.Color.Blue,
+        palette=[d.Color.Red, d.Color.Green],
+        shape=d.ShapeSquare(d.Square(side=3)),
+        shapes=[d.ShapeLabel("hi"), d.ShapeCircle(d.Circle(radius=0.5))],
+        layers={"bg": d.ShapeLabel("x")},
+    )
+    back2 = d.Canvas.decode(canvas.encode())
+    assert back2 == canvas and type(back2.palette[0]) is d.Color
+    match back2.shape:
+        case d.ShapeSquare(d.Square(side=side)):
+            assert side == 3
+        case _:
+            pytest.fail("union variant did not decode as its class")
+    assert d.Shape.decode(d.ShapeLabel("root").encode()) == d.ShapeLabel("root")
+
+
+def test_explicit_null_is_not_the_default(defects: ModuleType) -> None:
+    # Defect regression: explicit null decoded as the default.
+    absent = defects.Profile.decode(flexbuf.dumps({"id": 1}))
+    assert absent.nickname == "anon" and absent.age == 18 and absent.tint == defects.Color.Green
+    null = defects.Profile.decode(flexbuf.dumps({"id": 1, "nickname": None, "age": None, "tint": None}))
+    assert null.nickname is None and null.age is None and null.tint is None
+    assert defects.Profile.decode(null.encode()) == null
+
+
+def test_missing_required_field_never_reads_a_neighbour(defects: ModuleType) -> None:
+    # Defect regression: a missing required field returned the next field (`street=Zip`).
+    data = flexbuf.dumps({"zip": "Zip", "x": "other"})
+    with pytest.raises(flexbuf.SchemaError) as e:
+        defects.Address.decode(data)
+    assert e.value.reason == "missing" and e.value.path == "$.street"
+    # Same key count, different keys: fallback by key yields the defaults, not neighbours.
+    c = defects.Contact.decode(flexbuf.dumps({"mail": "m", "phone": "p"}))
+    assert c.email == "" and c.phone == "p"
+
+
+def test_errors_name_the_path_in_wire_names(defects: ModuleType) -> None:
+    bad = {"id": 1, "items": [{"sku": "a", "seller": {"id": 1, "name": "n", "rating": 300}}]}
+    with pytest.raises(flexbuf.SchemaError) as e:
+        defects.Order.decode(flexbuf.dumps(bad))
+    assert (e.value.reason, e.value.path) == ("range", "$.items[0].seller.rating")
+    with pytest.raises(flexbuf.SchemaError) as e2:
+        defects.Order.decode(flexbuf.dumps({"id": 1, "display label": 5}))
+    assert (e2.value.reason, e2.value.path) == ("type", '$["display label"]')
+    with pytest.raises(flexbuf.SchemaError) as e3:
+        defects.Canvas.decode(flexbuf.dumps({"color": 3}))
+    assert (e3.value.reason, e3.value.path) == ("enum", "$.color")
+    with pytest.raises(flexbuf.ValidationError):
+        defects.Canvas.decode(b"\x00\x00\x00")
+
+
+def test_empty_message_and_all_default_message_decode_from_empty_map(defects: ModuleType) -> None:
+    assert defects.Empty.decode(flexbuf.dumps({})) == defects.Empty()
+    assert defects.Settings.decode(flexbuf.dumps({})) == defects.Settings()
+
+
+def test_encode_checks_types_and_ranges_naming_the_attribute(defects: ModuleType) -> None:
+    with pytest.raises(flexbuf.EncodeOverflowError) as e:
+        defects.Ranges(u8v=256).encode()
+    assert e.value.path == "$.u8v"
+    with pytest.raises(flexbuf.EncodeTypeError) as e2:
+        defects.Order(id=1, items=[defects.Item(sku=3, seller=defects.Seller(id=1, name="n"))]).encode()
+    assert e2.value.path == "$.items[0].sku"
+    with pytest.raises(flexbuf.EncodeTypeError):
+        defects.Address(street=None, zip="z").encode()  # type: ignore[arg-type]
+    with pytest.raises(flexbuf.EncodeError):
+        defects.Canvas(color=3).encode()
+
+
+def test_bytes_equal_the_rust_encoder_on_the_fixtures(fixture_models: dict[str, ModuleType]) -> None:
+    cases = json.loads((CONFORMANCE / "typed/fixtures.json").read_text())["cases"]
+    assert len(cases) == len(fixture_models)
+    for case in cases:
+        stem = Path(case["schema"]).stem
+        cls = getattr(fixture_models[stem], case["type"].rsplit(".", 1)[-1])
+        data = (CONFORMANCE / case["input_file"]).read_bytes()
+        if "error" in case["expect"]:
+            with pytest.raises(flexbuf.SchemaError) as e:
+                cls.decode(data)
+            assert (e.value.reason, e.value.path) == (case["expect"]["error"]["kind"], case["expect"]["error"]["path"])
+            continue
+        value = cls.decode(data)
+        assert value.encode() == (CONFORMANCE / case["expect"]["bytes_file"]).read_bytes(), case["name"]
+        assert cls.decode(value.encode()) == value
+
+
+def test_fixture_models_decode_what_dumps_wrote(fixture_models: dict[str, ModuleType]) -> None:
+    api = fixture_models["api_response"]
+    value = api.ApiResponse.decode(flexbuf.dumps(fixture("api_response")))
+    assert value.items[3].seller.name == fixture("api_response")["items"][3]["seller"]["name"]
+    assert flexbuf.loads(value.encode()) == fixture("api_response")
+
+
+def test_generated_code_passes_mypy_strict(defects: ModuleType, shop: ModuleType) -> None:
+    files = [defects.__file__, shop.__file__]
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", *files],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_shop_schema_with_imports_and_keywords(shop: ModuleType) -> None:
+    a = shop.Address(street="Main", geo=None, display="D")
+    back = shop.Address.decode(a.encode())
+    assert back == a and back.city == "Springfield" and back.floor == 0
+    assert "displayName" in flexbuf.loads(a.encode())

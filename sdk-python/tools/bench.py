@@ -1,0 +1,295 @@
+"""Python SDK benchmarks on conformance/fixtures (run by `cargo xtask bench python`).
+
+Side by side, in one process: flexbuf `dumps`/`loads` and typed
+decode/encode (classes from `flexbuf gen --lang python`) against
+`flatbuffers.flexbuffers` (Dumps/Loads), `json`, `orjson` and `msgspec`
+(JSON and MessagePack; typed Structs built from the same schemas, with the
+same field names, wire names and defaults).
+
+Each measurement auto-calibrates its loop count so one repeat takes at least
+20 ms (one call for slow peers), runs 7 repeats and reports the median time
+per call. Prints Markdown tables and writes them to target/python-bench.md.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+import inspect
+import json
+import os
+import platform
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import typing
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+import msgspec
+import orjson
+from flatbuffers import flexbuffers  # type: ignore[import-untyped]
+
+import flexbuf
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "conformance" / "fixtures"
+SCHEMAS = ROOT / "conformance" / "schemas"
+REPEATS = 7
+MIN_REPEAT_S = 0.02
+
+
+def measure(fn: Callable[[], object]) -> float:
+    """Median seconds per call."""
+    fn()
+    loops = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(loops):
+            fn()
+        dt = time.perf_counter() - t0
+        if dt >= MIN_REPEAT_S or loops >= 1 << 20:
+            break
+        loops = max(loops * 2, int(loops * MIN_REPEAT_S / max(dt, 1e-9)))
+    times = []
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(REPEATS):
+            t0 = time.perf_counter()
+            for _ in range(loops):
+                fn()
+            times.append((time.perf_counter() - t0) / loops)
+    finally:
+        if gc_was:
+            gc.enable()
+    return statistics.median(times)
+
+
+def generate_models(out: Path) -> dict[str, ModuleType]:
+    cli = shlex.split(os.environ.get("FLEXBUF_CLI", "cargo run -q -p flexbuf-cli --"))
+    models: dict[str, ModuleType] = {}
+    for schema in sorted(SCHEMAS.glob("*.fxs")):
+        target = out / schema.stem
+        subprocess.run(
+            [*cli, "gen", "--lang", "python", str(schema), "-o", str(target)],
+            check=True,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+        )
+        name = f"bench_{schema.stem}"
+        spec = importlib.util.spec_from_file_location(name, target / f"{schema.stem}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        models[schema.stem] = module
+    return models
+
+
+def root_class(module: ModuleType) -> Any:
+    """The message the fixture's root decodes as: the first one the schema declares."""
+    schema = module._SCHEMA
+    return getattr(module, schema.messages[0].rsplit(".", 1)[-1])
+
+
+def struct_mirror(module: ModuleType) -> tuple[type, Callable[[Any], Any]]:
+    """msgspec Structs mirroring the generated classes of `module` (same fields,
+    wire names as renames, same defaults), the root Struct, and a converter
+    from a generated object to its Struct."""
+    schema = module._SCHEMA
+    classes = {name.rsplit(".", 1)[-1]: getattr(module, name.rsplit(".", 1)[-1]) for name in schema.messages}
+    structs: dict[str, type] = {}
+
+    def convert_type(t: Any) -> Any:
+        origin = typing.get_origin(t)
+        if isinstance(t, type) and t.__name__ in classes and t is classes[t.__name__]:
+            return typing.ForwardRef(f"S_{t.__name__}")
+        if origin is None:
+            return t
+        args = tuple(convert_type(a) for a in typing.get_args(t))
+        if origin is list:
+            return list[args[0]]  # type: ignore[valid-type]
+        if origin is dict:
+            return dict[args[0], args[1]]  # type: ignore[valid-type]
+        return typing.Union[args]  # optional: T | None
+
+    # Forward references between the Structs resolve through this module's namespace.
+    holder = ModuleType(f"bench_structs_{module.__name__}")
+    sys.modules[holder.__name__] = holder
+    for index, name in enumerate(schema.messages):
+        short = name.rsplit(".", 1)[-1]
+        cls = classes[short]
+        hints = typing.get_type_hints(cls, vars(module))
+        params = inspect.signature(cls.__init__).parameters
+        wire = dict(zip(cls.__slots__, schema.wire_names(index)))
+        fields: list[Any] = []
+        for attr in cls.__match_args__:
+            p = params[attr]
+            ty = convert_type(hints[attr])
+            if p.default is inspect.Parameter.empty:
+                fields.append((attr, ty))
+            elif p.default is None and typing.get_origin(hints[attr]) in (list, dict):
+                factory = list if typing.get_origin(hints[attr]) is list else dict
+                fields.append((attr, ty, msgspec.field(default_factory=factory)))
+            else:
+                fields.append((attr, ty, p.default))
+        rename = {a: w for a, w in wire.items() if a != w}
+        st = msgspec.defstruct(f"S_{short}", fields, kw_only=True, rename=rename or None, module=holder.__name__)
+        structs[short] = st
+        setattr(holder, f"S_{short}", st)
+
+    def to_struct(obj: Any) -> Any:
+        cls = type(obj)
+        if cls.__name__ in structs and classes.get(cls.__name__) is cls:
+            st = structs[cls.__name__]
+            return st(**{a: to_struct(getattr(obj, a)) for a in cls.__match_args__})
+        if isinstance(obj, list):
+            return [to_struct(x) for x in obj]
+        if isinstance(obj, dict):
+            return {k: to_struct(v) for k, v in obj.items()}
+        return obj
+
+    return structs[root_class(module).__name__], to_struct
+
+
+def fmt_us(s: float | None) -> str:
+    if s is None:
+        return "n/a"
+    us = s * 1e6
+    return f"{us:,.1f}" if us < 100 else f"{us:,.0f}"
+
+
+def ratio(other: float | None, ours: float) -> str:
+    if other is None:
+        return "n/a"
+    return f"{other / ours:.1f}x"
+
+
+def main() -> int:
+    names = sorted(p.stem for p in FIXTURES.glob("*.json"))
+    with tempfile.TemporaryDirectory() as tmp:
+        models = generate_models(Path(tmp))
+        untyped: list[list[str]] = []
+        dumps_rows: list[list[str]] = []
+        typed_rows: list[list[str]] = []
+        met = {"loads_50x": True, "dumps_50x": True, "loads_vs_orjson": True, "typed_vs_msgpack": True}
+        for name in names:
+            with open(FIXTURES / f"{name}.json", encoding="utf-8") as f:
+                text = f.read()
+            obj = json.loads(text)
+            fb = flexbuf.dumps(obj)
+            oj = orjson.dumps(obj)
+            mp = msgspec.msgpack.encode(obj)
+            try:
+                peer = flexbuffers.Dumps(obj)
+                peer_loads: float | None = measure(lambda: flexbuffers.Loads(peer))
+                peer_dumps: float | None = measure(lambda: flexbuffers.Dumps(obj))
+            except Exception:  # the peer rejects non-ASCII keys
+                peer_loads = peer_dumps = None
+            t_loads = measure(lambda: flexbuf.loads(fb))
+            t_json = measure(lambda: json.loads(text))
+            t_orjson = measure(lambda: orjson.loads(oj))
+            t_mj = measure(lambda: msgspec.json.decode(oj))
+            t_mp = measure(lambda: msgspec.msgpack.decode(mp))
+            untyped.append(
+                [name, f"{len(fb):,}", f"{len(oj):,}", fmt_us(t_loads), fmt_us(peer_loads), fmt_us(t_json),
+                 fmt_us(t_orjson), fmt_us(t_mj), fmt_us(t_mp), ratio(peer_loads, t_loads), ratio(t_orjson, t_loads)]
+            )
+            if peer_loads is not None and peer_loads / t_loads < 50:
+                met["loads_50x"] = False
+            if t_orjson <= t_loads:
+                met["loads_vs_orjson"] = False
+            d_fb = measure(lambda: flexbuf.dumps(obj))
+            d_json = measure(lambda: json.dumps(obj, ensure_ascii=False))
+            d_orjson = measure(lambda: orjson.dumps(obj))
+            d_mj = measure(lambda: msgspec.json.encode(obj))
+            d_mp = measure(lambda: msgspec.msgpack.encode(obj))
+            dumps_rows.append(
+                [name, fmt_us(d_fb), fmt_us(peer_dumps), fmt_us(d_json), fmt_us(d_orjson), fmt_us(d_mj),
+                 fmt_us(d_mp), ratio(peer_dumps, d_fb), ratio(d_orjson, d_fb)]
+            )
+            if peer_dumps is not None and peer_dumps / d_fb < 50:
+                met["dumps_50x"] = False
+
+            module = models[name]
+            cls = root_class(module)
+            try:
+                value = cls.decode(fb)
+            except flexbuf.SchemaError as e:
+                typed_rows.append([name, f"schema does not fit ({e.reason} at {e.path})"] + [""] * 7)
+                continue
+            typed = value.encode()
+            root_struct, to_struct = struct_mirror(module)
+            sv = to_struct(value)
+            smp = msgspec.msgpack.encode(sv)
+            sj = msgspec.json.encode(sv)
+            assert msgspec.msgpack.decode(smp, type=root_struct) == sv
+            t_dec = measure(lambda: cls.decode(typed))
+            t_smp = measure(lambda: msgspec.msgpack.decode(smp, type=root_struct))
+            t_sj = measure(lambda: msgspec.json.decode(sj, type=root_struct))
+            t_enc = measure(lambda: value.encode())
+            t_emp = measure(lambda: msgspec.msgpack.encode(sv))
+            t_ej = measure(lambda: msgspec.json.encode(sv))
+            typed_rows.append(
+                [name, f"{len(typed):,}", fmt_us(t_dec), fmt_us(t_smp), fmt_us(t_sj), ratio(t_smp, t_dec),
+                 fmt_us(t_enc), fmt_us(t_emp), fmt_us(t_ej), ratio(t_emp, t_enc)]
+            )
+            if t_smp <= t_dec:
+                met["typed_vs_msgpack"] = False
+
+        api = flexbuf.dumps(json.loads((FIXTURES / "api_response.json").read_text()))
+        t_one = measure(lambda: flexbuf.read(api)["items"][50]["name"])
+        t_one_v = measure(lambda: flexbuf.read(api, verify=True)["items"][50]["name"])
+        t_full = measure(lambda: flexbuf.loads(api))
+
+    out: list[str] = []
+    out.append(
+        f"Python {platform.python_version()}, {platform.machine()}; flexbuf "
+        f"(release build), orjson {orjson.__version__}, msgspec {msgspec.__version__}. Median of "
+        f"{REPEATS} repeats, µs per call."
+    )
+    out.append("")
+    out.append("**loads** (bytes → Python objects; flexbuf verifies first)")
+    out.append("")
+    out.append("| fixture | flexbuf bytes | JSON bytes | flexbuf | flatbuffers.flexbuffers | json | orjson | msgspec.json | msgspec.msgpack | vs flexbuffers | vs orjson |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    out.extend("| " + " | ".join(r) + " |" for r in untyped)
+    out.append("")
+    out.append("**dumps** (Python objects → bytes)")
+    out.append("")
+    out.append("| fixture | flexbuf | flatbuffers.flexbuffers | json | orjson | msgspec.json | msgspec.msgpack | vs flexbuffers | vs orjson |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    out.extend("| " + " | ".join(r) + " |" for r in dumps_rows)
+    out.append("")
+    out.append("**typed** (generated classes vs msgspec Structs of the same schema)")
+    out.append("")
+    out.append("| fixture | typed bytes | flexbuf decode | msgspec.msgpack decode | msgspec.json decode | decode vs msgpack | flexbuf encode | msgspec.msgpack encode | msgspec.json encode | encode vs msgpack |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    out.extend("| " + " | ".join(r) + " |" for r in typed_rows)
+    out.append("")
+    out.append(
+        f"**One field through Reference** on api_response (`read(data)[\"items\"][50][\"name\"]`): "
+        f"{fmt_us(t_one)} µs lazy, {fmt_us(t_one_v)} µs with `verify=True`, vs {fmt_us(t_full)} µs "
+        f"for a full `loads`: {t_full / t_one:.0f}x (lazy) and {t_full / t_one_v:.1f}x (verified) faster."
+    )
+    out.append("")
+    out.append("Targets:")
+    out.append(f"- loads and dumps at least 50x faster than flatbuffers.flexbuffers on every fixture it can encode: loads {'met' if met['loads_50x'] else 'NOT met'}, dumps {'met' if met['dumps_50x'] else 'NOT met'}")
+    out.append(f"- loads faster than orjson.loads on every fixture: {'met' if met['loads_vs_orjson'] else 'NOT met'}")
+    out.append(f"- typed decode faster than msgspec.msgpack typed decode on every fixture: {'met' if met['typed_vs_msgpack'] else 'NOT met'}")
+    out.append(f"- one field through Reference at least 20x faster than loads on api_response: {'met' if t_full / t_one >= 20 else 'NOT met'} (lazy)")
+    text = "\n".join(out)
+    print(text)
+    target = ROOT / "target" / "python-bench.md"
+    target.parent.mkdir(exist_ok=True)
+    target.write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

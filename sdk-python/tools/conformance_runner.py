@@ -1,0 +1,463 @@
+"""Python conformance runner: replays conformance/ with the flexbuf package.
+
+Prints one JSON line per category, in the format every runner uses:
+
+    {"lang":"python","category":"bytes identical","passed":N,"total":M,"failures":["case: reason", ...]}
+
+Categories:
+
+- ``bytes identical``: each build case's ops through ``flexbuf.Builder``; the
+  bytes must equal the golden bytes (the builder must refuse the deprecated
+  typed string vector).
+- ``values identical``: each golden buffer read through ``flexbuf.Reference``
+  (lazy checked reads and verified reads) into the annotated notation
+  (``[type, width, payload]``); it must equal the case's value.
+- ``invalid rejected``: every file of ``invalid/manifest.json``, with the rules
+  of conformance/README.md: invalid files are rejected by ``validate``,
+  ``loads``, ``read(verify=True)`` and ``to_json`` with the manifest's error
+  kind, and a full checked read through a lazy ``Reference`` fails; DAG bombs
+  raise ``BudgetError``; valid files read the same checked and verified.
+- ``typed``: each case of ``typed/*.json`` through the classes generated from
+  its schema by ``flexbuf gen --lang python`` (decode, re-encode, compare bytes
+  or the error class and path).
+
+Usage: python conformance_runner.py [--conformance DIR] [--flexbuf CMD] [--gen-dir DIR]
+Exit status: 0 when every case passed, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import importlib.util
+import json
+import math
+import os
+import shlex
+import struct
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+import flexbuf
+
+ROOT = Path(__file__).resolve().parents[2]
+
+ELEMENTS = {
+    ("int", 1): "i8",
+    ("int", 2): "i16",
+    ("int", 4): "i32",
+    ("int", 8): "i64",
+    ("uint", 1): "u8",
+    ("uint", 2): "u16",
+    ("uint", 4): "u32",
+    ("uint", 8): "u64",
+    ("float", 4): "f32",
+    ("float", 8): "f64",
+    ("bool", 1): "bool",
+}
+
+
+def f32_bits(h: str) -> float:
+    value: float = struct.unpack("<f", struct.pack("<I", int(h, 16)))[0]
+    return value
+
+
+def f64_bits(h: str) -> float:
+    value: float = struct.unpack("<d", struct.pack("<Q", int(h, 16)))[0]
+    return value
+
+
+def scalar_values(kind: str, values: list[Any]) -> list[Any]:
+    if kind == "float":
+        return [f32_bits(v) if len(v) == 8 else f64_bits(v) for v in values]
+    if kind == "bool":
+        return list(values)
+    return [int(v) for v in values]
+
+
+def build(flags: int, ops: list[list[Any]]) -> bytes:
+    """Replays a case's ops into a fresh Builder with the C++ sharing flags."""
+    b = flexbuf.Builder(share_keys=bool(flags & 1), share_strings=bool(flags & 2))
+    marks: list[flexbuf.ValueHandle] = []
+    for op in ops:
+        name, args = op[0], op[1:]
+        if name in ("null", "start_map", "end_map", "start_vector"):
+            getattr(b, name)()
+        elif name == "bool":
+            b.bool(args[0])
+        elif name in ("int", "uint", "indirect_int", "indirect_uint"):
+            getattr(b, name)(int(args[0]))
+        elif name in ("float", "indirect_float"):
+            getattr(b, name)(f32_bits(args[0]))
+        elif name in ("double", "indirect_double"):
+            getattr(b, name)(f64_bits(args[0]))
+        elif name in ("key", "string"):
+            getattr(b, name)(args[0])
+        elif name == "blob":
+            b.blob(bytes.fromhex(args[0]))
+        elif name == "end_vector":
+            b.end_vector(typed=args[0], fixed=args[1])
+        elif name in ("scalar_vector", "fixed_vector", "typed_vector"):
+            kind, width, values = args
+            getattr(b, name)(scalar_values(kind, values), ELEMENTS[(kind, width)])
+        elif name == "force_min_width":
+            b.force_min_width(args[0])
+        elif name == "mark":
+            handle = b.last_value()
+            if handle is None:
+                raise ValueError("mark with nothing pushed")
+            marks.append(handle)
+        elif name == "reuse":
+            b.reuse_value(marks[args[0]])
+        else:
+            raise ValueError(f"unknown op {name!r}")
+    return b.finish()
+
+
+def float_payload(f: float) -> str:
+    """Rust's shortest round-trip form (`{:?}`) of a float, as the notation uses."""
+    if math.isnan(f):
+        return "nan"
+    if math.isinf(f):
+        return "inf" if f > 0 else "-inf"
+    r = repr(f)
+    if "e" in r:
+        mantissa, exp = r.split("e")
+        sign = "-" if exp.startswith("-") else ""
+        return f"{mantissa}e{sign}{exp.lstrip('+-').lstrip('0') or '0'}"
+    return r
+
+
+def annotate(ref: flexbuf.Reference) -> list[Any]:
+    """The annotated notation of a value: [type, width, payload]."""
+    ty, width = ref.type, ref.width
+    payload: Any
+    if ty == "null":
+        payload = None
+    elif ty == "bool":
+        payload = ref.value
+    elif ty in ("int", "uint", "indirect_int", "indirect_uint"):
+        payload = str(ref.value)
+    elif ty in ("float", "indirect_float"):
+        payload = float_payload(ref.value)
+    elif ty in ("string", "key"):
+        payload = ref.value
+    elif ty == "blob":
+        payload = ref.value.hex()
+    elif ty == "map":
+        payload = [[k, annotate(ref.at(k))] for k in ref.keys()]
+    else:
+        payload = [annotate(ref.at(i)) for i in range(len(ref))]
+    return [ty, width, payload]
+
+
+class Category:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.passed = 0
+        self.total = 0
+        self.failures: list[str] = []
+
+    def check(self, case: str, run: Callable[[], str | None]) -> None:
+        self.total += 1
+        try:
+            reason = run()
+        except Exception as e:  # a crash of one case must not stop the others
+            reason = f"unexpected {type(e).__name__}: {e}"
+        if reason is None:
+            self.passed += 1
+        else:
+            self.failures.append(f"{case}: {reason}")
+
+    def line(self) -> str:
+        return json.dumps(
+            {
+                "lang": "python",
+                "category": self.name,
+                "passed": self.passed,
+                "total": self.total,
+                "failures": self.failures,
+            },
+            ensure_ascii=False,
+        )
+
+
+def cases(conformance: Path) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for path in sorted(glob.glob(str(conformance / "cases" / "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            out.extend(json.load(f)["cases"])
+    return out
+
+
+def run_bytes(conformance: Path) -> Category:
+    cat = Category("bytes identical")
+    for case in cases(conformance):
+
+        def run(case: dict[str, Any] = case) -> str | None:
+            if case.get("deviation") == "typed-string-vector":
+                # C++ writes the deprecated typed string vector; our builder must refuse.
+                try:
+                    build(case["flags"], case["ops"])
+                except flexbuf.EncodeError:
+                    return None
+                return "the builder wrote a deprecated typed string vector"
+            got = build(case["flags"], case["ops"]).hex()
+            return None if got == case["bytes"] else f"got {got}, want {case['bytes']}"
+
+        cat.check(case["name"], run)
+    return cat
+
+
+def run_values(conformance: Path) -> Category:
+    cat = Category("values identical")
+    for case in cases(conformance):
+
+        def run(case: dict[str, Any] = case) -> str | None:
+            got = annotate(flexbuf.read(bytes.fromhex(case["bytes"])))
+            if got != case["value"]:
+                return f"got {json.dumps(got)[:300]}, want {json.dumps(case['value'])[:300]}"
+            verified = annotate(flexbuf.read(bytes.fromhex(case["bytes"]), verify=True))
+            return None if verified == got else "verified read differs from the lazy read"
+
+        cat.check(case["name"], run)
+    return cat
+
+
+class LimitError(Exception):
+    """A checked read hit one of its bounds (depth, values, bytes)."""
+
+
+class Limits:
+    """Bounds of a full checked read (conformance/README.md, "Invalid corpus")."""
+
+    def __init__(self) -> None:
+        self.values = 0
+        self.bytes = 0
+
+    def charge(self, values: int = 0, nbytes: int = 0) -> None:
+        self.values += values
+        self.bytes += nbytes
+        if self.values > 200_000:
+            raise LimitError("more than 200000 values")
+        if self.bytes > 16 << 20:
+            raise LimitError("more than 16 MiB of string, key and blob bytes")
+
+
+def annotate_bounded(ref: flexbuf.Reference, limits: Limits, depth: int = 0) -> list[Any]:
+    """`annotate` with the bounds of a full checked read (strings' NULs are
+    checked by the Reference itself on unverified bytes)."""
+    limits.charge(values=1)
+    ty, width = ref.type, ref.width
+    payload: Any
+    if ty == "map" or ty.startswith("vector"):
+        if depth >= 64:
+            raise LimitError("deeper than 64")
+        if ty == "map":
+            payload = []
+            for k in ref.keys():
+                limits.charge(nbytes=len(k.encode()))
+                payload.append([k, annotate_bounded(ref.at(k), limits, depth + 1)])
+        else:
+            payload = [annotate_bounded(ref.at(i), limits, depth + 1) for i in range(len(ref))]
+        return [ty, width, payload]
+    value = annotate(ref)
+    if ty in ("string", "key"):
+        limits.charge(nbytes=len(value[2].encode()))
+    elif ty == "blob":
+        limits.charge(nbytes=len(value[2]) // 2)
+    return value
+
+
+def checked_read(data: bytes) -> list[Any]:
+    return annotate_bounded(flexbuf.read(data), Limits())
+
+
+EXEMPT = {"unsorted_keys", "duplicate_keys", "key_value_length_mismatch"}
+
+
+def run_invalid(conformance: Path) -> Category:
+    cat = Category("invalid rejected")
+    folder = conformance / "invalid"
+    with open(folder / "manifest.json", encoding="utf-8") as f:
+        manifest = json.load(f)
+    for entry in manifest:
+
+        def run(entry: dict[str, Any] = entry) -> str | None:
+            data = (folder / entry["file"]).read_bytes()
+            if not entry["valid"]:
+                want = entry.get("error", "any")
+                for name, call in (
+                    ("validate", lambda: flexbuf.validate(data)),
+                    ("loads", lambda: flexbuf.loads(data)),
+                    ("read(verify=True)", lambda: flexbuf.read(data, verify=True)),
+                    ("to_json", lambda: flexbuf.to_json(data)),
+                ):
+                    try:
+                        call()
+                    except flexbuf.ValidationError as e:
+                        if want != "any" and e.kind != want:
+                            return f"{name} raised {e.kind}, want {want}"
+                        continue
+                    return f"{name} accepted an invalid buffer"
+                try:
+                    checked_read(data)
+                except (flexbuf.FlexError, LimitError, KeyError, IndexError):
+                    return None
+                if entry["class"] in EXEMPT:
+                    return None
+                return "a full checked read found no error"
+            flexbuf.validate(data)
+            verified = flexbuf.read(data, verify=True)
+            if entry.get("expand") == "budget":
+                for name, call in (
+                    ("loads", lambda: flexbuf.loads(data)),
+                    ("to_json", lambda: flexbuf.to_json(data)),
+                    ("Reference.to_python", lambda: flexbuf.read(data).to_python()),
+                ):
+                    try:
+                        call()
+                    except flexbuf.BudgetError:
+                        continue
+                    return f"{name} expanded a DAG bomb instead of raising BudgetError"
+                try:
+                    checked_read(data)
+                except LimitError:
+                    return None
+                return "a full checked read expanded a DAG bomb"
+            flexbuf.loads(data)
+            if checked_read(data) != annotate(verified):
+                return "checked and verified reads differ"
+            if "json" in entry:
+                got = flexbuf.to_json(data)
+                if got != entry["json"]:
+                    return f"to_json gave {got!r}, want {entry['json']!r}"
+            return None
+
+        cat.check(entry["file"], run)
+    return cat
+
+
+def generate(flexbuf_cmd: list[str], schema: Path, out: Path) -> None:
+    subprocess.run(
+        [*flexbuf_cmd, "gen", "--lang", "python", str(schema), "-o", str(out)],
+        check=True,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def load_module(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_typed(conformance: Path, flexbuf_cmd: list[str], gen_dir: Path) -> Category | None:
+    files = sorted(glob.glob(str(conformance / "typed" / "*.json")))
+    if not files:
+        return None
+    cat = Category("typed")
+    modules: dict[str, ModuleType | Exception] = {}
+
+    def module_for(schema: str) -> ModuleType:
+        if schema not in modules:
+            try:
+                out = gen_dir / schema.replace("/", "_").removesuffix(".fxs")
+                src = conformance / schema
+                target = out / f"{src.stem}.py"
+                if not target.exists():
+                    generate(flexbuf_cmd, src, out)
+                modules[schema] = load_module(target, f"_conformance_{out.name}")
+            except Exception as e:
+                modules[schema] = e
+        m = modules[schema]
+        if isinstance(m, Exception):
+            raise m
+        return m
+
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            file_cases = json.load(f)["cases"]
+        for case in file_cases:
+
+            def run(case: dict[str, Any] = case) -> str | None:
+                module = module_for(case["schema"])
+                cls = getattr(module, case["type"].rsplit(".", 1)[-1])
+                if "input" in case:
+                    data = bytes.fromhex(case["input"])
+                else:
+                    data = (conformance / case["input_file"]).read_bytes()
+                expect = case["expect"]
+                try:
+                    value = cls.decode(data)
+                except flexbuf.ValidationError:
+                    outcome: tuple[str, str | None] = ("invalid", None)
+                except flexbuf.SchemaError as e:
+                    outcome = (e.reason, e.path or "$")
+                else:
+                    got = value.encode()
+                    if "error" in expect:
+                        return f"decoded, want {expect['error']}"
+                    if "bytes" in expect:
+                        want = bytes.fromhex(expect["bytes"])
+                    else:
+                        want = (conformance / expect["bytes_file"]).read_bytes()
+                    if got != want:
+                        return f"re-encoded {got.hex()[:200]}, want {want.hex()[:200]}"
+                    return None
+                if "error" not in expect:
+                    return f"failed with {outcome[0]} at {outcome[1]}, want bytes"
+                want_err = expect["error"]
+                if outcome[0] != want_err["kind"]:
+                    return f"error {outcome[0]} at {outcome[1]}, want {want_err['kind']} at {want_err.get('path')}"
+                if want_err["kind"] != "invalid" and outcome[1] != want_err.get("path"):
+                    return f"error at {outcome[1]}, want {want_err.get('path')}"
+                return None
+
+            cat.check(case["name"], run)
+    return cat
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--conformance", type=Path, default=ROOT / "conformance")
+    parser.add_argument(
+        "--flexbuf",
+        default=os.environ.get("FLEXBUF_CLI", "cargo run -q -p flexbuf-cli --"),
+        help="command that runs the flexbuf CLI (for `gen --lang python`)",
+    )
+    parser.add_argument("--gen-dir", type=Path, help="where to generate (default: a temporary directory)")
+    parser.add_argument(
+        "--categories", default="bytes,values,invalid,typed", help="comma-separated categories to run"
+    )
+    args = parser.parse_args()
+    wanted = set(args.categories.split(","))
+    conformance: Path = args.conformance
+    results: list[Category] = []
+    if "bytes" in wanted:
+        results.append(run_bytes(conformance))
+    if "values" in wanted:
+        results.append(run_values(conformance))
+    if "invalid" in wanted:
+        results.append(run_invalid(conformance))
+    if "typed" in wanted:
+        with tempfile.TemporaryDirectory() as tmp:
+            gen_dir = args.gen_dir or Path(tmp)
+            typed = run_typed(conformance, shlex.split(args.flexbuf), gen_dir)
+            if typed is not None:
+                results.append(typed)
+    for cat in results:
+        print(cat.line())
+    return 0 if all(c.passed == c.total for c in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
