@@ -117,7 +117,10 @@ pub fn runners() -> Vec<Runner> {
         },
         Runner {
             name: "python",
-            present: |root| root.join("sdk-python/tools/conformance_runner.py").exists() && util::have("python3"),
+            present: |root| {
+                root.join("sdk-python/tools/conformance_runner.py").exists()
+                    && util::have("python3")
+            },
             prepare: |_| crate::sdk_python::prepare_conformance(),
             command: |_| crate::sdk_python::conformance_command(),
             optional: false,

@@ -166,12 +166,14 @@ pub fn conformance_command() -> duct::Expression {
         [
             "sdk-python/tools/conformance_runner.py".to_string(),
             "--flexbuf".to_string(),
-            root().join("target/debug/flexbuf").to_string_lossy().into_owned(),
+            root()
+                .join("target/debug/flexbuf")
+                .to_string_lossy()
+                .into_owned(),
         ],
     )
     .dir(root())
 }
-
 
 /// Builds the package and runs `sdk-python/tools/bench.py` on the shared
 /// fixtures (flexbuf vs flatbuffers.flexbuffers, json, orjson, msgspec).
