@@ -83,6 +83,8 @@ enum Lang {
     Rust,
     /// A Python module of classes (slots, type hints) coded by the native core.
     Python,
+    /// A TypeScript module over the pure-TS runtime of the `flexbuf` npm package.
+    Ts,
 }
 
 #[derive(Args, Debug)]
@@ -291,6 +293,7 @@ fn gen(args: GenArgs) -> Result<(), Failure> {
     let written = match args.lang {
         Lang::Rust => flexbuf_codegen::Language::Rust,
         Lang::Python => flexbuf_codegen::Language::Python,
+        Lang::Ts => flexbuf_codegen::Language::TypeScript,
     };
     let written = flexbuf_codegen::generate_to_dir(written, &args.schema, &args.output)
         .map_err(Failure::Data)?;

@@ -38,6 +38,8 @@ pub enum Language {
     Rust,
     /// A Python module of classes decoded and encoded by the native core.
     Python,
+    /// A TypeScript module of interfaces, encode/decode functions and views.
+    TypeScript,
 }
 
 /// Generates the files for `lang` from a parsed schema; `stem` names the
@@ -53,6 +55,7 @@ pub fn generate(
             contents: backend::rust::generate(&parsed.schema)?,
         }]),
         Language::Python => backend::python::generate(parsed),
+        Language::TypeScript => backend::typescript::generate(parsed),
     }
 }
 

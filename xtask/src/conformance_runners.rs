@@ -126,6 +126,13 @@ pub fn runners() -> Vec<Runner> {
             optional: false,
         },
         Runner {
+            name: "typescript",
+            present: |root| root.join("sdk-ts/test/conformance.mjs").exists() && util::have("node"),
+            prepare: |_| crate::sdk_ts::prepare_conformance(),
+            command: |_| crate::sdk_ts::conformance_command(),
+            optional: false,
+        },
+        Runner {
             name: "c",
             present: |root| root.join("capi/Cargo.toml").exists() && util::have("cc"),
             prepare: |_| crate::sdk_c::build(),

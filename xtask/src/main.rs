@@ -11,6 +11,7 @@ mod bench;
 mod conformance;
 mod sdk_c;
 mod sdk_python;
+mod sdk_ts;
 mod setup;
 mod util;
 
@@ -30,6 +31,7 @@ fn main() -> ExitCode {
         Some("bench") => match args.get(1).map(String::as_str) {
             Some("c") => sdk_c::bench(),
             Some("python") => sdk_python::bench(),
+            Some("ts") => sdk_ts::bench(),
             _ => bench::run(&args[1..]),
         },
         _ => {
@@ -54,6 +56,7 @@ fn build_all() -> Result<()> {
     )?;
     sdk_c::build()?;
     sdk_python::build()?;
+    sdk_ts::build()?;
     Ok(())
 }
 
@@ -81,6 +84,7 @@ fn test() -> Result<()> {
     )?;
     sdk_c::test()?;
     sdk_python::test()?;
+    sdk_ts::test()?;
     conformance::run(&[])?;
     println!("xtask: all tests passed");
     Ok(())

@@ -2,6 +2,7 @@
 
 pub mod python;
 pub mod rust;
+pub mod typescript;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,745 @@
+//! The TypeScript backend (`flexbuf gen --lang ts`): interfaces, enums and
+//! discriminated unions, `encodeX`/`decodeX` functions over the pure-TS
+//! runtime of the `flexbuf` npm package, and a lazy `XView` accessor class
+//! per message.
+//!
+//! The generated coders follow the typed wire contract of the Rust core
+//! (`rust-core/src/typed.rs`) call for call, so their bytes equal those of the
+//! Rust backend's coders: fields in wire order, every field written (null for
+//! absent optionals), one shared keys vector per type per buffer, `{string: T}`
+//! entries in unsigned byte order of their keys. Decoders read by position only
+//! after the runtime proved the keys vector, otherwise by key.
+//!
+//! Types from every namespace go into one module by their short names (a
+//! clash is reported), as in the Rust backend.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use flexbuf::schema::{
+    short_name, DefaultValue, EnumDef, Field, Message, Schema, TypeRef, UnionDef,
+};
+
+use super::GeneratedFile;
+
+/// Generates `<stem>.ts` for the root schema of `parsed` and everything it imports.
+pub fn generate(parsed: &crate::ParsedSchema) -> Result<Vec<GeneratedFile>, String> {
+    let stem = parsed
+        .root()
+        .path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("schema")
+        .to_string();
+    Ok(vec![GeneratedFile {
+        path: PathBuf::from(format!("{stem}.ts")),
+        contents: generate_source(&parsed.schema)?,
+    }])
+}
+
+/// The TypeScript source for every type of `schema`.
+pub fn generate_source(schema: &Schema) -> Result<String, String> {
+    check_names(schema)?;
+    let mut g = Gen {
+        schema,
+        out: String::new(),
+    };
+    g.header();
+    for e in &schema.enums {
+        g.enum_def(e);
+    }
+    for u in &schema.unions {
+        g.union_def(u);
+    }
+    for m in &schema.messages {
+        g.message(m);
+        g.view(m);
+    }
+    Ok(g.out)
+}
+
+fn check_names(schema: &Schema) -> Result<(), String> {
+    let mut seen = std::collections::HashMap::new();
+    let names = schema
+        .messages
+        .iter()
+        .map(|m| &m.name)
+        .chain(schema.enums.iter().map(|e| &e.name))
+        .chain(schema.unions.iter().map(|u| &u.name));
+    for n in names {
+        let short = short_name(n);
+        if let Some(prev) = seen.insert(short, n) {
+            return Err(format!(
+                "types `{prev}` and `{n}` have the same name `{short}`; the TypeScript backend emits one module, so rename one"
+            ));
+        }
+        if short.ends_with("View") && seen.contains_key(short.trim_end_matches("View")) {
+            return Err(format!(
+                "type `{n}` clashes with the generated view type of `{}`",
+                short.trim_end_matches("View")
+            ));
+        }
+    }
+    for m in &schema.messages {
+        for f in &m.fields {
+            if f.name == "__proto__" {
+                return Err(format!(
+                    "field `__proto__` of `{}` cannot be a TypeScript property",
+                    m.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A JavaScript string literal.
+fn js_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A JavaScript number (or bigint) literal for an integer.
+fn int_lit(i: i128) -> String {
+    if i.unsigned_abs() < (1u128 << 53) {
+        i.to_string()
+    } else {
+        format!("{i}n")
+    }
+}
+
+fn float_lit(f: f64) -> String {
+    if f.is_nan() {
+        "NaN".into()
+    } else if f.is_infinite() {
+        if f < 0.0 {
+            "-Infinity".into()
+        } else {
+            "Infinity".into()
+        }
+    } else {
+        format!("{f:?}")
+    }
+}
+
+/// The element kind name of a scalar vector (`"i32"`, `"f64"`, `"bool"`).
+fn scalar_kind(t: &TypeRef) -> &'static str {
+    match t {
+        TypeRef::Bool => "bool",
+        TypeRef::I8 => "i8",
+        TypeRef::I16 => "i16",
+        TypeRef::I32 => "i32",
+        TypeRef::I64 => "i64",
+        TypeRef::U8 => "u8",
+        TypeRef::U16 => "u16",
+        TypeRef::U32 => "u32",
+        TypeRef::U64 => "u64",
+        TypeRef::F32 => "f32",
+        _ => "f64",
+    }
+}
+
+/// Range of a narrow integer type (up to 32 bits).
+fn int_range(t: &TypeRef) -> Option<(i64, i64)> {
+    Some(match t {
+        TypeRef::I8 => (-128, 127),
+        TypeRef::I16 => (-32768, 32767),
+        TypeRef::I32 => (-2147483648, 2147483647),
+        TypeRef::U8 => (0, 255),
+        TypeRef::U16 => (0, 65535),
+        TypeRef::U32 => (0, 4294967295),
+        _ => return None,
+    })
+}
+
+struct Gen<'s> {
+    schema: &'s Schema,
+    out: String,
+}
+
+impl Gen<'_> {
+    fn line(&mut self, indent: usize, text: &str) {
+        for _ in 0..indent {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn docs(&mut self, indent: usize, doc: &[String]) {
+        if doc.is_empty() {
+            return;
+        }
+        self.line(indent, "/**");
+        for d in doc {
+            let d = d.replace("*/", "*\\/");
+            if d.is_empty() {
+                self.line(indent, " *");
+            } else {
+                self.line(indent, &format!(" * {d}"));
+            }
+        }
+        self.line(indent, " */");
+    }
+
+    fn header(&mut self) {
+        self.out.push_str(
+            "// @generated by `flexbuf gen --lang ts`. Do not edit.\n\
+             /* eslint-disable */\n\
+             import * as fb from \"flexbuf\";\n\n",
+        );
+    }
+
+    fn ts_type(&self, t: &TypeRef) -> String {
+        match t {
+            TypeRef::Bool => "boolean".into(),
+            TypeRef::I64 | TypeRef::U64 => "number | bigint".into(),
+            TypeRef::String => "string".into(),
+            TypeRef::Bytes => "Uint8Array".into(),
+            TypeRef::Vector(e) => format!("Array<{}>", self.ts_type(e)),
+            TypeRef::Map(e) => format!("{{ [key: string]: {} }}", self.ts_type(e)),
+            TypeRef::Message(n) | TypeRef::Enum(n) | TypeRef::Union(n) => short_name(n).to_string(),
+            _ => "number".into(),
+        }
+    }
+
+    // ---- enums -----------------------------------------------------------------
+
+    fn enum_def(&mut self, e: &EnumDef) {
+        let name = short_name(&e.name);
+        self.docs(0, &e.doc);
+        self.line(0, &format!("export enum {name} {{"));
+        for v in &e.variants {
+            self.docs(1, &v.doc);
+            self.line(1, &format!("{} = {},", v.name, v.value));
+        }
+        self.line(0, "}\n");
+        let values: Vec<String> = e.variants.iter().map(|v| v.value.to_string()).collect();
+        self.line(
+            0,
+            &format!("/** The wire values of `{name}`. */\nexport const {name}Values: ReadonlySet<number> = new Set([{}]);\n", values.join(", ")),
+        );
+    }
+
+    // ---- unions ----------------------------------------------------------------
+
+    fn union_def(&mut self, u: &UnionDef) {
+        let name = short_name(&u.name).to_string();
+        self.docs(0, &u.doc);
+        let arms: Vec<String> = u
+            .variants
+            .iter()
+            .map(|v| {
+                format!(
+                    "{{ kind: {}; value: {} }}",
+                    js_str(&v.name),
+                    self.ts_type(&v.ty)
+                )
+            })
+            .collect();
+        self.line(
+            0,
+            &format!("export type {name} =\n  | {};\n", arms.join("\n  | ")),
+        );
+
+        self.line(
+            0,
+            &format!("/** Pushes a `{name}` (a one-entry map `{{wire_name: value}}`). */"),
+        );
+        self.line(0, &format!("export function encode{name}Into(b: fb.Builder, cx: fb.EncodeContext, v: {name}): void {{"));
+        self.line(1, "b.startMap();");
+        self.line(1, "switch (v.kind) {");
+        for var in &u.variants {
+            self.line(2, &format!("case {}: {{", js_str(&var.name)));
+            self.line(3, &format!("b.key({});", js_str(&var.wire_name)));
+            let enc = self.encode_stmt(&var.ty, "v.value", 3, 1);
+            self.out.push_str(&enc);
+            self.line(3, "break;");
+            self.line(2, "}");
+        }
+        self.line(2, "default:");
+        self.line(
+            3,
+            &format!("throw new fb.FlexError(\"UnknownUnionVariant\", `unknown variant ${{(v as {{ kind: string }}).kind}} of union {name}`);"),
+        );
+        self.line(1, "}");
+        self.line(1, "b.endMap();");
+        self.line(0, "}\n");
+
+        self.line(0, &format!("/** Decodes a `{name}` from the value at slot `p` (width `w`, packed type `t`). */"));
+        self.line(0, &format!("export function decode{name}From(c: fb.DecodeContext, p: number, w: number, t: number): {name} {{"));
+        self.line(1, "const d = c.map(p, w, c.nn(t, p));");
+        self.line(1, "const mw = c.w, n = c.c;");
+        self.line(1, "if (n !== 1) {");
+        self.line(
+            2,
+            &format!("throw new fb.FlexError(\"UnionEntryCount\", `union {name} needs a map with exactly one entry, found ${{n}}`, p);"),
+        );
+        self.line(1, "}");
+        self.line(1, "c.layout(d, mw, n, fb.NO_KEYS);");
+        self.line(1, "const k = c.key(c.ka, c.kw, 0);");
+        self.line(1, "const vt = c.type(d, mw, 1, -1, 0);");
+        self.line(1, &format!("let out: {name};"));
+        self.line(1, "try {");
+        self.line(1, "switch (k) {");
+        for var in &u.variants {
+            let dec = self.decode_expr(&var.ty, "d", "mw", "vt", 1);
+            self.line(
+                2,
+                &format!(
+                    "case {}: out = {{ kind: {}, value: {dec} }}; break;",
+                    js_str(&var.wire_name),
+                    js_str(&var.name)
+                ),
+            );
+        }
+        self.line(2, "default:");
+        self.line(
+            3,
+            &format!("throw new fb.FlexError(\"UnknownUnionVariant\", `unknown variant ${{JSON.stringify(k)}} of union {name}`, p);"),
+        );
+        self.line(1, "}");
+        self.line(1, "} catch (e) {");
+        self.line(2, "throw e instanceof fb.FlexError && e.kind !== \"UnknownUnionVariant\" ? c.at(e, k) : e;");
+        self.line(1, "}");
+        self.line(1, "c.leave();");
+        self.line(1, "return out;");
+        self.line(0, "}\n");
+        self.root_functions(&name);
+    }
+
+    // ---- messages ----------------------------------------------------------------
+
+    fn message(&mut self, m: &Message) {
+        let name = short_name(&m.name).to_string();
+        let fields = m.wire_fields();
+        self.docs(0, &m.doc);
+        self.line(0, &format!("export interface {name} {{"));
+        for f in m.fields.iter().filter(|f| !f.deprecated) {
+            self.docs(1, &f.doc);
+            let ty = self.ts_type(&f.ty);
+            let ty = if f.optional {
+                format!("{ty} | null")
+            } else {
+                ty
+            };
+            self.line(1, &format!("{}: {ty};", f.name));
+        }
+        self.line(0, "}\n");
+
+        let fp = self.schema.fingerprint(&m.name).unwrap_or(0);
+        self.line(
+            0,
+            &format!(
+                "/** Fingerprint of `{}`'s wire contract (see `flexbuf::schema`). */",
+                m.name
+            ),
+        );
+        self.line(
+            0,
+            &format!("export const {name}Fingerprint = 0x{fp:016x}n;\n"),
+        );
+        let names: Vec<String> = fields.iter().map(|f| js_str(&f.wire_name)).collect();
+        self.line(
+            0,
+            &format!(
+                "const __{name}_keys: fb.KeySet = fb.keySet([{}]);\n",
+                names.join(", ")
+            ),
+        );
+
+        // Encoder.
+        self.line(0, &format!("/** Pushes a `{name}` (every field, in wire order, with the shared keys vector). */"));
+        self.line(0, &format!("export function encode{name}Into(b: fb.Builder, cx: fb.EncodeContext, v: {name}): void {{"));
+        self.line(1, &format!("const keys = cx.keyVector(b, __{name}_keys);"));
+        self.line(1, "b.startMap();");
+        for f in &fields {
+            let access = format!("v.{}", f.name);
+            self.line(1, "{");
+            self.line(2, &format!("const x = {access};"));
+            if f.optional {
+                self.line(2, "if (x === null || x === undefined) b.null();");
+                self.line(2, "else {");
+                let enc = self.encode_stmt(&f.ty, "x", 3, 1);
+                self.out.push_str(&enc);
+                self.line(2, "}");
+            } else {
+                match self.zero_or_default(f) {
+                    Some(def) => {
+                        let enc = self.encode_stmt(&f.ty, &format!("(x ?? {def})"), 2, 1);
+                        self.out.push_str(&enc);
+                    }
+                    None => {
+                        self.line(
+                            2,
+                            &format!(
+                                "if (x === null || x === undefined) throw fb.missing({});",
+                                js_str(&f.wire_name)
+                            ),
+                        );
+                        let enc = self.encode_stmt(&f.ty, "x", 2, 1);
+                        self.out.push_str(&enc);
+                    }
+                }
+            }
+            self.line(1, "}");
+        }
+        self.line(1, "b.endMapWithKeys(keys);");
+        self.line(0, "}\n");
+
+        // Decoder.
+        self.line(0, &format!("/** Decodes a `{name}` from the value at slot `p` (width `w`, packed type `t`). */"));
+        self.line(0, &format!("export function decode{name}From(c: fb.DecodeContext, p: number, w: number, t: number): {name} {{"));
+        self.line(1, "const d = c.map(p, w, t);");
+        self.line(1, "const mw = c.w, n = c.c;");
+        if fields.is_empty() {
+            self.line(1, &format!("c.layout(d, mw, n, __{name}_keys);"));
+            self.line(1, "c.leave();");
+            self.line(1, "return {};");
+            self.line(0, "}\n");
+            self.root_functions(&name);
+            return;
+        }
+        self.line(
+            1,
+            &format!("const fast = c.layout(d, mw, n, __{name}_keys);"),
+        );
+        self.line(1, "const ka = c.ka, kw = c.kw;");
+        self.line(1, "let f = \"\";");
+        self.line(1, "try {");
+        self.line(2, "let i: number, ft: number;");
+        for (idx, f) in fields.iter().enumerate() {
+            let var = format!("f_{}", f.name);
+            let key = js_str(&f.wire_name);
+            let ty = self.ts_type(&f.ty);
+            let ty = if f.optional {
+                format!("{ty} | null")
+            } else {
+                ty
+            };
+            self.line(2, &format!("f = {key};"));
+            self.line(
+                2,
+                &format!("i = fast ? {idx} : c.find(ka, kw, n, __{name}_keys.bytes[{idx}]);"),
+            );
+            self.line(2, &format!("let {var}: {ty};"));
+            let absent = if f.required {
+                "throw fb.missing()".to_string()
+            } else {
+                format!("{var} = {}", self.absent_value(f))
+            };
+            self.line(2, &format!("if (i < 0) {absent};"));
+            self.line(2, "else {");
+            self.line(3, "ft = c.type(d, mw, n, -1, i);");
+            let dec = self.decode_expr(&f.ty, "d + i * mw", "mw", "ft", 1);
+            if f.optional {
+                self.line(3, &format!("{var} = c.isNull(ft) ? null : {dec};"));
+            } else {
+                let dec = self.decode_expr(&f.ty, "d + i * mw", "mw", "c.nn(ft)", 1);
+                self.line(3, &format!("{var} = {dec};"));
+            }
+            self.line(2, "}");
+        }
+        self.line(2, "c.leave();");
+        let inits: Vec<String> = m
+            .fields
+            .iter()
+            .filter(|f| !f.deprecated)
+            .map(|f| format!("{}: f_{}", f.name, f.name))
+            .collect();
+        self.line(2, &format!("return {{ {} }};", inits.join(", ")));
+        self.line(1, "} catch (e) {");
+        self.line(2, "throw c.at(e, f);");
+        self.line(1, "}");
+        self.line(0, "}\n");
+        self.root_functions(&name);
+    }
+
+    /// `encodeX` / `decodeX` over whole buffers.
+    fn root_functions(&mut self, name: &str) {
+        self.line(
+            0,
+            &format!("/** Encodes a `{name}` as a complete buffer. */"),
+        );
+        self.line(
+            0,
+            &format!("export function encode{name}(v: {name}): Uint8Array {{"),
+        );
+        self.line(1, &format!("return fb.encodeTyped(v, encode{name}Into);"));
+        self.line(0, "}\n");
+        self.line(0, &format!("/** Decodes a `{name}` from the root of `bytes` (checked: safe on untrusted bytes). */"));
+        self.line(0, &format!("export function decode{name}(bytes: Uint8Array, options?: fb.TypedDecodeOptions): {name} {{"));
+        self.line(
+            1,
+            &format!("return fb.decodeTyped(bytes, decode{name}From, options);"),
+        );
+        self.line(0, "}\n");
+    }
+
+    /// The value written for a non-optional field that is `undefined`: its
+    /// default, else its type's zero; `None` for messages and unions (no zero).
+    fn zero_or_default(&self, f: &Field) -> Option<String> {
+        match &f.default {
+            Some(d) if *d != DefaultValue::Null => Some(self.literal(&f.ty, d)),
+            _ => self.zero(&f.ty),
+        }
+    }
+
+    fn zero(&self, t: &TypeRef) -> Option<String> {
+        Some(match t {
+            TypeRef::Bool => "false".into(),
+            TypeRef::String => "\"\"".into(),
+            TypeRef::Bytes => "new Uint8Array(0)".into(),
+            TypeRef::Vector(_) => "[]".into(),
+            TypeRef::Map(_) => "{}".into(),
+            TypeRef::Message(_) | TypeRef::Union(_) => return None,
+            TypeRef::Enum(n) => {
+                let e = self.schema.enum_def(n)?;
+                format!("{}.{}", short_name(n), e.variants.first()?.name)
+            }
+            _ => "0".into(),
+        })
+    }
+
+    /// The decoded value of an absent field that is not required.
+    fn absent_value(&self, f: &Field) -> String {
+        match &f.default {
+            None | Some(DefaultValue::Null) => {
+                if f.optional {
+                    "null".into()
+                } else {
+                    self.zero(&f.ty).unwrap_or_else(|| "null".into())
+                }
+            }
+            Some(d) => self.literal(&f.ty, d),
+        }
+    }
+
+    fn literal(&self, t: &TypeRef, d: &DefaultValue) -> String {
+        let fround = |s: String| {
+            if *t == TypeRef::F32 {
+                format!("Math.fround({s})")
+            } else {
+                s
+            }
+        };
+        match d {
+            DefaultValue::Bool(b) => b.to_string(),
+            DefaultValue::Int(i) if t.is_float() => fround(float_lit(*i as f64)),
+            DefaultValue::UInt(u) if t.is_float() => fround(float_lit(*u as f64)),
+            DefaultValue::Int(i) => int_lit(i128::from(*i)),
+            DefaultValue::UInt(u) => int_lit(i128::from(*u)),
+            DefaultValue::Float(f) => fround(float_lit(*f)),
+            DefaultValue::String(s) => js_str(s),
+            DefaultValue::EnumVariant(v) => format!("{}.{v}", self.ts_type(t)),
+            DefaultValue::Null => "null".into(),
+        }
+    }
+
+    /// Statements pushing `v` (an expression of the TS type of `t`).
+    fn encode_stmt(&self, t: &TypeRef, v: &str, indent: usize, depth: usize) -> String {
+        let pad = "  ".repeat(indent);
+        match t {
+            TypeRef::Bool => format!("{pad}b.bool({v});\n"),
+            TypeRef::I8 | TypeRef::I16 | TypeRef::I32 | TypeRef::I64 | TypeRef::Enum(_) => {
+                format!("{pad}b.int({v});\n")
+            }
+            TypeRef::U8 | TypeRef::U16 | TypeRef::U32 | TypeRef::U64 => {
+                format!("{pad}b.uint({v});\n")
+            }
+            TypeRef::F32 => format!("{pad}b.float({v});\n"),
+            TypeRef::F64 => format!("{pad}b.double({v});\n"),
+            TypeRef::String => format!("{pad}b.string({v});\n"),
+            TypeRef::Bytes => format!("{pad}b.blob({v});\n"),
+            TypeRef::Vector(e) if e.is_scalar() => {
+                format!("{pad}b.typedVector({v}, {});\n", js_str(scalar_kind(e)))
+            }
+            TypeRef::Vector(e) => {
+                let el = format!("e{depth}");
+                let inner = self.encode_stmt(e, &el, indent + 1, depth + 1);
+                format!("{pad}b.startVector();\n{pad}for (const {el} of {v}) {{\n{inner}{pad}}}\n{pad}b.endVector();\n")
+            }
+            TypeRef::Map(e) => {
+                let m = format!("m{depth}");
+                let k = format!("k{depth}");
+                let inner = self.encode_stmt(e, &format!("{m}[{k}]"), indent + 1, depth + 1);
+                format!(
+                    "{pad}b.startMap();\n{pad}const {m} = {v};\n{pad}for (const {k} of fb.sortedKeys({m})) {{\n{pad}  b.key({k});\n{inner}{pad}}}\n{pad}b.endMap();\n"
+                )
+            }
+            TypeRef::Message(n) | TypeRef::Union(n) => {
+                format!("{pad}encode{}Into(b, cx, {v});\n", short_name(n))
+            }
+        }
+    }
+
+    /// An expression decoding the non-null value at slot `p` (width `w`, packed type `t`).
+    fn decode_expr(&self, ty: &TypeRef, p: &str, w: &str, t: &str, depth: usize) -> String {
+        match ty {
+            TypeRef::Bool => format!("c.bool({p}, {w}, {t})"),
+            TypeRef::I64 => format!("c.i64({p}, {w}, {t})"),
+            TypeRef::U64 => format!("c.u64({p}, {w}, {t})"),
+            TypeRef::F32 => format!("c.f32({p}, {w}, {t})"),
+            TypeRef::F64 => format!("c.f64({p}, {w}, {t})"),
+            TypeRef::String => format!("c.str({p}, {w}, {t})"),
+            TypeRef::Bytes => format!("c.blob({p}, {w}, {t})"),
+            TypeRef::Enum(n) => {
+                let s = short_name(n);
+                format!(
+                    "(c.enumValue({p}, {w}, {t}, {s}Values, {}) as {s})",
+                    js_str(s)
+                )
+            }
+            TypeRef::Message(n) | TypeRef::Union(n) => {
+                format!("decode{}From(c, {p}, {w}, {t})", short_name(n))
+            }
+            TypeRef::Vector(e)
+                if e.is_scalar() && !matches!(**e, TypeRef::Bool | TypeRef::I64 | TypeRef::U64) =>
+            {
+                let read = self.decode_expr(e, "q", "qw", "qt", depth + 1);
+                format!("c.numbers({p}, {w}, {t}, (c, q, qw, qt) => {read})")
+            }
+            TypeRef::Vector(e) => {
+                let (d, vw, vn, ve, j) = (
+                    format!("d{depth}"),
+                    format!("w{depth}"),
+                    format!("n{depth}"),
+                    format!("e{depth}"),
+                    format!("j{depth}"),
+                );
+                let inner = self.decode_expr(
+                    e,
+                    &format!("{d} + {j} * {vw}"),
+                    &vw,
+                    &format!("c.nn(c.type({d}, {vw}, {vn}, {ve}, {j}))"),
+                    depth + 1,
+                );
+                let ety = self.ts_type(e);
+                format!(
+                    "((c: fb.DecodeContext, p: number, w: number, t: number): Array<{ety}> => {{ const {d} = c.vector(p, w, c.nn(t, p)); const {vw} = c.w, {vn} = c.c, {ve} = c.e; const out: Array<{ety}> = new Array({vn}); for (let {j} = 0; {j} < {vn}; {j}++) {{ try {{ out[{j}] = {inner}; }} catch (x) {{ throw c.at(x, {j}); }} }} c.leave(); return out; }})(c, {p}, {w}, {t})"
+                )
+            }
+            TypeRef::Map(e) => {
+                let (d, mw, mn, j, k) = (
+                    format!("d{depth}"),
+                    format!("w{depth}"),
+                    format!("n{depth}"),
+                    format!("j{depth}"),
+                    format!("k{depth}"),
+                );
+                let inner = self.decode_expr(
+                    e,
+                    &format!("{d} + {j} * {mw}"),
+                    &mw,
+                    &format!("c.nn(c.type({d}, {mw}, {mn}, -1, {j}))"),
+                    depth + 1,
+                );
+                let ety = self.ts_type(e);
+                format!(
+                    "((c: fb.DecodeContext, p: number, w: number, t: number): {{ [key: string]: {ety} }} => {{ const {d} = c.map(p, w, c.nn(t, p)); const {mw} = c.w, {mn} = c.c; c.layout({d}, {mw}, {mn}, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: {{ [key: string]: {ety} }} = {{}}; for (let {j} = 0; {j} < {mn}; {j}++) {{ c.node(); const {k} = c.key(ka, kw, {j}); try {{ fb.setEntry(out, {k}, {inner}); }} catch (x) {{ throw c.at(x, {k}); }} }} c.leave(); return out; }})(c, {p}, {w}, {t})"
+                )
+            }
+            narrow => {
+                let (lo, hi) = int_range(narrow).unwrap_or((i64::MIN, i64::MAX));
+                format!("c.int({p}, {w}, {t}, {lo}, {hi})")
+            }
+        }
+    }
+
+    // ---- views -------------------------------------------------------------------
+
+    fn view(&mut self, m: &Message) {
+        let name = short_name(&m.name).to_string();
+        let view = format!("{name}View");
+        self.line(0, &format!("/** Reads single fields of a `{name}` straight from the bytes (lazy, zero-copy, checked). */"));
+        self.line(0, &format!("export class {view} {{"));
+        self.line(1, "/** The underlying map. */");
+        self.line(1, "readonly map: fb.MapRef;");
+        self.line(1, "private cx: fb.DecodeContext | undefined;\n");
+        self.line(1, "/** A view of the map `r` refers to. */");
+        self.line(1, "constructor(r: fb.Ref) {");
+        self.line(2, "this.map = r.asMap();");
+        self.line(1, "}\n");
+        self.line(1, "/** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */");
+        self.line(
+            1,
+            &format!("static fromBytes(bytes: Uint8Array): {view} {{"),
+        );
+        self.line(2, &format!("return new {view}(fb.root(bytes));"));
+        self.line(1, "}\n");
+        self.line(
+            1,
+            "/** Decodes the value `r` refers to with a generated field decoder. */",
+        );
+        self.line(1, "readField<V>(r: fb.Ref, f: (c: fb.DecodeContext, p: number, w: number, t: number) => V): V {");
+        self.line(
+            2,
+            "const c = this.cx ?? (this.cx = new fb.DecodeContext(r.b.u8));",
+        );
+        self.line(
+            2,
+            "const lw = r.width === 1 ? 0 : r.width === 2 ? 1 : r.width === 4 ? 2 : 3;",
+        );
+        self.line(2, "return f(c, r.pos, r.slotWidth, (r.type << 2) | lw);");
+        self.line(1, "}");
+        for f in m.wire_fields() {
+            let key = js_str(&f.wire_name);
+            let accessor = match f.name.as_str() {
+                "map" | "fromBytes" | "read" | "cx" | "constructor" => format!("{}Field", f.name),
+                n => n.to_string(),
+            };
+            let (ret, conv) = match &f.ty {
+                TypeRef::String => ("string".to_string(), "r.asString()".to_string()),
+                TypeRef::Bytes => ("Uint8Array".into(), "r.asBlob()".into()),
+                TypeRef::Vector(_) => ("fb.VectorRef".into(), "r.asVector()".into()),
+                TypeRef::Map(_) => ("fb.MapRef".into(), "r.asMap()".into()),
+                TypeRef::Message(n) => (
+                    format!("{}View", short_name(n)),
+                    format!("new {}View(r)", short_name(n)),
+                ),
+                TypeRef::Union(_) => ("fb.Ref".into(), "r".into()),
+                other => {
+                    let dec = self.decode_expr(other, "p", "w", "t", 1);
+                    (
+                        self.ts_type(other),
+                        format!("this.readField(r, (c, p, w, t) => {dec})"),
+                    )
+                }
+            };
+            self.line(0, "");
+            self.docs(1, &f.doc);
+            if f.doc.is_empty() {
+                self.line(1, &format!("/** The `{}` field. */", f.name));
+            }
+            if f.optional {
+                self.line(1, &format!("get {accessor}(): {ret} | null {{"));
+                self.line(2, &format!("const r = this.map.find({key});"));
+                self.line(2, "if (r === undefined || r.isNull) return null;");
+                self.line(2, &format!("return {conv};"));
+            } else {
+                self.line(1, &format!("get {accessor}(): {ret} {{"));
+                self.line(2, &format!("const r = this.map.get({key});"));
+                self.line(2, &format!("return {conv};"));
+            }
+            self.line(1, "}");
+        }
+        self.line(0, "}\n");
+    }
+}

@@ -1,0 +1,184 @@
+// `cargo xtask bench ts`: the TypeScript SDK side by side with its peers on
+// conformance/fixtures, one run, medians via tinybench. With --write, the
+// "## TypeScript SDK" section of docs/benchmarks.md is replaced.
+//   node bench/bench.mjs [--write] [--time MS] [--only FIXTURE]
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { Bench } from "tinybench";
+import { pack, unpack } from "msgpackr";
+import * as flex from "flatbuffers/mjs/flexbuffers.js";
+import * as pure from "../dist/index.js";
+import * as node from "../dist/node.js";
+
+const args = process.argv.slice(2);
+const WRITE = args.includes("--write");
+const TIME = Number(args[args.indexOf("--time") + 1]) || 150;
+const ONLY = args.includes("--only") ? args[args.indexOf("--only") + 1] : null;
+const root = new URL("../../", import.meta.url);
+const gen = new URL("../test/gen/out/", import.meta.url);
+
+const ROOTS = {
+  user_profile: "UserProfile", api_response: "ApiResponse", chat_thread: "ChatThread", time_series: "TimeSeries",
+  unicode_heavy: "UnicodeHeavy", string_flood: "StringFlood", wide_map: "WideMap", metrics_96k: "Metrics",
+  repeated_maps: "RepeatedMaps", width_bomb: "WidthBomb", deep_nesting: null,
+};
+
+const te = new TextEncoder();
+const td = new TextDecoder();
+let sink = 0;
+const use = (x) => { sink ^= typeof x === "object" && x !== null ? 1 : 0; };
+
+async function median(fns) {
+  const bench = new Bench({ time: TIME, warmupTime: 50 });
+  for (const [name, fn] of Object.entries(fns)) if (fn) bench.add(name, fn);
+  await bench.run();
+  const out = {};
+  for (const t of bench.tasks) {
+    if (t.result?.error) out[t.name] = null;
+    else out[t.name] = t.result.latency.p50 * 1000; // µs
+  }
+  return out;
+}
+
+function works(f) {
+  try {
+    f();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const results = [];
+// Each fixture runs in its own Node process (the parent only aggregates), so
+// JIT state and heap growth from one workload do not bleed into the next.
+if (!ONLY) {
+  for (const fixture of Object.keys(ROOTS)) {
+    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--only", fixture, "--time", String(TIME)], { encoding: "utf8", maxBuffer: 1 << 26 });
+    if (child.status !== 0) throw new Error(`bench of ${fixture} failed:\n${child.stderr}`);
+    const line = child.stdout.split("\n").find((l) => l.startsWith("{"));
+    const r = JSON.parse(line);
+    results.push(r);
+    console.log(line);
+  }
+}
+for (const [fixture, type] of Object.entries(ROOTS)) {
+  if (ONLY !== fixture) continue;
+  const text = readFileSync(new URL(`conformance/fixtures/${fixture}.json`, root), "utf8");
+  const value = JSON.parse(text);
+  const generic = pure.fromJSON(text);
+  const jsonBytes = te.encode(text);
+  const msg = pack(value);
+  const theirs = flex.encode(value);
+  const theirsBuf = theirs.buffer.slice(theirs.byteOffset, theirs.byteOffset + theirs.byteLength);
+  let typed = null;
+  if (type && existsSync(new URL(`${fixture}.js`, gen))) {
+    const m = await import(new URL(`${fixture}.js`, gen));
+    const v = m[`decode${type}`](generic);
+    typed = { m, v, bytes: m[`encode${type}`](v), dec: m[`decode${type}`], enc: m[`encode${type}`] };
+  }
+  const peerReads = works(() => flex.toObject(theirsBuf));
+  const decode = await median({
+    "flexbuf": () => use(pure.decode(generic)),
+    "flexbuf typed": typed && (() => use(typed.dec(typed.bytes))),
+    "flatbuffers": peerReads ? () => use(flex.toObject(theirsBuf)) : null,
+    "JSON.parse": () => use(JSON.parse(td.decode(jsonBytes))),
+    "msgpackr": () => use(unpack(msg)),
+  });
+  const encode = await median({
+    "flexbuf": () => use(pure.encode(value)),
+    "flexbuf typed": typed && (() => use(typed.enc(typed.v))),
+    "flatbuffers": () => use(flex.encode(value)),
+    "JSON.stringify": () => use(te.encode(JSON.stringify(value))),
+    "msgpackr": () => use(pack(value)),
+  });
+  const native = await median({
+    "verify pure": () => use(pure.verify(generic)),
+    "verify native": () => use(node.verify(generic)),
+    "toJSON pure": () => use(pure.toJSON(generic)),
+    "toJSON native": () => use(node.toJSON(generic)),
+    "fromJSON pure": () => use(pure.fromJSON(text)),
+    "fromJSON native": () => use(node.fromJSON(text)),
+  });
+  const sizes = { json: jsonBytes.length, flexbuf: generic.length, typed: typed?.bytes.length ?? null, flatbuffers: theirs.length, msgpackr: msg.length };
+  results.push({ fixture, decode, encode, native, sizes, peerReads });
+  console.log(JSON.stringify({ fixture, decode, encode, native, sizes, peerReads }));
+}
+if (ONLY) process.exit(0);
+
+const fmt = (x) => (x === null || x === undefined ? "n/a" : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const ratio = (a, b) => (a == null || b == null ? "n/a" : `${(b / a).toFixed(2)}x`);
+
+function table(title, key, cols, base, peers) {
+  let s = `### ${title}\n\nMedian µs per operation (lower is better); ratios are peer time / flexbuf time (above 1: flexbuf faster).\n\n`;
+  s += `| fixture | ${cols.join(" | ")} | ${peers.map(([a, b]) => `${a} vs ${b}`).join(" | ")} |\n`;
+  s += `| --- | ${cols.map(() => "---:").join(" | ")} | ${peers.map(() => "---:").join(" | ")} |\n`;
+  for (const r of results) {
+    const row = r[key];
+    s += `| ${r.fixture} | ${cols.map((c) => fmt(row[c])).join(" | ")} | ${peers.map(([a, b]) => ratio(row[a], row[b])).join(" | ")} |\n`;
+  }
+  return s + "\n";
+}
+
+function targets() {
+  const lines = [];
+  const check = (label, pairs) => {
+    const bad = pairs.filter((p) => p.ok === false);
+    const na = pairs.filter((p) => p.ok === null);
+    const measured = pairs.length - na.length;
+    lines.push(`- ${label}: ${bad.length === 0 ? `**met** on the ${measured} measurable fixture(s)` : "**not met**"}${bad.length ? ` (fails on ${bad.map((p) => `${p.f} ${p.r}`).join(", ")})` : ""}${na.length ? `; n/a on ${na.map((p) => p.f).join(", ")}` : ""}`);
+  };
+  const pair = (f, a, b, factor = 1) => ({ f, ok: a == null || b == null ? null : b / a >= factor, r: a && b ? `${(b / a).toFixed(2)}x` : "" });
+  check("generic decode at least 3x faster than npm flatbuffers flexbuffers", results.map((r) => pair(r.fixture, r.decode["flexbuf"], r.decode["flatbuffers"], 3)));
+  check("typed decode faster than JSON.parse from bytes on every fixture", results.map((r) => pair(r.fixture, r.decode["flexbuf typed"], r.decode["JSON.parse"])));
+  check("typed encode faster than JSON.stringify to bytes on every fixture", results.map((r) => pair(r.fixture, r.encode["flexbuf typed"], r.encode["JSON.stringify"])));
+  check("generic decode at least as fast as msgpackr", results.map((r) => pair(r.fixture, r.decode["flexbuf"], r.decode["msgpackr"])));
+  check("typed decode at least as fast as msgpackr", results.map((r) => pair(r.fixture, r.decode["flexbuf typed"], r.decode["msgpackr"])));
+  return lines.join("\n") + "\n";
+}
+
+const section = `## TypeScript SDK
+
+Command: \`cargo xtask bench ts\` (runs \`node bench/bench.mjs --write\` in \`sdk-ts/\`; tinybench ${TIME} ms per task, medians, one run).
+Node ${process.version}, ${process.arch}. Peers: npm \`flatbuffers\` (its \`flexbuffers\`), \`JSON.parse(TextDecoder.decode(bytes))\` /
+\`TextEncoder.encode(JSON.stringify(v))\`, \`msgpackr\`. "flexbuf" is the generic \`decode\`/\`encode\` of plain values;
+"flexbuf typed" the coders generated by \`flexbuf gen --lang ts\` from \`conformance/schemas\` (\`deep_nesting\` has none: its
+schema does not describe the fixture's list levels). Decoding is checked (safe on untrusted bytes) in every flexbuf column.
+"n/a" for flatbuffers decode: its reader throws on that fixture (8-byte-wide vectors, or its own large buffers).
+The machine has 2 cores shared with other builds: single-run medians of small fixtures vary by up to 2-3x between runs.
+
+${table("Decode (bytes -> JS values)", "decode", ["flexbuf", "flexbuf typed", "flatbuffers", "JSON.parse", "msgpackr"], "flexbuf", [["flexbuf", "flatbuffers"], ["flexbuf", "msgpackr"], ["flexbuf typed", "JSON.parse"], ["flexbuf typed", "msgpackr"]])}${table("Encode (JS values -> bytes)", "encode", ["flexbuf", "flexbuf typed", "flatbuffers", "JSON.stringify", "msgpackr"], "flexbuf", [["flexbuf", "flatbuffers"], ["flexbuf", "JSON.stringify"], ["flexbuf typed", "JSON.stringify"], ["flexbuf typed", "msgpackr"]])}${table("Pure TS vs native core (neon) on Node", "native", ["verify pure", "verify native", "toJSON pure", "toJSON native", "fromJSON pure", "fromJSON native"], null, [["verify native", "verify pure"], ["toJSON native", "toJSON pure"], ["fromJSON native", "fromJSON pure"]])}### Sizes (bytes)
+
+| fixture | JSON | flexbuf | flexbuf typed | flatbuffers | msgpackr |
+| --- | ---: | ---: | ---: | ---: | ---: |
+${results.map((r) => `| ${r.fixture} | ${r.sizes.json} | ${r.sizes.flexbuf} | ${r.sizes.typed ?? "n/a"} | ${r.sizes.flatbuffers} | ${r.sizes.msgpackr} |`).join("\n")}
+
+### Targets (this run)
+
+${targets()}
+### Native decision
+
+The Node entry (\`import "flexbuf"\` on Node) routes \`verify\`, \`toJSON\` and \`fromJSON\` through the native core when the
+ratio column of the native table is above 1 for them (one call per message, \`Uint8Array\` in, string or one new buffer out);
+\`decode\`, \`encode\` and the typed coders always run in TypeScript: they produce or consume JS objects, and building those
+from native code needs one N-API call per value, which costs more than the TypeScript decode itself (DESIGN.md, "Cross once").
+A native object-building decode was not implemented, so it has no column here.
+`;
+
+if (WRITE) {
+  const path = new URL("docs/benchmarks.md", root);
+  let doc = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmarks\n";
+  const start = doc.indexOf("## TypeScript SDK");
+  if (start >= 0) {
+    const next = doc.indexOf("\n## ", start + 3);
+    doc = doc.slice(0, start) + section + (next >= 0 ? doc.slice(next + 1) : "");
+  } else {
+    doc = doc.trimEnd() + "\n\n" + section;
+  }
+  writeFileSync(path, doc);
+  console.log(`wrote the "## TypeScript SDK" section of ${fileURLToPath(path)}`);
+} else {
+  console.log(section);
+}
+if (sink === 42) console.log("");

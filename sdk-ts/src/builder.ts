@@ -1,0 +1,886 @@
+/**
+ * The builder: writes exactly the bytes of the C++ reference
+ * `flexbuffers::Builder` for the same call sequence and sharing flags (the
+ * Rust core's `Builder` is the model, quirks included: map widths from a
+ * doubled stack index, NaN at 8 bytes, inline element widths raised to the
+ * parent's, and the `IndirectDouble` deviation that writes the f32).
+ *
+ * Values are pushed on a stack (kept as parallel typed arrays, so pushing a
+ * scalar allocates nothing); `endVector`/`endMap` write their elements and
+ * replace them by one offset value; `finish` writes the root trailer.
+ */
+
+import { fail, FlexError } from "./error.js";
+import { T, widthOfDouble, widthOfInt, widthOfUInt } from "./types.js";
+import { writeUtf8, compareUtf8 } from "./utf8.js";
+
+/** Sharing flags with the C++ `BuilderFlag` numbering. */
+export const Share = {
+  /** Nothing is shared. */
+  None: 0,
+  /** Equal keys are written once (the C++ default). */
+  Keys: 1,
+  /** Equal strings are written once. */
+  Strings: 2,
+  /** Keys and strings. */
+  KeysAndStrings: 3,
+  /** The C++ key-vector flag, which has no effect there and so none here. */
+  KeyVectors: 4,
+  /** Every flag. */
+  All: 7,
+} as const;
+
+/** Builder configuration. */
+export interface BuilderOptions {
+  /** C++ sharing flags (default {@link Share.Keys}). */
+  share?: number;
+  /** Reuse one keys vector for maps with the same sorted keys (an extension: bytes then differ from C++). */
+  dedupKeyVectors?: boolean;
+  /** Bytes reserved up front (default 256). */
+  initialCapacity?: number;
+  /** Largest buffer kept across {@link Builder.clear} (default 1 MiB), so one giant payload does not pin memory. */
+  maxRetainedCapacity?: number;
+}
+
+/** A value already written, to push again with {@link Builder.reuseValue}. */
+export interface ValueHandle {
+  /** @internal */ readonly t: number;
+  /** @internal */ readonly w: number;
+  /** @internal */ readonly d: number;
+  /** @internal */ readonly big: bigint | undefined;
+  /** @internal */ readonly gen: number;
+}
+
+/** A keys vector written once and shared by maps of one shape ({@link Builder.keyVector}). */
+export interface KeyVector {
+  /** Number of keys. */
+  readonly length: number;
+  /** @internal */ readonly d: number;
+  /** @internal */ readonly w: number;
+  /** @internal */ readonly gen: number;
+}
+
+/** Element kinds of bulk numeric vectors, named like schema scalars. */
+export type ScalarKind = "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "f32" | "f64" | "bool";
+
+const NATURAL: Record<ScalarKind, number> = {
+  i8: 0, i16: 1, i32: 2, i64: 3, u8: 0, u16: 1, u32: 2, u64: 3, f32: 2, f64: 3, bool: 0,
+};
+const ELEMENT: Record<ScalarKind, number> = {
+  i8: T.Int, i16: T.Int, i32: T.Int, i64: T.Int, u8: T.UInt, u16: T.UInt, u32: T.UInt, u64: T.UInt,
+  f32: T.Float, f64: T.Float, bool: T.Bool,
+};
+
+const TWO32 = 4294967296;
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+const U64_MAX = 2n ** 64n - 1n;
+let generations = 1;
+
+/** Padding that aligns `len` to `align` bytes (a power of two). */
+function padding(len: number, align: number): number {
+  return (-len) & (align - 1);
+}
+
+function toTypedVector(elem: number, fixedLen: number): number {
+  if (fixedLen === 0) {
+    switch (elem) {
+      case T.Int: return T.VectorInt;
+      case T.UInt: return T.VectorUInt;
+      case T.Float: return T.VectorFloat;
+      case T.Bool: return T.VectorBool;
+      default: return T.VectorKey;
+    }
+  }
+  return T.VectorInt2 + (fixedLen - 2) * 3 + (elem - T.Int);
+}
+
+function builderError(detail: string): FlexError {
+  return fail("Builder", detail);
+}
+
+/**
+ * Writes FlexBuffers.
+ *
+ * ```ts
+ * const b = new Builder();
+ * b.startMap();
+ * b.key("name"); b.string("Ada");
+ * b.key("born"); b.int(1815);
+ * b.endMap();
+ * const bytes = b.finish();
+ * ```
+ */
+export class Builder {
+  private buf: Uint8Array;
+  private dv: DataView;
+  private len = 0;
+  private sType: Uint8Array;
+  private sWidth: Uint8Array;
+  private sData: Float64Array;
+  private sBig: (bigint | undefined)[] = [];
+  private sp = 0;
+  private opens: number[] = [];
+  private forceMin = 0;
+  private readonly share: number;
+  private readonly dedup: boolean;
+  private readonly maxRetained: number;
+  private readonly initial: number;
+  private keyPool = new Map<string, number>();
+  private stringPool = new Map<string, number>();
+  private keyVectors = new Map<string, number>();
+  private error: FlexError | null = null;
+  private finished = false;
+  private gen = generations++;
+
+  constructor(options: BuilderOptions = {}) {
+    this.share = (options.share ?? Share.Keys) & 7;
+    this.dedup = options.dedupKeyVectors ?? false;
+    this.initial = Math.max(16, options.initialCapacity ?? 256);
+    this.maxRetained = options.maxRetainedCapacity ?? 1 << 20;
+    this.buf = new Uint8Array(this.initial);
+    this.dv = new DataView(this.buf.buffer);
+    this.sType = new Uint8Array(64);
+    this.sWidth = new Uint8Array(64);
+    this.sData = new Float64Array(64);
+  }
+
+  /** Bytes written so far. */
+  get length(): number {
+    return this.len;
+  }
+
+  /** Current buffer capacity. */
+  get capacity(): number {
+    return this.buf.length;
+  }
+
+  /** Resets all state for a new buffer, keeping capacity up to `maxRetainedCapacity`. */
+  clear(): void {
+    this.len = 0;
+    if (this.buf.length > this.maxRetained) {
+      this.buf = new Uint8Array(Math.max(this.initial, Math.min(this.maxRetained, this.initial)));
+      this.dv = new DataView(this.buf.buffer);
+    }
+    this.sp = 0;
+    this.sBig.length = 0;
+    this.opens.length = 0;
+    this.forceMin = 0;
+    if (this.keyPool.size) this.keyPool.clear();
+    if (this.stringPool.size) this.stringPool.clear();
+    if (this.keyVectors.size) this.keyVectors.clear();
+    this.error = null;
+    this.finished = false;
+    this.gen = generations++;
+  }
+
+  /** Forces elements of later vectors and maps to at least `bytes` (1, 2, 4 or 8) wide. */
+  forceMinWidth(bytes: 1 | 2 | 4 | 8): void {
+    this.forceMin = bytes === 8 ? 3 : bytes === 4 ? 2 : bytes === 2 ? 1 : 0;
+  }
+
+  // ---- stack ---------------------------------------------------------------
+
+  private push(t: number, w: number, d: number): void {
+    if (this.finished) this.fail(builderError("the buffer is already finished: clear() before the next one"));
+    const i = this.sp;
+    if (i === this.sType.length) this.growStack();
+    if (i < this.sBig.length) this.sBig[i] = undefined;
+    this.sType[i] = t;
+    this.sWidth[i] = w;
+    this.sData[i] = d;
+    this.sp = i + 1;
+  }
+
+  private growStack(): void {
+    const n = this.sType.length * 2;
+    const t = new Uint8Array(n);
+    t.set(this.sType);
+    const w = new Uint8Array(n);
+    w.set(this.sWidth);
+    const d = new Float64Array(n);
+    d.set(this.sData);
+    this.sType = t;
+    this.sWidth = w;
+    this.sData = d;
+  }
+
+  private reserve(extra: number): void {
+    const need = this.len + extra;
+    if (need <= this.buf.length) return;
+    let cap = this.buf.length * 2;
+    while (cap < need) cap *= 2;
+    const nb = new Uint8Array(cap);
+    nb.set(this.buf.subarray(0, this.len));
+    this.buf = nb;
+    this.dv = new DataView(nb.buffer);
+  }
+
+  private align(w: number): void {
+    const pad = padding(this.len, 1 << w);
+    if (pad) {
+      this.reserve(pad);
+      this.buf.fill(0, this.len, this.len + pad);
+      this.len += pad;
+    }
+  }
+
+  // ---- scalars -------------------------------------------------------------
+
+  /** Pushes null. */
+  null(): void {
+    this.push(T.Null, 0, 0);
+  }
+
+  /** Pushes a boolean. */
+  bool(b: boolean): void {
+    this.push(T.Bool, 0, b ? 1 : 0);
+  }
+
+  /** Pushes a signed integer (a safe-integer number or a bigint in the i64 range) at its minimal width. */
+  int(i: number | bigint): void {
+    if (typeof i === "number") {
+      if (Number.isSafeInteger(i)) {
+        this.push(T.Int, widthOfInt(i), i);
+        return;
+      }
+      if (!Number.isInteger(i)) {
+        this.fail(builderError(`int expects an integer, got ${i}`));
+        return;
+      }
+      i = BigInt(i);
+    }
+    if (i < I64_MIN || i > I64_MAX) {
+      this.fail(fail("OutOfRange", `${i} does not fit in i64`));
+      return;
+    }
+    const n = Number(i);
+    if (Number.isSafeInteger(n)) this.push(T.Int, widthOfInt(n), n);
+    else this.pushBig(T.Int, i);
+  }
+
+  /** Pushes an unsigned integer (a non-negative safe integer or a bigint in the u64 range) at its minimal width. */
+  uint(u: number | bigint): void {
+    if (typeof u === "number") {
+      if (Number.isSafeInteger(u) && u >= 0) {
+        this.push(T.UInt, widthOfUInt(u), u);
+        return;
+      }
+      if (!Number.isInteger(u)) {
+        this.fail(builderError(`uint expects an integer, got ${u}`));
+        return;
+      }
+      u = BigInt(u);
+    }
+    if (u < 0n || u > U64_MAX) {
+      this.fail(fail("OutOfRange", `${u} does not fit in u64`));
+      return;
+    }
+    const n = Number(u);
+    if (Number.isSafeInteger(n)) this.push(T.UInt, widthOfUInt(n), n);
+    else this.pushBig(T.UInt, u);
+  }
+
+  private pushBig(t: number, v: bigint): void {
+    this.push(t, 3, 0);
+    this.sBig[this.sp - 1] = v;
+  }
+
+  /** Pushes a 32-bit float (rounded to f32; stored with at least 4 bytes). */
+  float(f: number): void {
+    this.push(T.Float, 2, Math.fround(f));
+  }
+
+  /** Pushes a 64-bit float, stored as f32 when that is exact (NaN always takes 8 bytes). */
+  double(f: number): void {
+    this.push(T.Float, widthOfDouble(f), f);
+  }
+
+  // ---- keys, strings, blobs ------------------------------------------------
+
+  /** Pushes a map key (or an element of a typed key vector). A key may not contain NUL. */
+  key(k: string): void {
+    if (this.share & Share.Keys) {
+      const at = this.keyPool.get(k);
+      if (at !== undefined) {
+        this.push(T.Key, 0, at);
+        return;
+      }
+      const loc = this.writeKey(k);
+      this.keyPool.set(k, loc);
+      this.push(T.Key, 0, loc);
+      return;
+    }
+    this.push(T.Key, 0, this.writeKey(k));
+  }
+
+  private writeKey(k: string): number {
+    if (k.indexOf("\0") >= 0) this.fail(builderError("a key may not contain NUL"));
+    this.reserve(k.length * 3 + 1);
+    const loc = this.len;
+    const n = writeUtf8(this.buf, loc, k);
+    this.buf[loc + n] = 0;
+    this.len = loc + n + 1;
+    return loc;
+  }
+
+  /** Pushes a string, encoded to UTF-8 in one pass straight into the buffer. */
+  string(s: string): void {
+    if (this.share & Share.Strings) {
+      const found = this.stringPool.get(s);
+      if (found !== undefined) {
+        this.push(T.String, found & 3, Math.floor(found / 4));
+        return;
+      }
+      this.writeString(s);
+      this.stringPool.set(s, this.sData[this.sp - 1] * 4 + this.sWidth[this.sp - 1]);
+      return;
+    }
+    this.writeString(s);
+  }
+
+  private writeString(s: string): void {
+    const n = s.length;
+    // Bytes are between n and 3n; guess the width for n (right for ASCII) and
+    // move the bytes in the rare case the real length needs a wider prefix.
+    let w = widthOfUInt(n);
+    this.reserve(n * 3 + 17);
+    const start = this.len;
+    const buf = this.buf;
+    let data = start + padding(start, 1 << w) + (1 << w);
+    const written = writeUtf8(buf, data, s);
+    const real = widthOfUInt(written);
+    if (real !== w) {
+      const moved = start + padding(start, 1 << real) + (1 << real);
+      buf.copyWithin(moved, data, data + written);
+      w = real;
+      data = moved;
+    }
+    buf.fill(0, start, data - (1 << w));
+    this.len = data - (1 << w);
+    this.writeUInt(written, 1 << w);
+    buf[data + written] = 0;
+    this.len = data + written + 1;
+    this.push(T.String, w, data);
+  }
+
+  /** Pushes a blob of raw bytes. */
+  blob(bytes: Uint8Array): void {
+    const n = bytes.length;
+    const w = widthOfUInt(n);
+    this.align(w);
+    this.reserve(n + 8);
+    this.writeUInt(n, 1 << w);
+    const loc = this.len;
+    this.buf.set(bytes, loc);
+    this.len = loc + n;
+    this.push(T.Blob, w, loc);
+  }
+
+  // ---- indirect scalars ----------------------------------------------------
+
+  /** Pushes a signed integer stored behind an offset. */
+  indirectInt(i: number | bigint): void {
+    this.int(i);
+    this.toIndirect(T.IndirectInt);
+  }
+
+  /** Pushes an unsigned integer stored behind an offset. */
+  indirectUInt(u: number | bigint): void {
+    this.uint(u);
+    this.toIndirect(T.IndirectUInt);
+  }
+
+  /** Pushes a 32-bit float stored behind an offset. */
+  indirectFloat(f: number): void {
+    this.float(f);
+    this.toIndirect(T.IndirectFloat);
+  }
+
+  /**
+   * Pushes a 64-bit float stored behind an offset, as f32 when exact.
+   * Deviation from C++ (upstream issue 8340), as in the Rust core: C++ writes the
+   * low half of the double there, which reads back as 0; we write the f32.
+   */
+  indirectDouble(f: number): void {
+    this.double(f);
+    this.toIndirect(T.IndirectFloat);
+  }
+
+  /** Replaces the scalar on top of the stack by its indirect form. */
+  private toIndirect(t: number): void {
+    if (this.error) return;
+    const i = this.sp - 1;
+    const w = this.sWidth[i];
+    const d = this.sData[i];
+    const big = this.sBig[i];
+    const st = this.sType[i];
+    this.sp = i;
+    this.align(w);
+    this.reserve(8);
+    const loc = this.len;
+    this.writeScalar(st, d, big, 1 << w);
+    this.push(t, w, loc);
+  }
+
+  // ---- reuse ---------------------------------------------------------------
+
+  /** The most recently pushed value, to push again later with {@link reuseValue}. */
+  lastValue(): ValueHandle | undefined {
+    const i = this.sp - 1;
+    if (i < 0) return undefined;
+    return { t: this.sType[i], w: this.sWidth[i], d: this.sData[i], big: this.sBig[i], gen: this.gen };
+  }
+
+  /** Pushes a value captured with {@link lastValue} again (offsets then point at the same bytes). */
+  reuseValue(h: ValueHandle): void {
+    if (h.gen !== this.gen) {
+      this.fail(builderError("value handle from another buffer"));
+      return;
+    }
+    this.push(h.t, h.w, h.d);
+    if (h.big !== undefined) this.sBig[this.sp - 1] = h.big;
+  }
+
+  // ---- containers ----------------------------------------------------------
+
+  /** Starts an untyped, typed or fixed vector. */
+  startVector(): void {
+    this.opens.push(this.sp * 2);
+  }
+
+  /** Starts a map; push key/value pairs, then call {@link endMap}. */
+  startMap(): void {
+    this.opens.push(this.sp * 2 + 1);
+  }
+
+  /** Ends an untyped vector. */
+  endVector(): void {
+    this.endVectorAs(false, false);
+  }
+
+  /** Ends a typed vector (ints, uints, floats, bools or keys; an empty one is a key vector, as in C++). */
+  endTypedVector(): void {
+    this.endVectorAs(true, false);
+  }
+
+  /** Ends a fixed typed vector of 2, 3 or 4 ints, uints or floats. */
+  endFixedVector(): void {
+    this.endVectorAs(true, true);
+  }
+
+  /** Ends a vector with the C++ `EndVector(start, typed, fixed)` flags. */
+  endVectorAs(typed: boolean, fixed: boolean): void {
+    this.check();
+    const open = this.opens.pop();
+    if (open === undefined || (open & 1) === 1) {
+      if (open !== undefined) this.opens.push(open);
+      throw builderError("end of a vector that was not started");
+    }
+    const start = open >> 1;
+    const len = this.sp - start;
+    if (typed) this.checkTyped(start, len, fixed);
+    this.createVector(start, len, 1, typed, fixed, -1, 0);
+  }
+
+  private checkTyped(start: number, len: number, fixed: boolean): void {
+    if (fixed && (len < 2 || len > 4)) this.fail(builderError(`a fixed vector holds 2 to 4 values, not ${len}`), true);
+    if (len === 0) return;
+    const t = this.sType[start];
+    const ok = fixed ? t === T.Int || t === T.UInt || t === T.Float
+      : t === T.Int || t === T.UInt || t === T.Float || t === T.Bool || t === T.Key;
+    if (!ok) this.fail(builderError(`type ${t} cannot be an element of a typed vector`), true);
+    for (let i = start + 1; i < start + len; i++) {
+      if (this.sType[i] !== t) this.fail(builderError(`type ${this.sType[i]} cannot be an element of a typed vector`), true);
+    }
+  }
+
+  /** Ends a map: sorts entries by key (unsigned bytes) and writes keys and values. Equal keys are an error. */
+  endMap(): void {
+    this.check();
+    const open = this.opens.pop();
+    if (open === undefined || (open & 1) === 0) {
+      if (open !== undefined) this.opens.push(open);
+      throw builderError("end of a map that was not started");
+    }
+    const start = open >> 1;
+    this.sortMapEntries(start);
+    const len = (this.sp - start) >> 1;
+    let kd = -1;
+    let kw = 0;
+    let sig: string | undefined;
+    if (this.dedup && len > 0) {
+      sig = this.keySignature(start, len);
+      const found = this.keyVectors.get(sig);
+      if (found !== undefined) {
+        kd = Math.floor(found / 4);
+        kw = found & 3;
+      }
+    }
+    if (kd < 0) {
+      const k = this.writeVector(start, len, 2, true, false, -1, 0);
+      kd = k.d;
+      kw = k.w;
+      if (sig !== undefined) this.keyVectors.set(sig, kd * 4 + kw);
+    }
+    this.createVector(start + 1, len, 2, false, false, kd, kw, start);
+  }
+
+  /** Writes a typed vector of `keys` (strictly ascending in byte order) for {@link endMapWithKeys}. */
+  keyVector(keys: readonly string[]): KeyVector {
+    this.check();
+    for (let i = 1; i < keys.length; i++) {
+      const c = compareUtf8(keys[i - 1], keys[i]);
+      if (c === 0) this.fail(builderError(`duplicate key ${JSON.stringify(keys[i])}`), true);
+      if (c > 0) this.fail(builderError("keys of a key vector must be sorted"), true);
+    }
+    const start = this.sp;
+    for (const k of keys) this.key(k);
+    this.check();
+    const v = this.writeVector(start, keys.length, 1, true, false, -1, 0);
+    this.sp = start;
+    return { length: keys.length, d: v.d, w: v.w, gen: this.gen };
+  }
+
+  /** Ends a map whose values were pushed, without keys, in the order of `keys`. */
+  endMapWithKeys(keys: KeyVector): void {
+    this.check();
+    if (keys.gen !== this.gen) this.fail(builderError("key vector from another buffer"), true);
+    const open = this.opens.pop();
+    if (open === undefined || (open & 1) === 0) {
+      if (open !== undefined) this.opens.push(open);
+      throw builderError("end of a map that was not started");
+    }
+    const start = open >> 1;
+    const len = this.sp - start;
+    if (len !== keys.length) this.fail(builderError(`map has ${len} values for ${keys.length} keys`), true);
+    this.createVector(start, len, 1, false, false, keys.d, keys.w);
+  }
+
+  private keySignature(start: number, len: number): string {
+    let sig = "";
+    if (this.share & Share.Keys) {
+      for (let i = 0; i < len; i++) sig += this.sData[start + 2 * i] + ",";
+      return sig;
+    }
+    for (let i = 0; i < len; i++) {
+      const at = this.sData[start + 2 * i];
+      let e = at;
+      while (this.buf[e] !== 0) e++;
+      sig += String.fromCharCode(...this.buf.subarray(at, e)) + "\0";
+    }
+    return sig + "\u0001";
+  }
+
+  private compareKeys(a: number, b: number): number {
+    const buf = this.buf;
+    for (;;) {
+      const x = buf[a++];
+      const y = buf[b++];
+      if (x !== y || x === 0) return x - y;
+    }
+  }
+
+  private keyText(at: number): string {
+    let e = at;
+    while (this.buf[e] !== 0) e++;
+    return new TextDecoder().decode(this.buf.subarray(at, e));
+  }
+
+  private sortMapEntries(start: number): void {
+    const n = this.sp - start;
+    if (n % 2 !== 0) this.fail(builderError(`map entry ${n >> 1} has no value`), true);
+    for (let i = start; i < this.sp; i += 2) {
+      if (this.sType[i] !== T.Key) this.fail(builderError(`map entry ${(i - start) >> 1} is not a key`), true);
+    }
+    let sorted = true;
+    for (let i = start + 2; i < this.sp; i += 2) {
+      const c = this.compareKeys(this.sData[i - 2], this.sData[i]);
+      if (c === 0) this.fail(builderError(`duplicate key ${JSON.stringify(this.keyText(this.sData[i]))}`), true);
+      if (c > 0) {
+        sorted = false;
+        break;
+      }
+    }
+    if (sorted) return;
+    const m = n >> 1;
+    const order: number[] = new Array(m);
+    for (let i = 0; i < m; i++) order[i] = start + 2 * i;
+    const sD = this.sData;
+    order.sort((a, b) => this.compareKeys(sD[a], sD[b]));
+    for (let i = 1; i < m; i++) {
+      if (this.compareKeys(sD[order[i - 1]], sD[order[i]]) === 0) {
+        this.fail(builderError(`duplicate key ${JSON.stringify(this.keyText(sD[order[i]]))}`), true);
+      }
+    }
+    const kd = order.map((i) => sD[i]);
+    const vt = order.map((i) => this.sType[i + 1]);
+    const vw = order.map((i) => this.sWidth[i + 1]);
+    const vd = order.map((i) => sD[i + 1]);
+    const vb = order.map((i) => this.sBig[i + 1]);
+    for (let i = 0; i < m; i++) {
+      const k = start + 2 * i;
+      sD[k] = kd[i];
+      this.sType[k + 1] = vt[i];
+      this.sWidth[k + 1] = vw[i];
+      sD[k + 1] = vd[i];
+      this.sBig[k + 1] = vb[i];
+    }
+  }
+
+  /** Width (log2) element `i` of the stack needs as element `index` of a vector written at `bufLen`. */
+  private elemWidth(i: number, bufLen: number, index: number): number {
+    const t = this.sType[i];
+    if (t <= T.Float || t === T.Bool) return this.sWidth[i];
+    return offsetWidth(this.sData[i], bufLen, index);
+  }
+
+  /** Writes a vector and replaces its stack elements (from `dropFrom`, default `start`) by it. */
+  private createVector(start: number, len: number, step: number, typed: boolean, fixed: boolean,
+    keysData: number, keysWidth: number, dropFrom = start): void {
+    const v = this.writeVector(start, len, step, typed, fixed, keysData, keysWidth);
+    this.sp = dropFrom;
+    this.sBig.length = Math.min(this.sBig.length, dropFrom);
+    this.push(v.t, v.w, v.d);
+  }
+
+  /** The reference's `CreateVector`: elements are stack[start], stack[start+step], ... */
+  private writeVector(start: number, len: number, step: number, typed: boolean, fixed: boolean,
+    keysData: number, keysWidth: number): { t: number; w: number; d: number } {
+    let width = Math.max(this.forceMin, widthOfUInt(len));
+    let prefix = 1;
+    const bufLen = this.len;
+    if (keysData >= 0) {
+      width = Math.max(width, offsetWidth(keysData, bufLen, 0));
+      prefix += 2;
+    }
+    const end = start + len * step;
+    const sType = this.sType;
+    const sWidth = this.sWidth;
+    for (let i = start; i < end && width < 3; i += step) {
+      const t = sType[i];
+      const w = t <= T.Float || t === T.Bool ? sWidth[i] : offsetWidth(this.sData[i], bufLen, i - start + prefix);
+      if (w > width) width = w;
+    }
+    const bytes = 1 << width;
+    this.align(width);
+    this.reserve((len + 3) * (bytes + 1));
+    if (keysData >= 0) {
+      this.writeUInt(this.len - keysData, bytes);
+      this.writeUInt(1 << keysWidth, bytes);
+    }
+    if (!fixed) this.writeUInt(len, bytes);
+    const loc = this.len;
+    const sData = this.sData;
+    for (let i = start; i < end; i += step) {
+      const t = sType[i];
+      if (t === T.Float) {
+        if (bytes === 8) this.dv.setFloat64(this.len, sData[i], true);
+        else this.dv.setFloat32(this.len, sData[i], true);
+        this.len += bytes;
+      } else if (t <= T.UInt || t === T.Bool) {
+        const big = this.sBig[i];
+        if (big !== undefined && t !== T.Null) {
+          this.dv.setBigUint64(this.len, BigInt.asUintN(64, big), true);
+          this.len += 8;
+        } else {
+          this.writeUInt(sData[i], bytes);
+        }
+      } else {
+        this.writeUInt(this.len - sData[i], bytes);
+      }
+    }
+    let t: number;
+    if (!typed) {
+      const buf = this.buf;
+      let p = this.len;
+      for (let i = start; i < end; i += step) {
+        const et = sType[i];
+        const ew = et <= T.Float || et === T.Bool ? Math.max(sWidth[i], width) : sWidth[i];
+        buf[p++] = (et << 2) | ew;
+      }
+      this.len = p;
+      t = keysData >= 0 ? T.Map : T.Vector;
+    } else {
+      t = toTypedVector(len > 0 ? sType[start] : T.Key, fixed ? len : 0);
+    }
+    return { t, w: width, d: loc };
+  }
+
+  // ---- bulk vectors ----------------------------------------------------------
+
+  /**
+   * Pushes a typed vector of numbers at the minimal width, exactly as pushing each
+   * value and ending a typed vector would (one scan for the width, one write).
+   */
+  typedVector(values: ArrayLike<number | bigint | boolean>, kind: ScalarKind): void {
+    const n = values.length;
+    const natural = NATURAL[kind];
+    let width = Math.max(this.forceMin, widthOfUInt(n));
+    if (width < natural && n > 0) width = Math.max(width, minWidthOf(values, kind, natural));
+    // An empty typed vector is a key vector, as when nothing is pushed (and as the Rust core writes it).
+    this.writeScalars(values, kind, width, true, n > 0 ? toTypedVector(ELEMENT[kind], 0) : T.VectorKey);
+  }
+
+  /** Pushes a typed vector at the natural width of `kind`, as the C++ `Vector(const T*, len)`. */
+  scalarVector(values: ArrayLike<number | bigint | boolean>, kind: ScalarKind): void {
+    this.check();
+    const natural = NATURAL[kind];
+    if (widthOfUInt(values.length) > natural) this.fail(builderError("vector length exceeds its element width"), true);
+    this.writeScalars(values, kind, natural, true, toTypedVector(ELEMENT[kind], 0));
+  }
+
+  /** Pushes a fixed typed vector of 2, 3 or 4 numbers at the natural width of `kind`. */
+  fixedVector(values: ArrayLike<number | bigint>, kind: Exclude<ScalarKind, "bool">): void {
+    this.check();
+    const n = values.length;
+    if (n < 2 || n > 4) this.fail(builderError(`a fixed vector holds 2 to 4 values, not ${n}`), true);
+    this.writeScalars(values, kind, NATURAL[kind], false, toTypedVector(ELEMENT[kind], n));
+  }
+
+  private writeScalars(values: ArrayLike<number | bigint | boolean>, kind: ScalarKind, width: number,
+    prefixed: boolean, t: number): void {
+    const bytes = 1 << width;
+    const n = values.length;
+    this.align(width);
+    this.reserve((n + 1) * bytes);
+    if (prefixed) this.writeUInt(n, bytes);
+    const loc = this.len;
+    const elem = ELEMENT[kind];
+    if (elem === T.Float) {
+      const dv = this.dv;
+      let p = loc;
+      if (bytes === 8) {
+        for (let i = 0; i < n; i++, p += 8) dv.setFloat64(p, kind === "f32" ? Math.fround(values[i] as number) : (values[i] as number), true);
+      } else {
+        for (let i = 0; i < n; i++, p += 4) dv.setFloat32(p, values[i] as number, true);
+      }
+      this.len = p;
+    } else {
+      for (let i = 0; i < n; i++) {
+        const v = values[i];
+        if (typeof v === "bigint") {
+          const x = Number(v);
+          if (Number.isSafeInteger(x)) this.writeUInt(x, bytes);
+          else {
+            this.dv.setBigUint64(this.len, BigInt.asUintN(64, v), true);
+            this.len += 8;
+          }
+        } else {
+          this.writeUInt(typeof v === "boolean" ? (v ? 1 : 0) : v, bytes);
+        }
+      }
+    }
+    this.push(t, width, loc);
+  }
+
+  // ---- finishing -------------------------------------------------------------
+
+  /** Writes the root trailer and returns a copy of the finished bytes (clear() before building the next buffer). */
+  finish(): Uint8Array {
+    return this.finishView().slice();
+  }
+
+  /**
+   * Writes the root trailer and returns the finished bytes as a view of the
+   * builder's own buffer: valid until the next {@link clear} or write.
+   */
+  finishView(): Uint8Array {
+    this.check();
+    if (this.finished) throw builderError("the buffer is already finished");
+    if (this.sp !== 1 || this.opens.length) throw builderError(`a buffer holds exactly one root value, found ${this.sp}`);
+    const t = this.sType[0];
+    const w = this.elemWidth(0, this.len, 0);
+    this.align(w);
+    this.reserve(10);
+    this.writeScalar(t, this.sData[0], this.sBig[0], 1 << w, true);
+    const stored = t <= T.Float || t === T.Bool ? Math.max(this.sWidth[0], 0) : this.sWidth[0];
+    this.buf[this.len++] = (t << 2) | stored;
+    this.buf[this.len++] = 1 << w;
+    this.finished = true;
+    return this.buf.subarray(0, this.len);
+  }
+
+  // ---- helpers -----------------------------------------------------------------
+
+  /** Throws the sticky error, if any: a failed builder must be cleared before reuse. */
+  private check(): void {
+    if (this.error) throw this.error;
+  }
+
+  private fail(e: FlexError, now = false): void {
+    if (!this.error) this.error = e;
+    if (now) throw this.error;
+  }
+
+  /** Writes a non-negative or negative safe integer in `bytes` little-endian bytes (two's complement). */
+  private writeUInt(v: number, bytes: number): void {
+    const buf = this.buf;
+    let p = this.len;
+    if (bytes === 1) {
+      buf[p] = v;
+    } else if (bytes === 2) {
+      buf[p] = v;
+      buf[p + 1] = v >> 8;
+    } else if (bytes === 4) {
+      this.dv.setUint32(p, v >>> 0, true);
+    } else {
+      const hi = Math.floor(v / TWO32);
+      this.dv.setUint32(p, v - hi * TWO32, true);
+      this.dv.setInt32(p + 4, hi, true);
+    }
+    p += bytes;
+    this.len = p;
+  }
+
+  private writeScalar(t: number, d: number, big: bigint | undefined, bytes: number, offsetOk = false): void {
+    if (t === T.Float) {
+      if (bytes === 8) this.dv.setFloat64(this.len, d, true);
+      else this.dv.setFloat32(this.len, d, true);
+      this.len += bytes;
+    } else if (t <= T.UInt || t === T.Bool) {
+      if (big !== undefined) {
+        this.dv.setBigUint64(this.len, BigInt.asUintN(64, big), true);
+        this.len += 8;
+      } else {
+        this.writeUInt(d, bytes);
+      }
+    } else if (offsetOk) {
+      this.writeUInt(this.len - d, bytes);
+    }
+  }
+}
+
+/** Width (log2) of the offset from a slot of element `index` at `bufLen` (after alignment) back to `target`. */
+function offsetWidth(target: number, bufLen: number, index: number): number {
+  for (let w = 0; w < 3; w++) {
+    const bytes = 1 << w;
+    const loc = bufLen + padding(bufLen, bytes) + index * bytes;
+    if (widthOfUInt(loc - target) <= w) return w;
+  }
+  return 3;
+}
+
+function minWidthOf(values: ArrayLike<number | bigint | boolean>, kind: ScalarKind, stop: number): number {
+  const elem = ELEMENT[kind];
+  if (elem === T.Bool) return 0;
+  if (elem === T.Float) {
+    if (kind === "f32") return 2;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i] as number;
+      if (Math.fround(v) !== v) return 3;
+    }
+    return 2;
+  }
+  let w = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    const x = typeof v === "bigint" ? Number(v) : (v as number);
+    const vw = elem === T.Int ? widthOfInt(x) : widthOfUInt(x);
+    if (vw > w) {
+      w = vw;
+      if (w >= stop) break;
+    }
+  }
+  return w;
+}

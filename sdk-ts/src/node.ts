@@ -1,0 +1,85 @@
+/**
+ * The Node entry point: everything of the pure-TS runtime, with verification
+ * and JSON transcoding routed through the native core (`native/index.node`,
+ * built from the neon crate in `sdk-ts/native`) when it is present and loads.
+ * Without it (unsupported platform, not built) the pure-TS versions serve, so
+ * the package always works. `backend` says which one is active.
+ *
+ * Why only these: the benchmarks in docs/benchmarks.md ("TypeScript SDK")
+ * measured each operation both ways. Building JS objects from native code costs
+ * more than the decoding itself, so `decode`, `encode` and the typed coders
+ * stay in TypeScript; verify and JSON work on bytes and strings only and cross
+ * the boundary once per message.
+ */
+
+import { createRequire } from "node:module";
+import { fail, FlexError, ErrorKind } from "./error.js";
+import * as pure from "./index.js";
+import type { FromJsonOptions, ToJsonOptions } from "./json.js";
+import type { VerifyOptions } from "./verify.js";
+
+export * from "./index.js";
+
+type NativeError = [string, string, number];
+interface NativeCore {
+  verify(bytes: Uint8Array, maxDepth?: number): null | NativeError;
+  toJSON(bytes: Uint8Array, pretty: boolean, nonFinite: string, maxOutputBytes: number): string | NativeError;
+  fromJSON(text: string, share: number, maxDepth: number): Uint8Array | NativeError;
+}
+
+function load(): NativeCore | null {
+  if (typeof process !== "undefined" && process.env && process.env.FLEXBUF_NO_NATIVE) return null;
+  try {
+    const require = createRequire(import.meta.url);
+    return require("../native/index.node") as NativeCore;
+  } catch {
+    return null;
+  }
+}
+
+const core = load();
+
+/** `"native"` when the native core serves verify and JSON, else `"pure"`. */
+export const backend: "pure" | "native" = core ? "native" : "pure";
+
+function rethrow(e: NativeError): never {
+  const [kind, message, offset] = e;
+  const err = fail(kind as ErrorKind, message);
+  if (offset >= 0) err.offset = offset;
+  throw err;
+}
+
+/** Verifies `bytes` (native core when available); throws a {@link FlexError} naming the problem. */
+export function verify(bytes: Uint8Array, options: VerifyOptions = {}): Uint8Array {
+  if (!core || options.requireSortedKeys === false) return pure.verify(bytes, options);
+  const r = core.verify(bytes, options.maxDepth);
+  if (r !== null) rethrow(r);
+  return bytes;
+}
+
+/** True when `bytes` pass {@link verify}. */
+export function isValid(bytes: Uint8Array, options: VerifyOptions = {}): boolean {
+  try {
+    verify(bytes, options);
+    return true;
+  } catch (e) {
+    if (e instanceof FlexError) return false;
+    throw e;
+  }
+}
+
+/** Verifies `bytes` and writes them as JSON (native core when available). */
+export function toJSON(bytes: Uint8Array, options: ToJsonOptions = {}): string {
+  if (!core || options.verify !== undefined) return pure.toJSON(bytes, options);
+  const r = core.toJSON(bytes, options.pretty ?? false, options.nonFinite ?? "error", options.maxOutputBytes ?? -1);
+  if (typeof r !== "string") rethrow(r);
+  return r;
+}
+
+/** Parses JSON text into a FlexBuffer (native core when available); same bytes either way. */
+export function fromJSON(text: string, options: FromJsonOptions = {}): Uint8Array {
+  if (!core) return pure.fromJSON(text, options);
+  const r = core.fromJSON(text, options.share ?? 1, Math.min(options.maxDepth ?? 64, 1024));
+  if (!(r instanceof Uint8Array)) rethrow(r);
+  return r;
+}

@@ -1,0 +1,521 @@
+/**
+ * Runtime of generated typed coders (`flexbuf gen --lang ts`), following the
+ * Rust core's typed wire contract (`rust-core/src/typed.rs`):
+ *
+ * - a message is a map; encoders write every field in wire order (unsigned
+ *   byte order of wire names), null for absent optionals, and one keys vector
+ *   per type per buffer, shared by every map of that type;
+ * - decoders read fields by position only after {@link DecodeContext.layout}
+ *   proved the map's keys are exactly the expected ones (cached per keys
+ *   vector), otherwise by key: a layout mismatch never yields a neighbour's
+ *   value; absent optional -> default, explicit null -> null, absent required
+ *   -> error naming the path, null in a non-optional field -> error, unknown
+ *   fields ignored.
+ *
+ * Decoding is checked (bounds, widths, types, UTF-8, key order, depth,
+ * expansion budget) on the values it reads, so it is safe on untrusted bytes;
+ * pass `{ verify: true }` to also verify parts it skips (unknown fields).
+ */
+
+import { Builder, KeyVector, Share } from "./builder.js";
+import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
+import { fail, FlexError, PathSegment } from "./error.js";
+import { Buf, rootSlot } from "./reader.js";
+import { fixedElement, fixedLength, isFixedVector, isKnownType, isTypedVector, T, typedElement, typeName } from "./types.js";
+import { compareUtf8, readUtf8, utf8Bytes } from "./utf8.js";
+import { verify } from "./verify.js";
+
+/** The wire names of one message type, in wire order, with their UTF-8 bytes. */
+export interface KeySet {
+  /** Wire names, sorted by unsigned bytes. */
+  readonly names: readonly string[];
+  /** Their UTF-8 encodings. */
+  readonly bytes: readonly Uint8Array[];
+}
+
+/** Builds the {@link KeySet} of a message (generated code calls this once per type). */
+export function keySet(names: readonly string[]): KeySet {
+  for (let i = 1; i < names.length; i++) {
+    if (compareUtf8(names[i - 1], names[i]) >= 0) throw fail("Schema", "wire names must be strictly ascending");
+  }
+  return { names, bytes: names.map(utf8Bytes) };
+}
+
+/** Keys of no message: reads a map's keys vector for keyed access only. */
+export const NO_KEYS: KeySet = keySet([]);
+
+/** Per-buffer encoding state: the keys vector written for each message type. */
+export class EncodeContext {
+  private readonly vectors = new Map<KeySet, KeyVector>();
+
+  /** The keys vector of `keys`, written on first use in this buffer. */
+  keyVector(b: Builder, keys: KeySet): KeyVector {
+    let kv = this.vectors.get(keys);
+    if (kv === undefined) {
+      kv = b.keyVector(keys.names);
+      this.vectors.set(keys, kv);
+    }
+    return kv;
+  }
+}
+
+/** Options of generated decoders. */
+export interface TypedDecodeOptions {
+  /** Run the full verifier first, so parts the decoder skips are checked too (default false). */
+  verify?: boolean;
+  /** Never decode by position (used when the writer's schema is known to differ). */
+  keyedOnly?: boolean;
+  /** Deepest nesting accepted (default 64). */
+  maxDepth?: number;
+  /** Expansion budget (default {@link budgetFor} the input length). */
+  budget?: BudgetLimits;
+}
+
+let sharedBuilder: Builder | null = null;
+
+/** Encodes one typed value with `into` as a complete buffer (a fresh `Uint8Array`). */
+export function encodeTyped<V>(value: V, into: (b: Builder, cx: EncodeContext, v: V) => void): Uint8Array {
+  let b = sharedBuilder;
+  sharedBuilder = null;
+  if (b === null) b = new Builder({ share: Share.Keys, dedupKeyVectors: true });
+  try {
+    into(b, new EncodeContext(), value);
+    return b.finish();
+  } finally {
+    b.clear();
+    sharedBuilder = b;
+  }
+}
+
+/** Keys of a `{string: T}` field in wire order (unsigned UTF-8 byte order). */
+export function sortedKeys(o: { [k: string]: unknown }): string[] {
+  const keys = Object.keys(o);
+  for (let i = 1; i < keys.length; i++) {
+    if (compareUtf8(keys[i - 1], keys[i]) > 0) return keys.sort(compareUtf8);
+  }
+  return keys;
+}
+
+/** Sets `o[k] = v` as an own property, even for `"__proto__"`. */
+export function setEntry<V>(o: { [k: string]: V }, k: string, v: V): void {
+  if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
+}
+
+const TWO32 = 4294967296;
+
+/** Error for a required field that is absent (the decoder adds the field to its path). */
+export function missing(field?: string): FlexError {
+  const e = fail("MissingField", "required field is missing");
+  return field === undefined ? e : e.within(field);
+}
+
+/**
+ * Per-buffer decoding state and the checked field readers generated code uses.
+ * Positions are plain numbers: `p` is a value's slot, `w` the slot width, `t`
+ * its packed type byte.
+ */
+export class DecodeContext {
+  /** The bytes. */
+  readonly u8: Uint8Array;
+  /** Little-endian view of them. */
+  readonly dv: DataView;
+  /** Buffer length. */
+  readonly n: number;
+  /** Element width set by {@link map} and {@link vector}. */
+  w = 0;
+  /** Element count set by {@link map} and {@link vector}. */
+  c = 0;
+  /** Element type of the last {@link vector} (-1 when untyped). */
+  e = -1;
+  /** Keys-vector position and width set by {@link layout}. */
+  ka = 0;
+  /** Keys-vector width set by {@link layout}. */
+  kw = 0;
+  /** Current nesting depth. */
+  depth = 0;
+  private readonly maxDepth: number;
+  private readonly keyedOnly: boolean;
+  private nodes: number;
+  private bytes: number;
+  private readonly layouts = new Map<number, KeySet | null>();
+  private readonly checked = new Set<number>();
+
+  constructor(bytes: Uint8Array, options: TypedDecodeOptions = {}) {
+    if (options.verify) verify(bytes, { maxDepth: options.maxDepth });
+    this.u8 = bytes;
+    this.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.n = bytes.length;
+    this.maxDepth = options.maxDepth ?? 64;
+    this.keyedOnly = options.keyedOnly ?? false;
+    const budget = options.budget ?? budgetFor(bytes.length);
+    this.nodes = budget.maxNodes;
+    this.bytes = budget.maxBytes;
+  }
+
+  /** The root slot: `[p, w, t]`. */
+  root(): [number, number, number] {
+    return rootSlot(new Buf(this.u8));
+  }
+
+  /** Adds a path segment to a decode error. */
+  at(e: unknown, seg: PathSegment): unknown {
+    return e instanceof FlexError ? e.within(seg) : e;
+  }
+
+  private uint(pos: number, w: number): number {
+    if (pos < 0 || pos + w > this.n) throw fail("Truncated", "read past the end of the buffer", pos);
+    switch (w) {
+      case 1: return this.u8[pos];
+      case 2: return this.dv.getUint16(pos, true);
+      case 4: return this.dv.getUint32(pos, true);
+      default: return this.dv.getUint32(pos + 4, true) * TWO32 + this.dv.getUint32(pos, true);
+    }
+  }
+
+  private follow(pos: number, w: number): number {
+    const off = this.uint(pos, w);
+    if (off > pos) throw fail("OffsetOutOfBounds", "offset points before the buffer", pos);
+    return pos - off;
+  }
+
+  private size(data: number, w: number, unit: number): number {
+    if (data < w) throw fail("OffsetOutOfBounds", "size prefix before the buffer", data);
+    const len = this.uint(data - w, w);
+    if (data + len * unit > this.n) throw fail("SizeOutOfBounds", "data runs past the end", data - w);
+    return len;
+  }
+
+  /** Scalar readers reject null as `UnexpectedNull`; containers (`map`, `vector`) as a type mismatch. */
+  private mismatch(expected: string, t: number, p: number, nullIsType = false): FlexError {
+    const code = t >> 2;
+    if (!isKnownType(code)) return fail("UnknownType", `unknown type code ${code}`, p);
+    if (code === T.Null && !nullIsType) return fail("UnexpectedNull", "null for a field that is not optional", p);
+    return fail("TypeMismatch", `expected ${expected}, found ${typeName(code)}`, p);
+  }
+
+  /** Returns `t`, or throws `UnexpectedNull` when it is null (fields, elements and values that are not optional). */
+  nn(t: number, p = -1): number {
+    if (t < 4) throw fail("UnexpectedNull", "null for a field that is not optional", p < 0 ? undefined : p);
+    return t;
+  }
+
+  /** Charges one decoded node. */
+  node(): void {
+    if (--this.nodes < 0) throw budgetExceeded();
+  }
+
+  /** Leaves a container entered by {@link map} or {@link vector}. */
+  leave(): void {
+    this.depth--;
+  }
+
+  private enter(at: number): void {
+    if (++this.depth > this.maxDepth) throw fail("DepthLimit", `nesting deeper than ${this.maxDepth}`, at);
+    if (--this.nodes < 0) throw budgetExceeded(at);
+  }
+
+  /** True when the packed type `t` is null. */
+  isNull(t: number): boolean {
+    return t < 4;
+  }
+
+  /** Packed type of element `i` of the container at `d` (width `w`, `n` elements, type `e` or -1). */
+  type(d: number, w: number, n: number, e: number, i: number): number {
+    return e < 0 ? this.u8[d + n * w + i] : (e << 2) | (w === 1 ? 0 : w === 2 ? 1 : w === 4 ? 2 : 3);
+  }
+
+  // ---- containers ---------------------------------------------------------------
+
+  /** Opens a map: returns its values position and sets `w`, `c`; bounds-checked; enters one level. */
+  map(p: number, w: number, t: number): number {
+    if (t >> 2 !== T.Map) throw this.mismatch("map", t, p, true);
+    const d = this.follow(p, w);
+    const mw = 1 << (t & 3);
+    const len = this.size(d, mw, mw + 1);
+    this.enter(d);
+    this.w = mw;
+    this.c = len;
+    return d;
+  }
+
+  /**
+   * Proves (once per keys vector) whether the map at `d` has exactly the keys
+   * of `keys`; sets `ka`/`kw` to its keys vector. Checks the keys vector too:
+   * same length as the values, strictly ascending, valid UTF-8.
+   */
+  layout(d: number, w: number, n: number, keys: KeySet): boolean {
+    const prefix = d - 3 * w;
+    if (prefix < 0) throw fail("OffsetOutOfBounds", "map prefix before the buffer", d);
+    const ka = this.follow(prefix, w);
+    const kw = this.uint(prefix + w, w);
+    if (kw !== 1 && kw !== 2 && kw !== 4 && kw !== 8) throw fail("BadWidth", `keys width ${kw}`, prefix + w);
+    const klen = this.size(ka, kw, kw);
+    if (klen !== n) throw fail("KeyValueLengthMismatch", `${klen} keys for ${n} values`, d);
+    this.ka = ka;
+    this.kw = kw;
+    const id = ka * 16 + kw;
+    if (this.layouts.get(id) === keys) return !this.keyedOnly;
+    // Exactly the expected keys: valid UTF-8 and strictly ascending by
+    // construction, so the general key check is only needed otherwise.
+    if (this.matches(ka, kw, n, keys)) {
+      this.layouts.set(id, keys);
+      return !this.keyedOnly;
+    }
+    if (!this.checked.has(id)) {
+      this.checkKeys(ka, kw, n);
+      this.checked.add(id);
+    }
+    return false;
+  }
+
+  private matches(ka: number, kw: number, n: number, keys: KeySet): boolean {
+    if (n !== keys.names.length) return false;
+    const u8 = this.u8;
+    for (let i = 0; i < n; i++) {
+      const k = this.follow(ka + i * kw, kw);
+      const want = keys.bytes[i];
+      const m = want.length;
+      if (k + m >= this.n || u8[k + m] !== 0) return false;
+      for (let j = 0; j < m; j++) if (u8[k + j] !== want[j]) return false;
+    }
+    return true;
+  }
+
+  private checkKeys(ka: number, kw: number, n: number): void {
+    let prev = -1;
+    let prevLen = 0;
+    for (let i = 0; i < n; i++) {
+      const k = this.follow(ka + i * kw, kw);
+      if (k >= this.n) throw fail("OffsetOutOfBounds", "key outside the buffer", k);
+      const end = this.u8.indexOf(0, k);
+      if (end < 0) throw fail("MissingNul", "key without a terminating NUL", k);
+      const len = end - k;
+      if (readUtf8(this.u8, k, len) === undefined) throw fail("InvalidUtf8", "key is not valid UTF-8", k);
+      if (prev >= 0) {
+        let c = 0;
+        const m = Math.min(prevLen, len);
+        for (let j = 0; j < m && c === 0; j++) c = this.u8[prev + j] - this.u8[k + j];
+        if (c === 0) c = prevLen - len;
+        if (c >= 0) throw fail("UnsortedKeys", "map keys are not strictly ascending", ka + i * kw);
+      }
+      prev = k;
+      prevLen = len;
+    }
+  }
+
+  /** Index of `key` (UTF-8) in the keys vector at `ka` (width `kw`, `n` keys), or -1. */
+  find(ka: number, kw: number, n: number, key: Uint8Array): number {
+    let lo = 0;
+    let hi = n;
+    const u8 = this.u8;
+    const m = key.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const k = this.follow(ka + mid * kw, kw);
+      let c = 0;
+      let j = 0;
+      for (; j < m; j++) {
+        c = u8[k + j] - key[j];
+        if (c !== 0) break;
+      }
+      if (c === 0) c = u8[k + m];
+      if (c < 0) lo = mid + 1;
+      else if (c > 0) hi = mid;
+      else return mid;
+    }
+    return -1;
+  }
+
+  /** The key of entry `i` of a map whose keys vector is at `ka` (width `kw`). */
+  key(ka: number, kw: number, i: number): string {
+    const k = this.follow(ka + i * kw, kw);
+    const end = this.u8.indexOf(0, k);
+    return this.utf8(k, end - k);
+  }
+
+  /** Opens any vector (untyped, typed, fixed, or a map's values): returns its data position, sets `w`, `c`, `e`. */
+  vector(p: number, w: number, t: number): number {
+    const code = t >> 2;
+    const d = code === T.Vector || isTypedVector(code) || isFixedVector(code) ? this.follow(p, w) : -1;
+    if (d < 0) throw this.mismatch("vector", t, p, true);
+    const vw = 1 << (t & 3);
+    let len: number;
+    if (isFixedVector(code)) {
+      len = fixedLength(code);
+      if (d + len * vw > this.n) throw fail("SizeOutOfBounds", "vector runs past the end", d);
+      this.e = fixedElement(code);
+    } else if (code === T.Vector) {
+      len = this.size(d, vw, vw + 1);
+      this.e = -1;
+    } else {
+      len = this.size(d, vw, vw);
+      this.e = typedElement(code);
+    }
+    this.enter(d);
+    if ((this.nodes -= len) < 0) throw budgetExceeded(d);
+    this.w = vw;
+    this.c = len;
+    return d;
+  }
+
+  // ---- scalars ------------------------------------------------------------------
+
+  /** A boolean. */
+  bool(p: number, w: number, t: number): boolean {
+    if (t >> 2 !== T.Bool) throw this.mismatch("bool", t, p);
+    return this.uint(p, w) !== 0;
+  }
+
+  /** An integer of any stored type and width as a number in [min, max] (for types up to 32 bits). */
+  int(p: number, w: number, t: number, min: number, max: number): number {
+    const v = this.int64(p, w, t);
+    if (typeof v !== "number" || v < min || v > max) throw fail("OutOfRange", `${v} is out of range [${min}, ${max}]`, p);
+    return v;
+  }
+
+  /** An integer of any stored type as i64: a number when safe, else a bigint. */
+  i64(p: number, w: number, t: number): number | bigint {
+    const v = this.int64(p, w, t);
+    if (typeof v === "bigint" && v > 0x7fffffffffffffffn) throw fail("OutOfRange", `${v} is out of range of i64`, p);
+    return v;
+  }
+
+  /** An integer of any stored type as u64: a number when safe, else a bigint. */
+  u64(p: number, w: number, t: number): number | bigint {
+    const v = this.int64(p, w, t);
+    if (v < 0) throw fail("OutOfRange", `${v} is out of range of u64`, p);
+    return v;
+  }
+
+  private int64(p: number, w: number, t: number): number | bigint {
+    const code = t >> 2;
+    let signed: boolean;
+    if (code === T.Int || code === T.UInt) signed = code === T.Int;
+    else if (code === T.IndirectInt || code === T.IndirectUInt) {
+      signed = code === T.IndirectInt;
+      p = this.follow(p, w);
+      w = 1 << (t & 3);
+    } else throw this.mismatch("integer", t, p);
+    if (p + w > this.n) throw fail("Truncated", "read past the end of the buffer", p);
+    const dv = this.dv;
+    switch (w) {
+      case 1: return signed ? dv.getInt8(p) : this.u8[p];
+      case 2: return signed ? dv.getInt16(p, true) : dv.getUint16(p, true);
+      case 4: return signed ? dv.getInt32(p, true) : dv.getUint32(p, true);
+      default: {
+        const lo = dv.getUint32(p, true);
+        if (signed) {
+          const hi = dv.getInt32(p + 4, true);
+          if (hi > 0x1fffff || hi < -0x200000) return dv.getBigInt64(p, true);
+          const v = hi * TWO32 + lo;
+          return Number.isSafeInteger(v) ? v : dv.getBigInt64(p, true);
+        }
+        const hi = dv.getUint32(p + 4, true);
+        return hi > 0x1fffff ? dv.getBigUint64(p, true) : hi * TWO32 + lo;
+      }
+    }
+  }
+
+  /** A number of any numeric type (integers convert). */
+  f64(p: number, w: number, t: number): number {
+    const code = t >> 2;
+    if (code === T.Float) {
+      if (w === 8) {
+        if (p + 8 > this.n) throw fail("Truncated", "read past the end of the buffer", p);
+        return this.dv.getFloat64(p, true);
+      }
+      if (w === 4) {
+        if (p + 4 > this.n) throw fail("Truncated", "read past the end of the buffer", p);
+        return this.dv.getFloat32(p, true);
+      }
+      throw fail("BadWidth", `a float cannot be ${w} bytes wide`, p);
+    }
+    if (code === T.IndirectFloat) {
+      const at = this.follow(p, w);
+      return this.f64(at, 1 << (t & 3), T.Float << 2);
+    }
+    return Number(this.int64(p, w, t));
+  }
+
+  /** An f32 field (rounded to f32). */
+  f32(p: number, w: number, t: number): number {
+    return Math.fround(this.f64(p, w, t));
+  }
+
+  private utf8(at: number, len: number): string {
+    if ((this.bytes -= len) < 0) throw budgetExceeded(at);
+    const s = readUtf8(this.u8, at, len);
+    if (s === undefined) throw fail("InvalidUtf8", "string is not valid UTF-8", at);
+    return s;
+  }
+
+  /** A string (or key). */
+  str(p: number, w: number, t: number): string {
+    const code = t >> 2;
+    if (code === T.String) {
+      const at = this.follow(p, w);
+      const len = this.size(at, 1 << (t & 3), 1);
+      if (at + len >= this.n || this.u8[at + len] !== 0) throw fail("MissingNul", "string without its NUL", at + len);
+      return this.utf8(at, len);
+    }
+    if (code === T.Key) {
+      const at = this.follow(p, w);
+      if (at >= this.n) throw fail("OffsetOutOfBounds", "key outside the buffer", at);
+      const end = this.u8.indexOf(0, at);
+      if (end < 0) throw fail("MissingNul", "key without a terminating NUL", at);
+      return this.utf8(at, end - at);
+    }
+    throw this.mismatch("string", t, p);
+  }
+
+  /** A blob (or string) as a copy. */
+  blob(p: number, w: number, t: number): Uint8Array {
+    const code = t >> 2;
+    if (code !== T.Blob && code !== T.String) throw this.mismatch("blob", t, p);
+    const at = this.follow(p, w);
+    const len = this.size(at, 1 << (t & 3), 1);
+    if ((this.bytes -= len) < 0) throw budgetExceeded(at);
+    return this.u8.slice(at, at + len);
+  }
+
+  /** An enum value: an integer that must be one of `values`. */
+  enumValue(p: number, w: number, t: number, values: ReadonlySet<number>, name: string): number {
+    const v = this.int64(p, w, t);
+    if (typeof v !== "number" || !values.has(v)) throw fail("UnknownEnumValue", `${v} is not a value of enum ${name}`, p);
+    return v;
+  }
+
+  /** A vector of numbers read with `read` (null elements are errors). */
+  numbers(p: number, w: number, t: number, read: (c: DecodeContext, p: number, w: number, t: number) => number): number[] {
+    const d = this.vector(p, w, this.nn(t, p));
+    const vw = this.w;
+    const n = this.c;
+    const e = this.e;
+    const out: number[] = new Array(n);
+    try {
+      if (e === T.Float && vw === 8) {
+        for (let i = 0; i < n; i++) out[i] = this.dv.getFloat64(d + i * 8, true);
+      } else {
+        for (let i = 0; i < n; i++) {
+          try {
+            out[i] = read(this, d + i * vw, vw, this.type(d, vw, n, e, i));
+          } catch (x) {
+            throw this.at(x, i);
+          }
+        }
+      }
+    } finally {
+      this.depth--;
+    }
+    return out;
+  }
+}
+
+/** Decodes the root of `bytes` with a generated `from` function. */
+export function decodeTyped<V>(bytes: Uint8Array, from: (c: DecodeContext, p: number, w: number, t: number) => V,
+  options?: TypedDecodeOptions): V {
+  const c = new DecodeContext(bytes, options);
+  const [p, w, t] = c.root();
+  return from(c, p, w, t);
+}

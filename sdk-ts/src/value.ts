@@ -1,0 +1,447 @@
+/**
+ * Plain JavaScript values <-> FlexBuffers.
+ *
+ * Mapping (encode): `null`/`undefined` -> null; booleans -> bool; numbers that
+ * are safe integers (and not -0) -> int, every other number -> double (stored
+ * as f32 when exact, as the C++ builder does); bigint -> int (or uint above
+ * i64); strings -> string; `Uint8Array` -> blob; other typed arrays -> typed
+ * vectors; arrays -> vectors; `Map` and plain objects -> maps (keys sorted by
+ * UTF-8 bytes). Object properties whose value is `undefined`, a function or a
+ * symbol are skipped and objects with `toJSON` are encoded through it, as
+ * `JSON.stringify` does.
+ *
+ * Mapping (decode): maps -> plain objects, every kind of vector -> arrays,
+ * blobs -> `Uint8Array` (copied), integers -> `number` when safe and `bigint`
+ * otherwise (see {@link IntMode}). Decoding is checked in one pass (bounds,
+ * widths, types, UTF-8, sorted keys, key/value lengths, depth) and stops with
+ * `BudgetExceeded` when shared offsets would expand beyond the budget.
+ */
+
+import { Builder, BuilderOptions } from "./builder.js";
+import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
+import { fail, FlexError } from "./error.js";
+import { Buf, IntMode, rootSlot } from "./reader.js";
+import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement } from "./types.js";
+import { readUtf8 } from "./utf8.js";
+
+/** Options of {@link decode}. */
+export interface DecodeOptions {
+  /** How integers come back (default `"auto"`: number when safe, else bigint). */
+  int64?: IntMode;
+  /** Deepest nesting accepted (default 64). */
+  maxDepth?: number;
+  /** Expansion budget (default {@link budgetFor} the input length). */
+  budget?: BudgetLimits;
+  /** Copy blobs out of the buffer (default true); false returns views of it. */
+  copyBlobs?: boolean;
+}
+
+/** Options of {@link encode}. */
+export interface EncodeOptions extends BuilderOptions {
+  /** Deepest nesting accepted (default 64): cyclic objects fail instead of recursing forever. */
+  maxDepth?: number;
+}
+
+/** Any value {@link encode} accepts. */
+export type Encodable =
+  | null | undefined | boolean | number | bigint | string | Uint8Array
+  | ArrayBufferView | readonly Encodable[] | Map<string, Encodable> | { [key: string]: Encodable } | { toJSON(): unknown };
+
+/** What {@link decode} returns. */
+export type Decoded = null | boolean | number | bigint | string | Uint8Array | Decoded[] | { [key: string]: Decoded };
+
+const TWO32 = 4294967296;
+
+/** One decode pass over one buffer. */
+class Decoder {
+  readonly u8: Uint8Array;
+  readonly dv: DataView;
+  readonly n: number;
+  readonly mode: IntMode;
+  readonly maxDepth: number;
+  readonly copy: boolean;
+  nodes: number;
+  bytes: number;
+  /** Keys vectors already decoded (and checked), by position and width. */
+  readonly keysCache = new Map<number, string[]>();
+  /** Total UTF-16 length of each cached keys vector, charged on every use. */
+  readonly keysBytes = new Map<number, number>();
+  /** Keys already decoded, by position. */
+  readonly keyCache = new Map<number, string>();
+
+  constructor(u8: Uint8Array, o: DecodeOptions) {
+    this.u8 = u8;
+    this.dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
+    this.n = u8.length;
+    this.mode = o.int64 ?? "auto";
+    this.maxDepth = o.maxDepth ?? 64;
+    this.copy = o.copyBlobs ?? true;
+    const budget = o.budget ?? budgetFor(u8.length);
+    this.nodes = budget.maxNodes;
+    this.bytes = budget.maxBytes;
+  }
+
+  uint(pos: number, w: number): number {
+    if (pos + w > this.n) throw fail("Truncated", "read past the end of the buffer", pos);
+    switch (w) {
+      case 1: return this.u8[pos];
+      case 2: return this.dv.getUint16(pos, true);
+      case 4: return this.dv.getUint32(pos, true);
+      default: return this.dv.getUint32(pos + 4, true) * TWO32 + this.dv.getUint32(pos, true);
+    }
+  }
+
+  follow(pos: number, w: number): number {
+    const off = this.uint(pos, w);
+    if (off > pos) throw fail("OffsetOutOfBounds", "offset points before the buffer", pos);
+    return pos - off;
+  }
+
+  int(pos: number, w: number): number | bigint {
+    if (pos + w > this.n) throw fail("Truncated", "read past the end of the buffer", pos);
+    const dv = this.dv;
+    let v: number;
+    switch (w) {
+      case 1: v = dv.getInt8(pos); break;
+      case 2: v = dv.getInt16(pos, true); break;
+      case 4: v = dv.getInt32(pos, true); break;
+      default: {
+        const hi = dv.getInt32(pos + 4, true);
+        if (this.mode === "auto" ? hi > 0x1fffff || hi < -0x200000 : this.mode === "bigint") {
+          return dv.getBigInt64(pos, true);
+        }
+        v = hi * TWO32 + dv.getUint32(pos, true);
+        if (this.mode === "auto" && !Number.isSafeInteger(v)) return dv.getBigInt64(pos, true);
+        if (this.mode === "number" && (hi > 0x1fffff || hi < -0x200000)) v = Number(dv.getBigInt64(pos, true));
+      }
+    }
+    return this.mode === "bigint" ? BigInt(v) : v;
+  }
+
+  uintv(pos: number, w: number): number | bigint {
+    if (w === 8) {
+      if (pos + 8 > this.n) throw fail("Truncated", "read past the end of the buffer", pos);
+      const hi = this.dv.getUint32(pos + 4, true);
+      if (this.mode === "bigint" || (this.mode === "auto" && hi > 0x1fffff)) return this.dv.getBigUint64(pos, true);
+      if (hi > 0x1fffff) return Number(this.dv.getBigUint64(pos, true));
+      return hi * TWO32 + this.dv.getUint32(pos, true);
+    }
+    const v = this.uint(pos, w);
+    return this.mode === "bigint" ? BigInt(v) : v;
+  }
+
+  float(pos: number, w: number): number {
+    if (w !== 4 && w !== 8) throw fail("BadWidth", `a float cannot be ${w} bytes wide`, pos);
+    if (pos + w > this.n) throw fail("Truncated", "read past the end of the buffer", pos);
+    return w === 4 ? this.dv.getFloat32(pos, true) : this.dv.getFloat64(pos, true);
+  }
+
+  /** Length prefix of the sized data at `data`, bounds-checked for `len * unit + extra` bytes. */
+  size(data: number, w: number, unit: number, extra: number): number {
+    if (data < w) throw fail("OffsetOutOfBounds", "size prefix before the buffer", data);
+    const len = this.uint(data - w, w);
+    if (data + len * unit + extra > this.n) throw fail("SizeOutOfBounds", "data runs past the end", data - w);
+    return len;
+  }
+
+  str(at: number, len: number): string {
+    if ((this.bytes -= len) < 0) throw budgetExceeded(at);
+    const s = readUtf8(this.u8, at, len);
+    if (s === undefined) throw fail("InvalidUtf8", "string is not valid UTF-8", at);
+    return s;
+  }
+
+  key(at: number): string {
+    const cached = this.keyCache.get(at);
+    if (cached !== undefined) {
+      if ((this.bytes -= cached.length) < 0) throw budgetExceeded(at);
+      return cached;
+    }
+    if (at >= this.n) throw fail("OffsetOutOfBounds", "key outside the buffer", at);
+    const end = this.u8.indexOf(0, at);
+    if (end < 0) throw fail("MissingNul", "key without a terminating NUL", at);
+    const k = this.str(at, end - at);
+    this.keyCache.set(at, k);
+    return k;
+  }
+
+  /** Decoded keys of the keys vector at `at` (width `kw`, `len` keys), checked once. */
+  keys(at: number, kw: number, len: number): string[] {
+    const id = at * 16 + kw;
+    const cached = this.keysCache.get(id);
+    if (cached !== undefined && cached.length === len) {
+      if ((this.bytes -= this.keysBytes.get(id) as number) < 0) throw budgetExceeded(at);
+      return cached;
+    }
+    if (at + len * kw > this.n) throw fail("SizeOutOfBounds", "keys vector runs past the end", at);
+    const out: string[] = new Array(len);
+    let prevAt = -1;
+    for (let i = 0; i < len; i++) {
+      const k = this.follow(at + i * kw, kw);
+      out[i] = this.key(k);
+      if (prevAt >= 0 && this.keyOrder(prevAt, k) >= 0) {
+        throw fail("UnsortedKeys", "map keys are not strictly ascending", at + i * kw);
+      }
+      prevAt = k;
+    }
+    this.keysCache.set(id, out);
+    let total = 0;
+    for (let i = 0; i < len; i++) total += out[i].length;
+    this.keysBytes.set(id, total);
+    return out;
+  }
+
+  keyOrder(a: number, b: number): number {
+    const u8 = this.u8;
+    for (;;) {
+      const x = u8[a++];
+      const y = u8[b++];
+      if (x !== y || x === 0) return x - y;
+    }
+  }
+
+  value(slot: number, pw: number, packed: number, depth: number): Decoded {
+    if (--this.nodes < 0) throw budgetExceeded(slot);
+    const t = packed >> 2;
+    switch (t) {
+      case T.Null: return null;
+      case T.Bool: return this.uint(slot, pw) !== 0;
+      case T.Int: return this.int(slot, pw);
+      case T.UInt: return this.uintv(slot, pw);
+      case T.Float: return this.float(slot, pw);
+      case T.String: {
+        const w = 1 << (packed & 3);
+        const at = this.follow(slot, pw);
+        const len = this.size(at, w, 1, 1);
+        if (this.u8[at + len] !== 0) throw fail("MissingNul", "string without its NUL", at + len);
+        return this.str(at, len);
+      }
+      case T.Map: return this.map(this.follow(slot, pw), 1 << (packed & 3), depth + 1);
+      case T.Vector: return this.vector(this.follow(slot, pw), 1 << (packed & 3), depth + 1);
+      case T.Key: return this.key(this.follow(slot, pw));
+      case T.IndirectInt: return this.int(this.follow(slot, pw), 1 << (packed & 3));
+      case T.IndirectUInt: return this.uintv(this.follow(slot, pw), 1 << (packed & 3));
+      case T.IndirectFloat: return this.float(this.follow(slot, pw), 1 << (packed & 3));
+      case T.Blob: {
+        const at = this.follow(slot, pw);
+        const len = this.size(at, 1 << (packed & 3), 1, 0);
+        if ((this.bytes -= len) < 0) throw budgetExceeded(at);
+        return this.copy ? this.u8.slice(at, at + len) : this.u8.subarray(at, at + len);
+      }
+      default:
+        if (!isKnownType(t)) throw fail("UnknownType", `unknown type code ${t}`, slot);
+        return this.typed(this.follow(slot, pw), t, 1 << (packed & 3), depth + 1);
+    }
+  }
+
+  map(at: number, w: number, depth: number): { [key: string]: Decoded } {
+    if (depth > this.maxDepth) throw fail("DepthLimit", `nesting deeper than ${this.maxDepth}`, at);
+    const len = this.size(at, w, w + 1, 0);
+    const prefix = at - 3 * w;
+    if (prefix < 0) throw fail("OffsetOutOfBounds", "map prefix before the buffer", at);
+    const keysAt = this.follow(prefix, w);
+    const kw = this.uint(prefix + w, w);
+    if (kw !== 1 && kw !== 2 && kw !== 4 && kw !== 8) throw fail("BadWidth", `keys width ${kw}`, prefix + w);
+    const klen = this.size(keysAt, kw, kw, 0);
+    if (klen !== len) throw fail("KeyValueLengthMismatch", `${klen} keys for ${len} values`, at);
+    const keys = this.keys(keysAt, kw, len);
+    const out: { [key: string]: Decoded } = {};
+    const types = at + len * w;
+    const u8 = this.u8;
+    for (let i = 0; i < len; i++) {
+      const k = keys[i];
+      let v: Decoded;
+      try {
+        v = this.value(at + i * w, w, u8[types + i], depth);
+      } catch (e) {
+        throw e instanceof FlexError ? e.within(k) : e;
+      }
+      if (k === "__proto__") Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[k] = v;
+    }
+    if ((this.bytes -= 2) < 0) throw budgetExceeded(at);
+    return out;
+  }
+
+  vector(at: number, w: number, depth: number): Decoded[] {
+    if (depth > this.maxDepth) throw fail("DepthLimit", `nesting deeper than ${this.maxDepth}`, at);
+    const len = this.size(at, w, w + 1, 0);
+    const out: Decoded[] = new Array(len);
+    const types = at + len * w;
+    const u8 = this.u8;
+    for (let i = 0; i < len; i++) {
+      try {
+        out[i] = this.value(at + i * w, w, u8[types + i], depth);
+      } catch (e) {
+        throw e instanceof FlexError ? e.within(i) : e;
+      }
+    }
+    if ((this.bytes -= 2) < 0) throw budgetExceeded(at);
+    return out;
+  }
+
+  typed(at: number, t: number, w: number, depth: number): Decoded[] {
+    if (depth > this.maxDepth) throw fail("DepthLimit", `nesting deeper than ${this.maxDepth}`, at);
+    let elem: number;
+    let len: number;
+    if (isFixedVector(t)) {
+      elem = fixedElement(t);
+      len = fixedLength(t);
+      if (at + len * w > this.n) throw fail("SizeOutOfBounds", "vector runs past the end", at);
+    } else {
+      elem = typedElement(t);
+      len = this.size(at, w, w, 0);
+    }
+    if ((this.nodes -= len) < 0) throw budgetExceeded(at);
+    const out: Decoded[] = new Array(len);
+    switch (elem) {
+      case T.Int:
+        for (let i = 0; i < len; i++) out[i] = this.int(at + i * w, w);
+        break;
+      case T.UInt:
+        for (let i = 0; i < len; i++) out[i] = this.uintv(at + i * w, w);
+        break;
+      case T.Float:
+        if (w === 8) for (let i = 0; i < len; i++) out[i] = this.dv.getFloat64(at + i * 8, true);
+        else for (let i = 0; i < len; i++) out[i] = this.float(at + i * w, w);
+        break;
+      case T.Bool:
+        for (let i = 0; i < len; i++) out[i] = this.uint(at + i * w, w) !== 0;
+        break;
+      default:
+        for (let i = 0; i < len; i++) out[i] = this.key(this.follow(at + i * w, w));
+    }
+    return out;
+  }
+}
+
+/**
+ * Decodes a whole buffer into plain JavaScript values, checking everything it
+ * reads (safe on untrusted bytes; see the module notes for the mapping).
+ */
+export function decode(bytes: Uint8Array, options: DecodeOptions = {}): Decoded {
+  const d = new Decoder(bytes, options);
+  const [slot, w, packed] = rootSlot(new Buf(bytes));
+  return d.value(slot, w, packed, 0);
+}
+
+// ---- encode -------------------------------------------------------------------
+
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+
+/** Pushes `v` onto `b` as one value (see the module notes for the mapping). */
+export function pushValue(b: Builder, v: unknown, maxDepth = 64): void {
+  push(b, v, 0, maxDepth);
+}
+
+function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
+  switch (typeof v) {
+    case "string":
+      b.string(v);
+      return;
+    case "number":
+      if (Number.isSafeInteger(v) && !(v === 0 && 1 / v < 0)) b.int(v);
+      else b.double(v);
+      return;
+    case "boolean":
+      b.bool(v);
+      return;
+    case "bigint":
+      if (v >= I64_MIN && v <= I64_MAX) b.int(v);
+      else b.uint(v);
+      return;
+    case "undefined":
+      b.null();
+      return;
+    case "object":
+      break;
+    default:
+      throw fail("Unsupported", `cannot encode a ${typeof v}`);
+  }
+  if (v === null) {
+    b.null();
+    return;
+  }
+  if (depth >= maxDepth) throw fail("DepthLimit", `nesting deeper than ${maxDepth} (cyclic object?)`);
+  if (Array.isArray(v)) {
+    b.startVector();
+    for (let i = 0; i < v.length; i++) {
+      const e = v[i];
+      const te = typeof e;
+      if (te === "function" || te === "symbol") b.null();
+      else push(b, e, depth + 1, maxDepth);
+    }
+    b.endVector();
+    return;
+  }
+  if (ArrayBuffer.isView(v)) {
+    pushView(b, v);
+    return;
+  }
+  if (v instanceof Map) {
+    b.startMap();
+    for (const [k, e] of v) {
+      if (typeof k !== "string") throw fail("Unsupported", "map keys must be strings");
+      const te = typeof e;
+      if (te === "undefined" || te === "function" || te === "symbol") continue;
+      b.key(k);
+      push(b, e, depth + 1, maxDepth);
+    }
+    b.endMap();
+    return;
+  }
+  const o = v as { [k: string]: unknown; toJSON?: () => unknown };
+  if (typeof o.toJSON === "function") {
+    push(b, o.toJSON(), depth, maxDepth);
+    return;
+  }
+  b.startMap();
+  for (const k in o) {
+    if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
+    const e = o[k];
+    const te = typeof e;
+    if (te === "undefined" || te === "function" || te === "symbol") continue;
+    b.key(k);
+    push(b, e, depth + 1, maxDepth);
+  }
+  b.endMap();
+}
+
+function pushView(b: Builder, v: ArrayBufferView): void {
+  if (v instanceof Uint8Array) b.blob(v);
+  else if (v instanceof Float64Array) b.typedVector(v, "f64");
+  else if (v instanceof Float32Array) b.typedVector(v, "f32");
+  else if (v instanceof Int32Array) b.typedVector(v, "i32");
+  else if (v instanceof Int16Array) b.typedVector(v, "i16");
+  else if (v instanceof Int8Array) b.typedVector(v, "i8");
+  else if (v instanceof Uint32Array) b.typedVector(v, "u32");
+  else if (v instanceof Uint16Array) b.typedVector(v, "u16");
+  else if (v instanceof BigInt64Array) b.typedVector(v, "i64");
+  else if (v instanceof BigUint64Array) b.typedVector(v, "u64");
+  else b.blob(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+}
+
+let shared: Builder | null = null;
+
+/** Encodes a plain JavaScript value as a complete buffer (a fresh `Uint8Array`). */
+export function encode(value: unknown, options?: EncodeOptions): Uint8Array {
+  if (options !== undefined && (options.share !== undefined || options.dedupKeyVectors !== undefined)) {
+    const b = new Builder(options);
+    push(b, value, 0, options.maxDepth ?? 64);
+    return b.finishView();
+  }
+  // Reuse one builder (its buffers and pools) across calls; a nested call
+  // (from a toJSON hook) gets its own.
+  let b = shared;
+  shared = null;
+  if (b === null) b = new Builder();
+  else b.clear();
+  try {
+    push(b, value, 0, options?.maxDepth ?? 64);
+    return b.finish();
+  } finally {
+    b.clear();
+    shared = b;
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * The verifier: one pass over untrusted bytes, linear in their size, with the
+ * rules of the Rust core's `verify`: offsets and sizes in bounds (no overflow),
+ * widths 1/2/4/8, known type codes, strings and keys UTF-8 and NUL-terminated,
+ * map keys strictly ascending, keys and values of equal length, nesting at
+ * most 64 deep, no cycles. Each container, key and string is verified once per
+ * (position, type) however many offsets share it, so DAG-shaped buffers cost
+ * no more than their size.
+ */
+
+import { fail, FlexError } from "./error.js";
+import { Buf, follow, keyLength, readUInt, rootSlot } from "./reader.js";
+import { fixedElement, fixedLength, isFixedVector, isInline, isKnownType, T } from "./types.js";
+import { isUtf8 } from "./utf8.js";
+
+/** Verifier settings. */
+export interface VerifyOptions {
+  /** Deepest nesting of vectors and maps accepted (default 64; at most 1024). */
+  maxDepth?: number;
+  /** Reject maps whose keys are not strictly ascending (default true). */
+  requireSortedKeys?: boolean;
+}
+
+const IN_PROGRESS = 1 << 8;
+const DONE = 2 << 8;
+const STATE = 3 << 8;
+
+class Verifier {
+  readonly b: Buf;
+  readonly maxDepth: number;
+  readonly sorted: boolean;
+  memo: Uint32Array | null = null;
+  extra = new Map<number, number>();
+
+  constructor(b: Buf, options: VerifyOptions) {
+    this.b = b;
+    this.maxDepth = Math.min(options.maxDepth ?? 64, 1024);
+    this.sorted = options.requireSortedKeys ?? true;
+  }
+
+  /** Marks (at, packed) in progress; returns -1 when fresh, else the recorded height. */
+  enter(at: number, packed: number): number {
+    if (this.memo === null) this.memo = new Uint32Array(this.b.u8.length);
+    const e = this.memo[at];
+    let entry: number;
+    let inMemo: boolean;
+    if (e === 0 || (e & 0xff) === packed) {
+      entry = e;
+      inMemo = true;
+    } else {
+      entry = this.extra.get(at * 256 + packed) ?? 0;
+      inMemo = false;
+    }
+    switch (entry & STATE) {
+      case 0:
+        if (inMemo) this.memo[at] = packed | IN_PROGRESS;
+        else this.extra.set(at * 256 + packed, packed | IN_PROGRESS);
+        return -1;
+      case IN_PROGRESS:
+        throw fail("Cycle", "a container contains itself", at);
+      default:
+        return entry >>> 16;
+    }
+  }
+
+  leave(at: number, packed: number, height: number): void {
+    const v = (packed | DONE | (height << 16)) >>> 0;
+    const memo = this.memo as Uint32Array;
+    if ((memo[at] & 0xff) === packed) memo[at] = v;
+    else this.extra.set(at * 256 + packed, v);
+  }
+
+  value(slot: number, pw: number, packed: number, typeAt: number, depth: number): number {
+    const t = packed >> 2;
+    if (!isKnownType(t)) throw fail("UnknownType", `unknown type code ${t}`, typeAt);
+    const w = 1 << (packed & 3);
+    if (isInline(t)) {
+      if (t === T.Float && pw < 4) throw fail("BadWidth", `a float cannot be ${pw} bytes wide`, slot);
+      return 0;
+    }
+    const target = follow(this.b, slot, pw);
+    switch (t) {
+      case T.IndirectInt:
+      case T.IndirectUInt:
+      case T.IndirectFloat:
+        if (t === T.IndirectFloat && w < 4) throw fail("BadWidth", `a float cannot be ${w} bytes wide`, typeAt);
+        this.span(target, w, 1);
+        return 0;
+      case T.Key:
+        this.key(target);
+        return 0;
+      case T.String:
+      case T.Blob: {
+        if (this.enter(target, packed) >= 0) return 0;
+        const len = this.size(target, w);
+        const nul = t === T.String ? 1 : 0;
+        this.span(target, len, 1);
+        this.span(target + len, nul, 1);
+        if (t === T.String) {
+          if (this.b.u8[target + len] !== 0) throw fail("MissingNul", "string without its NUL", target + len);
+          if (!isUtf8(this.b.u8, target, len)) throw fail("InvalidUtf8", "string is not valid UTF-8", target);
+        }
+        this.leave(target, packed, 0);
+        return 0;
+      }
+      default:
+        if (isFixedVector(t)) {
+          if (fixedElement(t) === T.Float && w < 4) throw fail("BadWidth", `a float cannot be ${w} bytes wide`, typeAt);
+          this.depthOk(depth + 1, target);
+          this.span(target, fixedLength(t), w);
+          return 1;
+        }
+        return this.container(t, target, w, packed, depth);
+    }
+  }
+
+  depthOk(level: number, at: number): void {
+    if (level > this.maxDepth) throw fail("DepthLimit", `nesting deeper than ${this.maxDepth}`, at);
+  }
+
+  container(t: number, target: number, w: number, packed: number, depth: number): number {
+    this.depthOk(depth + 1, target);
+    const seen = this.enter(target, packed);
+    if (seen >= 0) {
+      this.depthOk(depth + seen, target);
+      return seen;
+    }
+    const len = this.size(target, w);
+    let height: number;
+    const u8 = this.b.u8;
+    if (t === T.Vector || t === T.Map) {
+      this.span(target, len, w + 1);
+      let keys: [number, number] | null = null;
+      if (t === T.Map) keys = this.mapKeys(target, w, len);
+      let h = 0;
+      for (let i = 0; i < len; i++) {
+        const typeAt = target + len * w + i;
+        try {
+          const child = this.value(target + i * w, w, u8[typeAt], typeAt, depth + 1);
+          if (child > h) h = child;
+        } catch (e) {
+          throw this.locate(e, keys, i);
+        }
+      }
+      height = h + 1;
+    } else if (t === T.VectorKey || t === T.VectorStringDeprecated) {
+      this.span(target, len, w);
+      for (let i = 0; i < len; i++) {
+        const k = follow(this.b, target + i * w, w);
+        try {
+          this.key(k);
+        } catch (e) {
+          throw e instanceof FlexError ? e.within(i) : e;
+        }
+      }
+      height = 1;
+    } else if (t === T.VectorFloat && w < 4) {
+      throw fail("BadWidth", `a float cannot be ${w} bytes wide`, target);
+    } else if (t === T.VectorInt || t === T.VectorUInt || t === T.VectorFloat || t === T.VectorBool) {
+      this.span(target, len, w);
+      height = 1;
+    } else {
+      throw fail("UnknownType", `type ${t} is not a container`, target);
+    }
+    this.leave(target, packed, height);
+    return height;
+  }
+
+  locate(e: unknown, keys: [number, number] | null, i: number): unknown {
+    if (!(e instanceof FlexError)) return e;
+    if (keys) {
+      try {
+        const k = follow(this.b, keys[0] + i * keys[1], keys[1]);
+        const n = keyLength(this.b, k);
+        const name = new TextDecoder("utf-8", { fatal: true }).decode(this.b.u8.subarray(k, k + n));
+        return e.within(name);
+      } catch {
+        // fall through to the index
+      }
+    }
+    return e.within(i);
+  }
+
+  mapKeys(values: number, w: number, len: number): [number, number] {
+    const prefix = values - 3 * w;
+    if (prefix < 0) throw fail("OffsetOutOfBounds", "map prefix before the buffer", values);
+    const keys = follow(this.b, prefix, w);
+    const kw = readUInt(this.b, prefix + w, w);
+    if (kw !== 1 && kw !== 2 && kw !== 4 && kw !== 8) throw fail("BadWidth", `keys width ${kw}`, prefix + w);
+    const klen = this.size(keys, kw);
+    if (klen !== len) {
+      throw fail("KeyValueLengthMismatch", `${klen} keys for ${len} values`, values);
+    }
+    // A tag no real packed type uses: "keys vector of a map, order checked".
+    const packed = 0xfc | (kw === 1 ? 0 : kw === 2 ? 1 : kw === 4 ? 2 : 3);
+    if (this.enter(keys, packed) >= 0) return [keys, kw];
+    this.span(keys, klen, kw);
+    const u8 = this.b.u8;
+    let prev = -1;
+    let prevLen = 0;
+    for (let i = 0; i < klen; i++) {
+      const at = follow(this.b, keys + i * kw, kw);
+      let n: number;
+      try {
+        n = this.key(at);
+      } catch (e) {
+        throw e instanceof FlexError ? e.within(i) : e;
+      }
+      if (this.sorted && prev >= 0) {
+        // Unsigned byte order, strictly ascending (strcmp on NUL-terminated keys).
+        let c = 0;
+        const m = Math.min(prevLen, n);
+        for (let j = 0; j < m && c === 0; j++) c = u8[prev + j] - u8[at + j];
+        if (c === 0) c = prevLen - n;
+        if (c >= 0) throw fail("UnsortedKeys", "map keys are not strictly ascending", keys + i * kw);
+      }
+      prev = at;
+      prevLen = n;
+    }
+    this.leave(keys, packed, 0);
+    return [keys, kw];
+  }
+
+  /** A NUL-terminated UTF-8 key at `at`, verified once per position; returns its length. */
+  key(at: number): number {
+    const n = keyLength(this.b, at);
+    const packed = T.Key << 2;
+    if (this.enter(at, packed) < 0) {
+      if (!isUtf8(this.b.u8, at, n)) throw fail("InvalidUtf8", "key is not valid UTF-8", at);
+      this.leave(at, packed, 0);
+    }
+    return n;
+  }
+
+  size(data: number, w: number): number {
+    const at = data - w;
+    if (at < 0) throw fail("OffsetOutOfBounds", "size prefix before the buffer", data);
+    const len = readUInt(this.b, at, w);
+    if (len > this.b.u8.length) throw fail("SizeOutOfBounds", "size larger than the buffer", at);
+    return len;
+  }
+
+  span(at: number, count: number, unit: number): void {
+    if (at + count * unit > this.b.u8.length) throw fail("SizeOutOfBounds", "data runs past the end", at);
+  }
+}
+
+/**
+ * Verifies `bytes`; throws a {@link FlexError} naming the problem, its offset
+ * and path. Returns the bytes for chaining.
+ */
+export function verify(bytes: Uint8Array, options: VerifyOptions = {}): Uint8Array {
+  const b = new Buf(bytes);
+  const [slot, w, packed] = rootSlot(b);
+  const n = bytes.length;
+  new Verifier(b, options).value(slot, w, packed, n - 2, 0);
+  return bytes;
+}
+
+/** True when `bytes` pass {@link verify}. */
+export function isValid(bytes: Uint8Array, options: VerifyOptions = {}): boolean {
+  try {
+    verify(bytes, options);
+    return true;
+  } catch (e) {
+    if (e instanceof FlexError) return false;
+    throw e;
+  }
+}

@@ -1,0 +1,135 @@
+// The public API: encode/decode mapping, integers, budgets, strings, errors,
+// and the data defects listed in DESIGN.md.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as fb from "../dist/index.js";
+
+const hex = (b) => Buffer.from(b).toString("hex");
+
+test("encode/decode round-trips plain values", () => {
+  const v = { name: "Ada", born: 1815, ratio: 0.5, ok: true, none: null, tags: ["a", "é", "😀"], nested: { x: [1, [2, {}]] }, blob: new Uint8Array([0, 255]) };
+  const back = fb.decode(fb.encode(v));
+  assert.deepEqual(back, { blob: new Uint8Array([0, 255]), born: 1815, name: "Ada", nested: { x: [1, [2, {}]] }, none: null, ok: true, ratio: 0.5, tags: ["a", "é", "😀"] });
+});
+
+test("numbers: safe integers are ints, others doubles; 64-bit ints come back as bigint when unsafe", () => {
+  const r = fb.root(fb.encode([1, 1.5, -0, 2 ** 60, 9007199254740993n, -(2n ** 63n), 2n ** 64n - 1n]));
+  const v = r.asVector();
+  assert.deepEqual([...v].map((x) => x.typeName), ["int", "float", "float", "float", "int", "int", "uint"]);
+  const d = fb.decode(fb.encode([9007199254740991, 9007199254740993n, 2n ** 64n - 1n]));
+  assert.deepEqual(d, [9007199254740991, 9007199254740993n, 18446744073709551615n]);
+  assert.deepEqual(fb.decode(fb.encode([1, 2n ** 62n]), { int64: "bigint" }), [1n, 2n ** 62n]);
+  assert.deepEqual(fb.decode(fb.encode([2n ** 62n]), { int64: "number" }), [2 ** 62]);
+  assert.throws(() => fb.encode(2n ** 64n), (e) => e instanceof fb.FlexError && e.kind === "OutOfRange");
+});
+
+test("strings are encoded in one pass, including when the byte length needs a wider size prefix", () => {
+  for (const s of ["", "a", "é".repeat(100), "😀".repeat(40), "x".repeat(255), "é".repeat(128), "€".repeat(22000), "\u0000inner"]) {
+    const bytes = fb.encode(s);
+    assert.equal(fb.decode(bytes), s);
+    const b = new fb.Builder();
+    b.string(s);
+    assert.equal(hex(b.finish()), hex(bytes));
+    assert.doesNotThrow(() => fb.verify(bytes));
+  }
+});
+
+test("JSON: integers stay exact, floats keep their form, keys are sorted", () => {
+  const bytes = fb.fromJSON('{"b":[1,2.5,"x",3.0,-0.0,1e300,18446744073709551615],"a":null}');
+  assert.equal(fb.toJSON(bytes), '{"a":null,"b":[1,2.5,"x",3.0,-0.0,1e300,18446744073709551615]}');
+  assert.equal(fb.toJSON(fb.encode({ k: [1e-7, 1e16, 123.0] })), '{"k":[1e-7,1e16,123]}');
+  assert.throws(() => fb.fromJSON('{"a":1,"a":2}'), (e) => e.kind === "Json" && /duplicate key/.test(e.message));
+  assert.throws(() => fb.toJSON(fb.encode(NaN)), (e) => e.kind === "NonFiniteFloat");
+  assert.equal(fb.toJSON(fb.encode([NaN]), { nonFinite: "null" }), "[null]");
+  assert.equal(fb.toJSON(fb.encode({ a: [1] }), { pretty: true }), '{\n  "a": [\n    1\n  ]\n}');
+});
+
+test("decode is checked and bounded: DAG bombs hit the budget, cycles and depth are errors", () => {
+  const b = new fb.Builder({ share: fb.Share.None });
+  for (let i = 0; i < 40; i++) b.startVector();
+  b.string("leaf");
+  for (let i = 0; i < 40; i++) {
+    b.reuseValue(b.lastValue());
+    b.endVector();
+  }
+  const bomb = b.finish();
+  assert.ok(bomb.length < 1000);
+  fb.verify(bomb);
+  assert.throws(() => fb.decode(bomb), (e) => e.kind === "BudgetExceeded");
+  assert.throws(() => fb.toJSON(bomb), (e) => e.kind === "BudgetExceeded");
+  let deep = [];
+  for (let i = 0; i < 70; i++) deep = [deep];
+  assert.throws(() => fb.encode(deep), (e) => e.kind === "DepthLimit");
+  const cyclic = {};
+  cyclic.self = cyclic;
+  assert.throws(() => fb.encode(cyclic), (e) => e.kind === "DepthLimit");
+  for (const bad of [[], [1], [0xff, 0xff, 0xff], [1, 4, 3]]) {
+    assert.throws(() => fb.decode(new Uint8Array(bad)), fb.FlexError);
+  }
+});
+
+test("defect: a valid empty map verifies and decodes (as root, element and value)", () => {
+  for (const v of [{}, [{}], { a: {} }]) {
+    const bytes = fb.encode(v);
+    fb.verify(bytes);
+    assert.deepEqual(fb.decode(bytes), v);
+  }
+});
+
+test("defect: equal content reads back equal regardless of property order", () => {
+  const x = fb.encode({ a: 1, b: [2] });
+  const y = fb.encode({ b: [2], a: 1 });
+  assert.deepEqual(fb.decode(x), fb.decode(y));
+  assert.equal(fb.toJSON(x), fb.toJSON(y));
+});
+
+test("keys sort by UTF-8 bytes, not UTF-16 code units", () => {
+  const bytes = fb.encode({ "\uffff": 1, "😀": 2, z: 3 });
+  assert.deepEqual(Object.keys(fb.decode(bytes)), ["z", "\uffff", "😀"]);
+  fb.verify(bytes);
+  assert.equal(fb.root(bytes).get("😀").asInt(), 2);
+});
+
+test("__proto__ keys decode as own properties", () => {
+  const bytes = fb.fromJSON('{"__proto__":{"polluted":1}}');
+  const v = fb.decode(bytes);
+  assert.equal(Object.getPrototypeOf(v), Object.prototype);
+  assert.deepEqual(Object.keys(v), ["__proto__"]);
+  assert.equal({}.polluted, undefined);
+});
+
+test("builder misuse is reported, sticky until clear, and capacity is released", () => {
+  const b = new fb.Builder({ maxRetainedCapacity: 4096 });
+  b.startMap();
+  b.key("x"); b.int(1);
+  b.key("x"); b.int(2);
+  assert.throws(() => b.endMap(), (e) => e.kind === "Builder" && /duplicate key/.test(e.message));
+  assert.throws(() => b.finish(), fb.FlexError);
+  b.clear();
+  b.blob(new Uint8Array(1 << 20));
+  b.finish();
+  assert.ok(b.capacity >= 1 << 20);
+  b.clear();
+  assert.ok(b.capacity <= 4096);
+  b.int(5);
+  assert.equal(hex(b.finish()), "050401");
+});
+
+test("reader: zero-copy views with checked access", () => {
+  const bytes = fb.encode({ blob: new Uint8Array([1, 2, 3]), list: [10, "x"] });
+  const r = fb.root(bytes);
+  const blob = r.get("blob").asBlob();
+  assert.equal(blob.buffer, bytes.buffer, "blob is a view, not a copy");
+  assert.equal(r.get("list").index(1).asString(), "x");
+  assert.throws(() => r.get("nope"), (e) => e.kind === "KeyNotFound");
+  assert.throws(() => r.get("list").index(5), (e) => e.kind === "IndexOutOfBounds");
+  assert.throws(() => r.get("list").asMap(), (e) => e.kind === "TypeMismatch");
+});
+
+test("typed arrays encode as typed vectors", () => {
+  const bytes = fb.encode({ f: new Float64Array([1.5, 2]), i: new Int32Array([1, -300]) });
+  const r = fb.root(bytes);
+  assert.equal(r.get("f").typeName, "vector_float");
+  assert.equal(r.get("i").typeName, "vector_int");
+  assert.deepEqual(fb.decode(bytes), { f: [1.5, 2], i: [1, -300] });
+});

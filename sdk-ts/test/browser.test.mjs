@@ -1,0 +1,93 @@
+// Real-browser test: the built package (ES modules from dist/) is served by a
+// tiny local HTTP server and loaded in headless Chromium (Debian's chromium,
+// driven by playwright-core); the page replays the conformance goldens
+// (every values case, every third build case, the invalid corpus without
+// its slow DAG bombs) with the
+// same harness as Node and reports the result lines back.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join, normalize, extname } from "node:path";
+import { tmpdir } from "node:os";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const CHROMIUM = process.env.FLEXBUF_CHROMIUM ?? "/usr/bin/chromium";
+const sdk = fileURLToPath(new URL("..", import.meta.url));
+const repo = join(sdk, "..");
+
+const PAGE = `<!doctype html><meta charset="utf-8"><title>flexbuf browser conformance</title>
+<script type="module">
+import * as fb from "/sdk/dist/index.js";
+import { runCases, runInvalid, fromHex } from "/sdk/test/harness.mjs";
+const names = ["floats", "google", "indirect", "maps", "roots", "scalars", "sharing", "strings", "vectors"];
+const files = await Promise.all(names.map((n) => fetch("/conformance/cases/" + n + ".json").then((r) => r.json())));
+let i = 0;
+const [, values] = runCases(fb, "ts-browser", files);
+const [bytes] = runCases(fb, "ts-browser", files, () => i++ % 3 === 0);
+const manifest = await fetch("/conformance/invalid/manifest.json").then((r) => r.json());
+const items = await Promise.all(manifest.filter((e) => e.class !== "dag_bomb").map(async (entry) => ({
+  entry, bytes: new Uint8Array(await (await fetch("/conformance/invalid/" + entry.file)).arrayBuffer()) })));
+const invalid = runInvalid(fb, "ts-browser", items);
+const extra = { backend: fb.backend, roundTrip: JSON.stringify(fb.decode(fb.encode({ a: [1, "é", 2.5] }))) };
+window.__result = { lines: [bytes, values, invalid], extra };
+</script>`;
+
+const TYPES = { ".js": "text/javascript", ".mjs": "text/javascript", ".json": "application/json", ".html": "text/html" };
+
+function serve() {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, "http://localhost");
+    if (url.pathname === "/") {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(PAGE);
+      return;
+    }
+    const roots = { "/sdk/": sdk, "/conformance/": join(repo, "conformance") };
+    for (const [prefix, dir] of Object.entries(roots)) {
+      if (!url.pathname.startsWith(prefix)) continue;
+      const path = normalize(join(dir, decodeURIComponent(url.pathname.slice(prefix.length))));
+      if (!path.startsWith(dir) || !existsSync(path) || !statSync(path).isFile()) break;
+      res.writeHead(200, { "content-type": TYPES[extname(path)] ?? "application/octet-stream" });
+      res.end(readFileSync(path));
+      return;
+    }
+    res.writeHead(404);
+    res.end();
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+test("the built package replays the conformance goldens in headless Chromium", { timeout: 180000 }, async () => {
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (cargo xtask test does it with apt)`);
+  const server = await serve();
+  const profile = mkdtempSync(join(tmpdir(), "flexbuf-chromium-"));
+  // A fresh profile directory per run (playwright passes it as --user-data-dir).
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    const result = await page.waitForFunction(() => window.__result, null, { timeout: 150000 }).then((h) => h.jsonValue());
+    assert.deepEqual(errors, []);
+    for (const l of result.lines) console.log(JSON.stringify(l));
+    for (const l of result.lines) {
+      assert.ok(l.total > 0, `${l.category}: nothing replayed`);
+      assert.deepEqual(l.failures, [], l.category);
+      assert.equal(l.passed, l.total, l.category);
+    }
+    assert.equal(result.extra.backend, "pure");
+    assert.equal(result.extra.roundTrip, '{"a":[1,"é",2.5]}');
+  } finally {
+    await browser.close();
+    server.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+});

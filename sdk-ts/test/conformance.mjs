@@ -1,0 +1,44 @@
+// The TypeScript conformance runner: prints one JSON line per category for
+// the pure-TS runtime ("ts") and, when the native addon is built, for the
+// native-backed Node entry ("ts-native").
+//   node test/conformance.mjs [--pure-only]
+import { readFileSync, readdirSync, existsSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as pure from "../dist/index.js";
+import { runCases, runInvalid } from "./harness.mjs";
+import { runTyped } from "./typed_harness.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const conf = join(here, "..", "..", "conformance");
+
+export function loadCases() {
+  const dir = join(conf, "cases");
+  return readdirSync(dir).filter((f) => f.endsWith(".json")).sort()
+    .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")));
+}
+
+export function loadInvalid() {
+  const dir = join(conf, "invalid");
+  const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+  return manifest.map((entry) => ({ entry, bytes: new Uint8Array(readFileSync(join(dir, entry.file))) }));
+}
+
+export async function runAll(fb, lang) {
+  const files = loadCases();
+  const lines = [...runCases(fb, lang, files), runInvalid(fb, lang, loadInvalid())];
+  lines.push(await runTyped(fb, lang, conf));
+  return lines;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const lines = await runAll(pure, "ts");
+  const nativePath = join(here, "..", "native", "index.node");
+  if (!process.argv.includes("--pure-only") && existsSync(nativePath)) {
+    const node = await import("../dist/node.js");
+    if (node.backend !== "native") throw new Error("native addon present but not loaded");
+    lines.push(...(await runAll(node, "ts-native")));
+  }
+  for (const l of lines) console.log(JSON.stringify(l));
+  if (lines.some((l) => l.passed !== l.total)) process.exitCode = 1;
+}

@@ -1,0 +1,230 @@
+//! The TypeScript SDK (`sdk-ts/`, npm package `flexbuf`): build, tests,
+//! conformance runner and benchmarks.
+//!
+//! Everything installs inside the repository: npm packages into
+//! `sdk-ts/node_modules` (from `package-lock.json`), the native addon is built
+//! with cargo from the `sdk-ts/native` neon crate and copied to
+//! `sdk-ts/native/index.node`; only Debian's `chromium` (for the browser test)
+//! comes from apt.
+
+use std::path::{Path, PathBuf};
+
+use crate::util::{self, Result};
+
+fn sdk() -> PathBuf {
+    util::root().join("sdk-ts")
+}
+
+fn npm(args: &[&str]) -> duct::Expression {
+    duct::cmd("npm", args).dir(sdk())
+}
+
+fn node(args: &[&str]) -> duct::Expression {
+    duct::cmd("node", args).dir(sdk())
+}
+
+/// File name of a cdylib built by cargo on this platform.
+fn cdylib_name(stem: &str) -> String {
+    if cfg!(target_os = "windows") {
+        format!("{stem}.dll")
+    } else if cfg!(target_os = "macos") {
+        format!("lib{stem}.dylib")
+    } else {
+        format!("lib{stem}.so")
+    }
+}
+
+fn release_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| util::root().join("target"))
+        .join("release")
+}
+
+/// Installs npm dependencies (when missing), compiles the TypeScript to
+/// `sdk-ts/dist` and builds the native addon into `sdk-ts/native/index.node`.
+pub fn build() -> Result<()> {
+    if !util::have("node") || !util::have("npm") {
+        return Err("the TypeScript SDK needs node (>= 18) and npm on the PATH".into());
+    }
+    if !sdk().join("node_modules/.bin/tsc").exists() {
+        util::step("npm ci (sdk-ts)", npm(&["ci", "--no-audit", "--no-fund"]))?;
+    }
+    util::step("tsc (sdk-ts)", npm(&["run", "build"]))?;
+    util::step(
+        "cargo build -p flexbuf-node --release",
+        util::cargo(&["build", "-p", "flexbuf-node", "--release"]),
+    )?;
+    let lib = release_dir().join(cdylib_name("flexbuf_node"));
+    let dest = sdk().join("native/index.node");
+    std::fs::copy(&lib, &dest)
+        .map_err(|e| format!("copy {} -> {}: {e}", lib.display(), dest.display()))?;
+    println!("==> native addon: {}", dest.display());
+    Ok(())
+}
+
+fn tool() -> PathBuf {
+    release_dir().join(if cfg!(windows) {
+        "flexbuf-ts-tool.exe"
+    } else {
+        "flexbuf-ts-tool"
+    })
+}
+
+/// Schemas whose generated TypeScript the tests compile and run.
+fn test_schemas() -> Result<Vec<PathBuf>> {
+    let root = util::root();
+    let mut out = Vec::new();
+    for dir in ["conformance/schemas", "conformance/typed/schemas"] {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(root.join(dir))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "fxs"))
+            .collect();
+        v.sort();
+        out.extend(v);
+    }
+    out.push(root.join("codegen/tests/schemas/shop.fxs"));
+    Ok(out)
+}
+
+/// Generates the test coders (`flexbuf gen --lang ts`) into `sdk-ts/test/gen`,
+/// compiles them, and writes the Rust typed encoders' bytes of every fixture
+/// into `sdk-ts/test/gen/ref` (the byte-identity reference). Needs [`build`].
+pub fn generate_test_coders() -> Result<()> {
+    let gen = sdk().join("test/gen");
+    let tool = tool();
+    for schema in test_schemas()? {
+        let s = schema.to_string_lossy().into_owned();
+        let out = gen.to_string_lossy().into_owned();
+        util::step(
+            &format!("gen --lang ts {s}"),
+            duct::cmd(&tool, ["gen", s.as_str(), out.as_str()]),
+        )?;
+    }
+    util::step(
+        "tsc (generated test coders)",
+        node(&[
+            "node_modules/typescript/bin/tsc",
+            "-p",
+            "test/gen/tsconfig.json",
+        ]),
+    )?;
+    let refs = gen.join("ref");
+    std::fs::create_dir_all(&refs)?;
+    for fixture in [
+        "api_response",
+        "chat_thread",
+        "metrics_96k",
+        "repeated_maps",
+        "string_flood",
+        "time_series",
+        "unicode_heavy",
+        "user_profile",
+        "wide_map",
+        "width_bomb",
+    ] {
+        let out = refs
+            .join(format!("{fixture}.bin"))
+            .to_string_lossy()
+            .into_owned();
+        util::step(
+            &format!("rust typed bytes of {fixture}"),
+            duct::cmd(&tool, ["typed", fixture, out.as_str()]),
+        )?;
+    }
+    Ok(())
+}
+
+fn ensure_chromium() -> Result<()> {
+    if Path::new("/usr/bin/chromium").exists() {
+        return Ok(());
+    }
+    crate::setup::apt_install(&["chromium"])
+}
+
+/// Every test of the SDK (builds first): `node --test` over `sdk-ts/test/*.test.mjs`
+/// (conformance for the pure-TS and native paths, API and defect regressions,
+/// typed coders, the `flatbuffers` peer cross-check, headless Chromium), then
+/// `npm pack` installed into a fresh project outside the repository.
+pub fn test() -> Result<()> {
+    build()?;
+    generate_test_coders()?;
+    ensure_chromium()?;
+    let mut files: Vec<String> = std::fs::read_dir(sdk().join("test"))?
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.ends_with(".test.mjs"))
+        .map(|n| format!("test/{n}"))
+        .collect();
+    files.sort();
+    let mut args = vec!["--test"];
+    args.extend(files.iter().map(String::as_str));
+    util::step("node --test (sdk-ts)", node(&args))?;
+    install_test()
+}
+
+/// `npm pack` the SDK, install the tarball into a new project and use it there.
+fn install_test() -> Result<()> {
+    let dir = std::env::temp_dir().join(format!("flexbuf-npm-install-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    let packed = npm(&[
+        "pack",
+        "--silent",
+        "--pack-destination",
+        &dir.to_string_lossy(),
+    ])
+    .read()?;
+    let tarball = dir.join(packed.trim().lines().last().unwrap_or_default());
+    std::fs::write(
+        dir.join("package.json"),
+        "{\"name\":\"consumer\",\"private\":true,\"type\":\"module\"}",
+    )?;
+    util::step(
+        "npm install flexbuf tarball into a fresh project",
+        duct::cmd(
+            "npm",
+            [
+                "install",
+                "--no-audit",
+                "--no-fund",
+                &tarball.to_string_lossy(),
+            ],
+        )
+        .dir(&dir),
+    )?;
+    let script = "import * as fb from 'flexbuf'; \
+        const b = fb.encode({ok: true, n: [1, 2.5]}); \
+        if (fb.toJSON(b) !== '{\"n\":[1,2.5],\"ok\":true}') throw new Error('round trip'); \
+        if (fb.backend !== 'native') throw new Error('native addon not loaded from the installed package'); \
+        const p = await import('flexbuf/pure'); if (p.backend !== 'pure') throw new Error('pure entry'); \
+        console.log('installed package works, backend', fb.backend);";
+    let result = util::step(
+        "use the installed package",
+        duct::cmd("node", ["--input-type=module", "-e", script]).dir(&dir),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// Prepares the conformance runner: the package and addon built, test coders generated.
+pub fn prepare_conformance() -> Result<()> {
+    build()?;
+    generate_test_coders()
+}
+
+/// The TS conformance runner (pure and native paths), printing JSON result lines.
+pub fn conformance_command() -> duct::Expression {
+    node(&["test/conformance.mjs"])
+}
+
+/// `cargo xtask bench ts`: runs `sdk-ts/bench/bench.mjs` (tinybench) on the
+/// shared fixtures and rewrites the "## TypeScript SDK" section of
+/// `docs/benchmarks.md`. Builds first.
+pub fn bench() -> Result<()> {
+    build()?;
+    generate_test_coders()?;
+    util::step(
+        "node bench/bench.mjs --write",
+        node(&["bench/bench.mjs", "--write"]),
+    )
+}
