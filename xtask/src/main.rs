@@ -8,6 +8,7 @@
 //! - `ci`: what `.ci/run` calls; runs the README's test command.
 
 mod bench;
+mod bench_typed;
 mod conformance;
 mod sdk_c;
 mod sdk_python;
@@ -30,6 +31,7 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::run(&args[1..]),
         Some("bench") => match args.get(1).map(String::as_str) {
             Some("c") => sdk_c::bench(),
+            Some("typed") => bench_typed::run(),
             Some("python") => sdk_python::bench(),
             Some("ts") => sdk_ts::bench(),
             _ => bench::run(&args[1..]),

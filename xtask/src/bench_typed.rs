@@ -1,0 +1,660 @@
+//! `cargo xtask bench typed`: benchmarks the generated Rust coders against
+//! serde formats, prost and flatbuffers, and records the result in
+//! `docs/benchmarks.md`.
+//!
+//! Runs `cargo bench --manifest-path bench/typed/Cargo.toml` (a standalone
+//! crate with its own target directory), reads the median of every benchmark
+//! from `bench/typed/target/criterion/<fixture>.<kind>/<format>/new/estimates.json`
+//! and the encoded sizes the bench writes, and replaces the
+//! `## Typed coders (Rust)` section of `docs/benchmarks.md`. A `### Notes`
+//! subsection already in that section is hand-written analysis: it is kept.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::util::{self, Result};
+
+/// The command the suite runs, as printed in the report.
+const COMMAND: &str = "cargo bench --manifest-path bench/typed/Cargo.toml";
+
+/// The section of `docs/benchmarks.md` this suite owns.
+const HEADING: &str = "## Typed coders (Rust)";
+
+/// The hand-written subsection carried over when the section is rewritten.
+const NOTES_HEADING: &str = "### Notes";
+
+/// Fixtures in report order, with the fields the partial read reads (as in
+/// each fixture's `Fixture::PARTIAL` in `bench/typed/src/model/`).
+const FIXTURES: [(&str, &str); 10] = [
+    (
+        "user_profile",
+        "`username`, `address.geo.lat`, `stats.followers`",
+    ),
+    (
+        "api_response",
+        "`items[50].name`, `items[50].price`, `items[50].seller.id`",
+    ),
+    (
+        "time_series",
+        "`sensor`, `values[2048]`, `timestamps[2048]`",
+    ),
+    (
+        "chat_thread",
+        "`messages[50].author`, `messages[50].text`, `messages[50].reply_to`",
+    ),
+    (
+        "unicode_heavy",
+        "`title`, `日本語.paragraphs[3]`, `emoji.paragraphs[0]`",
+    ),
+    ("string_flood", "`strings[2500]`, `strings[4999]`"),
+    ("wide_map", "`i_40`, `f_41`, `s_43`"),
+    (
+        "metrics_96k",
+        "`series[50].name`, `series[50].points[64]`, `counters[256]`",
+    ),
+    (
+        "repeated_maps",
+        "`rows[500].name`, `rows[500].balance`, `rows[500].logins`",
+    ),
+    ("width_bomb", "`values[5000]`, `values[9999]`"),
+];
+
+/// Formats of the encode and decode groups: criterion id and label. The first
+/// is the baseline every ratio is relative to.
+const FORMATS: [(&str, &str); 7] = [
+    ("generated", "generated"),
+    ("flexbuf_serde", "flexbuf serde"),
+    ("serde_json", "serde_json"),
+    ("rmp_serde", "rmp_serde"),
+    ("prost", "prost"),
+    ("flatbuffers", "flatbuffers"),
+    ("flexbuffers", "flexbuffers"),
+];
+
+/// Columns of the partial-read table: criterion id in the `partial` group and
+/// label. The full decode is not re-measured there: it is `decode/generated`.
+const PARTIAL: [(&str, &str); 4] = [
+    ("generated_view", "generated view"),
+    (FULL_DECODE, "generated full decode (`from_flex`)"),
+    ("flatbuffers_verified", "flatbuffers `root` (verifies)"),
+    ("flatbuffers_unchecked", "flatbuffers `root_unchecked`"),
+];
+
+/// The partial-read column taken from the decode group.
+const FULL_DECODE: &str = "decode/generated";
+
+/// Runs the suite and rewrites the report section.
+pub fn run() -> Result<()> {
+    let mut missing = Vec::new();
+    if !util::have("protoc") {
+        missing.push("protobuf-compiler");
+    }
+    if !util::have("flatc") {
+        missing.push("flatbuffers-compiler");
+    }
+    if !missing.is_empty() {
+        crate::setup::apt_install(&missing)?;
+    }
+
+    let root = util::root();
+    let criterion = root.join("bench/typed/target/criterion");
+    std::fs::create_dir_all(&criterion)?;
+    let started = SystemTime::now();
+    util::step(
+        COMMAND,
+        util::cargo(&["bench", "--manifest-path", "bench/typed/Cargo.toml"])
+            .env("CRITERION_HOME", &criterion)
+            .env("FLEXBUF_BENCH_TYPED_SIZES", criterion.join(SIZES_FILE)),
+    )?;
+    write_report(&root, &criterion, started)
+}
+
+/// Where the bench writes its encoded sizes, inside the criterion directory.
+const SIZES_FILE: &str = "typed-sizes.tsv";
+
+/// Rewrites the report section from the results under `criterion` measured
+/// since `started`.
+fn write_report(root: &Path, criterion: &Path, started: SystemTime) -> Result<()> {
+    let sizes_path = criterion.join(SIZES_FILE);
+    let sizes = parse_sizes(
+        &std::fs::read_to_string(&sizes_path)
+            .map_err(|e| format!("reading {}: {e}", sizes_path.display()))?,
+    )?;
+    let report = Report::collect(criterion, started, sizes)?;
+    let doc_path = root.join("docs").join("benchmarks.md");
+    let old = std::fs::read_to_string(&doc_path).unwrap_or_default();
+    let notes = notes_of(&old);
+    let section = report.render(&machine(), &today(), notes.as_deref());
+    std::fs::write(&doc_path, splice_section(&old, &section))?;
+    for line in report.targets() {
+        println!("{line}");
+    }
+    println!("xtask: wrote {}", doc_path.display());
+    Ok(())
+}
+
+// ---- criterion output ------------------------------------------------------------
+
+/// The `median.point_estimate` of a criterion `estimates.json`.
+fn median_point_estimate(json: &str) -> Option<f64> {
+    let estimates: serde_json::Value = serde_json::from_str(json).ok()?;
+    estimates["median"]["point_estimate"].as_f64()
+}
+
+/// Median in ns of `group/id`, if measured since `since`.
+fn median(dir: &Path, since: SystemTime, group: &str, id: &str) -> Result<Option<f64>> {
+    let path: PathBuf = [group, id, "new", "estimates.json"]
+        .iter()
+        .fold(dir.to_path_buf(), |p, c| p.join(c));
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.modified()? >= since => {}
+        _ => return Ok(None),
+    }
+    let text = std::fs::read_to_string(&path)?;
+    median_point_estimate(&text)
+        .map(Some)
+        .ok_or_else(|| format!("no median in {}", path.display()).into())
+}
+
+/// Encoded sizes: `(fixture, format) -> bytes`, from `fixture\tformat\tbytes` lines.
+type Sizes = BTreeMap<(String, String), u64>;
+
+fn parse_sizes(text: &str) -> Result<Sizes> {
+    let mut sizes = Sizes::new();
+    for line in text.lines().filter(|l| !l.is_empty()) {
+        let parts: Vec<&str> = line.split('\t').collect();
+        let [fixture, format, bytes] = parts[..] else {
+            return Err(format!("bad sizes line {line:?}").into());
+        };
+        sizes.insert((fixture.into(), format.into()), bytes.parse()?);
+    }
+    Ok(sizes)
+}
+
+// ---- the report ------------------------------------------------------------------
+
+/// Medians (ns) of one fixture: one per column, `None` when not measured.
+struct Row {
+    fixture: &'static str,
+    times: Vec<Option<f64>>,
+}
+
+impl Row {
+    /// `column` time / `base` time, when both were measured.
+    fn ratio(&self, column: usize, base: usize) -> Option<f64> {
+        Some(self.times[column]? / self.times[base]?)
+    }
+}
+
+struct Report {
+    encode: Vec<Row>,
+    decode: Vec<Row>,
+    partial: Vec<Row>,
+    sizes: Sizes,
+}
+
+impl Report {
+    fn collect(dir: &Path, since: SystemTime, sizes: Sizes) -> Result<Report> {
+        let rows = |kind: &str, ids: &[&str]| -> Result<Vec<Row>> {
+            FIXTURES
+                .iter()
+                .map(|&(fixture, _)| {
+                    let group = format!("{fixture}.{kind}");
+                    let times = ids
+                        .iter()
+                        .map(|id| median(dir, since, &group, id))
+                        .collect::<Result<_>>()?;
+                    Ok(Row { fixture, times })
+                })
+                .collect()
+        };
+        let formats: Vec<&str> = FORMATS.iter().map(|f| f.0).collect();
+        let partial_ids: Vec<&str> = PARTIAL
+            .iter()
+            .map(|f| f.0)
+            .filter(|&id| id != FULL_DECODE)
+            .collect();
+        let decode = rows("decode", &formats)?;
+        let mut partial = rows("partial", &partial_ids)?;
+        let at = PARTIAL.iter().position(|p| p.0 == FULL_DECODE).unwrap_or(1);
+        for (row, full) in partial.iter_mut().zip(&decode) {
+            row.times.insert(at, full.times[0]);
+        }
+        let report = Report {
+            encode: rows("encode", &formats)?,
+            decode,
+            partial,
+            sizes,
+        };
+        let measured = [&report.encode, &report.decode, &report.partial]
+            .iter()
+            .flat_map(|rows| rows.iter())
+            .any(|r| r.times.iter().any(Option::is_some));
+        if !measured {
+            return Err(
+                format!("no criterion result from this run under {}", dir.display()).into(),
+            );
+        }
+        Ok(report)
+    }
+
+    /// The whole section, heading included; `notes` is the kept subsection.
+    fn render(&self, machine: &str, date: &str, notes: Option<&str>) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "{HEADING}\n");
+        let _ = writeln!(
+            s,
+            "Reproduce with `cargo xtask bench typed`, which runs `{COMMAND}` \
+             (criterion: 1 s warm-up, 2 s measurement, 20 samples; partial reads \
+             0.3 s / 1 s) and rewrites this section from \
+             `bench/typed/target/criterion/*/*/new/estimates.json`.\n"
+        );
+        let _ = writeln!(
+            s,
+            "- Date: {date}\n- Machine: {machine}. The cores are shared with other \
+             jobs, so the numbers are noisy: every figure is a **median**, and ratios \
+             within about 10% of each other should be read as equal.\n\
+             - Every format is measured in the same run on the same data: each \
+             `conformance/fixtures/<fixture>.json` is loaded once into the generated \
+             type (`flexbuf::from_json` + `from_flex`), into serde structs mirroring \
+             the schema, into prost messages (`bench/typed/proto/`) and into the \
+             flatbuffers object API (`bench/typed/fbs/`, `flatc --rust \
+             --gen-object-api`); `bench/typed/tests/` checks they hold the same data.\n\
+             - Ratios are *peer median / generated median*: `3.0x` means the generated \
+             coder takes a third of the peer's time, `0.5x` twice as long.\n"
+        );
+        let _ = writeln!(s, "### What is measured\n");
+        let _ = writeln!(
+            s,
+            "- **Encode**: owned value to bytes. *generated*: `encode_with` into one \
+             reused `Builder`; *flexbuf serde*: `flexbuf::to_vec`; `serde_json`, \
+             `rmp_serde` (structs as arrays, its default) and the `flexbuffers` crate: \
+             their `to_vec`; *prost*: `encode` into a reused `Vec`; *flatbuffers*: \
+             the object API's `pack` into a reused builder (`reset`).\n\
+             - **Decode**: untrusted bytes to an owned value. *generated*: `from_flex` \
+             (verify, then decode); *flexbuf serde*: `flexbuf::from_slice` (also \
+             verifies); *flatbuffers*: `root` (verifies) then `unpack` (every field \
+             into owned `String`s and `Vec`s); the others: their `from_slice` / \
+             `decode`.\n\
+             - **Partial read**: the fields listed below. *generated view*: the \
+             generated `View` types on unverified bytes (every read checked); \
+             *generated full decode*: `from_flex` (the decode table's figure, which \
+             reads the same fields and all others); *flatbuffers `root`*: verifies the whole buffer, then accessors; \
+             *flatbuffers `root_unchecked`*: accessors with no check at all (only \
+             for trusted bytes; shown as the floor).\n"
+        );
+
+        let labels: Vec<&str> = FORMATS.iter().map(|f| f.1).collect();
+        let _ = writeln!(s, "### Decode (median time)\n");
+        render_table(&mut s, &labels, &self.decode);
+        let _ = writeln!(s, "### Encode (median time)\n");
+        render_table(&mut s, &labels, &self.encode);
+
+        let _ = writeln!(s, "### Partial read (median time)\n");
+        let _ = writeln!(
+            s,
+            "Ratios are relative to the generated view: `250x` means the view is \
+             250 times faster than that column.\n"
+        );
+        let plabels: Vec<&str> = PARTIAL.iter().map(|p| p.1).collect();
+        let _ = writeln!(s, "| fixture | fields | {} |", plabels.join(" | "));
+        let _ = writeln!(s, "|---|---|{}", "---:|".repeat(PARTIAL.len()));
+        for (row, (_, fields)) in self.partial.iter().zip(FIXTURES) {
+            let _ = writeln!(
+                s,
+                "| {} | {fields} | {} |",
+                row.fixture,
+                cells(row).join(" | ")
+            );
+        }
+        s.push('\n');
+
+        let _ = writeln!(s, "### Encoded sizes (bytes)\n");
+        self.render_sizes(&mut s);
+
+        let _ = writeln!(s, "### Targets\n");
+        for line in self.targets() {
+            let _ = writeln!(s, "- {line}");
+        }
+        s.push('\n');
+        if let Some(notes) = notes {
+            s.push_str(notes.trim_end());
+            s.push_str("\n\n");
+        }
+        s
+    }
+
+    fn render_sizes(&self, s: &mut String) {
+        let mut columns = vec![("json_file", "fixture file")];
+        columns.extend(FORMATS);
+        let labels: Vec<&str> = columns.iter().map(|c| c.1).collect();
+        let _ = writeln!(s, "| fixture | {} |", labels.join(" | "));
+        let _ = writeln!(s, "|---|{}", "---:|".repeat(columns.len()));
+        for (fixture, _) in FIXTURES {
+            let cells: Vec<String> = columns
+                .iter()
+                .map(|(id, _)| {
+                    self.sizes
+                        .get(&(fixture.to_string(), id.to_string()))
+                        .map_or("—".into(), |&n| fmt_count(n))
+                })
+                .collect();
+            let _ = writeln!(s, "| {fixture} | {} |", cells.join(" | "));
+        }
+        s.push('\n');
+    }
+
+    /// One verdict per target of the schema/codegen issue.
+    fn targets(&self) -> Vec<String> {
+        let col = |id: &str| FORMATS.iter().position(|f| f.0 == id).unwrap_or(0);
+        let ratios = |rows: &[Row], peer: usize, base: usize| -> Vec<(&str, f64)> {
+            rows.iter()
+                .filter_map(|r| Some((r.fixture, r.ratio(peer, base)?)))
+                .collect()
+        };
+        let gen = col("generated");
+        let full_decode = PARTIAL.iter().position(|p| p.0 == FULL_DECODE).unwrap_or(1);
+        vec![
+            verdict(
+                "Decode at least 3x faster than `serde_json` (generated vs serde_json)",
+                &ratios(&self.decode, col("serde_json"), gen),
+                3.0,
+            ),
+            verdict(
+                "Decode faster than prost",
+                &ratios(&self.decode, col("prost"), gen),
+                1.0,
+            ),
+            verdict(
+                "Encode at least 2x faster than the `flexbuffers` crate's serde",
+                &ratios(&self.encode, col("flexbuffers"), gen),
+                2.0,
+            ),
+            verdict(
+                "Encode within 2x of the `flatbuffers` crate (ratio at least 0.5x)",
+                &ratios(&self.encode, col("flatbuffers"), gen),
+                0.5,
+            ),
+            verdict(
+                "Partial read at least 10x faster than a full decode, api_response \
+                 (generated view vs generated full decode)",
+                &self
+                    .partial
+                    .iter()
+                    .filter(|r| r.fixture == "api_response")
+                    .filter_map(|r| Some((r.fixture, r.ratio(full_decode, 0)?)))
+                    .collect::<Vec<_>>(),
+                10.0,
+            ),
+        ]
+    }
+}
+
+/// A table with one row per fixture; the first column is the baseline.
+fn render_table(s: &mut String, labels: &[&str], rows: &[Row]) {
+    let _ = writeln!(s, "| fixture | {} |", labels.join(" | "));
+    let _ = writeln!(s, "|---|{}", "---:|".repeat(labels.len()));
+    for row in rows {
+        let _ = writeln!(s, "| {} | {} |", row.fixture, cells(row).join(" | "));
+    }
+    s.push('\n');
+}
+
+/// "190 µs" for the baseline, "257 µs (1.35x)" for the others.
+fn cells(row: &Row) -> Vec<String> {
+    (0..row.times.len())
+        .map(|i| match (row.times[i], row.ratio(i, 0)) {
+            (None, _) => "—".to_string(),
+            (Some(t), _) if i == 0 => fmt_time(t),
+            (Some(t), Some(r)) => format!("{} ({})", fmt_time(t), fmt_ratio(r)),
+            (Some(t), None) => fmt_time(t),
+        })
+        .collect()
+}
+
+/// "name: **met** (a 3.1x, b 4.0x)", or missed / met on k of n.
+fn verdict(name: &str, pairs: &[(&str, f64)], needed: f64) -> String {
+    let met = pairs.iter().filter(|(_, r)| *r >= needed).count();
+    let status = match met {
+        _ if pairs.is_empty() => "**not measured**".to_string(),
+        m if m == pairs.len() => "**met**".to_string(),
+        0 => "**missed**".to_string(),
+        m => format!("**met on {m} of {}**", pairs.len()),
+    };
+    let detail: Vec<String> = pairs
+        .iter()
+        .map(|(f, r)| format!("{f} {}", fmt_ratio(*r)))
+        .collect();
+    format!("{name}: {status} ({})", detail.join(", "))
+}
+
+fn fmt_ratio(r: f64) -> String {
+    if r >= 10.0 {
+        format!("{r:.0}x")
+    } else {
+        format!("{r:.2}x")
+    }
+}
+
+fn fmt_time(ns: f64) -> String {
+    let (v, unit) = match ns {
+        n if n < 1e3 => (n, "ns"),
+        n if n < 1e6 => (n / 1e3, "µs"),
+        n if n < 1e9 => (n / 1e6, "ms"),
+        n => (n / 1e9, "s"),
+    };
+    let digits = match v {
+        v if v < 10.0 => 2,
+        v if v < 100.0 => 1,
+        _ => 0,
+    };
+    format!("{v:.digits$} {unit}")
+}
+
+fn fmt_count(n: u64) -> String {
+    let reversed: Vec<char> = n.to_string().chars().rev().collect();
+    let groups: Vec<String> = reversed
+        .chunks(3)
+        .map(|g| g.iter().rev().collect())
+        .rev()
+        .collect();
+    groups.join(",")
+}
+
+// ---- document and environment ------------------------------------------------------
+
+/// Line range of this suite's section in `doc`: from its heading to the next
+/// `## ` heading (or the end).
+fn section_range(lines: &[&str]) -> Option<(usize, usize)> {
+    let start = lines.iter().position(|l| l.trim_end() == HEADING)?;
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| l.starts_with("## "))
+        .map_or(lines.len(), |i| start + 1 + i);
+    Some((start, end))
+}
+
+/// The hand-written `### Notes` subsection of the current section, if any.
+fn notes_of(doc: &str) -> Option<String> {
+    let lines: Vec<&str> = doc.split_inclusive('\n').collect();
+    let (start, end) = section_range(&lines)?;
+    let section = &lines[start..end];
+    let from = section.iter().position(|l| l.trim_end() == NOTES_HEADING)?;
+    let to = section[from + 1..]
+        .iter()
+        .position(|l| l.starts_with("### "))
+        .map_or(section.len(), |i| from + 1 + i);
+    Some(section[from..to].concat())
+}
+
+/// Replaces this suite's section in `doc` (or appends it); the rest is kept.
+fn splice_section(doc: &str, section: &str) -> String {
+    if doc.trim().is_empty() {
+        return format!(
+            "# Benchmarks\n\nEvery speed claim of the project, as a ratio against a named \
+             peer measured in the same run (see DESIGN.md, principle 6). Each section is \
+             written by the command it names.\n\n{section}"
+        );
+    }
+    let lines: Vec<&str> = doc.split_inclusive('\n').collect();
+    let Some((start, end)) = section_range(&lines) else {
+        return format!("{}\n\n{section}", doc.trim_end());
+    };
+    let mut out: String = lines[..start].concat();
+    out.push_str(section);
+    if end < lines.len() {
+        if !out.ends_with("\n\n") {
+            out.push('\n');
+        }
+        out.push_str(&lines[end..].concat());
+    }
+    out
+}
+
+/// "2 cores (CPU model), linux, rustc x.y.z".
+fn machine() -> String {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut s = format!("{cores} cores");
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|t| {
+        t.lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string())
+    });
+    if let Some(cpu) = cpu {
+        let _ = write!(s, " ({cpu})");
+    }
+    let _ = write!(s, ", {}", std::env::consts::OS);
+    if let Ok(rustc) = duct::cmd("rustc", ["--version"]).stderr_null().read() {
+        let _ = write!(s, ", {}", rustc.trim());
+    }
+    s
+}
+
+/// Today's date (UTC), from `date`.
+fn today() -> String {
+    duct::cmd("date", ["-u", "+%Y-%m-%d"])
+        .stderr_null()
+        .read()
+        .map(|d| d.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(fixture: &'static str, times: &[Option<f64>]) -> Row {
+        Row {
+            fixture,
+            times: times.to_vec(),
+        }
+    }
+
+    #[test]
+    fn reads_the_median_not_the_mean() {
+        let json = r#"{"mean":{"point_estimate":2.5},"median":{"confidence_interval":{"lower_bound":1.0},"point_estimate":1234.5e1,"standard_error":0.2}}"#;
+        assert_eq!(median_point_estimate("not json"), None);
+        assert_eq!(median_point_estimate(json), Some(12345.0));
+        assert_eq!(
+            median_point_estimate(r#"{"mean":{"point_estimate":1}}"#),
+            None
+        );
+    }
+
+    #[test]
+    fn parses_sizes_and_rejects_garbage() {
+        let sizes =
+            parse_sizes("api_response\tprost\t14877\napi_response\tgenerated\t30827\n").unwrap();
+        assert_eq!(sizes[&("api_response".into(), "prost".into())], 14877);
+        assert!(parse_sizes("api_response\tprost\n").is_err());
+        assert!(parse_sizes("a\tb\tmany\n").is_err());
+    }
+
+    #[test]
+    fn cells_show_peer_over_baseline() {
+        let r = row("x", &[Some(100.0), Some(300.0), None, Some(50.0)]);
+        assert_eq!(
+            cells(&r),
+            ["100 ns", "300 ns (3.00x)", "—", "50.0 ns (0.50x)"]
+        );
+    }
+
+    #[test]
+    fn verdicts_count_fixtures_that_meet_the_bar() {
+        assert!(verdict("t", &[("a", 3.5), ("b", 3.0)], 3.0)
+            .starts_with("t: **met** (a 3.50x, b 3.00x"));
+        assert!(verdict("t", &[("a", 3.5), ("b", 1.2)], 3.0).contains("**met on 1 of 2**"));
+        assert!(verdict("t", &[("a", 0.4)], 0.5).contains("**missed**"));
+        assert!(verdict("t", &[], 1.0).contains("**not measured**"));
+    }
+
+    #[test]
+    fn targets_use_the_right_columns() {
+        let mut times = vec![Some(100.0); FORMATS.len()];
+        times[2] = Some(400.0); // serde_json
+        times[4] = Some(90.0); // prost
+        let decode = vec![row("user_profile", &times), row("api_response", &times)];
+        let report = Report {
+            encode: vec![row("user_profile", &[Some(1.0); 7])],
+            decode,
+            partial: vec![
+                row("user_profile", &[Some(1.0), Some(5.0), None, None]),
+                row("api_response", &[Some(1.0), Some(250.0), None, None]),
+            ],
+            sizes: Sizes::new(),
+        };
+        let t = report.targets();
+        assert!(t[0].contains("**met**"), "{}", t[0]);
+        assert!(
+            t[1].contains("**missed**") && t[1].contains("0.90x"),
+            "{}",
+            t[1]
+        );
+        assert!(t[2].contains("**missed**"), "{}", t[2]);
+        assert!(t[3].contains("**met**"), "{}", t[3]);
+        assert!(
+            t[4].contains("**met**") && t[4].contains("api_response 250x"),
+            "{}",
+            t[4]
+        );
+    }
+
+    #[test]
+    fn splices_only_its_section_and_keeps_the_notes() {
+        let doc = "# Benchmarks\n\nintro\n\n## Rust core\n\ncore text\n\n\
+                   ## Typed coders (Rust)\n\nold table\n\n### Notes\n\nwhy it is slow\n\n\
+                   ## Later\n\nlater text\n";
+        let notes = notes_of(doc).unwrap();
+        assert_eq!(notes, "### Notes\n\nwhy it is slow\n\n");
+        let section = Report {
+            encode: vec![],
+            decode: vec![],
+            partial: vec![],
+            sizes: Sizes::new(),
+        }
+        .render("2 cores", "2026-01-01", Some(&notes));
+        let out = splice_section(doc, &section);
+        assert!(out.contains("## Rust core\n\ncore text\n\n## Typed coders (Rust)\n"));
+        assert!(!out.contains("old table"));
+        assert!(out.contains("### Notes\n\nwhy it is slow\n\n## Later\n\nlater text\n"));
+        assert!(out.contains("- Date: 2026-01-01"));
+        // Appended when absent, created when the file is empty.
+        let appended = splice_section("# Benchmarks\n\n## Rust core\n\nx\n", &section);
+        assert!(appended.ends_with(&section) && appended.contains("## Rust core\n\nx\n\n## Typed"));
+        assert!(splice_section("", &section).starts_with("# Benchmarks\n"));
+    }
+
+    #[test]
+    fn formats_numbers() {
+        assert_eq!(fmt_time(1_075.3), "1.08 µs");
+        assert_eq!(fmt_time(157_630.0), "158 µs");
+        assert_eq!(fmt_time(2_500_000.0), "2.50 ms");
+        assert_eq!(fmt_ratio(236.4), "236x");
+        assert_eq!(fmt_count(1_234_567), "1,234,567");
+        assert_eq!(fmt_count(999), "999");
+        assert_eq!(fmt_count(1_000), "1,000");
+    }
+}
