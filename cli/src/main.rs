@@ -85,6 +85,8 @@ enum Lang {
     Python,
     /// A TypeScript module over the pure-TS runtime of the `flexbuf` npm package.
     Ts,
+    /// Kotlin data classes, `XxxFlexCoder` objects, views and a registrar.
+    Kotlin,
 }
 
 #[derive(Args, Debug)]
@@ -294,6 +296,7 @@ fn gen(args: GenArgs) -> Result<(), Failure> {
         Lang::Rust => flexbuf_codegen::Language::Rust,
         Lang::Python => flexbuf_codegen::Language::Python,
         Lang::Ts => flexbuf_codegen::Language::TypeScript,
+        Lang::Kotlin => flexbuf_codegen::Language::Kotlin,
     };
     let written = flexbuf_codegen::generate_to_dir(written, &args.schema, &args.output)
         .map_err(Failure::Data)?;

@@ -40,6 +40,8 @@ pub enum Language {
     Python,
     /// A TypeScript module of interfaces, encode/decode functions and views.
     TypeScript,
+    /// Kotlin data classes and `XxxFlexCoder` objects, one file per namespace.
+    Kotlin,
 }
 
 /// Generates the files for `lang` from a parsed schema; `stem` names the
@@ -56,6 +58,7 @@ pub fn generate(
         }]),
         Language::Python => backend::python::generate(parsed),
         Language::TypeScript => backend::typescript::generate(parsed),
+        Language::Kotlin => backend::kotlin::generate(parsed),
     }
 }
 

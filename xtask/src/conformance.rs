@@ -194,7 +194,9 @@ fn collect(
     let stdout = String::from_utf8_lossy(&out.stdout);
     let mut found = 0;
     for text in stdout.lines() {
-        let parsed = serde_json::from_str::<Value>(text)
+        // Some build tools (Maven) may put escape codes before a runner's line.
+        let json = text.find('{').map_or(text, |i| &text[i..]);
+        let parsed = serde_json::from_str::<Value>(json)
             .ok()
             .and_then(|v| Line::parse(&v));
         match parsed {

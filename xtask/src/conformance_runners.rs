@@ -133,6 +133,13 @@ pub fn runners() -> Vec<Runner> {
             optional: false,
         },
         Runner {
+            name: "kotlin",
+            present: |root| root.join("sdk-kotlin/pom.xml").exists() && util::have("java"),
+            prepare: |_| crate::sdk_kotlin::prepare_conformance(),
+            command: |_| crate::sdk_kotlin::conformance_command(),
+            optional: false,
+        },
+        Runner {
             name: "c",
             present: |root| root.join("capi/Cargo.toml").exists() && util::have("cc"),
             prepare: |_| crate::sdk_c::build(),

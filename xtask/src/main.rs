@@ -11,6 +11,7 @@ mod bench;
 mod bench_typed;
 mod conformance;
 mod sdk_c;
+mod sdk_kotlin;
 mod sdk_python;
 mod sdk_ts;
 mod setup;
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
             Some("typed") => bench_typed::run(),
             Some("python") => sdk_python::bench(),
             Some("ts") => sdk_ts::bench(),
+            Some("kotlin") => sdk_kotlin::bench(),
             _ => bench::run(&args[1..]),
         },
         _ => {
@@ -59,6 +61,7 @@ fn build_all() -> Result<()> {
     sdk_c::build()?;
     sdk_python::build()?;
     sdk_ts::build()?;
+    sdk_kotlin::build()?;
     Ok(())
 }
 
@@ -87,6 +90,7 @@ fn test() -> Result<()> {
     sdk_c::test()?;
     sdk_python::test()?;
     sdk_ts::test()?;
+    sdk_kotlin::test()?;
     conformance::run(&[])?;
     println!("xtask: all tests passed");
     Ok(())

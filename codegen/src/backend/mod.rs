@@ -1,5 +1,6 @@
 //! Code generators, one module per target language.
 
+pub mod kotlin;
 pub mod python;
 pub mod rust;
 pub mod typescript;

@@ -1,0 +1,371 @@
+package dev.flexbuf
+
+/**
+ * A type with a generated (or hand-written) FlexBuffers coder.
+ *
+ * The wire contract is the Rust core's `typed.rs`: a message is a map whose
+ * fields are written in wire order (unsigned byte order of wire names, null for
+ * absent optionals) with one keys vector per type per buffer; decoding reads by
+ * position only after [DecodeContext.layoutMatches] proved the keys, otherwise
+ * by key, so a layout mismatch never yields a neighbouring field's value.
+ */
+public interface FlexCoder<T> {
+    /** Stable 64-bit identity of the type's wire contract (`flexbuf::schema` fingerprint). */
+    public val fingerprint: Long
+
+    /** The schema's qualified type name (`namespace.Name`). */
+    public val typeName: String
+
+    /** Pushes [value] as one value onto [b]. */
+    public fun encode(b: FlexBuilder, cx: EncodeContext, value: T)
+
+    /** Decodes a value from [r]. */
+    public fun decode(r: FlexRef, cx: DecodeContext): T
+}
+
+/** The wire names of a message in wire order, as strings and as UTF-8 bytes (for lookups without encoding). */
+public class WireKeys(vararg names: String) {
+    /** The names. */
+    public val names: Array<String> = arrayOf(*names)
+
+    /** The names as UTF-8. */
+    public val bytes: Array<ByteArray> = Array(names.size) { Utf8.encode(names[it]) }
+}
+
+/** Per-buffer encoding state: the keys vector written for each message type. */
+public class EncodeContext {
+    private var ids = LongArray(8)
+    private var vectors = arrayOfNulls<KeyVector>(8)
+    private var n = 0
+
+    /** The keys vector for type [id], written on first use in this buffer. */
+    public fun keyVector(b: FlexBuilder, id: Long, keys: WireKeys): KeyVector {
+        for (i in 0 until n) if (ids[i] == id) return vectors[i]!!
+        val kv = b.keyVector(keys.names)
+        if (n == ids.size) {
+            ids = ids.copyOf(n * 2)
+            vectors = vectors.copyOf(n * 2)
+        }
+        ids[n] = id
+        vectors[n] = kv
+        n++
+        return kv
+    }
+
+    /** Forgets every keys vector (for reuse with a cleared builder). */
+    public fun reset() {
+        for (i in 0 until n) vectors[i] = null
+        n = 0
+    }
+}
+
+/**
+ * Per-buffer decoding state: proven layouts and the expansion budget.
+ *
+ * @param budget the expansion budget charged per message and element.
+ * @param keyedOnly never read by position (the writer's schema is known to differ).
+ */
+public class DecodeContext(private val budget: Budget, private val keyedOnly: Boolean = false) {
+    /** A context for a buffer of [len] bytes with the default budget. */
+    public constructor(len: Int) : this(Budget.forInput(len))
+
+    private val ids = LongArray(64)
+    private val offsets = IntArray(64)
+    private val results = BooleanArray(64)
+    private var n = 0
+
+    /** Charges one decoded node against the budget. */
+    public fun charge() { budget.node() }
+
+    /** Charges [n] bytes (bulk copies). */
+    public fun chargeBytes(n: Long) { budget.bytes(n) }
+
+    /**
+     * True when [m]'s keys are exactly [keys] (same strings, same order), so fields
+     * may be read by position. Proven once per keys vector per buffer.
+     */
+    public fun layoutMatches(id: Long, m: FlexMap, keys: WireKeys): Boolean {
+        budget.node()
+        if (keyedOnly) return false
+        val at = m.keysOffset
+        for (i in 0 until n) if (ids[i] == id && offsets[i] == at) return results[i]
+        var ok = m.size == keys.bytes.size
+        if (ok) {
+            for (i in 0 until m.size) {
+                if (!m.keyEquals(i, keys.bytes[i])) { ok = false; break }
+            }
+        }
+        if (n < 64) {
+            ids[n] = id; offsets[n] = at; results[n] = ok; n++
+        }
+        return ok
+    }
+}
+
+/** Helpers for generated coders: lookups, errors with paths, strict field decoders. */
+public object Typed {
+    /** Index of field [i] of [keys] in [m]: [i] itself when the layout is proven, else by key (-1 when absent). */
+    public fun index(m: FlexMap, fast: Boolean, i: Int, keys: WireKeys): Int = if (fast) i else m.indexOf(keys.bytes[i])
+
+    /** The error for an absent required field [key]. */
+    public fun missing(key: String): FlexException =
+        FlexException(ErrorKind.MissingField, -1, "required field is missing").inKey(key)
+
+    /** Runs [block], adding map key [key] to the path of any error. */
+    public inline fun <R> at(key: String, block: () -> R): R =
+        try { block() } catch (e: FlexException) { throw e.inKey(key) }
+
+    /** Runs [block], adding vector index [i] to the path of any error. */
+    public inline fun <R> atIndex(i: Int, block: () -> R): R =
+        try { block() } catch (e: FlexException) { throw e.inIndex(i) }
+
+    /** The error for an integer [raw] that is not a value of enum [name]. */
+    public fun badEnum(raw: String, name: String, offset: Int): FlexException =
+        FlexException(ErrorKind.UnknownEnumValue, offset, "$raw is not a value of enum $name")
+
+    /** The error for a union map that is not exactly one known entry. */
+    public fun badUnion(detail: String, offset: Int): FlexException = FlexException(ErrorKind.BadUnion, offset, detail)
+
+    /** Keys of [m] in unsigned-byte order (the order maps must be pushed in for byte identity). */
+    public fun <V> sortedEntries(m: Map<String, V>): Collection<Map.Entry<String, V>> {
+        var prev: String? = null
+        var sorted = true
+        for (k in m.keys) {
+            if (prev != null && Utf8.compare(prev, k) >= 0) { sorted = false; break }
+            prev = k
+        }
+        return if (sorted) m.entries else m.entries.sortedWith { a, b -> Utf8.compare(a.key, b.key) }
+    }
+}
+
+/**
+ * Strict field decoders addressing element [i] of a vector (or map values)
+ * without allocating a reader: integers of any width and signedness are
+ * accepted and range-checked, floats accept integers, null is rejected with
+ * [ErrorKind.UnexpectedNull] (optional fields test [isNull] first).
+ */
+public object Fields {
+    /** True when element [i] is null. */
+    public fun isNull(v: FlexVector, i: Int): Boolean = typeAt(v, i) == T.NULL
+
+    private fun typeAt(v: FlexVector, i: Int): Int =
+        if (v.elemType >= 0) v.elemType else v.buffer.u8(v.data + v.size * v.width + i) ushr 2
+
+    private fun nullOr(v: FlexVector, i: Int, expected: String): Nothing {
+        val pos = v.data + i * v.width
+        if (typeAt(v, i) == T.NULL) fail(ErrorKind.UnexpectedNull, pos, "null for a field that is not optional")
+        val found = FlexType.fromCode(typeAt(v, i))?.wireName ?: "unknown"
+        fail(ErrorKind.TypeMismatch, pos, "expected $expected, found $found")
+    }
+
+    /** Element [i] as a reader (null rejected). */
+    public fun ref(v: FlexVector, i: Int): FlexRef {
+        if (typeAt(v, i) == T.NULL) nullOr(v, i, "value")
+        return v[i]
+    }
+
+    /** A signed 64-bit integer. */
+    public fun long(v: FlexVector, i: Int): Long {
+        val pos = v.data + i * v.width
+        return when (typeAt(v, i)) {
+            T.INT -> v.buffer.intAt(pos, v.width)
+            T.UINT -> v.buffer.uintAt(pos, v.width).also { if (it < 0) fail(ErrorKind.OutOfRange, pos) }
+            T.INDIRECT_INT, T.INDIRECT_UINT -> v[i].asLong()
+            else -> nullOr(v, i, "integer")
+        }
+    }
+
+    /** An unsigned 64-bit integer, as raw bits. */
+    public fun ulongBits(v: FlexVector, i: Int): Long {
+        val pos = v.data + i * v.width
+        return when (typeAt(v, i)) {
+            T.UINT -> v.buffer.uintAt(pos, v.width)
+            T.INT -> v.buffer.intAt(pos, v.width).also { if (it < 0) fail(ErrorKind.OutOfRange, pos) }
+            T.INDIRECT_INT, T.INDIRECT_UINT -> v[i].asULongBits()
+            else -> nullOr(v, i, "integer")
+        }
+    }
+
+    private fun ranged(v: FlexVector, i: Int, lo: Long, hi: Long): Long {
+        val x = long(v, i)
+        if (x < lo || x > hi) fail(ErrorKind.OutOfRange, v.data + i * v.width, "$x")
+        return x
+    }
+
+    private fun uranged(v: FlexVector, i: Int, hi: Long): Long {
+        val x = ulongBits(v, i)
+        if (x < 0 || x > hi) fail(ErrorKind.OutOfRange, v.data + i * v.width, x.toULong().toString())
+        return x
+    }
+
+    /** An `i8`. */
+    public fun i8(v: FlexVector, i: Int): Byte = ranged(v, i, -128, 127).toByte()
+    /** An `i16`. */
+    public fun i16(v: FlexVector, i: Int): Short = ranged(v, i, -32768, 32767).toShort()
+    /** An `i32`. */
+    public fun i32(v: FlexVector, i: Int): Int = ranged(v, i, Int.MIN_VALUE.toLong(), Int.MAX_VALUE.toLong()).toInt()
+    /** An `i64`. */
+    public fun i64(v: FlexVector, i: Int): Long = long(v, i)
+    /** A `u8`. */
+    public fun u8(v: FlexVector, i: Int): UByte = uranged(v, i, 0xff).toUByte()
+    /** A `u16`. */
+    public fun u16(v: FlexVector, i: Int): UShort = uranged(v, i, 0xffff).toUShort()
+    /** A `u32`. */
+    public fun u32(v: FlexVector, i: Int): UInt = uranged(v, i, 0xffffffffL).toUInt()
+    /** A `u64`. */
+    public fun u64(v: FlexVector, i: Int): ULong = ulongBits(v, i).toULong()
+
+    /** An enum's raw integer; an unsigned value beyond `Long.MAX_VALUE` is reported as not a value of [enumName]. */
+    public fun enumRaw(v: FlexVector, i: Int, enumName: String): Long {
+        val pos = v.data + i * v.width
+        val t = typeAt(v, i)
+        if ((t == T.UINT || t == T.INDIRECT_UINT) && v[i].asULongBits() < 0) {
+            throw Typed.badEnum(v[i].asULong().toString(), enumName, pos)
+        }
+        return long(v, i)
+    }
+
+    /** A boolean. */
+    public fun bool(v: FlexVector, i: Int): Boolean {
+        if (typeAt(v, i) != T.BOOL) nullOr(v, i, "bool")
+        return v.buffer.uintAt(v.data + i * v.width, v.width) != 0L
+    }
+
+    /** An `f64` (integers are converted). */
+    public fun f64(v: FlexVector, i: Int): Double {
+        val t = typeAt(v, i)
+        if (t == T.FLOAT && v.width >= 4) return v.buffer.floatAt(v.data + i * v.width, v.width)
+        return when (t) {
+            T.FLOAT, T.INDIRECT_FLOAT, T.INT, T.UINT, T.INDIRECT_INT, T.INDIRECT_UINT -> v[i].asDouble()
+            else -> nullOr(v, i, "number")
+        }
+    }
+
+    /** An `f32`. */
+    public fun f32(v: FlexVector, i: Int): Float = f64(v, i).toFloat()
+
+    /** A string. */
+    public fun string(v: FlexVector, i: Int): String {
+        if (typeAt(v, i) != T.STRING) {
+            if (typeAt(v, i) == T.KEY) return v[i].asString()
+            nullOr(v, i, "string")
+        }
+        val b = v.buffer
+        val data = follow(b, v.data + i * v.width, v.width)
+        val n = sizeOf(b, data, 1 shl (packedWidth(v, i)))
+        if (!v.trusted && Utf8.invalidAt(b, data, data + n) >= 0) fail(ErrorKind.InvalidUtf8, data)
+        return Utf8.decode(b, data, data + n)
+    }
+
+    private fun packedWidth(v: FlexVector, i: Int): Int =
+        if (v.elemType >= 0) 0 else v.buffer.u8(v.data + v.size * v.width + i) and 3
+
+    /** A blob, copied. */
+    public fun bytes(v: FlexVector, i: Int): ByteArray {
+        if (typeAt(v, i) != T.BLOB) nullOr(v, i, "blob")
+        return v[i].asBlob()
+    }
+
+    /** Element [i] as a vector (maps are refused, unlike [FlexRef.asVector]). */
+    public fun vector(v: FlexVector, i: Int): FlexVector {
+        val t = typeAt(v, i)
+        if (t == T.MAP || t == T.NULL) nullOr(v, i, "vector")
+        return v[i].asVector()
+    }
+
+    /** Element [i] as a map. */
+    public fun map(v: FlexVector, i: Int): FlexMap {
+        if (typeAt(v, i) != T.MAP) nullOr(v, i, "map")
+        return v[i].asMap()
+    }
+
+    /** A message decoded with [coder]. */
+    public fun <T> message(coder: FlexCoder<T>, v: FlexVector, i: Int, cx: DecodeContext): T = coder.decode(ref(v, i), cx)
+
+    /** A vector decoded element by element with [elem]; errors name the index. */
+    public inline fun <E> list(v: FlexVector, i: Int, cx: DecodeContext, elem: (FlexVector, Int) -> E): List<E> {
+        val vec = vector(v, i)
+        val out = ArrayList<E>(vec.size)
+        for (j in 0 until vec.size) {
+            cx.charge()
+            out.add(try { elem(vec, j) } catch (e: FlexException) { throw e.inIndex(j) })
+        }
+        return out
+    }
+
+    /** A `{string: T}` map decoded with [value], in wire (sorted) order; errors name the key. */
+    public inline fun <E> stringMap(v: FlexVector, i: Int, cx: DecodeContext, value: (FlexVector, Int) -> E): Map<String, E> {
+        val m = map(v, i)
+        val out = LinkedHashMap<String, E>(m.size * 2)
+        val values = m.values
+        for (j in 0 until m.size) {
+            cx.charge()
+            val k = m.key(j)
+            out[k] = try { value(values, j) } catch (e: FlexException) { throw e.inKey(k) }
+        }
+        return out
+    }
+
+    private inline fun <A> scalarList(
+        v: FlexVector, i: Int, cx: DecodeContext, elem: Int, width: Int,
+        make: (Int) -> A, bulk: (A, ByteArray, Int, Int) -> Unit, one: (A, FlexVector, Int) -> Unit,
+    ): A {
+        val vec = vector(v, i)
+        val n = vec.size
+        val out = make(n)
+        if (vec.elemType == elem && vec.width == width) {
+            cx.chargeBytes(n.toLong() * width)
+            bulk(out, vec.buffer, vec.data, n)
+        } else {
+            for (j in 0 until n) {
+                cx.charge()
+                try { one(out, vec, j) } catch (e: FlexException) { throw e.inIndex(j) }
+            }
+        }
+        return out
+    }
+
+    /** `[i32]` into an [IntArray] behind a read-only list. */
+    public fun intList(v: FlexVector, i: Int, cx: DecodeContext): List<Int> = IntList(scalarList(v, i, cx, T.INT, 4, ::IntArray,
+        { a, b, d, n -> for (k in 0 until n) a[k] = b.i32le(d + 4 * k) }, { a, vec, j -> a[j] = i32(vec, j) }))
+
+    /** `[i64]` into a [LongArray]. */
+    public fun longList(v: FlexVector, i: Int, cx: DecodeContext): List<Long> = LongList(scalarList(v, i, cx, T.INT, 8, ::LongArray,
+        { a, b, d, n -> for (k in 0 until n) a[k] = b.i64le(d + 8 * k) }, { a, vec, j -> a[j] = i64(vec, j) }))
+
+    /** `[i16]` into a [ShortArray]. */
+    public fun shortList(v: FlexVector, i: Int, cx: DecodeContext): List<Short> = ShortList(scalarList(v, i, cx, T.INT, 2, ::ShortArray,
+        { a, b, d, n -> for (k in 0 until n) a[k] = b.u16(d + 2 * k).toShort() }, { a, vec, j -> a[j] = i16(vec, j) }))
+
+    /** `[i8]` into a [ByteArray]. */
+    public fun byteList(v: FlexVector, i: Int, cx: DecodeContext): List<Byte> = ByteList(scalarList(v, i, cx, T.INT, 1, ::ByteArray,
+        { a, b, d, n -> b.copyInto(a, 0, d, d + n) }, { a, vec, j -> a[j] = i8(vec, j) }))
+
+    /** `[u8]` into a [ByteArray]. */
+    public fun ubyteList(v: FlexVector, i: Int, cx: DecodeContext): List<UByte> = UByteList(scalarList(v, i, cx, T.UINT, 1, ::ByteArray,
+        { a, b, d, n -> b.copyInto(a, 0, d, d + n) }, { a, vec, j -> a[j] = u8(vec, j).toByte() }))
+
+    /** `[u16]` into a [ShortArray]. */
+    public fun ushortList(v: FlexVector, i: Int, cx: DecodeContext): List<UShort> = UShortList(scalarList(v, i, cx, T.UINT, 2, ::ShortArray,
+        { a, b, d, n -> for (k in 0 until n) a[k] = b.u16(d + 2 * k).toShort() }, { a, vec, j -> a[j] = u16(vec, j).toShort() }))
+
+    /** `[u32]` into an [IntArray]. */
+    public fun uintList(v: FlexVector, i: Int, cx: DecodeContext): List<UInt> = UIntList(scalarList(v, i, cx, T.UINT, 4, ::IntArray,
+        { a, b, d, n -> for (k in 0 until n) a[k] = b.i32le(d + 4 * k) }, { a, vec, j -> a[j] = u32(vec, j).toInt() }))
+
+    /** `[u64]` into a [LongArray]. */
+    public fun ulongList(v: FlexVector, i: Int, cx: DecodeContext): List<ULong> = ULongList(scalarList(v, i, cx, T.UINT, 8, ::LongArray,
+        { a, b, d, n -> for (k in 0 until n) a[k] = b.i64le(d + 8 * k) }, { a, vec, j -> a[j] = ulongBits(vec, j) }))
+
+    /** `[f64]` into a [DoubleArray]. */
+    public fun doubleList(v: FlexVector, i: Int, cx: DecodeContext): List<Double> = DoubleList(scalarList(v, i, cx, T.FLOAT, 8, ::DoubleArray,
+        { a, b, d, n -> for (k in 0 until n) a[k] = Double.fromBits(b.i64le(d + 8 * k)) }, { a, vec, j -> a[j] = f64(vec, j) }))
+
+    /** `[f32]` into a [FloatArray]. */
+    public fun floatList(v: FlexVector, i: Int, cx: DecodeContext): List<Float> = FloatList(scalarList(v, i, cx, T.FLOAT, 4, ::FloatArray,
+        { a, b, d, n -> for (k in 0 until n) a[k] = Float.fromBits(b.i32le(d + 4 * k)) }, { a, vec, j -> a[j] = f32(vec, j) }))
+
+    /** `[bool]` into a [BooleanArray]. */
+    public fun boolList(v: FlexVector, i: Int, cx: DecodeContext): List<Boolean> = BoolList(scalarList(v, i, cx, T.BOOL, 1, ::BooleanArray,
+        { a, b, d, n -> for (k in 0 until n) a[k] = b[d + k].toInt() != 0 }, { a, vec, j -> a[j] = bool(vec, j) }))
+}

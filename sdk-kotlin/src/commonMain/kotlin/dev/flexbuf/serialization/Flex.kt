@@ -1,0 +1,259 @@
+package dev.flexbuf.serialization
+
+import dev.flexbuf.Budget
+import dev.flexbuf.ErrorKind
+import dev.flexbuf.FlexBuffers
+import dev.flexbuf.FlexBuilder
+import dev.flexbuf.FlexCoder
+import dev.flexbuf.FlexCoderRegistry
+import dev.flexbuf.FlexException
+import dev.flexbuf.FlexMap
+import dev.flexbuf.FlexRef
+import dev.flexbuf.FlexType
+import dev.flexbuf.FlexVector
+import dev.flexbuf.verify
+import kotlinx.serialization.BinaryFormat
+import kotlinx.serialization.DeserializationStrategy
+import kotlinx.serialization.ExperimentalSerializationApi
+import kotlinx.serialization.SerializationStrategy
+import kotlinx.serialization.builtins.ByteArraySerializer
+import kotlinx.serialization.descriptors.SerialDescriptor
+import kotlinx.serialization.descriptors.StructureKind
+import kotlinx.serialization.encoding.AbstractDecoder
+import kotlinx.serialization.encoding.AbstractEncoder
+import kotlinx.serialization.encoding.CompositeDecoder
+import kotlinx.serialization.encoding.CompositeEncoder
+import kotlinx.serialization.modules.EmptySerializersModule
+import kotlinx.serialization.modules.SerializersModule
+
+/**
+ * FlexBuffers as a kotlinx.serialization [BinaryFormat]: the coverage tier for
+ * any `@Serializable` class. Classes (and sealed hierarchies, as
+ * `{"type": serialName, "value": {...}}`) become maps keyed by serial names,
+ * lists become vectors, maps become maps (keys as strings), enums their names,
+ * `ByteArray` a blob, null stays null. Decoding verifies the bytes first and
+ * looks fields up by key, skipping unknown ones.
+ *
+ * When [registry] holds a generated coder under the serializer's serial name
+ * (see the generated `XxxFlexRegistrar.registerAll`), that coder is used
+ * instead: the exact-layout fast path, byte-identical to the Rust encoder.
+ *
+ * ```
+ * val bytes = Flex.encodeToByteArray(User.serializer(), user)
+ * val back = Flex.decodeFromByteArray(User.serializer(), bytes)
+ * ```
+ */
+public open class Flex(
+    /** Generated coders to prefer, by serial name; null disables the fast path. */
+    public val registry: FlexCoderRegistry? = FlexCoderRegistry.default,
+    /** Contextual and polymorphic serializers. */
+    override val serializersModule: SerializersModule = EmptySerializersModule(),
+) : BinaryFormat {
+    /** The default instance: the default registry and an empty module. */
+    public companion object Default : Flex()
+
+    @Suppress("UNCHECKED_CAST")
+    private fun <T> fast(name: String): FlexCoder<T>? = registry?.find(name) as FlexCoder<T>?
+
+    override fun <T> encodeToByteArray(serializer: SerializationStrategy<T>, value: T): ByteArray {
+        fast<T>(serializer.descriptor.serialName)?.let { return FlexBuffers.encode(it, value) }
+        return FlexBuffers.pool.use { b ->
+            FlexEncoder(b, serializersModule).encodeSerializableValue(serializer, value)
+            b.finish()
+        }
+    }
+
+    override fun <T> decodeFromByteArray(deserializer: DeserializationStrategy<T>, bytes: ByteArray): T {
+        fast<T>(deserializer.descriptor.serialName)?.let { return FlexBuffers.decode(it, bytes) }
+        val root = verify(bytes).root()
+        return ValueDecoder(root, serializersModule, Budget.forInput(bytes.size)).decodeSerializableValue(deserializer)
+    }
+
+    /** Encodes with a caller-owned [builder] (cleared first); returns the length of `builder.buffer[0, length)`, valid until its next use. */
+    public fun <T> encodeToBuffer(serializer: SerializationStrategy<T>, value: T, builder: FlexBuilder): Int {
+        builder.clear()
+        FlexEncoder(builder, serializersModule).encodeSerializableValue(serializer, value)
+        return builder.finishInPlace()
+    }
+}
+
+private const val K_CLASS = 0
+private const val K_LIST = 1
+private const val K_MAP = 2
+
+@OptIn(ExperimentalSerializationApi::class)
+private fun kindOf(d: SerialDescriptor): Int = when (d.kind) {
+    StructureKind.LIST -> K_LIST
+    StructureKind.MAP -> K_MAP
+    else -> K_CLASS
+}
+
+private val byteArrayDescriptor = ByteArraySerializer().descriptor
+
+@OptIn(ExperimentalSerializationApi::class)
+private class FlexEncoder(val b: FlexBuilder, override val serializersModule: SerializersModule) : AbstractEncoder() {
+    private var kinds = IntArray(16)
+    private var depth = 0
+    private var keyNext = false
+
+    override fun encodeElement(descriptor: SerialDescriptor, index: Int): Boolean {
+        when (kinds[depth - 1]) {
+            K_CLASS -> b.key(descriptor.getElementName(index))
+            K_MAP -> keyNext = index % 2 == 0
+        }
+        return true
+    }
+
+    override fun beginStructure(descriptor: SerialDescriptor): CompositeEncoder {
+        val k = kindOf(descriptor)
+        if (depth == kinds.size) kinds = kinds.copyOf(depth * 2)
+        kinds[depth++] = k
+        if (k == K_LIST) b.startVector() else b.startMap()
+        return this
+    }
+
+    override fun endStructure(descriptor: SerialDescriptor) {
+        val k = kinds[--depth]
+        if (k == K_LIST) b.endVector() else b.endMap()
+    }
+
+    override fun shouldEncodeElementDefault(descriptor: SerialDescriptor, index: Int): Boolean = true
+
+    private fun asKey(s: String): Boolean {
+        if (!keyNext) return false
+        keyNext = false
+        b.key(s)
+        return true
+    }
+
+    override fun encodeNull() { b.nul() }
+    override fun encodeBoolean(value: Boolean) { if (!asKey(value.toString())) b.bool(value) }
+    override fun encodeByte(value: Byte) { if (!asKey(value.toString())) b.int(value.toLong()) }
+    override fun encodeShort(value: Short) { if (!asKey(value.toString())) b.int(value.toLong()) }
+    override fun encodeInt(value: Int) { if (!asKey(value.toString())) b.int(value) }
+    override fun encodeLong(value: Long) { if (!asKey(value.toString())) b.int(value) }
+    override fun encodeFloat(value: Float) { if (!asKey(value.toString())) b.float(value) }
+    override fun encodeDouble(value: Double) { if (!asKey(value.toString())) b.double(value) }
+    override fun encodeChar(value: Char) { if (!asKey(value.toString())) b.string(value.toString()) }
+    override fun encodeString(value: String) { if (!asKey(value)) b.string(value) }
+    override fun encodeEnum(enumDescriptor: SerialDescriptor, index: Int) {
+        val name = enumDescriptor.getElementName(index)
+        if (!asKey(name)) b.string(name)
+    }
+
+    override fun <T> encodeSerializableValue(serializer: SerializationStrategy<T>, value: T) {
+        if (serializer.descriptor == byteArrayDescriptor && !keyNext) {
+            b.blob(value as ByteArray)
+            return
+        }
+        super.encodeSerializableValue(serializer, value)
+    }
+}
+
+/** Reads primitives from [cur]; structures open child decoders over it. */
+@OptIn(ExperimentalSerializationApi::class)
+private abstract class FlexDecoderBase(
+    override val serializersModule: SerializersModule,
+    val budget: Budget,
+) : AbstractDecoder() {
+    abstract val cur: FlexRef
+
+    override fun decodeElementIndex(descriptor: SerialDescriptor): Int = CompositeDecoder.DECODE_DONE
+
+    override fun beginStructure(descriptor: SerialDescriptor): CompositeDecoder {
+        budget.node()
+        val r = cur
+        return when (kindOf(descriptor)) {
+            K_LIST -> {
+                if (!r.isVector) throw FlexException(ErrorKind.TypeMismatch, r.offset, "expected a vector for ${descriptor.serialName}, found ${r.type.wireName}")
+                ListDecoder(r.asVector(), serializersModule, budget)
+            }
+            K_MAP -> MapDecoder(r.asMap(), serializersModule, budget)
+            else -> ClassDecoder(r.asMap(), serializersModule, budget)
+        }
+    }
+
+    private fun text(): String = cur.asString()
+
+    override fun decodeNotNullMark(): Boolean = !cur.isNull
+    override fun decodeNull(): Nothing? = null
+    override fun decodeBoolean(): Boolean = if (cur.type == FlexType.KEY) text().toBoolean() else cur.asBool()
+    private fun long(lo: Long, hi: Long): Long {
+        val r = cur
+        val v = if (r.type == FlexType.KEY) text().toLong() else r.asLong()
+        if (v < lo || v > hi) throw FlexException(ErrorKind.OutOfRange, r.offset, "$v")
+        return v
+    }
+    override fun decodeByte(): Byte = long(Byte.MIN_VALUE.toLong(), Byte.MAX_VALUE.toLong()).toByte()
+    override fun decodeShort(): Short = long(Short.MIN_VALUE.toLong(), Short.MAX_VALUE.toLong()).toShort()
+    override fun decodeInt(): Int = long(Int.MIN_VALUE.toLong(), Int.MAX_VALUE.toLong()).toInt()
+    override fun decodeLong(): Long = long(Long.MIN_VALUE, Long.MAX_VALUE)
+    override fun decodeFloat(): Float = if (cur.type == FlexType.KEY) text().toFloat() else cur.asDouble().toFloat()
+    override fun decodeDouble(): Double = if (cur.type == FlexType.KEY) text().toDouble() else cur.asDouble()
+    override fun decodeChar(): Char = text().single()
+    override fun decodeString(): String = text()
+    override fun decodeEnum(enumDescriptor: SerialDescriptor): Int {
+        val name = text()
+        val i = enumDescriptor.getElementIndex(name)
+        if (i == CompositeDecoder.UNKNOWN_NAME) throw FlexException(ErrorKind.TypeMismatch, cur.offset, "$name is not a value of ${enumDescriptor.serialName}")
+        return i
+    }
+
+    @Suppress("UNCHECKED_CAST")
+    override fun <T> decodeSerializableValue(deserializer: DeserializationStrategy<T>): T {
+        if (deserializer.descriptor == byteArrayDescriptor) return cur.asBlob() as T
+        return super.decodeSerializableValue(deserializer)
+    }
+}
+
+private class ValueDecoder(override val cur: FlexRef, module: SerializersModule, budget: Budget) : FlexDecoderBase(module, budget)
+
+private class ClassDecoder(val map: FlexMap, module: SerializersModule, budget: Budget) : FlexDecoderBase(module, budget) {
+    private var next = 0
+    private var current: FlexRef? = null
+    override val cur: FlexRef get() = current!!
+
+    override fun decodeElementIndex(descriptor: SerialDescriptor): Int {
+        while (next < map.size) {
+            val i = next++
+            val idx = descriptor.getElementIndex(map.key(i))
+            if (idx != CompositeDecoder.UNKNOWN_NAME) {
+                budget.node()
+                current = map.value(i)
+                return idx
+            }
+        }
+        return CompositeDecoder.DECODE_DONE
+    }
+}
+
+private class ListDecoder(val vec: FlexVector, module: SerializersModule, budget: Budget) : FlexDecoderBase(module, budget) {
+    private var next = 0
+    private var current: FlexRef? = null
+    override val cur: FlexRef get() = current!!
+
+    override fun decodeCollectionSize(descriptor: SerialDescriptor): Int = vec.size
+
+    override fun decodeElementIndex(descriptor: SerialDescriptor): Int {
+        if (next >= vec.size) return CompositeDecoder.DECODE_DONE
+        budget.node()
+        current = vec[next]
+        return next++
+    }
+}
+
+private class MapDecoder(val map: FlexMap, module: SerializersModule, budget: Budget) : FlexDecoderBase(module, budget) {
+    private var next = 0
+    private var current: FlexRef? = null
+    override val cur: FlexRef get() = current!!
+
+    override fun decodeCollectionSize(descriptor: SerialDescriptor): Int = map.size
+
+    override fun decodeElementIndex(descriptor: SerialDescriptor): Int {
+        if (next >= 2 * map.size) return CompositeDecoder.DECODE_DONE
+        budget.node()
+        val i = next / 2
+        current = if (next % 2 == 0) map.keyRef(i) else map.value(i)
+        return next++
+    }
+}

@@ -1,0 +1,150 @@
+package dev.flexbuf
+
+import dev.flexbuf.conformance.Runner
+import org.junit.jupiter.api.Assertions.assertArrayEquals
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertNotEquals
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.assertThrows
+
+class CoreTest {
+    private fun hex(b: ByteArray) = Runner.hex(b)
+
+    private fun built(share: Int = Share.KEYS, f: FlexBuilder.() -> Unit): String {
+        val b = FlexBuilder(BuilderOptions(share = share))
+        b.f()
+        return hex(b.finish())
+    }
+
+    // Expected bytes: the C++ reference (the same goldens as rust-core/src/builder.rs tests).
+    @Test
+    fun scalarsAndContainersMatchReference() {
+        assertEquals("010401", built { int(1) })
+        assertEquals("0000803f0e04", built { double(1.0) })
+        assertEquals("00000000000000800708", built { int(Long.MIN_VALUE) })
+        assertEquals("ffffffffffffffff0b08", built { uint(-1L) })
+        assertEquals("0361626300041401", built { string("abc") })
+        assertEquals("00000100002401", built { startMap(); endMap() })
+        assertEquals("6200610002030602010201020404042401", built { startMap(); key("b"); int(2); key("a"); int(1); endMap() })
+        assertEquals("03010203032c01", built { typedVector(longArrayOf(1, 2, 3)) })
+        assertEquals("00004040042201", built { indirectDouble(3.0) })
+        assertEquals("026162000204051414042801", built(Share.STRINGS) { startVector(); string("ab"); string("ab"); endVector() })
+    }
+
+    @Test
+    fun keysSortByUnsignedBytes() {
+        val bytes = FlexBuilder().apply { startMap(); key("é"); int(2); key("z"); int(1); endMap() }.finish()
+        val m = verify(bytes).root().asMap()
+        assertEquals(listOf("z", "é"), (0 until m.size).map { m.key(it) })
+        assertEquals(2L, m["é"].asLong())
+        assertTrue(Utf8.compare("z", "é") < 0)
+        assertTrue(Utf8.compare("\uFFFF", "\uD83D\uDE00") < 0, "a BMP char sorts below a supplementary one in UTF-8")
+    }
+
+    @Test
+    fun singlePassStringsPickTheRightPrefixWidth() {
+        // Lengths around the 1- and 2-byte prefix limits, ASCII and 3-byte characters.
+        for (n in listOf(0, 1, 84, 85, 86, 100, 255, 256, 21845, 21846, 70000)) {
+            for (unit in listOf("a", "€", "😀")) {
+                val s = unit.repeat(n / unit.length.coerceAtLeast(1))
+                val b = FlexBuilder()
+                b.startVector(); b.int(7); b.string(s); b.endVector()
+                val bytes = b.finish()
+                val v = verify(bytes).root().asVector()
+                assertEquals(s, v[1].asString(), "length $n of $unit")
+                assertEquals(s.encodeToByteArray().size, (v[1].bytesRange().toInt() - (v[1].bytesRange() ushr 32).toInt()))
+            }
+        }
+    }
+
+    @Test
+    fun verifierRejectsWithKindAndPath() {
+        val e = assertThrows<FlexException> { verify(byteArrayOf(0xff.toByte(), 0xff.toByte(), 0xff.toByte())) }
+        assertEquals(ErrorKind.BadWidth, e.kind)
+        // A key with a non-UTF-8 byte below a map entry: the path names the entry.
+        val ok = FlexBuilder().apply { startMap(); key("a"); startMap(); key("b"); string("x"); endMap(); endMap() }.finish()
+        val bad = ok.copyOf()
+        val at = bad.indexOfFirst { it == 'x'.code.toByte() }
+        bad[at] = 0xff.toByte()
+        val e2 = assertThrows<FlexException> { verify(bad) }
+        assertEquals(ErrorKind.InvalidUtf8, e2.kind)
+        assertEquals("$.a.b", e2.path)
+    }
+
+    @Test
+    fun dedupKeyVectorsShareOneKeysVector() {
+        fun build(dedup: Boolean) = FlexBuilder(BuilderOptions(dedupKeyVectors = dedup)).apply {
+            startVector()
+            for (i in 0 until 3) { startMap(); key("a"); int(i); key("b"); int(i); endMap() }
+            endVector()
+        }.finish()
+        val plain = build(false)
+        val dedup = build(true)
+        assertTrue(dedup.size < plain.size)
+        assertEquals(verify(plain).root(), verify(dedup).root())
+        val v = verify(dedup).root().asVector()
+        assertEquals(1, (0 until 3).map { v[it].asMap().keysOffset }.toSet().size)
+    }
+
+    @Test
+    fun builderClearCapsRetainedCapacity() {
+        val b = FlexBuilder(BuilderOptions(maxRetainedCapacity = 4096))
+        b.blob(ByteArray(1 shl 20))
+        b.finish()
+        assertTrue(b.capacity >= 1 shl 20)
+        b.clear()
+        assertTrue(b.capacity <= 4096, "capacity ${b.capacity} kept after clear")
+        b.int(5)
+        assertEquals("050401", hex(b.finish()))
+    }
+
+    @Test
+    fun builderMisuseIsAnError() {
+        assertThrows<FlexException> { FlexBuilder().apply { startMap(); key("x"); int(1); key("x"); int(2); endMap() } }
+        assertThrows<FlexException> { FlexBuilder().endMap() }
+        assertThrows<FlexException> { FlexBuilder().apply { int(1); int(2) }.finish() }
+        val b = FlexBuilder()
+        b.startVector(); b.int(1); b.string("s")
+        assertThrows<FlexException> { b.endTypedVector() }
+        assertThrows<FlexException> { b.finish() }
+        b.clear()
+        b.int(1)
+        assertEquals("010401", hex(b.finish()))
+    }
+
+    @Test
+    fun jsonMatchesTheCoreSpelling() {
+        val bytes = FlexBuilder().apply {
+            startMap(); key("f"); double(0.1); key("g"); double(1e300); key("n"); nul(); key("s"); string("a\"\u0001é"); key("t"); double(3.0); endMap()
+        }.finish()
+        assertEquals("""{"f":0.1,"g":1e300,"n":null,"s":"a\"\u0001é","t":3.0}""", Json.toJson(bytes))
+        assertEquals("5e-324", Json.formatDouble(Double.MIN_VALUE))
+        assertEquals("1.5e-7", Json.formatDouble(1.5e-7))
+        assertEquals("1e16", Json.formatDouble(1e16))
+        assertEquals("123456789.125", Json.formatDouble(123456789.125))
+    }
+
+    @Test
+    fun checkedReadsNeverReadOutOfBounds() {
+        val good = FlexBuilder().apply { startMap(); key("k"); startVector(); string("abc"); int(300); endVector(); endMap() }.finish()
+        // Every single-byte corruption either reads fine or fails with a FlexException.
+        for (i in good.indices) for (x in listOf(0x00, 0x7f, 0x80, 0xff)) {
+            val b = good.copyOf()
+            b[i] = x.toByte()
+            try { Runner.checkedRead(FlexRef.root(b)) } catch (_: FlexException) { }
+            try { Json.toJson(b) } catch (_: FlexException) { }
+        }
+        assertArrayEquals(good, good.copyOf())
+    }
+
+    @Test
+    fun contentEqualityIgnoresWidths() {
+        val narrow = FlexBuilder().apply { startVector(); int(1); uint(2); double(0.5); endVector() }.finish()
+        val wide = FlexBuilder().apply { forceMinWidth(8); startVector(); int(1); int(2); float(0.5f); endVector() }.finish()
+        assertEquals(verify(narrow).root(), verify(wide).root())
+        assertEquals(verify(narrow).root().hashCode(), verify(wide).root().hashCode())
+        val other = FlexBuilder().apply { startVector(); int(1); uint(3); double(0.5); endVector() }.finish()
+        assertNotEquals(verify(narrow).root(), verify(other).root())
+    }
+}

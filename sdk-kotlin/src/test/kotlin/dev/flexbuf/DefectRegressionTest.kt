@@ -1,0 +1,79 @@
+package dev.flexbuf
+
+import defects.Address
+import defects.AddressFlexCoder
+import defects.Contact
+import defects.ContactFlexCoder
+import defects.Profile
+import defects.ProfileFlexCoder
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertNull
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.assertThrows
+
+/** The previous implementation's data defects (DESIGN.md), each pinned. */
+class DefectRegressionTest {
+    @Test
+    fun equalBufferBackedMapsHashEqually() {
+        // Same content, different insertion order, sharing and widths.
+        val a = FlexBuilder(BuilderOptions(share = Share.NONE)).apply {
+            startMap(); key("b"); int(2); key("a"); string("x"); endMap()
+        }.finish()
+        val b = FlexBuilder(BuilderOptions(share = Share.ALL)).apply {
+            forceMinWidth(4); startMap(); key("a"); string("x"); key("b"); uint(2); endMap()
+        }.finish()
+        val ra = verify(a).root()
+        val rb = verify(b).root()
+        assertEquals(ra, rb)
+        assertEquals(ra.hashCode(), rb.hashCode())
+        assertEquals(1, hashSetOf(ra, rb).size)
+    }
+
+    @Test
+    fun validEmptyMapValidates() {
+        val empty = FlexBuilder().apply { startMap(); endMap() }.finish()
+        assertEquals(0, verify(empty).root().asMap().size)
+        val nested = FlexBuilder().apply { startVector(); startMap(); endMap(); startMap(); endMap(); endVector() }.finish()
+        assertEquals(2, verify(nested).root().asVector().size)
+        assertEquals("[{},{}]", Json.toJson(nested))
+    }
+
+    @Test
+    fun explicitNullIsNotTheDefault() {
+        val bytes = FlexBuilder().apply { startMap(); key("id"); uint(1); key("nickname"); nul(); endMap() }.finish()
+        val p = FlexBuffers.decode(ProfileFlexCoder, bytes)
+        assertNull(p.nickname)
+        assertEquals(18, p.age, "absent takes the default")
+        val absent = FlexBuffers.decode(ProfileFlexCoder, FlexBuilder().apply { startMap(); key("id"); uint(1); endMap() }.finish())
+        assertEquals("anon", absent.nickname)
+        // Round trip keeps the null explicit.
+        assertNull(FlexBuffers.decode(ProfileFlexCoder, FlexBuffers.encode(ProfileFlexCoder, p)).nickname)
+    }
+
+    @Test
+    fun missingRequiredFieldNeverReturnsTheNeighbour() {
+        // {"zip": "Zip"}: positional decode of Address would read "Zip" as the street.
+        val bytes = FlexBuilder().apply { startMap(); key("zip"); string("Zip"); endMap() }.finish()
+        val e = assertThrows<FlexException> { FlexBuffers.decode(AddressFlexCoder, bytes) }
+        assertEquals(ErrorKind.MissingField, e.kind)
+        assertEquals("$.street", e.path)
+        // Two keys in the wrong shape: the layout is not proven, lookup by key is used.
+        val shifted = FlexBuilder().apply { startMap(); key("street2"); string("Main"); key("zip"); string("Zip"); endMap() }.finish()
+        assertEquals("$.street", assertThrows<FlexException> { FlexBuffers.decode(AddressFlexCoder, shifted) }.path)
+        // Same shape, other names: defaults, never the neighbour's values.
+        val contact = FlexBuffers.decode(ContactFlexCoder, FlexBuffers.encode(AddressFlexCoder, Address("Main", "Zip")))
+        assertEquals(Contact(email = "", phone = "none"), contact)
+    }
+
+    @Test
+    fun fastPathAndKeyedDecodeAgree() {
+        val p = Profile(id = 7u, nickname = "n", age = null, note = "x", score = 2.5, active = false, tint = null)
+        val bytes = FlexBuffers.encode(ProfileFlexCoder, p)
+        assertEquals(p, FlexBuffers.decode(ProfileFlexCoder, bytes))
+        assertEquals(p, FlexBuffers.decodeKeyed(ProfileFlexCoder, bytes))
+        val view = defects.ProfileView.of(bytes)
+        assertEquals(7u, view.id)
+        assertNull(view.age)
+        assertEquals("n", view.nickname)
+    }
+}

@@ -1,0 +1,45 @@
+package dev.flexbuf
+
+import dev.flexbuf.jvm.FlexNative
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.assertThrows
+import java.io.File
+import java.util.concurrent.TimeUnit
+
+class NativeTest {
+    @Test
+    fun coreOverJniAgreesWithKotlin() {
+        FlexNative.load()
+        val bytes = FlexBuilder().apply { startMap(); key("a"); int(1); key("b"); startVector(); string("x"); double(0.5); endVector(); endMap() }.finish()
+        FlexNative.verifyNative(bytes)
+        assertEquals(Json.toJson(bytes), FlexNative.toJsonNative(bytes))
+        assertEquals(Json.toJson(bytes), Json.toJson(FlexNative.fromJsonNative("""{"b":["x",0.5],"a":1}""")))
+        val bad = File(System.getProperty("flexbuf.repo", "..")).resolve("conformance/invalid/unsorted_keys_b_a.bin").readBytes()
+        assertEquals(ErrorKind.UnsortedKeys, assertThrows<FlexException> { FlexNative.verifyNative(bad) }.kind)
+    }
+
+    @Test
+    fun schemaFingerprintMatchesGeneratedCode() {
+        // A compiled schema produced by the Rust core (written by xtask next to the generated coders).
+        val compiled = File(System.getProperty("flexbuf.repo", "..")).resolve("sdk-kotlin/target/generated-test-sources/defects.schema.bin")
+        if (!compiled.exists()) return
+        assertTrue(FlexNative.checkFingerprint(compiled.readBytes(), "defects.Profile", defects.ProfileFlexCoder.FINGERPRINT))
+    }
+
+    private fun probe(path: String): String {
+        val java = File(System.getProperty("java.home"), "bin/java").path
+        val p = ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), "-Ddev.flexbuf.native.path=$path", "dev.flexbuf.NativeProbeKt")
+            .redirectErrorStream(true).start()
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS))
+        return p.inputStream.readBytes().decodeToString()
+    }
+
+    @Test
+    fun missingOrMismatchedLibraryGivesAClearError() {
+        assertTrue(probe("/nonexistent/libflexbuf_jni.so").contains("no such file"))
+        val notOurs = File.createTempFile("notflexbuf", ".so").apply { writeText("not a library"); deleteOnExit() }
+        assertTrue(probe(notOurs.path).contains("cannot load the flexbuf native library"))
+    }
+}

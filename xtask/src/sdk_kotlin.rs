@@ -1,0 +1,228 @@
+//! The Kotlin SDK (`sdk-kotlin/`): the JNI crate `flexbuf-kotlin-native`, the
+//! generated test coders, the Maven build (installed into the local Maven
+//! repository as `dev.flexbuf:flexbuf-kotlin:0.1.0`), JUnit tests, the
+//! conformance runner and the JMH benchmarks (`sdk-kotlin/bench`).
+//!
+//! Maven (and a JDK) come from apt when missing; every Maven artifact is
+//! downloaded into the default local repository (`~/.m2`) by Maven itself.
+
+use std::path::{Path, PathBuf};
+
+use crate::util::{cargo, root, step, Result};
+
+fn sdk() -> PathBuf {
+    root().join("sdk-kotlin")
+}
+
+/// `<os>-<arch>` as `dev.flexbuf.jvm.FlexNative.platform` spells it.
+fn platform() -> (String, &'static str) {
+    let os = std::env::consts::OS;
+    let file = match os {
+        "macos" => "libflexbuf_jni.dylib",
+        "windows" => "flexbuf_jni.dll",
+        _ => "libflexbuf_jni.so",
+    };
+    (format!("{os}-{}", std::env::consts::ARCH), file)
+}
+
+fn ensure_tools() -> Result<()> {
+    if !crate::util::have("mvn") || !crate::util::have("javac") {
+        crate::setup::apt_install(&["maven", "openjdk-17-jdk-headless"])?;
+    }
+    Ok(())
+}
+
+fn mvn(dir: &Path, args: &[&str]) -> duct::Expression {
+    let mut all = vec!["-B", "-q", "-Dstyle.color=never"];
+    all.extend_from_slice(args);
+    duct::cmd("mvn", all).dir(dir)
+}
+
+/// The schemas whose generated coders the tests, the conformance runner and the benchmarks use.
+fn schemas() -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for dir in ["conformance/typed/schemas", "conformance/schemas"] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(dir))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "fxs"))
+            .collect();
+        files.sort();
+        out.extend(files);
+    }
+    Ok(out)
+}
+
+/// Builds the JNI library and the code generator, generates the test coders,
+/// packs the library into the jar's platform folder and installs the jar into
+/// the local Maven repository.
+pub fn build() -> Result<()> {
+    ensure_tools()?;
+    step(
+        "cargo build --release -p flexbuf-kotlin-native",
+        cargo(&["build", "--release", "-p", "flexbuf-kotlin-native"]),
+    )?;
+    let (plat, file) = platform();
+    let res = sdk()
+        .join("target/native-resources/dev/flexbuf/native")
+        .join(&plat);
+    std::fs::create_dir_all(&res)?;
+    std::fs::copy(root().join("target/release").join(file), res.join(file))?;
+
+    let generated = sdk().join("target/generated-test-sources/flexbuf");
+    if generated.exists() {
+        std::fs::remove_dir_all(&generated)?;
+    }
+    let mut args: Vec<String> = schemas()?.iter().map(|p| p.display().to_string()).collect();
+    args.push("-o".into());
+    args.push(generated.display().to_string());
+    args.push("--schema-bin".into());
+    args.push(
+        sdk()
+            .join("target/generated-test-sources")
+            .display()
+            .to_string(),
+    );
+    step(
+        "flexbuf-kotlin-gen (test coders)",
+        duct::cmd(root().join("target/release/flexbuf-kotlin-gen"), args)
+            .dir(root())
+            .stdout_null(),
+    )?;
+    step(
+        "mvn install (sdk-kotlin, dev.flexbuf:flexbuf-kotlin:0.1.0)",
+        mvn(&sdk(), &["install", "-DskipTests"]),
+    )?;
+    Ok(())
+}
+
+/// Runs the JUnit 5 suite through Surefire (builds first).
+pub fn test() -> Result<()> {
+    build()?;
+    step("mvn test (sdk-kotlin)", mvn(&sdk(), &["test"]))
+}
+
+/// Runs the JMH benchmarks (`sdk-kotlin/bench`) with short settings and prints the table.
+pub fn bench() -> Result<()> {
+    build()?;
+    let bench = sdk().join("bench");
+    step("mvn package (sdk-kotlin/bench)", mvn(&bench, &["package"]))?;
+    let jar = bench.join("target/benchmarks.jar");
+    let out = bench.join("target/jmh-result.json");
+    let fixtures = root().join("conformance/fixtures");
+    step(
+        "java -jar benchmarks.jar",
+        duct::cmd(
+            "java",
+            [
+                format!("-Dflexbuf.fixtures={}", fixtures.display()),
+                "-jar".into(),
+                jar.display().to_string(),
+                "-f".into(),
+                "1".into(),
+                "-wi".into(),
+                "2".into(),
+                "-i".into(),
+                "3".into(),
+                "-w".into(),
+                "1s".into(),
+                "-r".into(),
+                "1s".into(),
+                "-rf".into(),
+                "json".into(),
+                "-rff".into(),
+                out.display().to_string(),
+            ],
+        )
+        .dir(&bench),
+    )?;
+    summarize(&out)
+}
+
+/// Median of a benchmark's raw iteration scores (microseconds per operation).
+fn median(v: &serde_json::Value) -> Option<f64> {
+    let mut xs: Vec<f64> = v
+        .get("primaryMetric")?
+        .get("rawData")?
+        .as_array()?
+        .iter()
+        .filter_map(|fork| fork.as_array())
+        .flatten()
+        .filter_map(|x| x.as_f64())
+        .collect();
+    if xs.is_empty() {
+        return None;
+    }
+    xs.sort_by(|a, b| a.total_cmp(b));
+    Some(xs[xs.len() / 2])
+}
+
+/// Prints the JMH results as the markdown table of `docs/benchmarks.md`.
+fn summarize(path: &Path) -> Result<()> {
+    let results: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path)?)?;
+    let mut table: std::collections::BTreeMap<String, std::collections::BTreeMap<String, f64>> =
+        Default::default();
+    for r in results.as_array().into_iter().flatten() {
+        let (Some(name), Some(fixture), Some(m)) = (
+            r.get("benchmark").and_then(|b| b.as_str()),
+            r.get("params")
+                .and_then(|p| p.get("fixture"))
+                .and_then(|f| f.as_str()),
+            median(r),
+        ) else {
+            continue;
+        };
+        let op = name.rsplit('.').next().unwrap_or(name).to_string();
+        table.entry(fixture.to_string()).or_default().insert(op, m);
+    }
+    let cols = [
+        "genEncode",
+        "genDecode",
+        "flexEncode",
+        "flexDecode",
+        "jsonEncode",
+        "jsonDecode",
+        "protoEncode",
+        "protoDecode",
+        "fbEncode",
+        "fbDecode",
+    ];
+    println!("\nmedian microseconds per operation\n");
+    println!(
+        "| fixture | {} | JSON/gen dec | Proto/gen dec | JSON/gen enc | JSON/Flex dec |",
+        cols.join(" | ")
+    );
+    println!("|{}", "---|".repeat(cols.len() + 5));
+    let ratio = |row: &std::collections::BTreeMap<String, f64>, a: &str, b: &str| match (
+        row.get(a),
+        row.get(b),
+    ) {
+        (Some(x), Some(y)) if *y > 0.0 => format!("{:.2}x", x / y),
+        _ => "n/a".to_string(),
+    };
+    for (fixture, row) in &table {
+        let cells: Vec<String> = cols
+            .iter()
+            .map(|c| row.get(*c).map_or("n/a".into(), |v| format!("{v:.2}")))
+            .collect();
+        println!(
+            "| {fixture} | {} | {} | {} | {} | {} |",
+            cells.join(" | "),
+            ratio(row, "jsonDecode", "genDecode"),
+            ratio(row, "protoDecode", "genDecode"),
+            ratio(row, "jsonEncode", "genEncode"),
+            ratio(row, "jsonDecode", "flexDecode"),
+        );
+    }
+    Ok(())
+}
+
+/// Prepares the Kotlin conformance runner (native library, generated coders, jar).
+pub fn prepare_conformance() -> Result<()> {
+    build()
+}
+
+/// The Kotlin conformance runner (`mvn exec:java`), printing JSON result lines.
+pub fn conformance_command() -> duct::Expression {
+    mvn(&sdk(), &["exec:java"])
+}
