@@ -12,6 +12,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::report::{
+    fmt_count, fmt_ratio, fmt_time, load_average, median_point_estimate, splice_section, today,
+};
 use crate::util::{self, Result};
 
 const USAGE: &str = "usage: cargo xtask bench core";
@@ -148,20 +151,6 @@ impl Results {
         self.median(group, id)?
             .ok_or_else(|| format!("no result for {group}/{id} from this run").into())
     }
-}
-
-/// The `median.point_estimate` of a criterion `estimates.json`.
-///
-/// The file is criterion's own fixed output, so a targeted scan is enough and
-/// keeps xtask free of a JSON dependency.
-fn median_point_estimate(json: &str) -> Option<f64> {
-    let median = &json[json.find("\"median\"")?..];
-    let value = &median[median.find("\"point_estimate\"")? + "\"point_estimate\"".len()..];
-    let value = value.trim_start().strip_prefix(':')?.trim_start();
-    let end = value
-        .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+')))
-        .unwrap_or(value.len());
-    value[..end].parse().ok()
 }
 
 /// Encoded sizes written by the bench: `(fixture, format) -> bytes`.
@@ -548,76 +537,7 @@ fn ratio_sentence(columns: &[Column], row: &Row) -> String {
     parts.join(", ")
 }
 
-fn fmt_ratio(r: f64) -> String {
-    if r >= 10.0 {
-        format!("{r:.0}x")
-    } else {
-        format!("{r:.2}x")
-    }
-}
-
-fn fmt_time(ns: f64) -> String {
-    let (v, unit) = match ns {
-        n if n < 1e3 => (n, "ns"),
-        n if n < 1e6 => (n / 1e3, "µs"),
-        n if n < 1e9 => (n / 1e6, "ms"),
-        n => (n / 1e9, "s"),
-    };
-    let digits = match v {
-        v if v < 10.0 => 2,
-        v if v < 100.0 => 1,
-        _ => 0,
-    };
-    format!("{v:.digits$} {unit}")
-}
-
-fn fmt_count(n: u64) -> String {
-    let digits = n.to_string();
-    let head = digits.len() % 3;
-    let mut out = digits[..head].to_string();
-    for group in digits.as_bytes()[head..].chunks(3) {
-        if !out.is_empty() {
-            out.push(',');
-        }
-        out.extend(group.iter().map(|&b| b as char));
-    }
-    out
-}
-
 // ---- document and environment ------------------------------------------------------
-
-/// Replaces the section that starts at the line `heading` (up to the next `## `
-/// heading) with `section`, or appends it; everything else is kept.
-fn splice_section(doc: &str, heading: &str, section: &str) -> String {
-    if doc.trim().is_empty() {
-        return format!(
-            "# Benchmarks\n\nEvery speed claim of the project, as a ratio against a named \
-             peer measured in the same run (see DESIGN.md, principle 6). Each section is \
-             written by the command it names.\n\n{section}"
-        );
-    }
-    let lines: Vec<&str> = doc.split_inclusive('\n').collect();
-    let start = lines.iter().position(|l| l.trim_end() == heading);
-    let Some(start) = start else {
-        let mut out = doc.trim_end().to_string();
-        out.push_str("\n\n");
-        out.push_str(section);
-        return out;
-    };
-    let end = lines[start + 1..]
-        .iter()
-        .position(|l| l.starts_with("## "))
-        .map_or(lines.len(), |i| start + 1 + i);
-    let mut out: String = lines[..start].concat();
-    out.push_str(section);
-    if end < lines.len() {
-        if !out.ends_with("\n\n") {
-            out.push('\n');
-        }
-        out.push_str(&lines[end..].concat());
-    }
-    out
-}
 
 /// What the numbers were measured on.
 struct Machine {
@@ -626,16 +546,6 @@ struct Machine {
     rustc: Option<String>,
     /// 1-minute load average before and after the run, when known.
     load: Option<(f64, f64)>,
-}
-
-/// The 1-minute load average (Linux), to show how busy the shared machine was.
-fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
 }
 
 impl Machine {
@@ -673,33 +583,10 @@ impl Machine {
     }
 }
 
-/// Today's date (UTC) as YYYY-MM-DD.
-fn today() -> String {
-    let secs = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// Proleptic Gregorian date of a day count since 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    // Shift the epoch to 0000-03-01 so leap days fall at the end of each 400-year era.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::civil_from_days;
 
     #[test]
     fn reads_criterion_median() {

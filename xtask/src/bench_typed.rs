@@ -14,6 +14,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::report::{
+    fmt_count, fmt_ratio, fmt_time, median_point_estimate, section_range, splice_section, today,
+};
 use crate::util::{self, Result};
 
 /// The command the suite runs, as printed in the report.
@@ -127,7 +130,7 @@ fn write_report(root: &Path, criterion: &Path, started: SystemTime) -> Result<()
     let old = std::fs::read_to_string(&doc_path).unwrap_or_default();
     let notes = notes_of(&old);
     let section = report.render(&machine(), &today(), notes.as_deref());
-    std::fs::write(&doc_path, splice_section(&old, &section))?;
+    std::fs::write(&doc_path, splice_section(&old, HEADING, &section))?;
     for line in report.targets() {
         println!("{line}");
     }
@@ -136,12 +139,6 @@ fn write_report(root: &Path, criterion: &Path, started: SystemTime) -> Result<()
 }
 
 // ---- criterion output ------------------------------------------------------------
-
-/// The `median.point_estimate` of a criterion `estimates.json`.
-fn median_point_estimate(json: &str) -> Option<f64> {
-    let estimates: serde_json::Value = serde_json::from_str(json).ok()?;
-    estimates["median"]["point_estimate"].as_f64()
-}
 
 /// Median in ns of `group/id`, if measured since `since`.
 fn median(dir: &Path, since: SystemTime, group: &str, id: &str) -> Result<Option<f64>> {
@@ -430,56 +427,12 @@ fn verdict(name: &str, pairs: &[(&str, f64)], needed: f64) -> String {
     format!("{name}: {status} ({})", detail.join(", "))
 }
 
-fn fmt_ratio(r: f64) -> String {
-    if r >= 10.0 {
-        format!("{r:.0}x")
-    } else {
-        format!("{r:.2}x")
-    }
-}
-
-fn fmt_time(ns: f64) -> String {
-    let (v, unit) = match ns {
-        n if n < 1e3 => (n, "ns"),
-        n if n < 1e6 => (n / 1e3, "µs"),
-        n if n < 1e9 => (n / 1e6, "ms"),
-        n => (n / 1e9, "s"),
-    };
-    let digits = match v {
-        v if v < 10.0 => 2,
-        v if v < 100.0 => 1,
-        _ => 0,
-    };
-    format!("{v:.digits$} {unit}")
-}
-
-fn fmt_count(n: u64) -> String {
-    let reversed: Vec<char> = n.to_string().chars().rev().collect();
-    let groups: Vec<String> = reversed
-        .chunks(3)
-        .map(|g| g.iter().rev().collect())
-        .rev()
-        .collect();
-    groups.join(",")
-}
-
 // ---- document and environment ------------------------------------------------------
-
-/// Line range of this suite's section in `doc`: from its heading to the next
-/// `## ` heading (or the end).
-fn section_range(lines: &[&str]) -> Option<(usize, usize)> {
-    let start = lines.iter().position(|l| l.trim_end() == HEADING)?;
-    let end = lines[start + 1..]
-        .iter()
-        .position(|l| l.starts_with("## "))
-        .map_or(lines.len(), |i| start + 1 + i);
-    Some((start, end))
-}
 
 /// The hand-written `### Notes` subsection of the current section, if any.
 fn notes_of(doc: &str) -> Option<String> {
     let lines: Vec<&str> = doc.split_inclusive('\n').collect();
-    let (start, end) = section_range(&lines)?;
+    let (start, end) = section_range(&lines, HEADING)?;
     let section = &lines[start..end];
     let from = section.iter().position(|l| l.trim_end() == NOTES_HEADING)?;
     let to = section[from + 1..]
@@ -487,30 +440,6 @@ fn notes_of(doc: &str) -> Option<String> {
         .position(|l| l.starts_with("### "))
         .map_or(section.len(), |i| from + 1 + i);
     Some(section[from..to].concat())
-}
-
-/// Replaces this suite's section in `doc` (or appends it); the rest is kept.
-fn splice_section(doc: &str, section: &str) -> String {
-    if doc.trim().is_empty() {
-        return format!(
-            "# Benchmarks\n\nEvery speed claim of the project, as a ratio against a named \
-             peer measured in the same run (see DESIGN.md, principle 6). Each section is \
-             written by the command it names.\n\n{section}"
-        );
-    }
-    let lines: Vec<&str> = doc.split_inclusive('\n').collect();
-    let Some((start, end)) = section_range(&lines) else {
-        return format!("{}\n\n{section}", doc.trim_end());
-    };
-    let mut out: String = lines[..start].concat();
-    out.push_str(section);
-    if end < lines.len() {
-        if !out.ends_with("\n\n") {
-            out.push('\n');
-        }
-        out.push_str(&lines[end..].concat());
-    }
-    out
 }
 
 /// "2 cores (CPU model), linux, rustc x.y.z".
@@ -531,15 +460,6 @@ fn machine() -> String {
         let _ = write!(s, ", {}", rustc.trim());
     }
     s
-}
-
-/// Today's date (UTC), from `date`.
-fn today() -> String {
-    duct::cmd("date", ["-u", "+%Y-%m-%d"])
-        .stderr_null()
-        .read()
-        .map(|d| d.trim().to_string())
-        .unwrap_or_else(|_| "unknown".into())
 }
 
 #[cfg(test)]
@@ -636,15 +556,15 @@ mod tests {
             sizes: Sizes::new(),
         }
         .render("2 cores", "2026-01-01", Some(&notes));
-        let out = splice_section(doc, &section);
+        let out = splice_section(doc, HEADING, &section);
         assert!(out.contains("## Rust core\n\ncore text\n\n## Typed coders (Rust)\n"));
         assert!(!out.contains("old table"));
         assert!(out.contains("### Notes\n\nwhy it is slow\n\n## Later\n\nlater text\n"));
         assert!(out.contains("- Date: 2026-01-01"));
         // Appended when absent, created when the file is empty.
-        let appended = splice_section("# Benchmarks\n\n## Rust core\n\nx\n", &section);
+        let appended = splice_section("# Benchmarks\n\n## Rust core\n\nx\n", HEADING, &section);
         assert!(appended.ends_with(&section) && appended.contains("## Rust core\n\nx\n\n## Typed"));
-        assert!(splice_section("", &section).starts_with("# Benchmarks\n"));
+        assert!(splice_section("", HEADING, &section).starts_with("# Benchmarks\n"));
     }
 
     #[test]

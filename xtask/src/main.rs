@@ -10,6 +10,7 @@
 mod bench;
 mod bench_typed;
 mod conformance;
+mod report;
 mod sdk_c;
 mod sdk_kotlin;
 mod sdk_python;

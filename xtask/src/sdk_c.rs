@@ -17,6 +17,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use crate::report::{load_average, splice_section, today};
 use crate::util::{self, Result};
 
 const MANIFEST: &str = "capi/Cargo.toml";
@@ -101,52 +102,6 @@ fn format_ns(ns: f64) -> String {
     } else {
         format!("{ns:.0} ns")
     }
-}
-
-/// Today's date (UTC) as YYYY-MM-DD.
-fn today() -> String {
-    let days = std::time::SystemTime::now()
-        .duration_since(std::time::SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() / 86_400) as i64;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
-/// Replaces the `## C ABI` section of `doc` (up to the next `## `) or appends it.
-fn splice(doc: &str, section: &str) -> String {
-    let lines: Vec<&str> = doc.split_inclusive('\n').collect();
-    let Some(start) = lines.iter().position(|l| l.trim_end() == HEADING) else {
-        return format!("{}\n\n{section}", doc.trim_end());
-    };
-    let end = lines[start + 1..]
-        .iter()
-        .position(|l| l.starts_with("## "))
-        .map_or(lines.len(), |i| start + 1 + i);
-    let mut out: String = lines[..start].concat();
-    out.push_str(section);
-    if end < lines.len() {
-        out.push('\n');
-        out.push_str(&lines[end..].concat());
-    }
-    out
 }
 
 /// Runs the C and Rust sides of the round-trip benchmark and records them.
@@ -259,7 +214,7 @@ pub fn bench() -> Result<()> {
     );
     let doc_path = root.join("docs/benchmarks.md");
     let old = std::fs::read_to_string(&doc_path).unwrap_or_default();
-    std::fs::write(&doc_path, splice(&old, &s))?;
+    std::fs::write(&doc_path, splice_section(&old, HEADING, &s))?;
     println!("==> wrote the {HEADING} section of docs/benchmarks.md");
     Ok(())
 }
@@ -271,12 +226,12 @@ mod tests {
     #[test]
     fn splice_replaces_only_its_section() {
         let doc = "# B\n\n## Rust core\n\nx\n\n## C ABI\n\nold\n\n## Python SDK\n\ny\n";
-        let out = splice(doc, "## C ABI\n\nnew\n");
+        let out = splice_section(doc, HEADING, "## C ABI\n\nnew\n");
         assert_eq!(
             out,
             "# B\n\n## Rust core\n\nx\n\n## C ABI\n\nnew\n\n## Python SDK\n\ny\n"
         );
-        let out = splice("# B\n\n## Rust core\n\nx\n", "## C ABI\n\nnew\n");
+        let out = splice_section("# B\n\n## Rust core\n\nx\n", HEADING, "## C ABI\n\nnew\n");
         assert_eq!(out, "# B\n\n## Rust core\n\nx\n\n## C ABI\n\nnew\n");
     }
 
