@@ -38,10 +38,7 @@ pub fn compile_rust_to(
         }
         let code = crate::backend::rust::generate(&parsed.schema)
             .map_err(|e| format!("{}: error: {e}", path.display()))?;
-        let stem = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .ok_or_else(|| format!("{}: not a schema file name", path.display()))?;
+        let stem = crate::backend::root_stem(&parsed)?;
         let out = out_dir.join(format!("{stem}.rs"));
         std::fs::write(&out, code).map_err(|e| format!("{}: {e}", out.display()))?;
         written.push(out);

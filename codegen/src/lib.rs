@@ -44,16 +44,12 @@ pub enum Language {
     Kotlin,
 }
 
-/// Generates the files for `lang` from a parsed schema; `stem` names the
-/// output (usually the root schema file's stem).
-pub fn generate(
-    lang: Language,
-    parsed: &ParsedSchema,
-    stem: &str,
-) -> Result<Vec<GeneratedFile>, String> {
+/// Generates the files for `lang` from a parsed schema; the root schema
+/// file's stem names the output.
+pub fn generate(lang: Language, parsed: &ParsedSchema) -> Result<Vec<GeneratedFile>, String> {
     match lang {
         Language::Rust => Ok(vec![GeneratedFile {
-            path: PathBuf::from(format!("{stem}.rs")),
+            path: PathBuf::from(format!("{}.rs", backend::root_stem(parsed)?)),
             contents: backend::rust::generate(&parsed.schema)?,
         }]),
         Language::Python => backend::python::generate(parsed),
@@ -70,12 +66,7 @@ pub fn generate_to_dir(
     out_dir: &Path,
 ) -> Result<Vec<PathBuf>, String> {
     let parsed = parse_file(schema).map_err(|d| d.to_string())?;
-    let stem = schema
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .ok_or_else(|| format!("{}: not a schema file name", schema.display()))?;
-    let files =
-        generate(lang, &parsed, stem).map_err(|e| format!("{}: error: {e}", schema.display()))?;
+    let files = generate(lang, &parsed).map_err(|e| format!("{}: error: {e}", schema.display()))?;
     let mut written = Vec::new();
     for f in files {
         let path = out_dir.join(&f.path);

@@ -21,11 +21,7 @@ use super::GeneratedFile;
 pub fn generate(parsed: &crate::ParsedSchema) -> Result<Vec<GeneratedFile>, String> {
     let schema = &parsed.schema;
     let root = parsed.root();
-    let stem = root
-        .path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .ok_or_else(|| format!("{}: not a schema file name", root.path.display()))?;
+    let stem = super::root_stem(parsed)?;
     let stem = pascal(stem);
     let g = Gen { schema };
     g.check_names()?;

@@ -16,6 +16,16 @@ pub struct GeneratedFile {
     pub contents: String,
 }
 
+/// The file stem of the root schema (`shop` for `schemas/shop.fxs`), which
+/// names the generated output.
+pub(crate) fn root_stem(parsed: &crate::ParsedSchema) -> Result<&str, String> {
+    let root = parsed.root();
+    root.path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .ok_or_else(|| format!("{}: not a schema file name", root.path.display()))
+}
+
 /// Escapes `s` as the body of a double-quoted string literal in C-like languages.
 pub(crate) fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);

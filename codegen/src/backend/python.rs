@@ -35,11 +35,7 @@ const MODULE_NAMES: &[&str] = &["_SCHEMA", "_enum", "_flexbuf", "_Final", "annot
 /// Generates `<root stem>.py` for every type of the parsed schema and its imports.
 pub fn generate(parsed: &crate::ParsedSchema) -> Result<Vec<GeneratedFile>, String> {
     let root = parsed.root();
-    let stem = root
-        .path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .ok_or_else(|| format!("{}: not a schema file name", root.path.display()))?;
+    let stem = super::root_stem(parsed)?;
     let module = python_module_name(stem);
     let source = root
         .path

@@ -24,13 +24,7 @@ use super::GeneratedFile;
 
 /// Generates `<stem>.ts` for the root schema of `parsed` and everything it imports.
 pub fn generate(parsed: &crate::ParsedSchema) -> Result<Vec<GeneratedFile>, String> {
-    let stem = parsed
-        .root()
-        .path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("schema")
-        .to_string();
+    let stem = super::root_stem(parsed).unwrap_or("schema");
     Ok(vec![GeneratedFile {
         path: PathBuf::from(format!("{stem}.ts")),
         contents: generate_source(&parsed.schema)?,
