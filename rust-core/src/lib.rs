@@ -47,6 +47,7 @@ pub mod schema;
 pub mod serde;
 pub mod typed;
 mod types;
+mod utf8;
 mod verify;
 
 #[cfg(feature = "serde")]

@@ -35,8 +35,28 @@ impl core::fmt::Debug for Reader<'_> {
     }
 }
 
-#[inline]
+/// Reads the `width`-byte little-endian unsigned integer at `pos`.
+///
+/// One 8-byte load and a mask when 8 bytes are available (every slot but the
+/// last few of a buffer), so the width costs no branch.
+#[inline(always)]
 pub(crate) fn read_uint(buf: &[u8], pos: usize, width: usize) -> Result<u64> {
+    if let Some(b) = buf.get(pos..).and_then(|t| t.get(..8)) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(b);
+        let v = u64::from_le_bytes(word);
+        return Ok(if width >= 8 {
+            v
+        } else {
+            v & ((1u64 << (8 * width)) - 1)
+        });
+    }
+    read_uint_tail(buf, pos, width)
+}
+
+/// [`read_uint`] near the end of the buffer.
+#[cold]
+fn read_uint_tail(buf: &[u8], pos: usize, width: usize) -> Result<u64> {
     let end = pos
         .checked_add(width)
         .ok_or_else(|| Error::at(ErrorKind::Truncated, pos))?;
@@ -51,7 +71,7 @@ pub(crate) fn read_uint(buf: &[u8], pos: usize, width: usize) -> Result<u64> {
     })
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn read_int(buf: &[u8], pos: usize, width: usize) -> Result<i64> {
     let u = read_uint(buf, pos, width)?;
     Ok(match width {
@@ -74,7 +94,7 @@ pub(crate) fn read_float(buf: &[u8], pos: usize, width: usize) -> Result<f64> {
 }
 
 /// Position reached by following the offset stored at `pos` (offsets point backwards).
-#[inline]
+#[inline(always)]
 pub(crate) fn follow(buf: &[u8], pos: usize, width: usize) -> Result<usize> {
     let off = read_uint(buf, pos, width)?;
     if off > pos as u64 {
@@ -284,7 +304,7 @@ impl<'a> Reader<'a> {
             // completely, and it checked every string and key reachable from the root.
             Ok(unsafe { core::str::from_utf8_unchecked(bytes) })
         } else {
-            core::str::from_utf8(bytes).map_err(|_| Error::at(ErrorKind::InvalidUtf8, self.pos))
+            crate::utf8::as_str(bytes).ok_or_else(|| Error::at(ErrorKind::InvalidUtf8, self.pos))
         }
     }
 

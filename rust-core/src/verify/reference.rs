@@ -1,78 +1,14 @@
-//! The verifier: one pass over untrusted bytes, linear in their size.
-//!
-//! Every offset and size is checked with overflow-safe arithmetic, widths must
-//! be 1, 2, 4 or 8, type codes known, strings and keys UTF-8 and terminated,
-//! map keys strictly ascending, and nesting bounded. Each container, key and
-//! string is verified once per (position, type) even when many offsets share
-//! it, so DAG-shaped buffers cost no more than their size, and a container
-//! reached again while it is being verified is a cycle.
-//!
-//! Alignment is not required: readers here never depend on it (typed slices
-//! check it themselves), and Google's Rust crate writes unaligned indirect
-//! values. Depth counts every vector and map, fixed-length ones included, so it
-//! equals the nesting depth of the JSON the buffer converts to.
+//! The verifier as it was before shared-offset bookkeeping moved to bitsets
+//! (kept verbatim in tests as an oracle): the current verifier must accept
+//! and reject exactly the same buffers, with the same error kinds.
 
+use super::VerifyOptions;
 use crate::error::{Error, ErrorKind, PathSegment, Result};
-use crate::reader::{follow, key_at, read_uint, Reader};
+use crate::reader::{follow, key_at, read_uint};
 use crate::types::{pack_type, unpack_type, BitWidth, FlexType};
 
-/// Verifier settings.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VerifyOptions {
-    /// Deepest nesting of vectors and maps accepted (the root container is level 1).
-    /// Values above 1024 are treated as 1024 so verification never exhausts the stack.
-    pub max_depth: usize,
-    /// Reject maps whose keys are not strictly ascending (lookups would silently miss).
-    pub require_sorted_keys: bool,
-}
-
-impl Default for VerifyOptions {
-    fn default() -> Self {
-        VerifyOptions {
-            max_depth: 64,
-            require_sorted_keys: true,
-        }
-    }
-}
-
-/// Proof that a buffer passed [`verify`]: its readers skip re-validation.
-#[derive(Clone, Copy, Debug)]
-pub struct Verified<'a> {
-    buf: &'a [u8],
-}
-
-impl<'a> Verified<'a> {
-    /// The root value, as a trusted reader.
-    pub fn root(&self) -> Reader<'a> {
-        // Cannot fail: verification already read the root trailer.
-        match Reader::root(self.buf, true) {
-            Ok(r) => r,
-            Err(_) => unreachable!("verified buffer has a valid root"),
-        }
-    }
-
-    /// The verified bytes.
-    pub fn bytes(&self) -> &'a [u8] {
-        self.buf
-    }
-}
-
-/// Verifies `buf` with the default options (depth 64, sorted keys required).
-///
-/// ```
-/// let mut b = flexbuf::Builder::new();
-/// b.int(7);
-/// let bytes = b.finish().unwrap().to_vec();
-/// let v = flexbuf::verify(&bytes).unwrap();
-/// assert_eq!(v.root().as_i64().unwrap(), 7);
-/// assert!(flexbuf::verify(&[0xff, 0xff, 0xff]).is_err());
-/// ```
-pub fn verify(buf: &[u8]) -> Result<Verified<'_>> {
-    verify_with(buf, &VerifyOptions::default())
-}
-
-/// Verifies `buf` with explicit options.
-pub fn verify_with<'a>(buf: &'a [u8], options: &VerifyOptions) -> Result<Verified<'a>> {
+/// The old `verify_with`.
+pub(super) fn verify_with(buf: &[u8], options: &VerifyOptions) -> Result<()> {
     let n = buf.len();
     if n < 3 {
         return Err(Error::at(ErrorKind::Truncated, 0));
@@ -91,7 +27,7 @@ pub fn verify_with<'a>(buf: &'a [u8], options: &VerifyOptions) -> Result<Verifie
         memo: Memo::for_buffer(buf.len()),
     };
     v.value(slot, width, buf[n - 2], n - 2, 0)?;
-    Ok(Verified { buf })
+    Ok(())
 }
 
 /// Strings and keys up to this many bytes are re-checked at each reference
@@ -467,141 +403,127 @@ impl<'a> Verifier<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::builder::{Builder, ShareFlags};
+    use super::super::{verify_with, VerifyOptions};
+    use crate::builder::ShareFlags;
+    use crate::error::ErrorKind;
+    use crate::json::{from_json_with, JsonOptions};
 
-    /// `levels` nested 2-element vectors whose elements both reuse the level below:
-    /// a few hundred bytes describing 2^levels leaves.
-    fn dag(levels: usize) -> Vec<u8> {
-        let mut b = Builder::with_share(ShareFlags::NONE);
-        for _ in 0..levels {
-            b.start_vector();
-        }
-        b.string("leaf");
-        for _ in 0..levels {
-            // Each level holds the level below twice: once as written, once by offset.
-            let h = b.last_value().unwrap();
-            b.reuse_value(h);
-            b.end_vector().unwrap();
-        }
-        b.finish_vec().unwrap()
+    fn conformance() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance")
     }
 
-    #[test]
-    fn shared_subtrees_verify_in_linear_time() {
-        let bytes = dag(60);
-        assert!(bytes.len() < 2000);
-        let start = std::time::Instant::now();
-        verify(&bytes).unwrap();
-        assert!(start.elapsed().as_secs() < 1);
-        // Expanding it must hit the budget instead of producing 2^60 strings.
-        let err = crate::to_json(&bytes).unwrap_err();
-        assert_eq!(err.kind(), &ErrorKind::BudgetExceeded);
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len() / 2)
+            .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+            .collect()
     }
 
-    #[test]
-    fn depth_counts_through_shared_subtrees() {
-        let bytes = dag(40);
-        assert!(verify_with(
-            &bytes,
-            &VerifyOptions {
-                max_depth: 40,
-                ..Default::default()
+    /// Golden bytes of every build case, the invalid corpus, and the fixtures
+    /// built from JSON with each sharing flag.
+    fn seeds() -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        let root = conformance();
+        for entry in std::fs::read_dir(root.join("cases")).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            for part in text.split("\"bytes\": \"").skip(1) {
+                out.push(unhex(&part[..part.find('"').unwrap()]));
             }
-        )
-        .is_ok());
-        let err = verify_with(
-            &bytes,
-            &VerifyOptions {
-                max_depth: 39,
-                ..Default::default()
-            },
-        )
-        .unwrap_err();
-        assert_eq!(err.kind(), &ErrorKind::DepthLimit(39));
-    }
-
-    #[test]
-    fn self_referencing_vector_is_a_cycle() {
-        // [len=1][elem: offset 0, i.e. the vector's own data][type: vector w1]
-        // then the root: offset 2 back to the data, type vector w1, width 1.
-        let bytes = [1u8, 0, 0x28, 2, 0x28, 1];
-        assert_eq!(verify(&bytes).unwrap_err().kind(), &ErrorKind::Cycle);
-    }
-
-    #[test]
-    fn empty_containers_anywhere_are_valid() {
-        let mut b = Builder::new();
-        b.start_map();
-        b.key("m");
-        b.start_map();
-        b.end_map().unwrap();
-        b.key("v");
-        b.start_vector();
-        b.start_map();
-        b.end_map().unwrap();
-        b.string("");
-        b.blob(&[]);
-        b.end_vector().unwrap();
-        b.end_map().unwrap();
-        let bytes = b.finish_vec().unwrap();
-        let root = verify(&bytes).unwrap().root();
-        assert!(root.get("m").unwrap().as_map().unwrap().is_empty());
-        assert_eq!(root.get("v").unwrap().len().unwrap(), 3);
-    }
-
-    #[test]
-    fn unsorted_keys_are_rejected_even_if_seen_as_plain_key_vector_first() {
-        // Build {"a":1,"b":2}, then swap the two key offsets' targets by editing bytes.
-        let mut b = Builder::new();
-        b.start_map();
-        b.key("a");
-        b.int(1);
-        b.key("b");
-        b.int(2);
-        b.end_map().unwrap();
-        let mut bytes = b.finish_vec().unwrap();
-        assert!(verify(&bytes).is_ok());
-        // Keys "a\0b\0" sit at offsets 0..4; rename them to "b" and "a".
-        bytes[0] = b'b';
-        bytes[2] = b'a';
-        assert_eq!(verify(&bytes).unwrap_err().kind(), &ErrorKind::UnsortedKeys);
-        let lenient = VerifyOptions {
-            require_sorted_keys: false,
-            ..Default::default()
-        };
-        assert!(verify_with(&bytes, &lenient).is_ok());
-    }
-
-    #[test]
-    fn heavy_string_sharing_is_accepted() {
-        let mut b = Builder::with_share(ShareFlags::STRINGS);
-        b.start_vector();
-        for _ in 0..1000 {
-            b.string("shared string value");
         }
-        b.end_vector().unwrap();
-        let bytes = b.finish_vec().unwrap();
-        assert!(verify(&bytes).is_ok());
+        for entry in std::fs::read_dir(root.join("invalid")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "bin") {
+                out.push(std::fs::read(path).unwrap());
+            }
+        }
+        for name in ["user_profile", "wide_map", "deep_nesting", "api_response"] {
+            let text = std::fs::read_to_string(root.join(format!("fixtures/{name}.json"))).unwrap();
+            for share in [ShareFlags::NONE, ShareFlags::KEYS, ShareFlags::ALL] {
+                let opts = JsonOptions {
+                    share,
+                    ..JsonOptions::default()
+                };
+                out.push(from_json_with(&text, &opts).unwrap());
+            }
+        }
+        assert!(out.len() > 600, "found {} seeds", out.len());
+        out
+    }
+
+    fn verdict(f: impl Fn() -> crate::Result<()>) -> Result<(), ErrorKind> {
+        f().map_err(|e| e.kind().clone())
+    }
+
+    fn same(buf: &[u8], options: &VerifyOptions) {
+        let new = verdict(|| verify_with(buf, options).map(|_| ()));
+        let old = verdict(|| super::verify_with(buf, options));
+        assert_eq!(new, old, "buffer {:02x?}", &buf[..buf.len().min(96)]);
+    }
+
+    /// Damages a copy of `seed` the way hostile bytes do: byte noise, bent
+    /// offsets, changed type and width bits, truncation, copied runs.
+    fn damage(seed: &[u8], rng: &mut u64) -> Vec<u8> {
+        let mut next = || {
+            *rng ^= *rng << 13;
+            *rng ^= *rng >> 7;
+            *rng ^= *rng << 17;
+            *rng
+        };
+        let mut b = seed.to_vec();
+        for _ in 0..1 + next() % 3 {
+            let n = b.len();
+            let at = next() as usize % n;
+            match next() % 7 {
+                0 => b[at] = next() as u8,
+                1 => b[at] = b[at].wrapping_add(1 + next() as u8 % 8),
+                2 => b[at] = b[at].wrapping_sub(1 + next() as u8 % 8),
+                3 => b[at] ^= 1 << (next() % 8),
+                4 => b[at] = (b[at] & 3) | ((next() as u8 % 40) << 2),
+                5 => {
+                    let from = next() as usize % n;
+                    let len = (next() as usize % 8).min(n - at).min(n - from);
+                    let run = b[from..from + len].to_vec();
+                    b[at..at + len].copy_from_slice(&run);
+                }
+                _ => {
+                    if b.len() > 3 {
+                        b.remove(next() as usize % (b.len() - 2));
+                    }
+                }
+            }
+        }
+        b
     }
 
     #[test]
-    fn short_and_garbage_inputs_fail_cleanly() {
-        assert_eq!(verify(&[]).unwrap_err().kind(), &ErrorKind::Truncated);
-        assert_eq!(
-            verify(&[0, 0, 3]).unwrap_err().kind(),
-            &ErrorKind::BadWidth(3)
-        );
-        assert_eq!(
-            verify(&[0, 0xff, 1]).unwrap_err().kind(),
-            &ErrorKind::UnknownType(0xff)
-        );
-        // A float stored one byte wide cannot be read.
-        assert!(verify(&[0, 0x0c, 1]).is_err());
-        // A string whose size runs past the end.
-        assert_eq!(
-            verify(&[0xff, b'a', 0, 1, 0x14, 1]).unwrap_err().kind(),
-            &ErrorKind::SizeOutOfBounds
+    fn new_verifier_agrees_with_the_old_one_on_damaged_buffers() {
+        let options = [
+            VerifyOptions::default(),
+            VerifyOptions {
+                max_depth: 3,
+                require_sorted_keys: false,
+            },
+        ];
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rejected = 0;
+        let mut total = 0;
+        for seed in seeds() {
+            if seed.len() < 3 {
+                continue;
+            }
+            for o in &options {
+                same(&seed, o);
+            }
+            for _ in 0..40 {
+                let b = damage(&seed, &mut rng);
+                same(&b, &options[0]);
+                rejected += verify_with(&b, &options[0]).is_err() as usize;
+                total += 1;
+            }
+        }
+        // The mutations must exercise both verdicts.
+        assert!(
+            rejected > total / 10 && rejected < total,
+            "{rejected} of {total}"
         );
     }
 }

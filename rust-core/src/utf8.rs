@@ -1,0 +1,177 @@
+//! UTF-8 validation and NUL scanning shared by the verifier, the checked
+//! reader and the JSON parser.
+//!
+//! Short ASCII runs (the usual key or field value) are checked a word at a
+//! time without a function call; anything longer or non-ASCII goes to the
+//! SIMD validator of the `simdutf8` crate when the default `simd-utf8`
+//! feature is on, and to `core::str::from_utf8` otherwise. Both accept
+//! exactly the same inputs (well-formed UTF-8, RFC 3629).
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Reads 8 bytes starting at `i` as a little-endian word (caller checks bounds).
+#[inline(always)]
+fn word(b: &[u8], i: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[i..i + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// True when `bytes` is well-formed UTF-8.
+#[inline]
+pub(crate) fn is_utf8(bytes: &[u8]) -> bool {
+    let ascii = if bytes.len() <= 16 {
+        is_ascii_short(bytes)
+    } else if bytes.len() <= 64 {
+        is_ascii_words(bytes)
+    } else {
+        false
+    };
+    ascii || validate(bytes)
+}
+
+/// `bytes` as `&str` when it is well-formed UTF-8.
+#[inline]
+pub(crate) fn as_str(bytes: &[u8]) -> Option<&str> {
+    if is_utf8(bytes) {
+        // SAFETY: just validated.
+        Some(unsafe { core::str::from_utf8_unchecked(bytes) })
+    } else {
+        None
+    }
+}
+
+/// ASCII check of at most 16 bytes with two overlapping word loads.
+#[inline(always)]
+fn is_ascii_short(b: &[u8]) -> bool {
+    let n = b.len();
+    if n >= 8 {
+        (word(b, 0) | word(b, n - 8)) & HI == 0
+    } else {
+        let mut acc = 0u8;
+        for &c in b {
+            acc |= c;
+        }
+        acc < 0x80
+    }
+}
+
+/// ASCII check a word at a time (the last word overlaps; `b.len() >= 8`).
+#[inline(always)]
+fn is_ascii_words(b: &[u8]) -> bool {
+    let n = b.len();
+    let mut acc = word(b, n - 8);
+    let mut i = 0;
+    while i + 8 <= n {
+        acc |= word(b, i);
+        i += 8;
+    }
+    acc & HI == 0
+}
+
+#[cfg(feature = "simd-utf8")]
+#[inline]
+fn validate(bytes: &[u8]) -> bool {
+    simdutf8::basic::from_utf8(bytes).is_ok()
+}
+
+#[cfg(not(feature = "simd-utf8"))]
+#[inline]
+fn validate(bytes: &[u8]) -> bool {
+    core::str::from_utf8(bytes).is_ok()
+}
+
+/// What [`scan_key`] found at the start of a key.
+pub(crate) struct KeyScan {
+    /// Bytes before the NUL.
+    pub len: usize,
+    /// True when every one of them is ASCII.
+    pub ascii: bool,
+}
+
+/// Finds the NUL that ends the key starting at `bytes[0]`, a word at a time,
+/// noting whether the bytes before it are all ASCII. `None` when there is no NUL.
+#[inline]
+pub(crate) fn scan_key(bytes: &[u8]) -> Option<KeyScan> {
+    let mut i = 0;
+    let mut high = 0u64;
+    while i + 8 <= bytes.len() {
+        let w = word(bytes, i);
+        let zero = w.wrapping_sub(LO) & !w & HI;
+        if zero != 0 {
+            let n = (zero.trailing_zeros() / 8) as usize;
+            // Only the bytes before the NUL count for the ASCII flag.
+            let below = if n == 0 { 0 } else { u64::MAX >> (64 - 8 * n) };
+            high |= w & below & HI;
+            return Some(KeyScan {
+                len: i + n,
+                ascii: high == 0,
+            });
+        }
+        high |= w & HI;
+        i += 8;
+    }
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c == 0 {
+            return Some(KeyScan {
+                len: i,
+                ascii: high == 0,
+            });
+        }
+        high |= (c & 0x80) as u64;
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agrees_with_std_on_every_short_input_shape() {
+        let samples: [&[u8]; 11] = [
+            b"",
+            b"a",
+            b"plain ascii text",
+            b"seventeen bytes!!",
+            "é".as_bytes(),
+            "日本語テキスト".as_bytes(),
+            &[0xff],
+            &[b'a'; 15],
+            "a somewhat longer ASCII line of text, over sixteen bytes".as_bytes(),
+            "a somewhat longer line of text that ends in ü".as_bytes(),
+            &[0xe6, 0x97],
+        ];
+        for s in samples {
+            for end in 0..=s.len() {
+                let part = &s[..end];
+                assert_eq!(
+                    is_utf8(part),
+                    core::str::from_utf8(part).is_ok(),
+                    "{part:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn scan_key_finds_the_first_nul_and_ascii_flag() {
+        for len in 0..40 {
+            let mut k = vec![b'k'; len];
+            k.push(0);
+            k.extend_from_slice(&[0x80; 9]);
+            let s = scan_key(&k).unwrap();
+            assert_eq!((s.len, s.ascii), (len, true), "len {len}");
+            if len > 0 {
+                k[len - 1] = 0xc3;
+                let s = scan_key(&k).unwrap();
+                assert_eq!((s.len, s.ascii), (len, false), "len {len}");
+            }
+        }
+        assert!(scan_key(b"no terminator here").is_none());
+        assert!(scan_key(b"").is_none());
+    }
+}

@@ -1,0 +1,595 @@
+//! The verifier: one pass over untrusted bytes, linear in their size.
+//!
+//! Every offset and size is checked with overflow-safe arithmetic, widths must
+//! be 1, 2, 4 or 8, type codes known, strings and keys UTF-8 and terminated,
+//! map keys strictly ascending, and nesting bounded. Shared offsets cost
+//! little: each key position is scanned once (a bit per position), and a
+//! container, map keys vector or long string reached a second time is
+//! verified again once and then remembered by (position, type), so DAG-shaped
+//! buffers cost at most twice their size while tree-shaped ones pay one bit per
+//! node (see `marks`). A container reached again while it is being verified is
+//! a cycle.
+//!
+//! Alignment is not required: readers here never depend on it (typed slices
+//! check it themselves), and Google's Rust crate writes unaligned indirect
+//! values. Depth counts every vector and map, fixed-length ones included, so it
+//! equals the nesting depth of the JSON the buffer converts to.
+
+use crate::error::{Error, ErrorKind, PathSegment, Result};
+use crate::reader::{follow, key_at, read_uint, Reader};
+use crate::types::{pack_type, unpack_type, BitWidth, FlexType};
+use crate::utf8;
+
+mod marks;
+#[cfg(test)]
+mod reference;
+
+use marks::{Bits, Memo};
+
+/// Verifier settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyOptions {
+    /// Deepest nesting of vectors and maps accepted (the root container is level 1).
+    /// Values above 1024 are treated as 1024 so verification never exhausts the stack.
+    pub max_depth: usize,
+    /// Reject maps whose keys are not strictly ascending (lookups would silently miss).
+    pub require_sorted_keys: bool,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            max_depth: 64,
+            require_sorted_keys: true,
+        }
+    }
+}
+
+/// Proof that a buffer passed [`verify`]: its readers skip re-validation.
+#[derive(Clone, Copy, Debug)]
+pub struct Verified<'a> {
+    buf: &'a [u8],
+}
+
+impl<'a> Verified<'a> {
+    /// The root value, as a trusted reader.
+    pub fn root(&self) -> Reader<'a> {
+        // Cannot fail: verification already read the root trailer.
+        match Reader::root(self.buf, true) {
+            Ok(r) => r,
+            Err(_) => unreachable!("verified buffer has a valid root"),
+        }
+    }
+
+    /// The verified bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.buf
+    }
+}
+
+/// Verifies `buf` with the default options (depth 64, sorted keys required).
+///
+/// ```
+/// let mut b = flexbuf::Builder::new();
+/// b.int(7);
+/// let bytes = b.finish().unwrap().to_vec();
+/// let v = flexbuf::verify(&bytes).unwrap();
+/// assert_eq!(v.root().as_i64().unwrap(), 7);
+/// assert!(flexbuf::verify(&[0xff, 0xff, 0xff]).is_err());
+/// ```
+pub fn verify(buf: &[u8]) -> Result<Verified<'_>> {
+    verify_with(buf, &VerifyOptions::default())
+}
+
+/// Verifies `buf` with explicit options.
+pub fn verify_with<'a>(buf: &'a [u8], options: &VerifyOptions) -> Result<Verified<'a>> {
+    let n = buf.len();
+    if n < 3 {
+        return Err(Error::at(ErrorKind::Truncated, 0));
+    }
+    let width = buf[n - 1] as usize;
+    if BitWidth::from_bytes(width as u64).is_none() {
+        return Err(Error::at(ErrorKind::BadWidth(width as u64), n - 1));
+    }
+    let slot = (n - 2)
+        .checked_sub(width)
+        .ok_or_else(|| Error::at(ErrorKind::Truncated, 0))?;
+    let mut v = Verifier {
+        buf,
+        max_depth: options.max_depth.min(1024),
+        sorted: options.require_sorted_keys,
+        seen: Bits::new(n),
+        keys: Bits::new(n),
+        memo: Memo::new(),
+        open: Vec::new(),
+    };
+    v.value(slot, width, buf[n - 2], n - 2, 0)?;
+    Ok(Verified { buf })
+}
+
+/// Strings up to this many bytes are re-checked at each reference (bounded
+/// work, cheaper than any bookkeeping); longer ones are checked once per
+/// position however many offsets share them.
+const SHORT: usize = 32;
+
+/// Tag of "the keys vector of a map, order checked" in the memo: no real
+/// packed type uses it, so the same bytes reached as a plain key vector are
+/// checked separately.
+const MAP_KEYS: u8 = 0xfc;
+
+struct Verifier<'a> {
+    buf: &'a [u8],
+    max_depth: usize,
+    sorted: bool,
+    /// Positions of containers, long strings and map keys vectors reached once.
+    seen: Bits,
+    /// Positions of keys already found NUL-terminated and UTF-8.
+    keys: Bits,
+    /// Heights of nodes reached more than once (see `marks`).
+    memo: Memo,
+    /// Containers being verified, innermost last: a node found here again is a cycle.
+    open: Vec<(usize, u8)>,
+}
+
+impl<'a> Verifier<'a> {
+    /// Verifies the value whose slot is at `slot` (width `pw`), with the packed
+    /// type found at `type_at`, nested under `depth` containers. Returns the
+    /// number of container levels at and below it.
+    #[inline]
+    fn value(
+        &mut self,
+        slot: usize,
+        pw: usize,
+        packed: u8,
+        type_at: usize,
+        depth: usize,
+    ) -> Result<usize> {
+        let (ty, w) = unpack_type(packed)
+            .ok_or_else(|| Error::at(ErrorKind::UnknownType(packed), type_at))?;
+        let w = w.bytes();
+        if ty.is_inline() {
+            if ty == FlexType::Float && pw < 4 {
+                return Err(Error::at(ErrorKind::BadWidth(pw as u64), slot));
+            }
+            return Ok(0);
+        }
+        let target = follow(self.buf, slot, pw)?;
+        match ty {
+            FlexType::String => {
+                self.string(target, w, packed)?;
+                Ok(0)
+            }
+            FlexType::Key => {
+                self.key(target)?;
+                Ok(0)
+            }
+            FlexType::IndirectInt | FlexType::IndirectUInt | FlexType::IndirectFloat => {
+                if ty == FlexType::IndirectFloat && w < 4 {
+                    return Err(Error::at(ErrorKind::BadWidth(w as u64), type_at));
+                }
+                self.span(target, w, 1)?;
+                Ok(0)
+            }
+            FlexType::Blob => {
+                let len = self.size(target, w)?;
+                self.span(target, len, 1)?;
+                Ok(0)
+            }
+            t if t.is_fixed_typed_vector() => {
+                let (elem, len) = t.fixed_vector_element().unwrap_or((FlexType::Int, 2));
+                if elem == FlexType::Float && w < 4 {
+                    return Err(Error::at(ErrorKind::BadWidth(w as u64), type_at));
+                }
+                self.depth_ok(depth + 1, target)?;
+                self.span(target, len, w)?;
+                Ok(1)
+            }
+            _ => self.container(ty, target, w, packed, depth),
+        }
+    }
+
+    /// A string whose data starts at `target`, its size prefix `w` bytes wide.
+    #[inline]
+    fn string(&mut self, target: usize, w: usize, packed: u8) -> Result<()> {
+        let len = self.size(target, w)?;
+        let n = self.buf.len();
+        // `size` bounds `len` by the buffer length, so these cannot overflow.
+        if target + len > n {
+            return Err(Error::at(ErrorKind::SizeOutOfBounds, target));
+        }
+        if target + len >= n {
+            return Err(Error::at(ErrorKind::SizeOutOfBounds, target + len));
+        }
+        if self.buf[target + len] != 0 {
+            return Err(Error::at(ErrorKind::MissingNul, target + len));
+        }
+        let long = len > SHORT;
+        if long && self.seen.test_and_set(target) {
+            if self.memo.get(target, packed).is_some() {
+                return Ok(());
+            }
+            self.utf8(target, len)?;
+            self.memo.insert(target, packed, 0);
+            return Ok(());
+        }
+        self.utf8(target, len)
+    }
+
+    #[inline]
+    fn utf8(&self, at: usize, len: usize) -> Result<()> {
+        if utf8::is_utf8(&self.buf[at..at + len]) {
+            Ok(())
+        } else {
+            Err(Error::at(ErrorKind::InvalidUtf8, at))
+        }
+    }
+
+    #[inline]
+    fn depth_ok(&self, level: usize, at: usize) -> Result<()> {
+        if level > self.max_depth {
+            return Err(Error::at(ErrorKind::DepthLimit(self.max_depth), at));
+        }
+        Ok(())
+    }
+
+    /// Vectors (untyped and typed) and maps: verified in full the first time
+    /// their position is reached, from the memo afterwards.
+    fn container(
+        &mut self,
+        ty: FlexType,
+        target: usize,
+        w: usize,
+        packed: u8,
+        depth: usize,
+    ) -> Result<usize> {
+        self.depth_ok(depth + 1, target)?;
+        let again = self.seen.test_and_set(target);
+        if again {
+            if let Some(h) = self.memo.get(target, packed) {
+                let h = h as usize;
+                self.depth_ok(depth + h, target)?;
+                return Ok(h);
+            }
+            if self.open.contains(&(target, packed)) {
+                return Err(Error::at(ErrorKind::Cycle, target));
+            }
+        }
+        self.open.push((target, packed));
+        let height = self.container_body(ty, target, w, depth);
+        self.open.pop();
+        let height = height?;
+        if again {
+            self.memo.insert(target, packed, height as u64);
+        }
+        Ok(height)
+    }
+
+    fn container_body(
+        &mut self,
+        ty: FlexType,
+        target: usize,
+        w: usize,
+        depth: usize,
+    ) -> Result<usize> {
+        let len = self.size(target, w)?;
+        match ty {
+            FlexType::Vector | FlexType::Map => {
+                self.span(target, len, w + 1)?;
+                let keys = if ty == FlexType::Map {
+                    Some(self.map_keys(target, w, len)?)
+                } else {
+                    None
+                };
+                let mut h = 0;
+                let types = target + len * w;
+                for i in 0..len {
+                    let type_at = types + i;
+                    let packed = self.buf[type_at];
+                    // Inline scalars (null, int, uint, bool; floats at least 4
+                    // bytes wide) need nothing beyond their type byte.
+                    let code = packed >> 2;
+                    if code <= 2
+                        || code == FlexType::Bool as u8
+                        || (code == FlexType::Float as u8 && w >= 4)
+                    {
+                        continue;
+                    }
+                    match self.value(target + i * w, w, packed, type_at, depth + 1) {
+                        Ok(child) => h = h.max(child),
+                        Err(e) => return Err(self.locate(e, keys, i)),
+                    }
+                }
+                Ok(h + 1)
+            }
+            FlexType::VectorKey | FlexType::VectorStringDeprecated => {
+                self.span(target, len, w)?;
+                for i in 0..len {
+                    let key = follow(self.buf, target + i * w, w)?;
+                    self.key(key)
+                        .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
+                }
+                Ok(1)
+            }
+            // No float is 1 or 2 bytes wide; an empty vector (as Google's Rust
+            // crate writes for an empty slice) has no element to misread.
+            FlexType::VectorFloat if w < 4 && len > 0 => {
+                Err(Error::at(ErrorKind::BadWidth(w as u64), target))
+            }
+            FlexType::VectorInt
+            | FlexType::VectorUInt
+            | FlexType::VectorFloat
+            | FlexType::VectorBool => {
+                self.span(target, len, w)?;
+                Ok(1)
+            }
+            other => Err(Error::at(
+                ErrorKind::UnknownType(pack_type(other, BitWidth::W8)),
+                target,
+            )),
+        }
+    }
+
+    /// Adds the entry's key (or index) to an error coming out of a child.
+    fn locate(&self, e: Error, keys: Option<(usize, usize)>, i: usize) -> Error {
+        if let Some((at, kw)) = keys {
+            let name = follow(self.buf, at + i * kw, kw)
+                .ok()
+                .and_then(|k| key_at(self.buf, k).ok())
+                .and_then(|k| core::str::from_utf8(k).ok());
+            if let Some(name) = name {
+                return e.in_segment(PathSegment::Key(name));
+            }
+        }
+        e.in_segment(PathSegment::Index(i))
+    }
+
+    /// Verifies the keys vector of the map whose values start at `values`;
+    /// returns its (data position, width).
+    fn map_keys(&mut self, values: usize, w: usize, len: usize) -> Result<(usize, usize)> {
+        let prefix = values
+            .checked_sub(3 * w)
+            .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, values))?;
+        let keys = follow(self.buf, prefix, w)?;
+        let kw = read_uint(self.buf, prefix + w, w)?;
+        let kwidth = BitWidth::from_bytes(kw)
+            .ok_or_else(|| Error::at(ErrorKind::BadWidth(kw), prefix + w))?;
+        let kw = kwidth.bytes();
+        let klen = self.size(keys, kw)?;
+        if klen != len {
+            return Err(Error::at(
+                ErrorKind::KeyValueLengthMismatch {
+                    keys: klen as u64,
+                    values: len as u64,
+                },
+                values,
+            ));
+        }
+        let tag = MAP_KEYS | kwidth as u8;
+        let again = self.seen.test_and_set(keys);
+        if again && self.memo.get(keys, tag).is_some() {
+            return Ok((keys, kw));
+        }
+        self.span(keys, klen, kw)?;
+        let mut prev = None;
+        for i in 0..klen {
+            let at = follow(self.buf, keys + i * kw, kw)?;
+            self.key(at)
+                .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
+            if self.sorted {
+                if let Some(p) = prev {
+                    if !key_less(self.buf, p, at) {
+                        return Err(Error::at(ErrorKind::UnsortedKeys, keys + i * kw));
+                    }
+                }
+            }
+            prev = Some(at);
+        }
+        if again {
+            self.memo.insert(keys, tag, 0);
+        }
+        Ok((keys, kw))
+    }
+
+    /// Checks that a NUL-terminated UTF-8 key starts at `at`; each position is
+    /// scanned once however many maps share the key.
+    #[inline]
+    fn key(&mut self, at: usize) -> Result<()> {
+        if self.keys.test(at) {
+            return Ok(());
+        }
+        let tail = &self.buf[at..];
+        let scan = utf8::scan_key(tail).ok_or_else(|| Error::at(ErrorKind::MissingNul, at))?;
+        if !scan.ascii && !utf8::is_utf8(&tail[..scan.len]) {
+            return Err(Error::at(ErrorKind::InvalidUtf8, at));
+        }
+        self.keys.set(at);
+        Ok(())
+    }
+
+    /// The size prefix of the sized value whose data starts at `data`.
+    #[inline(always)]
+    fn size(&self, data: usize, w: usize) -> Result<usize> {
+        let at = data
+            .checked_sub(w)
+            .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, data))?;
+        let len = read_uint(self.buf, at, w)?;
+        if len > self.buf.len() as u64 {
+            return Err(Error::at(ErrorKind::SizeOutOfBounds, at));
+        }
+        Ok(len as usize)
+    }
+
+    /// Checks that `count * unit` bytes from `at` are inside the buffer, without overflow.
+    #[inline(always)]
+    fn span(&self, at: usize, count: usize, unit: usize) -> Result<()> {
+        count
+            .checked_mul(unit)
+            .and_then(|b| b.checked_add(at))
+            .filter(|&end| end <= self.buf.len())
+            .map(|_| ())
+            .ok_or_else(|| Error::at(ErrorKind::SizeOutOfBounds, at))
+    }
+}
+
+/// Whether the verified key at `a` sorts strictly before the one at `b`
+/// (unsigned bytes, a prefix first), comparing up to the first difference.
+#[inline]
+fn key_less(buf: &[u8], a: usize, b: usize) -> bool {
+    if a == b {
+        return false;
+    }
+    let (x, y) = (&buf[a..], &buf[b..]);
+    let mut i = 0;
+    loop {
+        // Both keys end with a NUL inside the buffer, so `i` stays in bounds.
+        let (c, d) = (x[i], y[i]);
+        if c != d {
+            return c < d;
+        }
+        if c == 0 {
+            return false;
+        }
+        i += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::{Builder, ShareFlags};
+
+    /// `levels` nested 2-element vectors whose elements both reuse the level below:
+    /// a few hundred bytes describing 2^levels leaves.
+    fn dag(levels: usize) -> Vec<u8> {
+        let mut b = Builder::with_share(ShareFlags::NONE);
+        for _ in 0..levels {
+            b.start_vector();
+        }
+        b.string("leaf");
+        for _ in 0..levels {
+            // Each level holds the level below twice: once as written, once by offset.
+            let h = b.last_value().unwrap();
+            b.reuse_value(h);
+            b.end_vector().unwrap();
+        }
+        b.finish_vec().unwrap()
+    }
+
+    #[test]
+    fn shared_subtrees_verify_in_linear_time() {
+        let bytes = dag(60);
+        assert!(bytes.len() < 2000);
+        let start = std::time::Instant::now();
+        verify(&bytes).unwrap();
+        assert!(start.elapsed().as_secs() < 1);
+        // Expanding it must hit the budget instead of producing 2^60 strings.
+        let err = crate::to_json(&bytes).unwrap_err();
+        assert_eq!(err.kind(), &ErrorKind::BudgetExceeded);
+    }
+
+    #[test]
+    fn depth_counts_through_shared_subtrees() {
+        let bytes = dag(40);
+        assert!(verify_with(
+            &bytes,
+            &VerifyOptions {
+                max_depth: 40,
+                ..Default::default()
+            }
+        )
+        .is_ok());
+        let err = verify_with(
+            &bytes,
+            &VerifyOptions {
+                max_depth: 39,
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert_eq!(err.kind(), &ErrorKind::DepthLimit(39));
+    }
+
+    #[test]
+    fn self_referencing_vector_is_a_cycle() {
+        // [len=1][elem: offset 0, i.e. the vector's own data][type: vector w1]
+        // then the root: offset 2 back to the data, type vector w1, width 1.
+        let bytes = [1u8, 0, 0x28, 2, 0x28, 1];
+        assert_eq!(verify(&bytes).unwrap_err().kind(), &ErrorKind::Cycle);
+    }
+
+    #[test]
+    fn empty_containers_anywhere_are_valid() {
+        let mut b = Builder::new();
+        b.start_map();
+        b.key("m");
+        b.start_map();
+        b.end_map().unwrap();
+        b.key("v");
+        b.start_vector();
+        b.start_map();
+        b.end_map().unwrap();
+        b.string("");
+        b.blob(&[]);
+        b.end_vector().unwrap();
+        b.end_map().unwrap();
+        let bytes = b.finish_vec().unwrap();
+        let root = verify(&bytes).unwrap().root();
+        assert!(root.get("m").unwrap().as_map().unwrap().is_empty());
+        assert_eq!(root.get("v").unwrap().len().unwrap(), 3);
+    }
+
+    #[test]
+    fn unsorted_keys_are_rejected_even_if_seen_as_plain_key_vector_first() {
+        // Build {"a":1,"b":2}, then swap the two key offsets' targets by editing bytes.
+        let mut b = Builder::new();
+        b.start_map();
+        b.key("a");
+        b.int(1);
+        b.key("b");
+        b.int(2);
+        b.end_map().unwrap();
+        let mut bytes = b.finish_vec().unwrap();
+        assert!(verify(&bytes).is_ok());
+        // Keys "a\0b\0" sit at offsets 0..4; rename them to "b" and "a".
+        bytes[0] = b'b';
+        bytes[2] = b'a';
+        assert_eq!(verify(&bytes).unwrap_err().kind(), &ErrorKind::UnsortedKeys);
+        let lenient = VerifyOptions {
+            require_sorted_keys: false,
+            ..Default::default()
+        };
+        assert!(verify_with(&bytes, &lenient).is_ok());
+    }
+
+    #[test]
+    fn heavy_string_sharing_is_accepted() {
+        let mut b = Builder::with_share(ShareFlags::STRINGS);
+        b.start_vector();
+        for _ in 0..1000 {
+            b.string("shared string value");
+        }
+        b.end_vector().unwrap();
+        let bytes = b.finish_vec().unwrap();
+        assert!(verify(&bytes).is_ok());
+    }
+
+    #[test]
+    fn short_and_garbage_inputs_fail_cleanly() {
+        assert_eq!(verify(&[]).unwrap_err().kind(), &ErrorKind::Truncated);
+        assert_eq!(
+            verify(&[0, 0, 3]).unwrap_err().kind(),
+            &ErrorKind::BadWidth(3)
+        );
+        assert_eq!(
+            verify(&[0, 0xff, 1]).unwrap_err().kind(),
+            &ErrorKind::UnknownType(0xff)
+        );
+        // A float stored one byte wide cannot be read.
+        assert!(verify(&[0, 0x0c, 1]).is_err());
+        // A string whose size runs past the end.
+        assert_eq!(
+            verify(&[0xff, b'a', 0, 1, 0x14, 1]).unwrap_err().kind(),
+            &ErrorKind::SizeOutOfBounds
+        );
+    }
+}
