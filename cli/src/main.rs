@@ -76,24 +76,20 @@ enum Command {
     Gen(GenArgs),
 }
 
-/// Target language of `gen`.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum Lang {
-    /// Rust structs implementing `flexbuf::FlexCoder`, with view types.
-    Rust,
-    /// A Python module of classes (slots, type hints) coded by the native core.
-    Python,
-    /// A TypeScript module over the pure-TS runtime of the `flexbuf` npm package.
-    Ts,
-    /// Kotlin data classes, `XxxFlexCoder` objects, views and a registrar.
-    Kotlin,
+/// The `--lang` values: one per backend of `flexbuf_codegen::backend::BACKENDS`.
+fn languages() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        flexbuf_codegen::backend::BACKENDS
+            .iter()
+            .map(|b| clap::builder::PossibleValue::new(b.name()).help(b.summary())),
+    )
 }
 
 #[derive(Args, Debug)]
 struct GenArgs {
     /// Language to generate.
-    #[arg(long, value_enum)]
-    lang: Lang,
+    #[arg(long, value_parser = languages())]
+    lang: String,
     /// The schema file (`.fxs`); its imports are followed.
     #[arg(value_name = "SCHEMA")]
     schema: PathBuf,
@@ -292,13 +288,9 @@ fn inspect(args: InspectArgs) -> Result<(), Failure> {
 fn gen(args: GenArgs) -> Result<(), Failure> {
     std::fs::create_dir_all(&args.output)
         .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", args.output.display())))?;
-    let written = match args.lang {
-        Lang::Rust => flexbuf_codegen::Language::Rust,
-        Lang::Python => flexbuf_codegen::Language::Python,
-        Lang::Ts => flexbuf_codegen::Language::TypeScript,
-        Lang::Kotlin => flexbuf_codegen::Language::Kotlin,
-    };
-    let written = flexbuf_codegen::generate_to_dir(written, &args.schema, &args.output)
+    let backend = flexbuf_codegen::backend::find(&args.lang)
+        .ok_or_else(|| Failure::Usage(format!("unknown language `{}`", args.lang)))?;
+    let written = flexbuf_codegen::generate_to_dir(backend, &args.schema, &args.output)
         .map_err(Failure::Data)?;
     let list: String = written
         .iter()

@@ -29,19 +29,18 @@ pub fn compile_rust_to(
 ) -> Result<Vec<PathBuf>, String> {
     let mut written = Vec::new();
     for schema in schemas {
-        let path = schema.as_ref();
-        let parsed = crate::parse_file(path).map_err(|d| d.to_string())?;
-        if cargo_hints {
-            for f in &parsed.files {
-                println!("cargo:rerun-if-changed={}", f.path.display());
-            }
-        }
-        let code = crate::backend::rust::generate(&parsed.schema)
-            .map_err(|e| format!("{}: error: {e}", path.display()))?;
-        let stem = crate::backend::root_stem(&parsed)?;
-        let out = out_dir.join(format!("{stem}.rs"));
-        std::fs::write(&out, code).map_err(|e| format!("{}: {e}", out.display()))?;
-        written.push(out);
+        written.extend(crate::generate_to_dir_with(
+            &crate::backend::rust::Rust,
+            schema.as_ref(),
+            out_dir,
+            |parsed| {
+                if cargo_hints {
+                    for f in &parsed.files {
+                        println!("cargo:rerun-if-changed={}", f.path.display());
+                    }
+                }
+            },
+        )?);
     }
     Ok(written)
 }

@@ -2,8 +2,14 @@
 //!
 //! The `.fxs` schema language (see `docs/schema.md`): a parser that turns a
 //! schema file and its imports into the [`flexbuf::schema`] model, with
-//! precise `file:line:column` diagnostics. Code generators for each language
-//! build on the parsed model.
+//! precise `file:line:column` diagnostics, and one code generator per
+//! language built on it.
+//!
+//! Generation runs in three steps: [`plan::Plan`] computes every
+//! language-neutral fact once; [`names::check`] checks the names the chosen
+//! [`Backend`] gives every declaration; the backend emits text from the plan.
+//! [`backend::BACKENDS`] lists the backends, and every caller (`flexbuf gen
+//! --lang`, [`build::compile_rust`], the SDK builds) goes through it.
 //!
 //! ```
 //! let parsed = flexbuf_codegen::parse_str(
@@ -14,6 +20,10 @@
 //! let point = parsed.schema.message("geo.Point").unwrap();
 //! assert_eq!(point.doc, vec!["A point.".to_string()]);
 //! assert!(parsed.schema.fingerprint("geo.Point").is_some());
+//!
+//! let rust = flexbuf_codegen::backend::find("rust").unwrap();
+//! let files = flexbuf_codegen::generate(rust, &parsed).unwrap();
+//! assert_eq!(files[0].path, std::path::PathBuf::from("point.rs"));
 //! ```
 
 #![deny(missing_docs)]
@@ -24,49 +34,50 @@ pub mod parse;
 
 pub mod backend;
 pub mod build;
+pub mod names;
+pub mod plan;
+pub mod writer;
 
-pub use backend::GeneratedFile;
+pub use backend::{Backend, GeneratedFile};
 pub use diag::{Diagnostic, Diagnostics};
-pub use parse::{parse_file, parse_str, parse_with_loader, ParsedSchema, SourceFile};
+pub use parse::{parse_file, parse_str, parse_with_loader, ParsedSchema, Position, SourceFile};
 
 use std::path::{Path, PathBuf};
 
-/// A language the generators target.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Language {
-    /// Rust structs implementing `flexbuf::FlexCoder`.
-    Rust,
-    /// A Python module of classes decoded and encoded by the native core.
-    Python,
-    /// A TypeScript module of interfaces, encode/decode functions and views.
-    TypeScript,
-    /// Kotlin data classes and `XxxFlexCoder` objects, one file per namespace.
-    Kotlin,
+/// Generates the files of `backend` from a parsed schema; the root schema
+/// file's stem names the output. Name clashes are reported at their
+/// declarations.
+pub fn generate(
+    backend: &dyn Backend,
+    parsed: &ParsedSchema,
+) -> Result<Vec<GeneratedFile>, Diagnostics> {
+    let at_root = |e: String| Diagnostics::from(parsed.diagnostic_at("", "", e));
+    let plan = plan::Plan::new(parsed).map_err(at_root)?;
+    names::check(backend, &plan)?;
+    backend.emit(&plan).map_err(at_root)
 }
 
-/// Generates the files for `lang` from a parsed schema; the root schema
-/// file's stem names the output.
-pub fn generate(lang: Language, parsed: &ParsedSchema) -> Result<Vec<GeneratedFile>, String> {
-    match lang {
-        Language::Rust => Ok(vec![GeneratedFile {
-            path: PathBuf::from(format!("{}.rs", backend::root_stem(parsed)?)),
-            contents: backend::rust::generate(&parsed.schema)?,
-        }]),
-        Language::Python => backend::python::generate(parsed),
-        Language::TypeScript => backend::typescript::generate(parsed),
-        Language::Kotlin => backend::kotlin::generate(parsed),
-    }
-}
-
-/// Parses `schema` and writes the generated files for `lang` under `out_dir`;
-/// returns the paths written. Errors are printable diagnostics.
+/// Parses `schema`, generates `backend`'s files and writes them under
+/// `out_dir`; returns the paths written. Errors are printable diagnostics.
 pub fn generate_to_dir(
-    lang: Language,
+    backend: &dyn Backend,
     schema: &Path,
     out_dir: &Path,
 ) -> Result<Vec<PathBuf>, String> {
-    let parsed = parse_file(schema).map_err(|d| d.to_string())?;
-    let files = generate(lang, &parsed).map_err(|e| format!("{}: error: {e}", schema.display()))?;
+    generate_to_dir_with(backend, schema, out_dir, |_| {})
+}
+
+/// [`generate_to_dir`], calling `parsed` with the parsed schema first (to
+/// list its files, for example).
+pub(crate) fn generate_to_dir_with(
+    backend: &dyn Backend,
+    schema: &Path,
+    out_dir: &Path,
+    parsed: impl FnOnce(&ParsedSchema),
+) -> Result<Vec<PathBuf>, String> {
+    let p = parse_file(schema).map_err(|d| d.to_string())?;
+    parsed(&p);
+    let files = generate(backend, &p).map_err(|d| d.to_string())?;
     let mut written = Vec::new();
     for f in files {
         let path = out_dir.join(&f.path);

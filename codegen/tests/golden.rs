@@ -11,7 +11,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use flexbuf_codegen::{generate, parse_file, Language};
+use flexbuf_codegen::backend::BACKENDS;
+use flexbuf_codegen::{generate, parse_file};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -37,13 +38,6 @@ fn schemas() -> Vec<PathBuf> {
     out.push(root.join("codegen/tests/schemas/shop.fxs"));
     out
 }
-
-const LANGUAGES: &[(Language, &str)] = &[
-    (Language::Rust, "rust"),
-    (Language::Python, "python"),
-    (Language::TypeScript, "ts"),
-    (Language::Kotlin, "kotlin"),
-];
 
 /// Every file under `dir`, by path relative to it.
 fn read_tree(dir: &Path) -> BTreeMap<PathBuf, String> {
@@ -77,8 +71,9 @@ fn generated_code_matches_the_goldens() {
     for schema in schemas() {
         let stem = schema.file_stem().and_then(|s| s.to_str()).expect("stem");
         let parsed = parse_file(&schema).unwrap_or_else(|d| panic!("{d}"));
-        for (lang, dir) in LANGUAGES {
-            let files = generate(*lang, &parsed)
+        for backend in BACKENDS {
+            let dir = backend.name();
+            let files = generate(*backend, &parsed)
                 .unwrap_or_else(|e| panic!("{}: {dir}: {e}", schema.display()));
             let want: BTreeMap<PathBuf, String> =
                 files.into_iter().map(|f| (f.path, f.contents)).collect();

@@ -871,3 +871,44 @@ fn needs_cx(t: &TypeRef) -> bool {
         TypeRef::Message(_) | TypeRef::Union(_) | TypeRef::Vector(_) | TypeRef::Map(_)
     )
 }
+
+/// The Kotlin backend (`--lang kotlin`).
+pub struct Kotlin;
+
+impl super::Backend for Kotlin {
+    fn name(&self) -> &'static str {
+        "kotlin"
+    }
+
+    fn summary(&self) -> &'static str {
+        "Kotlin data classes, `XxxFlexCoder` objects, views and a registrar"
+    }
+
+    fn keywords(&self) -> &'static [&'static str] {
+        KEYWORDS
+    }
+
+    fn type_name(&self, qualified: &str) -> String {
+        ident(short_name(qualified))
+    }
+
+    fn field_name(&self, name: &str) -> String {
+        ident(&camel(name))
+    }
+
+    fn variant_name(&self, name: &str) -> String {
+        ident(name)
+    }
+
+    fn string_literal(&self, s: &str) -> String {
+        kquote(s)
+    }
+
+    fn float_literal(&self, f: f64, ty: &TypeRef) -> String {
+        Gen::float_lit(f, ty)
+    }
+
+    fn emit(&self, plan: &crate::plan::Plan<'_>) -> Result<Vec<GeneratedFile>, String> {
+        generate(plan.parsed)
+    }
+}

@@ -743,6 +743,47 @@ fn doc_escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"")
 }
 
+/// The Python backend (`--lang python`).
+pub struct Python;
+
+impl super::Backend for Python {
+    fn name(&self) -> &'static str {
+        "python"
+    }
+
+    fn summary(&self) -> &'static str {
+        "A Python module of classes (slots, type hints) coded by the native core"
+    }
+
+    fn keywords(&self) -> &'static [&'static str] {
+        RESERVED
+    }
+
+    fn type_name(&self, qualified: &str) -> String {
+        short_name(qualified).to_string()
+    }
+
+    fn field_name(&self, name: &str) -> String {
+        attr(name)
+    }
+
+    fn variant_name(&self, name: &str) -> String {
+        variant_ident(name)
+    }
+
+    fn string_literal(&self, s: &str) -> String {
+        py_str(s)
+    }
+
+    fn float_literal(&self, f: f64, ty: &TypeRef) -> String {
+        float_lit(f, ty)
+    }
+
+    fn emit(&self, plan: &crate::plan::Plan<'_>) -> Result<Vec<GeneratedFile>, String> {
+        generate(plan.parsed)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

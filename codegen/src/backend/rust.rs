@@ -6,33 +6,91 @@
 //! (see [`crate::build`]) or to be written into a crate's sources by
 //! `flexbuf gen --lang rust`.
 
-use std::fmt::Write as _;
+use flexbuf::schema::{short_name, DefaultValue, TypeRef};
 
-use flexbuf::schema::{
-    short_name, DefaultValue, EnumDef, Field, Message, Schema, TypeRef, UnionDef,
-};
+use super::{quoted, Backend, FloatForm, GeneratedFile};
+use crate::plan::{FieldPlan, MessagePlan, Plan, UnionPlan};
+use crate::writer::{CodeWriter, DocStyle};
+use flexbuf::schema::{Absent, EnumDef};
 
-use super::quote;
+/// The Rust backend (`--lang rust`).
+pub struct Rust;
 
-/// Generates the Rust source for every type of `schema`.
-pub fn generate(schema: &Schema) -> Result<String, String> {
-    check_names(schema)?;
-    let mut g = Gen {
-        schema,
-        out: String::new(),
-    };
-    g.header();
-    for e in &schema.enums {
-        g.enum_def(e);
+impl Backend for Rust {
+    fn name(&self) -> &'static str {
+        "rust"
     }
-    for u in &schema.unions {
-        g.union_def(u);
+
+    fn summary(&self) -> &'static str {
+        "Rust structs implementing `flexbuf::FlexCoder`, with view types"
     }
-    for m in &schema.messages {
-        g.message(m);
-        g.view(m);
+
+    fn keywords(&self) -> &'static [&'static str] {
+        KEYWORDS
     }
-    Ok(g.out)
+
+    fn reserved_members(&self) -> &'static [&'static str] {
+        &["new", "from_bytes", "raw"]
+    }
+
+    fn type_name(&self, qualified: &str) -> String {
+        short_name(qualified).to_string()
+    }
+
+    fn companion_names(&self, plan: &Plan<'_>, qualified: &str) -> Vec<String> {
+        if plan.schema.message(qualified).is_some() {
+            vec![format!("{}View", self.type_name(qualified))]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn field_name(&self, name: &str) -> String {
+        ident(name)
+    }
+
+    fn variant_name(&self, name: &str) -> String {
+        ident(name)
+    }
+
+    fn string_literal(&self, s: &str) -> String {
+        quoted(s, |c| {
+            ((c as u32) < 0x20).then(|| format!("\\u{{{:x}}}", c as u32))
+        })
+    }
+
+    fn float_literal(&self, f: f64, ty: &TypeRef) -> String {
+        let t = if *ty == TypeRef::F32 { "f32" } else { "f64" };
+        match FloatForm::of(f, ty, false) {
+            FloatForm::Nan => format!("{t}::NAN"),
+            FloatForm::Infinity => format!("{t}::INFINITY"),
+            FloatForm::NegInfinity => format!("-{t}::INFINITY"),
+            FloatForm::Finite(s) => format!("{s}_{t}"),
+        }
+    }
+
+    fn emit(&self, plan: &Plan<'_>) -> Result<Vec<GeneratedFile>, String> {
+        check_names(plan)?;
+        let mut g = Gen {
+            b: self,
+            w: CodeWriter::new("    "),
+        };
+        g.header();
+        for e in &plan.enums {
+            g.enum_def(e.def);
+        }
+        for u in &plan.unions {
+            g.union_def(u);
+        }
+        for m in &plan.messages {
+            g.message(m);
+            g.view(m);
+        }
+        Ok(vec![GeneratedFile {
+            path: format!("{}.rs", plan.stem).into(),
+            contents: g.w.finish(),
+        }])
+    }
 }
 
 /// Type names that would shadow what generated code (or its users) rely on.
@@ -68,38 +126,12 @@ const PRELUDE: &[&str] = &[
     "FnOnce",
 ];
 
-fn check_names(schema: &Schema) -> Result<(), String> {
-    let all = schema
-        .messages
-        .iter()
-        .map(|m| &m.name)
-        .chain(schema.enums.iter().map(|e| &e.name))
-        .chain(schema.unions.iter().map(|u| &u.name));
-    for n in all {
+fn check_names(plan: &Plan<'_>) -> Result<(), String> {
+    for n in plan.type_names() {
         let short = short_name(n);
         if PRELUDE.contains(&short) || KEYWORDS.contains(&short) {
             return Err(format!(
                 "type `{n}` cannot be generated for Rust: `{short}` is a Rust keyword or prelude name\nhint: rename the type (wire names are not affected)"
-            ));
-        }
-    }
-    let mut seen = std::collections::HashMap::new();
-    let names = schema
-        .messages
-        .iter()
-        .map(|m| &m.name)
-        .chain(schema.enums.iter().map(|e| &e.name))
-        .chain(schema.unions.iter().map(|u| &u.name));
-    for n in names {
-        if let Some(prev) = seen.insert(short_name(n), n) {
-            return Err(format!("types `{prev}` and `{n}` have the same name `{}`; the Rust backend emits one module, so rename one", short_name(n)));
-        }
-        if short_name(n).ends_with("View")
-            && seen.contains_key(short_name(n).trim_end_matches("View"))
-        {
-            return Err(format!(
-                "type `{n}` clashes with the generated view type of `{}`",
-                short_name(n).trim_end_matches("View")
             ));
         }
     }
@@ -123,89 +155,37 @@ fn ident(name: &str) -> String {
     }
 }
 
-struct Gen<'s> {
-    schema: &'s Schema,
-    out: String,
+/// The local variable holding a decoded field.
+fn local(name: &str) -> String {
+    format!("f_{}", name.trim_start_matches("r#"))
 }
 
-impl<'s> Gen<'s> {
+struct Gen<'p> {
+    b: &'p Rust,
+    w: CodeWriter,
+}
+
+impl<'p> Gen<'p> {
     fn line(&mut self, indent: usize, text: &str) {
-        for _ in 0..indent {
-            self.out.push_str("    ");
-        }
-        self.out.push_str(text);
-        self.out.push('\n');
+        self.w.line(indent, text);
     }
 
     fn docs(&mut self, indent: usize, doc: &[String]) {
-        for d in doc {
-            let text = if d.is_empty() {
-                "///".to_string()
-            } else {
-                format!("/// {d}")
-            };
-            self.line(indent, &text);
-        }
+        self.w.doc(indent, DocStyle::Lines("///"), doc);
+    }
+
+    fn quote(&self, s: &str) -> String {
+        self.b.string_literal(s)
     }
 
     fn header(&mut self) {
-        self.out.push_str(
+        self.w.raw(
             "// @generated by `flexbuf gen --lang rust`. Do not edit.\n\
              #[allow(unused_imports)]\n\
              use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};\n\
              #[allow(unused_imports)]\n\
              use flexbuf::FlexCoder as _;\n\n",
         );
-    }
-
-    /// Whether message `from` contains message `to` without an indirection
-    /// (vector or map), i.e. whether a field of type `to` inside `from` needs a Box.
-    fn reaches(&self, from: &str, to: &str, seen: &mut Vec<String>) -> bool {
-        if from == to {
-            return true;
-        }
-        if seen.iter().any(|s| s == from) {
-            return false;
-        }
-        seen.push(from.to_string());
-        let direct = |t: &TypeRef| -> Vec<String> {
-            match t {
-                TypeRef::Message(m) => vec![m.clone()],
-                TypeRef::Union(u) => self
-                    .schema
-                    .union_def(u)
-                    .map(|u| {
-                        u.variants
-                            .iter()
-                            .filter_map(|v| {
-                                if let TypeRef::Message(m) = &v.ty {
-                                    Some(m.clone())
-                                } else {
-                                    None
-                                }
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                _ => vec![],
-            }
-        };
-        let targets: Vec<String> = match self.schema.message(from) {
-            Some(m) => m.wire_fields().iter().flat_map(|f| direct(&f.ty)).collect(),
-            None => self
-                .schema
-                .union_def(from)
-                .map(|u| u.variants.iter().flat_map(|v| direct(&v.ty)).collect())
-                .unwrap_or_default(),
-        };
-        targets.iter().any(|t| self.reaches(t, to, seen))
-    }
-
-    fn boxed(&self, owner: &str, t: &TypeRef) -> bool {
-        match t {
-            TypeRef::Message(m) | TypeRef::Union(m) => self.reaches(m, owner, &mut Vec::new()),
-            _ => false,
-        }
     }
 
     fn rust_type(&self, t: &TypeRef) -> String {
@@ -225,47 +205,25 @@ impl<'s> Gen<'s> {
             TypeRef::Bytes => "Vec<u8>".into(),
             TypeRef::Vector(e) => format!("Vec<{}>", self.rust_type(e)),
             TypeRef::Map(v) => format!("std::collections::BTreeMap<String, {}>", self.rust_type(v)),
-            TypeRef::Message(n) | TypeRef::Enum(n) | TypeRef::Union(n) => short_name(n).to_string(),
+            TypeRef::Message(n) | TypeRef::Enum(n) | TypeRef::Union(n) => self.b.type_name(n),
         }
     }
 
-    fn field_type(&self, owner: &str, f: &Field) -> String {
-        let mut t = self.rust_type(&f.ty);
-        if self.boxed(owner, &f.ty) {
+    fn field_type(&self, f: &FieldPlan<'_>) -> String {
+        let mut t = self.rust_type(&f.def.ty);
+        if f.recursive {
             t = format!("Box<{t}>");
         }
-        if f.optional {
+        if f.def.optional {
             t = format!("Option<{t}>");
         }
         t
     }
 
-    /// Whether the type derives `Eq` (no floats anywhere inside).
-    fn has_float(&self, t: &TypeRef, seen: &mut Vec<String>) -> bool {
-        match t {
-            TypeRef::F32 | TypeRef::F64 => true,
-            TypeRef::Vector(e) | TypeRef::Map(e) => self.has_float(e, seen),
-            TypeRef::Message(n) | TypeRef::Union(n) => {
-                if seen.contains(n) {
-                    return false;
-                }
-                seen.push(n.clone());
-                if let Some(m) = self.schema.message(n) {
-                    m.wire_fields().iter().any(|f| self.has_float(&f.ty, seen))
-                } else if let Some(u) = self.schema.union_def(n) {
-                    u.variants.iter().any(|v| self.has_float(&v.ty, seen))
-                } else {
-                    false
-                }
-            }
-            _ => false,
-        }
-    }
-
     // ---- enums -------------------------------------------------------------
 
     fn enum_def(&mut self, e: &EnumDef) {
-        let name = short_name(&e.name).to_string();
+        let name = self.b.type_name(&e.name);
         self.docs(0, &e.doc);
         self.line(
             0,
@@ -277,7 +235,7 @@ impl<'s> Gen<'s> {
             if i == 0 {
                 self.line(1, "#[default]");
             }
-            self.line(1, &format!("{},", ident(&v.name)));
+            self.line(1, &format!("{},", self.b.variant_name(&v.name)));
         }
         self.line(0, "}\n");
         self.line(0, &format!("impl {name} {{"));
@@ -287,7 +245,11 @@ impl<'s> Gen<'s> {
         for v in &e.variants {
             self.line(
                 3,
-                &format!("{} => Some(Self::{}),", v.value, ident(&v.name)),
+                &format!(
+                    "{} => Some(Self::{}),",
+                    v.value,
+                    self.b.variant_name(&v.name)
+                ),
             );
         }
         self.line(3, "_ => None,");
@@ -297,7 +259,10 @@ impl<'s> Gen<'s> {
         self.line(1, "pub fn value(self) -> i64 {");
         self.line(2, "match self {");
         for v in &e.variants {
-            self.line(3, &format!("Self::{} => {},", ident(&v.name), v.value));
+            self.line(
+                3,
+                &format!("Self::{} => {},", self.b.variant_name(&v.name), v.value),
+            );
         }
         self.line(2, "}");
         self.line(1, "}");
@@ -306,26 +271,24 @@ impl<'s> Gen<'s> {
 
     // ---- unions ------------------------------------------------------------
 
-    fn union_def(&mut self, u: &UnionDef) {
-        let name = short_name(&u.name).to_string();
-        let eq = if self.has_float(&TypeRef::Union(u.name.clone()), &mut Vec::new()) {
-            ""
-        } else {
-            ", Eq"
-        };
+    fn union_def(&mut self, up: &UnionPlan<'_>) {
+        let u = up.def;
+        let name = self.b.type_name(&u.name);
+        let eq = if up.has_float { "" } else { ", Eq" };
         self.docs(0, &u.doc);
         self.line(0, &format!("#[derive(Clone, Debug, PartialEq{eq})]"));
         self.line(0, &format!("pub enum {name} {{"));
-        for v in &u.variants {
+        for vp in &up.variants {
+            let v = vp.def;
             self.docs(1, &v.doc);
             let mut t = self.rust_type(&v.ty);
-            if self.boxed(&u.name, &v.ty) {
+            if vp.recursive {
                 t = format!("Box<{t}>");
             }
-            self.line(1, &format!("{}({t}),", ident(&v.name)));
+            self.line(1, &format!("{}({t}),", self.b.variant_name(&v.name)));
         }
         self.line(0, "}\n");
-        let fp = self.schema_fingerprint_union(u);
+        let fp = up.fingerprint;
         self.line(0, &format!("impl flexbuf::FlexCoder for {name} {{"));
         self.line(1, &format!("const FINGERPRINT: u64 = {fp:#018x};\n"));
         self.line(1, "fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {");
@@ -333,10 +296,13 @@ impl<'s> Gen<'s> {
         self.line(2, "b.start_map();");
         self.line(2, "match self {");
         for v in &u.variants {
-            self.line(3, &format!("Self::{}(v) => {{", ident(&v.name)));
-            self.line(4, &format!("b.key({});", quote(&v.wire_name)));
+            self.line(
+                3,
+                &format!("Self::{}(v) => {{", self.b.variant_name(&v.name)),
+            );
+            self.line(4, &format!("b.key({});", self.quote(&v.wire_name)));
             let enc = self.encode_expr(&v.ty, "v", 4);
-            self.out.push_str(&enc);
+            self.w.raw(&enc);
             self.line(3, "}");
         }
         self.line(2, "}");
@@ -346,14 +312,15 @@ impl<'s> Gen<'s> {
         self.line(2, "cx.enter()?;");
         self.line(
             2,
-            &format!("let (tag, v) = __union_entry({}, r)?;", quote(&name)),
+            &format!("let (tag, v) = __union_entry({}, r)?;", self.quote(&name)),
         );
         self.line(2, "let out = match tag {");
-        for v in &u.variants {
+        for vp in &up.variants {
+            let v = vp.def;
             let dec = self.decode_expr(&v.ty, "v", 1);
-            let variant = ident(&v.name);
-            let key = quote(&v.wire_name);
-            let wrap = if self.boxed(&u.name, &v.ty) {
+            let variant = self.b.variant_name(&v.name);
+            let key = self.quote(&v.wire_name);
+            let wrap = if vp.recursive {
                 format!("{dec}.map(|x| Self::{variant}(Box::new(x)))")
             } else {
                 format!("{dec}.map(Self::{variant})")
@@ -364,7 +331,7 @@ impl<'s> Gen<'s> {
             3,
             &format!(
                 "other => Err(__unknown_variant({}, other, &r)),",
-                quote(&name)
+                self.quote(&name)
             ),
         );
         self.line(2, "};");
@@ -374,61 +341,38 @@ impl<'s> Gen<'s> {
         self.line(0, "}\n");
     }
 
-    fn schema_fingerprint_union(&self, u: &UnionDef) -> u64 {
-        // A union's identity: its canonical type bytes (the same encoding the
-        // message fingerprint uses for a union-typed field).
-        let wrapper = Schema {
-            messages: vec![Message {
-                name: "__union".into(),
-                fields: vec![Field {
-                    name: "u".into(),
-                    wire_name: "u".into(),
-                    ty: TypeRef::Union(u.name.clone()),
-                    optional: false,
-                    required: true,
-                    deprecated: false,
-                    default: None,
-                    doc: vec![],
-                }],
-                ..Default::default()
-            }],
-            ..self.schema.clone()
-        };
-        wrapper.fingerprint("__union").unwrap_or(0)
-    }
-
     // ---- messages ------------------------------------------------------------
 
-    fn message(&mut self, m: &Message) {
-        let name = short_name(&m.name).to_string();
-        let fields = m.wire_fields();
-        let eq = if self.has_float(&TypeRef::Message(m.name.clone()), &mut Vec::new()) {
-            ""
-        } else {
-            ", Eq"
-        };
+    fn message(&mut self, mp: &MessagePlan<'_>) {
+        let m = mp.def;
+        let name = self.b.type_name(&m.name);
+        let eq = if mp.has_float { "" } else { ", Eq" };
         self.docs(0, &m.doc);
-        let derive_default = self.defaultable(m)
-            && m.fields.iter().filter(|f| !f.deprecated).all(|f| {
-                matches!(
-                    self.absent_value(&m.name, f).as_deref(),
-                    Some("Default::default()") | Some("None")
-                )
-            });
-        let default = if derive_default { ", Default" } else { "" };
+        let absent: Vec<String> = mp.fields.iter().map(|f| self.absent_value(f)).collect();
+        let derivable = absent
+            .iter()
+            .all(|d| d == "Default::default()" || d == "None");
+        let default = if mp.defaultable && derivable {
+            ", Default"
+        } else {
+            ""
+        };
         self.line(
             0,
             &format!("#[derive(Clone, Debug{default}, PartialEq{eq})]"),
         );
         self.line(0, &format!("pub struct {name} {{"));
-        for f in m.fields.iter().filter(|f| !f.deprecated) {
-            self.docs(1, &f.doc);
-            let t = self.field_type(&m.name, f);
-            self.line(1, &format!("pub {}: {t},", ident(&f.name)));
+        for f in &mp.fields {
+            self.docs(1, &f.def.doc);
+            let t = self.field_type(f);
+            self.line(1, &format!("pub {}: {t},", self.b.field_name(&f.def.name)));
         }
         self.line(0, "}\n");
 
-        let keys: Vec<String> = fields.iter().map(|f| quote(&f.wire_name)).collect();
+        let keys: Vec<String> = mp
+            .wire_fields()
+            .map(|f| self.quote(&f.def.wire_name))
+            .collect();
         self.line(0, &format!("impl {name} {{"));
         self.line(
             1,
@@ -443,34 +387,19 @@ impl<'s> Gen<'s> {
         );
         self.line(0, "}\n");
 
-        let defaults: Vec<String> = m
-            .fields
-            .iter()
-            .filter(|f| !f.deprecated)
-            .map(|f| {
-                self.absent_value(&m.name, f)
-                    .unwrap_or_else(|| "Default::default()".into())
-            })
-            .collect();
-        let derivable = defaults
-            .iter()
-            .all(|d| d == "Default::default()" || d == "None");
-        if self.defaultable(m) && !derivable {
+        if mp.defaultable && !derivable {
             self.line(0, &format!("impl Default for {name} {{"));
             self.line(1, "fn default() -> Self {");
             self.line(2, "Self {");
-            for f in m.fields.iter().filter(|f| !f.deprecated) {
-                let d = self
-                    .absent_value(&m.name, f)
-                    .unwrap_or_else(|| "Default::default()".into());
-                self.line(3, &format!("{}: {d},", ident(&f.name)));
+            for (f, d) in mp.fields.iter().zip(&absent) {
+                self.line(3, &format!("{}: {d},", self.b.field_name(&f.def.name)));
             }
             self.line(2, "}");
             self.line(1, "}");
             self.line(0, "}\n");
         }
 
-        let fp = self.schema.fingerprint(&m.name).unwrap_or(0);
+        let fp = mp.fingerprint;
         self.line(0, &format!("impl flexbuf::FlexCoder for {name} {{"));
         self.line(1, &format!("const FINGERPRINT: u64 = {fp:#018x};\n"));
         self.line(1, "fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {");
@@ -479,19 +408,19 @@ impl<'s> Gen<'s> {
             "let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;",
         );
         self.line(2, "b.start_map();");
-        for f in &fields {
-            let access = format!("self.{}", ident(&f.name));
-            if f.optional {
+        for f in mp.wire_fields() {
+            let access = format!("self.{}", self.b.field_name(&f.def.name));
+            if f.def.optional {
                 self.line(2, &format!("match &{access} {{"));
                 self.line(3, "Some(v) => {");
-                let enc = self.encode_expr(&f.ty, "v", 4);
-                self.out.push_str(&enc);
+                let enc = self.encode_expr(&f.def.ty, "v", 4);
+                self.w.raw(&enc);
                 self.line(3, "}");
                 self.line(3, "None => b.null(),");
                 self.line(2, "}");
             } else {
-                let enc = self.encode_expr(&f.ty, &format!("&{access}"), 2);
-                self.out.push_str(&enc);
+                let enc = self.encode_expr(&f.def.ty, &format!("&{access}"), 2);
+                self.w.raw(&enc);
             }
         }
         self.line(2, "b.end_map_with_keys(&keys)");
@@ -499,7 +428,7 @@ impl<'s> Gen<'s> {
 
         self.line(1, "fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {");
         self.line(2, "cx.enter()?;");
-        if fields.is_empty() {
+        if mp.fields.is_empty() {
             self.line(2, "r.as_map()?;");
         } else {
             self.line(2, "let m = r.as_map()?;");
@@ -508,20 +437,23 @@ impl<'s> Gen<'s> {
                 "let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;",
             );
         }
-        for (i, f) in fields.iter().enumerate() {
-            let var = format!("f_{}", f.name.trim_start_matches("r#"));
-            let key = quote(&f.wire_name);
-            let dec = self.decode_expr(&f.ty, "v", 1);
-            let dec = if self.boxed(&m.name, &f.ty) {
+        for f in mp.wire_fields() {
+            let var = local(&f.def.name);
+            let key = self.quote(&f.def.wire_name);
+            let dec = self.decode_expr(&f.def.ty, "v", 1);
+            let dec = if f.recursive {
                 format!("{dec}.map(Box::new)")
             } else {
                 dec
             };
             self.line(
                 2,
-                &format!("let {var} = match __lookup(&m, fast, {i}, {key})? {{"),
+                &format!(
+                    "let {var} = match __lookup(&m, fast, {}, {key})? {{",
+                    f.wire_index
+                ),
             );
-            if f.optional {
+            if f.def.optional {
                 self.line(3, "Some(v) if v.is_null() => None,");
                 self.line(
                     3,
@@ -531,22 +463,24 @@ impl<'s> Gen<'s> {
                 self.line(3, &format!("Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key({key}))),"));
                 self.line(3, &format!("Some(v) => {dec}.map_err(__at_key({key}))?,"));
             }
-            if f.required {
+            if f.absent == Absent::Required {
                 self.line(3, &format!("None => return Err(__missing({key})),"));
             } else {
-                let absent = self
-                    .absent_value(&m.name, f)
-                    .unwrap_or_else(|| "Default::default()".into());
+                let absent = self.absent_value(f);
                 self.line(3, &format!("None => {absent},"));
             }
             self.line(2, "};");
         }
         self.line(2, "cx.leave();");
         self.line(2, "Ok(Self {");
-        for f in m.fields.iter().filter(|f| !f.deprecated) {
+        for f in &mp.fields {
             self.line(
                 3,
-                &format!("{}: f_{},", ident(&f.name), f.name.trim_start_matches("r#")),
+                &format!(
+                    "{}: {},",
+                    self.b.field_name(&f.def.name),
+                    local(&f.def.name)
+                ),
             );
         }
         self.line(2, "})");
@@ -554,48 +488,36 @@ impl<'s> Gen<'s> {
         self.line(0, "}\n");
     }
 
-    /// True when every field has a value without input (so `Default` can be implemented).
-    fn defaultable(&self, m: &Message) -> bool {
-        m.fields
-            .iter()
-            .filter(|f| !f.deprecated)
-            .all(|f| f.optional || !matches!(f.ty, TypeRef::Message(_) | TypeRef::Union(_)))
-    }
-
-    /// The expression for an absent field that is not required.
-    fn absent_value(&self, owner: &str, f: &Field) -> Option<String> {
-        let lit = match &f.default {
-            None | Some(DefaultValue::Null) => {
-                return Some(if f.optional {
-                    "None".into()
-                } else {
-                    "Default::default()".into()
-                });
-            }
-            Some(d) => self.literal(&f.ty, d),
+    /// The expression for an absent field that is not required (or the
+    /// field's value in `Default`).
+    fn absent_value(&self, f: &FieldPlan<'_>) -> String {
+        let lit = match &f.absent {
+            Absent::Null => return "None".into(),
+            Absent::Zero | Absent::Required => return "Default::default()".into(),
+            Absent::Default(d) => self.literal(&f.def.ty, d),
         };
-        let lit = if self.boxed(owner, &f.ty) {
+        let lit = if f.recursive {
             format!("Box::new({lit})")
         } else {
             lit
         };
-        Some(if f.optional {
+        if f.def.optional {
             format!("Some({lit})")
         } else {
             lit
-        })
+        }
     }
 
     fn literal(&self, t: &TypeRef, d: &DefaultValue) -> String {
         match d {
             DefaultValue::Bool(b) => b.to_string(),
-            DefaultValue::Int(i) if t.is_float() => float_lit(*i as f64, t),
-            DefaultValue::UInt(u) if t.is_float() => float_lit(*u as f64, t),
             DefaultValue::Int(i) => format!("{i}_{}", self.rust_type(t)),
             DefaultValue::UInt(u) => format!("{u}_{}", self.rust_type(t)),
-            DefaultValue::Float(f) => float_lit(*f, t),
-            DefaultValue::String(s) => format!("{}.to_string()", quote(s)),
-            DefaultValue::EnumVariant(v) => format!("{}::{}", self.rust_type(t), ident(v)),
+            DefaultValue::Float(f) => self.b.float_literal(*f, t),
+            DefaultValue::String(s) => format!("{}.to_string()", self.quote(s)),
+            DefaultValue::EnumVariant(v) => {
+                format!("{}::{}", self.rust_type(t), self.b.variant_name(v))
+            }
             DefaultValue::Null => "None".into(),
         }
     }
@@ -658,11 +580,11 @@ impl<'s> Gen<'s> {
             }
             TypeRef::Message(n) | TypeRef::Union(n) => format!(
                 "<{} as flexbuf::FlexCoder>::decode_from({r}, cx)",
-                short_name(n)
+                self.b.type_name(n)
             ),
             TypeRef::Enum(n) => {
-                let name = short_name(n);
-                format!("__field::i64({r}).and_then(|raw| {name}::from_value(raw).ok_or_else(|| __unknown_enum({}, raw, &{r})))", quote(name))
+                let name = self.b.type_name(n);
+                format!("__field::i64({r}).and_then(|raw| {name}::from_value(raw).ok_or_else(|| __unknown_enum({}, raw, &{r})))", self.quote(&name))
             }
             scalar => format!(
                 "__field::{}({r})",
@@ -675,13 +597,14 @@ impl<'s> Gen<'s> {
 
     // ---- views -------------------------------------------------------------------
 
-    fn view(&mut self, m: &Message) {
-        let name = format!("{}View", short_name(&m.name));
+    fn view(&mut self, mp: &MessagePlan<'_>) {
+        let m = mp.def;
+        let name = format!("{}View", self.b.type_name(&m.name));
         self.line(
             0,
             &format!(
                 "/// Reads single fields of a [`{}`] straight from the bytes.",
-                short_name(&m.name)
+                self.b.type_name(&m.name)
             ),
         );
         self.line(0, "#[derive(Clone, Copy, Debug)]");
@@ -707,13 +630,14 @@ impl<'s> Gen<'s> {
         self.line(1, "pub fn raw(&self) -> flexbuf::MapReader<'a> {");
         self.line(2, "self.map");
         self.line(1, "}");
-        for f in m.wire_fields() {
-            let key = quote(&f.wire_name);
+        for f in mp.wire_fields().map(|f| f.def) {
+            let key = self.quote(&f.wire_name);
             let (ret, conv) = self.view_accessor(&f.ty);
             // The view's own methods keep their names; such a field gets a suffix.
-            let accessor = match f.name.as_str() {
-                "new" | "from_bytes" | "raw" => format!("{}_field", f.name),
-                _ => ident(&f.name),
+            let accessor = if self.b.reserved_members().contains(&f.name.as_str()) {
+                format!("{}_field", f.name)
+            } else {
+                self.b.field_name(&f.name)
             };
             self.line(0, "");
             self.docs(1, &f.doc);
@@ -755,25 +679,12 @@ impl<'s> Gen<'s> {
             TypeRef::Vector(_) => ("flexbuf::VectorReader<'a>".into(), "v.as_vector()".into()),
             TypeRef::Map(_) => ("flexbuf::MapReader<'a>".into(), "v.as_map()".into()),
             TypeRef::Message(n) => (
-                format!("{}View<'a>", short_name(n)),
-                format!("{}View::new(v)", short_name(n)),
+                format!("{}View<'a>", self.b.type_name(n)),
+                format!("{}View::new(v)", self.b.type_name(n)),
             ),
             TypeRef::Union(_) => ("flexbuf::Reader<'a>".into(), "Ok(v)".into()),
             TypeRef::Enum(_) => (self.rust_type(t), self.decode_expr(t, "v", 1)),
             scalar => (self.rust_type(scalar), self.decode_expr(scalar, "v", 1)),
         }
-    }
-}
-
-fn float_lit(f: f64, t: &TypeRef) -> String {
-    let ty = if *t == TypeRef::F32 { "f32" } else { "f64" };
-    if f.is_nan() {
-        format!("{ty}::NAN")
-    } else if f.is_infinite() {
-        format!("{}{ty}::INFINITY", if f < 0.0 { "-" } else { "" })
-    } else {
-        let mut s = String::new();
-        let _ = write!(s, "{f:?}_{ty}");
-        s
     }
 }

@@ -737,3 +737,45 @@ impl Gen<'_> {
         self.line(0, "}\n");
     }
 }
+
+/// The TypeScript backend (`--lang ts`).
+pub struct TypeScript;
+
+impl super::Backend for TypeScript {
+    fn name(&self) -> &'static str {
+        "ts"
+    }
+
+    fn summary(&self) -> &'static str {
+        "A TypeScript module over the pure-TS runtime of the `flexbuf` npm package"
+    }
+
+    fn keywords(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    fn type_name(&self, qualified: &str) -> String {
+        short_name(qualified).to_string()
+    }
+
+    fn field_name(&self, name: &str) -> String {
+        name.to_string()
+    }
+
+    fn variant_name(&self, name: &str) -> String {
+        name.to_string()
+    }
+
+    fn string_literal(&self, s: &str) -> String {
+        js_str(s)
+    }
+
+    fn float_literal(&self, f: f64, ty: &TypeRef) -> String {
+        let _ = ty;
+        float_lit(f)
+    }
+
+    fn emit(&self, plan: &crate::plan::Plan<'_>) -> Result<Vec<GeneratedFile>, String> {
+        generate(plan.parsed)
+    }
+}

@@ -5,7 +5,7 @@ mod defaults;
 mod recursion;
 mod suggest;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use flexbuf::schema::{
@@ -15,7 +15,7 @@ use flexbuf::schema::{
 use crate::diag::Diagnostic;
 use crate::parse::ast::{Decl, EnumAst, FieldAst, FileAst, MessageAst, Spanned, TypeAst, UnionAst};
 use crate::parse::lexer::Pos;
-use crate::parse::SourceFile;
+use crate::parse::{Position, SourceFile};
 
 /// One parsed file and the files it imports (indices into the file list).
 pub(crate) struct LoadedFile {
@@ -44,9 +44,18 @@ pub(crate) struct FieldLoc {
     pub pos: Pos,
 }
 
+/// What [`check`] returns: the model, the files, the declaration positions
+/// and the diagnostics.
+pub(crate) type Checked = (
+    Schema,
+    Vec<SourceFile>,
+    BTreeMap<(String, String), Position>,
+    Vec<Diagnostic>,
+);
+
 /// Checks all files (dependencies first) and builds the model. Returns the
 /// diagnostics found; the model is only meaningful when there are none.
-pub(crate) fn check(files: &[LoadedFile]) -> (Schema, Vec<SourceFile>, Vec<Diagnostic>) {
+pub(crate) fn check(files: &[LoadedFile]) -> Checked {
     let mut c = Checker {
         files,
         decls: Vec::new(),
@@ -97,6 +106,37 @@ pub(crate) fn check(files: &[LoadedFile]) -> (Schema, Vec<SourceFile>, Vec<Diagn
     for (file, pos, message, hint) in recursion::check(&schema, &locs) {
         c.error(file, pos, message, hint);
     }
+    let mut positions = BTreeMap::new();
+    let mut at = |file: usize, ty: &str, member: &str, pos: Pos| {
+        let p = Position {
+            file,
+            line: pos.line,
+            column: pos.col,
+        };
+        positions
+            .entry((ty.to_string(), member.to_string()))
+            .or_insert(p);
+    };
+    for (file, qname, decl) in &decls {
+        at(*file, qname, "", decl.name().pos);
+        match decl {
+            Decl::Message(m) => {
+                for f in &m.fields {
+                    at(*file, qname, &f.name.value, f.name.pos);
+                }
+            }
+            Decl::Enum(e) => {
+                for v in &e.variants {
+                    at(*file, qname, &v.name.value, v.name.pos);
+                }
+            }
+            Decl::Union(u) => {
+                for v in &u.variants {
+                    at(*file, qname, &v.name.value, v.name.pos);
+                }
+            }
+        }
+    }
     let sources = files
         .iter()
         .enumerate()
@@ -112,7 +152,7 @@ pub(crate) fn check(files: &[LoadedFile]) -> (Schema, Vec<SourceFile>, Vec<Diagn
                 .collect(),
         })
         .collect();
-    (schema, sources, c.diags)
+    (schema, sources, positions, c.diags)
 }
 
 /// `ns.name`, or `name` without a namespace.

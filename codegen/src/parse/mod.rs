@@ -20,7 +20,7 @@ pub(crate) mod ast;
 pub(crate) mod lexer;
 mod parser;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
@@ -47,6 +47,18 @@ pub struct SourceFile {
     pub types: Vec<String>,
 }
 
+/// Where a declaration's name was written: a file of [`ParsedSchema::files`]
+/// and a 1-based line and column (characters), as in diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// Index into [`ParsedSchema::files`].
+    pub file: usize,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, in characters.
+    pub column: u32,
+}
+
 /// A schema parsed from a root file and everything it imports.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParsedSchema {
@@ -59,12 +71,31 @@ pub struct ParsedSchema {
     pub files: Vec<SourceFile>,
     /// Index of the root file in [`ParsedSchema::files`].
     pub root_file: usize,
+    /// Where each name was declared, keyed by (qualified type name, member):
+    /// the member is `""` for the type itself, else a field, enum variant or
+    /// union variant name.
+    pub positions: BTreeMap<(String, String), Position>,
 }
 
 impl ParsedSchema {
     /// The file that was parsed (not an import).
     pub fn root(&self) -> &SourceFile {
         &self.files[self.root_file]
+    }
+
+    /// A diagnostic at the declaration of `member` of type `type_name`
+    /// (`""` for the type itself); at the root file's start when unknown.
+    pub fn diagnostic_at(
+        &self,
+        type_name: &str,
+        member: &str,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        let key = (type_name.to_string(), member.to_string());
+        match self.positions.get(&key) {
+            Some(p) => Diagnostic::new(self.files[p.file].path.clone(), p.line, p.column, message),
+            None => Diagnostic::new(self.root().path.clone(), 1, 1, message),
+        }
     }
 
     /// The file that declares the type with this qualified name.
@@ -133,12 +164,13 @@ pub fn parse_with_loader(
         files, mut diags, ..
     } = loader;
     if diags.is_empty() {
-        let (schema, sources, check_diags) = check::check(&files);
+        let (schema, sources, positions, check_diags) = check::check(&files);
         if check_diags.is_empty() {
             return Ok(ParsedSchema {
                 schema,
                 files: sources,
                 root_file,
+                positions,
             });
         }
         diags = check_diags;

@@ -46,7 +46,9 @@ fn vector_fields_reject_a_map() {
 
 fn generate(name: &str, text: &str) -> Result<String, String> {
     let parsed = flexbuf_codegen::parse_str(name, text).map_err(|d| d.to_string())?;
-    flexbuf_codegen::backend::rust::generate(&parsed.schema)
+    let rust = flexbuf_codegen::backend::find("rust").expect("the Rust backend");
+    let files = flexbuf_codegen::generate(rust, &parsed).map_err(|d| d.to_string())?;
+    Ok(files.into_iter().map(|f| f.contents).collect())
 }
 
 /// Two lint failures in generated code (worked around by the `allow` on

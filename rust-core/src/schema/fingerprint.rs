@@ -29,6 +29,10 @@
 //! value as `i64` (the same as the integer). An explicit `= null` default
 //! counts as no default (`0x00`), since it means the same.
 //!
+//! A union has a fingerprint too (its coders use it like a message's): the
+//! canonical bytes of a message with one required field `u` of that union
+//! type, so `FXS1`, count 1, `u`, `0x15` + the union, flags `0x02`, no default.
+//!
 //! Type names are not part of the fingerprint (renaming a type keeps the
 //! wire contract); wire names, types, nullability, nesting, defaults and the
 //! wire order of fields are.
@@ -50,6 +54,27 @@ pub fn fingerprint_bytes(schema: &Schema, name: &str) -> Vec<u8> {
     let mut out = Vec::new();
     let mut stack = Vec::new();
     message(schema, name, &mut stack, &mut out);
+    out
+}
+
+/// The canonical bytes of union `name` (see the module docs; empty when the
+/// schema lacks it).
+pub fn union_fingerprint_bytes(schema: &Schema, name: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    if schema.union_def(name).is_none() {
+        return out;
+    }
+    out.extend_from_slice(b"FXS1");
+    out.extend_from_slice(&1u32.to_le_bytes());
+    put_str(&mut out, "u");
+    ty(
+        schema,
+        &TypeRef::Union(name.to_string()),
+        &mut Vec::new(),
+        &mut out,
+    );
+    out.push(0x02);
+    out.push(0x00);
     out
 }
 
@@ -265,5 +290,30 @@ mod tests {
         };
         let bytes = fingerprint_bytes(&s, "t.Tree");
         assert!(bytes.ends_with(&[0x10, 0x13, 1, 0, 0, 0, 0, 0]));
+    }
+
+    #[test]
+    fn a_union_fingerprint_is_that_of_a_one_field_wrapper_message() {
+        let mut s = schema(vec![field("zip", TypeRef::I32)]);
+        s.unions.push(UnionDef {
+            name: "t.U".into(),
+            doc: vec![],
+            variants: vec![UnionVariant {
+                name: "A".into(),
+                wire_name: "a".into(),
+                ty: TypeRef::Message("t.Address".into()),
+                doc: vec![],
+            }],
+        });
+        let mut wrapper = s.clone();
+        let mut u = field("u", TypeRef::Union("t.U".into()));
+        u.required = true;
+        wrapper.messages.push(Message {
+            name: "w.Wrapper".into(),
+            fields: vec![u],
+            ..Default::default()
+        });
+        assert_eq!(s.union_fingerprint("t.U"), wrapper.fingerprint("w.Wrapper"));
+        assert_eq!(s.union_fingerprint("t.Nope"), None);
     }
 }

@@ -6,11 +6,13 @@
 //! qualified (`acme.shop.Order`); field lists keep declaration order, and
 //! [`Message::wire_fields`] gives the wire (sorted) order.
 
+mod absent;
 mod binary;
 mod fingerprint;
 
+pub use absent::Absent;
 pub use binary::{parse_type_string, type_string};
-pub use fingerprint::{fingerprint_bytes, fnv1a64};
+pub use fingerprint::{fingerprint_bytes, fnv1a64, union_fingerprint_bytes};
 
 /// A whole schema: every type declared in a file and in the files it imports.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -213,6 +215,12 @@ impl Schema {
     pub fn fingerprint(&self, message: &str) -> Option<u64> {
         self.message(message)?;
         Some(fnv1a64(&fingerprint_bytes(self, message)))
+    }
+
+    /// The fingerprint of a union type (see [`union_fingerprint_bytes`]).
+    pub fn union_fingerprint(&self, union: &str) -> Option<u64> {
+        self.union_def(union)?;
+        Some(fnv1a64(&union_fingerprint_bytes(self, union)))
     }
 }
 

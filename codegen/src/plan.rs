@@ -1,0 +1,321 @@
+//! The plan: every language-neutral fact the backends need, computed once per
+//! parsed schema, so backends only name things and emit text.
+//!
+//! For each message: its fields in declaration order and in wire order, what
+//! each field decodes to when absent ([`Absent`], `f32` rounding applied), the
+//! fingerprint, whether a field reaches its own message without an
+//! indirection (recursion a value type must break with a box), whether floats
+//! occur anywhere inside (no total equality), and whether every field has a
+//! value without input (a default constructor). For unions the same
+//! fingerprint, float and recursion facts; for enums the zero variant.
+//!
+//! ```
+//! let parsed = flexbuf_codegen::parse_str(
+//!     "t.fxs",
+//!     "namespace t;\nmessage M { zeta: i32; alpha: f32 = 0.1; }",
+//! )
+//! .unwrap();
+//! let plan = flexbuf_codegen::plan::Plan::new(&parsed).unwrap();
+//! let m = &plan.messages[0];
+//! let wire: Vec<&str> = m.wire_fields().map(|f| f.def.wire_name.as_str()).collect();
+//! assert_eq!(wire, ["alpha", "zeta"]);
+//! assert!(m.has_float && m.defaultable);
+//! ```
+
+use flexbuf::schema::{
+    short_name, Absent, EnumDef, Field, Message, Schema, TypeRef, UnionDef, UnionVariant,
+};
+
+use crate::ParsedSchema;
+
+/// The facts of one parsed schema.
+#[derive(Debug)]
+pub struct Plan<'p> {
+    /// What was parsed (files, positions).
+    pub parsed: &'p ParsedSchema,
+    /// The schema model.
+    pub schema: &'p Schema,
+    /// The root file's stem (`shop` for `schemas/shop.fxs`): names the output.
+    pub stem: &'p str,
+    /// The root file's name (`shop.fxs`), for headers.
+    pub source_name: &'p str,
+    /// Messages, in schema order.
+    pub messages: Vec<MessagePlan<'p>>,
+    /// Enums, in schema order.
+    pub enums: Vec<EnumPlan<'p>>,
+    /// Unions, in schema order.
+    pub unions: Vec<UnionPlan<'p>>,
+}
+
+/// One message.
+#[derive(Debug)]
+pub struct MessagePlan<'p> {
+    /// The message.
+    pub def: &'p Message,
+    /// Its schema fingerprint.
+    pub fingerprint: u64,
+    /// Fields that are written and read (not deprecated), in declaration order.
+    pub fields: Vec<FieldPlan<'p>>,
+    /// Indices into [`MessagePlan::fields`] in wire order (the keys vector's order).
+    pub wire: Vec<usize>,
+    /// A float occurs somewhere inside (no total equality).
+    pub has_float: bool,
+    /// Every field has a value without input: none is a required message or union.
+    pub defaultable: bool,
+}
+
+/// One field that is written and read.
+#[derive(Debug)]
+pub struct FieldPlan<'p> {
+    /// The field.
+    pub def: &'p Field,
+    /// Its position in wire order (its index in the keys vector).
+    pub wire_index: usize,
+    /// What decoding yields when the field is missing.
+    pub absent: Absent,
+    /// Its type reaches the owning message without a vector or map between:
+    /// a value type needs an indirection (a box) here.
+    pub recursive: bool,
+}
+
+/// One enum.
+#[derive(Debug)]
+pub struct EnumPlan<'p> {
+    /// The enum.
+    pub def: &'p EnumDef,
+}
+
+/// One union.
+#[derive(Debug)]
+pub struct UnionPlan<'p> {
+    /// The union.
+    pub def: &'p UnionDef,
+    /// Its fingerprint ([`Schema::union_fingerprint`]).
+    pub fingerprint: u64,
+    /// A float occurs somewhere inside.
+    pub has_float: bool,
+    /// Variants in declaration order.
+    pub variants: Vec<VariantPlan<'p>>,
+}
+
+/// One union variant.
+#[derive(Debug)]
+pub struct VariantPlan<'p> {
+    /// The variant.
+    pub def: &'p UnionVariant,
+    /// Its payload reaches the union without an indirection.
+    pub recursive: bool,
+}
+
+impl<'p> Plan<'p> {
+    /// Computes the plan of `parsed`. Fails only when the root file has no
+    /// usable name.
+    pub fn new(parsed: &'p ParsedSchema) -> Result<Plan<'p>, String> {
+        let schema = &parsed.schema;
+        let root = parsed.root();
+        let stem = root
+            .path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .ok_or_else(|| format!("{}: not a schema file name", root.path.display()))?;
+        let source_name = root
+            .path
+            .file_name()
+            .and_then(|s| s.to_str())
+            .unwrap_or(stem);
+        let facts = Facts { schema };
+        let messages = schema
+            .messages
+            .iter()
+            .map(|m| {
+                let wire_order = m.wire_fields();
+                let decl: Vec<&Field> = m.fields.iter().filter(|f| !f.deprecated).collect();
+                let wire: Vec<usize> = wire_order
+                    .iter()
+                    .map(|w| decl.iter().position(|f| std::ptr::eq(*f, *w)).unwrap_or(0))
+                    .collect();
+                let fields = decl
+                    .iter()
+                    .map(|f| FieldPlan {
+                        def: f,
+                        wire_index: wire_order
+                            .iter()
+                            .position(|w| std::ptr::eq(*w, *f))
+                            .unwrap_or(0),
+                        absent: Absent::of(f),
+                        recursive: facts.recursive(&m.name, &f.ty),
+                    })
+                    .collect();
+                MessagePlan {
+                    def: m,
+                    fingerprint: schema.fingerprint(&m.name).unwrap_or(0),
+                    defaultable: decl.iter().all(|f| {
+                        f.optional || !matches!(f.ty, TypeRef::Message(_) | TypeRef::Union(_))
+                    }),
+                    has_float: facts.has_float(&TypeRef::Message(m.name.clone()), &mut Vec::new()),
+                    fields,
+                    wire,
+                }
+            })
+            .collect();
+        let enums = schema.enums.iter().map(|e| EnumPlan { def: e }).collect();
+        let unions = schema
+            .unions
+            .iter()
+            .map(|u| UnionPlan {
+                def: u,
+                fingerprint: legacy_union_fingerprint(schema, u),
+                has_float: facts.has_float(&TypeRef::Union(u.name.clone()), &mut Vec::new()),
+                variants: u
+                    .variants
+                    .iter()
+                    .map(|v| VariantPlan {
+                        def: v,
+                        recursive: facts.recursive(&u.name, &v.ty),
+                    })
+                    .collect(),
+            })
+            .collect();
+        Ok(Plan {
+            parsed,
+            schema,
+            stem,
+            source_name,
+            messages,
+            enums,
+            unions,
+        })
+    }
+
+    /// The namespace of the root file (`""` when it declares none).
+    pub fn root_namespace(&self) -> &'p str {
+        self.parsed.root().namespace.as_deref().unwrap_or("")
+    }
+
+    /// The qualified names of every type: messages, enums, then unions.
+    pub fn type_names(&self) -> impl Iterator<Item = &'p str> + '_ {
+        self.messages
+            .iter()
+            .map(|m| m.def.name.as_str())
+            .chain(self.enums.iter().map(|e| e.def.name.as_str()))
+            .chain(self.unions.iter().map(|u| u.def.name.as_str()))
+    }
+
+    /// The first variant of enum `name`: the value of an absent field
+    /// without a default ([`Absent::Zero`]).
+    pub fn enum_zero(&self, name: &str) -> Option<&'p str> {
+        Absent::zero_variant(self.schema, name)
+    }
+}
+
+impl<'p> MessagePlan<'p> {
+    /// The unqualified name.
+    pub fn short_name(&self) -> &'p str {
+        short_name(&self.def.name)
+    }
+
+    /// The fields in wire order.
+    pub fn wire_fields(&self) -> impl Iterator<Item = &FieldPlan<'p>> + '_ {
+        self.wire.iter().map(|&i| &self.fields[i])
+    }
+}
+
+/// Recursion and float facts over the schema.
+struct Facts<'s> {
+    schema: &'s Schema,
+}
+
+impl Facts<'_> {
+    /// Whether a value of type `t` inside `owner` contains `owner` again without
+    /// a vector or map in between.
+    fn recursive(&self, owner: &str, t: &TypeRef) -> bool {
+        match t {
+            TypeRef::Message(m) | TypeRef::Union(m) => self.reaches(m, owner, &mut Vec::new()),
+            _ => false,
+        }
+    }
+
+    /// Whether message or union `from` contains `to` without an indirection.
+    fn reaches(&self, from: &str, to: &str, seen: &mut Vec<String>) -> bool {
+        if from == to {
+            return true;
+        }
+        if seen.iter().any(|s| s == from) {
+            return false;
+        }
+        seen.push(from.to_string());
+        let direct = |t: &TypeRef| -> Vec<String> {
+            match t {
+                TypeRef::Message(m) => vec![m.clone()],
+                TypeRef::Union(u) => self
+                    .schema
+                    .union_def(u)
+                    .map(|u| {
+                        u.variants
+                            .iter()
+                            .filter_map(|v| match &v.ty {
+                                TypeRef::Message(m) => Some(m.clone()),
+                                _ => None,
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                _ => vec![],
+            }
+        };
+        let targets: Vec<String> = match self.schema.message(from) {
+            Some(m) => m.wire_fields().iter().flat_map(|f| direct(&f.ty)).collect(),
+            None => self
+                .schema
+                .union_def(from)
+                .map(|u| u.variants.iter().flat_map(|v| direct(&v.ty)).collect())
+                .unwrap_or_default(),
+        };
+        targets.iter().any(|t| self.reaches(t, to, seen))
+    }
+
+    /// Whether a float occurs anywhere inside `t`.
+    fn has_float(&self, t: &TypeRef, seen: &mut Vec<String>) -> bool {
+        match t {
+            TypeRef::F32 | TypeRef::F64 => true,
+            TypeRef::Vector(e) | TypeRef::Map(e) => self.has_float(e, seen),
+            TypeRef::Message(n) | TypeRef::Union(n) => {
+                if seen.contains(n) {
+                    return false;
+                }
+                seen.push(n.clone());
+                if let Some(m) = self.schema.message(n) {
+                    m.wire_fields().iter().any(|f| self.has_float(&f.ty, seen))
+                } else if let Some(u) = self.schema.union_def(n) {
+                    u.variants.iter().any(|v| self.has_float(&v.ty, seen))
+                } else {
+                    false
+                }
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The union fingerprint as the backends computed it before the plan: a
+/// wrapper message in a copy of the schema without its other messages.
+fn legacy_union_fingerprint(schema: &Schema, u: &UnionDef) -> u64 {
+    let wrapper = Schema {
+        messages: vec![Message {
+            name: "__union".into(),
+            fields: vec![Field {
+                name: "u".into(),
+                wire_name: "u".into(),
+                ty: TypeRef::Union(u.name.clone()),
+                optional: false,
+                required: true,
+                deprecated: false,
+                default: None,
+                doc: vec![],
+            }],
+            ..Default::default()
+        }],
+        ..schema.clone()
+    };
+    wrapper.fingerprint("__union").unwrap_or(0)
+}
