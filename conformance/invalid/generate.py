@@ -384,7 +384,9 @@ class _Ref:
             for i in range(n):
                 self.key(self.follow(data + i * w, w))
             h = 1
-        elif t == VEC_FLOAT and w < 4:
+        elif t == VEC_FLOAT and w < 4 and n > 0:
+            # An empty one has no element to misread; the core and C++ accept
+            # it (DEVIATIONS.md, "empty float vectors").
             raise Reject("BadWidth", data)
         elif t in (VEC_INT, VEC_UINT, VEC_FLOAT, VEC_BOOL):
             self.span(data, n, w)
@@ -1725,6 +1727,23 @@ def _():
     return a.finish(a.vector([f]), 1)
 
 
+@case("float_bad_width_typed_vector_w1_len1", "float_bad_width",
+      "root typed float vector of width 1 with one element: the smallest "
+      "non-empty one is still rejected (the empty one is accepted, see "
+      "valid_empty_float_vector_w1)")
+def _():
+    a = Asm()
+    return a.finish(a.typed(VEC_FLOAT, [1], 1), 1)
+
+
+@case("float_bad_width_typed_vector_w2_in_map", "float_bad_width",
+      "map {\"f\": <typed float vector of width 2 with one element>}")
+def _():
+    a = Asm()
+    tv = a.typed(VEC_FLOAT, [0x3c00], 2)
+    return a.finish(a.map(keys_of(a, [b"f"]), [tv]), 1)
+
+
 # -- valid controls ------------------------------------------------------------------------
 
 
@@ -1927,6 +1946,34 @@ def _():
     a = Asm()
     m = a.map(keys_of(a, [b"a", b"b"]), [I(1), I(2)])
     return a.finish(a.vector([m, Node(VECTOR, 1, target=m.target)]), 1)
+
+
+@valid("valid_empty_float_vector_w1",
+       "empty typed float vector of width 1 as root (00 00 35 01 before the "
+       "root): no element exists to misread; the core and the C++ reference "
+       "accept it, so every verifier must (DEVIATIONS.md)", "[]")
+def _():
+    a = Asm()
+    return a.finish(a.typed(VEC_FLOAT, [], 1), 1)
+
+
+@valid("valid_empty_float_vector_w2_in_vector",
+       "[<empty typed float vector of width 2>, 1]: the empty vector's size "
+       "field is 2 bytes wide", "[[],1]")
+def _():
+    a = Asm()
+    tv = a.typed(VEC_FLOAT, [], 2)
+    return a.finish(a.vector([tv, I(1)]), 1)
+
+
+@valid("valid_empty_float_vector_w1_map_value",
+       "{\"a\": <empty typed float vector of width 1>, \"b\": <the same, "
+       "width 2>}", '{"a":[],"b":[]}')
+def _():
+    a = Asm()
+    t1 = a.typed(VEC_FLOAT, [], 1)
+    t2 = a.typed(VEC_FLOAT, [], 2)
+    return a.finish(a.map(keys_of(a, [b"a", b"b"]), [t1, t2]), 1)
 
 
 @valid("valid_floats_at_legal_widths",
