@@ -53,7 +53,7 @@ fn schemas() -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Builds the JNI library and the code generator, generates the test coders,
+/// Builds the JNI library, generates the test coders (`flexbuf gen --lang kotlin`),
 /// packs the library into the jar's platform folder and installs the jar into
 /// the local Maven repository.
 pub fn build() -> Result<()> {
@@ -67,28 +67,16 @@ pub fn build() -> Result<()> {
         .join("target/native-resources/dev/flexbuf/native")
         .join(&plat);
     std::fs::create_dir_all(&res)?;
-    std::fs::copy(root().join("target/release").join(file), res.join(file))?;
+    std::fs::copy(
+        crate::util::target_dir().join("release").join(file),
+        res.join(file),
+    )?;
 
     let generated = sdk().join("target/generated-test-sources/flexbuf");
     if generated.exists() {
         std::fs::remove_dir_all(&generated)?;
     }
-    let mut args: Vec<String> = schemas()?.iter().map(|p| p.display().to_string()).collect();
-    args.push("-o".into());
-    args.push(generated.display().to_string());
-    args.push("--schema-bin".into());
-    args.push(
-        sdk()
-            .join("target/generated-test-sources")
-            .display()
-            .to_string(),
-    );
-    step(
-        "flexbuf-kotlin-gen (test coders)",
-        duct::cmd(root().join("target/release/flexbuf-kotlin-gen"), args)
-            .dir(root())
-            .stdout_null(),
-    )?;
+    crate::util::gen("kotlin", &schemas()?, &generated)?;
     step(
         "mvn install (sdk-kotlin, dev.flexbuf:flexbuf-kotlin:0.1.0)",
         mvn(&sdk(), &["install", "-DskipTests"]),

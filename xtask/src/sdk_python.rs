@@ -126,22 +126,12 @@ pub fn build() -> Result<()> {
     )
 }
 
-/// The flexbuf CLI binary, built first (the tests and the runner generate
-/// Python models with `flexbuf gen --lang python`).
-fn cli() -> Result<PathBuf> {
-    step(
-        "cargo build -p flexbuf-cli",
-        util::cargo(&["build", "-q", "-p", "flexbuf-cli"]),
-    )?;
-    Ok(root().join("target/debug/flexbuf"))
-}
-
 /// Builds and installs the package, then runs pytest in `sdk-python/tests`
 /// (API, Reference, typed models, threads, stubs via mypy.stubtest, the
 /// `flatbuffers.flexbuffers` cross-check and the conformance categories).
 pub fn test() -> Result<()> {
     build()?;
-    let cli = cli()?;
+    let cli = util::flexbuf_cli()?;
     step(
         "pytest sdk-python/tests",
         duct::cmd(python(), ["-m", "pytest", "-q", "sdk-python/tests"])
@@ -156,7 +146,7 @@ pub fn prepare_conformance() -> Result<()> {
     if !python().exists() {
         build()?;
     }
-    cli().map(|_| ())
+    util::flexbuf_cli().map(|_| ())
 }
 
 /// The Python conformance runner, printing its JSON result lines.
@@ -166,8 +156,8 @@ pub fn conformance_command() -> duct::Expression {
         [
             "sdk-python/tools/conformance_runner.py".to_string(),
             "--flexbuf".to_string(),
-            root()
-                .join("target/debug/flexbuf")
+            util::target_dir()
+                .join("debug/flexbuf")
                 .to_string_lossy()
                 .into_owned(),
         ],
@@ -179,7 +169,7 @@ pub fn conformance_command() -> duct::Expression {
 /// fixtures (flexbuf vs flatbuffers.flexbuffers, json, orjson, msgspec).
 pub fn bench() -> Result<()> {
     build()?;
-    let cli = cli()?;
+    let cli = util::flexbuf_cli()?;
     step(
         "python sdk-python/tools/bench.py",
         duct::cmd(python(), ["sdk-python/tools/bench.py"])

@@ -35,10 +35,7 @@ fn cdylib_name(stem: &str) -> String {
 }
 
 fn release_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| util::root().join("target"))
-        .join("release")
+    util::target_dir().join("release")
 }
 
 /// Installs npm dependencies (when missing), compiles the TypeScript to
@@ -93,14 +90,7 @@ fn test_schemas() -> Result<Vec<PathBuf>> {
 pub fn generate_test_coders() -> Result<()> {
     let gen = sdk().join("test/gen");
     let tool = tool();
-    for schema in test_schemas()? {
-        let s = schema.to_string_lossy().into_owned();
-        let out = gen.to_string_lossy().into_owned();
-        util::step(
-            &format!("gen --lang ts {s}"),
-            duct::cmd(&tool, ["gen", s.as_str(), out.as_str()]),
-        )?;
-    }
+    util::gen("ts", &test_schemas()?, &gen)?;
     util::step(
         "tsc (generated test coders)",
         node(&[

@@ -29,6 +29,48 @@ pub fn step(name: &str, expr: duct::Expression) -> Result<()> {
     Ok(())
 }
 
+/// Cargo's target directory: `CARGO_TARGET_DIR` when set, else `target/`.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+}
+
+/// The `flexbuf` CLI (debug build), built first.
+pub fn flexbuf_cli() -> Result<PathBuf> {
+    step(
+        "cargo build -p flexbuf-cli",
+        cargo(&["build", "-q", "-p", "flexbuf-cli"]),
+    )?;
+    Ok(target_dir()
+        .join("debug")
+        .join(format!("flexbuf{}", std::env::consts::EXE_SUFFIX)))
+}
+
+/// `flexbuf gen --lang <lang>` of each schema into `out` (builds the CLI first).
+pub fn gen(lang: &str, schemas: &[PathBuf], out: &Path) -> Result<()> {
+    let cli = flexbuf_cli()?;
+    for schema in schemas {
+        step(
+            &format!("flexbuf gen --lang {lang} {}", schema.display()),
+            duct::cmd(
+                &cli,
+                [
+                    "gen".as_ref(),
+                    "--lang".as_ref(),
+                    lang.as_ref(),
+                    schema.as_os_str(),
+                    "-o".as_ref(),
+                    out.as_os_str(),
+                ],
+            )
+            .dir(root())
+            .stdout_null(),
+        )?;
+    }
+    Ok(())
+}
+
 /// True when `program` is on the PATH.
 pub fn have(program: &str) -> bool {
     duct::cmd("sh", ["-c", &format!("command -v {program}")])

@@ -13,101 +13,106 @@
 //! Types from every namespace go into one module by their short names (a
 //! clash is reported), as in the Rust backend.
 
-use std::fmt::Write as _;
-use std::path::PathBuf;
+use flexbuf::schema::{short_name, Absent, DefaultValue, EnumDef, TypeRef};
 
-use flexbuf::schema::{
-    short_name, DefaultValue, EnumDef, Field, Message, Schema, TypeRef, UnionDef,
-};
+use super::{quoted, Backend, FloatForm, GeneratedFile};
+use crate::plan::{FieldPlan, MessagePlan, Plan, UnionPlan};
+use crate::writer::{CodeWriter, DocStyle};
 
-use super::GeneratedFile;
+/// The TypeScript backend (`--lang ts`).
+pub struct TypeScript;
 
-/// Generates `<stem>.ts` for the root schema of `parsed` and everything it imports.
-pub fn generate(parsed: &crate::ParsedSchema) -> Result<Vec<GeneratedFile>, String> {
-    let stem = super::root_stem(parsed).unwrap_or("schema");
-    Ok(vec![GeneratedFile {
-        path: PathBuf::from(format!("{stem}.ts")),
-        contents: generate_source(&parsed.schema)?,
-    }])
-}
-
-/// The TypeScript source for every type of `schema`.
-pub fn generate_source(schema: &Schema) -> Result<String, String> {
-    check_names(schema)?;
-    let mut g = Gen {
-        schema,
-        out: String::new(),
-    };
-    g.header();
-    for e in &schema.enums {
-        g.enum_def(e);
+impl Backend for TypeScript {
+    fn name(&self) -> &'static str {
+        "ts"
     }
-    for u in &schema.unions {
-        g.union_def(u);
-    }
-    for m in &schema.messages {
-        g.message(m);
-        g.view(m);
-    }
-    Ok(g.out)
-}
 
-fn check_names(schema: &Schema) -> Result<(), String> {
-    let mut seen = std::collections::HashMap::new();
-    let names = schema
-        .messages
-        .iter()
-        .map(|m| &m.name)
-        .chain(schema.enums.iter().map(|e| &e.name))
-        .chain(schema.unions.iter().map(|u| &u.name));
-    for n in names {
-        let short = short_name(n);
-        if let Some(prev) = seen.insert(short, n) {
-            return Err(format!(
-                "types `{prev}` and `{n}` have the same name `{short}`; the TypeScript backend emits one module, so rename one"
-            ));
-        }
-        if short.ends_with("View") && seen.contains_key(short.trim_end_matches("View")) {
-            return Err(format!(
-                "type `{n}` clashes with the generated view type of `{}`",
-                short.trim_end_matches("View")
-            ));
+    fn summary(&self) -> &'static str {
+        "A TypeScript module over the pure-TS runtime of the `flexbuf` npm package"
+    }
+
+    fn keywords(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    fn reserved_members(&self) -> &'static [&'static str] {
+        &["map", "fromBytes", "read", "cx", "constructor"]
+    }
+
+    fn type_name(&self, qualified: &str) -> String {
+        short_name(qualified).to_string()
+    }
+
+    fn companion_names(&self, plan: &Plan<'_>, qualified: &str) -> Vec<String> {
+        if plan.schema.message(qualified).is_some() {
+            vec![format!("{}View", self.type_name(qualified))]
+        } else {
+            Vec::new()
         }
     }
-    for m in &schema.messages {
-        for f in &m.fields {
-            if f.name == "__proto__" {
-                return Err(format!(
-                    "field `__proto__` of `{}` cannot be a TypeScript property",
-                    m.name
-                ));
+
+    fn field_name(&self, name: &str) -> String {
+        name.to_string()
+    }
+
+    fn variant_name(&self, name: &str) -> String {
+        name.to_string()
+    }
+
+    fn string_literal(&self, s: &str) -> String {
+        quoted(s, |c| match c {
+            '\u{2028}' | '\u{2029}' => Some(format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 => Some(format!("\\u{:04x}", c as u32)),
+            _ => None,
+        })
+    }
+
+    fn float_literal(&self, f: f64, ty: &TypeRef) -> String {
+        let text = match FloatForm::of(f, ty, false) {
+            FloatForm::Nan => "NaN".into(),
+            FloatForm::Infinity => "Infinity".into(),
+            FloatForm::NegInfinity => "-Infinity".into(),
+            FloatForm::Finite(s) => s,
+        };
+        if *ty == TypeRef::F32 {
+            format!("Math.fround({text})")
+        } else {
+            text
+        }
+    }
+
+    fn emit(&self, plan: &Plan<'_>) -> Result<Vec<GeneratedFile>, String> {
+        for m in &plan.messages {
+            for f in &m.fields {
+                if f.def.name == "__proto__" {
+                    return Err(format!(
+                        "field `__proto__` of `{}` cannot be a TypeScript property",
+                        m.def.name
+                    ));
+                }
             }
         }
-    }
-    Ok(())
-}
-
-/// A JavaScript string literal.
-fn js_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
+        let mut g = Gen {
+            plan,
+            b: self,
+            w: CodeWriter::new("  "),
+        };
+        g.header();
+        for e in &plan.enums {
+            g.enum_def(e.def);
         }
+        for u in &plan.unions {
+            g.union_def(u);
+        }
+        for m in &plan.messages {
+            g.message(m);
+            g.view(m);
+        }
+        Ok(vec![GeneratedFile {
+            path: format!("{}.ts", plan.stem).into(),
+            contents: g.w.finish(),
+        }])
     }
-    out.push('"');
-    out
 }
 
 /// A JavaScript number (or bigint) literal for an integer.
@@ -116,20 +121,6 @@ fn int_lit(i: i128) -> String {
         i.to_string()
     } else {
         format!("{i}n")
-    }
-}
-
-fn float_lit(f: f64) -> String {
-    if f.is_nan() {
-        "NaN".into()
-    } else if f.is_infinite() {
-        if f < 0.0 {
-            "-Infinity".into()
-        } else {
-            "Infinity".into()
-        }
-    } else {
-        format!("{f:?}")
     }
 }
 
@@ -163,38 +154,23 @@ fn int_range(t: &TypeRef) -> Option<(i64, i64)> {
     })
 }
 
-struct Gen<'s> {
-    schema: &'s Schema,
-    out: String,
+struct Gen<'p> {
+    plan: &'p Plan<'p>,
+    b: &'p TypeScript,
+    w: CodeWriter,
 }
 
 impl Gen<'_> {
     fn line(&mut self, indent: usize, text: &str) {
-        for _ in 0..indent {
-            self.out.push_str("  ");
-        }
-        self.out.push_str(text);
-        self.out.push('\n');
+        self.w.line(indent, text);
     }
 
     fn docs(&mut self, indent: usize, doc: &[String]) {
-        if doc.is_empty() {
-            return;
-        }
-        self.line(indent, "/**");
-        for d in doc {
-            let d = d.replace("*/", "*\\/");
-            if d.is_empty() {
-                self.line(indent, " *");
-            } else {
-                self.line(indent, &format!(" * {d}"));
-            }
-        }
-        self.line(indent, " */");
+        self.w.doc(indent, DocStyle::Block("*\\/"), doc);
     }
 
     fn header(&mut self) {
-        self.out.push_str(
+        self.w.raw(
             "// @generated by `flexbuf gen --lang ts`. Do not edit.\n\
              /* eslint-disable */\n\
              import * as fb from \"flexbuf\";\n\n",
@@ -209,7 +185,7 @@ impl Gen<'_> {
             TypeRef::Bytes => "Uint8Array".into(),
             TypeRef::Vector(e) => format!("Array<{}>", self.ts_type(e)),
             TypeRef::Map(e) => format!("{{ [key: string]: {} }}", self.ts_type(e)),
-            TypeRef::Message(n) | TypeRef::Enum(n) | TypeRef::Union(n) => short_name(n).to_string(),
+            TypeRef::Message(n) | TypeRef::Enum(n) | TypeRef::Union(n) => self.b.type_name(n),
             _ => "number".into(),
         }
     }
@@ -217,12 +193,15 @@ impl Gen<'_> {
     // ---- enums -----------------------------------------------------------------
 
     fn enum_def(&mut self, e: &EnumDef) {
-        let name = short_name(&e.name);
+        let name = self.b.type_name(&e.name);
         self.docs(0, &e.doc);
         self.line(0, &format!("export enum {name} {{"));
         for v in &e.variants {
             self.docs(1, &v.doc);
-            self.line(1, &format!("{} = {},", v.name, v.value));
+            self.line(
+                1,
+                &format!("{} = {},", self.b.variant_name(&v.name), v.value),
+            );
         }
         self.line(0, "}\n");
         let values: Vec<String> = e.variants.iter().map(|v| v.value.to_string()).collect();
@@ -234,8 +213,9 @@ impl Gen<'_> {
 
     // ---- unions ----------------------------------------------------------------
 
-    fn union_def(&mut self, u: &UnionDef) {
-        let name = short_name(&u.name).to_string();
+    fn union_def(&mut self, up: &UnionPlan<'_>) {
+        let u = up.def;
+        let name = self.b.type_name(&u.name);
         self.docs(0, &u.doc);
         let arms: Vec<String> = u
             .variants
@@ -243,7 +223,7 @@ impl Gen<'_> {
             .map(|v| {
                 format!(
                     "{{ kind: {}; value: {} }}",
-                    js_str(&v.name),
+                    self.b.string_literal(&v.name),
                     self.ts_type(&v.ty)
                 )
             })
@@ -261,10 +241,13 @@ impl Gen<'_> {
         self.line(1, "b.startMap();");
         self.line(1, "switch (v.kind) {");
         for var in &u.variants {
-            self.line(2, &format!("case {}: {{", js_str(&var.name)));
-            self.line(3, &format!("b.key({});", js_str(&var.wire_name)));
+            self.line(2, &format!("case {}: {{", self.b.string_literal(&var.name)));
+            self.line(
+                3,
+                &format!("b.key({});", self.b.string_literal(&var.wire_name)),
+            );
             let enc = self.encode_stmt(&var.ty, "v.value", 3, 1);
-            self.out.push_str(&enc);
+            self.w.raw(&enc);
             self.line(3, "break;");
             self.line(2, "}");
         }
@@ -299,8 +282,8 @@ impl Gen<'_> {
                 2,
                 &format!(
                     "case {}: out = {{ kind: {}, value: {dec} }}; break;",
-                    js_str(&var.wire_name),
-                    js_str(&var.name)
+                    self.b.string_literal(&var.wire_name),
+                    self.b.string_literal(&var.name)
                 ),
             );
         }
@@ -321,12 +304,14 @@ impl Gen<'_> {
 
     // ---- messages ----------------------------------------------------------------
 
-    fn message(&mut self, m: &Message) {
-        let name = short_name(&m.name).to_string();
-        let fields = m.wire_fields();
+    fn message(&mut self, mp: &MessagePlan<'_>) {
+        let m = mp.def;
+        let name = self.b.type_name(&m.name);
+        let fields: Vec<&FieldPlan<'_>> = mp.wire_fields().collect();
         self.docs(0, &m.doc);
         self.line(0, &format!("export interface {name} {{"));
-        for f in m.fields.iter().filter(|f| !f.deprecated) {
+        for fp in &mp.fields {
+            let f = fp.def;
             self.docs(1, &f.doc);
             let ty = self.ts_type(&f.ty);
             let ty = if f.optional {
@@ -334,11 +319,11 @@ impl Gen<'_> {
             } else {
                 ty
             };
-            self.line(1, &format!("{}: {ty};", f.name));
+            self.line(1, &format!("{}: {ty};", self.b.field_name(&f.name)));
         }
         self.line(0, "}\n");
 
-        let fp = self.schema.fingerprint(&m.name).unwrap_or(0);
+        let fp = mp.fingerprint;
         self.line(
             0,
             &format!(
@@ -350,7 +335,10 @@ impl Gen<'_> {
             0,
             &format!("export const {name}Fingerprint = 0x{fp:016x}n;\n"),
         );
-        let names: Vec<String> = fields.iter().map(|f| js_str(&f.wire_name)).collect();
+        let names: Vec<String> = fields
+            .iter()
+            .map(|f| self.b.string_literal(&f.def.wire_name))
+            .collect();
         self.line(
             0,
             &format!(
@@ -364,32 +352,33 @@ impl Gen<'_> {
         self.line(0, &format!("export function encode{name}Into(b: fb.Builder, cx: fb.EncodeContext, v: {name}): void {{"));
         self.line(1, &format!("const keys = cx.keyVector(b, __{name}_keys);"));
         self.line(1, "b.startMap();");
-        for f in &fields {
-            let access = format!("v.{}", f.name);
+        for &fp in &fields {
+            let f = fp.def;
+            let access = format!("v.{}", self.b.field_name(&f.name));
             self.line(1, "{");
             self.line(2, &format!("const x = {access};"));
             if f.optional {
                 self.line(2, "if (x === null || x === undefined) b.null();");
                 self.line(2, "else {");
                 let enc = self.encode_stmt(&f.ty, "x", 3, 1);
-                self.out.push_str(&enc);
+                self.w.raw(&enc);
                 self.line(2, "}");
             } else {
-                match self.zero_or_default(f) {
+                match self.zero_or_default(fp) {
                     Some(def) => {
                         let enc = self.encode_stmt(&f.ty, &format!("(x ?? {def})"), 2, 1);
-                        self.out.push_str(&enc);
+                        self.w.raw(&enc);
                     }
                     None => {
                         self.line(
                             2,
                             &format!(
                                 "if (x === null || x === undefined) throw fb.missing({});",
-                                js_str(&f.wire_name)
+                                self.b.string_literal(&f.wire_name)
                             ),
                         );
                         let enc = self.encode_stmt(&f.ty, "x", 2, 1);
-                        self.out.push_str(&enc);
+                        self.w.raw(&enc);
                     }
                 }
             }
@@ -419,9 +408,10 @@ impl Gen<'_> {
         self.line(1, "let f = \"\";");
         self.line(1, "try {");
         self.line(2, "let i: number, ft: number;");
-        for (idx, f) in fields.iter().enumerate() {
+        for (idx, &fp) in fields.iter().enumerate() {
+            let f = fp.def;
             let var = format!("f_{}", f.name);
-            let key = js_str(&f.wire_name);
+            let key = self.b.string_literal(&f.wire_name);
             let ty = self.ts_type(&f.ty);
             let ty = if f.optional {
                 format!("{ty} | null")
@@ -434,10 +424,10 @@ impl Gen<'_> {
                 &format!("i = fast ? {idx} : c.find(ka, kw, n, __{name}_keys.bytes[{idx}]);"),
             );
             self.line(2, &format!("let {var}: {ty};"));
-            let absent = if f.required {
+            let absent = if fp.absent == Absent::Required {
                 "throw fb.missing()".to_string()
             } else {
-                format!("{var} = {}", self.absent_value(f))
+                format!("{var} = {}", self.absent_value(fp))
             };
             self.line(2, &format!("if (i < 0) {absent};"));
             self.line(2, "else {");
@@ -452,11 +442,10 @@ impl Gen<'_> {
             self.line(2, "}");
         }
         self.line(2, "c.leave();");
-        let inits: Vec<String> = m
+        let inits: Vec<String> = mp
             .fields
             .iter()
-            .filter(|f| !f.deprecated)
-            .map(|f| format!("{}: f_{}", f.name, f.name))
+            .map(|f| format!("{}: f_{}", self.b.field_name(&f.def.name), f.def.name))
             .collect();
         self.line(2, &format!("return {{ {} }};", inits.join(", ")));
         self.line(1, "} catch (e) {");
@@ -489,10 +478,10 @@ impl Gen<'_> {
 
     /// The value written for a non-optional field that is `undefined`: its
     /// default, else its type's zero; `None` for messages and unions (no zero).
-    fn zero_or_default(&self, f: &Field) -> Option<String> {
-        match &f.default {
-            Some(d) if *d != DefaultValue::Null => Some(self.literal(&f.ty, d)),
-            _ => self.zero(&f.ty),
+    fn zero_or_default(&self, f: &FieldPlan<'_>) -> Option<String> {
+        match &f.absent {
+            Absent::Default(d) => Some(self.literal(&f.def.ty, d)),
+            _ => self.zero(&f.def.ty),
         }
     }
 
@@ -504,45 +493,34 @@ impl Gen<'_> {
             TypeRef::Vector(_) => "[]".into(),
             TypeRef::Map(_) => "{}".into(),
             TypeRef::Message(_) | TypeRef::Union(_) => return None,
-            TypeRef::Enum(n) => {
-                let e = self.schema.enum_def(n)?;
-                format!("{}.{}", short_name(n), e.variants.first()?.name)
-            }
+            TypeRef::Enum(n) => format!(
+                "{}.{}",
+                self.b.type_name(n),
+                self.b.variant_name(self.plan.enum_zero(n)?)
+            ),
             _ => "0".into(),
         })
     }
 
     /// The decoded value of an absent field that is not required.
-    fn absent_value(&self, f: &Field) -> String {
-        match &f.default {
-            None | Some(DefaultValue::Null) => {
-                if f.optional {
-                    "null".into()
-                } else {
-                    self.zero(&f.ty).unwrap_or_else(|| "null".into())
-                }
-            }
-            Some(d) => self.literal(&f.ty, d),
+    fn absent_value(&self, f: &FieldPlan<'_>) -> String {
+        match &f.absent {
+            Absent::Default(d) => self.literal(&f.def.ty, d),
+            Absent::Zero => self.zero(&f.def.ty).unwrap_or_else(|| "null".into()),
+            Absent::Null | Absent::Required => "null".into(),
         }
     }
 
     fn literal(&self, t: &TypeRef, d: &DefaultValue) -> String {
-        let fround = |s: String| {
-            if *t == TypeRef::F32 {
-                format!("Math.fround({s})")
-            } else {
-                s
-            }
-        };
         match d {
             DefaultValue::Bool(b) => b.to_string(),
-            DefaultValue::Int(i) if t.is_float() => fround(float_lit(*i as f64)),
-            DefaultValue::UInt(u) if t.is_float() => fround(float_lit(*u as f64)),
             DefaultValue::Int(i) => int_lit(i128::from(*i)),
             DefaultValue::UInt(u) => int_lit(i128::from(*u)),
-            DefaultValue::Float(f) => fround(float_lit(*f)),
-            DefaultValue::String(s) => js_str(s),
-            DefaultValue::EnumVariant(v) => format!("{}.{v}", self.ts_type(t)),
+            DefaultValue::Float(f) => self.b.float_literal(*f, t),
+            DefaultValue::String(s) => self.b.string_literal(s),
+            DefaultValue::EnumVariant(v) => {
+                format!("{}.{}", self.ts_type(t), self.b.variant_name(v))
+            }
             DefaultValue::Null => "null".into(),
         }
     }
@@ -563,7 +541,10 @@ impl Gen<'_> {
             TypeRef::String => format!("{pad}b.string({v});\n"),
             TypeRef::Bytes => format!("{pad}b.blob({v});\n"),
             TypeRef::Vector(e) if e.is_scalar() => {
-                format!("{pad}b.typedVector({v}, {});\n", js_str(scalar_kind(e)))
+                format!(
+                    "{pad}b.typedVector({v}, {});\n",
+                    self.b.string_literal(scalar_kind(e))
+                )
             }
             TypeRef::Vector(e) => {
                 let el = format!("e{depth}");
@@ -579,7 +560,7 @@ impl Gen<'_> {
                 )
             }
             TypeRef::Message(n) | TypeRef::Union(n) => {
-                format!("{pad}encode{}Into(b, cx, {v});\n", short_name(n))
+                format!("{pad}encode{}Into(b, cx, {v});\n", self.b.type_name(n))
             }
         }
     }
@@ -595,14 +576,14 @@ impl Gen<'_> {
             TypeRef::String => format!("c.str({p}, {w}, {t})"),
             TypeRef::Bytes => format!("c.blob({p}, {w}, {t})"),
             TypeRef::Enum(n) => {
-                let s = short_name(n);
+                let s = self.b.type_name(n);
                 format!(
                     "(c.enumValue({p}, {w}, {t}, {s}Values, {}) as {s})",
-                    js_str(s)
+                    self.b.string_literal(&s)
                 )
             }
             TypeRef::Message(n) | TypeRef::Union(n) => {
-                format!("decode{}From(c, {p}, {w}, {t})", short_name(n))
+                format!("decode{}From(c, {p}, {w}, {t})", self.b.type_name(n))
             }
             TypeRef::Vector(e)
                 if e.is_scalar() && !matches!(**e, TypeRef::Bool | TypeRef::I64 | TypeRef::U64) =>
@@ -659,8 +640,8 @@ impl Gen<'_> {
 
     // ---- views -------------------------------------------------------------------
 
-    fn view(&mut self, m: &Message) {
-        let name = short_name(&m.name).to_string();
+    fn view(&mut self, mp: &MessagePlan<'_>) {
+        let name = self.b.type_name(&mp.def.name);
         let view = format!("{name}View");
         self.line(0, &format!("/** Reads single fields of a `{name}` straight from the bytes (lazy, zero-copy, checked). */"));
         self.line(0, &format!("export class {view} {{"));
@@ -693,11 +674,12 @@ impl Gen<'_> {
         );
         self.line(2, "return f(c, r.pos, r.slotWidth, (r.type << 2) | lw);");
         self.line(1, "}");
-        for f in m.wire_fields() {
-            let key = js_str(&f.wire_name);
-            let accessor = match f.name.as_str() {
-                "map" | "fromBytes" | "read" | "cx" | "constructor" => format!("{}Field", f.name),
-                n => n.to_string(),
+        for f in mp.wire_fields().map(|f| f.def) {
+            let key = self.b.string_literal(&f.wire_name);
+            let accessor = if self.b.reserved_members().contains(&f.name.as_str()) {
+                format!("{}Field", f.name)
+            } else {
+                self.b.field_name(&f.name)
             };
             let (ret, conv) = match &f.ty {
                 TypeRef::String => ("string".to_string(), "r.asString()".to_string()),
@@ -705,8 +687,8 @@ impl Gen<'_> {
                 TypeRef::Vector(_) => ("fb.VectorRef".into(), "r.asVector()".into()),
                 TypeRef::Map(_) => ("fb.MapRef".into(), "r.asMap()".into()),
                 TypeRef::Message(n) => (
-                    format!("{}View", short_name(n)),
-                    format!("new {}View(r)", short_name(n)),
+                    format!("{}View", self.b.type_name(n)),
+                    format!("new {}View(r)", self.b.type_name(n)),
                 ),
                 TypeRef::Union(_) => ("fb.Ref".into(), "r".into()),
                 other => {
@@ -735,47 +717,5 @@ impl Gen<'_> {
             self.line(1, "}");
         }
         self.line(0, "}\n");
-    }
-}
-
-/// The TypeScript backend (`--lang ts`).
-pub struct TypeScript;
-
-impl super::Backend for TypeScript {
-    fn name(&self) -> &'static str {
-        "ts"
-    }
-
-    fn summary(&self) -> &'static str {
-        "A TypeScript module over the pure-TS runtime of the `flexbuf` npm package"
-    }
-
-    fn keywords(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    fn type_name(&self, qualified: &str) -> String {
-        short_name(qualified).to_string()
-    }
-
-    fn field_name(&self, name: &str) -> String {
-        name.to_string()
-    }
-
-    fn variant_name(&self, name: &str) -> String {
-        name.to_string()
-    }
-
-    fn string_literal(&self, s: &str) -> String {
-        js_str(s)
-    }
-
-    fn float_literal(&self, f: f64, ty: &TypeRef) -> String {
-        let _ = ty;
-        float_lit(f)
-    }
-
-    fn emit(&self, plan: &crate::plan::Plan<'_>) -> Result<Vec<GeneratedFile>, String> {
-        generate(plan.parsed)
     }
 }

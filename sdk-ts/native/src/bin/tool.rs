@@ -1,12 +1,9 @@
 //! Developer tool of the TypeScript SDK (used by its tests and `cargo xtask`):
-//!
-//! - `flexbuf-ts-tool gen SCHEMA.fxs OUT_DIR` runs the TypeScript backend
-//!   (what `flexbuf gen --lang ts` does once the CLI exposes it);
-//! - `flexbuf-ts-tool typed FIXTURE OUT.bin` writes the bytes the Rust
-//!   generated coder of the fixture's root message encodes for
-//!   `conformance/fixtures/FIXTURE.json` (JSON -> generic buffer -> Rust typed
-//!   decode -> Rust typed encode): the reference for byte identity of the
-//!   TypeScript generated encoders.
+//! `flexbuf-ts-tool typed FIXTURE OUT.bin` writes the bytes the Rust
+//! generated coder of the fixture's root message encodes for
+//! `conformance/fixtures/FIXTURE.json` (JSON -> generic buffer -> Rust typed
+//! decode -> Rust typed encode): the reference for byte identity of the
+//! TypeScript generated encoders. (Generate TypeScript with `flexbuf gen --lang ts`.)
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -40,19 +37,6 @@ fn typed_bytes(fixture: &str, generic: &[u8]) -> Result<Vec<u8>, String> {
 
 fn run(args: &[String]) -> Result<(), String> {
     match args {
-        [cmd, schema, out] if cmd == "gen" => {
-            let parsed =
-                flexbuf_codegen::parse_file(Path::new(schema)).map_err(|d| d.to_string())?;
-            let files = flexbuf_codegen::backend::typescript::generate(&parsed)?;
-            for f in files {
-                let path = Path::new(out).join(&f.path);
-                std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
-                std::fs::write(&path, f.contents)
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
-                println!("wrote {}", path.display());
-            }
-            Ok(())
-        }
         [cmd, fixture, out] if cmd == "typed" => {
             let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/fixtures");
             let path = root.join(format!("{fixture}.json"));
@@ -62,7 +46,7 @@ fn run(args: &[String]) -> Result<(), String> {
             let bytes = typed_bytes(fixture, &generic)?;
             std::fs::write(out, bytes).map_err(|e| format!("{out}: {e}"))
         }
-        _ => Err("usage: flexbuf-ts-tool gen SCHEMA.fxs OUT_DIR | typed FIXTURE OUT.bin".into()),
+        _ => Err("usage: flexbuf-ts-tool typed FIXTURE OUT.bin".into()),
     }
 }
 
