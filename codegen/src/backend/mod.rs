@@ -151,13 +151,3 @@ impl FloatForm {
         }
     }
 }
-
-/// The file stem of the root schema (`shop` for `schemas/shop.fxs`), which
-/// names the generated output.
-pub(crate) fn root_stem(parsed: &crate::ParsedSchema) -> Result<&str, String> {
-    let root = parsed.root();
-    root.path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .ok_or_else(|| format!("{}: not a schema file name", root.path.display()))
-}

@@ -10,15 +10,97 @@
 //! the classes are passed by qualified name (`"ns.Union|Variant"` for union
 //! variants, whose payload lives in the slot `value`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use flexbuf::schema::{
-    short_name, DefaultValue, EnumDef, Field, Message, Schema, TypeRef, UnionDef,
-};
+use flexbuf::schema::{short_name, Absent, DefaultValue, EnumDef, Field, TypeRef, UnionDef};
 
-use super::GeneratedFile;
+use super::{quoted, Backend, FloatForm, GeneratedFile};
+use crate::plan::{FieldPlan, MessagePlan, Plan};
+use crate::writer::CodeWriter;
+
+/// The Python backend (`--lang python`).
+pub struct Python;
+
+impl Backend for Python {
+    fn name(&self) -> &'static str {
+        "python"
+    }
+
+    fn summary(&self) -> &'static str {
+        "A Python module of classes (slots, type hints) coded by the native core"
+    }
+
+    fn keywords(&self) -> &'static [&'static str] {
+        RESERVED
+    }
+
+    fn reserved_members(&self) -> &'static [&'static str] {
+        &["encode", "decode"]
+    }
+
+    fn type_name(&self, qualified: &str) -> String {
+        short_name(qualified).to_string()
+    }
+
+    fn companion_names(&self, plan: &Plan<'_>, qualified: &str) -> Vec<String> {
+        plan.schema
+            .union_def(qualified)
+            .map(|u| {
+                u.variants
+                    .iter()
+                    .map(|v| variant_class(self, qualified, &v.name))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn field_name(&self, name: &str) -> String {
+        attr(name)
+    }
+
+    fn variant_name(&self, name: &str) -> String {
+        variant_ident(name)
+    }
+
+    fn string_literal(&self, s: &str) -> String {
+        quoted(s, |c| {
+            if (c as u32) < 0x20 || c == '\u{7f}' {
+                Some(format!("\\x{:02x}", c as u32))
+            } else if c.is_control() || ('\u{2028}'..='\u{2029}').contains(&c) {
+                Some(format!("\\u{:04x}", c as u32))
+            } else {
+                None
+            }
+        })
+    }
+
+    fn float_literal(&self, f: f64, ty: &TypeRef) -> String {
+        // Python floats are doubles: an f32 value (already rounded) prints
+        // as the double the native core stores.
+        match FloatForm::of(f, ty, true) {
+            FloatForm::Nan => "float(\"nan\")".into(),
+            FloatForm::Infinity => "float(\"inf\")".into(),
+            FloatForm::NegInfinity => "float(\"-inf\")".into(),
+            FloatForm::Finite(s) => s,
+        }
+    }
+
+    fn emit(&self, plan: &Plan<'_>) -> Result<Vec<GeneratedFile>, String> {
+        let module = python_module_name(plan.stem);
+        let g = Gen::new(plan, self)?;
+        Ok(vec![GeneratedFile {
+            path: PathBuf::from(format!("{module}.py")),
+            contents: g.render(plan.source_name),
+        }])
+    }
+}
+
+/// The class of variant `variant` of union `union`.
+fn variant_class(b: &Python, union: &str, variant: &str) -> String {
+    format!("{}{variant}", b.type_name(union))
+}
 
 /// Python keywords, and the names generated classes use for their own
 /// methods: a field with one of these names gets a trailing underscore.
@@ -31,24 +113,6 @@ const RESERVED: &[&str] = &[
 
 /// Module-level names the generated code uses itself.
 const MODULE_NAMES: &[&str] = &["_SCHEMA", "_enum", "_flexbuf", "_Final", "annotations"];
-
-/// Generates `<root stem>.py` for every type of the parsed schema and its imports.
-pub fn generate(parsed: &crate::ParsedSchema) -> Result<Vec<GeneratedFile>, String> {
-    let root = parsed.root();
-    let stem = super::root_stem(parsed)?;
-    let module = python_module_name(stem);
-    let source = root
-        .path
-        .file_name()
-        .and_then(|s| s.to_str())
-        .unwrap_or(stem)
-        .to_string();
-    let contents = generate_module(&parsed.schema, &source)?;
-    Ok(vec![GeneratedFile {
-        path: PathBuf::from(format!("{module}.py")),
-        contents,
-    }])
-}
 
 /// A file stem as an importable module name (`my-schema` → `my_schema`).
 fn python_module_name(stem: &str) -> String {
@@ -69,12 +133,6 @@ fn python_module_name(stem: &str) -> String {
     s
 }
 
-/// The Python module for `schema`; `source` names the schema file in the header.
-pub fn generate_module(schema: &Schema, source: &str) -> Result<String, String> {
-    let g = Gen::new(schema)?;
-    Ok(g.render(source))
-}
-
 /// The attribute name of a field.
 fn attr(name: &str) -> String {
     if RESERVED.contains(&name) {
@@ -84,77 +142,54 @@ fn attr(name: &str) -> String {
     }
 }
 
-struct Gen<'a> {
-    schema: &'a Schema,
-    out: String,
+struct Gen<'p> {
+    plan: &'p Plan<'p>,
+    b: &'p Python,
+    w: CodeWriter,
     /// Union qualified name → class name of each variant, in declaration order.
-    variant_classes: HashMap<&'a str, Vec<String>>,
+    variant_classes: HashMap<&'p str, Vec<String>>,
 }
 
-impl<'a> Gen<'a> {
-    fn new(schema: &'a Schema) -> Result<Self, String> {
-        let mut taken: HashMap<String, String> = HashMap::new();
-        let mut claim = |name: String, by: &str| -> Result<(), String> {
-            if MODULE_NAMES.contains(&name.as_str()) || RESERVED.contains(&name.as_str()) {
-                return Err(format!("`{by}` cannot be named `{name}` in Python"));
-            }
-            if let Some(prev) = taken.insert(name.clone(), by.to_string()) {
-                return Err(format!(
-                    "`{prev}` and `{by}` both become the Python class `{name}`; the Python backend emits one module, so rename one"
-                ));
-            }
-            Ok(())
-        };
-        for n in schema
-            .messages
-            .iter()
-            .map(|m| &m.name)
-            .chain(schema.enums.iter().map(|e| &e.name))
-            .chain(schema.unions.iter().map(|u| &u.name))
-        {
-            claim(short_name(n).to_string(), n)?;
-        }
+impl<'p> Gen<'p> {
+    fn new(plan: &'p Plan<'p>, b: &'p Python) -> Result<Self, String> {
         let mut variant_classes = HashMap::new();
-        for u in &schema.unions {
-            let mut names = Vec::new();
-            for v in &u.variants {
-                let class = format!("{}{}", short_name(&u.name), v.name);
-                claim(class.clone(), &format!("{}.{}", u.name, v.name))?;
-                names.push(class);
-            }
-            variant_classes.insert(u.name.as_str(), names);
+        for u in &plan.unions {
+            let names = u
+                .variants
+                .iter()
+                .map(|v| variant_class(b, &u.def.name, &v.def.name))
+                .collect();
+            variant_classes.insert(u.def.name.as_str(), names);
         }
-        for m in &schema.messages {
-            let mut seen = HashSet::new();
-            for f in m.fields.iter().filter(|f| !f.deprecated) {
-                let a = attr(&f.name);
-                if a.starts_with("__") {
+        for t in plan.type_names() {
+            let mut names = vec![b.type_name(t)];
+            names.extend(b.companion_names(plan, t));
+            for name in names {
+                if MODULE_NAMES.contains(&name.as_str()) || RESERVED.contains(&name.as_str()) {
+                    return Err(format!("`{t}` cannot be named `{name}` in Python"));
+                }
+            }
+        }
+        for m in &plan.messages {
+            for f in &m.fields {
+                if b.field_name(&f.def.name).starts_with("__") {
                     return Err(format!(
                         "field `{}.{}`: names starting with `__` are private in Python",
-                        m.name, f.name
-                    ));
-                }
-                if !seen.insert(a.clone()) {
-                    return Err(format!(
-                        "fields of `{}` clash as the Python attribute `{a}`",
-                        m.name
+                        m.def.name, f.def.name
                     ));
                 }
             }
         }
         Ok(Gen {
-            schema,
-            out: String::new(),
+            plan,
+            b,
+            w: CodeWriter::new("    "),
             variant_classes,
         })
     }
 
     fn line(&mut self, indent: usize, s: &str) {
-        for _ in 0..indent {
-            self.out.push_str("    ");
-        }
-        self.out.push_str(s);
-        self.out.push('\n');
+        self.w.line(indent, s);
     }
 
     fn render(mut self, source: &str) -> String {
@@ -185,39 +220,42 @@ impl<'a> Gen<'a> {
         self.line(0, "import flexbuf as _flexbuf");
         let mut all: Vec<String> = Vec::new();
         all.extend(
-            self.schema
+            self.plan
+                .schema
                 .enums
                 .iter()
                 .map(|e| short_name(&e.name).to_string()),
         );
         all.extend(
-            self.schema
+            self.plan
+                .schema
                 .messages
                 .iter()
                 .map(|m| short_name(&m.name).to_string()),
         );
-        for u in &self.schema.unions {
+        for u in &self.plan.schema.unions {
             all.push(short_name(&u.name).to_string());
             all.extend(self.variant_classes[u.name.as_str()].iter().cloned());
         }
         self.line(0, "");
         self.line(0, "__all__ = [");
         for n in &all {
-            self.line(1, &format!("{},", py_str(n)));
+            self.line(1, &format!("{},", self.b.string_literal(n)));
         }
         self.line(0, "]");
-        let schema = self.schema;
+        let schema = self.plan.schema;
         for e in &schema.enums {
             self.enum_def(e);
         }
-        for m in &schema.messages {
+        let plan = self.plan;
+        for m in &plan.messages {
             self.message(m);
         }
         for u in &schema.unions {
             self.union_def(u);
         }
         self.footer();
-        self.out
+        self.w.finish()
     }
 
     // ---- types -------------------------------------------------------------------
@@ -252,28 +290,23 @@ impl<'a> Gen<'a> {
     }
 
     /// The `__init__` default of a field: `None` for required ones (no default).
-    fn init_default(&self, f: &Field) -> Result<Option<String>, String> {
-        if f.required {
-            return Ok(None);
-        }
-        let lit = match &f.default {
-            None | Some(DefaultValue::Null) if f.optional => "None".to_string(),
-            None | Some(DefaultValue::Null) => match &f.ty {
+    fn init_default(&self, fp: &FieldPlan<'_>) -> Result<Option<String>, String> {
+        let f = fp.def;
+        let lit = match &fp.absent {
+            Absent::Required => return Ok(None),
+            Absent::Null => "None".to_string(),
+            Absent::Zero => match &f.ty {
                 TypeRef::Bool => "False".into(),
                 TypeRef::F32 | TypeRef::F64 => "0.0".into(),
                 TypeRef::String => "\"\"".into(),
                 TypeRef::Bytes => "b\"\"".into(),
                 TypeRef::Vector(_) | TypeRef::Map(_) => "None".into(),
                 TypeRef::Enum(n) => {
-                    let e = self
-                        .schema
-                        .enum_def(n)
-                        .ok_or_else(|| format!("unknown enum {n}"))?;
-                    let v = e
-                        .variants
-                        .first()
+                    let v = self
+                        .plan
+                        .enum_zero(n)
                         .ok_or_else(|| format!("enum {n} has no variants"))?;
-                    format!("{}.{}", short_name(n), variant_ident(&v.name))
+                    format!("{}.{}", self.b.type_name(n), self.b.variant_name(v))
                 }
                 TypeRef::Message(_) | TypeRef::Union(_) => {
                     return Err(format!(
@@ -283,7 +316,7 @@ impl<'a> Gen<'a> {
                 }
                 _ => "0".into(),
             },
-            Some(d) => self.literal(&f.ty, d)?,
+            Absent::Default(d) => self.literal(&f.ty, d)?,
         };
         Ok(Some(lit))
     }
@@ -291,14 +324,12 @@ impl<'a> Gen<'a> {
     fn literal(&self, t: &TypeRef, d: &DefaultValue) -> Result<String, String> {
         Ok(match d {
             DefaultValue::Bool(b) => if *b { "True" } else { "False" }.into(),
-            DefaultValue::Int(i) if t.is_float() => float_lit(*i as f64, t),
-            DefaultValue::UInt(u) if t.is_float() => float_lit(*u as f64, t),
             DefaultValue::Int(i) => i.to_string(),
             DefaultValue::UInt(u) => u.to_string(),
-            DefaultValue::Float(f) => float_lit(*f, t),
-            DefaultValue::String(s) => py_str(s),
+            DefaultValue::Float(f) => self.b.float_literal(*f, t),
+            DefaultValue::String(s) => self.b.string_literal(s),
             DefaultValue::EnumVariant(v) => match t {
-                TypeRef::Enum(n) => format!("{}.{}", short_name(n), variant_ident(v)),
+                TypeRef::Enum(n) => format!("{}.{}", self.b.type_name(n), self.b.variant_name(v)),
                 _ => return Err(format!("enum default {v} for a non-enum field")),
             },
             DefaultValue::Null => "None".into(),
@@ -325,10 +356,11 @@ impl<'a> Gen<'a> {
 
     // ---- messages -----------------------------------------------------------------
 
-    fn message(&mut self, m: &Message) {
-        let name = short_name(&m.name).to_string();
-        let decl: Vec<&Field> = m.fields.iter().filter(|f| !f.deprecated).collect();
-        let wire = m.wire_fields();
+    fn message(&mut self, mp: &MessagePlan<'_>) {
+        let m = mp.def;
+        let name = self.b.type_name(&m.name);
+        let decl: Vec<&Field> = mp.fields.iter().map(|f| f.def).collect();
+        let wire: Vec<&Field> = mp.wire_fields().map(|f| f.def).collect();
         self.line(0, "");
         self.line(0, "");
         self.line(0, &format!("class {name}:"));
@@ -346,9 +378,15 @@ impl<'a> Gen<'a> {
         self.docstring(1, &doc);
         self.line(0, "");
         // The native core reads and writes the slots by position: wire order.
-        let slots: Vec<String> = wire.iter().map(|f| py_str(&attr(&f.name))).collect();
+        let slots: Vec<String> = wire
+            .iter()
+            .map(|f| self.b.string_literal(&attr(&f.name)))
+            .collect();
         self.line(1, &format!("__slots__ = ({})", tuple_body(&slots)));
-        let args: Vec<String> = decl.iter().map(|f| py_str(&attr(&f.name))).collect();
+        let args: Vec<String> = decl
+            .iter()
+            .map(|f| self.b.string_literal(&attr(&f.name)))
+            .collect();
         self.line(1, &format!("__match_args__ = ({})", tuple_body(&args)));
         self.line(0, "");
         for f in &decl {
@@ -362,12 +400,14 @@ impl<'a> Gen<'a> {
         // __init__: keyword-only, required fields first.
         let mut params = Vec::new();
         let mut body = Vec::new();
-        let mut ordered: Vec<&&Field> = decl.iter().filter(|f| f.required).collect();
-        ordered.extend(decl.iter().filter(|f| !f.required));
-        for f in ordered {
+        let mut ordered: Vec<&FieldPlan<'_>> =
+            mp.fields.iter().filter(|f| f.def.required).collect();
+        ordered.extend(mp.fields.iter().filter(|f| !f.def.required));
+        for fp in ordered {
+            let f = fp.def;
             let a = attr(&f.name);
             let h = self.field_hint(f);
-            let default = match self.init_default(f) {
+            let default = match self.init_default(fp) {
                 Ok(d) => d,
                 Err(e) => {
                     // The parser rejects such schemas; keep the module importable anyway.
@@ -569,7 +609,7 @@ impl<'a> Gen<'a> {
     // ---- the compiled schema -----------------------------------------------------------
 
     fn footer(&mut self) {
-        let bytes = match self.schema.to_bytes() {
+        let bytes = match self.plan.schema.to_bytes() {
             Ok(b) => b,
             Err(e) => {
                 self.line(0, "");
@@ -600,19 +640,36 @@ impl<'a> Gen<'a> {
         }
         self.line(1, ",");
         self.line(1, "{");
-        let schema = self.schema;
+        let schema = self.plan.schema;
         for e in &schema.enums {
-            self.line(2, &format!("{}: {},", py_str(&e.name), short_name(&e.name)));
+            self.line(
+                2,
+                &format!(
+                    "{}: {},",
+                    self.b.string_literal(&e.name),
+                    short_name(&e.name)
+                ),
+            );
         }
         for m in &schema.messages {
-            self.line(2, &format!("{}: {},", py_str(&m.name), short_name(&m.name)));
+            self.line(
+                2,
+                &format!(
+                    "{}: {},",
+                    self.b.string_literal(&m.name),
+                    short_name(&m.name)
+                ),
+            );
         }
         for u in &schema.unions {
             let classes = self.variant_classes[u.name.as_str()].clone();
             for (v, class) in u.variants.iter().zip(classes) {
                 self.line(
                     2,
-                    &format!("{}: {class},", py_str(&format!("{}|{}", u.name, v.name))),
+                    &format!(
+                        "{}: {class},",
+                        self.b.string_literal(&format!("{}|{}", u.name, v.name))
+                    ),
                 );
             }
         }
@@ -629,7 +686,7 @@ impl<'a> Gen<'a> {
                 &format!(
                     "_T_{}: _Final = _SCHEMA.index({})",
                     short_name(n),
-                    py_str(n)
+                    self.b.string_literal(n)
                 ),
             );
         }
@@ -643,7 +700,7 @@ impl<'a> Gen<'a> {
                 self.line(indent, &format!("\"\"\"{}", doc_escape(first)));
                 for l in rest {
                     if l.is_empty() {
-                        self.out.push('\n');
+                        self.w.blank();
                     } else {
                         self.line(indent, &doc_escape(l));
                     }
@@ -692,96 +749,9 @@ fn tuple_body(items: &[String]) -> String {
     }
 }
 
-/// A Python float literal for `f` as the native core stores it (f32 fields rounded).
-fn float_lit(f: f64, t: &TypeRef) -> String {
-    let f = if *t == TypeRef::F32 {
-        (f as f32) as f64
-    } else {
-        f
-    };
-    if f.is_nan() {
-        "float(\"nan\")".into()
-    } else if f.is_infinite() {
-        if f > 0.0 {
-            "float(\"inf\")"
-        } else {
-            "float(\"-inf\")"
-        }
-        .into()
-    } else {
-        // Debug is the shortest round-trip form and keeps a `.0` or exponent.
-        format!("{f:?}")
-    }
-}
-
-/// A double-quoted Python string literal.
-fn py_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if c.is_control() || ('\u{2028}'..='\u{2029}').contains(&c) => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// Text safe inside a triple-quoted docstring.
 fn doc_escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"")
-}
-
-/// The Python backend (`--lang python`).
-pub struct Python;
-
-impl super::Backend for Python {
-    fn name(&self) -> &'static str {
-        "python"
-    }
-
-    fn summary(&self) -> &'static str {
-        "A Python module of classes (slots, type hints) coded by the native core"
-    }
-
-    fn keywords(&self) -> &'static [&'static str] {
-        RESERVED
-    }
-
-    fn type_name(&self, qualified: &str) -> String {
-        short_name(qualified).to_string()
-    }
-
-    fn field_name(&self, name: &str) -> String {
-        attr(name)
-    }
-
-    fn variant_name(&self, name: &str) -> String {
-        variant_ident(name)
-    }
-
-    fn string_literal(&self, s: &str) -> String {
-        py_str(s)
-    }
-
-    fn float_literal(&self, f: f64, ty: &TypeRef) -> String {
-        float_lit(f, ty)
-    }
-
-    fn emit(&self, plan: &crate::plan::Plan<'_>) -> Result<Vec<GeneratedFile>, String> {
-        generate(plan.parsed)
-    }
 }
 
 #[cfg(test)]
@@ -790,7 +760,7 @@ mod tests {
 
     fn gen(src: &str) -> Result<String, String> {
         let parsed = crate::parse_str("t.fxs", src).map_err(|d| d.to_string())?;
-        let files = generate(&parsed)?;
+        let files = crate::generate(&Python, &parsed).map_err(|d| d.to_string())?;
         assert_eq!(files.len(), 1);
         assert_eq!(files[0].path, PathBuf::from("t.py"));
         Ok(files[0].contents.clone())
@@ -836,11 +806,14 @@ mod tests {
 
     #[test]
     fn strings_and_docs_are_escaped() {
-        assert_eq!(py_str("a\"b\\c\n\u{1}é"), "\"a\\\"b\\\\c\\n\\x01é\"");
-        assert_eq!(doc_escape("say \"\"\" \\"), "say \\\"\\\"\\\" \\\\");
-        assert_eq!(float_lit(1e300, &TypeRef::F64), "1e300");
         assert_eq!(
-            float_lit(f64::NEG_INFINITY, &TypeRef::F64),
+            Python.string_literal("a\"b\\c\n\u{1}é"),
+            "\"a\\\"b\\\\c\\n\\x01é\""
+        );
+        assert_eq!(doc_escape("say \"\"\" \\"), "say \\\"\\\"\\\" \\\\");
+        assert_eq!(Python.float_literal(1e300, &TypeRef::F64), "1e300");
+        assert_eq!(
+            Python.float_literal(f64::NEG_INFINITY, &TypeRef::F64),
             "float(\"-inf\")"
         );
         assert_eq!(python_module_name("my-schema"), "my_schema");
