@@ -164,7 +164,7 @@ impl<'p> Plan<'p> {
             .iter()
             .map(|u| UnionPlan {
                 def: u,
-                fingerprint: legacy_union_fingerprint(schema, u),
+                fingerprint: schema.union_fingerprint(&u.name).unwrap_or(0),
                 has_float: facts.has_float(&TypeRef::Union(u.name.clone()), &mut Vec::new()),
                 variants: u
                     .variants
@@ -297,25 +297,3 @@ impl Facts<'_> {
     }
 }
 
-/// The union fingerprint as the backends computed it before the plan: a
-/// wrapper message in a copy of the schema without its other messages.
-fn legacy_union_fingerprint(schema: &Schema, u: &UnionDef) -> u64 {
-    let wrapper = Schema {
-        messages: vec![Message {
-            name: "__union".into(),
-            fields: vec![Field {
-                name: "u".into(),
-                wire_name: "u".into(),
-                ty: TypeRef::Union(u.name.clone()),
-                optional: false,
-                required: true,
-                deprecated: false,
-                default: None,
-                doc: vec![],
-            }],
-            ..Default::default()
-        }],
-        ..schema.clone()
-    };
-    wrapper.fingerprint("__union").unwrap_or(0)
-}

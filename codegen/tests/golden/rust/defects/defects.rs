@@ -70,7 +70,7 @@ pub enum Shape {
 }
 
 impl flexbuf::FlexCoder for Shape {
-    const FINGERPRINT: u64 = 0x0d276ebd673375d2;
+    const FINGERPRINT: u64 = 0x2b5f89d118ce1948;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
         let _ = &cx;

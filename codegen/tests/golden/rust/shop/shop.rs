@@ -41,7 +41,7 @@ pub enum Payload {
 }
 
 impl flexbuf::FlexCoder for Payload {
-    const FINGERPRINT: u64 = 0x08b7642bcd9c464b;
+    const FINGERPRINT: u64 = 0x0ea7364f524c4426;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
         let _ = &cx;

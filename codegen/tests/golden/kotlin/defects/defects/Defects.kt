@@ -1433,7 +1433,7 @@ public sealed class Shape {
 /** Generated FlexBuffers coder of [Shape]. */
 public object ShapeFlexCoder : FlexCoder<Shape> {
     /** The schema fingerprint of `defects.Shape`. */
-    public const val FINGERPRINT: Long = 947848006344078802L
+    public const val FINGERPRINT: Long = 3125368197575743816L
 
     override val fingerprint: Long get() = FINGERPRINT
 

@@ -207,7 +207,7 @@ public sealed class Payload {
 /** Generated FlexBuffers coder of [Payload]. */
 public object PayloadFlexCoder : FlexCoder<Payload> {
     /** The schema fingerprint of `acme.shop.Payload`. */
-    public const val FINGERPRINT: Long = 628080812337415755L
+    public const val FINGERPRINT: Long = 1055872351952716838L
 
     override val fingerprint: Long get() = FINGERPRINT
 
