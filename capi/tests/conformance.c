@@ -6,6 +6,9 @@
  * Usage: conformance <exported dir> <conformance/invalid dir>
  *   <exported dir> holds cases.txt and invalid.txt written by
  *   `cargo run --manifest-path capi/Cargo.toml --example export_cases`.
+ *   With FLEXBUF_DAMAGED naming a damaged-buffer file (written by
+ *   `flexbuf-conformance damage`, see conformance/README.md "Agreement"),
+ *   the agreement category runs too.
  *
  * Prints one JSON result line per category (as the other runners of
  * `cargo xtask conformance`) and exits 1 when any check failed.
@@ -629,6 +632,118 @@ static const char *check_invalid(char **tok, const char *dir, char *err) {
     return result;
 }
 
+/* ---- agreement: damaged buffers ---------------------------------------- */
+
+static uint32_t le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The status flexbuf_to_json must give on a verified buffer, from the core's
+ * to_json outcome (an ErrorKind name). */
+static flexbuf_status json_status(const char *kind) {
+    if (!strcmp(kind, "ok")) return FLEXBUF_OK;
+    if (!strcmp(kind, "BudgetExceeded")) return FLEXBUF_ERR_BUDGET;
+    if (!strcmp(kind, "NonFiniteFloat")) return FLEXBUF_ERR_JSON;
+    return FLEXBUF_ERR_INVALID_BUFFER;
+}
+
+/* One damaged buffer against the core's verdicts: verify says the same (with
+ * the same kind: the ABI is the core); a rejected buffer fails root and
+ * to_json with zeroed outputs; an accepted one converts to JSON with the
+ * core's outcome and reads fully (a bounded walk) through the reader. */
+static const char *check_damaged(const char *verify, const char *json_kind, const uint8_t *data, size_t len,
+                                 char *err) {
+    const char *result = NULL;
+    flexbuf_status s = flexbuf_verify(data, len);
+    bool accepted = !strcmp(verify, "ok");
+    if ((s == FLEXBUF_OK) != accepted) {
+        fail(err, "core says %s, verify returned %s (%s)", verify, flexbuf_status_name(s),
+             s == FLEXBUF_OK ? "ok" : flexbuf_last_error_kind());
+        return err;
+    }
+    if (!accepted && strcmp(flexbuf_last_error_kind(), verify) != 0) {
+        fail(err, "verify fails with %s, the core with %s", flexbuf_last_error_kind(), verify);
+        return err;
+    }
+    flexbuf_ref root;
+    flexbuf_status rs = flexbuf_root(data, len, &root);
+    flexbuf_buffer json;
+    flexbuf_status js = flexbuf_to_json(data, len, 0, &json);
+    if (!accepted) {
+        if (rs != FLEXBUF_ERR_INVALID_BUFFER || !all_zero(&root, sizeof root)) {
+            fail(err, "root returned %s or left a non-zero ref", flexbuf_status_name(rs));
+            result = err;
+        } else if (js != FLEXBUF_ERR_INVALID_BUFFER || json.data || json.len || json.handle) {
+            fail(err, "to_json returned %s or left a non-zero buffer", flexbuf_status_name(js));
+            result = err;
+        }
+    } else if (rs != FLEXBUF_OK) {
+        fail(err, "root of an accepted buffer returned %s", flexbuf_status_name(rs));
+        result = err;
+    } else if (js != json_status(json_kind)) {
+        fail(err, "to_json returned %s, the core's to_json %s", flexbuf_status_name(js), json_kind);
+        result = err;
+    } else {
+        size_t budget = 20000;
+        if (!walk(&root, &budget, err)) result = err;
+    }
+    if (flexbuf_buffer_release(json.handle) != FLEXBUF_OK) {
+        fail(err, "release of the JSON buffer failed");
+        result = err;
+    }
+    return result;
+}
+
+/* Runs every record of the file at path; false when the file is unreadable. */
+static bool run_agreement(const char *path, category *c) {
+    uint8_t *file;
+    size_t n;
+    if (read_file(path, &file, &n) != 0 || n < 20 || memcmp(file, "FLEXBUF-DAMAGED\x01", 16) != 0) {
+        fprintf(stderr, "cannot read the damaged-buffer file %s\n", path);
+        free(file);
+        return false;
+    }
+    uint32_t count = le32(file + 16);
+    size_t pos = 20;
+    char err[ERR_CAP];
+    for (uint32_t i = 0; i < count; i++) {
+        if (pos + 4 > n) break;
+        size_t meta_len = le32(file + pos);
+        if (pos + 4 + meta_len + 4 > n) break;
+        char *meta = strndup((const char *)file + pos + 4, meta_len);
+        pos += 4 + meta_len;
+        size_t len = le32(file + pos);
+        if (!meta || pos + 4 + len > n) {
+            free(meta);
+            break;
+        }
+        /* Each buffer in its own allocation, so ASan sees any read past its end. */
+        uint8_t *data = malloc(len ? len : 1);
+        if (!data) {
+            free(meta);
+            break;
+        }
+        memcpy(data, file + pos + 4, len);
+        pos += 4 + len;
+        char *verify = strchr(meta, '\t');
+        char *json_kind = verify ? strchr(verify + 1, '\t') : NULL;
+        err[0] = 0;
+        if (!json_kind) {
+            record(c, meta, "malformed record");
+        } else {
+            *verify++ = 0;
+            *json_kind++ = 0;
+            record(c, meta, check_damaged(verify, json_kind, data, len, err));
+        }
+        free(data);
+        free(meta);
+    }
+    bool complete = c->total == count;
+    if (!complete) fprintf(stderr, "damaged-buffer file %s ends after %zu of %u records\n", path, c->total, count);
+    free(file);
+    return complete;
+}
+
 /* ---- main -------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
@@ -714,6 +829,11 @@ int main(int argc, char **argv) {
     fclose(f);
     free(line);
 
+    static category agreement = {.category = "agreement"};
+    const char *damaged = getenv("FLEXBUF_DAMAGED");
+    bool agreement_ok = true;
+    if (damaged && *damaged) agreement_ok = run_agreement(damaged, &agreement) && agreement.passed == agreement.total;
+
     size_t live = 1;
     flexbuf_live_buffers(&live);
     if (live != 0) fprintf(stderr, "conformance: %zu owned buffers were not released\n", live);
@@ -722,5 +842,6 @@ int main(int argc, char **argv) {
     print_category(&bytes);
     print_category(&values);
     print_category(&invalid);
-    return all && live == 0 ? 0 : 1;
+    if (agreement.total) print_category(&agreement);
+    return all && agreement_ok && live == 0 ? 0 : 1;
 }

@@ -17,6 +17,13 @@ Categories:
   ``loads``, ``read(verify=True)`` and ``to_json`` with the manifest's error
   kind, and a full checked read through a lazy ``Reference`` fails; DAG bombs
   raise ``BudgetError``; valid files read the same checked and verified.
+- ``agreement``: every damaged buffer of the file named by ``FLEXBUF_DAMAGED``
+  (or ``--damaged``; written by ``flexbuf-conformance damage``, see
+  conformance/README.md): ``validate`` gives the core's verdict; an accepted
+  buffer decodes (``loads``, ``to_json``, a full lazy read) unless the core's
+  own expansion hits the budget, and a rejected one fails ``loads``,
+  ``read(verify=True)`` and ``to_json`` with ``ValidationError``; nothing
+  raises anything but a ``flexbuf.FlexError``.
 - ``typed``: each case of ``typed/*.json`` through the classes generated from
   its schema by ``flexbuf gen --lang python`` (decode, re-encode, compare bytes
   or the error class and path).
@@ -235,15 +242,16 @@ class LimitError(Exception):
 class Limits:
     """Bounds of a full checked read (conformance/README.md, "Invalid corpus")."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_values: int = 200_000) -> None:
         self.values = 0
         self.bytes = 0
+        self.max_values = max_values
 
     def charge(self, values: int = 0, nbytes: int = 0) -> None:
         self.values += values
         self.bytes += nbytes
-        if self.values > 200_000:
-            raise LimitError("more than 200000 values")
+        if self.values > self.max_values:
+            raise LimitError(f"more than {self.max_values} values")
         if self.bytes > 16 << 20:
             raise LimitError("more than 16 MiB of string, key and blob bytes")
 
@@ -273,8 +281,8 @@ def annotate_bounded(ref: flexbuf.Reference, limits: Limits, depth: int = 0) -> 
     return value
 
 
-def checked_read(data: bytes) -> list[Any]:
-    return annotate_bounded(flexbuf.read(data), Limits())
+def checked_read(data: bytes, max_values: int = 200_000) -> list[Any]:
+    return annotate_bounded(flexbuf.read(data), Limits(max_values))
 
 
 EXEMPT = {"unsorted_keys", "duplicate_keys", "key_value_length_mismatch"}
@@ -340,6 +348,82 @@ def run_invalid(conformance: Path) -> Category:
 
         cat.check(entry["file"], run)
     return cat
+
+
+DAMAGED_MAGIC = b"FLEXBUF-DAMAGED\x01"
+# Full reads of damaged DAG bombs stop here (the corpus's 200,000 would make
+# a handful of buffers take most of the category's time in Python).
+AGREEMENT_VALUES = 20_000
+
+
+def load_damaged(path: Path) -> list[tuple[str, str, str, bytes]]:
+    """(name, core verify verdict, core to_json outcome, bytes) per damaged buffer."""
+    data = path.read_bytes()
+    if data[:16] != DAMAGED_MAGIC:
+        raise ValueError(f"{path} is not a damaged-buffer file")
+    (count,) = struct.unpack_from("<I", data, 16)
+    pos = 20
+    out = []
+    for _ in range(count):
+        (n,) = struct.unpack_from("<I", data, pos)
+        name, verify, json_outcome = data[pos + 4 : pos + 4 + n].decode().split("\t")
+        pos += 4 + n
+        (n,) = struct.unpack_from("<I", data, pos)
+        out.append((name, verify, json_outcome, data[pos + 4 : pos + 4 + n]))
+        pos += 4 + n
+    return out
+
+
+def check_damaged(verify: str, json_outcome: str, data: bytes) -> str | None:
+    try:
+        flexbuf.validate(data)
+        ours = "ok"
+    except flexbuf.ValidationError as e:
+        ours = e.kind
+    if (ours == "ok") != (verify == "ok"):
+        return f"core says {verify}, validate says {ours}"
+    if verify != "ok":
+        for name, call in (
+            ("loads", lambda: flexbuf.loads(data)),
+            ("read(verify=True)", lambda: flexbuf.read(data, verify=True)),
+            ("to_json", lambda: flexbuf.to_json(data)),
+        ):
+            try:
+                call()
+            except flexbuf.ValidationError:
+                continue
+            return f"{name} accepted a buffer validate rejects"
+        try:
+            checked_read(data, AGREEMENT_VALUES)
+        except (flexbuf.FlexError, LimitError, KeyError, IndexError):
+            pass
+        return None
+    try:
+        flexbuf.loads(data)
+    except flexbuf.BudgetError:
+        if json_outcome != "BudgetExceeded":
+            return "loads hit the budget where the core's to_json did not"
+    try:
+        flexbuf.to_json(data)
+        got = "ok"
+    except flexbuf.FlexError as e:
+        got = e.kind
+    if got != json_outcome:
+        return f"to_json gives {got}, the core {json_outcome}"
+    try:
+        lazy = checked_read(data, AGREEMENT_VALUES)
+    except LimitError:
+        return None
+    verified = annotate_bounded(flexbuf.read(data, verify=True), Limits(AGREEMENT_VALUES))
+    return None if lazy == verified else "checked and verified reads differ"
+
+
+def run_agreement(path: Path) -> Category:
+    cat = Category("agreement")
+    for name, verify, json_outcome, data in load_damaged(path):
+        cat.check(name, lambda: check_damaged(verify, json_outcome, data))
+    return cat
+
 
 
 def generate(flexbuf_cmd: list[str], schema: Path, out: Path) -> None:
@@ -436,7 +520,15 @@ def main() -> int:
     )
     parser.add_argument("--gen-dir", type=Path, help="where to generate (default: a temporary directory)")
     parser.add_argument(
-        "--categories", default="bytes,values,invalid,typed", help="comma-separated categories to run"
+        "--categories",
+        default="bytes,values,invalid,agreement,typed",
+        help="comma-separated categories to run",
+    )
+    parser.add_argument(
+        "--damaged",
+        type=Path,
+        default=os.environ.get("FLEXBUF_DAMAGED") or None,
+        help="damaged-buffer file for the agreement category (default: $FLEXBUF_DAMAGED; none: skipped)",
     )
     args = parser.parse_args()
     wanted = set(args.categories.split(","))
@@ -448,6 +540,8 @@ def main() -> int:
         results.append(run_values(conformance))
     if "invalid" in wanted:
         results.append(run_invalid(conformance))
+    if "agreement" in wanted and args.damaged is not None:
+        results.append(run_agreement(Path(args.damaged)))
     if "typed" in wanted:
         with tempfile.TemporaryDirectory() as tmp:
             gen_dir = args.gen_dir or Path(tmp)

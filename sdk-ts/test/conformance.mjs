@@ -6,7 +6,7 @@ import { readFileSync, readdirSync, existsSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as pure from "../dist/index.js";
-import { runCases, runInvalid } from "./harness.mjs";
+import { runCases, runInvalid, runAgreement } from "./harness.mjs";
 import { runTyped } from "./typed_harness.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -24,9 +24,34 @@ export function loadInvalid() {
   return manifest.map((entry) => ({ entry, bytes: new Uint8Array(readFileSync(join(dir, entry.file))) }));
 }
 
+/**
+ * The damaged buffers of the agreement category, from the file `cargo xtask
+ * conformance` names in FLEXBUF_DAMAGED (written by `flexbuf-conformance
+ * damage`); null without it.
+ */
+export function loadDamaged(path = process.env.FLEXBUF_DAMAGED) {
+  if (!path) return null;
+  const data = readFileSync(path);
+  if (data.subarray(0, 16).toString("latin1") !== "FLEXBUF-DAMAGED\x01") throw new Error(`${path} is not a damaged-buffer file`);
+  const count = data.readUInt32LE(16);
+  const out = [];
+  let pos = 20;
+  for (let i = 0; i < count; i++) {
+    const metaLen = data.readUInt32LE(pos);
+    const [name, verify, json] = data.subarray(pos + 4, pos + 4 + metaLen).toString("utf8").split("\t");
+    pos += 4 + metaLen;
+    const len = data.readUInt32LE(pos);
+    out.push({ name, verify, json, bytes: new Uint8Array(data.buffer, data.byteOffset + pos + 4, len) });
+    pos += 4 + len;
+  }
+  return out;
+}
+
 export async function runAll(fb, lang) {
   const files = loadCases();
   const lines = [...runCases(fb, lang, files), runInvalid(fb, lang, loadInvalid())];
+  const damaged = loadDamaged();
+  if (damaged) lines.push(runAgreement(fb, lang, damaged));
   lines.push(await runTyped(fb, lang, conf));
   return lines;
 }

@@ -290,3 +290,52 @@ export function runInvalid(fb, lang, items) {
   for (const { entry, bytes } of items) record(cat, `${entry.file} (${entry.class})`, guard(() => checkInvalid(fb, entry, bytes)));
   return cat;
 }
+
+// Agreement: damaged buffers with the Rust core's verdicts (conformance/README.md,
+// "Agreement"). Full reads stop at 20,000 values: damaged DAG bombs stay valid.
+const AGREEMENT_LIMITS = { values: 20000, bytes: 16 << 20, depth: 64, nul: true };
+const WALK_LIMITS = new Set(["too many values", "too many bytes", "too deep", "string without NUL"]);
+
+function outcome(fb, f) {
+  try {
+    f();
+    return "ok";
+  } catch (e) {
+    if (e instanceof fb.FlexError) return e.kind;
+    throw e;
+  }
+}
+
+/** "agreement": one damaged buffer; `verify` and `json` are the core's outcomes ("ok" or an error kind). */
+export function checkDamaged(fb, verify, json, bytes) {
+  const ours = outcome(fb, () => fb.verify(bytes));
+  if ((ours === "ok") !== (verify === "ok")) return `core says ${verify}, verify says ${ours}`;
+  let walkOk = true;
+  try {
+    annotate(fb, fb.root(bytes), 0, AGREEMENT_LIMITS);
+  } catch (e) {
+    if (!(e instanceof fb.FlexError) && !WALK_LIMITS.has(e && e.message)) throw e;
+    walkOk = e instanceof fb.FlexError ? e.kind : "limit";
+  }
+  if (verify !== "ok") {
+    for (const [name, f] of [["decode", () => fb.decode(bytes)], ["toJSON", () => fb.toJSON(bytes)]]) {
+      if (outcome(fb, f) === "ok") return `${name} accepted a buffer verify rejects`;
+    }
+    return null;
+  }
+  const decoded = outcome(fb, () => fb.decode(bytes));
+  if (decoded !== "ok" && !(decoded === "BudgetExceeded" && json === "BudgetExceeded")) {
+    return `decode of an accepted buffer failed with ${decoded} (the core's toJSON: ${json})`;
+  }
+  const text = outcome(fb, () => fb.toJSON(bytes));
+  if (text !== json) return `toJSON gives ${text}, the core ${json}`;
+  if (walkOk !== true && walkOk !== "limit") return `checked read of an accepted buffer failed with ${walkOk}`;
+  return null;
+}
+
+/** Runs the agreement category (`items`: [{name, verify, json, bytes}]). */
+export function runAgreement(fb, lang, items) {
+  const cat = category(lang, "agreement");
+  for (const d of items) record(cat, d.name, guard(() => checkDamaged(fb, d.verify, d.json, d.bytes)));
+  return cat;
+}

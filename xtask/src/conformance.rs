@@ -5,10 +5,15 @@
 //! 2. With `--regen`, rewrites `conformance/cases/*.json` from the generator
 //!    and the C++ replayer.
 //! 3. Checks the committed goldens against the C++ replayer.
-//! 4. Runs every runner present (see `conformance_runners.rs`) and prints a
-//!    matrix of language x category with passed/total.
+//! 4. Writes the damaged buffers of the agreement category, with the core's
+//!    verdicts, to `target/conformance/damaged.bin` (`flexbuf-conformance
+//!    damage`; seed and count from `FLEXBUF_AGREE_SEED`/`FLEXBUF_AGREE_CASES`).
+//! 5. Runs every runner present (see `conformance_runners.rs`) with
+//!    `FLEXBUF_DAMAGED` naming that file, and prints a matrix of language x
+//!    category with passed/total.
 //!
-//! Fails when any non-informational category has a failure or a runner crashes.
+//! Fails when any non-informational category has a failure, a runner crashes,
+//! or a language that must report the agreement category does not.
 
 #[path = "conformance_runners.rs"]
 mod conformance_runners;
@@ -97,6 +102,21 @@ pub fn run(args: &[String]) -> Result<()> {
         &replay_arg,
     ]);
     collect("goldens vs C++", goldens, &mut lines, &mut crashed)?;
+    let damaged = target_dir(&root).join("conformance/damaged.bin");
+    let damaged_arg = damaged.to_string_lossy().into_owned();
+    util::step(
+        "write the damaged buffers of the agreement category",
+        util::cargo(&[
+            "run",
+            "-q",
+            "-p",
+            "flexbuf-conformance",
+            "--",
+            "damage",
+            "--out",
+            &damaged_arg,
+        ]),
+    )?;
     for runner in conformance_runners::runners() {
         if !(runner.present)(&root) {
             println!("==> {}: not present, skipped", runner.name);
@@ -111,10 +131,18 @@ pub fn run(args: &[String]) -> Result<()> {
         }
         collect(
             runner.name,
-            (runner.command)(&root),
+            (runner.command)(&root).env("FLEXBUF_DAMAGED", &damaged),
             &mut lines,
             &mut crashed,
         )?;
+        for lang in runner.agreement {
+            if !lines
+                .iter()
+                .any(|l| l.lang == *lang && l.category == "agreement")
+            {
+                crashed.push(format!("{}: no agreement line for {lang}", runner.name));
+            }
+        }
     }
     print_matrix(&lines);
 
@@ -157,10 +185,15 @@ pub fn run(args: &[String]) -> Result<()> {
 }
 
 /// Builds the replayer unless an up-to-date one exists; returns its path.
-fn build_replayer(root: &Path) -> Result<PathBuf> {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
+/// Cargo's target directory (`CARGO_TARGET_DIR` or `target/`).
+fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
+        .unwrap_or_else(|| root.join("target"))
+}
+
+fn build_replayer(root: &Path) -> Result<PathBuf> {
+    let target = target_dir(root);
     let out = target.join("conformance/replay");
     let cpp = root.join("conformance/cpp");
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();

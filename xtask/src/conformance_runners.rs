@@ -13,6 +13,8 @@
 //! root. Lines with `"informational": true` (peers) are shown but never fail
 //! the matrix. A runner that exits without printing any result line fails the
 //! matrix as a crash; a peer whose `prepare` fails (offline, say) is skipped.
+//! Every runner gets `FLEXBUF_DAMAGED`, the path of the damaged-buffer file of
+//! the agreement category; `agreement` lists the languages that must use it.
 
 use std::path::Path;
 
@@ -30,6 +32,10 @@ pub struct Runner {
     pub command: fn(&Path) -> duct::Expression,
     /// Peers: a failure to prepare skips them instead of failing the matrix.
     pub optional: bool,
+    /// The `lang`s of its result lines that must report the `agreement`
+    /// category (its verifiers on the damaged buffers named by
+    /// `FLEXBUF_DAMAGED`); a missing line fails the matrix.
+    pub agreement: &'static [&'static str],
 }
 
 fn conformance_bin(args: &[&str]) -> duct::Expression {
@@ -98,6 +104,7 @@ pub fn runners() -> Vec<Runner> {
             prepare: nothing,
             command: |_| conformance_bin(&["run"]),
             optional: false,
+            agreement: &["rust"],
         },
         Runner {
             name: "rust (typed)",
@@ -114,6 +121,7 @@ pub fn runners() -> Vec<Runner> {
                 ])
             },
             optional: false,
+            agreement: &[],
         },
         Runner {
             name: "python",
@@ -124,6 +132,7 @@ pub fn runners() -> Vec<Runner> {
             prepare: |_| crate::sdk_python::prepare_conformance(),
             command: |_| crate::sdk_python::conformance_command(),
             optional: false,
+            agreement: &["python"],
         },
         Runner {
             name: "typescript",
@@ -131,6 +140,7 @@ pub fn runners() -> Vec<Runner> {
             prepare: |_| crate::sdk_ts::prepare_conformance(),
             command: |_| crate::sdk_ts::conformance_command(),
             optional: false,
+            agreement: &["ts", "ts-native"],
         },
         Runner {
             name: "kotlin",
@@ -138,6 +148,7 @@ pub fn runners() -> Vec<Runner> {
             prepare: |_| crate::sdk_kotlin::prepare_conformance(),
             command: |_| crate::sdk_kotlin::conformance_command(),
             optional: false,
+            agreement: &["kotlin"],
         },
         Runner {
             name: "c",
@@ -145,6 +156,7 @@ pub fn runners() -> Vec<Runner> {
             prepare: |_| crate::sdk_c::build(),
             command: |root| duct::cmd("make", ["-s", "-C", "capi/tests", "conformance"]).dir(root),
             optional: false,
+            agreement: &["c"],
         },
         Runner {
             name: "flexbuffers crate (peer)",
@@ -152,6 +164,7 @@ pub fn runners() -> Vec<Runner> {
             prepare: nothing,
             command: |_| conformance_bin(&["peers"]),
             optional: true,
+            agreement: &[],
         },
         Runner {
             name: "python flatbuffers (peer)",
@@ -167,6 +180,7 @@ pub fn runners() -> Vec<Runner> {
                 )
             },
             optional: true,
+            agreement: &[],
         },
         Runner {
             name: "npm flatbuffers (peer)",
@@ -186,6 +200,7 @@ pub fn runners() -> Vec<Runner> {
                 )
             },
             optional: true,
+            agreement: &[],
         },
     ]
 }

@@ -82,7 +82,7 @@ pub fn load_manifest(dir: &Path) -> Result<Option<Vec<Entry>>> {
 /// Bounds for walking unverified bytes: the verifier's default depth (so a
 /// cycle ends as "too deep"), budgets small enough that DAG bombs end fast,
 /// and string terminators checked.
-const UNTRUSTED: Limits = Limits {
+pub const UNTRUSTED: Limits = Limits {
     max_depth: 64,
     max_values: 200_000,
     max_bytes: 16 << 20,
@@ -94,7 +94,7 @@ fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> std::result::Result<T, Strin
 }
 
 /// The `ErrorKind` variant name of an error (`BadWidth(3)` -> `BadWidth`).
-fn kind_name(e: &flexbuf::Error) -> String {
+pub fn kind_name(e: &flexbuf::Error) -> String {
     let debug = format!("{:?}", e.kind());
     debug
         .split(|c: char| !c.is_alphanumeric() && c != '_')

@@ -9,6 +9,7 @@
 //! - [`annotate`]: the annotated notation of a value;
 //! - [`generate`]: the deterministic case generator behind `--regen`;
 //! - [`random`]: random valid op sequences for the C++ differential test;
+//! - [`damage`]: seeded damaged buffers for the agreement category;
 //! - [`run`], [`invalid`], [`peer`]: the Rust runner's categories, the invalid
 //!   corpus and the `flexbuffers` crate peer column;
 //! - [`report`]: the JSON result lines every language runner prints.
@@ -22,6 +23,7 @@
 pub mod annotate;
 pub mod case;
 pub mod cpp;
+pub mod damage;
 pub mod error;
 pub mod generate;
 pub mod invalid;

@@ -2,6 +2,8 @@
 //!
 //! ```text
 //! flexbuf-conformance run [--cases DIR] [--invalid DIR]   Rust categories, JSON lines
+//! flexbuf-conformance damage --out FILE [--cases DIR] [--invalid DIR]
+//!                                                         damaged buffers + core verdicts
 //! flexbuf-conformance peers [--cases DIR]                 peer columns, JSON lines
 //! flexbuf-conformance check-goldens --replay BIN [--cases DIR]
 //! flexbuf-conformance regen --replay BIN [--cases DIR]
@@ -16,10 +18,10 @@ use std::process::ExitCode;
 use flexbuf_conformance::case::{self, load_dir};
 use flexbuf_conformance::cpp::CppReplayer;
 use flexbuf_conformance::report::CategoryResult;
-use flexbuf_conformance::{generate, invalid, peer, run, Error};
+use flexbuf_conformance::{damage, generate, invalid, peer, run, Error};
 
 const USAGE: &str = "usage: flexbuf-conformance <run [--cases DIR] [--invalid DIR] \
-                     | peers [--cases DIR] | check-goldens --replay BIN [--cases DIR] \
+                     | damage --out FILE [--cases DIR] [--invalid DIR] | peers [--cases DIR] | check-goldens --replay BIN [--cases DIR] \
                      | regen --replay BIN [--cases DIR]>";
 
 struct Args {
@@ -27,6 +29,7 @@ struct Args {
     cases: PathBuf,
     invalid: PathBuf,
     replay: Option<PathBuf>,
+    out: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -37,6 +40,7 @@ fn parse_args() -> Result<Args, String> {
         cases: case::default_dir(),
         invalid: invalid::default_dir(),
         replay: None,
+        out: None,
     };
     while let Some(flag) = it.next() {
         let value = it.next().ok_or(format!("{flag} needs a value"))?;
@@ -44,6 +48,7 @@ fn parse_args() -> Result<Args, String> {
             "--cases" => args.cases = value.into(),
             "--invalid" => args.invalid = value.into(),
             "--replay" => args.replay = Some(value.into()),
+            "--out" => args.out = Some(value.into()),
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -68,6 +73,13 @@ fn replayer(args: &Args) -> Result<CppReplayer, Error> {
         .ok_or_else(|| Error::Cpp("--replay BIN is required".into()))
 }
 
+/// The seeded damaged buffers (`FLEXBUF_AGREE_SEED`, `FLEXBUF_AGREE_CASES`).
+fn damaged(args: &Args, files: &[case::CaseFile]) -> Result<Vec<damage::Damaged>, Error> {
+    let sources = damage::sources(files, &damage::default_fixtures(), &args.invalid)?;
+    let (seed, count) = damage::settings();
+    Ok(damage::generate(&sources, seed, count))
+}
+
 fn main_inner(args: &Args) -> Result<ExitCode, Error> {
     match args.command.as_str() {
         "run" => {
@@ -76,7 +88,19 @@ fn main_inner(args: &Args) -> Result<ExitCode, Error> {
             if let Some(r) = run::run_invalid(&args.invalid)? {
                 results.push(r);
             }
+            results.push(damage::run(&damaged(args, &files)?));
             Ok(print(&results))
+        }
+        "damage" => {
+            let files = load_dir(&args.cases)?;
+            let out = args
+                .out
+                .clone()
+                .ok_or_else(|| Error::json("command line", "damage needs --out FILE"))?;
+            let set = damaged(args, &files)?;
+            damage::write_file(&out, &set)?;
+            eprintln!("wrote {} damaged buffers to {}", set.len(), out.display());
+            Ok(ExitCode::SUCCESS)
         }
         "peers" => {
             let files = load_dir(&args.cases)?;

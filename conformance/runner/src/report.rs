@@ -17,6 +17,9 @@ pub const BYTES_IDENTICAL: &str = "bytes identical";
 pub const VALUES_IDENTICAL: &str = "values identical";
 /// Category: every invalid file of the corpus is rejected, valid ones accepted.
 pub const INVALID_REJECTED: &str = "invalid rejected";
+/// Category: on every damaged buffer of the seeded generator (`damage`), the
+/// language's verifier gives the Rust core's verdict and its decoders behave.
+pub const AGREEMENT: &str = "agreement";
 /// Category: the committed goldens are what the C++ replayer writes today.
 pub const GOLDENS_MATCH_CPP: &str = "goldens match C++";
 

@@ -219,8 +219,8 @@ object Runner {
     class Walk(var values: Int = 0, var bytes: Long = 0)
 
     /** The full checked read of the invalid-corpus rules: depth 64, 200,000 values, 16 MiB of text. */
-    fun checkedRead(r: FlexRef, depth: Int = 0, w: Walk = Walk()) {
-        if (++w.values > 200_000) throw FlexException(ErrorKind.BudgetExceeded, r.offset)
+    fun checkedRead(r: FlexRef, depth: Int = 0, w: Walk = Walk(), maxValues: Int = 200_000) {
+        if (++w.values > maxValues) throw FlexException(ErrorKind.BudgetExceeded, r.offset)
         when (r.type) {
             FlexType.NULL -> {}
             FlexType.BOOL -> r.asBool()
@@ -244,13 +244,13 @@ object Runner {
                 for (i in 0 until m.size) {
                     w.bytes += m.key(i).length
                     if (w.bytes > 16L shl 20) throw FlexException(ErrorKind.BudgetExceeded, r.offset)
-                    checkedRead(m.value(i), depth + 1, w)
+                    checkedRead(m.value(i), depth + 1, w, maxValues)
                 }
             }
             else -> {
                 if (depth + 1 > 64) throw FlexException(ErrorKind.DepthLimit, r.offset)
                 val v = r.asVector()
-                for (i in 0 until v.size) checkedRead(v[i], depth + 1, w)
+                for (i in 0 until v.size) checkedRead(v[i], depth + 1, w, maxValues)
             }
         }
     }
@@ -308,6 +308,62 @@ object Runner {
             if (problem == null) passed++ else failures.add("$file: $problem")
         }
         return Result("invalid rejected", passed, manifest.size, failures)
+    }
+
+    /** One damaged buffer with the Rust core's outcomes (`ok` or an `ErrorKind` name). */
+    class Damaged(val name: String, val verify: String, val json: String, val bytes: ByteArray)
+
+    /** The file `flexbuf-conformance damage` writes (conformance/README.md, "Agreement"). */
+    fun loadDamaged(file: File): List<Damaged> {
+        val data = java.nio.ByteBuffer.wrap(file.readBytes()).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+        val magic = ByteArray(16).also { data.get(it) }
+        require(magic.contentEquals("FLEXBUF-DAMAGED\u0001".toByteArray(Charsets.ISO_8859_1))) { "$file is not a damaged-buffer file" }
+        return List(data.getInt()) {
+            val meta = ByteArray(data.getInt()).also { data.get(it) }.toString(Charsets.UTF_8).split('\t')
+            Damaged(meta[0], meta[1], meta[2], ByteArray(data.getInt()).also { data.get(it) })
+        }
+    }
+
+    private fun outcome(block: () -> Unit): String = try { block(); "ok" } catch (e: FlexException) { e.kind.name }
+
+    /** Full reads of damaged DAG bombs stop here (they stay valid after some mutations). */
+    private const val AGREEMENT_VALUES = 20_000
+
+    /**
+     * One damaged buffer: the verifier gives the core's verdict; an accepted one reads fully through
+     * the checked reader (the same as the verified read) and converts to JSON with the core's outcome;
+     * a rejected one fails JSON conversion. Only [FlexException] may be thrown.
+     */
+    fun checkDamaged(d: Damaged): String? {
+        val ours = outcome { verify(d.bytes) }
+        if ((ours == "ok") != (d.verify == "ok")) return "core says ${d.verify}, verify says $ours"
+        val walk = outcome { checkedRead(FlexRef.root(d.bytes), maxValues = AGREEMENT_VALUES) }
+        val json = outcome { FlexJson.toJson(d.bytes) }
+        if (d.verify != "ok") return if (json == "ok") "to_json accepted a buffer verify rejects" else null
+        if (json != d.json) return "to_json gives $json, the core ${d.json}"
+        if (walk == "BudgetExceeded") return null
+        if (walk != "ok") return "checked read of an accepted buffer failed with $walk"
+        return if (sameAnnotated(annotate(FlexRef.root(d.bytes)), annotate(verify(d.bytes).root()))) null
+        else "checked and verified reads differ"
+    }
+
+    fun agreementCategory(file: File): Result {
+        val failures = ArrayList<String>()
+        var passed = 0
+        val all = loadDamaged(file)
+        for (d in all) {
+            val problem = try {
+                checkDamaged(d)
+            } catch (x: FlexException) {
+                "unexpected error ${x.message}"
+            } catch (x: RuntimeException) {
+                "crash: $x"
+            } catch (x: StackOverflowError) {
+                "crash: stack overflow"
+            }
+            if (problem == null) passed++ else failures.add("${d.name}: $problem")
+        }
+        return Result("agreement", passed, all.size, failures)
     }
 
     /** Registrars of generated code, found by the schema's namespace and file stem. */
@@ -389,19 +445,24 @@ object Runner {
         if ("bytes" in categories) out.add(bytesCategory(cases))
         if ("values" in categories) out.add(valuesCategory(cases))
         if ("invalid" in categories) out.add(invalidCategory(root))
+        val damaged = System.getenv("FLEXBUF_DAMAGED")
+        if ("agreement" in categories && !damaged.isNullOrEmpty()) out.add(agreementCategory(File(damaged)))
         if ("typed" in categories) out.add(typedCategory(root))
         return out
     }
 }
 
-/** `java -cp ... dev.flexbuf.conformance.RunnerKt [CONFORMANCE_DIR] [categories...]`: prints one JSON line per category. */
+/**
+ * `java -cp ... dev.flexbuf.conformance.RunnerKt [CONFORMANCE_DIR] [categories...]`: prints one JSON line per
+ * category; `agreement` runs when `FLEXBUF_DAMAGED` names a damaged-buffer file.
+ */
 fun main(args: Array<String>) {
     val root = File(args.firstOrNull() ?: System.getProperty("flexbuf.conformance") ?: "../conformance")
     if (!root.resolve("cases").isDirectory) {
         System.err.println("no conformance cases under $root")
         exitProcess(2)
     }
-    val cats = if (args.size > 1) args.drop(1).toSet() else setOf("bytes", "values", "invalid", "typed")
+    val cats = if (args.size > 1) args.drop(1).toSet() else setOf("bytes", "values", "invalid", "agreement", "typed")
     val results = Runner.run(root, cats)
     for (r in results) println(r.line())
     exitProcess(if (results.all { it.passed == it.total }) 0 else 1)
