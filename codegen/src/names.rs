@@ -9,7 +9,7 @@
 //! assert_eq!(snake("readField"), "read_field");
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::backend::Backend;
 use crate::diag::Diagnostics;
@@ -76,6 +76,45 @@ pub fn avoid(base: String, suffix: &str, taken: impl Fn(&str) -> bool) -> String
         name.push_str(suffix);
     }
     name
+}
+
+/// Every name `backend` declares at the top level of scope `scope` (types
+/// and their companions): what generated code must not use unqualified for
+/// a builtin of the same name.
+pub fn declared(backend: &dyn Backend, plan: &Plan<'_>, scope: &str) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for t in plan.type_names() {
+        if backend.type_scope(t) == scope {
+            out.insert(backend.type_name(t));
+            out.extend(backend.companion_names(plan, t));
+        }
+    }
+    out
+}
+
+/// Field accessor names that avoid `reserved` member names: a field whose
+/// name is reserved gets `suffix` appended until the name is free (neither
+/// reserved nor another field's). `fields` are the field identifiers, in
+/// order; the result is parallel to it.
+pub fn accessors(fields: &[String], reserved: &[&str], suffix: &str) -> Vec<String> {
+    let mut taken: HashSet<String> = reserved.iter().map(|r| r.to_string()).collect();
+    taken.extend(
+        fields
+            .iter()
+            .filter(|f| !reserved.contains(&f.as_str()))
+            .cloned(),
+    );
+    fields
+        .iter()
+        .map(|f| {
+            if !reserved.contains(&f.as_str()) {
+                return f.clone();
+            }
+            let name = avoid(f.clone(), suffix, |n| taken.contains(n));
+            taken.insert(name.clone());
+            name
+        })
+        .collect()
 }
 
 /// Checks that the names `backend` gives the plan's declarations are

@@ -9,6 +9,7 @@
 use flexbuf::schema::{short_name, DefaultValue, TypeRef};
 
 use super::{quoted, Backend, FloatForm, GeneratedFile};
+use crate::names::{accessors, pascal, snake};
 use crate::plan::{FieldPlan, MessagePlan, Plan, UnionPlan};
 use crate::writer::{CodeWriter, DocStyle};
 use flexbuf::schema::{Absent, EnumDef};
@@ -34,23 +35,23 @@ impl Backend for Rust {
     }
 
     fn type_name(&self, qualified: &str) -> String {
-        short_name(qualified).to_string()
+        ident(short_name(qualified))
     }
 
     fn companion_names(&self, plan: &Plan<'_>, qualified: &str) -> Vec<String> {
         if plan.schema.message(qualified).is_some() {
-            vec![format!("{}View", self.type_name(qualified))]
+            vec![format!("{}View", short_name(qualified))]
         } else {
             Vec::new()
         }
     }
 
     fn field_name(&self, name: &str) -> String {
-        ident(name)
+        ident(&snake(name))
     }
 
     fn variant_name(&self, name: &str) -> String {
-        ident(name)
+        ident(&pascal(name))
     }
 
     fn string_literal(&self, s: &str) -> String {
@@ -70,10 +71,10 @@ impl Backend for Rust {
     }
 
     fn emit(&self, plan: &Plan<'_>) -> Result<Vec<GeneratedFile>, String> {
-        check_names(plan)?;
         let mut g = Gen {
             b: self,
             w: CodeWriter::new("    "),
+            shadowed: crate::names::declared(self, plan, ""),
         };
         g.header();
         for e in &plan.enums {
@@ -93,51 +94,6 @@ impl Backend for Rust {
     }
 }
 
-/// Type names that would shadow what generated code (or its users) rely on.
-const PRELUDE: &[&str] = &[
-    "Option",
-    "Some",
-    "None",
-    "Result",
-    "Ok",
-    "Err",
-    "String",
-    "Vec",
-    "Box",
-    "Default",
-    "Clone",
-    "Copy",
-    "Debug",
-    "PartialEq",
-    "Eq",
-    "Hash",
-    "Self",
-    "Send",
-    "Sync",
-    "Sized",
-    "ToString",
-    "ToOwned",
-    "Into",
-    "From",
-    "Iterator",
-    "Drop",
-    "Fn",
-    "FnMut",
-    "FnOnce",
-];
-
-fn check_names(plan: &Plan<'_>) -> Result<(), String> {
-    for n in plan.type_names() {
-        let short = short_name(n);
-        if PRELUDE.contains(&short) || KEYWORDS.contains(&short) {
-            return Err(format!(
-                "type `{n}` cannot be generated for Rust: `{short}` is a Rust keyword or prelude name\nhint: rename the type (wire names are not affected)"
-            ));
-        }
-    }
-    Ok(())
-}
-
 const KEYWORDS: &[&str] = &[
     "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
     "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut",
@@ -146,7 +102,22 @@ const KEYWORDS: &[&str] = &[
     "typeof", "unsized", "virtual", "yield",
 ];
 
-/// A field name usable as a Rust identifier.
+/// Names of the prelude that generated code uses unqualified unless a
+/// generated type takes the name, and their full paths.
+const PRELUDE: &[(&str, &str)] = &[
+    ("Option", "::core::option::Option"),
+    ("Some", "::core::option::Option::Some"),
+    ("None", "::core::option::Option::None"),
+    ("Ok", "::core::result::Result::Ok"),
+    ("Err", "::core::result::Result::Err"),
+    ("String", "::std::string::String"),
+    ("Vec", "::std::vec::Vec"),
+    ("Box", "::std::boxed::Box"),
+    ("Default", "::core::default::Default"),
+];
+
+/// A name usable as a Rust identifier: keywords become raw identifiers, and
+/// the four that cannot be raw get a trailing `_`.
 fn ident(name: &str) -> String {
     match name {
         "self" | "Self" | "super" | "crate" => format!("{name}_"),
@@ -163,6 +134,9 @@ fn local(name: &str) -> String {
 struct Gen<'p> {
     b: &'p Rust,
     w: CodeWriter,
+    /// Names the generated types take (a prelude name among them is
+    /// written by its full path).
+    shadowed: std::collections::HashSet<String>,
 }
 
 impl<'p> Gen<'p> {
@@ -174,8 +148,32 @@ impl<'p> Gen<'p> {
         self.w.doc(indent, DocStyle::Lines("///"), doc);
     }
 
+    /// The doc comment, or `fallback` when the schema has none (every
+    /// public item is documented, so `missing_docs` holds).
+    fn docs_or(&mut self, indent: usize, doc: &[String], fallback: &str) {
+        if doc.is_empty() {
+            self.docs(indent, &[fallback.to_string()]);
+        } else {
+            self.docs(indent, doc);
+        }
+    }
+
     fn quote(&self, s: &str) -> String {
         self.b.string_literal(s)
+    }
+
+    /// Prelude item `name` (`Option`, `Some`, `String`, ...), by its full
+    /// path when a generated type shadows it.
+    fn std(&self, name: &str) -> &'static str {
+        let (short, full) = PRELUDE
+            .iter()
+            .find(|(n, _)| *n == name)
+            .expect("a PRELUDE name");
+        if self.shadowed.contains(*short) {
+            full
+        } else {
+            short
+        }
     }
 
     fn header(&mut self) {
@@ -201,10 +199,14 @@ impl<'p> Gen<'p> {
             TypeRef::U64 => "u64".into(),
             TypeRef::F32 => "f32".into(),
             TypeRef::F64 => "f64".into(),
-            TypeRef::String => "String".into(),
-            TypeRef::Bytes => "Vec<u8>".into(),
-            TypeRef::Vector(e) => format!("Vec<{}>", self.rust_type(e)),
-            TypeRef::Map(v) => format!("std::collections::BTreeMap<String, {}>", self.rust_type(v)),
+            TypeRef::String => self.std("String").into(),
+            TypeRef::Bytes => format!("{}<u8>", self.std("Vec")),
+            TypeRef::Vector(e) => format!("{}<{}>", self.std("Vec"), self.rust_type(e)),
+            TypeRef::Map(v) => format!(
+                "std::collections::BTreeMap<{}, {}>",
+                self.std("String"),
+                self.rust_type(v)
+            ),
             TypeRef::Message(n) | TypeRef::Enum(n) | TypeRef::Union(n) => self.b.type_name(n),
         }
     }
@@ -212,10 +214,10 @@ impl<'p> Gen<'p> {
     fn field_type(&self, f: &FieldPlan<'_>) -> String {
         let mut t = self.rust_type(&f.def.ty);
         if f.recursive {
-            t = format!("Box<{t}>");
+            t = format!("{}<{t}>", self.std("Box"));
         }
         if f.def.optional {
-            t = format!("Option<{t}>");
+            t = format!("{}<{t}>", self.std("Option"));
         }
         t
     }
@@ -224,14 +226,18 @@ impl<'p> Gen<'p> {
 
     fn enum_def(&mut self, e: &EnumDef) {
         let name = self.b.type_name(&e.name);
-        self.docs(0, &e.doc);
+        self.docs_or(0, &e.doc, &format!("The `{}` enum.", e.name));
         self.line(
             0,
             "#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]",
         );
         self.line(0, &format!("pub enum {name} {{"));
         for (i, v) in e.variants.iter().enumerate() {
-            self.docs(1, &v.doc);
+            self.docs_or(
+                1,
+                &v.doc,
+                &format!("`{}` (wire value {}).", v.name, v.value),
+            );
             if i == 0 {
                 self.line(1, "#[default]");
             }
@@ -240,19 +246,26 @@ impl<'p> Gen<'p> {
         self.line(0, "}\n");
         self.line(0, &format!("impl {name} {{"));
         self.line(1, "/// The variant with this wire value.");
-        self.line(1, "pub fn from_value(value: i64) -> Option<Self> {");
+        self.line(
+            1,
+            &format!(
+                "pub fn from_value(value: i64) -> {}<Self> {{",
+                self.std("Option")
+            ),
+        );
         self.line(2, "match value {");
         for v in &e.variants {
             self.line(
                 3,
                 &format!(
-                    "{} => Some(Self::{}),",
+                    "{} => {}(Self::{}),",
                     v.value,
+                    self.std("Some"),
                     self.b.variant_name(&v.name)
                 ),
             );
         }
-        self.line(3, "_ => None,");
+        self.line(3, &format!("_ => {},", self.std("None")));
         self.line(2, "}");
         self.line(1, "}\n");
         self.line(1, "/// The wire value.");
@@ -275,15 +288,15 @@ impl<'p> Gen<'p> {
         let u = up.def;
         let name = self.b.type_name(&u.name);
         let eq = if up.has_float { "" } else { ", Eq" };
-        self.docs(0, &u.doc);
+        self.docs_or(0, &u.doc, &format!("The `{}` union.", u.name));
         self.line(0, &format!("#[derive(Clone, Debug, PartialEq{eq})]"));
         self.line(0, &format!("pub enum {name} {{"));
         for vp in &up.variants {
             let v = vp.def;
-            self.docs(1, &v.doc);
+            self.docs_or(1, &v.doc, &format!("The `{}` variant.", v.wire_name));
             let mut t = self.rust_type(&v.ty);
             if vp.recursive {
-                t = format!("Box<{t}>");
+                t = format!("{}<{t}>", self.std("Box"));
             }
             self.line(1, &format!("{}({t}),", self.b.variant_name(&v.name)));
         }
@@ -312,7 +325,10 @@ impl<'p> Gen<'p> {
         self.line(2, "cx.enter()?;");
         self.line(
             2,
-            &format!("let (tag, v) = __union_entry({}, r)?;", self.quote(&name)),
+            &format!(
+                "let (tag, v) = __union_entry({}, r)?;",
+                self.quote(short_name(&u.name))
+            ),
         );
         self.line(2, "let out = match tag {");
         for vp in &up.variants {
@@ -321,7 +337,10 @@ impl<'p> Gen<'p> {
             let variant = self.b.variant_name(&v.name);
             let key = self.quote(&v.wire_name);
             let wrap = if vp.recursive {
-                format!("{dec}.map(|x| Self::{variant}(Box::new(x)))")
+                format!(
+                    "{dec}.map(|x| Self::{variant}({}::new(x)))",
+                    self.std("Box")
+                )
             } else {
                 format!("{dec}.map(Self::{variant})")
             };
@@ -330,8 +349,9 @@ impl<'p> Gen<'p> {
         self.line(
             3,
             &format!(
-                "other => Err(__unknown_variant({}, other, &r)),",
-                self.quote(&name)
+                "other => {}(__unknown_variant({}, other, &r)),",
+                self.std("Err"),
+                self.quote(short_name(&u.name))
             ),
         );
         self.line(2, "};");
@@ -347,11 +367,12 @@ impl<'p> Gen<'p> {
         let m = mp.def;
         let name = self.b.type_name(&m.name);
         let eq = if mp.has_float { "" } else { ", Eq" };
-        self.docs(0, &m.doc);
+        self.docs_or(0, &m.doc, &format!("The `{}` message.", m.name));
         let absent: Vec<String> = mp.fields.iter().map(|f| self.absent_value(f)).collect();
-        let derivable = absent
+        let derivable = mp
+            .fields
             .iter()
-            .all(|d| d == "Default::default()" || d == "None");
+            .all(|f| !matches!(f.absent, Absent::Default(_)));
         let default = if mp.defaultable && derivable {
             ", Default"
         } else {
@@ -363,7 +384,7 @@ impl<'p> Gen<'p> {
         );
         self.line(0, &format!("pub struct {name} {{"));
         for f in &mp.fields {
-            self.docs(1, &f.def.doc);
+            self.docs_or(1, &f.def.doc, &format!("The `{}` field.", f.def.name));
             let t = self.field_type(f);
             self.line(1, &format!("pub {}: {t},", self.b.field_name(&f.def.name)));
         }
@@ -388,7 +409,7 @@ impl<'p> Gen<'p> {
         self.line(0, "}\n");
 
         if mp.defaultable && !derivable {
-            self.line(0, &format!("impl Default for {name} {{"));
+            self.line(0, &format!("impl {} for {name} {{", self.std("Default")));
             self.line(1, "fn default() -> Self {");
             self.line(2, "Self {");
             for (f, d) in mp.fields.iter().zip(&absent) {
@@ -412,11 +433,11 @@ impl<'p> Gen<'p> {
             let access = format!("self.{}", self.b.field_name(&f.def.name));
             if f.def.optional {
                 self.line(2, &format!("match &{access} {{"));
-                self.line(3, "Some(v) => {");
+                self.line(3, &format!("{}(v) => {{", self.std("Some")));
                 let enc = self.encode_expr(&f.def.ty, "v", 4);
                 self.w.raw(&enc);
                 self.line(3, "}");
-                self.line(3, "None => b.null(),");
+                self.line(3, &format!("{} => b.null(),", self.std("None")));
                 self.line(2, "}");
             } else {
                 let enc = self.encode_expr(&f.def.ty, &format!("&{access}"), 2);
@@ -438,11 +459,12 @@ impl<'p> Gen<'p> {
             );
         }
         for f in mp.wire_fields() {
-            let var = local(&f.def.name);
+            let var = local(&self.b.field_name(&f.def.name));
             let key = self.quote(&f.def.wire_name);
+            let (some, none, err) = (self.std("Some"), self.std("None"), self.std("Err"));
             let dec = self.decode_expr(&f.def.ty, "v", 1);
             let dec = if f.recursive {
-                format!("{dec}.map(Box::new)")
+                format!("{dec}.map({}::new)", self.std("Box"))
             } else {
                 dec
             };
@@ -454,32 +476,32 @@ impl<'p> Gen<'p> {
                 ),
             );
             if f.def.optional {
-                self.line(3, "Some(v) if v.is_null() => None,");
+                self.line(3, &format!("{some}(v) if v.is_null() => {none},"));
                 self.line(
                     3,
-                    &format!("Some(v) => Some({dec}.map_err(__at_key({key}))?),"),
+                    &format!("{some}(v) => {some}({dec}.map_err(__at_key({key}))?),"),
                 );
             } else {
-                self.line(3, &format!("Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key({key}))),"));
-                self.line(3, &format!("Some(v) => {dec}.map_err(__at_key({key}))?,"));
+                self.line(3, &format!("{some}(v) if v.is_null() => return {err}(__null(&v).in_segment(flexbuf::PathSegment::Key({key}))),"));
+                self.line(3, &format!("{some}(v) => {dec}.map_err(__at_key({key}))?,"));
             }
             if f.absent == Absent::Required {
-                self.line(3, &format!("None => return Err(__missing({key})),"));
+                self.line(3, &format!("{none} => return {err}(__missing({key})),"));
             } else {
                 let absent = self.absent_value(f);
-                self.line(3, &format!("None => {absent},"));
+                self.line(3, &format!("{none} => {absent},"));
             }
             self.line(2, "};");
         }
         self.line(2, "cx.leave();");
-        self.line(2, "Ok(Self {");
+        self.line(2, &format!("{}(Self {{", self.std("Ok")));
         for f in &mp.fields {
             self.line(
                 3,
                 &format!(
                     "{}: {},",
                     self.b.field_name(&f.def.name),
-                    local(&f.def.name)
+                    local(&self.b.field_name(&f.def.name))
                 ),
             );
         }
@@ -492,17 +514,19 @@ impl<'p> Gen<'p> {
     /// field's value in `Default`).
     fn absent_value(&self, f: &FieldPlan<'_>) -> String {
         let lit = match &f.absent {
-            Absent::Null => return "None".into(),
-            Absent::Zero | Absent::Required => return "Default::default()".into(),
+            Absent::Null => return self.std("None").into(),
+            Absent::Zero | Absent::Required => {
+                return format!("{}::default()", self.std("Default"))
+            }
             Absent::Default(d) => self.literal(&f.def.ty, d),
         };
         let lit = if f.recursive {
-            format!("Box::new({lit})")
+            format!("{}::new({lit})", self.std("Box"))
         } else {
             lit
         };
         if f.def.optional {
-            format!("Some({lit})")
+            format!("{}({lit})", self.std("Some"))
         } else {
             lit
         }
@@ -514,11 +538,14 @@ impl<'p> Gen<'p> {
             DefaultValue::Int(i) => format!("{i}_{}", self.rust_type(t)),
             DefaultValue::UInt(u) => format!("{u}_{}", self.rust_type(t)),
             DefaultValue::Float(f) => self.b.float_literal(*f, t),
+            DefaultValue::String(s) if self.shadowed.contains("ToString") => {
+                format!("::std::string::ToString::to_string({})", self.quote(s))
+            }
             DefaultValue::String(s) => format!("{}.to_string()", self.quote(s)),
             DefaultValue::EnumVariant(v) => {
                 format!("{}::{}", self.rust_type(t), self.b.variant_name(v))
             }
-            DefaultValue::Null => "None".into(),
+            DefaultValue::Null => self.std("None").into(),
         }
     }
 
@@ -572,11 +599,13 @@ impl<'p> Gen<'p> {
             }
             TypeRef::Vector(el) => {
                 let inner = self.decode_expr(el, &e, depth + 1);
-                format!("__field::vec({r}, cx, |{e}, cx| {{ let _ = &cx; if {e}.is_null() {{ return Err(__null(&{e})); }} {inner} }})")
+                let err = self.std("Err");
+                format!("__field::vec({r}, cx, |{e}, cx| {{ let _ = &cx; if {e}.is_null() {{ return {err}(__null(&{e})); }} {inner} }})")
             }
             TypeRef::Map(el) => {
                 let inner = self.decode_expr(el, &e, depth + 1);
-                format!("__field::map({r}, cx, |{e}, cx| {{ let _ = &cx; if {e}.is_null() {{ return Err(__null(&{e})); }} {inner} }})")
+                let err = self.std("Err");
+                format!("__field::map({r}, cx, |{e}, cx| {{ let _ = &cx; if {e}.is_null() {{ return {err}(__null(&{e})); }} {inner} }})")
             }
             TypeRef::Message(n) | TypeRef::Union(n) => format!(
                 "<{} as flexbuf::FlexCoder>::decode_from({r}, cx)",
@@ -584,14 +613,11 @@ impl<'p> Gen<'p> {
             ),
             TypeRef::Enum(n) => {
                 let name = self.b.type_name(n);
-                format!("__field::i64({r}).and_then(|raw| {name}::from_value(raw).ok_or_else(|| __unknown_enum({}, raw, &{r})))", self.quote(&name))
+                format!("__field::i64({r}).and_then(|raw| {name}::from_value(raw).ok_or_else(|| __unknown_enum({}, raw, &{r})))", self.quote(short_name(n)))
             }
-            scalar => format!(
-                "__field::{}({r})",
-                self.rust_type(scalar)
-                    .replace("String", "string")
-                    .replace("Vec<u8>", "bytes")
-            ),
+            TypeRef::String => format!("__field::string({r})"),
+            TypeRef::Bytes => format!("__field::bytes({r})"),
+            scalar => format!("__field::{}({r})", self.rust_type(scalar)),
         }
     }
 
@@ -599,7 +625,7 @@ impl<'p> Gen<'p> {
 
     fn view(&mut self, mp: &MessagePlan<'_>) {
         let m = mp.def;
-        let name = format!("{}View", self.b.type_name(&m.name));
+        let name = format!("{}View", short_name(&m.name));
         self.line(
             0,
             &format!(
@@ -617,7 +643,10 @@ impl<'p> Gen<'p> {
             1,
             "pub fn new(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {",
         );
-        self.line(2, "Ok(Self { map: r.as_map()? })");
+        self.line(
+            2,
+            &format!("{}(Self {{ map: r.as_map()? }})", self.std("Ok")),
+        );
         self.line(1, "}\n");
         self.line(1, "/// A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification).");
         self.line(
@@ -630,33 +659,33 @@ impl<'p> Gen<'p> {
         self.line(1, "pub fn raw(&self) -> flexbuf::MapReader<'a> {");
         self.line(2, "self.map");
         self.line(1, "}");
-        for f in mp.wire_fields().map(|f| f.def) {
+        let fields: Vec<String> = mp
+            .wire_fields()
+            .map(|f| self.b.field_name(&f.def.name))
+            .collect();
+        let names = accessors(&fields, self.b.reserved_members(), "_field");
+        let (some, none, ok) = (self.std("Some"), self.std("None"), self.std("Ok"));
+        for (f, accessor) in mp.wire_fields().map(|f| f.def).zip(names) {
             let key = self.quote(&f.wire_name);
             let (ret, conv) = self.view_accessor(&f.ty);
-            // The view's own methods keep their names; such a field gets a suffix.
-            let accessor = if self.b.reserved_members().contains(&f.name.as_str()) {
-                format!("{}_field", f.name)
-            } else {
-                self.b.field_name(&f.name)
-            };
             self.line(0, "");
-            self.docs(1, &f.doc);
-            if f.doc.is_empty() {
-                self.line(1, &format!("/// The `{}` field.", f.name));
-            }
+            self.docs_or(1, &f.doc, &format!("The `{}` field.", f.name));
             if f.optional {
                 self.line(
                     1,
-                    &format!("pub fn {accessor}(&self) -> flexbuf::Result<Option<{ret}>> {{"),
+                    &format!(
+                        "pub fn {accessor}(&self) -> flexbuf::Result<{}<{ret}>> {{",
+                        self.std("Option")
+                    ),
                 );
                 self.line(2, &format!("match self.map.find({key})? {{"));
-                self.line(3, "Some(v) if v.is_null() => Ok(None),");
-                if conv == "Ok(v)" {
-                    self.line(3, "Some(v) => Ok(Some(v)),");
+                self.line(3, &format!("{some}(v) if v.is_null() => {ok}({none}),"));
+                if conv == "v" {
+                    self.line(3, &format!("{some}(v) => {ok}({some}(v)),"));
                 } else {
-                    self.line(3, &format!("Some(v) => {conv}.map(Some),"));
+                    self.line(3, &format!("{some}(v) => {conv}.map({some}),"));
                 }
-                self.line(3, "None => Ok(None),");
+                self.line(3, &format!("{none} => {ok}({none}),"));
                 self.line(2, "}");
             } else {
                 self.line(
@@ -664,14 +693,19 @@ impl<'p> Gen<'p> {
                     &format!("pub fn {accessor}(&self) -> flexbuf::Result<{ret}> {{"),
                 );
                 self.line(2, &format!("let v = self.map.get({key})?;"));
-                self.line(2, &conv);
+                if conv == "v" {
+                    self.line(2, &format!("{ok}(v)"));
+                } else {
+                    self.line(2, &conv);
+                }
             }
             self.line(1, "}");
         }
         self.line(0, "}\n");
     }
 
-    /// The return type of a view accessor and a `flexbuf::Result` expression for it from reader `v`.
+    /// The return type of a view accessor and a `flexbuf::Result` expression for it from reader `v`
+    /// (just `v` when the accessor returns the reader itself).
     fn view_accessor(&self, t: &TypeRef) -> (String, String) {
         match t {
             TypeRef::String => ("&'a str".into(), "__field::str(v)".into()),
@@ -679,10 +713,10 @@ impl<'p> Gen<'p> {
             TypeRef::Vector(_) => ("flexbuf::VectorReader<'a>".into(), "v.as_vector()".into()),
             TypeRef::Map(_) => ("flexbuf::MapReader<'a>".into(), "v.as_map()".into()),
             TypeRef::Message(n) => (
-                format!("{}View<'a>", self.b.type_name(n)),
-                format!("{}View::new(v)", self.b.type_name(n)),
+                format!("{}View<'a>", short_name(n)),
+                format!("{}View::new(v)", short_name(n)),
             ),
-            TypeRef::Union(_) => ("flexbuf::Reader<'a>".into(), "Ok(v)".into()),
+            TypeRef::Union(_) => ("flexbuf::Reader<'a>".into(), "v".into()),
             TypeRef::Enum(_) => (self.rust_type(t), self.decode_expr(t, "v", 1)),
             scalar => (self.rust_type(scalar), self.decode_expr(scalar, "v", 1)),
         }

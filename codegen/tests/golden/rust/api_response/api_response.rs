@@ -7,9 +7,13 @@ use flexbuf::FlexCoder as _;
 /// A paginated REST response (the root of api_response.json).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ApiResponse {
+    /// The `status` field.
     pub status: String,
+    /// The `page` field.
     pub page: i64,
+    /// The `total` field.
     pub total: i64,
+    /// The `items` field.
     pub items: Vec<ApiItem>,
 }
 
@@ -119,19 +123,29 @@ impl<'a> ApiResponseView<'a> {
 /// One catalogue record; all 100 share these 12 keys in this order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ApiItem {
+    /// The `id` field.
     pub id: i64,
+    /// The `sku` field.
     pub sku: String,
+    /// The `name` field.
     pub name: String,
+    /// The `price` field.
     pub price: f64,
+    /// The `quantity` field.
     pub quantity: i64,
+    /// The `in_stock` field.
     pub in_stock: bool,
     /// 0 to 4 tags, sometimes empty.
     pub tags: Vec<String>,
+    /// The `category` field.
     pub category: String,
     /// Every tenth rating is the whole number `4.0`.
     pub rating: f64,
+    /// The `created_at` field.
     pub created_at: String,
+    /// The `dimensions` field.
     pub dimensions: Dimensions,
+    /// The `seller` field.
     pub seller: Seller,
 }
 
@@ -345,8 +359,11 @@ impl<'a> ApiItemView<'a> {
 /// Width, height and depth.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Dimensions {
+    /// The `w` field.
     pub w: f64,
+    /// The `h` field.
     pub h: f64,
+    /// The `d` field.
     pub d: f64,
 }
 
@@ -439,7 +456,9 @@ impl<'a> DimensionsView<'a> {
 /// Who sells the item.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Seller {
+    /// The `id` field.
     pub id: i64,
+    /// The `name` field.
     pub name: String,
 }
 

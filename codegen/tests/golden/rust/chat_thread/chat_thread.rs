@@ -8,9 +8,13 @@ use flexbuf::FlexCoder as _;
 /// chat_thread.json).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChatThread {
+    /// The `thread_id` field.
     pub thread_id: String,
+    /// The `title` field.
     pub title: String,
+    /// The `participants` field.
     pub participants: Vec<Participant>,
+    /// The `messages` field.
     pub messages: Vec<ChatMessage>,
 }
 
@@ -124,10 +128,15 @@ impl<'a> ChatThreadView<'a> {
 /// A member of the thread.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Participant {
+    /// The `id` field.
     pub id: i64,
+    /// The `name` field.
     pub name: String,
+    /// The `handle` field.
     pub handle: String,
+    /// The `role` field.
     pub role: String,
+    /// The `avatar` field.
     pub avatar: String,
 }
 
@@ -246,10 +255,15 @@ impl<'a> ParticipantView<'a> {
 /// One message. `kind` is one of text, image, file, system, poll, reply.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChatMessage {
+    /// The `id` field.
     pub id: i64,
+    /// The `author` field.
     pub author: i64,
+    /// The `sent_at` field.
     pub sent_at: String,
+    /// The `kind` field.
     pub kind: String,
+    /// The `text` field.
     pub text: String,
     /// Emoji to count; `{}` on many messages.
     pub reactions: std::collections::BTreeMap<String, i64>,
@@ -257,6 +271,7 @@ pub struct ChatMessage {
     pub reply_to: Option<i64>,
     /// Empty except on `image` and `file` messages.
     pub attachments: Vec<Attachment>,
+    /// The `edited` field.
     pub edited: bool,
     /// `{}` on most messages; the keys present depend on `kind`.
     pub metadata: ChatMetadata,
@@ -460,14 +475,23 @@ impl<'a> ChatMessageView<'a> {
 /// name, mime, size, sha256).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Attachment {
+    /// The `type` field.
     pub r#type: String,
+    /// The `size` field.
     pub size: i64,
+    /// The `url` field.
     pub url: Option<String>,
+    /// The `width` field.
     pub width: Option<i64>,
+    /// The `height` field.
     pub height: Option<i64>,
+    /// The `alt` field.
     pub alt: Option<String>,
+    /// The `name` field.
     pub name: Option<String>,
+    /// The `mime` field.
     pub mime: Option<String>,
+    /// The `sha256` field.
     pub sha256: Option<String>,
 }
 
@@ -694,13 +718,21 @@ impl<'a> AttachmentView<'a> {
 /// Per-kind extras: client info, a system event, or a poll.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChatMetadata {
+    /// The `client` field.
     pub client: Option<String>,
+    /// The `lang` field.
     pub lang: Option<String>,
+    /// The `event` field.
     pub event: Option<String>,
+    /// The `actor` field.
     pub actor: Option<i64>,
+    /// The `options` field.
     pub options: Option<Vec<String>>,
+    /// The `votes` field.
     pub votes: Option<Vec<i64>>,
+    /// The `closes_at` field.
     pub closes_at: Option<String>,
+    /// The `multiple` field.
     pub multiple: Option<bool>,
 }
 

@@ -7,10 +7,15 @@ use flexbuf::FlexCoder as _;
 /// One level; the innermost has no child.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepLevel {
+    /// The `depth` field.
     pub depth: i64,
+    /// The `weight` field.
     pub weight: f64,
+    /// The `label` field.
     pub label: String,
+    /// The `even` field.
     pub even: bool,
+    /// The `child` field.
     pub child: Option<Box<DeepLevel>>,
 }
 

@@ -4,11 +4,15 @@ use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, m
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
 
+/// The `defects.Color` enum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Color {
+    /// `Red` (wire value 1).
     #[default]
     Red,
+    /// `Green` (wire value 2).
     Green,
+    /// `Blue` (wire value 4).
     Blue,
 }
 
@@ -33,11 +37,15 @@ impl Color {
     }
 }
 
+/// The `defects.Level` enum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Level {
+    /// `Low` (wire value -1).
     #[default]
     Low,
+    /// `Mid` (wire value 0).
     Mid,
+    /// `High` (wire value 1).
     High,
 }
 
@@ -62,10 +70,14 @@ impl Level {
     }
 }
 
+/// The `defects.Shape` union.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
+    /// The `Circle` variant.
     Circle(Circle),
+    /// The `square` variant.
     Square(Square),
+    /// The `Label` variant.
     Label(String),
 }
 
@@ -109,13 +121,19 @@ impl flexbuf::FlexCoder for Shape {
 /// Explicit null is a value: it must never decode as the default.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Profile {
+    /// The `id` field.
     pub id: u32,
     /// JSON null decodes to null; absence to "anon".
     pub nickname: Option<String>,
+    /// The `age` field.
     pub age: Option<i32>,
+    /// The `note` field.
     pub note: Option<String>,
+    /// The `score` field.
     pub score: Option<f64>,
+    /// The `active` field.
     pub active: Option<bool>,
+    /// The `tint` field.
     pub tint: Option<Color>,
 }
 
@@ -322,7 +340,9 @@ impl<'a> ProfileView<'a> {
 /// A missing required field is an error naming it, never a neighbour's value.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Address {
+    /// The `street` field.
     pub street: String,
+    /// The `zip` field.
     pub zip: String,
 }
 
@@ -403,7 +423,9 @@ impl<'a> AddressView<'a> {
 /// visible in the values rather than as an error.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Contact {
+    /// The `email` field.
     pub email: String,
+    /// The `phone` field.
     pub phone: String,
 }
 
@@ -492,13 +514,21 @@ impl<'a> ContactView<'a> {
 /// Every field has a value without input: `{}` is a valid encoding.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
+    /// The `theme` field.
     pub theme: String,
+    /// The `volume` field.
     pub volume: u8,
+    /// The `muted` field.
     pub muted: bool,
+    /// The `ratio` field.
     pub ratio: f32,
+    /// The `tags` field.
     pub tags: Vec<String>,
+    /// The `limits` field.
     pub limits: std::collections::BTreeMap<String, i64>,
+    /// The `nickname` field.
     pub nickname: Option<String>,
+    /// The `color` field.
     pub color: Color,
 }
 
@@ -739,6 +769,7 @@ impl<'a> EmptyView<'a> {
 /// A circle.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Circle {
+    /// The `radius` field.
     pub radius: f64,
 }
 
@@ -805,6 +836,7 @@ impl<'a> CircleView<'a> {
 /// A square.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Square {
+    /// The `side` field.
     pub side: u32,
 }
 
@@ -871,12 +903,19 @@ impl<'a> SquareView<'a> {
 /// Enums and unions in every position.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Canvas {
+    /// The `color` field.
     pub color: Color,
+    /// The `level` field.
     pub level: Level,
+    /// The `tint` field.
     pub tint: Option<Color>,
+    /// The `palette` field.
     pub palette: Vec<Color>,
+    /// The `shape` field.
     pub shape: Option<Shape>,
+    /// The `shapes` field.
     pub shapes: Vec<Shape>,
+    /// The `layers` field.
     pub layers: std::collections::BTreeMap<String, Shape>,
 }
 
@@ -1064,8 +1103,11 @@ impl<'a> CanvasView<'a> {
 /// The seller of an item.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Seller {
+    /// The `id` field.
     pub id: u64,
+    /// The `name` field.
     pub name: String,
+    /// The `rating` field.
     pub rating: u8,
 }
 
@@ -1158,10 +1200,15 @@ impl<'a> SellerView<'a> {
 /// One order line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Item {
+    /// The `sku` field.
     pub sku: String,
+    /// The `qty` field.
     pub qty: u16,
+    /// The `price` field.
     pub price: f64,
+    /// The `seller` field.
     pub seller: Seller,
+    /// The `tags` field.
     pub tags: Vec<String>,
 }
 
@@ -1284,12 +1331,19 @@ impl<'a> ItemView<'a> {
 /// Nested messages in vectors and maps, for error paths.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Order {
+    /// The `id` field.
     pub id: i64,
+    /// The `items` field.
     pub items: Vec<Item>,
+    /// The `by_sku` field.
     pub by_sku: std::collections::BTreeMap<String, Item>,
+    /// The `sellers` field.
     pub sellers: std::collections::BTreeMap<String, Seller>,
+    /// The `matrix` field.
     pub matrix: Vec<Vec<i32>>,
+    /// The `notes` field.
     pub notes: Vec<String>,
+    /// The `label` field.
     pub label: String,
 }
 
@@ -1456,17 +1510,29 @@ impl<'a> OrderView<'a> {
 /// One field of every integer width, for range checks.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Ranges {
+    /// The `u8v` field.
     pub u8v: u8,
+    /// The `i8v` field.
     pub i8v: i8,
+    /// The `u16v` field.
     pub u16v: u16,
+    /// The `i16v` field.
     pub i16v: i16,
+    /// The `u32v` field.
     pub u32v: u32,
+    /// The `i32v` field.
     pub i32v: i32,
+    /// The `u64v` field.
     pub u64v: u64,
+    /// The `i64v` field.
     pub i64v: i64,
+    /// The `f32v` field.
     pub f32v: f32,
+    /// The `f64v` field.
     pub f64v: f64,
+    /// The `flag` field.
     pub flag: bool,
+    /// The `data` field.
     pub data: Vec<u8>,
 }
 
@@ -1677,15 +1743,25 @@ impl<'a> RangesView<'a> {
 /// bytes (untyped vectors).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Vectors {
+    /// The `bools` field.
     pub bools: Vec<bool>,
+    /// The `u8s` field.
     pub u8s: Vec<u8>,
+    /// The `i16s` field.
     pub i16s: Vec<i16>,
+    /// The `u32s` field.
     pub u32s: Vec<u32>,
+    /// The `i64s` field.
     pub i64s: Vec<i64>,
+    /// The `u64s` field.
     pub u64s: Vec<u64>,
+    /// The `f32s` field.
     pub f32s: Vec<f32>,
+    /// The `f64s` field.
     pub f64s: Vec<f64>,
+    /// The `colors` field.
     pub colors: Vec<Color>,
+    /// The `blobs` field.
     pub blobs: Vec<Vec<u8>>,
 }
 

@@ -4,10 +4,13 @@ use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, m
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
 
+/// The `evo1.Status` enum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Status {
+    /// `Active` (wire value 1).
     #[default]
     Active,
+    /// `Inactive` (wire value 2).
     Inactive,
 }
 
@@ -30,9 +33,12 @@ impl Status {
     }
 }
 
+/// The `evo1.Pet` union.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pet {
+    /// The `Dog` variant.
     Dog(String),
+    /// The `Cat` variant.
     Cat(String),
 }
 
@@ -71,6 +77,7 @@ impl flexbuf::FlexCoder for Pet {
 /// v2 adds optional and defaulted fields.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AddOptional {
+    /// The `id` field.
     pub id: i32,
 }
 
@@ -137,6 +144,7 @@ impl<'a> AddOptionalView<'a> {
 /// v2 adds a required field.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AddRequired {
+    /// The `id` field.
     pub id: i32,
 }
 
@@ -203,7 +211,9 @@ impl<'a> AddRequiredView<'a> {
 /// v2 removes `legacy`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RemoveField {
+    /// The `id` field.
     pub id: i32,
+    /// The `legacy` field.
     pub legacy: String,
 }
 
@@ -283,7 +293,9 @@ impl<'a> RemoveFieldView<'a> {
 /// v2 renames `title` to `name`, keeping the wire name `title`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rename {
+    /// The `title` field.
     pub title: String,
+    /// The `year` field.
     pub year: i32,
 }
 
@@ -363,8 +375,11 @@ impl<'a> RenameView<'a> {
 /// v2 declares the same fields in another order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Reorder {
+    /// The `a` field.
     pub a: i32,
+    /// The `b` field.
     pub b: String,
+    /// The `c` field.
     pub c: bool,
 }
 
@@ -457,7 +472,9 @@ impl<'a> ReorderView<'a> {
 /// v2 widens `count` from i32 to i64.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Widen {
+    /// The `count` field.
     pub count: i32,
+    /// The `samples` field.
     pub samples: Vec<i32>,
 }
 
@@ -537,6 +554,7 @@ impl<'a> WidenView<'a> {
 /// v2 changes `code` from string to i64.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Retype {
+    /// The `code` field.
     pub code: String,
 }
 
@@ -603,7 +621,9 @@ impl<'a> RetypeView<'a> {
 /// A team member; v2 adds a required `role` and an enum variant.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Member {
+    /// The `name` field.
     pub name: String,
+    /// The `status` field.
     pub status: Status,
 }
 
@@ -683,6 +703,7 @@ impl<'a> MemberView<'a> {
 /// Members nested in a vector, so errors carry an index.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Team {
+    /// The `members` field.
     pub members: Vec<Member>,
 }
 
@@ -753,6 +774,7 @@ impl<'a> TeamView<'a> {
 /// v2 adds a union variant.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Owner {
+    /// The `pet` field.
     pub pet: Option<Pet>,
 }
 

@@ -4,11 +4,15 @@ use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, m
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
 
+/// The `evo2.Status` enum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Status {
+    /// `Active` (wire value 1).
     #[default]
     Active,
+    /// `Inactive` (wire value 2).
     Inactive,
+    /// `Banned` (wire value 3).
     Banned,
 }
 
@@ -33,10 +37,14 @@ impl Status {
     }
 }
 
+/// The `evo2.Pet` union.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pet {
+    /// The `Dog` variant.
     Dog(String),
+    /// The `Cat` variant.
     Cat(String),
+    /// The `Fish` variant.
     Fish(String),
 }
 
@@ -77,11 +85,16 @@ impl flexbuf::FlexCoder for Pet {
     }
 }
 
+/// The `evo2.AddOptional` message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AddOptional {
+    /// The `id` field.
     pub id: i32,
+    /// The `nickname` field.
     pub nickname: Option<String>,
+    /// The `count` field.
     pub count: u32,
+    /// The `note` field.
     pub note: Option<String>,
 }
 
@@ -211,9 +224,12 @@ impl<'a> AddOptionalView<'a> {
     }
 }
 
+/// The `evo2.AddRequired` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AddRequired {
+    /// The `id` field.
     pub id: i32,
+    /// The `owner` field.
     pub owner: String,
 }
 
@@ -290,8 +306,10 @@ impl<'a> AddRequiredView<'a> {
     }
 }
 
+/// The `evo2.RemoveField` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RemoveField {
+    /// The `id` field.
     pub id: i32,
 }
 
@@ -355,9 +373,12 @@ impl<'a> RemoveFieldView<'a> {
     }
 }
 
+/// The `evo2.Rename` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rename {
+    /// The `name` field.
     pub name: String,
+    /// The `year` field.
     pub year: i32,
 }
 
@@ -434,10 +455,14 @@ impl<'a> RenameView<'a> {
     }
 }
 
+/// The `evo2.Reorder` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Reorder {
+    /// The `c` field.
     pub c: bool,
+    /// The `a` field.
     pub a: i32,
+    /// The `b` field.
     pub b: String,
 }
 
@@ -527,9 +552,12 @@ impl<'a> ReorderView<'a> {
     }
 }
 
+/// The `evo2.Widen` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Widen {
+    /// The `count` field.
     pub count: i64,
+    /// The `samples` field.
     pub samples: Vec<i64>,
 }
 
@@ -606,8 +634,10 @@ impl<'a> WidenView<'a> {
     }
 }
 
+/// The `evo2.Retype` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Retype {
+    /// The `code` field.
     pub code: i64,
 }
 
@@ -671,10 +701,14 @@ impl<'a> RetypeView<'a> {
     }
 }
 
+/// The `evo2.Member` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Member {
+    /// The `name` field.
     pub name: String,
+    /// The `status` field.
     pub status: Status,
+    /// The `role` field.
     pub role: String,
 }
 
@@ -764,8 +798,10 @@ impl<'a> MemberView<'a> {
     }
 }
 
+/// The `evo2.Team` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Team {
+    /// The `members` field.
     pub members: Vec<Member>,
 }
 
@@ -833,8 +869,10 @@ impl<'a> TeamView<'a> {
     }
 }
 
+/// The `evo2.Owner` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Owner {
+    /// The `pet` field.
     pub pet: Option<Pet>,
 }
 

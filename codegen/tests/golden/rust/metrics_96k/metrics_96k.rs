@@ -7,7 +7,9 @@ use flexbuf::FlexCoder as _;
 /// Numeric-only monitoring data, about 96 KiB (the root of metrics_96k.json).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Metrics {
+    /// The `series` field.
     pub series: Vec<MetricSeries>,
+    /// The `counters` field.
     pub counters: Vec<i64>,
 }
 
@@ -91,8 +93,11 @@ impl<'a> MetricsView<'a> {
 /// One metric: 128 non-negative samples.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MetricSeries {
+    /// The `name` field.
     pub name: String,
+    /// The `step_s` field.
     pub step_s: i64,
+    /// The `points` field.
     pub points: Vec<f64>,
 }
 

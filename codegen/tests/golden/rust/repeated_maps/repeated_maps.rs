@@ -7,6 +7,7 @@ use flexbuf::FlexCoder as _;
 /// 1,000 rows with the same 8 keys (the root of repeated_maps.json).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RepeatedMaps {
+    /// The `rows` field.
     pub rows: Vec<RepeatedRow>,
 }
 
@@ -77,13 +78,21 @@ impl<'a> RepeatedMapsView<'a> {
 /// One account row; `status` and `region` repeat from small sets.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RepeatedRow {
+    /// The `id` field.
     pub id: i64,
+    /// The `name` field.
     pub name: String,
+    /// The `status` field.
     pub status: String,
+    /// The `region` field.
     pub region: String,
+    /// The `balance` field.
     pub balance: f64,
+    /// The `active` field.
     pub active: bool,
+    /// The `logins` field.
     pub logins: i64,
+    /// The `updated_at` field.
     pub updated_at: String,
 }
 

@@ -4,11 +4,15 @@ use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, m
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
 
+/// The `acme.shop.Color` enum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Color {
+    /// `Red` (wire value 1).
     #[default]
     Red,
+    /// `Green` (wire value 2).
     Green,
+    /// `Blue` (wire value 4).
     Blue,
 }
 
@@ -33,10 +37,14 @@ impl Color {
     }
 }
 
+/// The `acme.shop.Payload` union.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Payload {
+    /// The `Text` variant.
     Text(String),
+    /// The `Image` variant.
     Image(Image),
+    /// The `ref` variant.
     Ref(Address),
 }
 
@@ -80,7 +88,9 @@ impl flexbuf::FlexCoder for Payload {
 /// A point on Earth, in degrees.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Geo {
+    /// The `lat` field.
     pub lat: f64,
+    /// The `lon` field.
     pub lon: f64,
 }
 
@@ -160,9 +170,13 @@ impl<'a> GeoView<'a> {
 /// An image by URL.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Image {
+    /// The `url` field.
     pub url: String,
+    /// The `width` field.
     pub width: u32,
+    /// The `height` field.
     pub height: u32,
+    /// The `alt` field.
     pub alt: Option<String>,
 }
 
@@ -276,15 +290,23 @@ impl<'a> ImageView<'a> {
 /// A postal address.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Address {
+    /// The `street` field.
     pub street: String,
+    /// The `zip` field.
     pub zip: String,
+    /// The `city` field.
     pub city: String,
     /// Explicit null and absence stay distinct.
     pub note: Option<String>,
+    /// The `floor` field.
     pub floor: Option<i32>,
+    /// The `geo` field.
     pub geo: Option<Geo>,
+    /// The `tags` field.
     pub tags: Vec<String>,
+    /// The `attrs` field.
     pub attrs: std::collections::BTreeMap<String, i64>,
+    /// The `display` field.
     pub display: String,
 }
 

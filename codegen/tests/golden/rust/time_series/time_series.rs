@@ -8,14 +8,17 @@ use flexbuf::FlexCoder as _;
 /// time_series.json).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TimeSeries {
+    /// The `sensor` field.
     pub sensor: String,
     /// `°C`
     pub unit: String,
     /// Epoch milliseconds.
     pub start: i64,
+    /// The `interval_ms` field.
     pub interval_ms: i64,
     /// Strictly increasing epoch milliseconds (64-bit values).
     pub timestamps: Vec<i64>,
+    /// The `values` field.
     pub values: Vec<f64>,
     /// Small ints 0..3, mostly 0.
     pub quality: Vec<i64>,

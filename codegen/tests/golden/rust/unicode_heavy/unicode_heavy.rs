@@ -8,16 +8,27 @@ use flexbuf::FlexCoder as _;
 /// unicode_heavy.json).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnicodeHeavy {
+    /// The `title` field.
     pub title: String,
+    /// The `chinese` field.
     pub chinese: ScriptSection,
+    /// The `japanese` field.
     pub japanese: ScriptSection,
+    /// The `korean` field.
     pub korean: ScriptSection,
+    /// The `russian` field.
     pub russian: ScriptSection,
+    /// The `greek` field.
     pub greek: ScriptSection,
+    /// The `arabic` field.
     pub arabic: ScriptSection,
+    /// The `hebrew` field.
     pub hebrew: ScriptSection,
+    /// The `hindi` field.
     pub hindi: ScriptSection,
+    /// The `thai` field.
     pub thai: ScriptSection,
+    /// The `emoji` field.
     pub emoji: ScriptSection,
     /// Mixed-script keys and values.
     pub mixed: std::collections::BTreeMap<String, String>,
@@ -236,6 +247,7 @@ impl<'a> UnicodeHeavyView<'a> {
 pub struct ScriptSection {
     /// Non-ASCII terms to definitions.
     pub glossary: std::collections::BTreeMap<String, String>,
+    /// The `paragraphs` field.
     pub paragraphs: Vec<String>,
 }
 

@@ -7,41 +7,67 @@ use flexbuf::FlexCoder as _;
 /// A single user profile (the root of user_profile.json).
 #[derive(Clone, Debug, PartialEq)]
 pub struct UserProfile {
+    /// The `id` field.
     pub id: i64,
+    /// The `uuid` field.
     pub uuid: String,
+    /// The `username` field.
     pub username: String,
+    /// The `display_name` field.
     pub display_name: String,
+    /// The `email` field.
     pub email: String,
+    /// The `email_verified` field.
     pub email_verified: bool,
+    /// The `verified` field.
     pub verified: bool,
+    /// The `phone` field.
     pub phone: String,
     /// RFC 3339 timestamps.
     pub created_at: String,
+    /// The `updated_at` field.
     pub updated_at: String,
+    /// The `last_login_at` field.
     pub last_login_at: String,
+    /// The `age` field.
     pub age: i64,
+    /// The `score` field.
     pub score: f64,
+    /// The `reputation` field.
     pub reputation: i64,
     /// A whole number stored as a float (`3.0`): must stay a float.
     pub karma_ratio: f64,
+    /// The `is_admin` field.
     pub is_admin: bool,
+    /// The `is_bot` field.
     pub is_bot: bool,
+    /// The `locale` field.
     pub locale: String,
+    /// The `timezone` field.
     pub timezone: String,
+    /// The `tags` field.
     pub tags: Vec<String>,
+    /// The `address` field.
     pub address: UserAddress,
+    /// The `settings` field.
     pub settings: UserSettings,
+    /// The `linked_accounts` field.
     pub linked_accounts: Vec<LinkedAccount>,
+    /// The `stats` field.
     pub stats: UserStats,
+    /// The `avatar_url` field.
     pub avatar_url: String,
     /// Non-ASCII text (Swedish, Japanese, Russian, emoji).
     pub bio: String,
+    /// The `website` field.
     pub website: String,
+    /// The `pronouns` field.
     pub pronouns: String,
     /// Null in the fixture; a date when set.
     pub birthday: Option<String>,
     /// Null in the fixture; a user id when set.
     pub referrer_id: Option<i64>,
+    /// The `subscription` field.
     pub subscription: Subscription,
 }
 
@@ -522,10 +548,15 @@ impl<'a> UserProfileView<'a> {
 /// A postal address with coordinates.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UserAddress {
+    /// The `street` field.
     pub street: String,
+    /// The `city` field.
     pub city: String,
+    /// The `zip` field.
     pub zip: String,
+    /// The `country` field.
     pub country: String,
+    /// The `geo` field.
     pub geo: GeoPoint,
 }
 
@@ -644,7 +675,9 @@ impl<'a> UserAddressView<'a> {
 /// Latitude and longitude in degrees.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GeoPoint {
+    /// The `lat` field.
     pub lat: f64,
+    /// The `lon` field.
     pub lon: f64,
 }
 
@@ -724,10 +757,15 @@ impl<'a> GeoPointView<'a> {
 /// User preferences.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UserSettings {
+    /// The `theme` field.
     pub theme: String,
+    /// The `notifications` field.
     pub notifications: NotificationSettings,
+    /// The `language` field.
     pub language: String,
+    /// The `two_factor` field.
     pub two_factor: bool,
+    /// The `font_scale` field.
     pub font_scale: f64,
 }
 
@@ -846,8 +884,11 @@ impl<'a> UserSettingsView<'a> {
 /// Which channels send notifications.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NotificationSettings {
+    /// The `email` field.
     pub email: bool,
+    /// The `push` field.
     pub push: bool,
+    /// The `sms` field.
     pub sms: bool,
 }
 
@@ -940,9 +981,13 @@ impl<'a> NotificationSettingsView<'a> {
 /// An account at another provider.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LinkedAccount {
+    /// The `provider` field.
     pub provider: String,
+    /// The `handle` field.
     pub handle: String,
+    /// The `linked_at` field.
     pub linked_at: String,
+    /// The `primary` field.
     pub primary: bool,
 }
 
@@ -1048,11 +1093,17 @@ impl<'a> LinkedAccountView<'a> {
 /// Activity counters (`bytes_uploaded` exceeds 2^32).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct UserStats {
+    /// The `posts` field.
     pub posts: i64,
+    /// The `comments` field.
     pub comments: i64,
+    /// The `followers` field.
     pub followers: i64,
+    /// The `following` field.
     pub following: i64,
+    /// The `likes_received` field.
     pub likes_received: i64,
+    /// The `bytes_uploaded` field.
     pub bytes_uploaded: i64,
 }
 
@@ -1184,9 +1235,13 @@ impl<'a> UserStatsView<'a> {
 /// The paid plan.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Subscription {
+    /// The `plan` field.
     pub plan: String,
+    /// The `renews_at` field.
     pub renews_at: String,
+    /// The `price` field.
     pub price: f64,
+    /// The `seats` field.
     pub seats: i64,
 }
 

@@ -9,85 +9,165 @@ use flexbuf::FlexCoder as _;
 /// The `n_` fields are null in the fixture; `string?` is an arbitrary choice.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WideMap {
+    /// The `i_00` field.
     pub i_00: i64,
+    /// The `f_01` field.
     pub f_01: f64,
+    /// The `b_02` field.
     pub b_02: bool,
+    /// The `s_03` field.
     pub s_03: String,
+    /// The `n_04` field.
     pub n_04: Option<String>,
+    /// The `i_05` field.
     pub i_05: i64,
+    /// The `f_06` field.
     pub f_06: f64,
+    /// The `b_07` field.
     pub b_07: bool,
+    /// The `s_08` field.
     pub s_08: String,
+    /// The `n_09` field.
     pub n_09: Option<String>,
+    /// The `i_10` field.
     pub i_10: i64,
+    /// The `f_11` field.
     pub f_11: f64,
+    /// The `b_12` field.
     pub b_12: bool,
+    /// The `s_13` field.
     pub s_13: String,
+    /// The `n_14` field.
     pub n_14: Option<String>,
+    /// The `i_15` field.
     pub i_15: i64,
+    /// The `f_16` field.
     pub f_16: f64,
+    /// The `b_17` field.
     pub b_17: bool,
+    /// The `s_18` field.
     pub s_18: String,
+    /// The `n_19` field.
     pub n_19: Option<String>,
+    /// The `i_20` field.
     pub i_20: i64,
+    /// The `f_21` field.
     pub f_21: f64,
+    /// The `b_22` field.
     pub b_22: bool,
+    /// The `s_23` field.
     pub s_23: String,
+    /// The `n_24` field.
     pub n_24: Option<String>,
+    /// The `i_25` field.
     pub i_25: i64,
+    /// The `f_26` field.
     pub f_26: f64,
+    /// The `b_27` field.
     pub b_27: bool,
+    /// The `s_28` field.
     pub s_28: String,
+    /// The `n_29` field.
     pub n_29: Option<String>,
+    /// The `i_30` field.
     pub i_30: i64,
+    /// The `f_31` field.
     pub f_31: f64,
+    /// The `b_32` field.
     pub b_32: bool,
+    /// The `s_33` field.
     pub s_33: String,
+    /// The `n_34` field.
     pub n_34: Option<String>,
+    /// The `i_35` field.
     pub i_35: i64,
+    /// The `f_36` field.
     pub f_36: f64,
+    /// The `b_37` field.
     pub b_37: bool,
+    /// The `s_38` field.
     pub s_38: String,
+    /// The `n_39` field.
     pub n_39: Option<String>,
+    /// The `i_40` field.
     pub i_40: i64,
+    /// The `f_41` field.
     pub f_41: f64,
+    /// The `b_42` field.
     pub b_42: bool,
+    /// The `s_43` field.
     pub s_43: String,
+    /// The `n_44` field.
     pub n_44: Option<String>,
+    /// The `i_45` field.
     pub i_45: i64,
+    /// The `f_46` field.
     pub f_46: f64,
+    /// The `b_47` field.
     pub b_47: bool,
+    /// The `s_48` field.
     pub s_48: String,
+    /// The `n_49` field.
     pub n_49: Option<String>,
+    /// The `i_50` field.
     pub i_50: i64,
+    /// The `f_51` field.
     pub f_51: f64,
+    /// The `b_52` field.
     pub b_52: bool,
+    /// The `s_53` field.
     pub s_53: String,
+    /// The `n_54` field.
     pub n_54: Option<String>,
+    /// The `i_55` field.
     pub i_55: i64,
+    /// The `f_56` field.
     pub f_56: f64,
+    /// The `b_57` field.
     pub b_57: bool,
+    /// The `s_58` field.
     pub s_58: String,
+    /// The `n_59` field.
     pub n_59: Option<String>,
+    /// The `i_60` field.
     pub i_60: i64,
+    /// The `f_61` field.
     pub f_61: f64,
+    /// The `b_62` field.
     pub b_62: bool,
+    /// The `s_63` field.
     pub s_63: String,
+    /// The `n_64` field.
     pub n_64: Option<String>,
+    /// The `i_65` field.
     pub i_65: i64,
+    /// The `f_66` field.
     pub f_66: f64,
+    /// The `b_67` field.
     pub b_67: bool,
+    /// The `s_68` field.
     pub s_68: String,
+    /// The `n_69` field.
     pub n_69: Option<String>,
+    /// The `i_70` field.
     pub i_70: i64,
+    /// The `f_71` field.
     pub f_71: f64,
+    /// The `b_72` field.
     pub b_72: bool,
+    /// The `s_73` field.
     pub s_73: String,
+    /// The `n_74` field.
     pub n_74: Option<String>,
+    /// The `i_75` field.
     pub i_75: i64,
+    /// The `f_76` field.
     pub f_76: f64,
+    /// The `b_77` field.
     pub b_77: bool,
+    /// The `s_78` field.
     pub s_78: String,
+    /// The `n_79` field.
     pub n_79: Option<String>,
 }
 

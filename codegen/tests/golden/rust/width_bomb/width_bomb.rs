@@ -7,6 +7,7 @@ use flexbuf::FlexCoder as _;
 /// 10,000 small ints and one `i64::MAX` (the root of width_bomb.json).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WidthBomb {
+    /// The `values` field.
     pub values: Vec<i64>,
 }
 
