@@ -16,8 +16,23 @@
 use flexbuf::schema::{short_name, Absent, DefaultValue, EnumDef, TypeRef};
 
 use super::{quoted, Backend, FloatForm, GeneratedFile};
+use crate::names::accessors;
 use crate::plan::{FieldPlan, MessagePlan, Plan, UnionPlan};
 use crate::writer::{CodeWriter, DocStyle};
+
+/// Globals the generated module uses (and its import `fb`): a type with one
+/// of these names gets a trailing `_`.
+const GLOBALS: &[&str] = &[
+    "Array",
+    "Uint8Array",
+    "Set",
+    "ReadonlySet",
+    "Math",
+    "JSON",
+    "NaN",
+    "Infinity",
+    "fb",
+];
 
 /// The TypeScript backend (`--lang ts`).
 pub struct TypeScript;
@@ -36,16 +51,24 @@ impl Backend for TypeScript {
     }
 
     fn reserved_members(&self) -> &'static [&'static str] {
-        &["map", "fromBytes", "read", "cx", "constructor"]
+        &["map", "fromBytes", "read", "readField", "cx", "constructor"]
     }
 
     fn type_name(&self, qualified: &str) -> String {
-        short_name(qualified).to_string()
+        let short = short_name(qualified);
+        if GLOBALS.contains(&short) {
+            format!("{short}_")
+        } else {
+            short.to_string()
+        }
     }
 
     fn companion_names(&self, plan: &Plan<'_>, qualified: &str) -> Vec<String> {
+        let name = self.type_name(qualified);
         if plan.schema.message(qualified).is_some() {
-            vec![format!("{}View", self.type_name(qualified))]
+            vec![format!("{name}View")]
+        } else if plan.schema.enum_def(qualified).is_some() {
+            vec![format!("{name}Values")]
         } else {
             Vec::new()
         }
@@ -674,13 +697,13 @@ impl Gen<'_> {
         );
         self.line(2, "return f(c, r.pos, r.slotWidth, (r.type << 2) | lw);");
         self.line(1, "}");
-        for f in mp.wire_fields().map(|f| f.def) {
+        let fields: Vec<String> = mp
+            .wire_fields()
+            .map(|f| self.b.field_name(&f.def.name))
+            .collect();
+        let names = accessors(&fields, self.b.reserved_members(), "Field");
+        for (f, accessor) in mp.wire_fields().map(|f| f.def).zip(names) {
             let key = self.b.string_literal(&f.wire_name);
-            let accessor = if self.b.reserved_members().contains(&f.name.as_str()) {
-                format!("{}Field", f.name)
-            } else {
-                self.b.field_name(&f.name)
-            };
             let (ret, conv) = match &f.ty {
                 TypeRef::String => ("string".to_string(), "r.asString()".to_string()),
                 TypeRef::Bytes => ("Uint8Array".into(), "r.asBlob()".into()),
