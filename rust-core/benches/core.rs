@@ -50,6 +50,42 @@ const FIXTURES: [(&str, &str); 4] = [
 /// Numeric-only fixture of about 96 KiB, used to show verify throughput.
 const METRICS_96K: &str = include_str!("../../conformance/fixtures/metrics_96k.json");
 
+/// Every shared fixture, for the JSON and verify groups.
+const ALL_FIXTURES: [(&str, &str); 11] = [
+    FIXTURES[0],
+    FIXTURES[1],
+    FIXTURES[2],
+    FIXTURES[3],
+    (
+        "chat_thread",
+        include_str!("../../conformance/fixtures/chat_thread.json"),
+    ),
+    (
+        "deep_nesting",
+        include_str!("../../conformance/fixtures/deep_nesting.json"),
+    ),
+    ("metrics_96k", METRICS_96K),
+    (
+        "repeated_maps",
+        include_str!("../../conformance/fixtures/repeated_maps.json"),
+    ),
+    (
+        "string_flood",
+        include_str!("../../conformance/fixtures/string_flood.json"),
+    ),
+    (
+        "wide_map",
+        include_str!("../../conformance/fixtures/wide_map.json"),
+    ),
+    (
+        "width_bomb",
+        include_str!("../../conformance/fixtures/width_bomb.json"),
+    ),
+];
+
+/// Copies of the API response's records in the verify-scaling group: 35 KB to 70 MB.
+const SCALES: [usize; 5] = [1, 10, 100, 1000, 2000];
+
 // ---- encoding with our builder ---------------------------------------------
 
 /// Our builder plus scratch space for bulk typed vectors, reused across iterations.
@@ -73,6 +109,32 @@ impl Encoder {
         self.builder.clear();
         self.push_value(value, typed)?;
         self.builder.finish()
+    }
+
+    /// The API response with its `items` records written `times` times over
+    /// (without building the repeated tree: the largest input is 70 MB).
+    fn encode_api(&mut self, api: &Value, times: usize) -> flexbuf::Result<Vec<u8>> {
+        self.builder.clear();
+        self.builder.start_map();
+        for (k, v) in api.as_object().expect("api_response is an object") {
+            self.builder.key(k);
+            match (k.as_str(), v) {
+                ("items", Value::Array(items)) => {
+                    self.builder.start_vector();
+                    for _ in 0..times {
+                        for item in items {
+                            self.push_value(item, false)?;
+                        }
+                    }
+                    self.builder.end_vector()?;
+                }
+                _ => self.push_value(v, false)?,
+            }
+        }
+        self.builder.end_map()?;
+        let out = self.builder.finish()?.to_vec();
+        self.builder.clear();
+        Ok(out)
     }
 
     fn push_value(&mut self, value: &Value, typed: bool) -> flexbuf::Result<()> {
@@ -435,17 +497,33 @@ impl Prepared {
     }
 }
 
-/// The API response with its records repeated `times` times.
-fn api_repeated(api: &Value, times: usize) -> Value {
-    let mut out = api.clone();
-    let items = api["items"].as_array().expect("api_response has items");
-    let repeated: Vec<Value> = (0..times).flat_map(|_| items.iter().cloned()).collect();
-    out["items"] = Value::Array(repeated);
-    out
+/// One fixture for the JSON and verify groups: its text, its `Value` and the
+/// buffer `from_json` makes of it.
+struct JsonCase {
+    name: &'static str,
+    text: &'static str,
+    value: Value,
+    flexbuf: Vec<u8>,
+}
+
+impl JsonCase {
+    fn new(name: &'static str, text: &'static str) -> JsonCase {
+        let value: Value = serde_json::from_str(text).expect("fixture is valid JSON");
+        let flexbuf = flexbuf::from_json(text).expect("fixture converts");
+        // Both writers must agree before anything is timed.
+        let back: Value = serde_json::from_str(&flexbuf::to_json(&flexbuf).unwrap()).unwrap();
+        assert_eq!(back, value, "{name}");
+        JsonCase {
+            name,
+            text,
+            value,
+            flexbuf,
+        }
+    }
 }
 
 /// Writes encoded sizes as `fixture<TAB>format<TAB>bytes` lines for the xtask report.
-fn write_sizes(prepared: &[Prepared], linear: &[(String, Vec<u8>)]) {
+fn write_sizes(prepared: &[Prepared], linear: &[(String, Vec<u8>)], json: &[JsonCase]) {
     let Some(path) = std::env::var_os("FLEXBUF_BENCH_SIZES") else {
         return;
     };
@@ -471,6 +549,10 @@ fn write_sizes(prepared: &[Prepared], linear: &[(String, Vec<u8>)]) {
     for (name, bytes) in linear {
         out.push_str(&format!("verify_linear\t{name}\t{}\n", bytes.len()));
     }
+    for j in json {
+        out.push_str(&format!("{}\tjson_text\t{}\n", j.name, j.text.len()));
+        out.push_str(&format!("{}\tjson_flexbuf\t{}\n", j.name, j.flexbuf.len()));
+    }
     std::fs::write(&path, out).expect("FLEXBUF_BENCH_SIZES is writable");
 }
 
@@ -489,14 +571,14 @@ fn benches(c: &mut Criterion) {
         "metrics_96k".into(),
         enc.encode(&metrics, false).unwrap().to_vec(),
     )];
-    for times in [1, 4, 16] {
-        let v = api_repeated(api, times);
-        linear.push((
-            format!("api_x{times}"),
-            enc.encode(&v, false).unwrap().to_vec(),
-        ));
+    for times in SCALES {
+        linear.push((format!("api_x{times}"), enc.encode_api(api, times).unwrap()));
     }
-    write_sizes(&prepared, &linear);
+    let json: Vec<JsonCase> = ALL_FIXTURES
+        .iter()
+        .map(|(name, text)| JsonCase::new(name, text))
+        .collect();
+    write_sizes(&prepared, &linear, &json);
 
     for p in &prepared {
         let mut g = c.benchmark_group(format!("encode_{}", p.name));
@@ -585,14 +667,54 @@ fn benches(c: &mut Criterion) {
         g.finish();
     }
 
+    for j in json.iter().skip(FIXTURES.len()) {
+        let mut g = c.benchmark_group(format!("verify_{}", j.name));
+        g.throughput(Throughput::Bytes(j.flexbuf.len() as u64));
+        g.bench_function("flexbuf", |b| {
+            b.iter(|| black_box(verify(black_box(&j.flexbuf)).is_ok()))
+        });
+        g.finish();
+    }
+    // The verifier this one replaced, measured in the same run for the speed-up.
+    for j in &json {
+        let mut g = c.benchmark_group(format!("verify_{}", j.name));
+        g.throughput(Throughput::Bytes(j.flexbuf.len() as u64));
+        g.bench_function("flexbuf_before", |b| {
+            b.iter(|| black_box(flexbuf::verify_reference(black_box(&j.flexbuf)).is_ok()))
+        });
+        g.finish();
+    }
+
     let mut g = c.benchmark_group("verify_linear");
     for (name, bytes) in &linear {
         g.throughput(Throughput::Bytes(bytes.len() as u64));
+        if bytes.len() > 8 << 20 {
+            g.sample_size(10);
+        }
         g.bench_function(name.as_str(), |b| {
             b.iter(|| black_box(verify(black_box(bytes)).is_ok()))
         });
     }
     g.finish();
+
+    for j in &json {
+        let mut g = c.benchmark_group(format!("from_json_{}", j.name));
+        g.bench_function("flexbuf", |b| {
+            b.iter(|| black_box(flexbuf::from_json(black_box(j.text)).unwrap().len()))
+        });
+        g.bench_function("serde_json", |b| {
+            b.iter(|| black_box(serde_json::from_str::<Value>(black_box(j.text)).unwrap()))
+        });
+        g.finish();
+        let mut g = c.benchmark_group(format!("to_json_{}", j.name));
+        g.bench_function("flexbuf", |b| {
+            b.iter(|| black_box(flexbuf::to_json(black_box(&j.flexbuf)).unwrap().len()))
+        });
+        g.bench_function("serde_json", |b| {
+            b.iter(|| black_box(serde_json::to_string(black_box(&j.value)).unwrap().len()))
+        });
+        g.finish();
+    }
 }
 
 /// Short runs: the machine is shared and the whole suite must stay within minutes.

@@ -88,6 +88,9 @@ impl Default for BuilderOptions {
 pub(crate) struct Slot {
     /// Scalar bits (i64/u64/f64 bits) or the absolute position of the target.
     data: u64,
+    /// For keys: the key's length (so sorting and signatures need no NUL scan);
+    /// `u32::MAX` when it does not fit.
+    len: u32,
     ty: FlexType,
     /// For scalars: their own minimal width; otherwise the target's element/size width.
     width: BitWidth,
@@ -95,22 +98,49 @@ pub(crate) struct Slot {
 
 impl Slot {
     const fn new(data: u64, ty: FlexType, width: BitWidth) -> Slot {
-        Slot { data, ty, width }
+        Slot {
+            data,
+            len: 0,
+            ty,
+            width,
+        }
+    }
+
+    /// A key written at `at`, `len` bytes long (without its NUL).
+    const fn key(at: usize, len: usize) -> Slot {
+        Slot {
+            data: at as u64,
+            len: if len < u32::MAX as usize {
+                len as u32
+            } else {
+                u32::MAX
+            },
+            ty: FlexType::Key,
+            width: BitWidth::W8,
+        }
     }
 
     /// Width this value needs as element `index` of a vector written at `buf_len`.
     #[inline]
     fn elem_width(&self, buf_len: usize, index: usize) -> BitWidth {
+        self.elem_width_from(buf_len, index, BitWidth::W8)
+    }
+
+    /// The wider of `floor` and [`elem_width`](Self::elem_width).
+    ///
+    /// An offset that fits at some width also fits at every wider one (it grows
+    /// by at most the index per doubling while the range squares), so the search
+    /// can start at `floor`: usually one check instead of up to four.
+    #[inline(always)]
+    fn elem_width_from(&self, buf_len: usize, index: usize, floor: BitWidth) -> BitWidth {
         if self.ty.is_inline() {
-            return self.width;
+            return self.width.max(floor);
         }
-        // The relative offset grows with the slot width (padding and the index
-        // scale with it), so try each width in turn as the reference does.
-        let mut bytes = 1usize;
+        let mut bytes = floor.bytes();
         while bytes < 8 {
             let loc = buf_len + padding(buf_len, bytes) + index * bytes;
             let offset = (loc as u64).wrapping_sub(self.data);
-            if BitWidth::of_u64(offset).bytes() <= bytes {
+            if offset >> (8 * bytes) == 0 {
                 return BitWidth::from_bytes(bytes as u64).unwrap_or(BitWidth::W64);
             }
             bytes *= 2;
@@ -361,7 +391,7 @@ impl Builder {
         if self.closed() {
             return;
         }
-        if key.contains(&0) {
+        if crate::pool::has_nul(key) {
             self.fail(BuilderError::NulInKey.into());
         }
         let loc = self.buf.len();
@@ -378,8 +408,7 @@ impl Builder {
             self.write_key_bytes(key);
             loc
         };
-        self.stack
-            .push(Slot::new(at as u64, FlexType::Key, BitWidth::W8));
+        self.stack.push(Slot::key(at, key.len()));
     }
 
     #[inline]
@@ -667,16 +696,11 @@ impl Builder {
         } else {
             let mut sig = Vec::new();
             for k in keys {
-                sig.extend_from_slice(self.key_at(k.data as usize));
+                sig.extend_from_slice(slot_key(&self.buf, k));
                 sig.push(0);
             }
             sig.into_boxed_slice()
         }
-    }
-
-    fn key_at(&self, at: usize) -> &[u8] {
-        let tail = &self.buf[at..];
-        &tail[..tail.iter().position(|&b| b == 0).unwrap_or(tail.len())]
     }
 
     fn sort_map_entries(&mut self, start: usize) -> Result<()> {
@@ -693,11 +717,11 @@ impl Builder {
         }
         let entries = &self.stack[start..];
         let buf = &self.buf;
-        let key = |s: &Slot| key_bytes_at(buf, s.data as usize);
+        let key = |s: &Slot| slot_key(buf, s);
         // Already ascending (common for generated code and sorted JSON): no sort.
         let mut sorted = true;
         for i in (2..entries.len()).step_by(2) {
-            match key(&entries[i - 2]).cmp(key(&entries[i])) {
+            match key_order(key(&entries[i - 2]), key(&entries[i])) {
                 core::cmp::Ordering::Less => {}
                 core::cmp::Ordering::Equal => {
                     return Err(BuilderError::DuplicateKey(
@@ -748,22 +772,26 @@ impl Builder {
         fixed: bool,
         keys: Option<Slot>,
     ) -> Slot {
+        let buf_len = self.buf.len();
         let mut width = self.force_min_width.max(BitWidth::of_u64(len as u64));
         let mut prefix = 1;
         if let Some(k) = keys {
-            width = width.max(k.elem_width(self.buf.len(), 0));
+            width = k.elem_width_from(buf_len, 0, width);
             prefix += 2;
         }
-        let end = start + len * step;
-        let mut elem_type = FlexType::Key;
-        let buf_len = self.buf.len();
-        for i in (start..end).step_by(step) {
-            let s = &self.stack[i];
-            width = width.max(s.elem_width(buf_len, i - start + prefix));
-            if typed && i == start {
-                elem_type = s.ty;
-            }
+        // Just past the last element (a map's values start one slot late).
+        let range = if len == 0 {
+            0..0
+        } else {
+            start..start + (len - 1) * step + 1
+        };
+        for (j, s) in self.stack[range.clone()].iter().step_by(step).enumerate() {
+            width = s.elem_width_from(buf_len, j * step + prefix, width);
         }
+        let elem_type = match self.stack.get(start) {
+            Some(s) if typed && len > 0 => s.ty,
+            _ => FlexType::Key,
+        };
         let bytes = width.bytes();
         self.align(width);
         if let Some(k) = keys {
@@ -774,16 +802,16 @@ impl Builder {
             self.write_uint(len as u64, bytes);
         }
         let loc = self.buf.len();
-        self.buf.reserve(len * (bytes + 1));
-        for i in (start..end).step_by(step) {
-            let s = self.stack[i];
-            self.write_any(s, bytes);
+        let elems = &self.stack[range];
+        match bytes {
+            1 => write_elements::<1>(&mut self.buf, elems, step),
+            2 => write_elements::<2>(&mut self.buf, elems, step),
+            4 => write_elements::<4>(&mut self.buf, elems, step),
+            _ => write_elements::<8>(&mut self.buf, elems, step),
         }
         if !typed {
-            for i in (start..end).step_by(step) {
-                let packed = self.stack[i].stored_packed(width);
-                self.buf.push(packed);
-            }
+            self.buf
+                .extend(elems.iter().step_by(step).map(|s| s.stored_packed(width)));
         }
         let ty = if keys.is_some() {
             FlexType::Map
@@ -965,7 +993,9 @@ impl Builder {
     #[inline]
     fn align(&mut self, width: BitWidth) {
         let pad = padding(self.buf.len(), width.bytes());
-        self.buf.resize(self.buf.len() + pad, 0);
+        if pad > 0 {
+            self.buf.resize(self.buf.len() + pad, 0);
+        }
     }
 
     #[inline]
@@ -987,28 +1017,59 @@ impl Builder {
 
     #[inline]
     fn write_any(&mut self, s: Slot, bytes: usize) {
-        match s.ty {
-            FlexType::Null | FlexType::Int | FlexType::UInt | FlexType::Bool => {
-                self.write_uint(s.data, bytes)
-            }
-            FlexType::Float => {
-                let f = f64::from_bits(s.data);
-                if bytes == 8 {
-                    self.write_uint(f.to_bits(), 8);
-                } else {
-                    // Floats are never narrower than 4 bytes (their minimal width is 32 bits).
-                    self.write_uint((f as f32).to_bits() as u64, 4);
-                }
-            }
-            _ => self.write_offset(s.data, bytes),
+        let at = self.buf.len() as u64;
+        self.write_uint(s.element_bits(at, bytes), bytes);
+    }
+}
+
+/// Appends the slots `elems[0], elems[step], ...` as `B`-byte elements, in
+/// one reserved block with a fixed-size copy each.
+#[inline(always)]
+fn write_elements<const B: usize>(buf: &mut Vec<u8>, elems: &[Slot], step: usize) {
+    let count = elems.len().div_ceil(step);
+    buf.reserve(count * (B + 1));
+    let mut at = buf.len() as u64;
+    for s in elems.iter().step_by(step) {
+        let bits = s.element_bits(at, B);
+        buf.extend_from_slice(&bits.to_le_bytes()[..B]);
+        at += B as u64;
+    }
+}
+
+impl Slot {
+    /// The bits this value stores in a `bytes`-wide element at position `at`:
+    /// the scalar itself, a float narrowed to f32 below 8 bytes, or the offset
+    /// back to the target.
+    #[inline(always)]
+    fn element_bits(&self, at: u64, bytes: usize) -> u64 {
+        match self.ty {
+            FlexType::Null | FlexType::Int | FlexType::UInt | FlexType::Bool => self.data,
+            FlexType::Float if bytes == 8 => self.data,
+            // Floats are never narrower than 4 bytes (their minimal width is 32 bits).
+            FlexType::Float => (f64::from_bits(self.data) as f32).to_bits() as u64,
+            _ => at - self.data,
         }
     }
 }
 
-/// Key bytes (without the NUL) starting at `at`.
-fn key_bytes_at(buf: &[u8], at: usize) -> &[u8] {
-    let tail = &buf[at..];
+/// The bytes (without the NUL) of the key a slot points at.
+#[inline]
+fn slot_key<'b>(buf: &'b [u8], s: &Slot) -> &'b [u8] {
+    let tail = &buf[s.data as usize..];
+    if s.len != u32::MAX {
+        return &tail[..s.len as usize];
+    }
     &tail[..tail.iter().position(|&b| b == 0).unwrap_or(tail.len())]
+}
+
+/// Byte order of two keys, deciding on the first byte without a library call
+/// when it differs (as it usually does between neighbouring keys).
+#[inline(always)]
+fn key_order(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
+    match (a.first(), b.first()) {
+        (Some(x), Some(y)) if x != y => x.cmp(y),
+        _ => a.cmp(b),
+    }
 }
 
 #[cfg(test)]

@@ -45,6 +45,8 @@ mod scalar;
 pub mod schema;
 #[cfg(feature = "serde")]
 pub mod serde;
+#[cfg(test)]
+mod test_support;
 pub mod typed;
 mod types;
 mod utf8;
@@ -62,4 +64,7 @@ pub use reader::{MapReader, Reader, VectorReader};
 pub use scalar::{Scalar, SliceElement};
 pub use typed::{DecodeContext, EncodeContext, FlexCoder};
 pub use types::{pack_type, padding, unpack_type, BitWidth, FlexType};
+#[cfg(feature = "reference-verifier")]
+#[doc(hidden)]
+pub use verify::verify_reference;
 pub use verify::{verify, verify_with, Verified, VerifyOptions};

@@ -12,29 +12,97 @@ pub(crate) struct BytesPool {
     table: Vec<u32>,
 }
 
+/// Little-endian load of `N` bytes at `i` (caller checks bounds).
+#[inline(always)]
+fn load<const N: usize>(b: &[u8], i: usize) -> [u8; N] {
+    let mut w = [0u8; N];
+    w.copy_from_slice(&b[i..i + N]);
+    w
+}
+
+/// Up to 16 bytes folded into two words with overlapping loads, so a short
+/// key (the usual case) costs no loop: equal inputs give equal words, and
+/// together with the length the words determine the bytes.
+#[inline(always)]
+fn short_words(b: &[u8]) -> (u64, u64) {
+    let n = b.len();
+    if n >= 8 {
+        (
+            u64::from_le_bytes(load(b, 0)),
+            u64::from_le_bytes(load(b, n - 8)),
+        )
+    } else if n >= 4 {
+        (
+            u32::from_le_bytes(load(b, 0)) as u64,
+            u32::from_le_bytes(load(b, n - 4)) as u64,
+        )
+    } else if n > 0 {
+        let v = b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16;
+        (v, 0)
+    } else {
+        (0, 0)
+    }
+}
+
 /// A fast, non-cryptographic hash over bytes (8 bytes per step).
 #[inline]
 pub(crate) fn hash_bytes(bytes: &[u8]) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let mut h: u64 = bytes.len() as u64;
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        // Assemble the tail in a register instead of copying it to the stack.
-        let mut tail = 0u64;
-        for (i, &b) in rest.iter().enumerate() {
-            tail |= (b as u64) << (8 * i);
+    if bytes.len() <= 16 {
+        let (a, b) = short_words(bytes);
+        h = (h ^ a).wrapping_mul(K);
+        h = (h.rotate_left(23) ^ b).wrapping_mul(K);
+    } else {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(load(c, 0));
+            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
         }
-        h = (h.rotate_left(5) ^ tail).wrapping_mul(K);
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let w = u64::from_le_bytes(load(bytes, bytes.len() - 8));
+            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        }
     }
     // Final avalanche so the low bits used for the table index depend on every input bit.
     h ^= h >> 32;
     h = h.wrapping_mul(K);
     h ^ (h >> 29)
+}
+
+/// True when `b` contains a NUL byte (checked a word at a time for short keys).
+#[inline(always)]
+pub(crate) fn has_nul(b: &[u8]) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let zero = |w: u64| w.wrapping_sub(LO) & !w & HI != 0;
+    match b.len() {
+        0 => false,
+        1..=3 => b.contains(&0),
+        4..=7 => {
+            // Two overlapping 4-byte loads, each widened with non-zero filler.
+            let fill = 0x0101_0101_0000_0000u64;
+            zero(u32::from_le_bytes(load(b, 0)) as u64 | fill)
+                || zero(u32::from_le_bytes(load(b, b.len() - 4)) as u64 | fill)
+        }
+        8..=16 => {
+            zero(u64::from_le_bytes(load(b, 0))) || zero(u64::from_le_bytes(load(b, b.len() - 8)))
+        }
+        _ => b.contains(&0),
+    }
+}
+
+/// Byte equality, without a library call for short ranges.
+#[inline(always)]
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() <= 16 {
+        return short_words(a) == short_words(b);
+    }
+    a == b
 }
 
 impl BytesPool {
@@ -66,7 +134,7 @@ impl BytesPool {
                 0 => return Err(hash),
                 slot => {
                     let (off, len, h) = self.entries[slot as usize - 1];
-                    if h == hash && len == bytes.len() && &buf[off..off + len] == bytes {
+                    if h == hash && same_bytes(&buf[off..off + len], bytes) {
                         return Ok(off);
                     }
                 }
@@ -134,6 +202,33 @@ mod tests {
         assert_eq!(pool.find_or_insert(&buf, b"xyz", 6), None);
         assert_eq!(pool.find(&buf, b"ab"), None);
         assert_eq!(pool.find(&buf, b"xyz"), Some(6));
+    }
+
+    #[test]
+    fn short_equality_and_hash_see_every_byte() {
+        let base = b"0123456789abcdef".to_vec();
+        for n in 0..=16 {
+            let a = &base[..n];
+            for i in 0..n {
+                let mut b = a.to_vec();
+                b[i] ^= 0x20;
+                assert!(!same_bytes(a, &b), "{n} {i}");
+                assert_ne!(hash_bytes(a), hash_bytes(&b), "{n} {i}");
+            }
+            assert!(same_bytes(a, &base[..n]));
+        }
+        assert!(!same_bytes(b"ab", b"abc"));
+        for n in 0..=20 {
+            let clean = vec![b'x'; n];
+            assert!(!has_nul(&clean), "{n}");
+            for i in 0..n {
+                let mut k = clean.clone();
+                k[i] = 0;
+                assert!(has_nul(&k), "{n} {i}");
+                k[i] = 0x80;
+                assert!(!has_nul(&k), "{n} {i}");
+            }
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@ use core::fmt::Write as _;
 use super::{JsonOptions, NonFinite};
 use crate::budget::Budget;
 use crate::error::{Error, ErrorKind, PathSegment, Result};
-use crate::reader::Reader;
+use crate::reader::{read_uint, Reader};
 use crate::types::FlexType;
 use crate::verify::verify_with;
 
@@ -26,7 +26,8 @@ pub fn to_json_with(buf: &[u8], options: &JsonOptions) -> Result<String> {
         Some(max) => Budget::new(max, max),
         None => Budget::for_input(buf.len()),
     };
-    let mut out = String::with_capacity(buf.len() * 2);
+    // JSON text is usually about as long as the buffer; growth covers the rest.
+    let mut out = String::with_capacity(buf.len() + buf.len() / 4 + 16);
     write_json(&root, options, &mut budget, &mut out)?;
     Ok(out)
 }
@@ -41,16 +42,29 @@ pub fn write_json(
     let mut w = Writer {
         options,
         budget,
-        out,
+        out: core::mem::take(out).into_bytes(),
         indent: 0,
     };
-    w.value(value)
+    let result = if value.is_trusted() {
+        let packed = value.packed_type();
+        Trusted {
+            w: &mut w,
+            buf: value.buffer(),
+        }
+        .value(value.offset(), value.slot_width(), packed)
+    } else {
+        w.value(value)
+    };
+    // SAFETY: the writer appends only ASCII and the bytes of `&str` values, so
+    // the buffer stays UTF-8 (and a partial write ends between two values).
+    *out = unsafe { String::from_utf8_unchecked(w.out) };
+    result
 }
 
 struct Writer<'o> {
     options: &'o JsonOptions,
     budget: &'o mut Budget,
-    out: &'o mut String,
+    out: Vec<u8>,
     indent: usize,
 }
 
@@ -59,30 +73,33 @@ impl Writer<'_> {
         self.budget.node().map_err(|e| e.with_offset(r.offset()))?;
         let before = self.out.len();
         match r.flex_type() {
-            FlexType::Null => self.out.push_str("null"),
-            FlexType::Bool => self
-                .out
-                .push_str(if r.as_bool()? { "true" } else { "false" }),
+            FlexType::Null => self.out.extend_from_slice(b"null"),
+            FlexType::Bool => {
+                self.out
+                    .extend_from_slice(if r.as_bool()? { b"true" } else { b"false" })
+            }
             FlexType::Int | FlexType::IndirectInt => {
-                let _ = write!(self.out, "{}", r.as_i64()?);
+                let i = r.as_i64()?;
+                if i < 0 {
+                    self.out.push(b'-');
+                }
+                write_u64(&mut self.out, i.unsigned_abs());
             }
-            FlexType::UInt | FlexType::IndirectUInt => {
-                let _ = write!(self.out, "{}", r.as_u64()?);
-            }
+            FlexType::UInt | FlexType::IndirectUInt => write_u64(&mut self.out, r.as_u64()?),
             FlexType::Float | FlexType::IndirectFloat => self
                 .float(r.as_f64()?)
                 .map_err(|e| e.with_offset(r.offset()))?,
             FlexType::String | FlexType::Key => {
                 let s = r.as_str()?;
                 self.budget.bytes(s.len())?;
-                write_escaped(self.out, s);
+                write_escaped_bytes(&mut self.out, s.as_bytes());
             }
             FlexType::Blob => {
                 let b = r.as_blob()?;
                 self.budget.bytes(b.len() * 4 / 3 + 4)?;
-                self.out.push('"');
-                base64(self.out, b);
-                self.out.push('"');
+                self.out.push(b'"');
+                base64(&mut self.out, b);
+                self.out.push(b'"');
             }
             FlexType::Map => return self.map(r),
             _ => return self.vector(r),
@@ -92,20 +109,18 @@ impl Writer<'_> {
 
     fn float(&mut self, f: f64) -> Result<()> {
         if f.is_finite() {
-            // Debug formatting is the shortest representation that reads back to
-            // the same f64, with an exponent for very large or small magnitudes.
-            let _ = write!(self.out, "{f:?}");
+            write_f64(&mut self.out, f);
             return Ok(());
         }
         match self.options.non_finite {
             NonFinite::Error => return Err(Error::new(ErrorKind::NonFiniteFloat)),
-            NonFinite::Null => self.out.push_str("null"),
-            NonFinite::Literal => self.out.push_str(if f.is_nan() {
-                "NaN"
+            NonFinite::Null => self.out.extend_from_slice(b"null"),
+            NonFinite::Literal => self.out.extend_from_slice(if f.is_nan() {
+                b"NaN"
             } else if f > 0.0 {
-                "Infinity"
+                b"Infinity"
             } else {
-                "-Infinity"
+                b"-Infinity"
             }),
         }
         Ok(())
@@ -113,28 +128,28 @@ impl Writer<'_> {
 
     fn newline(&mut self) {
         if self.options.pretty {
-            self.out.push('\n');
+            self.out.push(b'\n');
             for _ in 0..self.indent {
-                self.out.push_str("  ");
+                self.out.extend_from_slice(b"  ");
             }
         }
     }
 
     fn map(&mut self, r: &Reader<'_>) -> Result<()> {
         let m = r.as_map()?;
-        self.out.push('{');
+        self.out.push(b'{');
         self.indent += 1;
         for i in 0..m.len() {
             if i > 0 {
-                self.out.push(',');
+                self.out.push(b',');
             }
             self.newline();
             let key = m.key(i)?;
             self.budget.bytes(key.len() + 4)?;
-            write_escaped(self.out, key);
-            self.out.push(':');
+            write_escaped_bytes(&mut self.out, key.as_bytes());
+            self.out.push(b':');
             if self.options.pretty {
-                self.out.push(' ');
+                self.out.push(b' ');
             }
             self.value(&m.value(i)?)
                 .map_err(|e| e.in_segment(PathSegment::Key(key)))?;
@@ -143,17 +158,17 @@ impl Writer<'_> {
         if !m.is_empty() {
             self.newline();
         }
-        self.out.push('}');
+        self.out.push(b'}');
         self.budget.bytes(2)
     }
 
     fn vector(&mut self, r: &Reader<'_>) -> Result<()> {
         let v = r.as_vector()?;
-        self.out.push('[');
+        self.out.push(b'[');
         self.indent += 1;
         for i in 0..v.len() {
             if i > 0 {
-                self.out.push(',');
+                self.out.push(b',');
             }
             self.newline();
             self.value(&v.get(i)?)
@@ -163,43 +178,476 @@ impl Writer<'_> {
         if !v.is_empty() {
             self.newline();
         }
-        self.out.push(']');
+        self.out.push(b']');
         self.budget.bytes(2)
     }
 }
 
-/// Writes `s` as a JSON string literal (RFC 8259 escapes; non-ASCII kept as UTF-8).
-pub(crate) fn write_escaped(out: &mut String, s: &str) {
-    out.push('"');
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let esc: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(&s[start..i]);
-        if esc.is_empty() {
-            let _ = write!(out, "\\u{b:04x}");
-        } else {
-            out.push_str(esc);
-        }
-        start = i + 1;
+/// The writer over a verified buffer: values are read straight from the bytes
+/// (the verifier checked every offset, size, width and string), so no reader
+/// is built per value and nothing is re-checked.
+struct Trusted<'w, 'o, 'b> {
+    w: &'w mut Writer<'o>,
+    buf: &'b [u8],
+}
+
+impl Trusted<'_, '_, '_> {
+    #[inline(always)]
+    fn uint(&self, at: usize, width: usize) -> u64 {
+        read_uint(self.buf, at, width).unwrap_or(0)
     }
-    out.push_str(&s[start..]);
-    out.push('"');
+
+    #[inline(always)]
+    fn int(&self, at: usize, width: usize) -> i64 {
+        let shift = 64 - 8 * width as u32;
+        ((self.uint(at, width) << shift) as i64) >> shift
+    }
+
+    #[inline(always)]
+    fn float(&self, at: usize, width: usize) -> f64 {
+        match width {
+            4 => f32::from_bits(self.uint(at, 4) as u32) as f64,
+            _ => f64::from_bits(self.uint(at, 8)),
+        }
+    }
+
+    /// The position the offset in the `width`-byte slot at `at` points to.
+    #[inline(always)]
+    fn target(&self, at: usize, width: usize) -> usize {
+        at - self.uint(at, width) as usize
+    }
+
+    fn int_text(&mut self, i: i64) {
+        if i < 0 {
+            self.w.out.push(b'-');
+        }
+        write_u64(&mut self.w.out, i.unsigned_abs());
+    }
+
+    /// The value in the `pw`-byte slot at `slot` whose packed type is `packed`.
+    fn value(&mut self, slot: usize, pw: usize, packed: u8) -> Result<()> {
+        self.w.budget.node().map_err(|e| e.with_offset(slot))?;
+        let before = self.w.out.len();
+        let w = 1usize << (packed & 3);
+        let Some(ty) = FlexType::from_code(packed >> 2) else {
+            return Err(Error::at(ErrorKind::UnknownType(packed), slot));
+        };
+        match ty {
+            FlexType::Null => self.w.out.extend_from_slice(b"null"),
+            FlexType::Bool => {
+                let b = self.uint(slot, pw) != 0;
+                self.w
+                    .out
+                    .extend_from_slice(if b { b"true" } else { b"false" })
+            }
+            FlexType::Int => {
+                let i = self.int(slot, pw);
+                self.int_text(i)
+            }
+            FlexType::UInt => {
+                let u = self.uint(slot, pw);
+                write_u64(&mut self.w.out, u)
+            }
+            FlexType::Float => {
+                let f = self.float(slot, pw);
+                self.float_text(f, slot)?
+            }
+            FlexType::IndirectInt => {
+                let i = self.int(self.target(slot, pw), w);
+                self.int_text(i)
+            }
+            FlexType::IndirectUInt => {
+                let u = self.uint(self.target(slot, pw), w);
+                write_u64(&mut self.w.out, u)
+            }
+            FlexType::IndirectFloat => {
+                let f = self.float(self.target(slot, pw), w);
+                self.float_text(f, slot)?
+            }
+            FlexType::Key => {
+                let at = self.target(slot, pw);
+                let len = self.key_len(at);
+                self.w.budget.bytes(len)?;
+                write_escaped_bytes(&mut self.w.out, &self.buf[at..at + len]);
+            }
+            FlexType::String => {
+                let at = self.target(slot, pw);
+                let len = self.uint(at - w, w) as usize;
+                self.w.budget.bytes(len)?;
+                write_escaped_bytes(&mut self.w.out, &self.buf[at..at + len]);
+            }
+            FlexType::Blob => {
+                let at = self.target(slot, pw);
+                let len = self.uint(at - w, w) as usize;
+                self.w.budget.bytes(len * 4 / 3 + 4)?;
+                self.w.out.push(b'"');
+                base64(&mut self.w.out, &self.buf[at..at + len]);
+                self.w.out.push(b'"');
+            }
+            FlexType::Map => return self.map(self.target(slot, pw), w),
+            FlexType::Vector => return self.vector(self.target(slot, pw), w),
+            t => {
+                let at = self.target(slot, pw);
+                let (elem, len) = match t.fixed_vector_element() {
+                    Some(fixed) => fixed,
+                    None => (
+                        t.typed_vector_element().unwrap_or(FlexType::Key),
+                        self.uint(at - w, w) as usize,
+                    ),
+                };
+                return self.typed(at, w, elem, len);
+            }
+        }
+        self.w.budget.bytes(self.w.out.len() - before)
+    }
+
+    fn float_text(&mut self, f: f64, at: usize) -> Result<()> {
+        self.w.float(f).map_err(|e| e.with_offset(at))
+    }
+
+    /// Bytes of the (verified, NUL-terminated) key at `at`.
+    #[inline]
+    fn key_len(&self, at: usize) -> usize {
+        crate::utf8::scan_key(&self.buf[at..]).map_or(0, |k| k.len)
+    }
+
+    fn map(&mut self, at: usize, w: usize) -> Result<()> {
+        let len = self.uint(at - w, w) as usize;
+        let keys = self.target(at - 3 * w, w);
+        let kw = self.uint(at - 2 * w, w) as usize;
+        let types = at + len * w;
+        self.w.out.push(b'{');
+        self.w.indent += 1;
+        for i in 0..len {
+            if i > 0 {
+                self.w.out.push(b',');
+            }
+            self.w.newline();
+            let key_at = self.target(keys + i * kw, kw);
+            let key_len = self.key_len(key_at);
+            self.w.budget.bytes(key_len + 4)?;
+            let key = &self.buf[key_at..key_at + key_len];
+            write_escaped_bytes(&mut self.w.out, key);
+            self.w.out.push(b':');
+            if self.w.options.pretty {
+                self.w.out.push(b' ');
+            }
+            self.value(at + i * w, w, self.buf[types + i])
+                .map_err(|e| {
+                    // SAFETY: the verifier checked that every key is UTF-8.
+                    e.in_segment(PathSegment::Key(unsafe {
+                        core::str::from_utf8_unchecked(key)
+                    }))
+                })?;
+        }
+        self.w.indent -= 1;
+        if len > 0 {
+            self.w.newline();
+        }
+        self.w.out.push(b'}');
+        self.w.budget.bytes(2)
+    }
+
+    fn vector(&mut self, at: usize, w: usize) -> Result<()> {
+        let len = self.uint(at - w, w) as usize;
+        let types = at + len * w;
+        self.w.out.push(b'[');
+        self.w.indent += 1;
+        for i in 0..len {
+            if i > 0 {
+                self.w.out.push(b',');
+            }
+            self.w.newline();
+            self.value(at + i * w, w, self.buf[types + i])
+                .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
+        }
+        self.w.indent -= 1;
+        if len > 0 {
+            self.w.newline();
+        }
+        self.w.out.push(b']');
+        self.w.budget.bytes(2)
+    }
+
+    /// Typed and fixed vectors: every element has the type `elem` at width `w`.
+    fn typed(&mut self, at: usize, w: usize, elem: FlexType, len: usize) -> Result<()> {
+        let packed = crate::types::pack_type(
+            elem,
+            crate::types::BitWidth::from_bytes(w as u64).unwrap_or(crate::types::BitWidth::W8),
+        );
+        self.w.out.push(b'[');
+        self.w.indent += 1;
+        for i in 0..len {
+            if i > 0 {
+                self.w.out.push(b',');
+            }
+            self.w.newline();
+            self.value(at + i * w, w, packed)
+                .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
+        }
+        self.w.indent -= 1;
+        if len > 0 {
+            self.w.newline();
+        }
+        self.w.out.push(b']');
+        self.w.budget.bytes(2)
+    }
+}
+
+/// True when one of the 8 bytes of `w` is a quote, a backslash or a control character.
+#[inline(always)]
+fn needs_escape(w: u64) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(LO) & !v & HI;
+    // Bytes below 0x20 (a high bit of the input excludes them), '"' and '\\'.
+    let control = w.wrapping_sub(LO * 0x20) & !w & HI;
+    (control | zero(w ^ (LO * b'"' as u64)) | zero(w ^ (LO * b'\\' as u64))) != 0
+}
+
+/// Writes UTF-8 `s` as a JSON string literal (RFC 8259 escapes, non-ASCII
+/// kept as is): runs with nothing to escape are found a word at a time and
+/// copied whole.
+fn write_escaped_bytes(out: &mut Vec<u8>, s: &[u8]) {
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    let mut start = 0;
+    let mut i = 0;
+    while i < s.len() {
+        if i + 8 <= s.len() {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&s[i..i + 8]);
+            if !needs_escape(u64::from_le_bytes(w)) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = s[i];
+        let esc: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => b"",
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.extend_from_slice(&s[start..i]);
+        if esc.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[(b >> 4) as usize]);
+            out.push(HEX[(b & 15) as usize]);
+        } else {
+            out.extend_from_slice(esc);
+        }
+        i += 1;
+        start = i;
+    }
+    out.extend_from_slice(&s[start..]);
+    out.push(b'"');
+}
+
+/// Two decimal digits of every number below 100.
+const DIGITS2: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Appends the decimal digits of `v`, two at a time.
+pub(crate) fn write_u64(out: &mut Vec<u8>, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut at = buf.len();
+    while v >= 100 {
+        let d = (v % 100) as usize * 2;
+        v /= 100;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&DIGITS2[d..d + 2]);
+    }
+    if v >= 10 {
+        let d = v as usize * 2;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&DIGITS2[d..d + 2]);
+    } else {
+        at -= 1;
+        buf[at] = b'0' + v as u8;
+    }
+    out.extend_from_slice(&buf[at..]);
+}
+
+/// Appends a finite float exactly as `format!("{f:?}")` writes it: the
+/// shortest digits that read back to the same `f64`, with an exponent below
+/// 1e-4 and from 1e16 up. Whole numbers below 2^53 (counts, timestamps,
+/// prices like 3.0) skip the digit search.
+pub(crate) fn write_f64(out: &mut Vec<u8>, f: f64) {
+    let a = f.abs();
+    if (1.0..9_007_199_254_740_992.0).contains(&a) && a.fract() == 0.0 {
+        if f < 0.0 {
+            out.push(b'-');
+        }
+        write_u64(out, a as u64);
+        out.extend_from_slice(b".0");
+        return;
+    }
+    shortest_f64(out, f);
+}
+
+/// `{f:?}` of a finite float that is not a small whole number.
+#[cfg(not(feature = "ryu"))]
+fn shortest_f64(out: &mut Vec<u8>, f: f64) {
+    std_debug_f64(out, f)
+}
+
+/// True when the exact decimal value of a non-zero `f` may have at most 18
+/// significant digits (as 0.5 or 797.25 do; 0.1 does not). Conservative.
+#[cfg(feature = "ryu")]
+fn short_exact_decimal(f: f64) -> bool {
+    const LIMIT: u128 = 1_000_000_000_000_000_000;
+    let bits = f.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (m, e) = if biased == 0 {
+        (frac, -1074)
+    } else {
+        (frac | 1u64 << 52, biased - 1075)
+    };
+    let tz = m.trailing_zeros();
+    let (m, e) = (m >> tz, e + tz as i32);
+    if e < 0 {
+        // f = m * 5^k / 10^k: the digits of m * 5^k (odd times five: no trailing zero).
+        let k = (-e) as u32;
+        k <= 25 && (m as u128) * 5u128.pow(k) < LIMIT
+    } else if e <= 70 {
+        let mut v = (m as u128) << e;
+        while v % 10 == 0 {
+            v /= 10;
+        }
+        v < LIMIT
+    } else {
+        // Trailing zeros need factors of five in m.
+        m % 5 == 0
+    }
+}
+
+/// The standard library's `{f:?}`.
+fn std_debug_f64(out: &mut Vec<u8>, f: f64) {
+    struct Sink<'a>(&'a mut Vec<u8>);
+    impl core::fmt::Write for Sink<'_> {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            self.0.extend_from_slice(s.as_bytes());
+            Ok(())
+        }
+    }
+    let _ = write!(Sink(out), "{f:?}");
+}
+
+/// `{f:?}` of a finite float that is not a small whole number: ryu finds the
+/// same shortest round-trip digits as the standard library, and they are laid
+/// out by the standard library's rule (plain from 1e-4 up to 1e16, `1.5e-7`
+/// style outside).
+#[cfg(feature = "ryu")]
+fn shortest_f64(out: &mut Vec<u8>, f: f64) {
+    if f == 0.0 {
+        out.extend_from_slice(if f.is_sign_negative() {
+            b"-0.0"
+        } else {
+            b"0.0"
+        });
+        return;
+    }
+    // The two pick differently only between two equally close shortest
+    // candidates, which needs a value whose exact decimal is that short.
+    if short_exact_decimal(f) {
+        return std_debug_f64(out, f);
+    }
+    let mut buffer = ryu::Buffer::new();
+    let text = buffer.format_finite(f).as_bytes();
+    let (sign, text) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    // Split into digits and the decimal exponent: value = 0.DIGITS x 10^point.
+    let (mantissa, exp) = match text.iter().position(|&c| c == b'e') {
+        Some(e) => (&text[..e], parse_exp(&text[e + 1..])),
+        None => (text, 0),
+    };
+    let mut digits = [0u8; 32];
+    let mut n = 0;
+    // Digits before the point, leading zeros excluded (they move the point left).
+    let mut point = 0i32;
+    let mut after_dot = false;
+    for &c in mantissa {
+        if c == b'.' {
+            after_dot = true;
+        } else if n == 0 && c == b'0' {
+            point -= after_dot as i32;
+        } else {
+            digits[n] = c;
+            n += 1;
+            point += !after_dot as i32;
+        }
+    }
+    let point = point + exp;
+    while n > 1 && digits[n - 1] == b'0' {
+        n -= 1;
+    }
+    let digits = &digits[..n];
+    if sign {
+        out.push(b'-');
+    }
+    if (-3..=16).contains(&point) {
+        if point <= 0 {
+            out.extend_from_slice(b"0.");
+            out.extend(core::iter::repeat_n(b'0', (-point) as usize));
+            out.extend_from_slice(digits);
+        } else if (point as usize) < n {
+            out.extend_from_slice(&digits[..point as usize]);
+            out.push(b'.');
+            out.extend_from_slice(&digits[point as usize..]);
+        } else {
+            out.extend_from_slice(digits);
+            out.extend(core::iter::repeat_n(b'0', point as usize - n));
+            out.extend_from_slice(b".0");
+        }
+    } else {
+        out.push(digits[0]);
+        if n > 1 {
+            out.push(b'.');
+            out.extend_from_slice(&digits[1..]);
+        }
+        out.push(b'e');
+        let e = point - 1;
+        if e < 0 {
+            out.push(b'-');
+        }
+        write_u64(out, e.unsigned_abs() as u64);
+    }
+}
+
+#[cfg(feature = "ryu")]
+fn parse_exp(text: &[u8]) -> i32 {
+    let (neg, digits) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    let v = digits.iter().fold(0i32, |v, &d| v * 10 + (d - b'0') as i32);
+    if neg {
+        -v
+    } else {
+        v
+    }
 }
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-fn base64(out: &mut String, data: &[u8]) {
+fn base64(out: &mut Vec<u8>, data: &[u8]) {
     for chunk in data.chunks(3) {
         let b = [
             chunk[0],
@@ -209,9 +657,9 @@ fn base64(out: &mut String, data: &[u8]) {
         let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
         for i in 0..4 {
             if i <= chunk.len() {
-                out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
+                out.push(B64[(n >> (18 - 6 * i) & 63) as usize]);
             } else {
-                out.push('=');
+                out.push(b'=');
             }
         }
     }
@@ -230,16 +678,134 @@ mod tests {
             ("foo", "Zm9v"),
             ("foobar", "Zm9vYmFy"),
         ] {
-            let mut s = String::new();
+            let mut s = Vec::new();
             base64(&mut s, input.as_bytes());
-            assert_eq!(s, expected);
+            assert_eq!(s, expected.as_bytes());
         }
     }
 
     #[test]
     fn escapes_controls_and_quotes() {
-        let mut s = String::new();
-        write_escaped(&mut s, "a\"b\\c\n\u{1}é");
-        assert_eq!(s, "\"a\\\"b\\\\c\\n\\u0001é\"");
+        let escaped = |s: &str| {
+            let mut out = Vec::new();
+            write_escaped_bytes(&mut out, s.as_bytes());
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(escaped("a\"b\\c\n\u{1}é"), "\"a\\\"b\\\\c\\n\\u0001é\"");
+        // Every byte position inside and across the 8-byte words.
+        for c in ['"', '\\', '\n', '\u{1f}', '\u{7f}', 'é', ' ', '\u{10}'] {
+            for pad in 0..20 {
+                let text = format!("{}{c}{}", "x".repeat(pad), "y".repeat(19 - pad));
+                assert_eq!(escaped(&text), reference_escape(&text), "{text:?}");
+            }
+        }
+    }
+
+    /// One escape at a time, as RFC 8259 says.
+    fn reference_escape(s: &str) -> String {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    #[test]
+    fn verified_and_checked_readers_write_the_same_text() {
+        let options = [
+            JsonOptions::default(),
+            JsonOptions {
+                pretty: true,
+                non_finite: NonFinite::Literal,
+                ..JsonOptions::default()
+            },
+        ];
+        let mut compared = 0;
+        for seed in crate::test_support::seeds() {
+            let Ok(verified) = crate::verify(&seed) else {
+                continue;
+            };
+            let checked = Reader::new(&seed).unwrap();
+            assert!(!checked.is_trusted());
+            for o in &options {
+                let run = |r: &Reader<'_>| {
+                    let mut out = String::new();
+                    let mut budget = Budget::for_input(seed.len());
+                    write_json(r, o, &mut budget, &mut out)
+                        .map(|_| out)
+                        .map_err(|e| e.kind().clone())
+                };
+                assert_eq!(run(&verified.root()), run(&checked), "{seed:02x?}");
+                compared += 1;
+            }
+        }
+        assert!(compared > 1000, "{compared}");
+    }
+
+    #[test]
+    fn numbers_are_written_as_std_formats_them() {
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut specials = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.1,
+            3.0,
+            1e15,
+            1e16,
+            9007199254740992.0,
+            9007199254740993.0,
+            1e-4,
+            0.0001234,
+            1e-5,
+            123456789.0,
+            -2.5,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+        ];
+        for _ in 0..200_000 {
+            let bits = next();
+            specials.push(f64::from_bits(bits));
+            specials.push((bits % 10_000_000) as f64 / 100.0);
+            specials.push((bits >> 11) as f64);
+            // Quarters and halves of large numbers: ties between shortest candidates.
+            specials.push((bits >> 14) as f64 + 0.25 * (bits % 4) as f64);
+            specials.push(f64::from_bits(bits) * 1e-300);
+            specials.push((bits % 1000) as f64 * 10f64.powi((bits % 40) as i32 - 20));
+        }
+        for f in specials.into_iter().filter(|f| f.is_finite()) {
+            let mut out = Vec::new();
+            write_f64(&mut out, f);
+            assert_eq!(String::from_utf8(out).unwrap(), format!("{f:?}"), "{f:e}");
+        }
+        for _ in 0..100_000 {
+            let v = next() >> (next() % 64);
+            let mut out = Vec::new();
+            write_u64(&mut out, v);
+            assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+        }
+        let mut out = Vec::new();
+        write_u64(&mut out, u64::MAX);
+        write_u64(&mut out, 0);
+        assert_eq!(out, b"184467440737095516150");
     }
 }

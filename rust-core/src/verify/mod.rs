@@ -21,8 +21,15 @@ use crate::types::{pack_type, unpack_type, BitWidth, FlexType};
 use crate::utf8;
 
 mod marks;
-#[cfg(test)]
+#[cfg(any(test, feature = "reference-verifier"))]
 mod reference;
+
+/// The verifier before this one (hashing every container), for benchmarks.
+#[cfg(feature = "reference-verifier")]
+#[doc(hidden)]
+pub fn verify_reference(buf: &[u8]) -> Result<()> {
+    reference::verify_with(buf, &VerifyOptions::default())
+}
 
 use marks::{Bits, Memo};
 

@@ -8,7 +8,7 @@ use crate::reader::{follow, key_at, read_uint};
 use crate::types::{pack_type, unpack_type, BitWidth, FlexType};
 
 /// The old `verify_with`.
-pub(super) fn verify_with(buf: &[u8], options: &VerifyOptions) -> Result<()> {
+pub(crate) fn verify_with(buf: &[u8], options: &VerifyOptions) -> Result<()> {
     let n = buf.len();
     if n < 3 {
         return Err(Error::at(ErrorKind::Truncated, 0));
@@ -404,50 +404,8 @@ impl<'a> Verifier<'a> {
 #[cfg(test)]
 mod tests {
     use super::super::{verify_with, VerifyOptions};
-    use crate::builder::ShareFlags;
     use crate::error::ErrorKind;
-    use crate::json::{from_json_with, JsonOptions};
-
-    fn conformance() -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance")
-    }
-
-    fn unhex(s: &str) -> Vec<u8> {
-        (0..s.len() / 2)
-            .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
-            .collect()
-    }
-
-    /// Golden bytes of every build case, the invalid corpus, and the fixtures
-    /// built from JSON with each sharing flag.
-    fn seeds() -> Vec<Vec<u8>> {
-        let mut out = Vec::new();
-        let root = conformance();
-        for entry in std::fs::read_dir(root.join("cases")).unwrap() {
-            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
-            for part in text.split("\"bytes\": \"").skip(1) {
-                out.push(unhex(&part[..part.find('"').unwrap()]));
-            }
-        }
-        for entry in std::fs::read_dir(root.join("invalid")).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "bin") {
-                out.push(std::fs::read(path).unwrap());
-            }
-        }
-        for name in ["user_profile", "wide_map", "deep_nesting", "api_response"] {
-            let text = std::fs::read_to_string(root.join(format!("fixtures/{name}.json"))).unwrap();
-            for share in [ShareFlags::NONE, ShareFlags::KEYS, ShareFlags::ALL] {
-                let opts = JsonOptions {
-                    share,
-                    ..JsonOptions::default()
-                };
-                out.push(from_json_with(&text, &opts).unwrap());
-            }
-        }
-        assert!(out.len() > 600, "found {} seeds", out.len());
-        out
-    }
+    use crate::test_support::seeds;
 
     fn verdict(f: impl Fn() -> crate::Result<()>) -> Result<(), ErrorKind> {
         f().map_err(|e| e.kind().clone())
