@@ -47,6 +47,10 @@ impl Backend for Kotlin {
         names
     }
 
+    fn reserved_members(&self) -> &'static [&'static str] {
+        &["flexMap"]
+    }
+
     fn type_scope(&self, qualified: &str) -> String {
         package_of(qualified)
     }
@@ -242,23 +246,36 @@ impl Gen<'_> {
         name.split('.').map(ident).collect::<Vec<_>>().join(".")
     }
 
+    /// Builtin type `name` (`Int`, `String`, `List`, ...) as code in `pkg`
+    /// must write it: by its full name when a generated type of `pkg` shadows it.
+    fn kt(&self, name: &str, pkg: &str) -> String {
+        if !crate::names::declared(self.b, self.plan, pkg).contains(name) {
+            return name.to_string();
+        }
+        match name {
+            "List" | "Map" => format!("kotlin.collections.{name}"),
+            _ => format!("kotlin.{name}"),
+        }
+    }
+
     fn kt_type(&self, t: &TypeRef, pkg: &str) -> String {
+        let kt = |name: &str| self.kt(name, pkg);
         match t {
-            TypeRef::Bool => "Boolean".into(),
-            TypeRef::I8 => "Byte".into(),
-            TypeRef::I16 => "Short".into(),
-            TypeRef::I32 => "Int".into(),
-            TypeRef::I64 => "Long".into(),
-            TypeRef::U8 => "UByte".into(),
-            TypeRef::U16 => "UShort".into(),
-            TypeRef::U32 => "UInt".into(),
-            TypeRef::U64 => "ULong".into(),
-            TypeRef::F32 => "Float".into(),
-            TypeRef::F64 => "Double".into(),
-            TypeRef::String => "String".into(),
-            TypeRef::Bytes => "ByteArray".into(),
-            TypeRef::Vector(e) => format!("List<{}>", self.kt_type(e, pkg)),
-            TypeRef::Map(v) => format!("Map<String, {}>", self.kt_type(v, pkg)),
+            TypeRef::Bool => kt("Boolean"),
+            TypeRef::I8 => kt("Byte"),
+            TypeRef::I16 => kt("Short"),
+            TypeRef::I32 => kt("Int"),
+            TypeRef::I64 => kt("Long"),
+            TypeRef::U8 => kt("UByte"),
+            TypeRef::U16 => kt("UShort"),
+            TypeRef::U32 => kt("UInt"),
+            TypeRef::U64 => kt("ULong"),
+            TypeRef::F32 => kt("Float"),
+            TypeRef::F64 => kt("Double"),
+            TypeRef::String => kt("String"),
+            TypeRef::Bytes => kt("ByteArray"),
+            TypeRef::Vector(e) => format!("{}<{}>", kt("List"), self.kt_type(e, pkg)),
+            TypeRef::Map(v) => format!("{}<{}, {}>", kt("Map"), kt("String"), self.kt_type(v, pkg)),
             TypeRef::Message(n) | TypeRef::Enum(n) | TypeRef::Union(n) => self.type_name(n, pkg),
         }
     }
@@ -427,6 +444,16 @@ impl Gen<'_> {
         let name = self.b.type_name(&m.name);
         let raw = short_name(&m.name);
         let fp = mp.fingerprint;
+        let (t_any, t_bool, t_int) = (
+            self.kt("Any", &pkg),
+            self.kt("Boolean", &pkg),
+            self.kt("Int", &pkg),
+        );
+        let (t_long, t_string, t_bytes) = (
+            self.kt("Long", &pkg),
+            self.kt("String", &pkg),
+            self.kt("ByteArray", &pkg),
+        );
         let fields: Vec<&FieldPlan<'_>> = mp.fields.iter().collect();
         let wire: Vec<&FieldPlan<'_>> = mp.wire_fields().collect();
         let mut out = String::new();
@@ -438,12 +465,12 @@ impl Gen<'_> {
             let _ = writeln!(out, "public class {name} {{");
             let _ = writeln!(
                 out,
-                "    override fun equals(other: Any?): Boolean = other is {name}\n"
+                "    override fun equals(other: {t_any}?): {t_bool} = other is {name}\n"
             );
-            let _ = writeln!(out, "    override fun hashCode(): Int = 0\n");
+            let _ = writeln!(out, "    override fun hashCode(): {t_int} = 0\n");
             let _ = writeln!(
                 out,
-                "    override fun toString(): String = {}",
+                "    override fun toString(): {t_string} = {}",
                 self.quote(&format!("{raw}()"))
             );
             out.push_str("}\n\n");
@@ -482,7 +509,7 @@ impl Gen<'_> {
         let _ = writeln!(out, "    /** The schema fingerprint of `{}`. */", m.name);
         let _ = writeln!(
             out,
-            "    public const val FINGERPRINT: Long = {}L",
+            "    public const val FINGERPRINT: {t_long} = {}L",
             fp as i64
         );
         let keys: Vec<String> = wire.iter().map(|f| self.quote(&f.def.wire_name)).collect();
@@ -494,11 +521,11 @@ impl Gen<'_> {
         );
         let _ = writeln!(
             out,
-            "    override val fingerprint: Long get() = FINGERPRINT\n"
+            "    override val fingerprint: {t_long} get() = FINGERPRINT\n"
         );
         let _ = writeln!(
             out,
-            "    override val typeName: String get() = {}\n",
+            "    override val typeName: {t_string} get() = {}\n",
             self.quote(&m.name)
         );
         let _ = writeln!(
@@ -536,7 +563,7 @@ impl Gen<'_> {
             out.push_str("        val m = r.asMap()\n");
             out.push_str("        val fast = cx.layoutMatches(FINGERPRINT, m, KEYS)\n");
             out.push_str("        val v = m.values\n");
-            out.push_str("        var i: Int\n");
+            let _ = writeln!(out, "        var i: {t_int}");
             for (k, &fp) in wire.iter().enumerate() {
                 let f = fp.def;
                 let key = self.quote(&f.wire_name);
@@ -584,9 +611,13 @@ impl Gen<'_> {
             out,
             "public value class {raw}View(public val flexMap: FlexMap) {{"
         );
-        for &fp in &wire {
+        let props: Vec<String> = wire
+            .iter()
+            .map(|f| self.b.field_name(&f.def.name))
+            .collect();
+        let props = crate::names::accessors(&props, self.b.reserved_members(), "Field");
+        for (&fp, prop) in wire.iter().zip(props) {
             let f = fp.def;
-            let prop = self.b.field_name(&f.name);
             let key = self.quote(&f.wire_name);
             let mut ty = self.kt_type(&f.ty, &pkg);
             if f.optional {
@@ -627,7 +658,7 @@ impl Gen<'_> {
         }
         out.push_str("    public companion object {\n");
         let _ = writeln!(out, "        /** A view of the root of [bytes] (checked reads: safe on untrusted bytes without full verification). */");
-        let _ = writeln!(out, "        public fun of(bytes: ByteArray): {raw}View = {raw}View(FlexRef.root(bytes).asMap())");
+        let _ = writeln!(out, "        public fun of(bytes: {t_bytes}): {raw}View = {raw}View(FlexRef.root(bytes).asMap())");
         out.push_str("    }\n}\n\n");
         out
     }
@@ -637,6 +668,7 @@ impl Gen<'_> {
     fn enum_def(&self, e: &EnumDef) -> String {
         let pkg = package_of(&e.name);
         let name = self.b.type_name(&e.name);
+        let (t_long, t_int) = (self.kt("Long", &pkg), self.kt("Int", &pkg));
         let mut out = String::new();
         doc(
             &mut out,
@@ -645,7 +677,10 @@ impl Gen<'_> {
             &format!("The `{}` enum (written as its integer value).", e.name),
         );
         out.push_str("@Serializable\n");
-        let _ = writeln!(out, "public enum class {name}(public val value: Long) {{");
+        let _ = writeln!(
+            out,
+            "public enum class {name}(public val value: {t_long}) {{"
+        );
         for (i, v) in e.variants.iter().enumerate() {
             for l in &v.doc {
                 let _ = writeln!(out, "    /** {} */", l.replace("*/", "*&#47;"));
@@ -662,7 +697,7 @@ impl Gen<'_> {
         out.push_str("        /** The variant with wire value [value], or null. */\n");
         let _ = writeln!(
             out,
-            "        public fun fromValue(value: Long): {name}? = when (value) {{"
+            "        public fun fromValue(value: {t_long}): {name}? = when (value) {{"
         );
         for v in &e.variants {
             let _ = writeln!(
@@ -678,7 +713,7 @@ impl Gen<'_> {
         );
         let _ = writeln!(
             out,
-            "        public fun fromFlex(v: FlexVector, i: Int): {name} {{"
+            "        public fun fromFlex(v: FlexVector, i: {t_int}): {name} {{"
         );
         let _ = writeln!(
             out,
@@ -691,7 +726,6 @@ impl Gen<'_> {
             self.quote(short_name(&e.name))
         );
         out.push_str("        }\n    }\n}\n\n");
-        let _ = pkg;
         out
     }
 
@@ -703,6 +737,7 @@ impl Gen<'_> {
         let name = self.b.type_name(&u.name);
         let raw = short_name(&u.name);
         let fp = up.fingerprint;
+        let (t_long, t_string) = (self.kt("Long", &pkg), self.kt("String", &pkg));
         let mut out = String::new();
         doc(
             &mut out,
@@ -741,16 +776,16 @@ impl Gen<'_> {
         let _ = writeln!(out, "    /** The schema fingerprint of `{}`. */", u.name);
         let _ = writeln!(
             out,
-            "    public const val FINGERPRINT: Long = {}L\n",
+            "    public const val FINGERPRINT: {t_long} = {}L\n",
             fp as i64
         );
         let _ = writeln!(
             out,
-            "    override val fingerprint: Long get() = FINGERPRINT\n"
+            "    override val fingerprint: {t_long} get() = FINGERPRINT\n"
         );
         let _ = writeln!(
             out,
-            "    override val typeName: String get() = {}\n",
+            "    override val typeName: {t_string} get() = {}\n",
             self.quote(&u.name)
         );
         let _ = writeln!(
@@ -799,6 +834,7 @@ impl Gen<'_> {
     // ---- registrar -------------------------------------------------------------------
 
     fn registrar(&self, stem: &str) -> String {
+        let t_list = self.kt("List", self.plan.root_namespace());
         let mut out = String::new();
         let _ = writeln!(out, "/** Every generated coder of `{stem}`, to register for the `Flex` format's fast path. */");
         let _ = writeln!(out, "public object {stem}FlexRegistrar {{");
@@ -812,7 +848,7 @@ impl Gen<'_> {
         out.push_str("    /** The coders, by schema type name. */\n");
         let _ = writeln!(
             out,
-            "    public val coders: List<FlexCoder<*>> = listOf({})\n",
+            "    public val coders: {t_list}<FlexCoder<*>> = listOf({})\n",
             coders.join(", ")
         );
         out.push_str("    /** Registers every coder under its Kotlin class name (the default serial name). */\n");
