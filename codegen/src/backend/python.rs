@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use flexbuf::schema::{short_name, Absent, DefaultValue, EnumDef, Field, TypeRef, UnionDef};
 
 use super::{quoted, Backend, FloatForm, GeneratedFile};
+use crate::names::{pascal, snake};
 use crate::plan::{FieldPlan, MessagePlan, Plan};
 use crate::writer::CodeWriter;
 
@@ -41,7 +42,12 @@ impl Backend for Python {
     }
 
     fn type_name(&self, qualified: &str) -> String {
-        short_name(qualified).to_string()
+        let short = short_name(qualified);
+        if MODULE_NAMES.contains(&short) || RESERVED.contains(&short) {
+            format!("{short}_")
+        } else {
+            short.to_string()
+        }
     }
 
     fn companion_names(&self, plan: &Plan<'_>, qualified: &str) -> Vec<String> {
@@ -89,7 +95,7 @@ impl Backend for Python {
 
     fn emit(&self, plan: &Plan<'_>) -> Result<Vec<GeneratedFile>, String> {
         let module = python_module_name(plan.stem);
-        let g = Gen::new(plan, self)?;
+        let g = Gen::new(plan, self);
         Ok(vec![GeneratedFile {
             path: PathBuf::from(format!("{module}.py")),
             contents: g.render(plan.source_name),
@@ -98,17 +104,35 @@ impl Backend for Python {
 }
 
 /// The class of variant `variant` of union `union`.
-fn variant_class(b: &Python, union: &str, variant: &str) -> String {
-    format!("{}{variant}", b.type_name(union))
+fn variant_class(_: &Python, union: &str, variant: &str) -> String {
+    format!("{}{}", short_name(union), pascal(variant))
 }
 
 /// Python keywords, and the names generated classes use for their own
-/// methods: a field with one of these names gets a trailing underscore.
+/// methods and `__init__`'s `self`: a field with one of these names gets a
+/// trailing underscore.
 const RESERVED: &[&str] = &[
     "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
     "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
     "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield", "encode", "decode",
+    "with", "yield", "encode", "decode", "self",
+];
+
+/// Builtins that generated annotations name: inside a class with an
+/// attribute of the same name (or in a module with such a class), they are
+/// written as `_builtins.x`.
+const BUILTINS: &[&str] = &[
+    "bool",
+    "int",
+    "float",
+    "str",
+    "bytes",
+    "bytearray",
+    "memoryview",
+    "list",
+    "dict",
+    "object",
+    "classmethod",
 ];
 
 /// Module-level names the generated code uses itself.
@@ -135,10 +159,16 @@ fn python_module_name(stem: &str) -> String {
 
 /// The attribute name of a field.
 fn attr(name: &str) -> String {
-    if RESERVED.contains(&name) {
+    let name = snake(name);
+    // A leading `__` would be name-mangled by Python: move the underscores to the end.
+    let bare = name.trim_start_matches('_');
+    if bare.len() + 1 < name.len() {
+        return format!("{bare}{}", &name[..name.len() - bare.len()]);
+    }
+    if RESERVED.contains(&name.as_str()) {
         format!("{name}_")
     } else {
-        name.to_string()
+        name
     }
 }
 
@@ -148,10 +178,15 @@ struct Gen<'p> {
     w: CodeWriter,
     /// Union qualified name → class name of each variant, in declaration order.
     variant_classes: HashMap<&'p str, Vec<String>>,
+    /// Names that shadow builtins where annotations are being written: the
+    /// module's classes and the current class's attributes.
+    scope: std::collections::HashSet<String>,
+    /// Some class or attribute shadows a builtin: `import builtins` is emitted.
+    needs_builtins: bool,
 }
 
 impl<'p> Gen<'p> {
-    fn new(plan: &'p Plan<'p>, b: &'p Python) -> Result<Self, String> {
+    fn new(plan: &'p Plan<'p>, b: &'p Python) -> Self {
         let mut variant_classes = HashMap::new();
         for u in &plan.unions {
             let names = u
@@ -161,35 +196,41 @@ impl<'p> Gen<'p> {
                 .collect();
             variant_classes.insert(u.def.name.as_str(), names);
         }
-        for t in plan.type_names() {
-            let mut names = vec![b.type_name(t)];
-            names.extend(b.companion_names(plan, t));
-            for name in names {
-                if MODULE_NAMES.contains(&name.as_str()) || RESERVED.contains(&name.as_str()) {
-                    return Err(format!("`{t}` cannot be named `{name}` in Python"));
-                }
-            }
-        }
-        for m in &plan.messages {
-            for f in &m.fields {
-                if b.field_name(&f.def.name).starts_with("__") {
-                    return Err(format!(
-                        "field `{}.{}`: names starting with `__` are private in Python",
-                        m.def.name, f.def.name
-                    ));
-                }
-            }
-        }
-        Ok(Gen {
+        let module: std::collections::HashSet<String> = crate::names::declared(b, plan, "");
+        let needs_builtins = BUILTINS.iter().any(|n| {
+            module.contains(*n)
+                || plan
+                    .messages
+                    .iter()
+                    .any(|m| m.fields.iter().any(|f| b.field_name(&f.def.name) == *n))
+        });
+        Gen {
             plan,
             b,
             w: CodeWriter::new("    "),
             variant_classes,
-        })
+            scope: module,
+            needs_builtins,
+        }
     }
 
     fn line(&mut self, indent: usize, s: &str) {
         self.w.line(indent, s);
+    }
+
+    /// Builtin `name` as an annotation in the current scope.
+    fn py(&self, name: &str) -> String {
+        if self.scope.contains(name) {
+            format!("_builtins.{name}")
+        } else {
+            name.to_string()
+        }
+    }
+
+    /// Enters a class whose attributes are `attrs` (for [`Gen::py`]).
+    fn enter_class(&mut self, attrs: impl IntoIterator<Item = String>) {
+        self.scope = crate::names::declared(self.b, self.plan, "");
+        self.scope.extend(attrs);
     }
 
     fn render(mut self, source: &str) -> String {
@@ -217,6 +258,9 @@ impl<'p> Gen<'p> {
         self.line(0, "import enum as _enum");
         self.line(0, "from typing import Final as _Final");
         self.line(0, "");
+        if self.needs_builtins {
+            self.line(0, "import builtins as _builtins");
+        }
         self.line(0, "import flexbuf as _flexbuf");
         let mut all: Vec<String> = Vec::new();
         all.extend(
@@ -224,17 +268,17 @@ impl<'p> Gen<'p> {
                 .schema
                 .enums
                 .iter()
-                .map(|e| short_name(&e.name).to_string()),
+                .map(|e| self.b.type_name(&e.name)),
         );
         all.extend(
             self.plan
                 .schema
                 .messages
                 .iter()
-                .map(|m| short_name(&m.name).to_string()),
+                .map(|m| self.b.type_name(&m.name)),
         );
         for u in &self.plan.schema.unions {
-            all.push(short_name(&u.name).to_string());
+            all.push(self.b.type_name(&u.name));
             all.extend(self.variant_classes[u.name.as_str()].iter().cloned());
         }
         self.line(0, "");
@@ -262,7 +306,7 @@ impl<'p> Gen<'p> {
 
     fn hint(&self, t: &TypeRef) -> String {
         match t {
-            TypeRef::Bool => "bool".into(),
+            TypeRef::Bool => self.py("bool"),
             TypeRef::I8
             | TypeRef::I16
             | TypeRef::I32
@@ -270,13 +314,13 @@ impl<'p> Gen<'p> {
             | TypeRef::U8
             | TypeRef::U16
             | TypeRef::U32
-            | TypeRef::U64 => "int".into(),
-            TypeRef::F32 | TypeRef::F64 => "float".into(),
-            TypeRef::String => "str".into(),
-            TypeRef::Bytes => "bytes".into(),
-            TypeRef::Vector(e) => format!("list[{}]", self.hint(e)),
-            TypeRef::Map(e) => format!("dict[str, {}]", self.hint(e)),
-            TypeRef::Message(n) | TypeRef::Enum(n) | TypeRef::Union(n) => short_name(n).to_string(),
+            | TypeRef::U64 => self.py("int"),
+            TypeRef::F32 | TypeRef::F64 => self.py("float"),
+            TypeRef::String => self.py("str"),
+            TypeRef::Bytes => self.py("bytes"),
+            TypeRef::Vector(e) => format!("{}[{}]", self.py("list"), self.hint(e)),
+            TypeRef::Map(e) => format!("{}[{}, {}]", self.py("dict"), self.py("str"), self.hint(e)),
+            TypeRef::Message(n) | TypeRef::Enum(n) | TypeRef::Union(n) => self.b.type_name(n),
         }
     }
 
@@ -339,7 +383,7 @@ impl<'p> Gen<'p> {
     // ---- enums -------------------------------------------------------------------
 
     fn enum_def(&mut self, e: &EnumDef) {
-        let name = short_name(&e.name).to_string();
+        let name = self.b.type_name(&e.name);
         self.line(0, "");
         self.line(0, "");
         self.line(0, &format!("class {name}(_enum.IntEnum):"));
@@ -361,6 +405,7 @@ impl<'p> Gen<'p> {
         let name = self.b.type_name(&m.name);
         let decl: Vec<&Field> = mp.fields.iter().map(|f| f.def).collect();
         let wire: Vec<&Field> = mp.wire_fields().map(|f| f.def).collect();
+        self.enter_class(decl.iter().map(|f| self.b.field_name(&f.name)));
         self.line(0, "");
         self.line(0, "");
         self.line(0, &format!("class {name}:"));
@@ -450,7 +495,12 @@ impl<'p> Gen<'p> {
         self.line(0, "");
 
         // __eq__ and __repr__ over the declared fields.
-        self.line(1, "def __eq__(self, other: object) -> bool:");
+        let eq = format!(
+            "def __eq__(self, other: {}) -> {}:",
+            self.py("object"),
+            self.py("bool")
+        );
+        self.line(1, &eq);
         self.line(2, &format!("if not isinstance(other, {name}):"));
         self.line(3, "return NotImplemented");
         if decl.is_empty() {
@@ -469,7 +519,8 @@ impl<'p> Gen<'p> {
             self.line(2, ")");
         }
         self.line(0, "");
-        self.line(1, "def __repr__(self) -> str:");
+        let repr = format!("def __repr__(self) -> {}:", self.py("str"));
+        self.line(1, &repr);
         if decl.is_empty() {
             self.line(2, &format!("return \"{name}()\""));
         } else {
@@ -485,10 +536,16 @@ impl<'p> Gen<'p> {
         self.line(0, "");
 
         // One native call each way.
-        self.line(1, "@classmethod");
+        let cm = format!("@{}", self.py("classmethod"));
+        self.line(1, &cm);
         self.line(
             1,
-            &format!("def decode(cls, data: bytes | bytearray | memoryview) -> {name}:"),
+            &format!(
+                "def decode(cls, data: {} | {} | {}) -> {name}:",
+                self.py("bytes"),
+                self.py("bytearray"),
+                self.py("memoryview")
+            ),
         );
         self.line(
             2,
@@ -513,7 +570,8 @@ impl<'p> Gen<'p> {
         );
         self.line(2, "return value");
         self.line(0, "");
-        self.line(1, "def encode(self) -> bytes:");
+        let enc = format!("def encode(self) -> {}:", self.py("bytes"));
+        self.line(1, &enc);
         self.line(
             2,
             &format!("\"\"\"Encodes this ``{name}`` as a FlexBuffer (one native call).\"\"\""),
@@ -524,8 +582,9 @@ impl<'p> Gen<'p> {
     // ---- unions -------------------------------------------------------------------
 
     fn union_def(&mut self, u: &UnionDef) {
-        let name = short_name(&u.name).to_string();
+        let name = self.b.type_name(&u.name);
         let classes = self.variant_classes[u.name.as_str()].clone();
+        self.enter_class(["value".to_string()]);
         let payloads: Vec<String> = u.variants.iter().map(|v| self.hint(&v.ty)).collect();
         let mut unique: Vec<String> = Vec::new();
         for p in &payloads {
@@ -556,10 +615,16 @@ impl<'p> Gen<'p> {
         self.line(0, "");
         self.line(1, &format!("value: {}", unique.join(" | ")));
         self.line(0, "");
-        self.line(1, "@classmethod");
+        let cm = format!("@{}", self.py("classmethod"));
+        self.line(1, &cm);
         self.line(
             1,
-            &format!("def decode(cls, data: bytes | bytearray | memoryview) -> {name}:"),
+            &format!(
+                "def decode(cls, data: {} | {} | {}) -> {name}:",
+                self.py("bytes"),
+                self.py("bytearray"),
+                self.py("memoryview")
+            ),
         );
         self.line(2, &format!("\"\"\"Verifies ``data`` and decodes one ``{name}`` variant from it (one native call).\"\"\""));
         self.line(
@@ -568,7 +633,8 @@ impl<'p> Gen<'p> {
         );
         self.line(2, "return value");
         self.line(0, "");
-        self.line(1, "def encode(self) -> bytes:");
+        let enc = format!("def encode(self) -> {}:", self.py("bytes"));
+        self.line(1, &enc);
         self.line(
             2,
             "\"\"\"Encodes this variant as a FlexBuffer (one native call).\"\"\"",
@@ -596,12 +662,18 @@ impl<'p> Gen<'p> {
             self.line(1, &format!("def __init__(self, value: {payload}) -> None:"));
             self.line(2, "self.value = value");
             self.line(0, "");
-            self.line(1, "def __eq__(self, other: object) -> bool:");
+            let eq = format!(
+                "def __eq__(self, other: {}) -> {}:",
+                self.py("object"),
+                self.py("bool")
+            );
+            self.line(1, &eq);
             self.line(2, &format!("if not isinstance(other, {class}):"));
             self.line(3, "return NotImplemented");
             self.line(2, "return self.value == other.value");
             self.line(0, "");
-            self.line(1, "def __repr__(self) -> str:");
+            let repr = format!("def __repr__(self) -> {}:", self.py("str"));
+            self.line(1, &repr);
             self.line(2, &format!("return f\"{class}({{self.value!r}})\""));
         }
     }
@@ -647,7 +719,7 @@ impl<'p> Gen<'p> {
                 &format!(
                     "{}: {},",
                     self.b.string_literal(&e.name),
-                    short_name(&e.name)
+                    self.b.type_name(&e.name)
                 ),
             );
         }
@@ -657,7 +729,7 @@ impl<'p> Gen<'p> {
                 &format!(
                     "{}: {},",
                     self.b.string_literal(&m.name),
-                    short_name(&m.name)
+                    self.b.type_name(&m.name)
                 ),
             );
         }
@@ -685,7 +757,7 @@ impl<'p> Gen<'p> {
                 0,
                 &format!(
                     "_T_{}: _Final = _SCHEMA.index({})",
-                    short_name(n),
+                    self.b.type_name(n),
                     self.b.string_literal(n)
                 ),
             );
