@@ -22,7 +22,8 @@ fn repo() -> PathBuf {
 }
 
 /// The fixture schemas: the conformance fixtures, the typed-conformance
-/// schemas and the codegen test schema.
+/// schemas, the codegen test schema and the keywords schema (names that
+/// clash with every target language).
 fn schemas() -> Vec<PathBuf> {
     let root = repo();
     let mut out = Vec::new();
@@ -36,6 +37,7 @@ fn schemas() -> Vec<PathBuf> {
         out.extend(files);
     }
     out.push(root.join("codegen/tests/schemas/shop.fxs"));
+    out.push(root.join("codegen/tests/schemas/keywords.fxs"));
     out
 }
 

@@ -20,6 +20,7 @@ fn main() {
         );
     }
     schemas.push(root.join("codegen/tests/schemas/shop.fxs"));
+    schemas.push(root.join("codegen/tests/schemas/keywords.fxs"));
     if let Err(e) = flexbuf_codegen::build::compile_rust(&schemas) {
         panic!("schema generation failed:\n{e}");
     }

@@ -128,7 +128,8 @@ pub fn build() -> Result<()> {
 
 /// Builds and installs the package, then runs pytest in `sdk-python/tests`
 /// (API, Reference, typed models, threads, stubs via mypy.stubtest, the
-/// `flatbuffers.flexbuffers` cross-check and the conformance categories).
+/// `flatbuffers.flexbuffers` cross-check and the conformance categories),
+/// then checks the generated keywords module.
 pub fn test() -> Result<()> {
     build()?;
     let cli = util::flexbuf_cli()?;
@@ -137,6 +138,31 @@ pub fn test() -> Result<()> {
         duct::cmd(python(), ["-m", "pytest", "-q", "sdk-python/tests"])
             .dir(root())
             .env("FLEXBUF_CLI", &cli),
+    )?;
+    keywords_module()
+}
+
+/// The keywords schema (names that clash with Python and the generated API)
+/// generated, checked by `mypy --strict` and round-tripped through the core.
+fn keywords_module() -> Result<()> {
+    let out = util::target_dir().join("keywords-python");
+    util::gen(
+        "python",
+        &[root().join("codegen/tests/schemas/keywords.fxs")],
+        &out,
+    )?;
+    step(
+        "mypy --strict keywords.py",
+        duct::cmd(python(), ["-m", "mypy", "--strict", "keywords.py"]).dir(&out),
+    )?;
+    let script = "import keywords as k\n\
+        o = k.Object(self_=1, class_='c', kind=k.Kind.None_)\n\
+        assert k.Object.decode(o.encode()) == o\n\
+        t = k.TypeClass(k.String(s='s', o=None, v=[1]))\n\
+        assert k.Type.decode(t.encode()) == t\n";
+    step(
+        "import and round-trip keywords.py",
+        duct::cmd(python(), ["-c", script]).dir(&out),
     )
 }
 

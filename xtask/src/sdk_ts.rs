@@ -81,6 +81,8 @@ fn test_schemas() -> Result<Vec<PathBuf>> {
         out.extend(v);
     }
     out.push(root.join("codegen/tests/schemas/shop.fxs"));
+    // Names that clash with TypeScript and the generated API: must compile.
+    out.push(root.join("codegen/tests/schemas/keywords.fxs"));
     Ok(out)
 }
 

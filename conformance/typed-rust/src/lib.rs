@@ -64,6 +64,14 @@ pub mod shop {
     include!(concat!(env!("OUT_DIR"), "/shop.rs"));
 }
 
+/// Generated from `codegen/tests/schemas/keywords.fxs`: names that clash with
+/// Rust keywords, prelude types and the generated API's own members still
+/// compile, warning-free, with documentation on every public item.
+#[deny(missing_docs, warnings)]
+pub mod keywords {
+    include!(concat!(env!("OUT_DIR"), "/keywords.rs"));
+}
+
 /// Generated from `conformance/typed/schemas/*.fxs` (typed-value conformance).
 pub mod typed {
     /// `conformance/typed/schemas/defects.fxs`.
