@@ -741,7 +741,7 @@ impl Builder {
         let mut pairs = core::mem::take(&mut self.pairs);
         pairs.clear();
         pairs.extend(self.stack[start..].chunks_exact(2).map(|c| (c[0], c[1])));
-        pairs.sort_unstable_by(|a, b| key(&a.0).cmp(key(&b.0)));
+        pairs.sort_unstable_by(|a, b| key_order(key(&a.0), key(&b.0)));
         let dup = pairs
             .windows(2)
             .find(|w| key(&w[0].0) == key(&w[1].0))

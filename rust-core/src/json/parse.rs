@@ -247,13 +247,26 @@ impl<'t> Parser<'t, '_> {
         let start = self.i;
         let s = self.s;
         let mut i = self.i;
-        if s.get(i) == Some(&b'-') {
-            i += 1;
-        }
+        let negative = s.get(i) == Some(&b'-');
+        i += negative as usize;
+        // Up to 19 significant digits are gathered exactly on the way.
+        let mut mantissa = 0u64;
+        let mut digits = 0u32;
+        let mut scale = 0i32;
+        let mut gather = |d: u8, fraction: bool| {
+            if digits < 19 {
+                mantissa = mantissa * 10 + (d - b'0') as u64;
+                digits += (mantissa > 0) as u32;
+                scale -= fraction as i32;
+            } else {
+                digits = u32::MAX;
+            }
+        };
         match s.get(i) {
             Some(b'0') => i += 1,
             Some(b'1'..=b'9') => {
-                while matches!(s.get(i), Some(b'0'..=b'9')) {
+                while let Some(&d @ b'0'..=b'9') = s.get(i) {
+                    gather(d, false);
                     i += 1;
                 }
             }
@@ -270,13 +283,16 @@ impl<'t> Parser<'t, '_> {
                 self.i = i;
                 return Err(self.err("digit expected after '.'"));
             }
-            while matches!(s.get(i), Some(b'0'..=b'9')) {
+            while let Some(&d @ b'0'..=b'9') = s.get(i) {
+                gather(d, true);
                 i += 1;
             }
         }
+        let mut exponent = 0i32;
         if matches!(s.get(i), Some(b'e' | b'E')) {
             integer = false;
             i += 1;
+            let negative_exp = s.get(i) == Some(&b'-');
             if matches!(s.get(i), Some(b'+' | b'-')) {
                 i += 1;
             }
@@ -284,11 +300,40 @@ impl<'t> Parser<'t, '_> {
                 self.i = i;
                 return Err(self.err("digit expected in exponent"));
             }
-            while matches!(s.get(i), Some(b'0'..=b'9')) {
+            while let Some(&d @ b'0'..=b'9') = s.get(i) {
+                exponent = exponent
+                    .saturating_mul(10)
+                    .saturating_add((d - b'0') as i32);
                 i += 1;
+            }
+            if negative_exp {
+                exponent = -exponent;
             }
         }
         self.i = i;
+        let exact = digits != u32::MAX;
+        if integer && exact && mantissa <= i64::MAX as u64 {
+            let v = mantissa as i64;
+            self.b.int(if negative { -v } else { v });
+            return Ok(());
+        }
+        // Clinger's fast path: both factors exact in f64, so one correctly
+        // rounded operation gives the correctly rounded result.
+        const POW10: [f64; 23] = [
+            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+            1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+        ];
+        let e = scale.saturating_add(exponent);
+        if !integer && exact && mantissa <= 1 << 53 && (-22..=22).contains(&e) {
+            let m = mantissa as f64;
+            let f = if e < 0 {
+                m / POW10[(-e) as usize]
+            } else {
+                m * POW10[e as usize]
+            };
+            self.b.double(if negative { -f } else { f });
+            return Ok(());
+        }
         // The grammar above admits only ASCII, so this cannot fail.
         let text = core::str::from_utf8(&s[start..i]).unwrap_or("0");
         if integer {
@@ -329,19 +374,45 @@ impl<'t> Parser<'t, '_> {
         p.string().ok().map(|c| c.into_owned())
     }
 
+    /// Advances `self.i` to the next quote, backslash or control byte (or the end).
+    #[inline(always)]
+    fn plain_run(&mut self) {
+        let s = self.s;
+        let mut i = self.i;
+        while i + 8 <= s.len() {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&s[i..i + 8]);
+            if super::needs_escape(u64::from_le_bytes(w)) {
+                break;
+            }
+            i += 8;
+        }
+        while let Some(&c) = s.get(i) {
+            if c == b'"' || c == b'\\' || c < 0x20 {
+                break;
+            }
+            i += 1;
+        }
+        self.i = i;
+    }
+
+    /// The text of `s[from..to]`, a run that starts and ends at ASCII bytes
+    /// of the `&str` input, so it is UTF-8 too.
+    #[inline(always)]
+    fn run_text(&self, from: usize, to: usize) -> &'t str {
+        let s: &'t [u8] = self.s;
+        // SAFETY: `s` came from a `&str` and both ends are at ASCII bytes (or
+        // the ends of the input), which never fall inside a UTF-8 sequence.
+        unsafe { core::str::from_utf8_unchecked(&s[from..to]) }
+    }
+
     fn string(&mut self) -> Result<Cow<'t, str>> {
         self.i += 1; // opening quote
         let s: &'t [u8] = self.s;
         let start = self.i;
-        while let Some(&c) = s.get(self.i) {
-            if c == b'"' || c == b'\\' || c < 0x20 {
-                break;
-            }
-            self.i += 1;
-        }
+        self.plain_run();
         if s.get(self.i) == Some(&b'"') {
-            let text =
-                core::str::from_utf8(&s[start..self.i]).map_err(|_| self.err("invalid UTF-8"))?;
+            let text = self.run_text(start, self.i);
             self.i += 1;
             return Ok(Cow::Borrowed(text));
         }
@@ -349,16 +420,8 @@ impl<'t> Parser<'t, '_> {
         let mut out = String::new();
         loop {
             let run = self.i;
-            while let Some(&c) = s.get(self.i) {
-                if c == b'"' || c == b'\\' || c < 0x20 {
-                    break;
-                }
-                self.i += 1;
-            }
-            // The input is a &str, and runs end only at ASCII bytes, so they are valid UTF-8.
-            out.push_str(
-                core::str::from_utf8(&s[run..self.i]).map_err(|_| self.err("invalid UTF-8"))?,
-            );
+            self.plain_run();
+            out.push_str(self.run_text(run, self.i));
             match s.get(self.i) {
                 Some(b'"') => {
                     self.i += 1;
@@ -444,5 +507,78 @@ mod tests {
         }
         let e = from_json("{\"a\":[1,{").unwrap_err();
         assert_eq!(e.path().as_deref(), Some("$.a[1]"));
+    }
+
+    /// What the parser must push for a number: the standard library's reading.
+    fn expected(text: &str) -> Vec<u8> {
+        let mut b = Builder::new();
+        let integer = !text.contains(['.', 'e', 'E']);
+        match (
+            text.parse::<i64>(),
+            text.parse::<u64>(),
+            text.parse::<f64>(),
+        ) {
+            (Ok(i), _, _) if integer => b.int(i),
+            (_, Ok(u), _) if integer => b.uint(u),
+            (_, _, Ok(f)) => b.double(f),
+            _ => unreachable!("{text}"),
+        }
+        b.finish_vec().unwrap()
+    }
+
+    #[test]
+    fn numbers_read_as_the_standard_library_reads_them() {
+        let mut rng = 0x853c_49e6_748f_ea9bu64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut texts: Vec<String> = [
+            "0",
+            "-0",
+            "0.0",
+            "-0.0",
+            "1",
+            "-1",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "18446744073709551615",
+            "18446744073709551616",
+            "12345678901234567890123",
+            "0.1",
+            "1e22",
+            "1e23",
+            "9007199254740993.0",
+            "123456789012345678.5",
+            "1.7976931348623157e308",
+            "5e-324",
+            "2.5E-3",
+            "1E+2",
+            "0.000001",
+            "100e-2",
+            "4.35",
+            "883.51",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for _ in 0..50_000 {
+            let m = next() >> (next() % 64);
+            let frac = next() % 1000;
+            let exp = (next() % 60) as i32 - 30;
+            texts.push(format!("{m}"));
+            texts.push(format!("-{m}.{frac:03}"));
+            texts.push(format!("{m}e{exp}"));
+            texts.push(format!("{}", f64::from_bits(next() >> 2)));
+        }
+        for text in texts {
+            if text.parse::<f64>().map_or(true, |f| !f.is_finite()) {
+                continue;
+            }
+            assert_eq!(from_json(&text).unwrap(), expected(&text), "{text}");
+        }
     }
 }

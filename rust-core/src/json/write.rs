@@ -46,12 +46,17 @@ pub fn write_json(
         indent: 0,
     };
     let result = if value.is_trusted() {
-        let packed = value.packed_type();
-        Trusted {
-            w: &mut w,
+        let mut t = Trusted {
+            out: core::mem::take(&mut w.out),
+            budget: w.budget,
+            pretty: options.pretty,
+            non_finite: options.non_finite,
+            indent: 0,
             buf: value.buffer(),
-        }
-        .value(value.offset(), value.slot_width(), packed)
+        };
+        let r = t.value(value.offset(), value.slot_width(), value.packed_type());
+        w.out = t.out;
+        r
     } else {
         w.value(value)
     };
@@ -108,31 +113,11 @@ impl Writer<'_> {
     }
 
     fn float(&mut self, f: f64) -> Result<()> {
-        if f.is_finite() {
-            write_f64(&mut self.out, f);
-            return Ok(());
-        }
-        match self.options.non_finite {
-            NonFinite::Error => return Err(Error::new(ErrorKind::NonFiniteFloat)),
-            NonFinite::Null => self.out.extend_from_slice(b"null"),
-            NonFinite::Literal => self.out.extend_from_slice(if f.is_nan() {
-                b"NaN"
-            } else if f > 0.0 {
-                b"Infinity"
-            } else {
-                b"-Infinity"
-            }),
-        }
-        Ok(())
+        push_float(&mut self.out, self.options.non_finite, f)
     }
 
     fn newline(&mut self) {
-        if self.options.pretty {
-            self.out.push(b'\n');
-            for _ in 0..self.indent {
-                self.out.extend_from_slice(b"  ");
-            }
-        }
+        push_newline(&mut self.out, self.options.pretty, self.indent);
     }
 
     fn map(&mut self, r: &Reader<'_>) -> Result<()> {
@@ -183,15 +168,50 @@ impl Writer<'_> {
     }
 }
 
+/// Appends a float, or what `non_finite` says for NaN and infinities.
+fn push_float(out: &mut Vec<u8>, non_finite: NonFinite, f: f64) -> Result<()> {
+    if f.is_finite() {
+        write_f64(out, f);
+        return Ok(());
+    }
+    match non_finite {
+        NonFinite::Error => return Err(Error::new(ErrorKind::NonFiniteFloat)),
+        NonFinite::Null => out.extend_from_slice(b"null"),
+        NonFinite::Literal => out.extend_from_slice(if f.is_nan() {
+            b"NaN"
+        } else if f > 0.0 {
+            b"Infinity"
+        } else {
+            b"-Infinity"
+        }),
+    }
+    Ok(())
+}
+
+/// Starts a new line at `indent` levels when writing pretty JSON.
+#[inline]
+fn push_newline(out: &mut Vec<u8>, pretty: bool, indent: usize) {
+    if pretty {
+        out.push(b'\n');
+        for _ in 0..indent {
+            out.extend_from_slice(b"  ");
+        }
+    }
+}
+
 /// The writer over a verified buffer: values are read straight from the bytes
 /// (the verifier checked every offset, size, width and string), so no reader
 /// is built per value and nothing is re-checked.
-struct Trusted<'w, 'o, 'b> {
-    w: &'w mut Writer<'o>,
+struct Trusted<'o, 'b> {
+    out: Vec<u8>,
+    budget: &'o mut Budget,
+    pretty: bool,
+    non_finite: NonFinite,
+    indent: usize,
     buf: &'b [u8],
 }
 
-impl Trusted<'_, '_, '_> {
+impl Trusted<'_, '_> {
     #[inline(always)]
     fn uint(&self, at: usize, width: usize) -> u64 {
         read_uint(self.buf, at, width).unwrap_or(0)
@@ -219,25 +239,24 @@ impl Trusted<'_, '_, '_> {
 
     fn int_text(&mut self, i: i64) {
         if i < 0 {
-            self.w.out.push(b'-');
+            self.out.push(b'-');
         }
-        write_u64(&mut self.w.out, i.unsigned_abs());
+        write_u64(&mut self.out, i.unsigned_abs());
     }
 
     /// The value in the `pw`-byte slot at `slot` whose packed type is `packed`.
     fn value(&mut self, slot: usize, pw: usize, packed: u8) -> Result<()> {
-        self.w.budget.node().map_err(|e| e.with_offset(slot))?;
-        let before = self.w.out.len();
+        self.budget.node().map_err(|e| e.with_offset(slot))?;
+        let before = self.out.len();
         let w = 1usize << (packed & 3);
         let Some(ty) = FlexType::from_code(packed >> 2) else {
             return Err(Error::at(ErrorKind::UnknownType(packed), slot));
         };
         match ty {
-            FlexType::Null => self.w.out.extend_from_slice(b"null"),
+            FlexType::Null => self.out.extend_from_slice(b"null"),
             FlexType::Bool => {
                 let b = self.uint(slot, pw) != 0;
-                self.w
-                    .out
+                self.out
                     .extend_from_slice(if b { b"true" } else { b"false" })
             }
             FlexType::Int => {
@@ -246,7 +265,7 @@ impl Trusted<'_, '_, '_> {
             }
             FlexType::UInt => {
                 let u = self.uint(slot, pw);
-                write_u64(&mut self.w.out, u)
+                write_u64(&mut self.out, u)
             }
             FlexType::Float => {
                 let f = self.float(slot, pw);
@@ -258,7 +277,7 @@ impl Trusted<'_, '_, '_> {
             }
             FlexType::IndirectUInt => {
                 let u = self.uint(self.target(slot, pw), w);
-                write_u64(&mut self.w.out, u)
+                write_u64(&mut self.out, u)
             }
             FlexType::IndirectFloat => {
                 let f = self.float(self.target(slot, pw), w);
@@ -267,22 +286,22 @@ impl Trusted<'_, '_, '_> {
             FlexType::Key => {
                 let at = self.target(slot, pw);
                 let len = self.key_len(at);
-                self.w.budget.bytes(len)?;
-                write_escaped_bytes(&mut self.w.out, &self.buf[at..at + len]);
+                self.budget.bytes(len)?;
+                write_escaped_bytes(&mut self.out, &self.buf[at..at + len]);
             }
             FlexType::String => {
                 let at = self.target(slot, pw);
                 let len = self.uint(at - w, w) as usize;
-                self.w.budget.bytes(len)?;
-                write_escaped_bytes(&mut self.w.out, &self.buf[at..at + len]);
+                self.budget.bytes(len)?;
+                write_escaped_bytes(&mut self.out, &self.buf[at..at + len]);
             }
             FlexType::Blob => {
                 let at = self.target(slot, pw);
                 let len = self.uint(at - w, w) as usize;
-                self.w.budget.bytes(len * 4 / 3 + 4)?;
-                self.w.out.push(b'"');
-                base64(&mut self.w.out, &self.buf[at..at + len]);
-                self.w.out.push(b'"');
+                self.budget.bytes(len * 4 / 3 + 4)?;
+                self.out.push(b'"');
+                base64(&mut self.out, &self.buf[at..at + len]);
+                self.out.push(b'"');
             }
             FlexType::Map => return self.map(self.target(slot, pw), w),
             FlexType::Vector => return self.vector(self.target(slot, pw), w),
@@ -298,11 +317,11 @@ impl Trusted<'_, '_, '_> {
                 return self.typed(at, w, elem, len);
             }
         }
-        self.w.budget.bytes(self.w.out.len() - before)
+        self.budget.bytes(self.out.len() - before)
     }
 
     fn float_text(&mut self, f: f64, at: usize) -> Result<()> {
-        self.w.float(f).map_err(|e| e.with_offset(at))
+        push_float(&mut self.out, self.non_finite, f).map_err(|e| e.with_offset(at))
     }
 
     /// Bytes of the (verified, NUL-terminated) key at `at`.
@@ -316,21 +335,21 @@ impl Trusted<'_, '_, '_> {
         let keys = self.target(at - 3 * w, w);
         let kw = self.uint(at - 2 * w, w) as usize;
         let types = at + len * w;
-        self.w.out.push(b'{');
-        self.w.indent += 1;
+        self.out.push(b'{');
+        self.indent += 1;
         for i in 0..len {
             if i > 0 {
-                self.w.out.push(b',');
+                self.out.push(b',');
             }
-            self.w.newline();
+            push_newline(&mut self.out, self.pretty, self.indent);
             let key_at = self.target(keys + i * kw, kw);
             let key_len = self.key_len(key_at);
-            self.w.budget.bytes(key_len + 4)?;
+            self.budget.bytes(key_len + 4)?;
             let key = &self.buf[key_at..key_at + key_len];
-            write_escaped_bytes(&mut self.w.out, key);
-            self.w.out.push(b':');
-            if self.w.options.pretty {
-                self.w.out.push(b' ');
+            write_escaped_bytes(&mut self.out, key);
+            self.out.push(b':');
+            if self.pretty {
+                self.out.push(b' ');
             }
             self.value(at + i * w, w, self.buf[types + i])
                 .map_err(|e| {
@@ -340,33 +359,33 @@ impl Trusted<'_, '_, '_> {
                     }))
                 })?;
         }
-        self.w.indent -= 1;
+        self.indent -= 1;
         if len > 0 {
-            self.w.newline();
+            push_newline(&mut self.out, self.pretty, self.indent);
         }
-        self.w.out.push(b'}');
-        self.w.budget.bytes(2)
+        self.out.push(b'}');
+        self.budget.bytes(2)
     }
 
     fn vector(&mut self, at: usize, w: usize) -> Result<()> {
         let len = self.uint(at - w, w) as usize;
         let types = at + len * w;
-        self.w.out.push(b'[');
-        self.w.indent += 1;
+        self.out.push(b'[');
+        self.indent += 1;
         for i in 0..len {
             if i > 0 {
-                self.w.out.push(b',');
+                self.out.push(b',');
             }
-            self.w.newline();
+            push_newline(&mut self.out, self.pretty, self.indent);
             self.value(at + i * w, w, self.buf[types + i])
                 .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
         }
-        self.w.indent -= 1;
+        self.indent -= 1;
         if len > 0 {
-            self.w.newline();
+            push_newline(&mut self.out, self.pretty, self.indent);
         }
-        self.w.out.push(b']');
-        self.w.budget.bytes(2)
+        self.out.push(b']');
+        self.budget.bytes(2)
     }
 
     /// Typed and fixed vectors: every element has the type `elem` at width `w`.
@@ -375,34 +394,23 @@ impl Trusted<'_, '_, '_> {
             elem,
             crate::types::BitWidth::from_bytes(w as u64).unwrap_or(crate::types::BitWidth::W8),
         );
-        self.w.out.push(b'[');
-        self.w.indent += 1;
+        self.out.push(b'[');
+        self.indent += 1;
         for i in 0..len {
             if i > 0 {
-                self.w.out.push(b',');
+                self.out.push(b',');
             }
-            self.w.newline();
+            push_newline(&mut self.out, self.pretty, self.indent);
             self.value(at + i * w, w, packed)
                 .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
         }
-        self.w.indent -= 1;
+        self.indent -= 1;
         if len > 0 {
-            self.w.newline();
+            push_newline(&mut self.out, self.pretty, self.indent);
         }
-        self.w.out.push(b']');
-        self.w.budget.bytes(2)
+        self.out.push(b']');
+        self.budget.bytes(2)
     }
-}
-
-/// True when one of the 8 bytes of `w` is a quote, a backslash or a control character.
-#[inline(always)]
-fn needs_escape(w: u64) -> bool {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let zero = |v: u64| v.wrapping_sub(LO) & !v & HI;
-    // Bytes below 0x20 (a high bit of the input excludes them), '"' and '\\'.
-    let control = w.wrapping_sub(LO * 0x20) & !w & HI;
-    (control | zero(w ^ (LO * b'"' as u64)) | zero(w ^ (LO * b'\\' as u64))) != 0
 }
 
 /// Writes UTF-8 `s` as a JSON string literal (RFC 8259 escapes, non-ASCII
@@ -410,6 +418,21 @@ fn needs_escape(w: u64) -> bool {
 /// copied whole.
 fn write_escaped_bytes(out: &mut Vec<u8>, s: &[u8]) {
     out.reserve(s.len() + 2);
+    // Short and clean (most keys and many values): two overlapping word loads.
+    if (8..=16).contains(&s.len()) {
+        let mut a = [0u8; 8];
+        let mut b = [0u8; 8];
+        a.copy_from_slice(&s[..8]);
+        b.copy_from_slice(&s[s.len() - 8..]);
+        if !super::needs_escape(u64::from_le_bytes(a))
+            && !super::needs_escape(u64::from_le_bytes(b))
+        {
+            out.push(b'"');
+            out.extend_from_slice(s);
+            out.push(b'"');
+            return;
+        }
+    }
     out.push(b'"');
     let mut start = 0;
     let mut i = 0;
@@ -417,7 +440,7 @@ fn write_escaped_bytes(out: &mut Vec<u8>, s: &[u8]) {
         if i + 8 <= s.len() {
             let mut w = [0u8; 8];
             w.copy_from_slice(&s[i..i + 8]);
-            if !needs_escape(u64::from_le_bytes(w)) {
+            if !super::needs_escape(u64::from_le_bytes(w)) {
                 i += 8;
                 continue;
             }
@@ -569,6 +592,11 @@ fn shortest_f64(out: &mut Vec<u8>, f: f64) {
     }
     let mut buffer = ryu::Buffer::new();
     let text = buffer.format_finite(f).as_bytes();
+    // Between 1e-4 and 1e16 both write plain decimals: the text is the same.
+    if (1e-4..1e16).contains(&f.abs()) {
+        out.extend_from_slice(text);
+        return;
+    }
     let (sign, text) = match text.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, text),

@@ -108,7 +108,7 @@ pub fn verify_with<'a>(buf: &'a [u8], options: &VerifyOptions) -> Result<Verifie
         seen: Bits::new(n),
         keys: Bits::new(n),
         memo: Memo::new(),
-        open: Vec::new(),
+        open: vec![(0, 0); options.max_depth.min(1024) + 1],
     };
     v.value(slot, width, buf[n - 2], n - 2, 0)?;
     Ok(Verified { buf })
@@ -134,7 +134,8 @@ struct Verifier<'a> {
     keys: Bits,
     /// Heights of nodes reached more than once (see `marks`).
     memo: Memo,
-    /// Containers being verified, innermost last: a node found here again is a cycle.
+    /// Containers being verified, by nesting level (`open[d]` is the one at
+    /// depth `d`, valid up to the current depth): a node found here again is a cycle.
     open: Vec<(usize, u8)>,
 }
 
@@ -257,14 +258,13 @@ impl<'a> Verifier<'a> {
                 self.depth_ok(depth + h, target)?;
                 return Ok(h);
             }
-            if self.open.contains(&(target, packed)) {
+            if self.open[..depth].contains(&(target, packed)) {
                 return Err(Error::at(ErrorKind::Cycle, target));
             }
         }
-        self.open.push((target, packed));
-        let height = self.container_body(ty, target, w, depth);
-        self.open.pop();
-        let height = height?;
+        // `depth_ok` bounds `depth` by the table's size.
+        self.open[depth] = (target, packed);
+        let height = self.container_body(ty, target, w, depth)?;
         if again {
             self.memo.insert(target, packed, height as u64);
         }
