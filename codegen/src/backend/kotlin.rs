@@ -449,11 +449,7 @@ impl Gen<'_> {
             self.kt("Boolean", &pkg),
             self.kt("Int", &pkg),
         );
-        let (t_long, t_string, t_bytes) = (
-            self.kt("Long", &pkg),
-            self.kt("String", &pkg),
-            self.kt("ByteArray", &pkg),
-        );
+        let (t_string, t_bytes) = (self.kt("String", &pkg), self.kt("ByteArray", &pkg));
         let fields: Vec<&FieldPlan<'_>> = mp.fields.iter().collect();
         let wire: Vec<&FieldPlan<'_>> = mp.wire_fields().collect();
         let mut out = String::new();
@@ -504,34 +500,8 @@ impl Gen<'_> {
         }
 
         // The coder.
-        let _ = writeln!(out, "/** Generated FlexBuffers coder of [{name}]. */");
-        let _ = writeln!(out, "public object {raw}FlexCoder : FlexCoder<{name}> {{");
-        let _ = writeln!(out, "    /** The schema fingerprint of `{}`. */", m.name);
-        let _ = writeln!(
-            out,
-            "    public const val FINGERPRINT: {t_long} = {}L",
-            fp as i64
-        );
         let keys: Vec<String> = wire.iter().map(|f| self.quote(&f.def.wire_name)).collect();
-        let _ = writeln!(out, "    /** Wire names in wire order: the keys vector every encoded map of this type shares. */");
-        let _ = writeln!(
-            out,
-            "    public val KEYS: WireKeys = WireKeys({})\n",
-            keys.join(", ")
-        );
-        let _ = writeln!(
-            out,
-            "    override val fingerprint: {t_long} get() = FINGERPRINT\n"
-        );
-        let _ = writeln!(
-            out,
-            "    override val typeName: {t_string} get() = {}\n",
-            self.quote(&m.name)
-        );
-        let _ = writeln!(
-            out,
-            "    override fun encode(b: FlexBuilder, cx: EncodeContext, value: {name}) {{"
-        );
+        self.coder_open(&mut out, &m.name, fp, Some(&keys));
         let _ = writeln!(out, "        val kv = cx.keyVector(b, FINGERPRINT, KEYS)");
         out.push_str("        b.startMap()\n");
         for f in wire.iter().map(|f| f.def) {
@@ -737,7 +707,6 @@ impl Gen<'_> {
         let name = self.b.type_name(&u.name);
         let raw = short_name(&u.name);
         let fp = up.fingerprint;
-        let (t_long, t_string) = (self.kt("Long", &pkg), self.kt("String", &pkg));
         let mut out = String::new();
         doc(
             &mut out,
@@ -771,27 +740,7 @@ impl Gen<'_> {
         }
         out.push_str("}\n\n");
 
-        let _ = writeln!(out, "/** Generated FlexBuffers coder of [{name}]. */");
-        let _ = writeln!(out, "public object {raw}FlexCoder : FlexCoder<{name}> {{");
-        let _ = writeln!(out, "    /** The schema fingerprint of `{}`. */", u.name);
-        let _ = writeln!(
-            out,
-            "    public const val FINGERPRINT: {t_long} = {}L\n",
-            fp as i64
-        );
-        let _ = writeln!(
-            out,
-            "    override val fingerprint: {t_long} get() = FINGERPRINT\n"
-        );
-        let _ = writeln!(
-            out,
-            "    override val typeName: {t_string} get() = {}\n",
-            self.quote(&u.name)
-        );
-        let _ = writeln!(
-            out,
-            "    override fun encode(b: FlexBuilder, cx: EncodeContext, value: {name}) {{"
-        );
+        self.coder_open(&mut out, &u.name, fp, None);
         out.push_str("        b.startMap()\n        when (value) {\n");
         for v in &u.variants {
             let _ = writeln!(
@@ -829,6 +778,47 @@ impl Gen<'_> {
         );
         out.push_str("        }\n    }\n}\n\n");
         out
+    }
+
+    /// The start of the coder object of `qualified`, through the opening
+    /// line of `encode`; `keys` are a message's wire names (quoted).
+    fn coder_open(&self, out: &mut String, qualified: &str, fp: u64, keys: Option<&[String]>) {
+        let pkg = package_of(qualified);
+        let name = self.b.type_name(qualified);
+        let raw = short_name(qualified);
+        let (t_long, t_string) = (self.kt("Long", &pkg), self.kt("String", &pkg));
+        let _ = writeln!(out, "/** Generated FlexBuffers coder of [{name}]. */");
+        let _ = writeln!(out, "public object {raw}FlexCoder : FlexCoder<{name}> {{");
+        let _ = writeln!(out, "    /** The schema fingerprint of `{qualified}`. */");
+        let _ = writeln!(
+            out,
+            "    public const val FINGERPRINT: {t_long} = {}L",
+            fp as i64
+        );
+        match keys {
+            Some(keys) => {
+                let _ = writeln!(out, "    /** Wire names in wire order: the keys vector every encoded map of this type shares. */");
+                let _ = writeln!(
+                    out,
+                    "    public val KEYS: WireKeys = WireKeys({})\n",
+                    keys.join(", ")
+                );
+            }
+            None => out.push('\n'),
+        }
+        let _ = writeln!(
+            out,
+            "    override val fingerprint: {t_long} get() = FINGERPRINT\n"
+        );
+        let _ = writeln!(
+            out,
+            "    override val typeName: {t_string} get() = {}\n",
+            self.quote(qualified)
+        );
+        let _ = writeln!(
+            out,
+            "    override fun encode(b: FlexBuilder, cx: EncodeContext, value: {name}) {{"
+        );
     }
 
     // ---- registrar -------------------------------------------------------------------

@@ -14,9 +14,9 @@ pub mod typescript;
 
 use std::path::PathBuf;
 
-use flexbuf::schema::TypeRef;
+use flexbuf::schema::{EnumDef, TypeRef};
 
-use crate::plan::Plan;
+use crate::plan::{MessagePlan, Plan, UnionPlan};
 
 /// One file a backend produces, with its path relative to the output directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,6 +80,34 @@ pub trait Backend: Sync {
 
     /// The generated files.
     fn emit(&self, plan: &Plan<'_>) -> Result<Vec<GeneratedFile>, String>;
+}
+
+/// The items of a backend that writes every type into one module, in the
+/// order [`emit_items`] visits them: enums, unions, then each message and
+/// its view.
+pub(crate) trait ModuleItems {
+    /// An enum.
+    fn enum_def(&mut self, e: &EnumDef);
+    /// A union.
+    fn union_def(&mut self, u: &UnionPlan<'_>);
+    /// A message's type and coder.
+    fn message(&mut self, m: &MessagePlan<'_>);
+    /// A message's view.
+    fn view(&mut self, m: &MessagePlan<'_>);
+}
+
+/// Visits every item of `plan` in module order.
+pub(crate) fn emit_items(plan: &Plan<'_>, g: &mut impl ModuleItems) {
+    for e in &plan.enums {
+        g.enum_def(e.def);
+    }
+    for u in &plan.unions {
+        g.union_def(u);
+    }
+    for m in &plan.messages {
+        g.message(m);
+        g.view(m);
+    }
 }
 
 /// Every backend, in the order `flexbuf gen --help` lists them.

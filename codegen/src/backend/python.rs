@@ -495,14 +495,7 @@ impl<'p> Gen<'p> {
         self.line(0, "");
 
         // __eq__ and __repr__ over the declared fields.
-        let eq = format!(
-            "def __eq__(self, other: {}) -> {}:",
-            self.py("object"),
-            self.py("bool")
-        );
-        self.line(1, &eq);
-        self.line(2, &format!("if not isinstance(other, {name}):"));
-        self.line(3, "return NotImplemented");
+        self.eq_start(&name);
         if decl.is_empty() {
             self.line(2, "return True");
         } else {
@@ -536,6 +529,32 @@ impl<'p> Gen<'p> {
         self.line(0, "");
 
         // One native call each way.
+        let decode_doc = [
+            format!("Verifies ``data`` and decodes one ``{name}`` from it (one native call)."),
+            String::new(),
+            "Raises:".to_string(),
+            "    flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.".to_string(),
+            "    flexbuf.SchemaError: the data does not fit the schema (``.path`` says where)."
+                .to_string(),
+        ];
+        let encode_doc = format!("Encodes this ``{name}`` as a FlexBuffer (one native call).");
+        self.codec_methods(&name, &decode_doc, &encode_doc);
+    }
+
+    /// The start of `__eq__`: other instances of `class` only.
+    fn eq_start(&mut self, class: &str) {
+        let eq = format!(
+            "def __eq__(self, other: {}) -> {}:",
+            self.py("object"),
+            self.py("bool")
+        );
+        self.line(1, &eq);
+        self.line(2, &format!("if not isinstance(other, {class}):"));
+        self.line(3, "return NotImplemented");
+    }
+
+    /// `decode` (a classmethod) and `encode`: one native call each.
+    fn codec_methods(&mut self, name: &str, decode_doc: &[String], encode_doc: &str) {
         let cm = format!("@{}", self.py("classmethod"));
         self.line(1, &cm);
         self.line(
@@ -547,23 +566,7 @@ impl<'p> Gen<'p> {
                 self.py("memoryview")
             ),
         );
-        self.line(
-            2,
-            &format!(
-                "\"\"\"Verifies ``data`` and decodes one ``{name}`` from it (one native call)."
-            ),
-        );
-        self.line(0, "");
-        self.line(2, "Raises:");
-        self.line(
-            3,
-            "flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.",
-        );
-        self.line(
-            3,
-            "flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).",
-        );
-        self.line(2, "\"\"\"");
+        self.docstring(2, decode_doc);
         self.line(
             2,
             &format!("value: {name} = _SCHEMA.decode(_T_{name}, data)"),
@@ -572,10 +575,7 @@ impl<'p> Gen<'p> {
         self.line(0, "");
         let enc = format!("def encode(self) -> {}:", self.py("bytes"));
         self.line(1, &enc);
-        self.line(
-            2,
-            &format!("\"\"\"Encodes this ``{name}`` as a FlexBuffer (one native call).\"\"\""),
-        );
+        self.docstring(2, &[encode_doc.to_string()]);
         self.line(2, &format!("return _SCHEMA.encode(_T_{name}, self)"));
     }
 
@@ -615,31 +615,13 @@ impl<'p> Gen<'p> {
         self.line(0, "");
         self.line(1, &format!("value: {}", unique.join(" | ")));
         self.line(0, "");
-        let cm = format!("@{}", self.py("classmethod"));
-        self.line(1, &cm);
-        self.line(
-            1,
-            &format!(
-                "def decode(cls, data: {} | {} | {}) -> {name}:",
-                self.py("bytes"),
-                self.py("bytearray"),
-                self.py("memoryview")
-            ),
+        self.codec_methods(
+            &name,
+            &[format!(
+                "Verifies ``data`` and decodes one ``{name}`` variant from it (one native call)."
+            )],
+            "Encodes this variant as a FlexBuffer (one native call).",
         );
-        self.line(2, &format!("\"\"\"Verifies ``data`` and decodes one ``{name}`` variant from it (one native call).\"\"\""));
-        self.line(
-            2,
-            &format!("value: {name} = _SCHEMA.decode(_T_{name}, data)"),
-        );
-        self.line(2, "return value");
-        self.line(0, "");
-        let enc = format!("def encode(self) -> {}:", self.py("bytes"));
-        self.line(1, &enc);
-        self.line(
-            2,
-            "\"\"\"Encodes this variant as a FlexBuffer (one native call).\"\"\"",
-        );
-        self.line(2, &format!("return _SCHEMA.encode(_T_{name}, self)"));
         for ((v, class), payload) in u.variants.iter().zip(&classes).zip(&payloads) {
             self.line(0, "");
             self.line(0, "");
@@ -662,14 +644,7 @@ impl<'p> Gen<'p> {
             self.line(1, &format!("def __init__(self, value: {payload}) -> None:"));
             self.line(2, "self.value = value");
             self.line(0, "");
-            let eq = format!(
-                "def __eq__(self, other: {}) -> {}:",
-                self.py("object"),
-                self.py("bool")
-            );
-            self.line(1, &eq);
-            self.line(2, &format!("if not isinstance(other, {class}):"));
-            self.line(3, "return NotImplemented");
+            self.eq_start(class);
             self.line(2, "return self.value == other.value");
             self.line(0, "");
             let repr = format!("def __repr__(self) -> {}:", self.py("str"));

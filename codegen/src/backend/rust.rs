@@ -77,16 +77,7 @@ impl Backend for Rust {
             shadowed: crate::names::declared(self, plan, ""),
         };
         g.header();
-        for e in &plan.enums {
-            g.enum_def(e.def);
-        }
-        for u in &plan.unions {
-            g.union_def(u);
-        }
-        for m in &plan.messages {
-            g.message(m);
-            g.view(m);
-        }
+        super::emit_items(plan, &mut g);
         Ok(vec![GeneratedFile {
             path: format!("{}.rs", plan.stem).into(),
             contents: g.w.finish(),
@@ -221,7 +212,9 @@ impl<'p> Gen<'p> {
         }
         t
     }
+}
 
+impl super::ModuleItems for Gen<'_> {
     // ---- enums -------------------------------------------------------------
 
     fn enum_def(&mut self, e: &EnumDef) {
@@ -510,6 +503,91 @@ impl<'p> Gen<'p> {
         self.line(0, "}\n");
     }
 
+    // ---- views -------------------------------------------------------------------
+
+    fn view(&mut self, mp: &MessagePlan<'_>) {
+        let m = mp.def;
+        let name = format!("{}View", short_name(&m.name));
+        self.line(
+            0,
+            &format!(
+                "/// Reads single fields of a [`{}`] straight from the bytes.",
+                self.b.type_name(&m.name)
+            ),
+        );
+        self.line(0, "#[derive(Clone, Copy, Debug)]");
+        self.line(0, &format!("pub struct {name}<'a> {{"));
+        self.line(1, "map: flexbuf::MapReader<'a>,");
+        self.line(0, "}\n");
+        self.line(0, &format!("impl<'a> {name}<'a> {{"));
+        self.line(1, "/// A view of the map `r` refers to.");
+        self.line(
+            1,
+            "pub fn new(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {",
+        );
+        self.line(
+            2,
+            &format!("{}(Self {{ map: r.as_map()? }})", self.std("Ok")),
+        );
+        self.line(1, "}\n");
+        self.line(1, "/// A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification).");
+        self.line(
+            1,
+            "pub fn from_bytes(bytes: &'a [u8]) -> flexbuf::Result<Self> {",
+        );
+        self.line(2, "Self::new(flexbuf::Reader::new(bytes)?)");
+        self.line(1, "}\n");
+        self.line(1, "/// The underlying map.");
+        self.line(1, "pub fn raw(&self) -> flexbuf::MapReader<'a> {");
+        self.line(2, "self.map");
+        self.line(1, "}");
+        let fields: Vec<String> = mp
+            .wire_fields()
+            .map(|f| self.b.field_name(&f.def.name))
+            .collect();
+        let names = accessors(&fields, self.b.reserved_members(), "_field");
+        let (some, none, ok) = (self.std("Some"), self.std("None"), self.std("Ok"));
+        for (f, accessor) in mp.wire_fields().map(|f| f.def).zip(names) {
+            let key = self.quote(&f.wire_name);
+            let (ret, conv) = self.view_accessor(&f.ty);
+            self.line(0, "");
+            self.docs_or(1, &f.doc, &format!("The `{}` field.", f.name));
+            if f.optional {
+                self.line(
+                    1,
+                    &format!(
+                        "pub fn {accessor}(&self) -> flexbuf::Result<{}<{ret}>> {{",
+                        self.std("Option")
+                    ),
+                );
+                self.line(2, &format!("match self.map.find({key})? {{"));
+                self.line(3, &format!("{some}(v) if v.is_null() => {ok}({none}),"));
+                if conv == "v" {
+                    self.line(3, &format!("{some}(v) => {ok}({some}(v)),"));
+                } else {
+                    self.line(3, &format!("{some}(v) => {conv}.map({some}),"));
+                }
+                self.line(3, &format!("{none} => {ok}({none}),"));
+                self.line(2, "}");
+            } else {
+                self.line(
+                    1,
+                    &format!("pub fn {accessor}(&self) -> flexbuf::Result<{ret}> {{"),
+                );
+                self.line(2, &format!("let v = self.map.get({key})?;"));
+                if conv == "v" {
+                    self.line(2, &format!("{ok}(v)"));
+                } else {
+                    self.line(2, &conv);
+                }
+            }
+            self.line(1, "}");
+        }
+        self.line(0, "}\n");
+    }
+}
+
+impl Gen<'_> {
     /// The expression for an absent field that is not required (or the
     /// field's value in `Default`).
     fn absent_value(&self, f: &FieldPlan<'_>) -> String {
@@ -619,89 +697,6 @@ impl<'p> Gen<'p> {
             TypeRef::Bytes => format!("__field::bytes({r})"),
             scalar => format!("__field::{}({r})", self.rust_type(scalar)),
         }
-    }
-
-    // ---- views -------------------------------------------------------------------
-
-    fn view(&mut self, mp: &MessagePlan<'_>) {
-        let m = mp.def;
-        let name = format!("{}View", short_name(&m.name));
-        self.line(
-            0,
-            &format!(
-                "/// Reads single fields of a [`{}`] straight from the bytes.",
-                self.b.type_name(&m.name)
-            ),
-        );
-        self.line(0, "#[derive(Clone, Copy, Debug)]");
-        self.line(0, &format!("pub struct {name}<'a> {{"));
-        self.line(1, "map: flexbuf::MapReader<'a>,");
-        self.line(0, "}\n");
-        self.line(0, &format!("impl<'a> {name}<'a> {{"));
-        self.line(1, "/// A view of the map `r` refers to.");
-        self.line(
-            1,
-            "pub fn new(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {",
-        );
-        self.line(
-            2,
-            &format!("{}(Self {{ map: r.as_map()? }})", self.std("Ok")),
-        );
-        self.line(1, "}\n");
-        self.line(1, "/// A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification).");
-        self.line(
-            1,
-            "pub fn from_bytes(bytes: &'a [u8]) -> flexbuf::Result<Self> {",
-        );
-        self.line(2, "Self::new(flexbuf::Reader::new(bytes)?)");
-        self.line(1, "}\n");
-        self.line(1, "/// The underlying map.");
-        self.line(1, "pub fn raw(&self) -> flexbuf::MapReader<'a> {");
-        self.line(2, "self.map");
-        self.line(1, "}");
-        let fields: Vec<String> = mp
-            .wire_fields()
-            .map(|f| self.b.field_name(&f.def.name))
-            .collect();
-        let names = accessors(&fields, self.b.reserved_members(), "_field");
-        let (some, none, ok) = (self.std("Some"), self.std("None"), self.std("Ok"));
-        for (f, accessor) in mp.wire_fields().map(|f| f.def).zip(names) {
-            let key = self.quote(&f.wire_name);
-            let (ret, conv) = self.view_accessor(&f.ty);
-            self.line(0, "");
-            self.docs_or(1, &f.doc, &format!("The `{}` field.", f.name));
-            if f.optional {
-                self.line(
-                    1,
-                    &format!(
-                        "pub fn {accessor}(&self) -> flexbuf::Result<{}<{ret}>> {{",
-                        self.std("Option")
-                    ),
-                );
-                self.line(2, &format!("match self.map.find({key})? {{"));
-                self.line(3, &format!("{some}(v) if v.is_null() => {ok}({none}),"));
-                if conv == "v" {
-                    self.line(3, &format!("{some}(v) => {ok}({some}(v)),"));
-                } else {
-                    self.line(3, &format!("{some}(v) => {conv}.map({some}),"));
-                }
-                self.line(3, &format!("{none} => {ok}({none}),"));
-                self.line(2, "}");
-            } else {
-                self.line(
-                    1,
-                    &format!("pub fn {accessor}(&self) -> flexbuf::Result<{ret}> {{"),
-                );
-                self.line(2, &format!("let v = self.map.get({key})?;"));
-                if conv == "v" {
-                    self.line(2, &format!("{ok}(v)"));
-                } else {
-                    self.line(2, &conv);
-                }
-            }
-            self.line(1, "}");
-        }
-        self.line(0, "}\n");
     }
 
     /// The return type of a view accessor and a `flexbuf::Result` expression for it from reader `v`

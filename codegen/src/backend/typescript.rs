@@ -121,16 +121,7 @@ impl Backend for TypeScript {
             w: CodeWriter::new("  "),
         };
         g.header();
-        for e in &plan.enums {
-            g.enum_def(e.def);
-        }
-        for u in &plan.unions {
-            g.union_def(u);
-        }
-        for m in &plan.messages {
-            g.message(m);
-            g.view(m);
-        }
+        super::emit_items(plan, &mut g);
         Ok(vec![GeneratedFile {
             path: format!("{}.ts", plan.stem).into(),
             contents: g.w.finish(),
@@ -144,23 +135,6 @@ fn int_lit(i: i128) -> String {
         i.to_string()
     } else {
         format!("{i}n")
-    }
-}
-
-/// The element kind name of a scalar vector (`"i32"`, `"f64"`, `"bool"`).
-fn scalar_kind(t: &TypeRef) -> &'static str {
-    match t {
-        TypeRef::Bool => "bool",
-        TypeRef::I8 => "i8",
-        TypeRef::I16 => "i16",
-        TypeRef::I32 => "i32",
-        TypeRef::I64 => "i64",
-        TypeRef::U8 => "u8",
-        TypeRef::U16 => "u16",
-        TypeRef::U32 => "u32",
-        TypeRef::U64 => "u64",
-        TypeRef::F32 => "f32",
-        _ => "f64",
     }
 }
 
@@ -212,7 +186,9 @@ impl Gen<'_> {
             _ => "number".into(),
         }
     }
+}
 
+impl super::ModuleItems for Gen<'_> {
     // ---- enums -----------------------------------------------------------------
 
     fn enum_def(&mut self, e: &EnumDef) {
@@ -478,6 +454,89 @@ impl Gen<'_> {
         self.root_functions(&name);
     }
 
+    // ---- views -------------------------------------------------------------------
+
+    fn view(&mut self, mp: &MessagePlan<'_>) {
+        let name = self.b.type_name(&mp.def.name);
+        let view = format!("{name}View");
+        self.line(0, &format!("/** Reads single fields of a `{name}` straight from the bytes (lazy, zero-copy, checked). */"));
+        self.line(0, &format!("export class {view} {{"));
+        self.line(1, "/** The underlying map. */");
+        self.line(1, "readonly map: fb.MapRef;");
+        self.line(1, "private cx: fb.DecodeContext | undefined;\n");
+        self.line(1, "/** A view of the map `r` refers to. */");
+        self.line(1, "constructor(r: fb.Ref) {");
+        self.line(2, "this.map = r.asMap();");
+        self.line(1, "}\n");
+        self.line(1, "/** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */");
+        self.line(
+            1,
+            &format!("static fromBytes(bytes: Uint8Array): {view} {{"),
+        );
+        self.line(2, &format!("return new {view}(fb.root(bytes));"));
+        self.line(1, "}\n");
+        self.line(
+            1,
+            "/** Decodes the value `r` refers to with a generated field decoder. */",
+        );
+        self.line(1, "readField<V>(r: fb.Ref, f: (c: fb.DecodeContext, p: number, w: number, t: number) => V): V {");
+        self.line(
+            2,
+            "const c = this.cx ?? (this.cx = new fb.DecodeContext(r.b.u8));",
+        );
+        self.line(
+            2,
+            "const lw = r.width === 1 ? 0 : r.width === 2 ? 1 : r.width === 4 ? 2 : 3;",
+        );
+        self.line(2, "return f(c, r.pos, r.slotWidth, (r.type << 2) | lw);");
+        self.line(1, "}");
+        let fields: Vec<String> = mp
+            .wire_fields()
+            .map(|f| self.b.field_name(&f.def.name))
+            .collect();
+        let names = accessors(&fields, self.b.reserved_members(), "Field");
+        for (f, accessor) in mp.wire_fields().map(|f| f.def).zip(names) {
+            let key = self.b.string_literal(&f.wire_name);
+            let (ret, conv) = match &f.ty {
+                TypeRef::String => ("string".to_string(), "r.asString()".to_string()),
+                TypeRef::Bytes => ("Uint8Array".into(), "r.asBlob()".into()),
+                TypeRef::Vector(_) => ("fb.VectorRef".into(), "r.asVector()".into()),
+                TypeRef::Map(_) => ("fb.MapRef".into(), "r.asMap()".into()),
+                TypeRef::Message(n) => (
+                    format!("{}View", self.b.type_name(n)),
+                    format!("new {}View(r)", self.b.type_name(n)),
+                ),
+                TypeRef::Union(_) => ("fb.Ref".into(), "r".into()),
+                other => {
+                    let dec = self.decode_expr(other, "p", "w", "t", 1);
+                    (
+                        self.ts_type(other),
+                        format!("this.readField(r, (c, p, w, t) => {dec})"),
+                    )
+                }
+            };
+            self.line(0, "");
+            self.docs(1, &f.doc);
+            if f.doc.is_empty() {
+                self.line(1, &format!("/** The `{}` field. */", f.name));
+            }
+            if f.optional {
+                self.line(1, &format!("get {accessor}(): {ret} | null {{"));
+                self.line(2, &format!("const r = this.map.find({key});"));
+                self.line(2, "if (r === undefined || r.isNull) return null;");
+                self.line(2, &format!("return {conv};"));
+            } else {
+                self.line(1, &format!("get {accessor}(): {ret} {{"));
+                self.line(2, &format!("const r = this.map.get({key});"));
+                self.line(2, &format!("return {conv};"));
+            }
+            self.line(1, "}");
+        }
+        self.line(0, "}\n");
+    }
+}
+
+impl Gen<'_> {
     /// `encodeX` / `decodeX` over whole buffers.
     fn root_functions(&mut self, name: &str) {
         self.line(
@@ -566,7 +625,7 @@ impl Gen<'_> {
             TypeRef::Vector(e) if e.is_scalar() => {
                 format!(
                     "{pad}b.typedVector({v}, {});\n",
-                    self.b.string_literal(scalar_kind(e))
+                    self.b.string_literal(&flexbuf::schema::type_string(e))
                 )
             }
             TypeRef::Vector(e) => {
@@ -659,86 +718,5 @@ impl Gen<'_> {
                 format!("c.int({p}, {w}, {t}, {lo}, {hi})")
             }
         }
-    }
-
-    // ---- views -------------------------------------------------------------------
-
-    fn view(&mut self, mp: &MessagePlan<'_>) {
-        let name = self.b.type_name(&mp.def.name);
-        let view = format!("{name}View");
-        self.line(0, &format!("/** Reads single fields of a `{name}` straight from the bytes (lazy, zero-copy, checked). */"));
-        self.line(0, &format!("export class {view} {{"));
-        self.line(1, "/** The underlying map. */");
-        self.line(1, "readonly map: fb.MapRef;");
-        self.line(1, "private cx: fb.DecodeContext | undefined;\n");
-        self.line(1, "/** A view of the map `r` refers to. */");
-        self.line(1, "constructor(r: fb.Ref) {");
-        self.line(2, "this.map = r.asMap();");
-        self.line(1, "}\n");
-        self.line(1, "/** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */");
-        self.line(
-            1,
-            &format!("static fromBytes(bytes: Uint8Array): {view} {{"),
-        );
-        self.line(2, &format!("return new {view}(fb.root(bytes));"));
-        self.line(1, "}\n");
-        self.line(
-            1,
-            "/** Decodes the value `r` refers to with a generated field decoder. */",
-        );
-        self.line(1, "readField<V>(r: fb.Ref, f: (c: fb.DecodeContext, p: number, w: number, t: number) => V): V {");
-        self.line(
-            2,
-            "const c = this.cx ?? (this.cx = new fb.DecodeContext(r.b.u8));",
-        );
-        self.line(
-            2,
-            "const lw = r.width === 1 ? 0 : r.width === 2 ? 1 : r.width === 4 ? 2 : 3;",
-        );
-        self.line(2, "return f(c, r.pos, r.slotWidth, (r.type << 2) | lw);");
-        self.line(1, "}");
-        let fields: Vec<String> = mp
-            .wire_fields()
-            .map(|f| self.b.field_name(&f.def.name))
-            .collect();
-        let names = accessors(&fields, self.b.reserved_members(), "Field");
-        for (f, accessor) in mp.wire_fields().map(|f| f.def).zip(names) {
-            let key = self.b.string_literal(&f.wire_name);
-            let (ret, conv) = match &f.ty {
-                TypeRef::String => ("string".to_string(), "r.asString()".to_string()),
-                TypeRef::Bytes => ("Uint8Array".into(), "r.asBlob()".into()),
-                TypeRef::Vector(_) => ("fb.VectorRef".into(), "r.asVector()".into()),
-                TypeRef::Map(_) => ("fb.MapRef".into(), "r.asMap()".into()),
-                TypeRef::Message(n) => (
-                    format!("{}View", self.b.type_name(n)),
-                    format!("new {}View(r)", self.b.type_name(n)),
-                ),
-                TypeRef::Union(_) => ("fb.Ref".into(), "r".into()),
-                other => {
-                    let dec = self.decode_expr(other, "p", "w", "t", 1);
-                    (
-                        self.ts_type(other),
-                        format!("this.readField(r, (c, p, w, t) => {dec})"),
-                    )
-                }
-            };
-            self.line(0, "");
-            self.docs(1, &f.doc);
-            if f.doc.is_empty() {
-                self.line(1, &format!("/** The `{}` field. */", f.name));
-            }
-            if f.optional {
-                self.line(1, &format!("get {accessor}(): {ret} | null {{"));
-                self.line(2, &format!("const r = this.map.find({key});"));
-                self.line(2, "if (r === undefined || r.isNull) return null;");
-                self.line(2, &format!("return {conv};"));
-            } else {
-                self.line(1, &format!("get {accessor}(): {ret} {{"));
-                self.line(2, &format!("const r = this.map.get({key});"));
-                self.line(2, &format!("return {conv};"));
-            }
-            self.line(1, "}");
-        }
-        self.line(0, "}\n");
     }
 }
