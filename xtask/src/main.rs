@@ -4,7 +4,8 @@
 //! - `test`: installs what the tests need, then runs every test of every language,
 //!   lints included, and the conformance matrix.
 //! - `conformance [--regen]`: runs every language runner and prints the matrix.
-//! - `bench <core>`: runs the named benchmark suite.
+//! - `bench <suite>`: runs the named benchmark suite: `typed`, an SDK of
+//!   [`sdk_table::SDKS`], or a core suite.
 //! - `ci`: what `.ci/run` calls; runs the README's test command.
 
 mod bench;
@@ -14,6 +15,7 @@ mod report;
 mod sdk_c;
 mod sdk_kotlin;
 mod sdk_python;
+mod sdk_table;
 mod sdk_ts;
 mod setup;
 mod util;
@@ -22,8 +24,13 @@ use std::process::ExitCode;
 
 use util::Result;
 
-const USAGE: &str =
-    "usage: cargo xtask <build-all | test | conformance [--regen] | bench <core> | ci>";
+fn usage() -> String {
+    let sdks: Vec<&str> = sdk_table::SDKS.iter().map(|s| s.name).collect();
+    format!(
+        "usage: cargo xtask <build-all | test | conformance [--regen] | bench <core | typed | {}> | ci>",
+        sdks.join(" | ")
+    )
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,15 +39,14 @@ fn main() -> ExitCode {
         Some("test") | Some("ci") => test(),
         Some("conformance") => conformance::run(&args[1..]),
         Some("bench") => match args.get(1).map(String::as_str) {
-            Some("c") => sdk_c::bench(),
             Some("typed") => bench_typed::run(),
-            Some("python") => sdk_python::bench(),
-            Some("ts") => sdk_ts::bench(),
-            Some("kotlin") => sdk_kotlin::bench(),
+            Some(name) if sdk_table::find(name).is_some() => {
+                (sdk_table::find(name).expect("found above").bench)()
+            }
             _ => bench::run(&args[1..]),
         },
         _ => {
-            eprintln!("{USAGE}");
+            eprintln!("{}", usage());
             return ExitCode::from(2);
         }
     };
@@ -59,10 +65,9 @@ fn build_all() -> Result<()> {
         "cargo build --release --workspace",
         util::cargo(&["build", "--release", "--workspace"]),
     )?;
-    sdk_c::build()?;
-    sdk_python::build()?;
-    sdk_ts::build()?;
-    sdk_kotlin::build()?;
+    for sdk in sdk_table::SDKS {
+        (sdk.build)()?;
+    }
     Ok(())
 }
 
@@ -88,10 +93,9 @@ fn test() -> Result<()> {
         "cargo test",
         util::cargo(&["test", "--workspace", "--all-features"]),
     )?;
-    sdk_c::test()?;
-    sdk_python::test()?;
-    sdk_ts::test()?;
-    sdk_kotlin::test()?;
+    for sdk in sdk_table::SDKS {
+        (sdk.test)()?;
+    }
     conformance::run(&[])?;
     println!("xtask: all tests passed");
     Ok(())

@@ -15,14 +15,12 @@ fn sdk() -> PathBuf {
 }
 
 /// `<os>-<arch>` as `dev.flexbuf.jvm.FlexNative.platform` spells it.
-fn platform() -> (String, &'static str) {
+fn platform() -> (String, String) {
     let os = std::env::consts::OS;
-    let file = match os {
-        "macos" => "libflexbuf_jni.dylib",
-        "windows" => "flexbuf_jni.dll",
-        _ => "libflexbuf_jni.so",
-    };
-    (format!("{os}-{}", std::env::consts::ARCH), file)
+    (
+        format!("{os}-{}", std::env::consts::ARCH),
+        crate::util::cdylib_name("flexbuf_jni"),
+    )
 }
 
 fn ensure_tools() -> Result<()> {
@@ -70,8 +68,8 @@ pub fn build() -> Result<()> {
         .join(&plat);
     std::fs::create_dir_all(&res)?;
     std::fs::copy(
-        crate::util::target_dir().join("release").join(file),
-        res.join(file),
+        crate::util::target_dir().join("release").join(&file),
+        res.join(&file),
     )?;
 
     let generated = sdk().join("target/generated-test-sources/flexbuf");

@@ -70,10 +70,10 @@ fn ensure_venv() -> Result<()> {
     Ok(())
 }
 
-/// Builds the wheel into `target/wheels/` and installs it into `.venv`.
+/// Builds the wheel into `$CARGO_TARGET_DIR/wheels/` (`target/wheels/` by default) and installs it into `.venv`.
 pub fn build() -> Result<()> {
     ensure_venv()?;
-    let wheels = root().join("target/wheels");
+    let wheels = util::target_dir().join("wheels");
     // Only this build's wheel may be installed below.
     if let Ok(entries) = std::fs::read_dir(&wheels) {
         for e in entries.flatten() {

@@ -23,17 +23,6 @@ fn node(args: &[&str]) -> duct::Expression {
     duct::cmd("node", args).dir(sdk())
 }
 
-/// File name of a cdylib built by cargo on this platform.
-fn cdylib_name(stem: &str) -> String {
-    if cfg!(target_os = "windows") {
-        format!("{stem}.dll")
-    } else if cfg!(target_os = "macos") {
-        format!("lib{stem}.dylib")
-    } else {
-        format!("lib{stem}.so")
-    }
-}
-
 fn release_dir() -> PathBuf {
     util::target_dir().join("release")
 }
@@ -52,7 +41,7 @@ pub fn build() -> Result<()> {
         "cargo build -p flexbuf-node --release",
         util::cargo(&["build", "-p", "flexbuf-node", "--release"]),
     )?;
-    let lib = release_dir().join(cdylib_name("flexbuf_node"));
+    let lib = release_dir().join(util::cdylib_name("flexbuf_node"));
     let dest = sdk().join("native/index.node");
     std::fs::copy(&lib, &dest)
         .map_err(|e| format!("copy {} -> {}: {e}", lib.display(), dest.display()))?;

@@ -36,6 +36,15 @@ pub fn target_dir() -> PathBuf {
         .unwrap_or_else(|| root().join("target"))
 }
 
+/// File name of a cdylib built by cargo on this platform (`libx.so`, `libx.dylib`, `x.dll`).
+pub fn cdylib_name(stem: &str) -> String {
+    format!(
+        "{}{stem}{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    )
+}
+
 /// The `flexbuf` CLI (debug build), built first.
 pub fn flexbuf_cli() -> Result<PathBuf> {
     step(
