@@ -18,10 +18,11 @@
 //! allows positional decoding: [`crate::FlexCoder::from_envelope`] then
 //! decodes by key only.
 
-use crate::error::{Error, ErrorKind, Result};
+pub use crate::error::EnvelopeError;
+use crate::error::{Error, ErrorKind, Result, ENVELOPE_HEADER_LEN};
 
 /// Bytes before the payload.
-pub const HEADER_LEN: usize = 24;
+pub const HEADER_LEN: usize = ENVELOPE_HEADER_LEN;
 /// The magic, including the envelope format version.
 pub const MAGIC: [u8; 4] = *b"FXE\x01";
 
@@ -34,62 +35,6 @@ pub struct Envelope<'a> {
     pub fingerprint: u64,
     /// The FlexBuffers payload (not yet verified).
     pub payload: &'a [u8],
-}
-
-/// Why an envelope cannot be opened.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum EnvelopeError {
-    /// Shorter than the header.
-    Truncated,
-    /// The first three bytes are not `FXE`.
-    BadMagic,
-    /// An envelope format version this library does not know.
-    UnsupportedFormat(u8),
-    /// Flags this library does not know.
-    UnknownFlags(u16),
-    /// The length field disagrees with the bytes present.
-    LengthMismatch {
-        /// What the header says.
-        declared: u64,
-        /// What follows the header.
-        actual: u64,
-    },
-    /// The protocol version is not the one expected.
-    ProtocolMismatch {
-        /// The version the caller expects.
-        expected: u16,
-        /// The version in the envelope.
-        found: u16,
-    },
-}
-
-impl core::fmt::Display for EnvelopeError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            EnvelopeError::Truncated => {
-                write!(f, "shorter than the {HEADER_LEN}-byte envelope header")
-            }
-            EnvelopeError::BadMagic => f.write_str("not a flexbuf envelope (bad magic)"),
-            EnvelopeError::UnsupportedFormat(v) => write!(
-                f,
-                "envelope format version {v} is not supported (expected 1)"
-            ),
-            EnvelopeError::UnknownFlags(x) => write!(f, "unknown envelope flags {x:#06x}"),
-            EnvelopeError::LengthMismatch { declared, actual } => {
-                write!(
-                    f,
-                    "envelope declares a {declared}-byte payload but {actual} bytes follow"
-                )
-            }
-            EnvelopeError::ProtocolMismatch { expected, found } => {
-                write!(
-                    f,
-                    "protocol version {found} does not match the expected {expected}"
-                )
-            }
-        }
-    }
 }
 
 fn err(e: EnvelopeError, at: usize) -> Error {

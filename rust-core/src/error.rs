@@ -89,7 +89,71 @@ pub enum ErrorKind {
     /// A custom message, for serde and generated code.
     Message(String),
     /// A message envelope that cannot be opened.
-    Envelope(crate::envelope::EnvelopeError),
+    Envelope(EnvelopeError),
+}
+
+/// Bytes before an envelope's payload ([`crate::envelope::HEADER_LEN`]),
+/// here so that envelope errors print it without this module depending on
+/// the envelope module.
+pub(crate) const ENVELOPE_HEADER_LEN: usize = 24;
+
+/// Why an envelope cannot be opened (see [`crate::envelope`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EnvelopeError {
+    /// Shorter than the header.
+    Truncated,
+    /// The first three bytes are not `FXE`.
+    BadMagic,
+    /// An envelope format version this library does not know.
+    UnsupportedFormat(u8),
+    /// Flags this library does not know.
+    UnknownFlags(u16),
+    /// The length field disagrees with the bytes present.
+    LengthMismatch {
+        /// What the header says.
+        declared: u64,
+        /// What follows the header.
+        actual: u64,
+    },
+    /// The protocol version is not the one expected.
+    ProtocolMismatch {
+        /// The version the caller expects.
+        expected: u16,
+        /// The version in the envelope.
+        found: u16,
+    },
+}
+
+impl fmt::Display for EnvelopeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EnvelopeError::Truncated => {
+                write!(
+                    f,
+                    "shorter than the {ENVELOPE_HEADER_LEN}-byte envelope header"
+                )
+            }
+            EnvelopeError::BadMagic => f.write_str("not a flexbuf envelope (bad magic)"),
+            EnvelopeError::UnsupportedFormat(v) => write!(
+                f,
+                "envelope format version {v} is not supported (expected 1)"
+            ),
+            EnvelopeError::UnknownFlags(x) => write!(f, "unknown envelope flags {x:#06x}"),
+            EnvelopeError::LengthMismatch { declared, actual } => {
+                write!(
+                    f,
+                    "envelope declares a {declared}-byte payload but {actual} bytes follow"
+                )
+            }
+            EnvelopeError::ProtocolMismatch { expected, found } => {
+                write!(
+                    f,
+                    "protocol version {found} does not match the expected {expected}"
+                )
+            }
+        }
+    }
 }
 
 /// Builder misuse reported as an error instead of a corrupt buffer.
