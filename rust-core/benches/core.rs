@@ -24,6 +24,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use serde::{Deserialize, Serialize};
 use flexbuf::{verify, Builder, FlexType, Reader};
 use serde_json::{Map, Value};
 
@@ -556,6 +557,54 @@ fn write_sizes(prepared: &[Prepared], linear: &[(String, Vec<u8>)], json: &[Json
     std::fs::write(&path, out).expect("FLEXBUF_BENCH_SIZES is writable");
 }
 
+// ---- the serde tier ---------------------------------------------------------------
+
+/// A small record, as record-heavy datasets hold them by the hundred thousand.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Record {
+    id: u64,
+    name: String,
+    email: String,
+    score: f64,
+    active: bool,
+    tags: Vec<String>,
+    position: [f32; 3],
+    counts: Vec<u32>,
+}
+
+/// The same record with its strings borrowed from the buffer.
+#[derive(Deserialize, Debug, PartialEq)]
+struct RecordRef<'a> {
+    id: u64,
+    #[serde(borrow)]
+    name: &'a str,
+    #[serde(borrow)]
+    email: &'a str,
+    score: f64,
+    active: bool,
+    #[serde(borrow)]
+    tags: Vec<&'a str>,
+    position: [f32; 3],
+    counts: Vec<u32>,
+}
+
+/// `n` deterministic records.
+fn records(n: usize) -> Vec<Record> {
+    const TAGS: [&str; 6] = ["alpha", "beta", "gamma", "delta", "edge", "fresh"];
+    (0..n)
+        .map(|i| Record {
+            id: 1_000_000 + i as u64,
+            name: format!("user {i:06}"),
+            email: format!("user{i}@example.org"),
+            score: (i % 1000) as f64 * 0.37,
+            active: i % 3 == 0,
+            tags: (0..i % 4).map(|t| TAGS[(i + t) % 6].to_string()).collect(),
+            position: [i as f32 * 0.5, (i % 100) as f32, -1.25],
+            counts: vec![(i % 7) as u32, (i % 300) as u32, i as u32],
+        })
+        .collect()
+}
+
 // ---- benchmarks ----------------------------------------------------------------
 
 fn benches(c: &mut Criterion) {
@@ -685,6 +734,66 @@ fn benches(c: &mut Criterion) {
         g.finish();
     }
 
+    for p in &prepared {
+        let mut g = c.benchmark_group(format!("serde_{}", p.name));
+        g.bench_function("flexbuf_ser", |b| {
+            b.iter(|| black_box(flexbuf::to_vec(black_box(&p.value)).unwrap().len()))
+        });
+        g.bench_function("flexbuffers_ser", |b| {
+            b.iter(|| black_box(flexbuffers::to_vec(black_box(&p.value)).unwrap().len()))
+        });
+        let ours = flexbuf::to_vec(&p.value).unwrap();
+        let theirs = flexbuffers::to_vec(&p.value).unwrap();
+        assert_eq!(flexbuf::from_slice::<Value>(&ours).unwrap(), p.value);
+        assert_eq!(flexbuffers::from_slice::<Value>(&theirs).unwrap(), p.value);
+        g.bench_function("flexbuf_de", |b| {
+            b.iter(|| black_box(flexbuf::from_slice::<Value>(black_box(&ours)).unwrap()))
+        });
+        g.bench_function("flexbuffers_de", |b| {
+            b.iter(|| black_box(flexbuffers::from_slice::<Value>(black_box(&theirs)).unwrap()))
+        });
+        g.finish();
+    }
+    {
+        let recs = records(100_000);
+        let ours = flexbuf::to_vec(&recs).unwrap();
+        let theirs = flexbuffers::to_vec(&recs).unwrap();
+        assert_eq!(flexbuf::from_slice::<Vec<Record>>(&ours).unwrap(), recs);
+        assert_eq!(flexbuffers::from_slice::<Vec<Record>>(&theirs).unwrap(), recs);
+        let borrowed = flexbuf::from_slice::<Vec<RecordRef<'_>>>(&ours).unwrap();
+        assert_eq!(borrowed[7].name, recs[7].name);
+        let mut g = c.benchmark_group("serde_records_100k");
+        g.sample_size(10);
+        g.bench_function("flexbuf_ser", |b| {
+            b.iter(|| black_box(flexbuf::to_vec(black_box(&recs)).unwrap().len()))
+        });
+        g.bench_function("flexbuffers_ser", |b| {
+            b.iter(|| black_box(flexbuffers::to_vec(black_box(&recs)).unwrap().len()))
+        });
+        g.bench_function("flexbuf_de", |b| {
+            b.iter(|| black_box(flexbuf::from_slice::<Vec<Record>>(black_box(&ours)).unwrap()))
+        });
+        g.bench_function("flexbuffers_de", |b| {
+            b.iter(|| {
+                black_box(flexbuffers::from_slice::<Vec<Record>>(black_box(&theirs)).unwrap())
+            })
+        });
+        g.bench_function("flexbuf_de_borrowed", |b| {
+            b.iter(|| {
+                black_box(flexbuf::from_slice::<Vec<RecordRef<'_>>>(black_box(&ours)).unwrap())
+            })
+        });
+        g.bench_function("flexbuffers_de_borrowed", |b| {
+            b.iter(|| {
+                black_box(
+                    flexbuffers::from_slice::<Vec<RecordRef<'_>>>(black_box(&theirs)).unwrap(),
+                )
+            })
+        });
+        g.finish();
+        serde_sizes(ours.len(), theirs.len());
+    }
+
     let mut g = c.benchmark_group("verify_linear");
     for (name, bytes) in &linear {
         g.throughput(Throughput::Bytes(bytes.len() as u64));
@@ -715,6 +824,17 @@ fn benches(c: &mut Criterion) {
         });
         g.finish();
     }
+}
+
+/// Appends the sizes of the 100,000-record buffers to the sizes file.
+fn serde_sizes(ours: usize, theirs: usize) {
+    let Some(path) = std::env::var_os("FLEXBUF_BENCH_SIZES") else {
+        return;
+    };
+    let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+    text.push_str(&format!("serde_records_100k\tflexbuf\t{ours}\n"));
+    text.push_str(&format!("serde_records_100k\tflexbuffers\t{theirs}\n"));
+    std::fs::write(&path, text).expect("FLEXBUF_BENCH_SIZES is writable");
 }
 
 /// Short runs: the machine is shared and the whole suite must stay within minutes.

@@ -557,6 +557,33 @@ impl Builder {
         self.end_vector_as(true, true)
     }
 
+    /// Ends a vector in its most compact form: a typed vector when every element
+    /// is an int, every one a uint, a float or a bool (a fixed vector for 2 to 4
+    /// numbers when `fixed` allows it), an untyped vector otherwise.
+    ///
+    /// Not a C++ call sequence: the serde tier uses it, where no reference
+    /// bytes exist and typed vectors are smaller and faster to read.
+    pub(crate) fn end_vector_compact(&mut self, fixed: bool) -> Result<()> {
+        let Some(&Open::Vector(start)) = self.opens.last() else {
+            return self.end_vector();
+        };
+        let elems = &self.stack[start..];
+        let Some(ty) = elems.first().map(|s| s.ty) else {
+            return self.end_vector();
+        };
+        let scalar = matches!(
+            ty,
+            FlexType::Int | FlexType::UInt | FlexType::Float | FlexType::Bool
+        );
+        if !scalar || elems.iter().any(|s| s.ty != ty) {
+            return self.end_vector();
+        }
+        if fixed && (2..=4).contains(&elems.len()) && ty != FlexType::Bool {
+            return self.end_fixed_vector();
+        }
+        self.end_typed_vector()
+    }
+
     /// Ends a vector with the C++ `EndVector(start, typed, fixed)` flags.
     pub fn end_vector_as(&mut self, typed: bool, fixed: bool) -> Result<()> {
         self.check()?;

@@ -447,8 +447,8 @@ pub(crate) fn key_at(buf: &[u8], at: usize) -> Result<&[u8]> {
     let tail = buf
         .get(at..)
         .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, at))?;
-    match tail.iter().position(|&b| b == 0) {
-        Some(n) => Ok(&tail[..n]),
+    match crate::utf8::scan_key(tail) {
+        Some(k) => Ok(&tail[..k.len]),
         None => Err(Error::at(ErrorKind::MissingNul, at)),
     }
 }

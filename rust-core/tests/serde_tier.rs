@@ -204,7 +204,8 @@ fn wire_shape_follows_the_documented_mapping() {
         "leave at door"
     );
     let moved = events.get(2).unwrap().get("Moved").unwrap();
-    assert_eq!(moved.flex_type(), FlexType::Vector);
+    // Two ints of a tuple variant: a fixed vector.
+    assert_eq!(moved.flex_type(), FlexType::VectorInt2);
     assert_eq!(moved.index(0).unwrap().as_i64().unwrap(), -3);
     let paid = events.get(3).unwrap().get("Paid").unwrap();
     assert_eq!(paid.get("amount").unwrap().as_f64().unwrap(), 12.25);
@@ -773,6 +774,31 @@ fn enums_shapes_and_mismatches() {
 }
 
 #[test]
+fn homogeneous_scalar_sequences_are_typed_vectors() {
+    let cases: [(Vec<u8>, FlexType); 6] = [
+        (to_vec(&vec![1u8, 2, 3]).unwrap(), FlexType::VectorUInt),
+        (to_vec(&vec![-1i64, 2]).unwrap(), FlexType::VectorInt),
+        (to_vec(&vec![0.5f64, 1e300]).unwrap(), FlexType::VectorFloat),
+        (to_vec(&[1.5f32, 2.0, 3.0]).unwrap(), FlexType::VectorFloat3),
+        (to_vec(&vec![true, false]).unwrap(), FlexType::VectorBool),
+        (to_vec(&(1u8, "x")).unwrap(), FlexType::Vector),
+    ];
+    for (bytes, ty) in &cases {
+        assert_eq!(flexbuf::verify(bytes).unwrap().root().flex_type(), *ty);
+    }
+    assert_eq!(from_slice::<Vec<u8>>(&cases[0].0).unwrap(), [1, 2, 3]);
+    assert_eq!(from_slice::<Vec<i64>>(&cases[1].0).unwrap(), [-1, 2]);
+    assert_eq!(from_slice::<Vec<f64>>(&cases[2].0).unwrap(), [0.5, 1e300]);
+    assert_eq!(from_slice::<[f32; 3]>(&cases[3].0).unwrap(), [1.5, 2.0, 3.0]);
+    assert_eq!(from_slice::<Vec<bool>>(&cases[4].0).unwrap(), [true, false]);
+    // 300 small ints: the length needs two bytes, so do the elements.
+    let many: Vec<u8> = (0..=255).chain(0..44).collect();
+    assert_eq!(from_slice::<Vec<u8>>(&to_vec(&many).unwrap()).unwrap(), many);
+    let empty: Vec<u32> = Vec::new();
+    assert_eq!(from_slice::<Vec<u32>>(&to_vec(&empty).unwrap()).unwrap(), empty);
+}
+
+#[test]
 fn lengths_must_match_and_types_must_fit() {
     let three = to_vec(&(1, 2, 3)).unwrap();
     let err = from_slice::<(i32, i32)>(&three).unwrap_err();
@@ -785,7 +811,7 @@ fn lengths_must_match_and_types_must_fit() {
         err.kind(),
         ErrorKind::TypeMismatch {
             expected: "map",
-            found: FlexType::Vector
+            found: FlexType::VectorInt3
         }
     ));
     let err = from_slice::<Vec<u8>>(

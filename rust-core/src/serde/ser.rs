@@ -207,15 +207,22 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
             ser: self,
             index: 0,
             variant: None,
+            fixed: false,
         })
     }
 
-    fn serialize_tuple(self, len: usize) -> Result<Seq<'s, 'b>> {
-        self.serialize_seq(Some(len))
+    fn serialize_tuple(self, _len: usize) -> Result<Seq<'s, 'b>> {
+        self.builder.start_vector();
+        Ok(Seq {
+            ser: self,
+            index: 0,
+            variant: None,
+            fixed: true,
+        })
     }
 
     fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Seq<'s, 'b>> {
-        self.serialize_seq(Some(len))
+        self.serialize_tuple(len)
     }
 
     fn serialize_tuple_variant(
@@ -232,6 +239,7 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
             ser: self,
             index: 0,
             variant: Some(variant),
+            fixed: true,
         })
     }
 
@@ -277,6 +285,8 @@ pub struct Seq<'s, 'b> {
     index: usize,
     /// For a tuple variant, the variant name: the vector is inside `{variant: ...}`.
     variant: Option<&'static str>,
+    /// A tuple (fixed length): 2 to 4 numbers of one type become a fixed vector.
+    fixed: bool,
 }
 
 impl Seq<'_, '_> {
@@ -293,7 +303,9 @@ impl Seq<'_, '_> {
     }
 
     fn end(self) -> Result<()> {
-        self.ser.builder.end_vector()?;
+        // Homogeneous scalars become typed (or, for tuples of 2-4 numbers,
+        // fixed) vectors: smaller, and read without a type byte per element.
+        self.ser.builder.end_vector_compact(self.fixed)?;
         if self.variant.is_some() {
             self.ser.builder.end_map()?;
         }
