@@ -20,7 +20,8 @@ use crate::util::{self, Result};
 const USAGE: &str = "usage: cargo xtask bench core";
 
 /// The exact command the suite runs, as printed in the report.
-const CORE_COMMAND: &str = "cargo bench -p flexbuf --bench core";
+const CORE_COMMAND: &str =
+    "cargo bench -p flexbuf --bench core --features reference-verifier,serde";
 
 /// Section heading owned by this suite in `docs/benchmarks.md`.
 const CORE_HEADING: &str = "## Rust core";
@@ -33,8 +34,58 @@ const FIXTURES: [&str; 4] = [
     "unicode_heavy",
 ];
 
-/// Inputs of the verify-linearity group, in report order.
-const LINEAR: [&str; 4] = ["metrics_96k", "api_x1", "api_x4", "api_x16"];
+/// Every shared fixture: the JSON and verify tables.
+const ALL_FIXTURES: [&str; 11] = [
+    "user_profile",
+    "api_response",
+    "time_series",
+    "unicode_heavy",
+    "chat_thread",
+    "deep_nesting",
+    "metrics_96k",
+    "repeated_maps",
+    "string_flood",
+    "wide_map",
+    "width_bomb",
+];
+
+/// Fixtures on which the verifier must be at least twice as fast as before.
+const VERIFY_TARGETS: [&str; 4] = [
+    "api_response",
+    "chat_thread",
+    "string_flood",
+    "unicode_heavy",
+];
+
+/// Inputs of the verify-scaling group, in report order.
+const LINEAR: [&str; 6] = [
+    "metrics_96k",
+    "api_x1",
+    "api_x10",
+    "api_x100",
+    "api_x1000",
+    "api_x2000",
+];
+
+/// JSON columns (from_json_* and to_json_* groups).
+const JSON: [Column; 2] = [
+    col("flexbuf", "flexbuf", false),
+    col("serde_json", "serde_json (Value)", false),
+];
+
+/// Serde-tier columns (serde_* groups).
+const SERDE: [Column; 6] = [
+    col("flexbuf_ser", "flexbuf to_vec", false),
+    col("flexbuffers_ser", "flexbuffers to_vec", false),
+    col("flexbuf_de", "flexbuf from_slice", false),
+    col("flexbuffers_de", "flexbuffers from_slice", false),
+    col("flexbuf_de_borrowed", "flexbuf from_slice (borrowed)", true),
+    col(
+        "flexbuffers_de_borrowed",
+        "flexbuffers from_slice (borrowed)",
+        true,
+    ),
+];
 
 /// One column of a comparison table: a criterion benchmark id and its label.
 struct Column {
@@ -95,9 +146,17 @@ fn core() -> Result<()> {
     let load_before = load_average();
     util::step(
         CORE_COMMAND,
-        util::cargo(&["bench", "-p", "flexbuf", "--bench", "core"])
-            .env("CRITERION_HOME", &criterion)
-            .env("FLEXBUF_BENCH_SIZES", &sizes_path),
+        util::cargo(&[
+            "bench",
+            "-p",
+            "flexbuf",
+            "--bench",
+            "core",
+            "--features",
+            "reference-verifier,serde",
+        ])
+        .env("CRITERION_HOME", &criterion)
+        .env("FLEXBUF_BENCH_SIZES", &sizes_path),
     )?;
 
     let results = Results {
@@ -191,11 +250,23 @@ struct VerifyRow {
     ns: f64,
 }
 
+/// The verifier on one fixture, now and before (the replaced one, same run).
+struct VerifyPair {
+    fixture: &'static str,
+    bytes: u64,
+    now: f64,
+    before: f64,
+}
+
 struct CoreReport {
     encode: Vec<Row>,
     read: Vec<Row>,
     verify: Vec<VerifyRow>,
+    pairs: Vec<VerifyPair>,
     linear: Vec<VerifyRow>,
+    from_json: Vec<Row>,
+    to_json: Vec<Row>,
+    serde: Vec<Row>,
     sizes: Sizes,
 }
 
@@ -207,8 +278,8 @@ impl CoreReport {
                 .copied()
                 .ok_or_else(|| format!("no size for {fixture}/{format}").into())
         };
-        let group_rows = |prefix: &str, columns: &[Column]| -> Result<Vec<Row>> {
-            FIXTURES
+        let rows_of = |prefix: &str, fixtures: &[&'static str], columns: &[Column]| {
+            fixtures
                 .iter()
                 .map(|&fixture| {
                     let group = format!("{prefix}_{fixture}");
@@ -221,8 +292,23 @@ impl CoreReport {
                         .collect::<Result<Vec<_>>>()?;
                     Ok(Row { fixture, times })
                 })
-                .collect()
+                .collect::<Result<Vec<_>>>()
         };
+        let group_rows = |prefix: &str, columns: &[Column]| rows_of(prefix, &FIXTURES, columns);
+        let pairs = ALL_FIXTURES
+            .iter()
+            .map(|&fixture| {
+                let group = format!("verify_{fixture}");
+                Ok(VerifyPair {
+                    fixture,
+                    bytes: size(fixture, "json_flexbuf")?,
+                    now: results.required(&group, "flexbuf")?,
+                    before: results.required(&group, "flexbuf_before")?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let serde_fixtures: Vec<&'static str> =
+            FIXTURES.iter().copied().chain(["records_100k"]).collect();
         let mut verify = Vec::new();
         for fixture in FIXTURES {
             let group = format!("verify_{fixture}");
@@ -253,7 +339,11 @@ impl CoreReport {
             encode: group_rows("encode", &ENCODE)?,
             read: group_rows("read", &READ)?,
             verify,
+            pairs,
             linear,
+            from_json: rows_of("from_json", &ALL_FIXTURES, &JSON)?,
+            to_json: rows_of("to_json", &ALL_FIXTURES, &JSON)?,
+            serde: rows_of("serde", &serde_fixtures, &SERDE)?,
             sizes: sizes.clone(),
         })
     }
@@ -321,10 +411,39 @@ impl CoreReport {
         render_verify(&mut s, "buffer", &self.verify);
         let _ = writeln!(
             s,
-            "Linearity: the same verifier on `metrics_96k` and on the API response \
-             with its 100 records repeated 1x, 4x and 16x.\n"
+            "The verifier against the one it replaced (which recorded every container \
+             in a hash table), both in this run, on every fixture as `from_json` \
+             builds it:\n"
+        );
+        self.render_pairs(&mut s);
+        let _ = writeln!(
+            s,
+            "Scaling: the same verifier on `metrics_96k` and on the API response \
+             with its 100 records repeated 1x to 2000x (35 KB to 70 MB).\n"
         );
         render_verify(&mut s, "input", &self.linear);
+
+        let _ = writeln!(
+            s,
+            "### JSON (median time)\n\n`flexbuf::from_json(text)` against \
+             `serde_json::from_str::<Value>(text)`, and `flexbuf::to_json(bytes)` \
+             (which verifies the bytes first) against `serde_json::to_string(&value)`, \
+             on every fixture.\n"
+        );
+        let _ = writeln!(s, "From JSON text:\n");
+        self.render_table(&mut s, &JSON, &self.from_json);
+        let _ = writeln!(s, "To JSON text:\n");
+        self.render_table(&mut s, &JSON, &self.to_json);
+
+        let _ = writeln!(
+            s,
+            "### Serde tier (median time)\n\n`flexbuf::to_vec` / `from_slice` \
+             (which verifies first) against the `flexbuffers` crate's serde, on the \
+             fixtures as `serde_json::Value` and on 100,000 small derived records \
+             (strings, a float, a bool, a `Vec<String>`, a `[f32; 3]`, a `Vec<u32>`); \
+             *borrowed* decodes into a struct of `&str`.\n"
+        );
+        self.render_table(&mut s, &SERDE, &self.serde);
 
         let _ = writeln!(s, "### Encoded sizes (bytes)\n");
         self.render_sizes(&mut s);
@@ -359,6 +478,28 @@ impl CoreReport {
         let _ = writeln!(s, "In words (relative to *{}*):\n", columns[0].label);
         for row in rows {
             let _ = writeln!(s, "- {}: {}", row.fixture, ratio_sentence(columns, row));
+        }
+        s.push('\n');
+    }
+
+    fn render_pairs(&self, s: &mut String) {
+        let _ = writeln!(
+            s,
+            "| fixture | bytes | before | now | speed-up | MB/s now | ns/byte now |"
+        );
+        let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|");
+        for p in &self.pairs {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {:.0} | {:.2} |",
+                p.fixture,
+                fmt_count(p.bytes),
+                fmt_time(p.before),
+                fmt_time(p.now),
+                fmt_ratio(p.before / p.now),
+                p.bytes as f64 / p.now * 1e3,
+                p.now / p.bytes as f64
+            );
         }
         s.push('\n');
     }
@@ -409,38 +550,87 @@ impl CoreReport {
         let mut out = Vec::new();
         let enc = |id| col(&ENCODE, id).unwrap_or(0);
         let read = |id| col(&READ, id).unwrap_or(0);
-        out.push(verdict(
-            "Encode at least 3x faster than the `flexbuffers` crate (flexbuf vs flexbuffers)",
-            &ratios(&self.encode, enc("flexbuf"), enc("flexbuffers")),
-            3.0,
-        ));
-        let typed = ratios(
-            &self.encode,
-            enc("flexbuf_typed"),
-            enc("flexbuffers_slices"),
-        );
-        if !typed.is_empty() {
-            out.push(verdict(
-                "Same, bulk numeric arrays (flexbuf typed vectors vs flexbuffers slices)",
-                &typed,
-                3.0,
-            ));
-        }
+        let serde = |id| col(&SERDE, id).unwrap_or(0);
         out.push(verdict(
             "Encode faster than `serde_json`",
             &ratios(&self.encode, enc("flexbuf"), enc("serde_json")),
             1.0,
         ));
+        let rmp = ratios(&self.encode, enc("flexbuf"), enc("rmp_serde"));
+        let rmp_met = rmp.iter().filter(|(_, r)| *r >= 1.0).count();
+        out.push(format!(
+            "Encode faster than `rmp_serde` on at least 2 of 4: {} ({})",
+            if rmp_met >= 2 {
+                "**met**"
+            } else {
+                "**missed**"
+            },
+            rmp.iter()
+                .map(|(f, r)| format!("{f} {}", fmt_ratio(*r)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
         out.push(verdict(
-            "Full traversal at least 2x faster than the `flexbuffers` crate, from untrusted \
-             bytes (flexbuf verify + walk vs flexbuffers walk)",
+            "Encode vs the `flexbuffers` crate (for scale; no target)",
+            &ratios(&self.encode, enc("flexbuf"), enc("flexbuffers")),
+            1.0,
+        ));
+        let pairs: Vec<(&str, f64)> = self
+            .pairs
+            .iter()
+            .filter(|p| VERIFY_TARGETS.contains(&p.fixture))
+            .map(|p| (p.fixture, p.before / p.now))
+            .collect();
+        out.push(verdict(
+            "Verify at least 2x faster than before (same run)",
+            &pairs,
+            2.0,
+        ));
+        let all: Vec<(&str, f64)> = self
+            .pairs
+            .iter()
+            .map(|p| (p.fixture, p.before / p.now))
+            .collect();
+        out.push(verdict("Same, every fixture (for scale)", &all, 2.0));
+        out.push(linearity(&self.linear));
+        out.push(verdict(
+            "`from_json` faster than `serde_json::from_str::<Value>`",
+            &ratios(&self.from_json, 0, 1),
+            1.0,
+        ));
+        out.push(verdict(
+            "`to_json` faster than `serde_json::to_string(&Value)`",
+            &ratios(&self.to_json, 0, 1),
+            1.0,
+        ));
+        out.push(verdict(
+            "Full traversal of a verified buffer at least 2x the `flexbuffers` crate",
+            &ratios(&self.read, read("flexbuf_walk"), read("flexbuffers")),
+            2.0,
+        ));
+        out.push(verdict(
+            "Same, from untrusted bytes (verify + walk vs flexbuffers walk; for scale)",
             &ratios(&self.read, read("flexbuf_verify_walk"), read("flexbuffers")),
             2.0,
         ));
         out.push(verdict(
-            "Same, on an already verified buffer (flexbuf walk vs flexbuffers walk)",
-            &ratios(&self.read, read("flexbuf_walk"), read("flexbuffers")),
+            "Serde serialize at least 2x the `flexbuffers` crate",
+            &ratios(&self.serde, serde("flexbuf_ser"), serde("flexbuffers_ser")),
             2.0,
+        ));
+        out.push(verdict(
+            "Serde deserialize at least 2x the `flexbuffers` crate",
+            &ratios(&self.serde, serde("flexbuf_de"), serde("flexbuffers_de")),
+            2.0,
+        ));
+        out.push(verdict(
+            "Borrowing deserialize faster than the `flexbuffers` crate's",
+            &ratios(
+                &self.serde,
+                serde("flexbuf_de_borrowed"),
+                serde("flexbuffers_de_borrowed"),
+            ),
+            1.0,
         ));
         out.push(linearity(&self.linear));
         out
@@ -487,14 +677,15 @@ fn linearity(rows: &[VerifyRow]) -> String {
         .iter()
         .map(|v| format!("{} {:.2} ns/B", v.name, per_byte(v)))
         .collect();
-    let status = if scaled.len() >= 2 && hi / lo <= 1.5 {
+    let status = if scaled.len() >= 2 && hi / lo <= 1.25 {
         "**met**"
     } else {
-        "**not shown**"
+        "**missed**"
     };
     format!(
-        "Verify linear in size: {status} (over a {:.0}x size range of the same records, \
-         time per byte varies {:.2}x; {})",
+        "Verify time per byte flat from kilobytes to 64 MB and more (within 1.25x): \
+         {status} (over a {:.0}x size range of the same records, time per byte varies \
+         {:.2}x; {})",
         big / small,
         hi / lo,
         listed.join(", ")
@@ -675,7 +866,7 @@ mod tests {
         ];
         assert!(linearity(&flat).contains("**met**"), "{}", linearity(&flat));
         let quadratic = [row("api_x1", 1000, 4000.0), row("api_x4", 4000, 64000.0)];
-        assert!(linearity(&quadratic).contains("**not shown**"));
+        assert!(linearity(&quadratic).contains("**missed**"));
     }
 
     #[test]
