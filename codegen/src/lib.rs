@@ -30,7 +30,9 @@
 
 mod check;
 pub mod diag;
-pub mod parse;
+mod load;
+mod parse;
+mod source;
 
 pub mod backend;
 pub mod build;
@@ -40,7 +42,8 @@ pub mod writer;
 
 pub use backend::{Backend, GeneratedFile};
 pub use diag::{Diagnostic, Diagnostics};
-pub use parse::{parse_file, parse_str, parse_with_loader, ParsedSchema, Position, SourceFile};
+pub use load::{parse_file, parse_str, parse_with_loader};
+pub use source::{ParsedSchema, Position, SourceFile};
 
 use std::path::{Path, PathBuf};
 

@@ -6,23 +6,16 @@ mod recursion;
 mod suggest;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 
 use flexbuf::schema::{
     EnumDef, EnumVariant, Field, Message, Schema, TypeRef, UnionDef, UnionVariant,
 };
 
 use crate::diag::Diagnostic;
-use crate::parse::ast::{Decl, EnumAst, FieldAst, FileAst, MessageAst, Spanned, TypeAst, UnionAst};
+use crate::parse::ast::{Decl, EnumAst, FieldAst, MessageAst, Spanned, TypeAst, UnionAst};
 use crate::parse::lexer::Pos;
-use crate::parse::{Position, SourceFile};
-
-/// One parsed file and the files it imports (indices into the file list).
-pub(crate) struct LoadedFile {
-    pub path: PathBuf,
-    pub ast: FileAst,
-    pub imports: Vec<usize>,
-}
+use crate::parse::LoadedFile;
+use crate::source::{Position, SourceFile};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
