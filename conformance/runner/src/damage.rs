@@ -103,7 +103,7 @@ pub fn sources(
     for path in names {
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
         let bytes = flexbuf::from_json(&text)
-            .map_err(|e| Error::json(&path.display().to_string(), e.to_string()))?;
+            .map_err(|e| Error::json(path.display().to_string(), e.to_string()))?;
         let stem = path.file_stem().unwrap_or_default().to_string_lossy();
         out.push((format!("fixtures/{stem}"), bytes));
     }
@@ -299,7 +299,7 @@ fn mutate(kind: &str, buf: &mut Vec<u8>, s: &Sites, rng: &mut XorShift) -> Optio
                 };
                 (code << 2) | (old & 3)
             } else {
-                (old & !3) | ((old & 3) + 1 + rng.below(3) as u8) % 4
+                (old & !3) | (((old & 3) + 1 + rng.below(3) as u8) % 4)
             };
             buf[at] = new;
             format!("{kind}@{at} {old:02x}->{new:02x}")
