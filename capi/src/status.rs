@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use std::ffi::{c_char, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use flexbuf::ErrorKind;
+use flexbuf::{ErrorClass, ErrorKind};
 
 /// The status every export returns (`flexbuf_status` in C).
 pub type FlexbufStatus = i32;
@@ -121,41 +121,21 @@ impl Failure {
     }
 }
 
-/// The status a core error kind maps to.
+/// The status a core error kind maps to (by the core's one classification).
 pub fn status_of(kind: &ErrorKind) -> FlexbufStatus {
-    use ErrorKind::*;
-    match kind {
-        Truncated
-        | OffsetOutOfBounds
-        | BadWidth(_)
-        | UnknownType(_)
-        | SizeOutOfBounds
-        | DepthLimit(_)
-        | Cycle
-        | InvalidUtf8
-        | MissingNul
-        | UnsortedKeys
-        | KeyValueLengthMismatch { .. } => FLEXBUF_ERR_INVALID_BUFFER,
-        TypeMismatch { .. } => FLEXBUF_ERR_TYPE,
-        OutOfRange => FLEXBUF_ERR_RANGE,
-        IndexOutOfBounds { .. } => FLEXBUF_ERR_INDEX,
-        KeyNotFound => FLEXBUF_ERR_NOT_FOUND,
-        BudgetExceeded => FLEXBUF_ERR_BUDGET,
-        Builder(_) => FLEXBUF_ERR_BUILDER,
-        Json(_) | NonFiniteFloat => FLEXBUF_ERR_JSON,
-        Schema(_) => FLEXBUF_ERR_SCHEMA,
-        Envelope(_) => FLEXBUF_ERR_ENVELOPE,
+    match kind.class() {
+        ErrorClass::InvalidBuffer => FLEXBUF_ERR_INVALID_BUFFER,
+        ErrorClass::Type => FLEXBUF_ERR_TYPE,
+        ErrorClass::Range => FLEXBUF_ERR_RANGE,
+        ErrorClass::Index => FLEXBUF_ERR_INDEX,
+        ErrorClass::NotFound => FLEXBUF_ERR_NOT_FOUND,
+        ErrorClass::Budget => FLEXBUF_ERR_BUDGET,
+        ErrorClass::Builder => FLEXBUF_ERR_BUILDER,
+        ErrorClass::Json => FLEXBUF_ERR_JSON,
+        ErrorClass::Schema => FLEXBUF_ERR_SCHEMA,
+        ErrorClass::Envelope => FLEXBUF_ERR_ENVELOPE,
         _ => FLEXBUF_ERR_OTHER,
     }
-}
-
-/// The `ErrorKind` variant name (`BadWidth(3)` -> `BadWidth`).
-fn kind_name(kind: &ErrorKind) -> String {
-    format!("{kind:?}")
-        .split(|c: char| !c.is_alphanumeric() && c != '_')
-        .next()
-        .unwrap_or_default()
-        .to_string()
 }
 
 impl From<flexbuf::Error> for Failure {
@@ -163,7 +143,7 @@ impl From<flexbuf::Error> for Failure {
         Failure {
             status: status_of(e.kind()),
             message: e.to_string(),
-            kind: kind_name(e.kind()),
+            kind: e.kind().name().to_string(),
             offset: e.offset(),
             path: e.path(),
         }

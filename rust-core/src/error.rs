@@ -283,6 +283,134 @@ impl From<BuilderError> for Error {
     }
 }
 
+/// The coarse class of an error: the one classification that the bindings
+/// map onto their own codes and exception types (the C ABI's statuses,
+/// Python's exception classes), so that they agree.
+///
+/// ```
+/// use flexbuf::{ErrorClass, ErrorKind};
+///
+/// assert_eq!(ErrorKind::Cycle.class(), ErrorClass::InvalidBuffer);
+/// assert_eq!(ErrorKind::MissingField.class(), ErrorClass::Typed);
+/// assert_eq!(ErrorKind::MissingField.typed_reason(), Some("missing"));
+/// assert_eq!(ErrorKind::Cycle.name(), "Cycle");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorClass {
+    /// The bytes are not a valid FlexBuffer (what the verifier rejects).
+    InvalidBuffer,
+    /// A value has another type than the reader asked for.
+    Type,
+    /// A number does not fit the requested type.
+    Range,
+    /// A vector or map index past the end.
+    Index,
+    /// A key absent from a map.
+    NotFound,
+    /// Expanding shared data would exceed the budget.
+    Budget,
+    /// Builder misuse.
+    Builder,
+    /// Malformed JSON, or a float JSON cannot hold.
+    Json,
+    /// A compiled schema that cannot be read.
+    Schema,
+    /// Typed data that does not fit its schema: a missing required field, a
+    /// null where none is allowed, an unknown enum value or union variant
+    /// (see [`ErrorKind::typed_reason`]).
+    Typed,
+    /// A message envelope that cannot be opened.
+    Envelope,
+    /// Anything else (custom messages).
+    Other,
+}
+
+impl ErrorKind {
+    /// The variant's name (`BadWidth(3)` -> `"BadWidth"`), as bindings expose it.
+    pub fn name(&self) -> &'static str {
+        use ErrorKind::*;
+        match self {
+            Truncated => "Truncated",
+            OffsetOutOfBounds => "OffsetOutOfBounds",
+            BadWidth(_) => "BadWidth",
+            UnknownType(_) => "UnknownType",
+            SizeOutOfBounds => "SizeOutOfBounds",
+            DepthLimit(_) => "DepthLimit",
+            Cycle => "Cycle",
+            InvalidUtf8 => "InvalidUtf8",
+            MissingNul => "MissingNul",
+            UnsortedKeys => "UnsortedKeys",
+            KeyValueLengthMismatch { .. } => "KeyValueLengthMismatch",
+            TypeMismatch { .. } => "TypeMismatch",
+            OutOfRange => "OutOfRange",
+            IndexOutOfBounds { .. } => "IndexOutOfBounds",
+            KeyNotFound => "KeyNotFound",
+            BudgetExceeded => "BudgetExceeded",
+            Builder(_) => "Builder",
+            Json(_) => "Json",
+            NonFiniteFloat => "NonFiniteFloat",
+            Schema(_) => "Schema",
+            MissingField => "MissingField",
+            UnexpectedNull => "UnexpectedNull",
+            UnknownEnumValue { .. } => "UnknownEnumValue",
+            UnknownUnionVariant { .. } => "UnknownUnionVariant",
+            UnionEntryCount { .. } => "UnionEntryCount",
+            Message(_) => "Message",
+            Envelope(_) => "Envelope",
+        }
+    }
+
+    /// The error's class (see [`ErrorClass`]).
+    pub fn class(&self) -> ErrorClass {
+        use ErrorKind::*;
+        match self {
+            Truncated
+            | OffsetOutOfBounds
+            | BadWidth(_)
+            | UnknownType(_)
+            | SizeOutOfBounds
+            | DepthLimit(_)
+            | Cycle
+            | InvalidUtf8
+            | MissingNul
+            | UnsortedKeys
+            | KeyValueLengthMismatch { .. } => ErrorClass::InvalidBuffer,
+            TypeMismatch { .. } => ErrorClass::Type,
+            OutOfRange => ErrorClass::Range,
+            IndexOutOfBounds { .. } => ErrorClass::Index,
+            KeyNotFound => ErrorClass::NotFound,
+            BudgetExceeded => ErrorClass::Budget,
+            Builder(_) => ErrorClass::Builder,
+            Json(_) | NonFiniteFloat => ErrorClass::Json,
+            Schema(_) => ErrorClass::Schema,
+            MissingField
+            | UnexpectedNull
+            | UnknownEnumValue { .. }
+            | UnknownUnionVariant { .. }
+            | UnionEntryCount { .. } => ErrorClass::Typed,
+            Envelope(_) => ErrorClass::Envelope,
+            Message(_) => ErrorClass::Other,
+        }
+    }
+
+    /// Why typed data does not fit its schema, in the language-neutral words
+    /// of the typed conformance cases: `type`, `range`, `missing`, `null`,
+    /// `enum` or `union`; `None` for errors that are not about typed data.
+    pub fn typed_reason(&self) -> Option<&'static str> {
+        use ErrorKind::*;
+        Some(match self {
+            TypeMismatch { .. } => "type",
+            OutOfRange => "range",
+            MissingField => "missing",
+            UnexpectedNull => "null",
+            UnknownEnumValue { .. } => "enum",
+            UnknownUnionVariant { .. } | UnionEntryCount { .. } => "union",
+            _ => return None,
+        })
+    }
+}
+
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use ErrorKind::*;

@@ -58,7 +58,7 @@ pub use crate::serde::{
 };
 pub use budget::Budget;
 pub use builder::{Builder, BuilderOptions, KeyVector, ShareFlags, ValueHandle};
-pub use error::{BuilderError, Error, ErrorKind, PathSegment, Result};
+pub use error::{BuilderError, Error, ErrorClass, ErrorKind, PathSegment, Result};
 pub use json::{from_json, to_json, JsonOptions};
 pub use reader::{MapReader, Reader, VectorReader};
 pub use scalar::{Scalar, SliceElement};

@@ -4,7 +4,7 @@
 //! from both `FlexError` and the matching built-in exception); this module
 //! imports them once and raises them with the error's kind, offset and path.
 
-use flexbuf::{Error, ErrorKind};
+use flexbuf::{Error, ErrorClass, ErrorKind};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyModule};
@@ -60,94 +60,19 @@ pub enum Context {
     Encode,
 }
 
-/// The `ErrorKind` variant name, as exposed in `FlexError.kind`.
-pub fn kind_name(kind: &ErrorKind) -> &'static str {
-    use ErrorKind::*;
-    match kind {
-        Truncated => "Truncated",
-        OffsetOutOfBounds => "OffsetOutOfBounds",
-        BadWidth(_) => "BadWidth",
-        UnknownType(_) => "UnknownType",
-        SizeOutOfBounds => "SizeOutOfBounds",
-        DepthLimit(_) => "DepthLimit",
-        Cycle => "Cycle",
-        InvalidUtf8 => "InvalidUtf8",
-        MissingNul => "MissingNul",
-        UnsortedKeys => "UnsortedKeys",
-        KeyValueLengthMismatch { .. } => "KeyValueLengthMismatch",
-        TypeMismatch { .. } => "TypeMismatch",
-        OutOfRange => "OutOfRange",
-        IndexOutOfBounds { .. } => "IndexOutOfBounds",
-        KeyNotFound => "KeyNotFound",
-        BudgetExceeded => "BudgetExceeded",
-        Builder(_) => "Builder",
-        Json(_) => "Json",
-        NonFiniteFloat => "NonFiniteFloat",
-        Schema(_) => "Schema",
-        MissingField => "MissingField",
-        UnexpectedNull => "UnexpectedNull",
-        UnknownEnumValue { .. } => "UnknownEnumValue",
-        UnknownUnionVariant { .. } => "UnknownUnionVariant",
-        UnionEntryCount { .. } => "UnionEntryCount",
-        Message(_) => "Message",
-        Envelope(_) => "Envelope",
-        _ => "Other",
-    }
-}
-
-/// The language-neutral class of a typed decode error (`SchemaError.reason`),
-/// with the wording the core's typed runtime and generated coders use.
-pub fn typed_reason(kind: &ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::TypeMismatch { .. } => "type",
-        ErrorKind::OutOfRange => "range",
-        ErrorKind::MissingField => "missing",
-        ErrorKind::UnexpectedNull => "null",
-        ErrorKind::UnknownEnumValue { .. } => "enum",
-        ErrorKind::UnknownUnionVariant { .. } | ErrorKind::UnionEntryCount { .. } => "union",
-        ErrorKind::Schema(m) if m == "required field is missing" => "missing",
-        ErrorKind::Schema(m) if m.starts_with("null for a field") => "null",
-        ErrorKind::Schema(m) if m.contains(" is not a value of enum ") => "enum",
-        ErrorKind::Schema(m) if m.starts_with("union ") || m.starts_with("unknown variant ") => {
-            "union"
-        }
-        _ => "type",
-    }
-}
-
+/// The exception class of a core error in context `cx`, from the core's
+/// classification.
 fn class_for(kind: &ErrorKind, cx: Context) -> Class {
-    use ErrorKind::*;
-    match (kind, cx) {
-        (BudgetExceeded, _) => Class::Budget,
-        (Builder(_), _) => Class::Encode,
-        (Json(_) | NonFiniteFloat, _) => Class::Json,
-        (_, Context::Json) => Class::Json,
+    match (kind.class(), cx) {
+        (ErrorClass::Budget, _) => Class::Budget,
+        (ErrorClass::Builder, _) => Class::Encode,
+        (ErrorClass::Json, _) | (_, Context::Json) => Class::Json,
         (_, Context::Encode) => Class::Encode,
         (
-            TypeMismatch { .. }
-            | OutOfRange
-            | Schema(_)
-            | MissingField
-            | UnexpectedNull
-            | UnknownEnumValue { .. }
-            | UnknownUnionVariant { .. }
-            | UnionEntryCount { .. },
+            ErrorClass::Type | ErrorClass::Range | ErrorClass::Schema | ErrorClass::Typed,
             Context::Typed,
         ) => Class::Schema,
-        (
-            Truncated
-            | OffsetOutOfBounds
-            | BadWidth(_)
-            | UnknownType(_)
-            | SizeOutOfBounds
-            | DepthLimit(_)
-            | Cycle
-            | InvalidUtf8
-            | MissingNul
-            | UnsortedKeys
-            | KeyValueLengthMismatch { .. },
-            _,
-        ) => Class::Validation,
+        (ErrorClass::InvalidBuffer, _) => Class::Validation,
         _ => Class::Decode,
     }
 }
@@ -183,12 +108,13 @@ pub fn new_err(
 /// The Python exception for a core error raised in context `cx`.
 pub fn to_py(py: Python<'_>, e: &Error, cx: Context) -> PyErr {
     let class = class_for(e.kind(), cx);
-    let reason = (class == Class::Schema).then(|| typed_reason(e.kind()));
+    // `SchemaError.reason`: the core's language-neutral reason, `type` for the rest.
+    let reason = (class == Class::Schema).then(|| e.kind().typed_reason().unwrap_or("type"));
     new_err(
         py,
         class,
         e.to_string(),
-        kind_name(e.kind()),
+        e.kind().name(),
         e.offset(),
         e.path(),
         reason,
