@@ -380,7 +380,7 @@ def check_damaged(verify: str, json_outcome: str, data: bytes) -> str | None:
         ours = "ok"
     except flexbuf.ValidationError as e:
         ours = e.kind
-    if (ours == "ok") != (verify == "ok"):
+    if ours != verify:
         return f"core says {verify}, validate says {ours}"
     if verify != "ok":
         for name, call in (

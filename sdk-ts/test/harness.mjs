@@ -309,7 +309,7 @@ function outcome(fb, f) {
 /** "agreement": one damaged buffer; `verify` and `json` are the core's outcomes ("ok" or an error kind). */
 export function checkDamaged(fb, verify, json, bytes) {
   const ours = outcome(fb, () => fb.verify(bytes));
-  if ((ours === "ok") !== (verify === "ok")) return `core says ${verify}, verify says ${ours}`;
+  if (ours !== verify) return `core says ${verify}, verify says ${ours}`;
   let walkOk = true;
   try {
     annotate(fb, fb.root(bytes), 0, AGREEMENT_LIMITS);

@@ -330,13 +330,13 @@ object Runner {
     private const val AGREEMENT_VALUES = 20_000
 
     /**
-     * One damaged buffer: the verifier gives the core's verdict; an accepted one reads fully through
+     * One damaged buffer: the verifier gives the core's verdict (the same error kind); an accepted one reads fully through
      * the checked reader (the same as the verified read) and converts to JSON with the core's outcome;
      * a rejected one fails JSON conversion. Only [FlexException] may be thrown.
      */
     fun checkDamaged(d: Damaged): String? {
         val ours = outcome { verify(d.bytes) }
-        if ((ours == "ok") != (d.verify == "ok")) return "core says ${d.verify}, verify says $ours"
+        if (ours != d.verify) return "core says ${d.verify}, verify says $ours"
         val walk = outcome { checkedRead(FlexRef.root(d.bytes), maxValues = AGREEMENT_VALUES) }
         val json = outcome { FlexJson.toJson(d.bytes) }
         if (d.verify != "ok") return if (json == "ok") "to_json accepted a buffer verify rejects" else null
