@@ -24,8 +24,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use serde::{Deserialize, Serialize};
 use flexbuf::{verify, Builder, FlexType, Reader};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// The fixtures compared side by side, by name.
@@ -759,7 +759,10 @@ fn benches(c: &mut Criterion) {
         let ours = flexbuf::to_vec(&recs).unwrap();
         let theirs = flexbuffers::to_vec(&recs).unwrap();
         assert_eq!(flexbuf::from_slice::<Vec<Record>>(&ours).unwrap(), recs);
-        assert_eq!(flexbuffers::from_slice::<Vec<Record>>(&theirs).unwrap(), recs);
+        assert_eq!(
+            flexbuffers::from_slice::<Vec<Record>>(&theirs).unwrap(),
+            recs
+        );
         let borrowed = flexbuf::from_slice::<Vec<RecordRef<'_>>>(&ours).unwrap();
         assert_eq!(borrowed[7].name, recs[7].name);
         let mut g = c.benchmark_group("serde_records_100k");

@@ -812,8 +812,11 @@ impl Builder {
         } else {
             start..start + (len - 1) * step + 1
         };
-        for (j, s) in self.stack[range.clone()].iter().step_by(step).enumerate() {
-            width = s.elem_width_from(buf_len, j * step + prefix, width);
+        let elems = &self.stack[range.clone()];
+        let mut j = 0;
+        while j < elems.len() {
+            width = elems[j].elem_width_from(buf_len, j + prefix, width);
+            j += step;
         }
         let elem_type = match self.stack.get(start) {
             Some(s) if typed && len > 0 => s.ty,
@@ -837,8 +840,11 @@ impl Builder {
             _ => write_elements::<8>(&mut self.buf, elems, step),
         }
         if !typed {
-            self.buf
-                .extend(elems.iter().step_by(step).map(|s| s.stored_packed(width)));
+            let mut j = 0;
+            while j < elems.len() {
+                self.buf.push(elems[j].stored_packed(width));
+                j += step;
+            }
         }
         let ty = if keys.is_some() {
             FlexType::Map
@@ -1056,10 +1062,12 @@ fn write_elements<const B: usize>(buf: &mut Vec<u8>, elems: &[Slot], step: usize
     let count = elems.len().div_ceil(step);
     buf.reserve(count * (B + 1));
     let mut at = buf.len() as u64;
-    for s in elems.iter().step_by(step) {
-        let bits = s.element_bits(at, B);
+    let mut j = 0;
+    while j < elems.len() {
+        let bits = elems[j].element_bits(at, B);
         buf.extend_from_slice(&bits.to_le_bytes()[..B]);
         at += B as u64;
+        j += step;
     }
 }
 

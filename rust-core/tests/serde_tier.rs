@@ -789,13 +789,22 @@ fn homogeneous_scalar_sequences_are_typed_vectors() {
     assert_eq!(from_slice::<Vec<u8>>(&cases[0].0).unwrap(), [1, 2, 3]);
     assert_eq!(from_slice::<Vec<i64>>(&cases[1].0).unwrap(), [-1, 2]);
     assert_eq!(from_slice::<Vec<f64>>(&cases[2].0).unwrap(), [0.5, 1e300]);
-    assert_eq!(from_slice::<[f32; 3]>(&cases[3].0).unwrap(), [1.5, 2.0, 3.0]);
+    assert_eq!(
+        from_slice::<[f32; 3]>(&cases[3].0).unwrap(),
+        [1.5, 2.0, 3.0]
+    );
     assert_eq!(from_slice::<Vec<bool>>(&cases[4].0).unwrap(), [true, false]);
     // 300 small ints: the length needs two bytes, so do the elements.
     let many: Vec<u8> = (0..=255).chain(0..44).collect();
-    assert_eq!(from_slice::<Vec<u8>>(&to_vec(&many).unwrap()).unwrap(), many);
+    assert_eq!(
+        from_slice::<Vec<u8>>(&to_vec(&many).unwrap()).unwrap(),
+        many
+    );
     let empty: Vec<u32> = Vec::new();
-    assert_eq!(from_slice::<Vec<u32>>(&to_vec(&empty).unwrap()).unwrap(), empty);
+    assert_eq!(
+        from_slice::<Vec<u32>>(&to_vec(&empty).unwrap()).unwrap(),
+        empty
+    );
 }
 
 #[test]
