@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 
-use flexbuf::schema::{short_name, DefaultValue, Schema, TypeRef};
+use flexbuf::schema::{short_name, Absent as SchemaAbsent, DefaultValue, Schema, TypeRef};
 use flexbuf::typed::{
     field, lookup, missing, typed_builder_options, unexpected_null, union_entry, unknown_enum,
     unknown_variant, DecodeContext, EncodeContext,
@@ -257,70 +257,50 @@ fn class_for<'py>(classes: &Bound<'py, PyMapping>, name: &str) -> PyResult<Bound
     Ok(c.cast_into::<PyType>()?)
 }
 
+/// The Python value of an absent field, from the core's one definition
+/// ([`flexbuf::schema::Absent`]: `f32` defaults already rounded, integer
+/// defaults of float fields already floats).
 fn absent_value(
     py: Python<'_>,
     s: &CompiledSchema,
     f: &flexbuf::schema::Field,
     ty: &Ty,
 ) -> PyResult<Absent> {
-    if f.required {
-        return Ok(Absent::Missing);
-    }
     let value = |o: Bound<'_, PyAny>| Ok(Absent::Value(o.unbind()));
-    match &f.default {
-        None | Some(DefaultValue::Null) if f.optional => value(py.None().into_bound(py)),
-        None | Some(DefaultValue::Null) => match ty {
-            Ty::Bool => value(bool_obj(py, false)),
-            Ty::F32 | Ty::F64 => value(float_obj(py, 0.0)),
-            Ty::Str => value(PyString::new(py, "").into_any()),
-            Ty::Bytes => value(PyBytes::new(py, b"").into_any()),
-            Ty::Vec(_) => Ok(Absent::EmptyList),
-            Ty::Map(_) => Ok(Absent::EmptyDict),
-            Ty::Enum(i) => {
+    let enum_member = |i: usize, v: Option<i64>| match v.and_then(|v| s.enums[i].members.get(&v)) {
+        Some(m) => value(m.bind(py).clone()),
+        None => Ok(Absent::Missing),
+    };
+    match (SchemaAbsent::of(f), ty) {
+        (SchemaAbsent::Required, _) => Ok(Absent::Missing),
+        (SchemaAbsent::Null, _) => value(py.None().into_bound(py)),
+        (SchemaAbsent::Zero, Ty::Bool) => value(bool_obj(py, false)),
+        (SchemaAbsent::Zero, Ty::F32 | Ty::F64) => value(float_obj(py, 0.0)),
+        (SchemaAbsent::Zero, Ty::Str) => value(PyString::new(py, "").into_any()),
+        (SchemaAbsent::Zero, Ty::Bytes) => value(PyBytes::new(py, b"").into_any()),
+        (SchemaAbsent::Zero, Ty::Vec(_)) => Ok(Absent::EmptyList),
+        (SchemaAbsent::Zero, Ty::Map(_)) => Ok(Absent::EmptyDict),
+        (SchemaAbsent::Zero, Ty::Enum(i)) => enum_member(*i, s.enums[*i].first),
+        (SchemaAbsent::Zero, Ty::Msg(_) | Ty::Union(_)) => Ok(Absent::Missing),
+        (SchemaAbsent::Zero, _) => value(int_obj(py, 0)),
+        (SchemaAbsent::Default(d), _) => match (d, ty) {
+            (DefaultValue::Bool(b), _) => value(bool_obj(py, b)),
+            (DefaultValue::Float(x), _) => value(float_obj(py, x)),
+            (DefaultValue::Int(i), _) => value(int_obj(py, i)),
+            (DefaultValue::UInt(u), _) => value(uint_obj(py, u)),
+            (DefaultValue::String(t), _) => value(PyString::new(py, &t).into_any()),
+            (DefaultValue::EnumVariant(name), Ty::Enum(i)) => {
                 let e = &s.enums[*i];
-                match e.first.and_then(|v| e.members.get(&v)) {
-                    Some(m) => value(m.bind(py).clone()),
-                    None => Ok(Absent::Missing),
-                }
+                let v = e.by_name.get(&name).copied().ok_or_else(|| {
+                    PyValueError::new_err(format!("unknown variant {name} of {}", e.short))
+                })?;
+                enum_member(*i, Some(v))
             }
-            Ty::Msg(_) | Ty::Union(_) => Ok(Absent::Missing),
-            _ => value(int_obj(py, 0)),
+            _ => Err(PyValueError::new_err(format!(
+                "default of field {} does not fit its type",
+                f.name
+            ))),
         },
-        Some(d) => {
-            let float = |f: f64| {
-                if matches!(ty, Ty::F32) {
-                    (f as f32) as f64
-                } else {
-                    f
-                }
-            };
-            match (d, ty) {
-                (DefaultValue::Bool(b), _) => value(bool_obj(py, *b)),
-                (DefaultValue::Int(i), Ty::F32 | Ty::F64) => value(float_obj(py, float(*i as f64))),
-                (DefaultValue::UInt(u), Ty::F32 | Ty::F64) => {
-                    value(float_obj(py, float(*u as f64)))
-                }
-                (DefaultValue::Int(i), _) => value(int_obj(py, *i)),
-                (DefaultValue::UInt(u), _) => value(uint_obj(py, *u)),
-                (DefaultValue::Float(x), _) => value(float_obj(py, float(*x))),
-                (DefaultValue::String(t), _) => value(PyString::new(py, t).into_any()),
-                (DefaultValue::EnumVariant(name), Ty::Enum(i)) => {
-                    let e = &s.enums[*i];
-                    let m = e
-                        .by_name
-                        .get(name)
-                        .and_then(|v| e.members.get(v))
-                        .ok_or_else(|| {
-                            PyValueError::new_err(format!("unknown variant {name} of {}", e.short))
-                        })?;
-                    value(m.bind(py).clone())
-                }
-                _ => Err(PyValueError::new_err(format!(
-                    "default of field {} does not fit its type",
-                    f.name
-                ))),
-            }
-        }
     }
 }
 
