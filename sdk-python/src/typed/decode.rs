@@ -1,0 +1,178 @@
+//! Decoding a buffer into generated objects, natively.
+
+use super::*;
+
+pub(super) enum DFail {
+    Core(Error),
+    Py(PyErr),
+}
+
+impl From<Error> for DFail {
+    fn from(e: Error) -> Self {
+        DFail::Core(e)
+    }
+}
+
+impl From<PyErr> for DFail {
+    fn from(e: PyErr) -> Self {
+        DFail::Py(e)
+    }
+}
+
+impl DFail {
+    fn at(self, seg: PathSegment<'_>) -> Self {
+        match self {
+            DFail::Core(e) => DFail::Core(e.in_segment(seg)),
+            p => p,
+        }
+    }
+}
+
+pub(super) type DOut<'py> = Result<Bound<'py, PyAny>, DFail>;
+
+pub(super) struct Decoder<'s, 'py> {
+    pub(super) s: &'s CompiledSchema,
+    pub(super) py: Python<'py>,
+    pub(super) cx: DecodeContext,
+}
+
+impl<'py> Decoder<'_, 'py> {
+    fn message(&mut self, idx: usize, r: Reader<'_>) -> DOut<'py> {
+        let s = self.s;
+        let msg = &s.msgs[idx];
+        let m = r.as_map()?;
+        let fast = self.cx.layout_matches(idx as u64, &m, &msg.key_strs)?;
+        let obj = alloc(self.py, &msg.class)?;
+        for (i, f) in msg.fields.iter().enumerate() {
+            let v = match lookup(&m, fast, i, &f.wire)? {
+                Some(v) if v.is_null() => {
+                    if f.optional {
+                        self.py.None().into_bound(self.py)
+                    } else {
+                        return Err(DFail::Core(
+                            unexpected_null(&v).in_segment(PathSegment::Key(&f.wire)),
+                        ));
+                    }
+                }
+                Some(v) => self
+                    .value(&f.ty, v)
+                    .map_err(|e| e.at(PathSegment::Key(&f.wire)))?,
+                None => match &f.absent {
+                    Absent::Value(p) => p.bind(self.py).clone(),
+                    Absent::EmptyList => PyList::empty(self.py).into_any(),
+                    Absent::EmptyDict => PyDict::new(self.py).into_any(),
+                    Absent::Missing => return Err(DFail::Core(missing(&f.wire))),
+                },
+            };
+            // SAFETY: the offset was read from this class's slot descriptor.
+            unsafe { set_slot(&obj, f.offset, v) };
+        }
+        Ok(obj)
+    }
+
+    pub(super) fn value(&mut self, ty: &Ty, r: Reader<'_>) -> DOut<'py> {
+        let py = self.py;
+        Ok(match ty {
+            Ty::Bool => bool_obj(py, field::bool(r)?),
+            Ty::I8 => int_obj(py, field::i8(r)?.into()),
+            Ty::I16 => int_obj(py, field::i16(r)?.into()),
+            Ty::I32 => int_obj(py, field::i32(r)?.into()),
+            Ty::I64 => int_obj(py, field::i64(r)?),
+            Ty::U8 => int_obj(py, field::u8(r)?.into()),
+            Ty::U16 => int_obj(py, field::u16(r)?.into()),
+            Ty::U32 => int_obj(py, field::u32(r)?.into()),
+            Ty::U64 => uint_obj(py, field::u64(r)?),
+            Ty::F32 => float_obj(py, field::f32(r)?.into()),
+            Ty::F64 => float_obj(py, field::f64(r)?),
+            Ty::Str => str_obj(py, field::str(r)?)?,
+            Ty::Bytes => {
+                if r.is_null() {
+                    return Err(unexpected_null(&r).into());
+                }
+                PyBytes::new(py, r.as_blob()?).into_any()
+            }
+            Ty::Vec(el) => {
+                if r.is_null() {
+                    return Err(unexpected_null(&r).into());
+                }
+                if r.flex_type() == flexbuf::FlexType::Map {
+                    // A map reads as the vector of its values; a vector field must not accept one.
+                    let found = r.flex_type();
+                    return Err(Error::at(
+                        ErrorKind::TypeMismatch {
+                            expected: "vector",
+                            found,
+                        },
+                        r.offset(),
+                    )
+                    .into());
+                }
+                let v = r.as_vector()?;
+                let n = v.len();
+                // SAFETY: PyList_New returns a new list of n NULL items, or NULL with an exception.
+                let list = unsafe {
+                    Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n as ffi::Py_ssize_t))?
+                };
+                for i in 0..n {
+                    self.cx.charge()?;
+                    let e = v.get(i)?;
+                    let item = if e.is_null() {
+                        Err(DFail::Core(unexpected_null(&e)))
+                    } else {
+                        self.value(el, e)
+                    }
+                    .map_err(|f| f.at(PathSegment::Index(i)))?;
+                    // SAFETY: i < n; PyList_SET_ITEM steals the reference into an empty slot.
+                    unsafe {
+                        ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr())
+                    };
+                }
+                list
+            }
+            Ty::Map(el) => {
+                if r.is_null() {
+                    return Err(unexpected_null(&r).into());
+                }
+                let m = r.as_map()?;
+                let dict = PyDict::new(py);
+                for i in 0..m.len() {
+                    self.cx.charge()?;
+                    let k = m.key(i)?;
+                    let e = m.value(i)?;
+                    let item = if e.is_null() {
+                        Err(DFail::Core(unexpected_null(&e)))
+                    } else {
+                        self.value(el, e)
+                    }
+                    .map_err(|f| f.at(PathSegment::Key(k)))?;
+                    dict.set_item(str_obj(py, k)?, item)?;
+                }
+                dict.into_any()
+            }
+            Ty::Msg(i) => self.message(*i, r)?,
+            Ty::Enum(i) => {
+                let raw = field::i64(r)?;
+                let e = &self.s.enums[*i];
+                match e.members.get(&raw) {
+                    Some(m) => m.bind(py).clone(),
+                    None => return Err(unknown_enum(e.error_name, raw, &r).into()),
+                }
+            }
+            Ty::Union(i) => {
+                self.cx.charge()?;
+                let u = &self.s.unions[*i];
+                let (tag, v) = union_entry(u.error_name, r)?;
+                let Some(variant) = u.variants.iter().find(|x| x.wire == tag) else {
+                    return Err(unknown_variant(u.error_name, tag, &r).into());
+                };
+                let payload = self
+                    .value(&variant.ty, v)
+                    .map_err(|f| f.at(PathSegment::Key(&variant.wire)))?;
+                let obj = alloc(py, &variant.class)?;
+                // SAFETY: the offset was read from this class's `value` slot.
+                unsafe { set_slot(&obj, variant.offset, payload) };
+                obj
+            }
+        })
+    }
+}

@@ -1,0 +1,272 @@
+//! Encoding generated objects into a buffer, natively.
+
+use super::*;
+
+thread_local! {
+    pub(super) static TYPED_BUILDER: RefCell<Builder> = RefCell::new(Builder::with_options(typed_builder_options()));
+}
+
+pub(super) struct Encoder<'s, 'b> {
+    pub(super) s: &'s CompiledSchema,
+    pub(super) b: &'b mut Builder,
+    pub(super) cx: EncodeContext,
+}
+
+pub(super) fn type_fail(expected: &str, got: &Bound<'_, PyAny>) -> EncodeFail {
+    EncodeFail::new(
+        Class::EncodeType,
+        format!("expected {expected}, got {}", type_name(got)),
+    )
+}
+
+/// An `int` (not a `bool`) as i128, for range checks against any field type.
+pub(super) fn int_value(v: &Bound<'_, PyAny>, expected: &str) -> Result<i128, EncodeFail> {
+    // SAFETY: type checks on a live object.
+    let is_int =
+        unsafe { ffi::PyLong_Check(v.as_ptr()) != 0 && ffi::PyBool_Check(v.as_ptr()) == 0 };
+    if !is_int {
+        return Err(type_fail(expected, v));
+    }
+    v.extract::<i128>().map_err(|_| {
+        EncodeFail::new(
+            Class::EncodeOverflow,
+            format!("{} does not fit in {expected}", v),
+        )
+    })
+}
+
+pub(super) fn float_value(v: &Bound<'_, PyAny>) -> Result<f64, EncodeFail> {
+    // SAFETY: type checks on a live object.
+    unsafe {
+        if ffi::PyFloat_Check(v.as_ptr()) != 0 {
+            return Ok(ffi::PyFloat_AS_DOUBLE(v.as_ptr()));
+        }
+        if ffi::PyLong_Check(v.as_ptr()) != 0 && ffi::PyBool_Check(v.as_ptr()) == 0 {
+            return v.extract::<f64>().map_err(EncodeFail::py);
+        }
+    }
+    Err(type_fail("float", v))
+}
+
+pub(super) fn ranged<T: TryFrom<i128>>(v: &Bound<'_, PyAny>, name: &str) -> Result<T, EncodeFail> {
+    let i = int_value(v, name)?;
+    T::try_from(i)
+        .map_err(|_| EncodeFail::new(Class::EncodeOverflow, format!("{i} does not fit in {name}")))
+}
+
+/// The items of a list or tuple.
+pub(super) fn sequence<'py>(
+    v: &Bound<'py, PyAny>,
+    expected: &str,
+) -> Result<Vec<Bound<'py, PyAny>>, EncodeFail> {
+    if let Ok(l) = v.cast::<PyList>() {
+        return Ok(l.iter().collect());
+    }
+    if let Ok(t) = v.cast::<PyTuple>() {
+        return Ok(t.iter().collect());
+    }
+    Err(type_fail(expected, v))
+}
+
+impl Encoder<'_, '_> {
+    fn message(&mut self, idx: usize, obj: &Bound<'_, PyAny>) -> Result<(), EncodeFail> {
+        let s = self.s;
+        let msg = &s.msgs[idx];
+        // SAFETY: a type check on live objects.
+        if unsafe {
+            ffi::PyObject_TypeCheck(obj.as_ptr(), msg.class.as_ptr() as *mut ffi::PyTypeObject)
+        } == 0
+        {
+            return Err(type_fail(&msg.short, obj));
+        }
+        let kv = self.cx.key_vector(self.b, idx as u64, &msg.key_strs)?;
+        self.b.start_map();
+        for f in &msg.fields {
+            // SAFETY: `obj` is an instance of the class the offset was read from.
+            let v = unsafe { get_slot(obj, f.offset) };
+            let r = match v {
+                None => Err(EncodeFail::new(
+                    Class::EncodeType,
+                    "field is not set".into(),
+                )),
+                Some(v) if v.is_none() => {
+                    if f.optional {
+                        self.b.null();
+                        Ok(())
+                    } else {
+                        Err(EncodeFail::new(
+                            Class::EncodeType,
+                            format!("None for a field of type {}", f.ty.name(s)),
+                        ))
+                    }
+                }
+                Some(v) => self.value(&f.ty, &v),
+            };
+            r.map_err(|e| e.at(PathSegment::Key(&f.attr)))?;
+        }
+        self.b.end_map_with_keys(&kv)?;
+        Ok(())
+    }
+
+    fn scalars<T: flexbuf::Scalar>(
+        &mut self,
+        items: &[Bound<'_, PyAny>],
+        conv: impl Fn(&Bound<'_, PyAny>) -> Result<T, EncodeFail>,
+    ) -> Result<(), EncodeFail> {
+        let mut out = Vec::with_capacity(items.len());
+        for (i, e) in items.iter().enumerate() {
+            out.push(conv(e).map_err(|f| f.at(PathSegment::Index(i)))?);
+        }
+        self.b.typed_vector(&out);
+        Ok(())
+    }
+
+    pub(super) fn value(&mut self, ty: &Ty, v: &Bound<'_, PyAny>) -> Result<(), EncodeFail> {
+        let s = self.s;
+        match ty {
+            Ty::Bool => {
+                // SAFETY: a type check on a live object.
+                if unsafe { ffi::PyBool_Check(v.as_ptr()) } == 0 {
+                    return Err(type_fail("bool", v));
+                }
+                self.b.bool(v.is_truthy()?);
+            }
+            Ty::I8 => self.b.int(ranged::<i8>(v, "i8")?.into()),
+            Ty::I16 => self.b.int(ranged::<i16>(v, "i16")?.into()),
+            Ty::I32 => self.b.int(ranged::<i32>(v, "i32")?.into()),
+            Ty::I64 => self.b.int(ranged::<i64>(v, "i64")?),
+            Ty::U8 => self.b.uint(ranged::<u8>(v, "u8")?.into()),
+            Ty::U16 => self.b.uint(ranged::<u16>(v, "u16")?.into()),
+            Ty::U32 => self.b.uint(ranged::<u32>(v, "u32")?.into()),
+            Ty::U64 => self.b.uint(ranged::<u64>(v, "u64")?),
+            Ty::F32 => self.b.float(float_value(v)? as f32),
+            Ty::F64 => self.b.double(float_value(v)?),
+            Ty::Str => {
+                if !v.is_instance_of::<PyString>() {
+                    return Err(type_fail("str", v));
+                }
+                self.b.string(utf8(v)?);
+            }
+            Ty::Bytes => {
+                if let Ok(b) = v.cast::<PyBytes>() {
+                    self.b.blob(b.as_bytes());
+                } else if let Ok(b) = v.cast::<pyo3::types::PyByteArray>() {
+                    self.b.blob(&b.to_vec());
+                } else {
+                    return Err(type_fail("bytes", v));
+                }
+            }
+            Ty::Vec(el) => {
+                let items = sequence(v, &ty.name(s))?;
+                match &**el {
+                    Ty::Bool => self.scalars(&items, |e| {
+                        // SAFETY: a type check on a live object.
+                        if unsafe { ffi::PyBool_Check(e.as_ptr()) } == 0 {
+                            return Err(type_fail("bool", e));
+                        }
+                        Ok(e.is_truthy()?)
+                    })?,
+                    Ty::I8 => self.scalars(&items, |e| ranged::<i8>(e, "i8"))?,
+                    Ty::I16 => self.scalars(&items, |e| ranged::<i16>(e, "i16"))?,
+                    Ty::I32 => self.scalars(&items, |e| ranged::<i32>(e, "i32"))?,
+                    Ty::I64 => self.scalars(&items, |e| ranged::<i64>(e, "i64"))?,
+                    Ty::U8 => self.scalars(&items, |e| ranged::<u8>(e, "u8"))?,
+                    Ty::U16 => self.scalars(&items, |e| ranged::<u16>(e, "u16"))?,
+                    Ty::U32 => self.scalars(&items, |e| ranged::<u32>(e, "u32"))?,
+                    Ty::U64 => self.scalars(&items, |e| ranged::<u64>(e, "u64"))?,
+                    Ty::F32 => self.scalars(&items, |e| Ok(float_value(e)? as f32))?,
+                    Ty::F64 => self.scalars(&items, float_value)?,
+                    el => {
+                        self.b.start_vector();
+                        for (i, e) in items.iter().enumerate() {
+                            let r = if e.is_none() {
+                                Err(EncodeFail::new(
+                                    Class::EncodeType,
+                                    format!("None for an element of type {}", el.name(s)),
+                                ))
+                            } else {
+                                self.value(el, e)
+                            };
+                            r.map_err(|f| f.at(PathSegment::Index(i)))?;
+                        }
+                        self.b.end_vector()?;
+                    }
+                }
+            }
+            Ty::Map(el) => {
+                let d = v.cast::<PyDict>().map_err(|_| type_fail(&ty.name(s), v))?;
+                let mut entries = Vec::with_capacity(d.len());
+                for (k, e) in d.iter() {
+                    if !k.is_instance_of::<PyString>() {
+                        return Err(EncodeFail::new(
+                            Class::EncodeType,
+                            format!("map keys must be str, not {}", type_name(&k)),
+                        ));
+                    }
+                    entries.push((k, e));
+                }
+                let mut keyed = Vec::with_capacity(entries.len());
+                for (k, e) in &entries {
+                    keyed.push((utf8(k)?, e));
+                }
+                // The Rust coders iterate a BTreeMap: keys in byte order.
+                keyed.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                self.b.start_map();
+                for (k, e) in keyed {
+                    self.b.key(k);
+                    let r = if e.is_none() {
+                        Err(EncodeFail::new(
+                            Class::EncodeType,
+                            format!("None for a value of type {}", el.name(s)),
+                        ))
+                    } else {
+                        self.value(el, e)
+                    };
+                    r.map_err(|f| f.at(PathSegment::Key(k)))?;
+                }
+                self.b.end_map()?;
+            }
+            Ty::Msg(i) => self.message(*i, v)?,
+            Ty::Enum(i) => {
+                let e = &s.enums[*i];
+                let raw = int_value(v, &e.short)?;
+                let raw = i64::try_from(raw)
+                    .ok()
+                    .filter(|r| e.members.contains_key(r))
+                    .ok_or_else(|| {
+                        EncodeFail::new(
+                            Class::Encode,
+                            format!("{raw} is not a value of enum {}", e.short),
+                        )
+                    })?;
+                self.b.int(raw);
+            }
+            Ty::Union(i) => {
+                let u = &s.unions[*i];
+                let variant = u.variants.iter().find(|x| {
+                    // SAFETY: a type check on live objects.
+                    unsafe {
+                        ffi::PyObject_TypeCheck(
+                            v.as_ptr(),
+                            x.class.as_ptr() as *mut ffi::PyTypeObject,
+                        ) != 0
+                    }
+                });
+                let Some(variant) = variant else {
+                    return Err(type_fail(&format!("a variant of union {}", u.short), v));
+                };
+                // SAFETY: `v` is an instance of the variant class the offset was read from.
+                let payload = unsafe { get_slot(v, variant.offset) }
+                    .filter(|p| !p.is_none())
+                    .ok_or_else(|| {
+                        EncodeFail::new(Class::EncodeType, "union value is not set".into())
+                    })?;
+                self.b.start_map();
+                self.b.key(&variant.wire);
+                self.value(&variant.ty, &payload)?;
+                self.b.end_map()?;
+            }
+        }
+        Ok(())
+    }
+}
