@@ -223,6 +223,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A boolean.
+    #[inline]
     pub fn as_bool(&self) -> Result<bool> {
         match self.ty {
             FlexType::Bool => Ok(read_uint(self.buf, self.pos, self.parent_width as usize)? != 0),
@@ -317,6 +318,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn sized_bytes(&self) -> Result<&'a [u8]> {
         let data = self.data_offset()?;
         let w = self.width as usize;
@@ -331,6 +333,7 @@ impl<'a> Reader<'a> {
         Ok(&self.buf[data..end as usize])
     }
 
+    #[inline]
     fn key_bytes(&self) -> Result<&'a [u8]> {
         let data = self.data_offset()?;
         key_at(self.buf, data)
@@ -390,6 +393,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn vector_at(&self, data: usize, w: usize, kind: VectorKind) -> Result<VectorReader<'a>> {
         let len_at = data
             .checked_sub(w)

@@ -397,7 +397,13 @@ impl CoreReport {
              as it reads). `serde_json` and `rmp_serde` parse into a `Value`, which \
              already builds the whole tree.\n\
              - **Verify**: `flexbuf::verify` alone, on each fixture and on growing inputs \
-             to show the time per byte stays flat.\n\
+             to show the time per byte stays flat; *before* is the verifier this one \
+             replaced (feature `reference-verifier`), timed in the same run.\n\
+             - **JSON**: `from_json` parses text into a finished buffer; `to_json` \
+             verifies a buffer and writes compact text. The peers parse into and write \
+             from `serde_json::Value`.\n\
+             - **Serde**: `flexbuf::to_vec`/`from_slice` against `flexbuffers::to_vec`/\
+             `from_slice` on the same values; our `from_slice` verifies first.\n\
              - Map keys reach every builder in sorted order (`serde_json::Map` is a \
              `BTreeMap`), so no builder has to sort them.\n"
         );

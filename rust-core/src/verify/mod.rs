@@ -108,6 +108,7 @@ pub fn verify_with<'a>(buf: &'a [u8], options: &VerifyOptions) -> Result<Verifie
         seen: Bits::new(n),
         keys: Bits::new(n),
         memo: Memo::new(),
+        last_keys: Vec::new(),
         open: vec![(0, 0); options.max_depth.min(1024) + 1],
     };
     v.value(slot, width, buf[n - 2], n - 2, 0)?;
@@ -134,6 +135,9 @@ struct Verifier<'a> {
     keys: Bits,
     /// Heights of nodes reached more than once (see `marks`).
     memo: Memo,
+    /// Key positions of the map keys vector checked last: maps of one shape
+    /// (JSON records) repeat them, and a repeated prefix is known verified and ascending.
+    last_keys: Vec<usize>,
     /// Containers being verified, by nesting level (`open[d]` is the one at
     /// depth `d`, valid up to the current depth): a node found here again is a cycle.
     open: Vec<(usize, u8)>,
@@ -378,19 +382,30 @@ impl<'a> Verifier<'a> {
         }
         self.span(keys, klen, kw)?;
         let mut prev = None;
+        let mut repeated = true;
         for i in 0..klen {
             let at = follow(self.buf, keys + i * kw, kw)?;
-            self.key(at)
-                .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
-            if self.sorted {
-                if let Some(p) = prev {
-                    if !key_less(self.buf, p, at) {
-                        return Err(Error::at(ErrorKind::UnsortedKeys, keys + i * kw));
+            // While this vector repeats the previous one's key positions, its
+            // keys were checked and found ascending already.
+            repeated &= self.last_keys.get(i) == Some(&at);
+            if !repeated {
+                self.key(at)
+                    .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
+                if self.sorted {
+                    if let Some(p) = prev {
+                        if !key_less(self.buf, p, at) {
+                            return Err(Error::at(ErrorKind::UnsortedKeys, keys + i * kw));
+                        }
                     }
+                }
+                match self.last_keys.get_mut(i) {
+                    Some(slot) => *slot = at,
+                    None => self.last_keys.push(at),
                 }
             }
             prev = Some(at);
         }
+        self.last_keys.truncate(klen);
         if again {
             self.memo.insert(keys, tag, 0);
         }
