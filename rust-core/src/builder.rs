@@ -840,10 +840,10 @@ impl Builder {
             _ => write_elements::<8>(&mut self.buf, elems, step),
         }
         if !typed {
-            let mut j = 0;
-            while j < elems.len() {
-                self.buf.push(elems[j].stored_packed(width));
-                j += step;
+            let base = self.buf.len();
+            self.buf.resize(base + len, 0);
+            for (k, t) in self.buf[base..].iter_mut().enumerate() {
+                *t = elems[k * step].stored_packed(width);
             }
         }
         let ty = if keys.is_some() {
@@ -1060,14 +1060,13 @@ impl Builder {
 #[inline(always)]
 fn write_elements<const B: usize>(buf: &mut Vec<u8>, elems: &[Slot], step: usize) {
     let count = elems.len().div_ceil(step);
-    buf.reserve(count * (B + 1));
-    let mut at = buf.len() as u64;
-    let mut j = 0;
-    while j < elems.len() {
-        let bits = elems[j].element_bits(at, B);
-        buf.extend_from_slice(&bits.to_le_bytes()[..B]);
+    let base = buf.len();
+    buf.resize(base + count * B, 0);
+    let mut at = base as u64;
+    for (k, out) in buf[base..].chunks_exact_mut(B).enumerate() {
+        let bits = elems[k * step].element_bits(at, B);
+        out.copy_from_slice(&bits.to_le_bytes()[..B]);
         at += B as u64;
-        j += step;
     }
 }
 

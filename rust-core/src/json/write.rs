@@ -486,6 +486,10 @@ const DIGITS2: &[u8; 200] = b"\
 
 /// Appends the decimal digits of `v`, two at a time.
 pub(crate) fn write_u64(out: &mut Vec<u8>, mut v: u64) {
+    if v < 10 {
+        out.push(b'0' + v as u8);
+        return;
+    }
     let mut buf = [0u8; 20];
     let mut at = buf.len();
     while v >= 100 {
@@ -502,7 +506,11 @@ pub(crate) fn write_u64(out: &mut Vec<u8>, mut v: u64) {
         at -= 1;
         buf[at] = b'0' + v as u8;
     }
-    out.extend_from_slice(&buf[at..]);
+    // A few bytes: pushed one by one rather than through a library copy.
+    out.reserve(buf.len() - at);
+    for &b in &buf[at..] {
+        out.push(b);
+    }
 }
 
 /// Appends a finite float exactly as `format!("{f:?}")` writes it: the
