@@ -563,6 +563,7 @@ impl Builder {
     ///
     /// Not a C++ call sequence: the serde tier uses it, where no reference
     /// bytes exist and typed vectors are smaller and faster to read.
+    #[cfg(feature = "serde")]
     pub(crate) fn end_vector_compact(&mut self, fixed: bool) -> Result<()> {
         let Some(&Open::Vector(start)) = self.opens.last() else {
             return self.end_vector();
