@@ -125,7 +125,15 @@ pub fn check(backend: &dyn Backend, plan: &Plan<'_>) -> Result<(), Diagnostics> 
     let lang = backend.name();
     let mut diags = Diagnostics::new();
     let mut types: HashMap<(String, String), &str> = HashMap::new();
-    for t in plan.type_names() {
+    // In declaration order, so that a clash is reported at the later one.
+    let mut in_order: Vec<&str> = plan.type_names().collect();
+    in_order.sort_by_key(|t| {
+        plan.parsed
+            .positions
+            .get(&(t.to_string(), String::new()))
+            .map(|p| (p.file, p.line, p.column))
+    });
+    for t in in_order {
         let scope = backend.type_scope(t);
         let mut names = vec![backend.type_name(t)];
         names.extend(backend.companion_names(plan, t));
