@@ -47,7 +47,17 @@ impl Backend for Rust {
     }
 
     fn field_name(&self, name: &str) -> String {
-        ident(&snake(name))
+        // Snake case without empty words (`__proto__` -> `proto`), which
+        // the `non_snake_case` lint rejects.
+        let words: Vec<String> = snake(name)
+            .split('_')
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
+        if words.is_empty() {
+            return "field".to_string();
+        }
+        ident(&words.join("_"))
     }
 
     fn variant_name(&self, name: &str) -> String {

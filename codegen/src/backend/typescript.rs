@@ -75,7 +75,12 @@ impl Backend for TypeScript {
     }
 
     fn field_name(&self, name: &str) -> String {
-        name.to_string()
+        // `__proto__` in an object literal sets the prototype instead of a property.
+        if name == "__proto__" {
+            format!("{name}_")
+        } else {
+            name.to_string()
+        }
     }
 
     fn variant_name(&self, name: &str) -> String {
@@ -105,16 +110,6 @@ impl Backend for TypeScript {
     }
 
     fn emit(&self, plan: &Plan<'_>) -> Result<Vec<GeneratedFile>, String> {
-        for m in &plan.messages {
-            for f in &m.fields {
-                if f.def.name == "__proto__" {
-                    return Err(format!(
-                        "field `__proto__` of `{}` cannot be a TypeScript property",
-                        m.def.name
-                    ));
-                }
-            }
-        }
         let mut g = Gen {
             plan,
             b: self,
@@ -409,7 +404,7 @@ impl super::ModuleItems for Gen<'_> {
         self.line(2, "let i: number, ft: number;");
         for (idx, &fp) in fields.iter().enumerate() {
             let f = fp.def;
-            let var = format!("f_{}", f.name);
+            let var = format!("f_{}", self.b.field_name(&f.name));
             let key = self.b.string_literal(&f.wire_name);
             let ty = self.ts_type(&f.ty);
             let ty = if f.optional {
@@ -444,7 +439,10 @@ impl super::ModuleItems for Gen<'_> {
         let inits: Vec<String> = mp
             .fields
             .iter()
-            .map(|f| format!("{}: f_{}", self.b.field_name(&f.def.name), f.def.name))
+            .map(|f| {
+                let name = self.b.field_name(&f.def.name);
+                format!("{name}: f_{name}")
+            })
             .collect();
         self.line(2, &format!("return {{ {} }};", inits.join(", ")));
         self.line(1, "} catch (e) {");

@@ -190,21 +190,24 @@ pub struct Object {
     pub cls: i32,
     /// The `kind` field.
     pub kind: Kind,
+    /// The `__proto__` field.
+    pub proto: i32,
 }
 
 impl Object {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
-    pub const WIRE_KEYS: &'static [&'static str] = &["None", "True", "async", "b", "class", "cls", "constructor", "crate", "cx", "decode", "def", "encode", "fast", "flexMap", "fn", "fromBytes", "fun", "in", "init", "is", "keys", "kind", "let", "m", "map", "match", "new", "object", "other", "r", "raw", "read", "readField", "self", "super", "type", "typeof", "val", "value", "when", "yield"];
+    pub const WIRE_KEYS: &'static [&'static str] = &["None", "True", "__proto__", "async", "b", "class", "cls", "constructor", "crate", "cx", "decode", "def", "encode", "fast", "flexMap", "fn", "fromBytes", "fun", "in", "init", "is", "keys", "kind", "let", "m", "map", "match", "new", "object", "other", "r", "raw", "read", "readField", "self", "super", "type", "typeof", "val", "value", "when", "yield"];
 }
 
 impl flexbuf::FlexCoder for Object {
-    const FINGERPRINT: u64 = 0x377d7ef4f029ea0b;
+    const FINGERPRINT: u64 = 0x9df23445bb787b5b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
         let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
         b.start_map();
         b.int(self.none as i64);
         b.bool(self.r#true);
+        b.int(self.proto as i64);
         b.int(self.r#async as i64);
         b.int(self.b as i64);
         b.string(&self.class);
@@ -270,197 +273,202 @@ impl flexbuf::FlexCoder for Object {
             Some(v) => __field::bool(v).map_err(__at_key("True"))?,
             None => Default::default(),
         };
-        let f_async = match __lookup(&m, fast, 2, "async")? {
+        let f_proto = match __lookup(&m, fast, 2, "__proto__")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("__proto__"))),
+            Some(v) => __field::i32(v).map_err(__at_key("__proto__"))?,
+            None => Default::default(),
+        };
+        let f_async = match __lookup(&m, fast, 3, "async")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("async"))),
             Some(v) => __field::i32(v).map_err(__at_key("async"))?,
             None => Default::default(),
         };
-        let f_b = match __lookup(&m, fast, 3, "b")? {
+        let f_b = match __lookup(&m, fast, 4, "b")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b"))),
             Some(v) => __field::i32(v).map_err(__at_key("b"))?,
             None => Default::default(),
         };
-        let f_class = match __lookup(&m, fast, 4, "class")? {
+        let f_class = match __lookup(&m, fast, 5, "class")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("class"))),
             Some(v) => __field::string(v).map_err(__at_key("class"))?,
             None => Default::default(),
         };
-        let f_cls = match __lookup(&m, fast, 5, "cls")? {
+        let f_cls = match __lookup(&m, fast, 6, "cls")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("cls"))),
             Some(v) => __field::i32(v).map_err(__at_key("cls"))?,
             None => Default::default(),
         };
-        let f_constructor = match __lookup(&m, fast, 6, "constructor")? {
+        let f_constructor = match __lookup(&m, fast, 7, "constructor")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("constructor"))),
             Some(v) => __field::i32(v).map_err(__at_key("constructor"))?,
             None => Default::default(),
         };
-        let f_crate_ = match __lookup(&m, fast, 7, "crate")? {
+        let f_crate_ = match __lookup(&m, fast, 8, "crate")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("crate"))),
             Some(v) => __field::i32(v).map_err(__at_key("crate"))?,
             None => Default::default(),
         };
-        let f_cx = match __lookup(&m, fast, 8, "cx")? {
+        let f_cx = match __lookup(&m, fast, 9, "cx")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("cx"))),
             Some(v) => __field::i32(v).map_err(__at_key("cx"))?,
             None => Default::default(),
         };
-        let f_decode = match __lookup(&m, fast, 9, "decode")? {
+        let f_decode = match __lookup(&m, fast, 10, "decode")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("decode"))),
             Some(v) => __field::i32(v).map_err(__at_key("decode"))?,
             None => Default::default(),
         };
-        let f_def = match __lookup(&m, fast, 10, "def")? {
+        let f_def = match __lookup(&m, fast, 11, "def")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("def"))),
             Some(v) => __field::i32(v).map_err(__at_key("def"))?,
             None => Default::default(),
         };
-        let f_encode = match __lookup(&m, fast, 11, "encode")? {
+        let f_encode = match __lookup(&m, fast, 12, "encode")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("encode"))),
             Some(v) => __field::i32(v).map_err(__at_key("encode"))?,
             None => Default::default(),
         };
-        let f_fast = match __lookup(&m, fast, 12, "fast")? {
+        let f_fast = match __lookup(&m, fast, 13, "fast")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fast"))),
             Some(v) => __field::i32(v).map_err(__at_key("fast"))?,
             None => Default::default(),
         };
-        let f_flex_map = match __lookup(&m, fast, 13, "flexMap")? {
+        let f_flex_map = match __lookup(&m, fast, 14, "flexMap")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("flexMap"))),
             Some(v) => __field::i32(v).map_err(__at_key("flexMap"))?,
             None => Default::default(),
         };
-        let f_fn = match __lookup(&m, fast, 14, "fn")? {
+        let f_fn = match __lookup(&m, fast, 15, "fn")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fn"))),
             Some(v) => __field::i32(v).map_err(__at_key("fn"))?,
             None => Default::default(),
         };
-        let f_from_bytes = match __lookup(&m, fast, 15, "fromBytes")? {
+        let f_from_bytes = match __lookup(&m, fast, 16, "fromBytes")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fromBytes"))),
             Some(v) => __field::i32(v).map_err(__at_key("fromBytes"))?,
             None => Default::default(),
         };
-        let f_fun = match __lookup(&m, fast, 16, "fun")? {
+        let f_fun = match __lookup(&m, fast, 17, "fun")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fun"))),
             Some(v) => __field::i32(v).map_err(__at_key("fun"))?,
             None => Default::default(),
         };
-        let f_in = match __lookup(&m, fast, 17, "in")? {
+        let f_in = match __lookup(&m, fast, 18, "in")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("in"))),
             Some(v) => __field::i32(v).map_err(__at_key("in"))?,
             None => Default::default(),
         };
-        let f_init = match __lookup(&m, fast, 18, "init")? {
+        let f_init = match __lookup(&m, fast, 19, "init")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("init"))),
             Some(v) => __field::i32(v).map_err(__at_key("init"))?,
             None => Default::default(),
         };
-        let f_is = match __lookup(&m, fast, 19, "is")? {
+        let f_is = match __lookup(&m, fast, 20, "is")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("is"))),
             Some(v) => __field::i32(v).map_err(__at_key("is"))?,
             None => Default::default(),
         };
-        let f_keys = match __lookup(&m, fast, 20, "keys")? {
+        let f_keys = match __lookup(&m, fast, 21, "keys")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("keys"))),
             Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1) }).map_err(__at_key("keys"))?,
             None => Default::default(),
         };
-        let f_kind = match __lookup(&m, fast, 21, "kind")? {
+        let f_kind = match __lookup(&m, fast, 22, "kind")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("kind"))),
             Some(v) => __field::i64(v).and_then(|raw| Kind::from_value(raw).ok_or_else(|| __unknown_enum("Kind", raw, &v))).map_err(__at_key("kind"))?,
             None => Default::default(),
         };
-        let f_let = match __lookup(&m, fast, 22, "let")? {
+        let f_let = match __lookup(&m, fast, 23, "let")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("let"))),
             Some(v) => __field::i32(v).map_err(__at_key("let"))?,
             None => Default::default(),
         };
-        let f_m = match __lookup(&m, fast, 23, "m")? {
+        let f_m = match __lookup(&m, fast, 24, "m")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("m"))),
             Some(v) => __field::i32(v).map_err(__at_key("m"))?,
             None => Default::default(),
         };
-        let f_map = match __lookup(&m, fast, 24, "map")? {
+        let f_map = match __lookup(&m, fast, 25, "map")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("map"))),
             Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i32(e1) }).map_err(__at_key("map"))?,
             None => Default::default(),
         };
-        let f_match = match __lookup(&m, fast, 25, "match")? {
+        let f_match = match __lookup(&m, fast, 26, "match")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("match"))),
             Some(v) => __field::i32(v).map_err(__at_key("match"))?,
             None => Default::default(),
         };
-        let f_new = match __lookup(&m, fast, 26, "new")? {
+        let f_new = match __lookup(&m, fast, 27, "new")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("new"))),
             Some(v) => __field::bool(v).map_err(__at_key("new"))?,
             None => Default::default(),
         };
-        let f_object = match __lookup(&m, fast, 27, "object")? {
+        let f_object = match __lookup(&m, fast, 28, "object")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("object"))),
             Some(v) => __field::i32(v).map_err(__at_key("object"))?,
             None => Default::default(),
         };
-        let f_other = match __lookup(&m, fast, 28, "other")? {
+        let f_other = match __lookup(&m, fast, 29, "other")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("other"))),
             Some(v) => __field::i32(v).map_err(__at_key("other"))?,
             None => Default::default(),
         };
-        let f_r = match __lookup(&m, fast, 29, "r")? {
+        let f_r = match __lookup(&m, fast, 30, "r")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("r"))),
             Some(v) => __field::i32(v).map_err(__at_key("r"))?,
             None => Default::default(),
         };
-        let f_raw = match __lookup(&m, fast, 30, "raw")? {
+        let f_raw = match __lookup(&m, fast, 31, "raw")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("raw"))),
             Some(v) => __field::string(v).map_err(__at_key("raw"))?,
             None => Default::default(),
         };
-        let f_read = match __lookup(&m, fast, 31, "read")? {
+        let f_read = match __lookup(&m, fast, 32, "read")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("read"))),
             Some(v) => __field::i32(v).map_err(__at_key("read"))?,
             None => Default::default(),
         };
-        let f_read_field = match __lookup(&m, fast, 32, "readField")? {
+        let f_read_field = match __lookup(&m, fast, 33, "readField")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("readField"))),
             Some(v) => __field::i32(v).map_err(__at_key("readField"))?,
             None => Default::default(),
         };
-        let f_self_ = match __lookup(&m, fast, 33, "self")? {
+        let f_self_ = match __lookup(&m, fast, 34, "self")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("self"))),
             Some(v) => __field::i32(v).map_err(__at_key("self"))?,
             None => Default::default(),
         };
-        let f_super_ = match __lookup(&m, fast, 34, "super")? {
+        let f_super_ = match __lookup(&m, fast, 35, "super")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("super"))),
             Some(v) => __field::i32(v).map_err(__at_key("super"))?,
             None => Default::default(),
         };
-        let f_type = match __lookup(&m, fast, 35, "type")? {
+        let f_type = match __lookup(&m, fast, 36, "type")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("type"))),
             Some(v) => __field::string(v).map_err(__at_key("type"))?,
             None => Default::default(),
         };
-        let f_typeof = match __lookup(&m, fast, 36, "typeof")? {
+        let f_typeof = match __lookup(&m, fast, 37, "typeof")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("typeof"))),
             Some(v) => __field::i32(v).map_err(__at_key("typeof"))?,
             None => Default::default(),
         };
-        let f_val = match __lookup(&m, fast, 37, "val")? {
+        let f_val = match __lookup(&m, fast, 38, "val")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("val"))),
             Some(v) => __field::i32(v).map_err(__at_key("val"))?,
             None => Default::default(),
         };
-        let f_value = match __lookup(&m, fast, 38, "value")? {
+        let f_value = match __lookup(&m, fast, 39, "value")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("value"))),
             Some(v) => __field::i32(v).map_err(__at_key("value"))?,
             None => Default::default(),
         };
-        let f_when = match __lookup(&m, fast, 39, "when")? {
+        let f_when = match __lookup(&m, fast, 40, "when")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("when"))),
             Some(v) => __field::i32(v).map_err(__at_key("when"))?,
             None => Default::default(),
         };
-        let f_yield = match __lookup(&m, fast, 40, "yield")? {
+        let f_yield = match __lookup(&m, fast, 41, "yield")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("yield"))),
             Some(v) => __field::i32(v).map_err(__at_key("yield"))?,
             None => Default::default(),
@@ -508,6 +516,7 @@ impl flexbuf::FlexCoder for Object {
             other: f_other,
             cls: f_cls,
             kind: f_kind,
+            proto: f_proto,
         })
     }
 }
@@ -544,6 +553,12 @@ impl<'a> ObjectView<'a> {
     pub fn r#true(&self) -> flexbuf::Result<bool> {
         let v = self.map.get("True")?;
         __field::bool(v)
+    }
+
+    /// The `__proto__` field.
+    pub fn proto(&self) -> flexbuf::Result<i32> {
+        let v = self.map.get("__proto__")?;
+        __field::i32(v)
     }
 
     /// The `async` field.

@@ -139,12 +139,13 @@ export interface Object {
   other: number;
   cls: number;
   kind: Kind;
+  __proto___: number;
 }
 
 /** Fingerprint of `keywords.Object`'s wire contract (see `flexbuf::schema`). */
-export const ObjectFingerprint = 0x377d7ef4f029ea0bn;
+export const ObjectFingerprint = 0x9df23445bb787b5bn;
 
-const __Object_keys: fb.KeySet = fb.keySet(["None", "True", "async", "b", "class", "cls", "constructor", "crate", "cx", "decode", "def", "encode", "fast", "flexMap", "fn", "fromBytes", "fun", "in", "init", "is", "keys", "kind", "let", "m", "map", "match", "new", "object", "other", "r", "raw", "read", "readField", "self", "super", "type", "typeof", "val", "value", "when", "yield"]);
+const __Object_keys: fb.KeySet = fb.keySet(["None", "True", "__proto__", "async", "b", "class", "cls", "constructor", "crate", "cx", "decode", "def", "encode", "fast", "flexMap", "fn", "fromBytes", "fun", "in", "init", "is", "keys", "kind", "let", "m", "map", "match", "new", "object", "other", "r", "raw", "read", "readField", "self", "super", "type", "typeof", "val", "value", "when", "yield"]);
 
 /** Pushes a `Object` (every field, in wire order, with the shared keys vector). */
 export function encodeObjectInto(b: fb.Builder, cx: fb.EncodeContext, v: Object): void {
@@ -157,6 +158,10 @@ export function encodeObjectInto(b: fb.Builder, cx: fb.EncodeContext, v: Object)
   {
     const x = v.True;
     b.bool((x ?? false));
+  }
+  {
+    const x = v.__proto___;
+    b.int((x ?? 0));
   }
   {
     const x = v.async;
@@ -352,8 +357,16 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       ft = c.type(d, mw, n, -1, i);
       f_True = c.bool(d + i * mw, mw, c.nn(ft));
     }
-    f = "async";
+    f = "__proto__";
     i = fast ? 2 : c.find(ka, kw, n, __Object_keys.bytes[2]);
+    let f___proto___: number;
+    if (i < 0) f___proto___ = 0;
+    else {
+      ft = c.type(d, mw, n, -1, i);
+      f___proto___ = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
+    }
+    f = "async";
+    i = fast ? 3 : c.find(ka, kw, n, __Object_keys.bytes[3]);
     let f_async: number;
     if (i < 0) f_async = 0;
     else {
@@ -361,7 +374,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_async = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "b";
-    i = fast ? 3 : c.find(ka, kw, n, __Object_keys.bytes[3]);
+    i = fast ? 4 : c.find(ka, kw, n, __Object_keys.bytes[4]);
     let f_b: number;
     if (i < 0) f_b = 0;
     else {
@@ -369,7 +382,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_b = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "class";
-    i = fast ? 4 : c.find(ka, kw, n, __Object_keys.bytes[4]);
+    i = fast ? 5 : c.find(ka, kw, n, __Object_keys.bytes[5]);
     let f_class: string;
     if (i < 0) f_class = "";
     else {
@@ -377,7 +390,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_class = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "cls";
-    i = fast ? 5 : c.find(ka, kw, n, __Object_keys.bytes[5]);
+    i = fast ? 6 : c.find(ka, kw, n, __Object_keys.bytes[6]);
     let f_cls: number;
     if (i < 0) f_cls = 0;
     else {
@@ -385,7 +398,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_cls = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "constructor";
-    i = fast ? 6 : c.find(ka, kw, n, __Object_keys.bytes[6]);
+    i = fast ? 7 : c.find(ka, kw, n, __Object_keys.bytes[7]);
     let f_constructor: number;
     if (i < 0) f_constructor = 0;
     else {
@@ -393,7 +406,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_constructor = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "crate";
-    i = fast ? 7 : c.find(ka, kw, n, __Object_keys.bytes[7]);
+    i = fast ? 8 : c.find(ka, kw, n, __Object_keys.bytes[8]);
     let f_crate: number;
     if (i < 0) f_crate = 0;
     else {
@@ -401,7 +414,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_crate = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "cx";
-    i = fast ? 8 : c.find(ka, kw, n, __Object_keys.bytes[8]);
+    i = fast ? 9 : c.find(ka, kw, n, __Object_keys.bytes[9]);
     let f_cx: number;
     if (i < 0) f_cx = 0;
     else {
@@ -409,7 +422,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_cx = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "decode";
-    i = fast ? 9 : c.find(ka, kw, n, __Object_keys.bytes[9]);
+    i = fast ? 10 : c.find(ka, kw, n, __Object_keys.bytes[10]);
     let f_decode: number;
     if (i < 0) f_decode = 0;
     else {
@@ -417,7 +430,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_decode = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "def";
-    i = fast ? 10 : c.find(ka, kw, n, __Object_keys.bytes[10]);
+    i = fast ? 11 : c.find(ka, kw, n, __Object_keys.bytes[11]);
     let f_def: number;
     if (i < 0) f_def = 0;
     else {
@@ -425,7 +438,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_def = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "encode";
-    i = fast ? 11 : c.find(ka, kw, n, __Object_keys.bytes[11]);
+    i = fast ? 12 : c.find(ka, kw, n, __Object_keys.bytes[12]);
     let f_encode: number;
     if (i < 0) f_encode = 0;
     else {
@@ -433,7 +446,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_encode = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "fast";
-    i = fast ? 12 : c.find(ka, kw, n, __Object_keys.bytes[12]);
+    i = fast ? 13 : c.find(ka, kw, n, __Object_keys.bytes[13]);
     let f_fast: number;
     if (i < 0) f_fast = 0;
     else {
@@ -441,7 +454,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_fast = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "flexMap";
-    i = fast ? 13 : c.find(ka, kw, n, __Object_keys.bytes[13]);
+    i = fast ? 14 : c.find(ka, kw, n, __Object_keys.bytes[14]);
     let f_flexMap: number;
     if (i < 0) f_flexMap = 0;
     else {
@@ -449,7 +462,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_flexMap = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "fn";
-    i = fast ? 14 : c.find(ka, kw, n, __Object_keys.bytes[14]);
+    i = fast ? 15 : c.find(ka, kw, n, __Object_keys.bytes[15]);
     let f_fn: number;
     if (i < 0) f_fn = 0;
     else {
@@ -457,7 +470,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_fn = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "fromBytes";
-    i = fast ? 15 : c.find(ka, kw, n, __Object_keys.bytes[15]);
+    i = fast ? 16 : c.find(ka, kw, n, __Object_keys.bytes[16]);
     let f_fromBytes: number;
     if (i < 0) f_fromBytes = 0;
     else {
@@ -465,7 +478,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_fromBytes = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "fun";
-    i = fast ? 16 : c.find(ka, kw, n, __Object_keys.bytes[16]);
+    i = fast ? 17 : c.find(ka, kw, n, __Object_keys.bytes[17]);
     let f_fun: number;
     if (i < 0) f_fun = 0;
     else {
@@ -473,7 +486,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_fun = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "in";
-    i = fast ? 17 : c.find(ka, kw, n, __Object_keys.bytes[17]);
+    i = fast ? 18 : c.find(ka, kw, n, __Object_keys.bytes[18]);
     let f_in: number;
     if (i < 0) f_in = 0;
     else {
@@ -481,7 +494,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_in = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "init";
-    i = fast ? 18 : c.find(ka, kw, n, __Object_keys.bytes[18]);
+    i = fast ? 19 : c.find(ka, kw, n, __Object_keys.bytes[19]);
     let f_init: number;
     if (i < 0) f_init = 0;
     else {
@@ -489,7 +502,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_init = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "is";
-    i = fast ? 19 : c.find(ka, kw, n, __Object_keys.bytes[19]);
+    i = fast ? 20 : c.find(ka, kw, n, __Object_keys.bytes[20]);
     let f_is: number;
     if (i < 0) f_is = 0;
     else {
@@ -497,7 +510,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_is = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "keys";
-    i = fast ? 20 : c.find(ka, kw, n, __Object_keys.bytes[20]);
+    i = fast ? 21 : c.find(ka, kw, n, __Object_keys.bytes[21]);
     let f_keys: Array<string>;
     if (i < 0) f_keys = [];
     else {
@@ -505,7 +518,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_keys = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<string> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<string> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "kind";
-    i = fast ? 21 : c.find(ka, kw, n, __Object_keys.bytes[21]);
+    i = fast ? 22 : c.find(ka, kw, n, __Object_keys.bytes[22]);
     let f_kind: Kind;
     if (i < 0) f_kind = Kind.class;
     else {
@@ -513,7 +526,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_kind = (c.enumValue(d + i * mw, mw, c.nn(ft), KindValues, "Kind") as Kind);
     }
     f = "let";
-    i = fast ? 22 : c.find(ka, kw, n, __Object_keys.bytes[22]);
+    i = fast ? 23 : c.find(ka, kw, n, __Object_keys.bytes[23]);
     let f_let: number;
     if (i < 0) f_let = 0;
     else {
@@ -521,7 +534,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_let = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "m";
-    i = fast ? 23 : c.find(ka, kw, n, __Object_keys.bytes[23]);
+    i = fast ? 24 : c.find(ka, kw, n, __Object_keys.bytes[24]);
     let f_m: number;
     if (i < 0) f_m = 0;
     else {
@@ -529,7 +542,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_m = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "map";
-    i = fast ? 24 : c.find(ka, kw, n, __Object_keys.bytes[24]);
+    i = fast ? 25 : c.find(ka, kw, n, __Object_keys.bytes[25]);
     let f_map: { [key: string]: number };
     if (i < 0) f_map = {};
     else {
@@ -537,7 +550,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_map = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: number } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: number } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, c.int(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)), -2147483648, 2147483647)); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "match";
-    i = fast ? 25 : c.find(ka, kw, n, __Object_keys.bytes[25]);
+    i = fast ? 26 : c.find(ka, kw, n, __Object_keys.bytes[26]);
     let f_match: number;
     if (i < 0) f_match = 0;
     else {
@@ -545,7 +558,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_match = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "new";
-    i = fast ? 26 : c.find(ka, kw, n, __Object_keys.bytes[26]);
+    i = fast ? 27 : c.find(ka, kw, n, __Object_keys.bytes[27]);
     let f_new: boolean;
     if (i < 0) f_new = false;
     else {
@@ -553,7 +566,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_new = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "object";
-    i = fast ? 27 : c.find(ka, kw, n, __Object_keys.bytes[27]);
+    i = fast ? 28 : c.find(ka, kw, n, __Object_keys.bytes[28]);
     let f_object: number;
     if (i < 0) f_object = 0;
     else {
@@ -561,7 +574,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_object = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "other";
-    i = fast ? 28 : c.find(ka, kw, n, __Object_keys.bytes[28]);
+    i = fast ? 29 : c.find(ka, kw, n, __Object_keys.bytes[29]);
     let f_other: number;
     if (i < 0) f_other = 0;
     else {
@@ -569,7 +582,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_other = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "r";
-    i = fast ? 29 : c.find(ka, kw, n, __Object_keys.bytes[29]);
+    i = fast ? 30 : c.find(ka, kw, n, __Object_keys.bytes[30]);
     let f_r: number;
     if (i < 0) f_r = 0;
     else {
@@ -577,7 +590,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_r = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "raw";
-    i = fast ? 30 : c.find(ka, kw, n, __Object_keys.bytes[30]);
+    i = fast ? 31 : c.find(ka, kw, n, __Object_keys.bytes[31]);
     let f_raw: string;
     if (i < 0) f_raw = "";
     else {
@@ -585,7 +598,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_raw = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "read";
-    i = fast ? 31 : c.find(ka, kw, n, __Object_keys.bytes[31]);
+    i = fast ? 32 : c.find(ka, kw, n, __Object_keys.bytes[32]);
     let f_read: number;
     if (i < 0) f_read = 0;
     else {
@@ -593,7 +606,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_read = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "readField";
-    i = fast ? 32 : c.find(ka, kw, n, __Object_keys.bytes[32]);
+    i = fast ? 33 : c.find(ka, kw, n, __Object_keys.bytes[33]);
     let f_readField: number;
     if (i < 0) f_readField = 0;
     else {
@@ -601,7 +614,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_readField = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "self";
-    i = fast ? 33 : c.find(ka, kw, n, __Object_keys.bytes[33]);
+    i = fast ? 34 : c.find(ka, kw, n, __Object_keys.bytes[34]);
     let f_self: number;
     if (i < 0) f_self = 0;
     else {
@@ -609,7 +622,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_self = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "super";
-    i = fast ? 34 : c.find(ka, kw, n, __Object_keys.bytes[34]);
+    i = fast ? 35 : c.find(ka, kw, n, __Object_keys.bytes[35]);
     let f_super: number;
     if (i < 0) f_super = 0;
     else {
@@ -617,7 +630,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_super = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "type";
-    i = fast ? 35 : c.find(ka, kw, n, __Object_keys.bytes[35]);
+    i = fast ? 36 : c.find(ka, kw, n, __Object_keys.bytes[36]);
     let f_type: string;
     if (i < 0) f_type = "";
     else {
@@ -625,7 +638,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_type = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "typeof";
-    i = fast ? 36 : c.find(ka, kw, n, __Object_keys.bytes[36]);
+    i = fast ? 37 : c.find(ka, kw, n, __Object_keys.bytes[37]);
     let f_typeof: number;
     if (i < 0) f_typeof = 0;
     else {
@@ -633,7 +646,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_typeof = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "val";
-    i = fast ? 37 : c.find(ka, kw, n, __Object_keys.bytes[37]);
+    i = fast ? 38 : c.find(ka, kw, n, __Object_keys.bytes[38]);
     let f_val: number;
     if (i < 0) f_val = 0;
     else {
@@ -641,7 +654,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_val = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "value";
-    i = fast ? 38 : c.find(ka, kw, n, __Object_keys.bytes[38]);
+    i = fast ? 39 : c.find(ka, kw, n, __Object_keys.bytes[39]);
     let f_value: number;
     if (i < 0) f_value = 0;
     else {
@@ -649,7 +662,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_value = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "when";
-    i = fast ? 39 : c.find(ka, kw, n, __Object_keys.bytes[39]);
+    i = fast ? 40 : c.find(ka, kw, n, __Object_keys.bytes[40]);
     let f_when: number;
     if (i < 0) f_when = 0;
     else {
@@ -657,7 +670,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_when = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "yield";
-    i = fast ? 40 : c.find(ka, kw, n, __Object_keys.bytes[40]);
+    i = fast ? 41 : c.find(ka, kw, n, __Object_keys.bytes[41]);
     let f_yield: number;
     if (i < 0) f_yield = 0;
     else {
@@ -665,7 +678,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_yield = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     c.leave();
-    return { read: f_read, readField: f_readField, raw: f_raw, new: f_new, map: f_map, class: f_class, fun: f_fun, self: f_self, type: f_type, object: f_object, init: f_init, encode: f_encode, decode: f_decode, fromBytes: f_fromBytes, constructor: f_constructor, cx: f_cx, value: f_value, flexMap: f_flexMap, is: f_is, in: f_in, def: f_def, fn: f_fn, match: f_match, let: f_let, val: f_val, when: f_when, None: f_None, True: f_True, super: f_super, crate: f_crate, async: f_async, yield: f_yield, typeof: f_typeof, keys: f_keys, b: f_b, r: f_r, m: f_m, fast: f_fast, other: f_other, cls: f_cls, kind: f_kind };
+    return { read: f_read, readField: f_readField, raw: f_raw, new: f_new, map: f_map, class: f_class, fun: f_fun, self: f_self, type: f_type, object: f_object, init: f_init, encode: f_encode, decode: f_decode, fromBytes: f_fromBytes, constructor: f_constructor, cx: f_cx, value: f_value, flexMap: f_flexMap, is: f_is, in: f_in, def: f_def, fn: f_fn, match: f_match, let: f_let, val: f_val, when: f_when, None: f_None, True: f_True, super: f_super, crate: f_crate, async: f_async, yield: f_yield, typeof: f_typeof, keys: f_keys, b: f_b, r: f_r, m: f_m, fast: f_fast, other: f_other, cls: f_cls, kind: f_kind, __proto___: f___proto___ };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -714,6 +727,12 @@ export class ObjectView {
   get True(): boolean {
     const r = this.map.get("True");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
+  }
+
+  /** The `__proto__` field. */
+  get __proto___(): number {
+    const r = this.map.get("__proto__");
+    return this.readField(r, (c, p, w, t) => c.int(p, w, t, -2147483648, 2147483647));
   }
 
   /** The `async` field. */

@@ -52,14 +52,16 @@ public data class Object(
     val other: Int = 0,
     val cls: Int = 0,
     val kind: Kind = Kind.`class`,
+    @SerialName("__proto__")
+    val _Proto_: Int = 0,
 )
 
 /** Generated FlexBuffers coder of [Object]. */
 public object ObjectFlexCoder : FlexCoder<Object> {
     /** The schema fingerprint of `keywords.Object`. */
-    public const val FINGERPRINT: Long = 3998491634641267211L
+    public const val FINGERPRINT: Long = -7065527391288263845L
     /** Wire names in wire order: the keys vector every encoded map of this type shares. */
-    public val KEYS: WireKeys = WireKeys("None", "True", "async", "b", "class", "cls", "constructor", "crate", "cx", "decode", "def", "encode", "fast", "flexMap", "fn", "fromBytes", "fun", "in", "init", "is", "keys", "kind", "let", "m", "map", "match", "new", "object", "other", "r", "raw", "read", "readField", "self", "super", "type", "typeof", "val", "value", "when", "yield")
+    public val KEYS: WireKeys = WireKeys("None", "True", "__proto__", "async", "b", "class", "cls", "constructor", "crate", "cx", "decode", "def", "encode", "fast", "flexMap", "fn", "fromBytes", "fun", "in", "init", "is", "keys", "kind", "let", "m", "map", "match", "new", "object", "other", "r", "raw", "read", "readField", "self", "super", "type", "typeof", "val", "value", "when", "yield")
 
     override val fingerprint: Long get() = FINGERPRINT
 
@@ -70,6 +72,7 @@ public object ObjectFlexCoder : FlexCoder<Object> {
         b.startMap()
         b.int(value.None)
         b.bool(value.True)
+        b.int(value._Proto_)
         b.int(value.async)
         b.int(value.b)
         b.string(value.`class`)
@@ -122,84 +125,86 @@ public object ObjectFlexCoder : FlexCoder<Object> {
         i = Typed.index(m, fast, 1, KEYS)
         val f1: Boolean = if (i < 0) false else Typed.at("True") { Fields.bool(v, i) }
         i = Typed.index(m, fast, 2, KEYS)
-        val f2: Int = if (i < 0) 0 else Typed.at("async") { Fields.i32(v, i) }
+        val f2: Int = if (i < 0) 0 else Typed.at("__proto__") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 3, KEYS)
-        val f3: Int = if (i < 0) 0 else Typed.at("b") { Fields.i32(v, i) }
+        val f3: Int = if (i < 0) 0 else Typed.at("async") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 4, KEYS)
-        val f4: kotlin.String = if (i < 0) "" else Typed.at("class") { Fields.string(v, i) }
+        val f4: Int = if (i < 0) 0 else Typed.at("b") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 5, KEYS)
-        val f5: Int = if (i < 0) 0 else Typed.at("cls") { Fields.i32(v, i) }
+        val f5: kotlin.String = if (i < 0) "" else Typed.at("class") { Fields.string(v, i) }
         i = Typed.index(m, fast, 6, KEYS)
-        val f6: Int = if (i < 0) 0 else Typed.at("constructor") { Fields.i32(v, i) }
+        val f6: Int = if (i < 0) 0 else Typed.at("cls") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 7, KEYS)
-        val f7: Int = if (i < 0) 0 else Typed.at("crate") { Fields.i32(v, i) }
+        val f7: Int = if (i < 0) 0 else Typed.at("constructor") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 8, KEYS)
-        val f8: Int = if (i < 0) 0 else Typed.at("cx") { Fields.i32(v, i) }
+        val f8: Int = if (i < 0) 0 else Typed.at("crate") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 9, KEYS)
-        val f9: Int = if (i < 0) 0 else Typed.at("decode") { Fields.i32(v, i) }
+        val f9: Int = if (i < 0) 0 else Typed.at("cx") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 10, KEYS)
-        val f10: Int = if (i < 0) 0 else Typed.at("def") { Fields.i32(v, i) }
+        val f10: Int = if (i < 0) 0 else Typed.at("decode") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 11, KEYS)
-        val f11: Int = if (i < 0) 0 else Typed.at("encode") { Fields.i32(v, i) }
+        val f11: Int = if (i < 0) 0 else Typed.at("def") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 12, KEYS)
-        val f12: Int = if (i < 0) 0 else Typed.at("fast") { Fields.i32(v, i) }
+        val f12: Int = if (i < 0) 0 else Typed.at("encode") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 13, KEYS)
-        val f13: Int = if (i < 0) 0 else Typed.at("flexMap") { Fields.i32(v, i) }
+        val f13: Int = if (i < 0) 0 else Typed.at("fast") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 14, KEYS)
-        val f14: Int = if (i < 0) 0 else Typed.at("fn") { Fields.i32(v, i) }
+        val f14: Int = if (i < 0) 0 else Typed.at("flexMap") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 15, KEYS)
-        val f15: Int = if (i < 0) 0 else Typed.at("fromBytes") { Fields.i32(v, i) }
+        val f15: Int = if (i < 0) 0 else Typed.at("fn") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 16, KEYS)
-        val f16: Int = if (i < 0) 0 else Typed.at("fun") { Fields.i32(v, i) }
+        val f16: Int = if (i < 0) 0 else Typed.at("fromBytes") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 17, KEYS)
-        val f17: Int = if (i < 0) 0 else Typed.at("in") { Fields.i32(v, i) }
+        val f17: Int = if (i < 0) 0 else Typed.at("fun") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 18, KEYS)
-        val f18: Int = if (i < 0) 0 else Typed.at("init") { Fields.i32(v, i) }
+        val f18: Int = if (i < 0) 0 else Typed.at("in") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 19, KEYS)
-        val f19: Int = if (i < 0) 0 else Typed.at("is") { Fields.i32(v, i) }
+        val f19: Int = if (i < 0) 0 else Typed.at("init") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 20, KEYS)
-        val f20: kotlin.collections.List<kotlin.String> = if (i < 0) emptyList() else Typed.at("keys") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1) } }
+        val f20: Int = if (i < 0) 0 else Typed.at("is") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 21, KEYS)
-        val f21: Kind = if (i < 0) Kind.`class` else Typed.at("kind") { Kind.fromFlex(v, i) }
+        val f21: kotlin.collections.List<kotlin.String> = if (i < 0) emptyList() else Typed.at("keys") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1) } }
         i = Typed.index(m, fast, 22, KEYS)
-        val f22: Int = if (i < 0) 0 else Typed.at("let") { Fields.i32(v, i) }
+        val f22: Kind = if (i < 0) Kind.`class` else Typed.at("kind") { Kind.fromFlex(v, i) }
         i = Typed.index(m, fast, 23, KEYS)
-        val f23: Int = if (i < 0) 0 else Typed.at("m") { Fields.i32(v, i) }
+        val f23: Int = if (i < 0) 0 else Typed.at("let") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 24, KEYS)
-        val f24: kotlin.collections.Map<kotlin.String, Int> = if (i < 0) emptyMap() else Typed.at("map") { Fields.stringMap(v, i, cx) { v1, i1 -> Fields.i32(v1, i1) } }
+        val f24: Int = if (i < 0) 0 else Typed.at("m") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 25, KEYS)
-        val f25: Int = if (i < 0) 0 else Typed.at("match") { Fields.i32(v, i) }
+        val f25: kotlin.collections.Map<kotlin.String, Int> = if (i < 0) emptyMap() else Typed.at("map") { Fields.stringMap(v, i, cx) { v1, i1 -> Fields.i32(v1, i1) } }
         i = Typed.index(m, fast, 26, KEYS)
-        val f26: Boolean = if (i < 0) false else Typed.at("new") { Fields.bool(v, i) }
+        val f26: Int = if (i < 0) 0 else Typed.at("match") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 27, KEYS)
-        val f27: Int = if (i < 0) 0 else Typed.at("object") { Fields.i32(v, i) }
+        val f27: Boolean = if (i < 0) false else Typed.at("new") { Fields.bool(v, i) }
         i = Typed.index(m, fast, 28, KEYS)
-        val f28: Int = if (i < 0) 0 else Typed.at("other") { Fields.i32(v, i) }
+        val f28: Int = if (i < 0) 0 else Typed.at("object") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 29, KEYS)
-        val f29: Int = if (i < 0) 0 else Typed.at("r") { Fields.i32(v, i) }
+        val f29: Int = if (i < 0) 0 else Typed.at("other") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 30, KEYS)
-        val f30: kotlin.String = if (i < 0) "" else Typed.at("raw") { Fields.string(v, i) }
+        val f30: Int = if (i < 0) 0 else Typed.at("r") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 31, KEYS)
-        val f31: Int = if (i < 0) 0 else Typed.at("read") { Fields.i32(v, i) }
+        val f31: kotlin.String = if (i < 0) "" else Typed.at("raw") { Fields.string(v, i) }
         i = Typed.index(m, fast, 32, KEYS)
-        val f32: Int = if (i < 0) 0 else Typed.at("readField") { Fields.i32(v, i) }
+        val f32: Int = if (i < 0) 0 else Typed.at("read") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 33, KEYS)
-        val f33: Int = if (i < 0) 0 else Typed.at("self") { Fields.i32(v, i) }
+        val f33: Int = if (i < 0) 0 else Typed.at("readField") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 34, KEYS)
-        val f34: Int = if (i < 0) 0 else Typed.at("super") { Fields.i32(v, i) }
+        val f34: Int = if (i < 0) 0 else Typed.at("self") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 35, KEYS)
-        val f35: kotlin.String = if (i < 0) "" else Typed.at("type") { Fields.string(v, i) }
+        val f35: Int = if (i < 0) 0 else Typed.at("super") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 36, KEYS)
-        val f36: Int = if (i < 0) 0 else Typed.at("typeof") { Fields.i32(v, i) }
+        val f36: kotlin.String = if (i < 0) "" else Typed.at("type") { Fields.string(v, i) }
         i = Typed.index(m, fast, 37, KEYS)
-        val f37: Int = if (i < 0) 0 else Typed.at("val") { Fields.i32(v, i) }
+        val f37: Int = if (i < 0) 0 else Typed.at("typeof") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 38, KEYS)
-        val f38: Int = if (i < 0) 0 else Typed.at("value") { Fields.i32(v, i) }
+        val f38: Int = if (i < 0) 0 else Typed.at("val") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 39, KEYS)
-        val f39: Int = if (i < 0) 0 else Typed.at("when") { Fields.i32(v, i) }
+        val f39: Int = if (i < 0) 0 else Typed.at("value") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 40, KEYS)
-        val f40: Int = if (i < 0) 0 else Typed.at("yield") { Fields.i32(v, i) }
-        return Object(read = f31, readField = f32, raw = f30, new = f26, map = f24, `class` = f4, `fun` = f16, self = f33, type = f35, `object` = f27, init = f18, encode = f11, decode = f9, fromBytes = f15, constructor = f6, cx = f8, value = f38, flexMap = f13, `is` = f19, `in` = f17, def = f10, fn = f14, match = f25, let = f22, `val` = f37, `when` = f39, None = f0, True = f1, `super` = f34, crate = f7, async = f2, yield = f40, `typeof` = f36, keys = f20, b = f3, r = f29, m = f23, fast = f12, other = f28, cls = f5, kind = f21)
+        val f40: Int = if (i < 0) 0 else Typed.at("when") { Fields.i32(v, i) }
+        i = Typed.index(m, fast, 41, KEYS)
+        val f41: Int = if (i < 0) 0 else Typed.at("yield") { Fields.i32(v, i) }
+        return Object(read = f32, readField = f33, raw = f31, new = f27, map = f25, `class` = f5, `fun` = f17, self = f34, type = f36, `object` = f28, init = f19, encode = f12, decode = f10, fromBytes = f16, constructor = f7, cx = f9, value = f39, flexMap = f14, `is` = f20, `in` = f18, def = f11, fn = f15, match = f26, let = f23, `val` = f38, `when` = f40, None = f0, True = f1, `super` = f35, crate = f8, async = f3, yield = f41, `typeof` = f37, keys = f21, b = f4, r = f30, m = f24, fast = f13, other = f29, cls = f6, kind = f22, _Proto_ = f2)
     }
 }
 
@@ -222,10 +227,18 @@ public value class ObjectView(public val flexMap: FlexMap) {
             return if (i < 0) false else Typed.at("True") { Fields.bool(v, i) }
         }
 
+    /** The `__proto__` field (absent: its default). */
+    public val _Proto_: Int
+        get() {
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[2])
+            val v = flexMap.values
+            return if (i < 0) 0 else Typed.at("__proto__") { Fields.i32(v, i) }
+        }
+
     /** The `async` field (absent: its default). */
     public val async: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[2])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[3])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("async") { Fields.i32(v, i) }
         }
@@ -233,7 +246,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `b` field (absent: its default). */
     public val b: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[3])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[4])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("b") { Fields.i32(v, i) }
         }
@@ -241,7 +254,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `class` field (absent: its default). */
     public val `class`: kotlin.String
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[4])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[5])
             val v = flexMap.values
             return if (i < 0) "" else Typed.at("class") { Fields.string(v, i) }
         }
@@ -249,7 +262,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `cls` field (absent: its default). */
     public val cls: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[5])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[6])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("cls") { Fields.i32(v, i) }
         }
@@ -257,7 +270,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `constructor` field (absent: its default). */
     public val constructor: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[6])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[7])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("constructor") { Fields.i32(v, i) }
         }
@@ -265,7 +278,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `crate` field (absent: its default). */
     public val crate: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[7])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[8])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("crate") { Fields.i32(v, i) }
         }
@@ -273,7 +286,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `cx` field (absent: its default). */
     public val cx: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[8])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[9])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("cx") { Fields.i32(v, i) }
         }
@@ -281,7 +294,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `decode` field (absent: its default). */
     public val decode: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[9])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[10])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("decode") { Fields.i32(v, i) }
         }
@@ -289,7 +302,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `def` field (absent: its default). */
     public val def: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[10])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[11])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("def") { Fields.i32(v, i) }
         }
@@ -297,7 +310,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `encode` field (absent: its default). */
     public val encode: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[11])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[12])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("encode") { Fields.i32(v, i) }
         }
@@ -305,7 +318,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `fast` field (absent: its default). */
     public val fast: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[12])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[13])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("fast") { Fields.i32(v, i) }
         }
@@ -313,7 +326,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `flexMap` field (absent: its default). */
     public val flexMapField: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[13])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[14])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("flexMap") { Fields.i32(v, i) }
         }
@@ -321,7 +334,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `fn` field (absent: its default). */
     public val fn: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[14])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[15])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("fn") { Fields.i32(v, i) }
         }
@@ -329,7 +342,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `fromBytes` field (absent: its default). */
     public val fromBytes: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[15])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[16])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("fromBytes") { Fields.i32(v, i) }
         }
@@ -337,7 +350,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `fun` field (absent: its default). */
     public val `fun`: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[16])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[17])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("fun") { Fields.i32(v, i) }
         }
@@ -345,7 +358,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `in` field (absent: its default). */
     public val `in`: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[17])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[18])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("in") { Fields.i32(v, i) }
         }
@@ -353,7 +366,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `init` field (absent: its default). */
     public val init: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[18])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[19])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("init") { Fields.i32(v, i) }
         }
@@ -361,7 +374,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `is` field (absent: its default). */
     public val `is`: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[19])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[20])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("is") { Fields.i32(v, i) }
         }
@@ -369,7 +382,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `keys` field (absent: its default). */
     public val keys: kotlin.collections.List<kotlin.String>
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[20])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[21])
             val v = flexMap.values
             val cx = DecodeContext(flexMap.buffer.size)
             return if (i < 0) emptyList() else Typed.at("keys") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1) } }
@@ -378,7 +391,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `kind` field (absent: its default). */
     public val kind: Kind
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[21])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[22])
             val v = flexMap.values
             return if (i < 0) Kind.`class` else Typed.at("kind") { Kind.fromFlex(v, i) }
         }
@@ -386,7 +399,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `let` field (absent: its default). */
     public val let: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[22])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[23])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("let") { Fields.i32(v, i) }
         }
@@ -394,7 +407,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `m` field (absent: its default). */
     public val m: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[23])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[24])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("m") { Fields.i32(v, i) }
         }
@@ -402,7 +415,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `map` field (absent: its default). */
     public val map: kotlin.collections.Map<kotlin.String, Int>
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[24])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[25])
             val v = flexMap.values
             val cx = DecodeContext(flexMap.buffer.size)
             return if (i < 0) emptyMap() else Typed.at("map") { Fields.stringMap(v, i, cx) { v1, i1 -> Fields.i32(v1, i1) } }
@@ -411,7 +424,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `match` field (absent: its default). */
     public val match: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[25])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[26])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("match") { Fields.i32(v, i) }
         }
@@ -419,7 +432,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `new` field (absent: its default). */
     public val new: Boolean
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[26])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[27])
             val v = flexMap.values
             return if (i < 0) false else Typed.at("new") { Fields.bool(v, i) }
         }
@@ -427,7 +440,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `object` field (absent: its default). */
     public val `object`: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[27])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[28])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("object") { Fields.i32(v, i) }
         }
@@ -435,7 +448,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `other` field (absent: its default). */
     public val other: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[28])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[29])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("other") { Fields.i32(v, i) }
         }
@@ -443,7 +456,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `r` field (absent: its default). */
     public val r: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[29])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[30])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("r") { Fields.i32(v, i) }
         }
@@ -451,7 +464,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `raw` field (absent: its default). */
     public val raw: kotlin.String
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[30])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[31])
             val v = flexMap.values
             return if (i < 0) "" else Typed.at("raw") { Fields.string(v, i) }
         }
@@ -459,7 +472,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `read` field (absent: its default). */
     public val read: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[31])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[32])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("read") { Fields.i32(v, i) }
         }
@@ -467,7 +480,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `readField` field (absent: its default). */
     public val readField: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[32])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[33])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("readField") { Fields.i32(v, i) }
         }
@@ -475,7 +488,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `self` field (absent: its default). */
     public val self: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[33])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[34])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("self") { Fields.i32(v, i) }
         }
@@ -483,7 +496,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `super` field (absent: its default). */
     public val `super`: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[34])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[35])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("super") { Fields.i32(v, i) }
         }
@@ -491,7 +504,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `type` field (absent: its default). */
     public val type: kotlin.String
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[35])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[36])
             val v = flexMap.values
             return if (i < 0) "" else Typed.at("type") { Fields.string(v, i) }
         }
@@ -499,7 +512,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `typeof` field (absent: its default). */
     public val `typeof`: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[36])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[37])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("typeof") { Fields.i32(v, i) }
         }
@@ -507,7 +520,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `val` field (absent: its default). */
     public val `val`: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[37])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[38])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("val") { Fields.i32(v, i) }
         }
@@ -515,7 +528,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `value` field (absent: its default). */
     public val value: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[38])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[39])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("value") { Fields.i32(v, i) }
         }
@@ -523,7 +536,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `when` field (absent: its default). */
     public val `when`: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[39])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[40])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("when") { Fields.i32(v, i) }
         }
@@ -531,7 +544,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
     /** The `yield` field (absent: its default). */
     public val yield: Int
         get() {
-            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[40])
+            val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[41])
             val v = flexMap.values
             return if (i < 0) 0 else Typed.at("yield") { Fields.i32(v, i) }
         }
