@@ -108,8 +108,8 @@ pub fn verify_with<'a>(buf: &'a [u8], options: &VerifyOptions) -> Result<Verifie
         seen: Bits::new(n),
         keys: Bits::new(n),
         memo: Memo::new(),
-        last_keys: Vec::new(),
-        open: vec![(0, 0); options.max_depth.min(1024) + 1],
+        key_sets: Default::default(),
+        open: Vec::with_capacity(16),
     };
     v.value(slot, width, buf[n - 2], n - 2, 0)?;
     Ok(Verified { buf })
@@ -125,6 +125,9 @@ const SHORT: usize = 32;
 /// checked separately.
 const MAP_KEYS: u8 = 0xfc;
 
+/// Slots of the verifier's cache of recent map key sets (a power of two).
+const KEY_SETS: usize = 8;
+
 struct Verifier<'a> {
     buf: &'a [u8],
     max_depth: usize,
@@ -135,9 +138,11 @@ struct Verifier<'a> {
     keys: Bits,
     /// Heights of nodes reached more than once (see `marks`).
     memo: Memo,
-    /// Key positions of the map keys vector checked last: maps of one shape
-    /// (JSON records) repeat them, and a repeated prefix is known verified and ascending.
-    last_keys: Vec<usize>,
+    /// Key positions of recently checked map keys vectors, a few slots chosen
+    /// by the first key and the length: maps of one shape (records, and the
+    /// maps nested in them) repeat them, and a repeated prefix is known
+    /// verified and ascending.
+    key_sets: [Vec<usize>; KEY_SETS],
     /// Containers being verified, by nesting level (`open[d]` is the one at
     /// depth `d`, valid up to the current depth): a node found here again is a cycle.
     open: Vec<(usize, u8)>,
@@ -201,7 +206,7 @@ impl<'a> Verifier<'a> {
     }
 
     /// A string whose data starts at `target`, its size prefix `w` bytes wide.
-    #[inline]
+    #[inline(always)]
     fn string(&mut self, target: usize, w: usize, packed: u8) -> Result<()> {
         let len = self.size(target, w)?;
         let n = self.buf.len();
@@ -266,7 +271,9 @@ impl<'a> Verifier<'a> {
                 return Err(Error::at(ErrorKind::Cycle, target));
             }
         }
-        // `depth_ok` bounds `depth` by the table's size.
+        if self.open.len() <= depth {
+            self.open.resize(depth + 1, (0, 0));
+        }
         self.open[depth] = (target, packed);
         let height = self.container_body(ty, target, w, depth)?;
         if again {
@@ -381,13 +388,37 @@ impl<'a> Verifier<'a> {
             return Ok((keys, kw));
         }
         self.span(keys, klen, kw)?;
+        if klen == 0 {
+            return Ok((keys, kw));
+        }
+        let first = follow(self.buf, keys, kw)?;
+        let slot = (first ^ (first >> 7) ^ klen.wrapping_mul(0x9e37)) & (KEY_SETS - 1);
+        let mut seen = core::mem::take(&mut self.key_sets[slot]);
+        let checked = self.map_key_list(keys, kw, klen, &mut seen);
+        self.key_sets[slot] = seen;
+        checked?;
+        if again {
+            self.memo.insert(keys, tag, 0);
+        }
+        Ok((keys, kw))
+    }
+
+    /// Checks the `klen` keys of the keys vector at `keys`: verified, and
+    /// ascending when sorted keys are required. `seen` holds the positions of
+    /// a key list checked earlier; while this one repeats them, nothing needs
+    /// checking again, and it is left holding this one's positions.
+    fn map_key_list(
+        &mut self,
+        keys: usize,
+        kw: usize,
+        klen: usize,
+        seen: &mut Vec<usize>,
+    ) -> Result<()> {
         let mut prev = None;
         let mut repeated = true;
         for i in 0..klen {
             let at = follow(self.buf, keys + i * kw, kw)?;
-            // While this vector repeats the previous one's key positions, its
-            // keys were checked and found ascending already.
-            repeated &= self.last_keys.get(i) == Some(&at);
+            repeated &= seen.get(i) == Some(&at);
             if !repeated {
                 self.key(at)
                     .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
@@ -398,18 +429,16 @@ impl<'a> Verifier<'a> {
                         }
                     }
                 }
-                match self.last_keys.get_mut(i) {
+                // Positions past a mismatch are rewritten, so the list stays exact.
+                match seen.get_mut(i) {
                     Some(slot) => *slot = at,
-                    None => self.last_keys.push(at),
+                    None => seen.push(at),
                 }
             }
             prev = Some(at);
         }
-        self.last_keys.truncate(klen);
-        if again {
-            self.memo.insert(keys, tag, 0);
-        }
-        Ok((keys, kw))
+        seen.truncate(klen);
+        Ok(())
     }
 
     /// Checks that a NUL-terminated UTF-8 key starts at `at`; each position is
@@ -454,14 +483,38 @@ impl<'a> Verifier<'a> {
 }
 
 /// Whether the verified key at `a` sorts strictly before the one at `b`
-/// (unsigned bytes, a prefix first), comparing up to the first difference.
+/// (unsigned bytes, a prefix first), comparing a word at a time up to the
+/// first difference or the end of the keys.
 #[inline]
 fn key_less(buf: &[u8], a: usize, b: usize) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
     if a == b {
         return false;
     }
     let (x, y) = (&buf[a..], &buf[b..]);
     let mut i = 0;
+    while i + 8 <= x.len() && i + 8 <= y.len() {
+        let mut wa = [0u8; 8];
+        let mut wb = [0u8; 8];
+        wa.copy_from_slice(&x[i..i + 8]);
+        wb.copy_from_slice(&y[i..i + 8]);
+        let (va, vb) = (u64::from_le_bytes(wa), u64::from_le_bytes(wb));
+        let zero = va.wrapping_sub(LO) & !va & HI;
+        let diff = va ^ vb;
+        // Byte indexes of the first NUL of `a` and of the first difference (8: none).
+        let z = (zero.trailing_zeros() / 8) as usize;
+        let d = (diff.trailing_zeros() / 8) as usize;
+        if d < 8 && d <= z {
+            // A difference at or before `a`'s end decides (a NUL sorts first).
+            return wa[d] < wb[d];
+        }
+        if z < 8 {
+            // Equal through `a`'s NUL: the keys are equal.
+            return false;
+        }
+        i += 8;
+    }
     loop {
         // Both keys end with a NUL inside the buffer, so `i` stays in bounds.
         let (c, d) = (x[i], y[i]);
@@ -529,6 +582,41 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.kind(), &ErrorKind::DepthLimit(39));
+    }
+
+    #[test]
+    fn key_order_matches_byte_order_of_the_keys() {
+        let words = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcdefgh",
+            "abcdefghi",
+            "abcdefgh\u{e9}",
+            "abcdefgz",
+            "b_02",
+            "b_07",
+            "f_01",
+            "same-prefix-long-key-1",
+            "same-prefix-long-key-2",
+            "same-prefix-long-key",
+            "\u{ff}",
+            "z",
+        ];
+        let mut buf = Vec::new();
+        let mut at = Vec::new();
+        for w in words {
+            at.push(buf.len());
+            buf.extend_from_slice(w.as_bytes());
+            buf.push(0);
+        }
+        for (i, a) in words.iter().enumerate() {
+            for (j, b) in words.iter().enumerate() {
+                let expected = a.as_bytes() < b.as_bytes();
+                assert_eq!(key_less(&buf, at[i], at[j]), expected, "{a:?} < {b:?}");
+            }
+        }
     }
 
     #[test]
