@@ -369,23 +369,8 @@ impl Trusted<'_, '_> {
 
     fn vector(&mut self, at: usize, w: usize) -> Result<()> {
         let len = self.uint(at - w, w) as usize;
-        let types = at + len * w;
-        self.out.push(b'[');
-        self.indent += 1;
-        for i in 0..len {
-            if i > 0 {
-                self.out.push(b',');
-            }
-            push_newline(&mut self.out, self.pretty, self.indent);
-            self.value(at + i * w, w, self.buf[types + i])
-                .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
-        }
-        self.indent -= 1;
-        if len > 0 {
-            push_newline(&mut self.out, self.pretty, self.indent);
-        }
-        self.out.push(b']');
-        self.budget.bytes(2)
+        // Untyped: each element's packed type follows the elements.
+        self.array(at, w, len, at + len * w, None)
     }
 
     /// Typed and fixed vectors: every element has the type `elem` at width `w`.
@@ -394,6 +379,19 @@ impl Trusted<'_, '_> {
             elem,
             crate::types::BitWidth::from_bytes(w as u64).unwrap_or(crate::types::BitWidth::W8),
         );
+        self.array(at, w, len, 0, Some(packed))
+    }
+
+    /// `len` elements of `w` bytes from `at` as a JSON array, each of the type
+    /// `packed` or, without one, of the type byte at `types + i`.
+    fn array(
+        &mut self,
+        at: usize,
+        w: usize,
+        len: usize,
+        types: usize,
+        packed: Option<u8>,
+    ) -> Result<()> {
         self.out.push(b'[');
         self.indent += 1;
         for i in 0..len {
@@ -401,7 +399,8 @@ impl Trusted<'_, '_> {
                 self.out.push(b',');
             }
             push_newline(&mut self.out, self.pretty, self.indent);
-            self.value(at + i * w, w, packed)
+            let ty = packed.unwrap_or_else(|| self.buf[types + i]);
+            self.value(at + i * w, w, ty)
                 .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
         }
         self.indent -= 1;
