@@ -391,7 +391,7 @@ impl Builder {
         if self.closed() {
             return;
         }
-        if crate::pool::has_nul(key) {
+        if crate::utf8::scan_key(key).is_some() {
             self.fail(BuilderError::NulInKey.into());
         }
         let loc = self.buf.len();
@@ -1256,6 +1256,32 @@ mod tests {
             b.end_vector().unwrap();
         });
         assert_eq!(forced, "010000000100000006052a01");
+    }
+
+    #[test]
+    fn a_nul_anywhere_in_a_key_is_an_error() {
+        for n in 0..=20 {
+            let clean = "x".repeat(n);
+            let mut b = Builder::new();
+            b.key(&clean);
+            assert!(b.finish().is_ok(), "{n}");
+            let mut high = clean.clone().into_bytes();
+            high.extend_from_slice("é".as_bytes());
+            let mut b = Builder::new();
+            b.key(core::str::from_utf8(&high).unwrap());
+            assert!(b.finish().is_ok(), "{n}");
+            for i in 0..n {
+                let mut k = clean.clone().into_bytes();
+                k[i] = 0;
+                let mut b = Builder::new();
+                b.key(core::str::from_utf8(&k).unwrap());
+                assert_eq!(
+                    b.finish().unwrap_err().kind(),
+                    &crate::ErrorKind::Builder(BuilderError::NulInKey),
+                    "{n} {i}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -51,6 +51,7 @@ pub mod typed;
 mod types;
 mod utf8;
 mod verify;
+mod word;
 
 #[cfg(feature = "serde")]
 pub use crate::serde::{

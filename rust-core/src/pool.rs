@@ -12,6 +12,8 @@ pub(crate) struct BytesPool {
     table: Vec<u32>,
 }
 
+use crate::word::word;
+
 /// Little-endian load of `N` bytes at `i` (caller checks bounds).
 #[inline(always)]
 fn load<const N: usize>(b: &[u8], i: usize) -> [u8; N] {
@@ -27,10 +29,7 @@ fn load<const N: usize>(b: &[u8], i: usize) -> [u8; N] {
 fn short_words(b: &[u8]) -> (u64, u64) {
     let n = b.len();
     if n >= 8 {
-        (
-            u64::from_le_bytes(load(b, 0)),
-            u64::from_le_bytes(load(b, n - 8)),
-        )
+        (word(b, 0), word(b, n - 8))
     } else if n >= 4 {
         (
             u32::from_le_bytes(load(b, 0)) as u64,
@@ -56,12 +55,12 @@ pub(crate) fn hash_bytes(bytes: &[u8]) -> u64 {
     } else {
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
-            let w = u64::from_le_bytes(load(c, 0));
+            let w = word(c, 0);
             h = (h.rotate_left(5) ^ w).wrapping_mul(K);
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            let w = u64::from_le_bytes(load(bytes, bytes.len() - 8));
+            let w = word(bytes, bytes.len() - 8);
             h = (h.rotate_left(5) ^ w).wrapping_mul(K);
         }
     }
@@ -69,28 +68,6 @@ pub(crate) fn hash_bytes(bytes: &[u8]) -> u64 {
     h ^= h >> 32;
     h = h.wrapping_mul(K);
     h ^ (h >> 29)
-}
-
-/// True when `b` contains a NUL byte (checked a word at a time for short keys).
-#[inline(always)]
-pub(crate) fn has_nul(b: &[u8]) -> bool {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let zero = |w: u64| w.wrapping_sub(LO) & !w & HI != 0;
-    match b.len() {
-        0 => false,
-        1..=3 => b.contains(&0),
-        4..=7 => {
-            // Two overlapping 4-byte loads, each widened with non-zero filler.
-            let fill = 0x0101_0101_0000_0000u64;
-            zero(u32::from_le_bytes(load(b, 0)) as u64 | fill)
-                || zero(u32::from_le_bytes(load(b, b.len() - 4)) as u64 | fill)
-        }
-        8..=16 => {
-            zero(u64::from_le_bytes(load(b, 0))) || zero(u64::from_le_bytes(load(b, b.len() - 8)))
-        }
-        _ => b.contains(&0),
-    }
 }
 
 /// Byte equality, without a library call for short ranges.
@@ -218,17 +195,6 @@ mod tests {
             assert!(same_bytes(a, &base[..n]));
         }
         assert!(!same_bytes(b"ab", b"abc"));
-        for n in 0..=20 {
-            let clean = vec![b'x'; n];
-            assert!(!has_nul(&clean), "{n}");
-            for i in 0..n {
-                let mut k = clean.clone();
-                k[i] = 0;
-                assert!(has_nul(&k), "{n} {i}");
-                k[i] = 0x80;
-                assert!(!has_nul(&k), "{n} {i}");
-            }
-        }
     }
 
     #[test]

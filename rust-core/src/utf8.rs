@@ -7,16 +7,7 @@
 //! feature is on, and to `core::str::from_utf8` otherwise. Both accept
 //! exactly the same inputs (well-formed UTF-8, RFC 3629).
 
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
-/// Reads 8 bytes starting at `i` as a little-endian word (caller checks bounds).
-#[inline(always)]
-fn word(b: &[u8], i: usize) -> u64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&b[i..i + 8]);
-    u64::from_le_bytes(w)
-}
+use crate::word::{word, zero_bytes, HI};
 
 /// True when `bytes` is well-formed UTF-8.
 #[inline]
@@ -98,7 +89,7 @@ pub(crate) fn scan_key(bytes: &[u8]) -> Option<KeyScan> {
     let mut high = 0u64;
     while i + 8 <= bytes.len() {
         let w = word(bytes, i);
-        let zero = w.wrapping_sub(LO) & !w & HI;
+        let zero = zero_bytes(w);
         if zero != 0 {
             let n = (zero.trailing_zeros() / 8) as usize;
             // Only the bytes before the NUL count for the ASCII flag.

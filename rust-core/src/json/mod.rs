@@ -70,10 +70,8 @@ impl Default for JsonOptions {
 /// True when one of the 8 bytes of `w` is a quote, a backslash or a control character.
 #[inline(always)]
 pub(crate) fn needs_escape(w: u64) -> bool {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let zero = |v: u64| v.wrapping_sub(LO) & !v & HI;
+    use crate::word::{zero_bytes, HI, LO};
     // Bytes below 0x20 (a high bit of the input excludes them), '"' and '\\'.
     let control = w.wrapping_sub(LO * 0x20) & !w & HI;
-    (control | zero(w ^ (LO * b'"' as u64)) | zero(w ^ (LO * b'\\' as u64))) != 0
+    (control | zero_bytes(w ^ (LO * b'"' as u64)) | zero_bytes(w ^ (LO * b'\\' as u64))) != 0
 }

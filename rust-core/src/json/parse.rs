@@ -380,9 +380,7 @@ impl<'t> Parser<'t, '_> {
         let s = self.s;
         let mut i = self.i;
         while i + 8 <= s.len() {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&s[i..i + 8]);
-            if super::needs_escape(u64::from_le_bytes(w)) {
+            if super::needs_escape(crate::word::word(s, i)) {
                 break;
             }
             i += 8;

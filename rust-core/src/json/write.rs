@@ -8,6 +8,7 @@ use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::reader::{read_uint, Reader};
 use crate::types::FlexType;
 use crate::verify::verify_with;
+use crate::word::word;
 
 /// Verifies `buf` and writes it as compact JSON.
 ///
@@ -418,31 +419,22 @@ impl Trusted<'_, '_> {
 fn write_escaped_bytes(out: &mut Vec<u8>, s: &[u8]) {
     out.reserve(s.len() + 2);
     // Short and clean (most keys and many values): two overlapping word loads.
-    if (8..=16).contains(&s.len()) {
-        let mut a = [0u8; 8];
-        let mut b = [0u8; 8];
-        a.copy_from_slice(&s[..8]);
-        b.copy_from_slice(&s[s.len() - 8..]);
-        if !super::needs_escape(u64::from_le_bytes(a))
-            && !super::needs_escape(u64::from_le_bytes(b))
-        {
-            out.push(b'"');
-            out.extend_from_slice(s);
-            out.push(b'"');
-            return;
-        }
+    if (8..=16).contains(&s.len())
+        && !super::needs_escape(word(s, 0))
+        && !super::needs_escape(word(s, s.len() - 8))
+    {
+        out.push(b'"');
+        out.extend_from_slice(s);
+        out.push(b'"');
+        return;
     }
     out.push(b'"');
     let mut start = 0;
     let mut i = 0;
     while i < s.len() {
-        if i + 8 <= s.len() {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&s[i..i + 8]);
-            if !super::needs_escape(u64::from_le_bytes(w)) {
-                i += 8;
-                continue;
-            }
+        if i + 8 <= s.len() && !super::needs_escape(word(s, i)) {
+            i += 8;
+            continue;
         }
         let b = s[i];
         let esc: &[u8] = match b {

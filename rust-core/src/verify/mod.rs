@@ -19,6 +19,7 @@ use crate::error::{Error, ErrorKind, PathSegment, Result};
 use crate::reader::{follow, key_at, read_uint, Reader};
 use crate::types::{pack_type, unpack_type, BitWidth, FlexType};
 use crate::utf8;
+use crate::word::{word, zero_bytes};
 
 mod marks;
 #[cfg(any(test, feature = "reference-verifier"))]
@@ -487,27 +488,21 @@ impl<'a> Verifier<'a> {
 /// first difference or the end of the keys.
 #[inline]
 fn key_less(buf: &[u8], a: usize, b: usize) -> bool {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
     if a == b {
         return false;
     }
     let (x, y) = (&buf[a..], &buf[b..]);
     let mut i = 0;
     while i + 8 <= x.len() && i + 8 <= y.len() {
-        let mut wa = [0u8; 8];
-        let mut wb = [0u8; 8];
-        wa.copy_from_slice(&x[i..i + 8]);
-        wb.copy_from_slice(&y[i..i + 8]);
-        let (va, vb) = (u64::from_le_bytes(wa), u64::from_le_bytes(wb));
-        let zero = va.wrapping_sub(LO) & !va & HI;
+        let (va, vb) = (word(x, i), word(y, i));
+        let zero = zero_bytes(va);
         let diff = va ^ vb;
         // Byte indexes of the first NUL of `a` and of the first difference (8: none).
         let z = (zero.trailing_zeros() / 8) as usize;
         let d = (diff.trailing_zeros() / 8) as usize;
         if d < 8 && d <= z {
             // A difference at or before `a`'s end decides (a NUL sorts first).
-            return wa[d] < wb[d];
+            return x[i + d] < y[i + d];
         }
         if z < 8 {
             // Equal through `a`'s NUL: the keys are equal.
