@@ -268,7 +268,7 @@ object Runner {
             val file = o["file"]!!.jsonPrimitive.content
             val cls = o["class"]!!.jsonPrimitive.content
             val bytes = dir.resolve(file).readBytes()
-            val problem: String? = try {
+            val problem: String? = guarded {
                 if (!o["valid"]!!.jsonPrimitive.boolean) {
                     val want = o["error"]?.jsonPrimitive?.contentOrNull ?: "any"
                     val ve = fails { verify(bytes) }
@@ -298,16 +298,21 @@ object Runner {
                         else null
                     }
                 }
-            } catch (x: FlexException) {
-                "unexpected error ${x.message}"
-            } catch (x: RuntimeException) {
-                "crash: $x"
-            } catch (x: StackOverflowError) {
-                "crash: stack overflow"
             }
             if (problem == null) passed++ else failures.add("$file: $problem")
         }
         return Result("invalid rejected", passed, manifest.size, failures)
+    }
+
+    /** The problem [block] reports, or what it threw: any exception here is a failure of the case, not of the run. */
+    private inline fun guarded(block: () -> String?): String? = try {
+        block()
+    } catch (x: FlexException) {
+        "unexpected error ${x.message}"
+    } catch (x: RuntimeException) {
+        "crash: $x"
+    } catch (x: StackOverflowError) {
+        "crash: stack overflow"
     }
 
     /** One damaged buffer with the Rust core's outcomes (`ok` or an `ErrorKind` name). */
@@ -352,15 +357,7 @@ object Runner {
         var passed = 0
         val all = loadDamaged(file)
         for (d in all) {
-            val problem = try {
-                checkDamaged(d)
-            } catch (x: FlexException) {
-                "unexpected error ${x.message}"
-            } catch (x: RuntimeException) {
-                "crash: $x"
-            } catch (x: StackOverflowError) {
-                "crash: stack overflow"
-            }
+            val problem = guarded { checkDamaged(d) }
             if (problem == null) passed++ else failures.add("${d.name}: $problem")
         }
         return Result("agreement", passed, all.size, failures)
