@@ -11,9 +11,15 @@
 //! `[T]`, `{string:T}`, `message:NAME`, `enum:NAME`, `union:NAME`. A default
 //! is a one-entry map: `{"bool": b}`, `{"int": i}`, `{"uint": u}`,
 //! `{"float": f}`, `{"string": s}`, `{"enum": variant}` or `{"null": null}`.
+//! Each field also has `"absent"`, what decoding yields when the field is
+//! missing ([`Absent::of`], computed once here): `{"required": null}`,
+//! `{"null": null}`, `{"zero": null}` or `{"default": DEFAULT}`, the default
+//! typed by the field (`f32` rounding applied). Readers of compiled schemas
+//! without it derive it (see [`Compiled::from_bytes`]).
 
 use super::{
-    DefaultValue, EnumDef, EnumVariant, Field, Message, Schema, TypeRef, UnionDef, UnionVariant,
+    Absent, DefaultValue, EnumDef, EnumVariant, Field, Message, Schema, TypeRef, UnionDef,
+    UnionVariant,
 };
 use crate::builder::Builder;
 use crate::error::{Error, ErrorKind, Result};
@@ -151,6 +157,64 @@ impl Schema {
 
     /// Reads a compiled schema (verifying the bytes first).
     pub fn from_bytes(bytes: &[u8]) -> Result<Schema> {
+        Compiled::from_bytes(bytes).map(|c| c.schema)
+    }
+}
+
+/// A compiled schema as read back: the model, plus the absent value of every
+/// field as [`Absent::of`] computed it when the schema was compiled, so that
+/// a consumer of the bytes (the Python SDK) follows the compiler's rules
+/// without deriving them again.
+///
+/// ```
+/// use flexbuf::schema::{Absent, Compiled, Field, Message, Schema, TypeRef};
+///
+/// let field = Field {
+///     name: "id".into(),
+///     wire_name: "id".into(),
+///     ty: TypeRef::U32,
+///     optional: false,
+///     required: true,
+///     deprecated: false,
+///     default: None,
+///     doc: vec![],
+/// };
+/// let schema = Schema {
+///     messages: vec![Message { name: "ns.User".into(), fields: vec![field], ..Message::default() }],
+///     ..Schema::default()
+/// };
+/// let compiled = Compiled::from_bytes(&schema.to_bytes()?)?;
+/// assert_eq!(compiled.schema, schema);
+/// assert_eq!(compiled.wire_fields(0)[0].1, &Absent::Required);
+/// # Ok::<(), flexbuf::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Compiled {
+    /// The schema model.
+    pub schema: Schema,
+    /// Per message (index order), per field (declaration order).
+    absent: Vec<Vec<Absent>>,
+}
+
+impl Compiled {
+    /// The fields of message `index` that are written and read, in wire order
+    /// (as [`Message::wire_fields`]), each with its absent value.
+    ///
+    /// # Panics
+    ///
+    /// When `index` is not the index of a message.
+    pub fn wire_fields(&self, index: usize) -> Vec<(&Field, &Absent)> {
+        let m = &self.schema.messages[index];
+        m.wire_indices()
+            .into_iter()
+            .map(|i| (&m.fields[i], &self.absent[index][i]))
+            .collect()
+    }
+
+    /// Reads a compiled schema (verifying the bytes first). Schemas compiled
+    /// before absent values were written read too: their absent values are
+    /// derived with [`Absent::of`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Compiled> {
         let root = verify(bytes)?.root().as_map()?;
         if root.get("format")?.as_str()? != FORMAT {
             return Err(bad("not a compiled flexbuf schema"));
@@ -162,8 +226,11 @@ impl Schema {
             )));
         }
         let mut schema = Schema::default();
+        let mut absent = Vec::new();
         for m in root.get("messages")?.as_vector()?.iter() {
-            schema.messages.push(read_message(&m?.as_map()?)?);
+            let (message, fields) = read_message(&m?.as_map()?)?;
+            schema.messages.push(message);
+            absent.push(fields);
         }
         for e in root.get("enums")?.as_vector()?.iter() {
             let e = e?.as_map()?;
@@ -201,7 +268,7 @@ impl Schema {
                 variants,
             });
         }
-        Ok(schema)
+        Ok(Compiled { schema, absent })
     }
 }
 
@@ -248,43 +315,102 @@ fn write_message(b: &mut Builder, m: &Message) -> Result<()> {
         doc(b, &f.doc)?;
         if let Some(d) = &f.default {
             b.key("default");
-            b.start_map();
-            match d {
-                DefaultValue::Bool(v) => {
-                    b.key("bool");
-                    b.bool(*v);
-                }
-                DefaultValue::Int(v) => {
-                    b.key("int");
-                    b.int(*v);
-                }
-                DefaultValue::UInt(v) => {
-                    b.key("uint");
-                    b.uint(*v);
-                }
-                DefaultValue::Float(v) => {
-                    b.key("float");
-                    b.double(*v);
-                }
-                DefaultValue::String(v) => {
-                    b.key("string");
-                    b.string(v);
-                }
-                DefaultValue::EnumVariant(v) => {
-                    b.key("enum");
-                    b.string(v);
-                }
-                DefaultValue::Null => {
-                    b.key("null");
-                    b.null();
-                }
-            }
-            b.end_map()?;
+            write_default(b, d)?;
         }
+        b.key("absent");
+        b.start_map();
+        match Absent::of(f) {
+            Absent::Required => {
+                b.key("required");
+                b.null();
+            }
+            Absent::Null => {
+                b.key("null");
+                b.null();
+            }
+            Absent::Zero => {
+                b.key("zero");
+                b.null();
+            }
+            Absent::Default(d) => {
+                b.key("default");
+                write_default(b, &d)?;
+            }
+        }
+        b.end_map()?;
         b.end_map()?;
     }
     b.end_vector()?;
     b.end_map()
+}
+
+fn write_default(b: &mut Builder, d: &DefaultValue) -> Result<()> {
+    b.start_map();
+    match d {
+        DefaultValue::Bool(v) => {
+            b.key("bool");
+            b.bool(*v);
+        }
+        DefaultValue::Int(v) => {
+            b.key("int");
+            b.int(*v);
+        }
+        DefaultValue::UInt(v) => {
+            b.key("uint");
+            b.uint(*v);
+        }
+        DefaultValue::Float(v) => {
+            b.key("float");
+            b.double(*v);
+        }
+        DefaultValue::String(v) => {
+            b.key("string");
+            b.string(v);
+        }
+        DefaultValue::EnumVariant(v) => {
+            b.key("enum");
+            b.string(v);
+        }
+        DefaultValue::Null => {
+            b.key("null");
+            b.null();
+        }
+    }
+    b.end_map()
+}
+
+/// A one-entry map `{kind: value}`: its key and value.
+fn one_entry<'a>(r: Reader<'a>, what: &str) -> Result<(&'a str, Reader<'a>)> {
+    let m = r.as_map()?;
+    if m.len() != 1 {
+        return Err(bad(&format!("{what} must be a map with one entry")));
+    }
+    Ok((m.key(0)?, m.value(0)?))
+}
+
+fn read_default(r: Reader<'_>) -> Result<DefaultValue> {
+    let (kind, v) = one_entry(r, "a default")?;
+    Ok(match kind {
+        "bool" => DefaultValue::Bool(v.as_bool()?),
+        "int" => DefaultValue::Int(v.as_i64()?),
+        "uint" => DefaultValue::UInt(v.as_u64()?),
+        "float" => DefaultValue::Float(v.as_f64()?),
+        "string" => DefaultValue::String(v.as_str()?.to_string()),
+        "enum" => DefaultValue::EnumVariant(v.as_str()?.to_string()),
+        "null" => DefaultValue::Null,
+        other => return Err(bad(&format!("unknown default kind {other:?}"))),
+    })
+}
+
+fn read_absent(r: Reader<'_>) -> Result<Absent> {
+    let (kind, v) = one_entry(r, "an absent value")?;
+    Ok(match kind {
+        "required" => Absent::Required,
+        "null" => Absent::Null,
+        "zero" => Absent::Zero,
+        "default" => Absent::Default(read_default(v)?),
+        other => return Err(bad(&format!("unknown absent kind {other:?}"))),
+    })
 }
 
 fn string(m: &MapReader<'_>, key: &str) -> Result<String> {
@@ -304,28 +430,14 @@ fn read_doc(m: &MapReader<'_>) -> Result<Vec<String>> {
         .collect()
 }
 
-fn read_message(m: &MapReader<'_>) -> Result<Message> {
+/// A message and the absent values of its fields (declaration order).
+fn read_message(m: &MapReader<'_>) -> Result<(Message, Vec<Absent>)> {
     let mut fields = Vec::new();
+    let mut absent = Vec::new();
     for f in m.get("fields")?.as_vector()?.iter() {
         let f = f?.as_map()?;
-        let default = match f.find("default")? {
-            None => None,
-            Some(d) => {
-                let d = d.as_map()?;
-                let v: Reader<'_> = d.value(0)?;
-                Some(match d.key(0)? {
-                    "bool" => DefaultValue::Bool(v.as_bool()?),
-                    "int" => DefaultValue::Int(v.as_i64()?),
-                    "uint" => DefaultValue::UInt(v.as_u64()?),
-                    "float" => DefaultValue::Float(v.as_f64()?),
-                    "string" => DefaultValue::String(v.as_str()?.to_string()),
-                    "enum" => DefaultValue::EnumVariant(v.as_str()?.to_string()),
-                    "null" => DefaultValue::Null,
-                    other => return Err(bad(&format!("unknown default kind {other:?}"))),
-                })
-            }
-        };
-        fields.push(Field {
+        let default = f.find("default")?.map(read_default).transpose()?;
+        let field = Field {
             name: string(&f, "name")?,
             wire_name: string(&f, "wire_name")?,
             ty: ty(&f, "type")?,
@@ -334,7 +446,13 @@ fn read_message(m: &MapReader<'_>) -> Result<Message> {
             deprecated: f.get("deprecated")?.as_bool()?,
             default,
             doc: read_doc(&f)?,
+        };
+        // Schemas compiled before absent values were written: derive them.
+        absent.push(match f.find("absent")? {
+            Some(a) => read_absent(a)?,
+            None => Absent::of(&field),
         });
+        fields.push(field);
     }
     let reserved = m
         .get("reserved")?
@@ -342,12 +460,13 @@ fn read_message(m: &MapReader<'_>) -> Result<Message> {
         .iter()
         .map(|r| Ok(r?.as_str()?.to_string()))
         .collect::<Result<_>>()?;
-    Ok(Message {
+    let message = Message {
         name: string(m, "name")?,
         doc: read_doc(m)?,
         fields,
         reserved,
-    })
+    };
+    Ok((message, absent))
 }
 
 #[cfg(test)]
@@ -398,5 +517,95 @@ mod tests {
         let bytes = schema.to_bytes().unwrap();
         assert_eq!(Schema::from_bytes(&bytes).unwrap(), schema);
         assert!(Schema::from_bytes(&bytes[1..]).is_err());
+    }
+
+    fn field(name: &str, ty: TypeRef, optional: bool, default: Option<DefaultValue>) -> Field {
+        Field {
+            name: name.into(),
+            wire_name: name.into(),
+            ty,
+            optional,
+            required: false,
+            deprecated: false,
+            default,
+            doc: vec![],
+        }
+    }
+
+    fn absent_schema() -> Schema {
+        let mut required = field("a_req", TypeRef::I32, false, None);
+        required.required = true;
+        let mut gone = field("old", TypeRef::I32, false, None);
+        gone.deprecated = true;
+        Schema {
+            messages: vec![Message {
+                name: "ns.M".into(),
+                fields: vec![
+                    field(
+                        "z_ratio",
+                        TypeRef::F32,
+                        false,
+                        Some(DefaultValue::Float(0.1)),
+                    ),
+                    gone,
+                    required,
+                    field("m_opt", TypeRef::String, true, None),
+                    field(
+                        "n_zero",
+                        TypeRef::Vector(Box::new(TypeRef::U8)),
+                        false,
+                        None,
+                    ),
+                    field("f_int", TypeRef::F64, true, Some(DefaultValue::UInt(3))),
+                ],
+                ..Message::default()
+            }],
+            ..Schema::default()
+        }
+    }
+
+    fn expected_absent() -> Vec<(&'static str, Absent)> {
+        vec![
+            ("a_req", Absent::Required),
+            ("f_int", Absent::Default(DefaultValue::Float(3.0))),
+            ("m_opt", Absent::Null),
+            ("n_zero", Absent::Zero),
+            (
+                "z_ratio",
+                Absent::Default(DefaultValue::Float(f64::from(0.1f32))),
+            ),
+        ]
+    }
+
+    fn wire_absent(c: &Compiled) -> Vec<(&str, Absent)> {
+        c.wire_fields(0)
+            .into_iter()
+            .map(|(f, a)| (f.wire_name.as_str(), a.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn absent_values_are_written_and_read_back() {
+        let schema = absent_schema();
+        let compiled = Compiled::from_bytes(&schema.to_bytes().unwrap()).unwrap();
+        assert_eq!(compiled.schema, schema);
+        assert_eq!(wire_absent(&compiled), expected_absent());
+        // What is read is what was written, not derived again.
+        let json = crate::to_json(&schema.to_bytes().unwrap()).unwrap();
+        assert!(json.contains(r#""absent":{"default":{"float":0.10000000149011612}}"#));
+    }
+
+    #[test]
+    fn schemas_compiled_without_absent_values_still_read() {
+        let schema = absent_schema();
+        let mut old: serde_json::Value =
+            serde_json::from_str(&crate::to_json(&schema.to_bytes().unwrap()).unwrap()).unwrap();
+        for f in old["messages"][0]["fields"].as_array_mut().unwrap() {
+            assert!(f.as_object_mut().unwrap().remove("absent").is_some());
+        }
+        let old = crate::from_json(&old.to_string()).unwrap();
+        let compiled = Compiled::from_bytes(&old).unwrap();
+        assert_eq!(compiled.schema, schema);
+        assert_eq!(wire_absent(&compiled), expected_absent());
     }
 }

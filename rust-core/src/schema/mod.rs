@@ -11,7 +11,7 @@ mod binary;
 mod fingerprint;
 
 pub use absent::Absent;
-pub use binary::{parse_type_string, type_string};
+pub use binary::{parse_type_string, type_string, Compiled};
 pub use fingerprint::{fingerprint_bytes, fnv1a64, union_fingerprint_bytes};
 
 /// A whole schema: every type declared in a file and in the files it imports.
@@ -228,9 +228,22 @@ impl Message {
     /// Fields that are written and read (not deprecated), sorted by wire name in
     /// unsigned byte order: the order of the keys vector and of the values.
     pub fn wire_fields(&self) -> Vec<&Field> {
-        let mut fields: Vec<&Field> = self.fields.iter().filter(|f| !f.deprecated).collect();
-        fields.sort_by(|a, b| a.wire_name.as_bytes().cmp(b.wire_name.as_bytes()));
-        fields
+        self.wire_indices()
+            .into_iter()
+            .map(|i| &self.fields[i])
+            .collect()
+    }
+
+    /// The indices into [`Message::fields`] of [`Message::wire_fields`].
+    pub fn wire_indices(&self) -> Vec<usize> {
+        let mut indices: Vec<usize> = (0..self.fields.len())
+            .filter(|&i| !self.fields[i].deprecated)
+            .collect();
+        indices.sort_by(|&a, &b| {
+            let name = |i: usize| self.fields[i].wire_name.as_bytes();
+            name(a).cmp(name(b))
+        });
+        indices
     }
 
     /// The unqualified name (after the last `.`).
