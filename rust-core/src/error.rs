@@ -86,6 +86,18 @@ pub enum ErrorKind {
         /// Entries found.
         found: usize,
     },
+    /// [`ErrorKind::UnknownEnumValue`], [`ErrorKind::UnknownUnionVariant`] or
+    /// [`ErrorKind::UnionEntryCount`] about a type named only at run time (a
+    /// schema read from bytes, as the Python SDK does), whose name cannot be
+    /// a `&'static str`. Reports the variant name, class, typed reason and
+    /// message of `kind`, with `type_name` in place of `kind`'s own name.
+    /// Made by [`Error::with_type_name`].
+    RuntimeName {
+        /// One of the three kinds above (its `name` is not used).
+        kind: Box<ErrorKind>,
+        /// The enum's or union's name.
+        type_name: String,
+    },
     /// A custom message, for serde and generated code.
     Message(String),
     /// A message envelope that cannot be opened.
@@ -240,6 +252,35 @@ impl Error {
         self
     }
 
+    /// Names the enum or union of an [`ErrorKind::UnknownEnumValue`],
+    /// [`ErrorKind::UnknownUnionVariant`] or [`ErrorKind::UnionEntryCount`]
+    /// error with a name known only at run time (see
+    /// [`ErrorKind::RuntimeName`]); other errors are returned unchanged.
+    ///
+    /// ```
+    /// use flexbuf::{Error, ErrorKind};
+    ///
+    /// let e = Error::at(ErrorKind::UnknownEnumValue { name: "", value: 7 }, 3)
+    ///     .with_type_name(&String::from("Color"));
+    /// assert_eq!(e.to_string(), "7 is not a value of enum Color (offset 3)");
+    /// assert_eq!(e.kind().name(), "UnknownEnumValue");
+    /// assert_eq!(e.kind().typed_reason(), Some("enum"));
+    /// ```
+    pub fn with_type_name(mut self, type_name: &str) -> Self {
+        use ErrorKind::*;
+        if matches!(
+            self.0.kind,
+            UnknownEnumValue { .. } | UnknownUnionVariant { .. } | UnionEntryCount { .. }
+        ) {
+            let kind = core::mem::replace(&mut self.0.kind, ErrorKind::Cycle);
+            self.0.kind = RuntimeName {
+                kind: Box::new(kind),
+                type_name: type_name.to_string(),
+            };
+        }
+        self
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
         &self.0.kind
@@ -356,6 +397,7 @@ impl ErrorKind {
             UnknownEnumValue { .. } => "UnknownEnumValue",
             UnknownUnionVariant { .. } => "UnknownUnionVariant",
             UnionEntryCount { .. } => "UnionEntryCount",
+            RuntimeName { kind, .. } => kind.name(),
             Message(_) => "Message",
             Envelope(_) => "Envelope",
         }
@@ -391,6 +433,7 @@ impl ErrorKind {
             | UnionEntryCount { .. } => ErrorClass::Typed,
             Envelope(_) => ErrorClass::Envelope,
             Message(_) => ErrorClass::Other,
+            RuntimeName { kind, .. } => kind.class(),
         }
     }
 
@@ -406,6 +449,7 @@ impl ErrorKind {
             UnexpectedNull => "null",
             UnknownEnumValue { .. } => "enum",
             UnknownUnionVariant { .. } | UnionEntryCount { .. } => "union",
+            RuntimeName { kind, .. } => return kind.typed_reason(),
             _ => return None,
         })
     }
@@ -447,19 +491,30 @@ impl fmt::Display for ErrorKind {
             Schema(m) => f.write_str(m),
             MissingField => f.write_str("required field is missing"),
             UnexpectedNull => f.write_str("null for a field that is not optional"),
-            UnknownEnumValue { name, value } => write!(f, "{value} is not a value of enum {name}"),
-            UnknownUnionVariant { name, tag } => {
-                write!(f, "unknown variant {tag:?} of union {name}")
-            }
-            UnionEntryCount { name, found } => {
-                write!(
-                    f,
-                    "union {name} needs a map with exactly one entry, found {found}"
-                )
-            }
+            UnknownEnumValue { name, .. }
+            | UnknownUnionVariant { name, .. }
+            | UnionEntryCount { name, .. } => named_type_message(f, self, name),
+            RuntimeName { kind, type_name } => named_type_message(f, kind, type_name),
             Message(m) => f.write_str(m),
             Envelope(e) => write!(f, "envelope: {e}"),
         }
+    }
+}
+
+/// The message of an error about the enum or union `name`.
+fn named_type_message(f: &mut fmt::Formatter<'_>, kind: &ErrorKind, name: &str) -> fmt::Result {
+    match kind {
+        ErrorKind::UnknownEnumValue { value, .. } => {
+            write!(f, "{value} is not a value of enum {name}")
+        }
+        ErrorKind::UnknownUnionVariant { tag, .. } => {
+            write!(f, "unknown variant {tag:?} of union {name}")
+        }
+        ErrorKind::UnionEntryCount { found, .. } => write!(
+            f,
+            "union {name} needs a map with exactly one entry, found {found}"
+        ),
+        other => write!(f, "{other}"),
     }
 }
 
@@ -514,6 +569,28 @@ mod tests {
             .in_segment(PathSegment::Key("odd key"));
         assert_eq!(e.path().unwrap(), "$[\"odd key\"][2].zip");
         assert_eq!(e.to_string(), "key not found at $[\"odd key\"][2].zip");
+    }
+
+    #[test]
+    fn a_run_time_type_name_reads_like_a_static_one() {
+        let name = String::from("Shape");
+        let e = Error::at(ErrorKind::UnionEntryCount { name: "", found: 2 }, 5)
+            .with_type_name(&name)
+            .in_segment(PathSegment::Key("shape"));
+        let static_named = Error::at(
+            ErrorKind::UnionEntryCount {
+                name: "Shape",
+                found: 2,
+            },
+            5,
+        )
+        .in_segment(PathSegment::Key("shape"));
+        assert_eq!(e.to_string(), static_named.to_string());
+        assert_eq!(e.kind().name(), "UnionEntryCount");
+        assert_eq!(e.kind().class(), ErrorClass::Typed);
+        assert_eq!(e.kind().typed_reason(), Some("union"));
+        let other = Error::new(ErrorKind::Cycle).with_type_name(&name);
+        assert_eq!(other.kind(), &ErrorKind::Cycle);
     }
 
     #[test]

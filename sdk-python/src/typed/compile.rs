@@ -2,13 +2,6 @@
 
 use super::*;
 
-/// A name kept for the life of the process: the core's typed errors name the
-/// enum or union with a `&'static str`. A generated module compiles its schema
-/// once, so this leaks a few bytes per imported module.
-pub(super) fn leak(name: &str) -> &'static str {
-    Box::leak(name.to_string().into_boxed_str())
-}
-
 pub(super) struct Names {
     msgs: HashMap<String, usize>,
     enums: HashMap<String, usize>,
@@ -49,13 +42,15 @@ pub(super) fn class_for<'py>(
     Ok(c.cast_into::<PyType>()?)
 }
 
-/// The Python value of an absent field, from the core's one definition
-/// ([`flexbuf::schema::Absent`]: `f32` defaults already rounded, integer
-/// defaults of float fields already floats).
+/// The Python value of an absent field, as the compiled schema gives it
+/// ([`flexbuf::schema::Absent`], computed once when the schema was compiled:
+/// `f32` defaults already rounded, integer defaults of float fields already
+/// floats).
 pub(super) fn absent_value(
     py: Python<'_>,
     s: &CompiledSchema,
     f: &flexbuf::schema::Field,
+    absent: &SchemaAbsent,
     ty: &Ty,
 ) -> PyResult<Absent> {
     let value = |o: Bound<'_, PyAny>| Ok(Absent::Value(o.unbind()));
@@ -63,7 +58,7 @@ pub(super) fn absent_value(
         Some(m) => value(m.bind(py).clone()),
         None => Ok(Absent::Missing),
     };
-    match (SchemaAbsent::of(f), ty) {
+    match (absent, ty) {
         (SchemaAbsent::Required, _) => Ok(Absent::Missing),
         (SchemaAbsent::Null, _) => value(py.None().into_bound(py)),
         (SchemaAbsent::Zero, Ty::Bool) => value(bool_obj(py, false)),
@@ -76,14 +71,14 @@ pub(super) fn absent_value(
         (SchemaAbsent::Zero, Ty::Msg(_) | Ty::Union(_)) => Ok(Absent::Missing),
         (SchemaAbsent::Zero, _) => value(int_obj(py, 0)),
         (SchemaAbsent::Default(d), _) => match (d, ty) {
-            (DefaultValue::Bool(b), _) => value(bool_obj(py, b)),
-            (DefaultValue::Float(x), _) => value(float_obj(py, x)),
-            (DefaultValue::Int(i), _) => value(int_obj(py, i)),
-            (DefaultValue::UInt(u), _) => value(uint_obj(py, u)),
-            (DefaultValue::String(t), _) => value(PyString::new(py, &t).into_any()),
+            (DefaultValue::Bool(b), _) => value(bool_obj(py, *b)),
+            (DefaultValue::Float(x), _) => value(float_obj(py, *x)),
+            (DefaultValue::Int(i), _) => value(int_obj(py, *i)),
+            (DefaultValue::UInt(u), _) => value(uint_obj(py, *u)),
+            (DefaultValue::String(t), _) => value(PyString::new(py, t).into_any()),
             (DefaultValue::EnumVariant(name), Ty::Enum(i)) => {
                 let e = &s.enums[*i];
-                let v = e.by_name.get(&name).copied().ok_or_else(|| {
+                let v = e.by_name.get(name).copied().ok_or_else(|| {
                     PyValueError::new_err(format!("unknown variant {name} of {}", e.short))
                 })?;
                 enum_member(*i, Some(v))
@@ -104,7 +99,8 @@ pub fn compile_schema(
     schema: &[u8],
     classes: &Bound<'_, PyMapping>,
 ) -> PyResult<CompiledSchema> {
-    let schema = Schema::from_bytes(schema).py_err(py, Context::Decode)?;
+    let compiled = Compiled::from_bytes(schema).py_err(py, Context::Decode)?;
+    let schema = &compiled.schema;
     let names = Names {
         msgs: schema
             .messages
@@ -152,7 +148,6 @@ pub fn compile_schema(
         }
         out.enums.push(EnumIr {
             short: short_name(&e.name).to_string(),
-            error_name: leak(short_name(&e.name)),
             members,
             by_name,
             first: e.variants.first().map(|v| v.value),
@@ -171,11 +166,10 @@ pub fn compile_schema(
         }
         out.unions.push(UnionIr {
             short: short_name(&u.name).to_string(),
-            error_name: leak(short_name(&u.name)),
             variants,
         });
     }
-    for m in &schema.messages {
+    for (index, m) in schema.messages.iter().enumerate() {
         let class = class_for(classes, &m.name)?;
         let slots = class.getattr("__slots__")?;
         let slots: Vec<String> = if let Ok(s) = slots.cast::<PyString>() {
@@ -183,7 +177,7 @@ pub fn compile_schema(
         } else {
             slots.extract()?
         };
-        let wire = m.wire_fields();
+        let wire = compiled.wire_fields(index);
         if slots.len() != wire.len() {
             return Err(PyTypeError::new_err(format!(
                 "{}.__slots__ must list the {} fields in wire order, found {} names",
@@ -193,32 +187,28 @@ pub fn compile_schema(
             )));
         }
         let mut fields = Vec::new();
-        for (f, attr) in wire.iter().zip(slots) {
+        for (&(f, absent), attr) in wire.iter().zip(slots) {
             let ty = resolve(&f.ty, &names)?;
             fields.push(FieldIr {
                 wire: f.wire_name.clone(),
                 offset: slot_offset(&class, &attr)?,
                 attr,
-                absent: absent_value(py, &out, f, &ty)?,
+                absent: absent_value(py, &out, f, absent, &ty)?,
                 ty,
                 optional: f.optional,
             });
         }
-        let keys: Vec<String> = wire.iter().map(|f| f.wire_name.clone()).collect();
-        // SAFETY: the strings' heap buffers never move or change: `_keys` is
-        // never mutated and is dropped together with `key_strs`.
-        let key_strs = keys
+        let keys = wire
             .iter()
-            .map(|k| unsafe { std::mem::transmute::<&str, &'static str>(k.as_str()) })
+            .map(|(f, _)| f.wire_name.as_str().into())
             .collect();
         out.msgs.push(MsgIr {
             short: m.short_name().to_string(),
             class: class.unbind(),
             fields,
-            _keys: keys,
-            key_strs,
+            keys,
         });
     }
-    out.schema = schema;
+    out.schema = compiled.schema;
     Ok(out)
 }

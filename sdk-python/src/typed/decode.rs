@@ -41,7 +41,9 @@ impl<'py> Decoder<'_, 'py> {
         let s = self.s;
         let msg = &s.msgs[idx];
         let m = r.as_map()?;
-        let fast = self.cx.layout_matches(idx as u64, &m, &msg.key_strs)?;
+        let fast = with_strs(&msg.keys, |keys| {
+            self.cx.layout_matches(idx as u64, &m, keys)
+        })?;
         let obj = alloc(self.py, &msg.class)?;
         for (i, f) in msg.fields.iter().enumerate() {
             let v = match lookup(&m, fast, i, &f.wire)? {
@@ -155,15 +157,15 @@ impl<'py> Decoder<'_, 'py> {
                 let e = &self.s.enums[*i];
                 match e.members.get(&raw) {
                     Some(m) => m.bind(py).clone(),
-                    None => return Err(unknown_enum(e.error_name, raw, &r).into()),
+                    None => return Err(unknown_enum("", raw, &r).with_type_name(&e.short).into()),
                 }
             }
             Ty::Union(i) => {
                 self.cx.charge()?;
                 let u = &self.s.unions[*i];
-                let (tag, v) = union_entry(u.error_name, r)?;
+                let (tag, v) = union_entry("", r).map_err(|e| e.with_type_name(&u.short))?;
                 let Some(variant) = u.variants.iter().find(|x| x.wire == tag) else {
-                    return Err(unknown_variant(u.error_name, tag, &r).into());
+                    return Err(unknown_variant("", tag, &r).with_type_name(&u.short).into());
                 };
                 let payload = self
                     .value(&variant.ty, v)

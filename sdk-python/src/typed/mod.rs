@@ -19,7 +19,9 @@
 
 use std::collections::HashMap;
 
-use flexbuf::schema::{short_name, Absent as SchemaAbsent, DefaultValue, Schema, TypeRef};
+use flexbuf::schema::{
+    short_name, Absent as SchemaAbsent, Compiled, DefaultValue, Schema, TypeRef,
+};
 use flexbuf::typed::{
     field, lookup, missing, typed_builder_options, unexpected_null, union_entry, unknown_enum,
     unknown_variant, DecodeContext, EncodeContext,
@@ -103,15 +105,13 @@ struct MsgIr {
     short: String,
     class: Py<PyType>,
     fields: Vec<FieldIr>,
-    /// Wire names in wire order. `key_strs` borrows these strings.
-    _keys: Vec<String>,
-    key_strs: Vec<&'static str>,
+    /// Wire names in wire order: the keys vector.
+    keys: Box<[Box<str>]>,
 }
 
 struct EnumIr {
+    /// The unqualified name, also the name in errors.
     short: String,
-    /// The name for core errors, which take `&'static str` (leaked once per compile).
-    error_name: &'static str,
     members: HashMap<i64, Py<PyAny>>,
     by_name: HashMap<String, i64>,
     first: Option<i64>,
@@ -125,9 +125,8 @@ struct VariantIr {
 }
 
 struct UnionIr {
+    /// The unqualified name, also the name in errors.
     short: String,
-    /// The name for core errors (leaked once per compile).
-    error_name: &'static str,
     variants: Vec<VariantIr>,
 }
 
@@ -150,6 +149,21 @@ pub use compile::compile_schema;
 use decode::*;
 use encode::*;
 use slots::*;
+
+/// Calls `f` with `keys` as `&str`s, the form the core's key functions take:
+/// on the stack for messages of up to 32 fields (no allocation per message).
+fn with_strs<R>(keys: &[Box<str>], f: impl FnOnce(&[&str]) -> R) -> R {
+    const ON_STACK: usize = 32;
+    if keys.len() <= ON_STACK {
+        let mut strs = [""; ON_STACK];
+        for (s, k) in strs.iter_mut().zip(keys) {
+            *s = k;
+        }
+        f(&strs[..keys.len()])
+    } else {
+        f(&keys.iter().map(|k| &**k).collect::<Vec<&str>>())
+    }
+}
 
 impl CompiledSchema {
     /// The root type of index `index`: messages first, then unions.
