@@ -95,7 +95,7 @@ test("unions, maps, unknown fields and views", () => {
 });
 
 test("hostile bytes fail with typed errors, not crashes", () => {
-  const good = defects.encodeOrder({ id: 1, items: [], by_sku: {}, sellers: {}, matrix: [[1]], notes: ["n"], label: "L" });
+  const good = defects.encodeOrder({ id: 1, items: [], bySku: {}, sellers: {}, matrix: [[1]], notes: ["n"], label: "L" });
   for (let i = 0; i < good.length; i++) {
     for (const x of [0, 0xff, 0x7f]) {
       const bad = good.slice();

@@ -16,7 +16,7 @@
 use flexbuf::schema::{short_name, Absent, DefaultValue, EnumDef, TypeRef};
 
 use super::{quoted, Backend, FloatForm, GeneratedFile};
-use crate::names::accessors;
+use crate::names::{accessors, camel};
 use crate::plan::{FieldPlan, MessagePlan, Plan, UnionPlan};
 use crate::writer::{CodeWriter, DocStyle};
 
@@ -75,11 +75,13 @@ impl Backend for TypeScript {
     }
 
     fn field_name(&self, name: &str) -> String {
+        // TypeScript's convention (`display_name` -> `displayName`); the wire name stays.
+        let name = camel(name);
         // `__proto__` in an object literal sets the prototype instead of a property.
         if name == "__proto__" {
             format!("{name}_")
         } else {
-            name.to_string()
+            name
         }
     }
 

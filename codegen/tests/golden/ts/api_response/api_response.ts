@@ -159,7 +159,7 @@ export interface ApiItem {
   name: string;
   price: number;
   quantity: number | bigint;
-  in_stock: boolean;
+  inStock: boolean;
   /**
    * 0 to 4 tags, sometimes empty.
    */
@@ -169,7 +169,7 @@ export interface ApiItem {
    * Every tenth rating is the whole number `4.0`.
    */
   rating: number;
-  created_at: string;
+  createdAt: string;
   dimensions: Dimensions;
   seller: Seller;
 }
@@ -188,7 +188,7 @@ export function encodeApiItemInto(b: fb.Builder, cx: fb.EncodeContext, v: ApiIte
     b.string((x ?? ""));
   }
   {
-    const x = v.created_at;
+    const x = v.createdAt;
     b.string((x ?? ""));
   }
   {
@@ -201,7 +201,7 @@ export function encodeApiItemInto(b: fb.Builder, cx: fb.EncodeContext, v: ApiIte
     b.int((x ?? 0));
   }
   {
-    const x = v.in_stock;
+    const x = v.inStock;
     b.bool((x ?? false));
   }
   {
@@ -259,11 +259,11 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
     }
     f = "created_at";
     i = fast ? 1 : c.find(ka, kw, n, __ApiItem_keys.bytes[1]);
-    let f_created_at: string;
-    if (i < 0) f_created_at = "";
+    let f_createdAt: string;
+    if (i < 0) f_createdAt = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_created_at = c.str(d + i * mw, mw, c.nn(ft));
+      f_createdAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "dimensions";
     i = fast ? 2 : c.find(ka, kw, n, __ApiItem_keys.bytes[2]);
@@ -283,11 +283,11 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
     }
     f = "in_stock";
     i = fast ? 4 : c.find(ka, kw, n, __ApiItem_keys.bytes[4]);
-    let f_in_stock: boolean;
-    if (i < 0) f_in_stock = false;
+    let f_inStock: boolean;
+    if (i < 0) f_inStock = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_in_stock = c.bool(d + i * mw, mw, c.nn(ft));
+      f_inStock = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "name";
     i = fast ? 5 : c.find(ka, kw, n, __ApiItem_keys.bytes[5]);
@@ -346,7 +346,7 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
       f_tags = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<string> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<string> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
-    return { id: f_id, sku: f_sku, name: f_name, price: f_price, quantity: f_quantity, in_stock: f_in_stock, tags: f_tags, category: f_category, rating: f_rating, created_at: f_created_at, dimensions: f_dimensions, seller: f_seller };
+    return { id: f_id, sku: f_sku, name: f_name, price: f_price, quantity: f_quantity, inStock: f_inStock, tags: f_tags, category: f_category, rating: f_rating, createdAt: f_createdAt, dimensions: f_dimensions, seller: f_seller };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -392,7 +392,7 @@ export class ApiItemView {
   }
 
   /** The `created_at` field. */
-  get created_at(): string {
+  get createdAt(): string {
     const r = this.map.get("created_at");
     return r.asString();
   }
@@ -410,7 +410,7 @@ export class ApiItemView {
   }
 
   /** The `in_stock` field. */
-  get in_stock(): boolean {
+  get inStock(): boolean {
     const r = this.map.get("in_stock");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }

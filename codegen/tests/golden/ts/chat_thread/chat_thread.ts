@@ -7,7 +7,7 @@ import * as fb from "flexbuf";
  * chat_thread.json).
  */
 export interface ChatThread {
-  thread_id: string;
+  threadId: string;
   title: string;
   participants: Array<Participant>;
   messages: Array<ChatMessage>;
@@ -39,7 +39,7 @@ export function encodeChatThreadInto(b: fb.Builder, cx: fb.EncodeContext, v: Cha
     b.endVector();
   }
   {
-    const x = v.thread_id;
+    const x = v.threadId;
     b.string((x ?? ""));
   }
   {
@@ -76,11 +76,11 @@ export function decodeChatThreadFrom(c: fb.DecodeContext, p: number, w: number, 
     }
     f = "thread_id";
     i = fast ? 2 : c.find(ka, kw, n, __ChatThread_keys.bytes[2]);
-    let f_thread_id: string;
-    if (i < 0) f_thread_id = "";
+    let f_threadId: string;
+    if (i < 0) f_threadId = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_thread_id = c.str(d + i * mw, mw, c.nn(ft));
+      f_threadId = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "title";
     i = fast ? 3 : c.find(ka, kw, n, __ChatThread_keys.bytes[3]);
@@ -91,7 +91,7 @@ export function decodeChatThreadFrom(c: fb.DecodeContext, p: number, w: number, 
       f_title = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
-    return { thread_id: f_thread_id, title: f_title, participants: f_participants, messages: f_messages };
+    return { threadId: f_threadId, title: f_title, participants: f_participants, messages: f_messages };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -143,7 +143,7 @@ export class ChatThreadView {
   }
 
   /** The `thread_id` field. */
-  get thread_id(): string {
+  get threadId(): string {
     const r = this.map.get("thread_id");
     return r.asString();
   }
@@ -324,7 +324,7 @@ export class ParticipantView {
 export interface ChatMessage {
   id: number | bigint;
   author: number | bigint;
-  sent_at: string;
+  sentAt: string;
   kind: string;
   text: string;
   /**
@@ -334,7 +334,7 @@ export interface ChatMessage {
   /**
    * Null except on `reply` messages.
    */
-  reply_to: number | bigint | null;
+  replyTo: number | bigint | null;
   /**
    * Empty except on `image` and `file` messages.
    */
@@ -395,14 +395,14 @@ export function encodeChatMessageInto(b: fb.Builder, cx: fb.EncodeContext, v: Ch
     b.endMap();
   }
   {
-    const x = v.reply_to;
+    const x = v.replyTo;
     if (x === null || x === undefined) b.null();
     else {
       b.int(x);
     }
   }
   {
-    const x = v.sent_at;
+    const x = v.sentAt;
     b.string((x ?? ""));
   }
   {
@@ -479,19 +479,19 @@ export function decodeChatMessageFrom(c: fb.DecodeContext, p: number, w: number,
     }
     f = "reply_to";
     i = fast ? 7 : c.find(ka, kw, n, __ChatMessage_keys.bytes[7]);
-    let f_reply_to: number | bigint | null;
-    if (i < 0) f_reply_to = null;
+    let f_replyTo: number | bigint | null;
+    if (i < 0) f_replyTo = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_reply_to = c.isNull(ft) ? null : c.i64(d + i * mw, mw, ft);
+      f_replyTo = c.isNull(ft) ? null : c.i64(d + i * mw, mw, ft);
     }
     f = "sent_at";
     i = fast ? 8 : c.find(ka, kw, n, __ChatMessage_keys.bytes[8]);
-    let f_sent_at: string;
-    if (i < 0) f_sent_at = "";
+    let f_sentAt: string;
+    if (i < 0) f_sentAt = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_sent_at = c.str(d + i * mw, mw, c.nn(ft));
+      f_sentAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "text";
     i = fast ? 9 : c.find(ka, kw, n, __ChatMessage_keys.bytes[9]);
@@ -502,7 +502,7 @@ export function decodeChatMessageFrom(c: fb.DecodeContext, p: number, w: number,
       f_text = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
-    return { id: f_id, author: f_author, sent_at: f_sent_at, kind: f_kind, text: f_text, reactions: f_reactions, reply_to: f_reply_to, attachments: f_attachments, edited: f_edited, metadata: f_metadata };
+    return { id: f_id, author: f_author, sentAt: f_sentAt, kind: f_kind, text: f_text, reactions: f_reactions, replyTo: f_replyTo, attachments: f_attachments, edited: f_edited, metadata: f_metadata };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -592,14 +592,14 @@ export class ChatMessageView {
   /**
    * Null except on `reply` messages.
    */
-  get reply_to(): number | bigint | null {
+  get replyTo(): number | bigint | null {
     const r = this.map.find("reply_to");
     if (r === undefined || r.isNull) return null;
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `sent_at` field. */
-  get sent_at(): string {
+  get sentAt(): string {
     const r = this.map.get("sent_at");
     return r.asString();
   }
@@ -889,7 +889,7 @@ export interface ChatMetadata {
   actor: number | bigint | null;
   options: Array<string> | null;
   votes: Array<number | bigint> | null;
-  closes_at: string | null;
+  closesAt: string | null;
   multiple: boolean | null;
 }
 
@@ -917,7 +917,7 @@ export function encodeChatMetadataInto(b: fb.Builder, cx: fb.EncodeContext, v: C
     }
   }
   {
-    const x = v.closes_at;
+    const x = v.closesAt;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
@@ -992,11 +992,11 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
     }
     f = "closes_at";
     i = fast ? 2 : c.find(ka, kw, n, __ChatMetadata_keys.bytes[2]);
-    let f_closes_at: string | null;
-    if (i < 0) f_closes_at = null;
+    let f_closesAt: string | null;
+    if (i < 0) f_closesAt = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_closes_at = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_closesAt = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "event";
     i = fast ? 3 : c.find(ka, kw, n, __ChatMetadata_keys.bytes[3]);
@@ -1039,7 +1039,7 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
       f_votes = c.isNull(ft) ? null : ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, ft);
     }
     c.leave();
-    return { client: f_client, lang: f_lang, event: f_event, actor: f_actor, options: f_options, votes: f_votes, closes_at: f_closes_at, multiple: f_multiple };
+    return { client: f_client, lang: f_lang, event: f_event, actor: f_actor, options: f_options, votes: f_votes, closesAt: f_closesAt, multiple: f_multiple };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -1093,7 +1093,7 @@ export class ChatMetadataView {
   }
 
   /** The `closes_at` field. */
-  get closes_at(): string | null {
+  get closesAt(): string | null {
     const r = this.map.find("closes_at");
     if (r === undefined || r.isNull) return null;
     return r.asString();

@@ -1520,7 +1520,7 @@ export class ItemView {
 export interface Order {
   id: number | bigint;
   items: Array<Item>;
-  by_sku: { [key: string]: Item };
+  bySku: { [key: string]: Item };
   sellers: { [key: string]: Seller };
   matrix: Array<Array<number>>;
   notes: Array<string>;
@@ -1537,7 +1537,7 @@ export function encodeOrderInto(b: fb.Builder, cx: fb.EncodeContext, v: Order): 
   const keys = cx.keyVector(b, __Order_keys);
   b.startMap();
   {
-    const x = v.by_sku;
+    const x = v.bySku;
     b.startMap();
     const m1 = (x ?? {});
     for (const k1 of fb.sortedKeys(m1)) {
@@ -1602,11 +1602,11 @@ export function decodeOrderFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let i: number, ft: number;
     f = "by_sku";
     i = fast ? 0 : c.find(ka, kw, n, __Order_keys.bytes[0]);
-    let f_by_sku: { [key: string]: Item };
-    if (i < 0) f_by_sku = {};
+    let f_bySku: { [key: string]: Item };
+    if (i < 0) f_bySku = {};
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_by_sku = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: Item } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: Item } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, decodeItemFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_bySku = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: Item } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: Item } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, decodeItemFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "display label";
     i = fast ? 1 : c.find(ka, kw, n, __Order_keys.bytes[1]);
@@ -1657,7 +1657,7 @@ export function decodeOrderFrom(c: fb.DecodeContext, p: number, w: number, t: nu
       f_sellers = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: Seller } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: Seller } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, decodeSellerFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
-    return { id: f_id, items: f_items, by_sku: f_by_sku, sellers: f_sellers, matrix: f_matrix, notes: f_notes, label: f_label };
+    return { id: f_id, items: f_items, bySku: f_bySku, sellers: f_sellers, matrix: f_matrix, notes: f_notes, label: f_label };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -1697,7 +1697,7 @@ export class OrderView {
   }
 
   /** The `by_sku` field. */
-  get by_sku(): fb.MapRef {
+  get bySku(): fb.MapRef {
     const r = this.map.get("by_sku");
     return r.asMap();
   }

@@ -139,7 +139,7 @@ export interface Object {
   other: number;
   cls: number;
   kind: Kind;
-  __proto___: number;
+  _Proto_: number;
 }
 
 /** Fingerprint of `keywords.Object`'s wire contract (see `flexbuf::schema`). */
@@ -160,7 +160,7 @@ export function encodeObjectInto(b: fb.Builder, cx: fb.EncodeContext, v: Object)
     b.bool((x ?? false));
   }
   {
-    const x = v.__proto___;
+    const x = v._Proto_;
     b.int((x ?? 0));
   }
   {
@@ -359,11 +359,11 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     }
     f = "__proto__";
     i = fast ? 2 : c.find(ka, kw, n, __Object_keys.bytes[2]);
-    let f___proto___: number;
-    if (i < 0) f___proto___ = 0;
+    let f__Proto_: number;
+    if (i < 0) f__Proto_ = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f___proto___ = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
+      f__Proto_ = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "async";
     i = fast ? 3 : c.find(ka, kw, n, __Object_keys.bytes[3]);
@@ -678,7 +678,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
       f_yield = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     c.leave();
-    return { read: f_read, readField: f_readField, raw: f_raw, new: f_new, map: f_map, class: f_class, fun: f_fun, self: f_self, type: f_type, object: f_object, init: f_init, encode: f_encode, decode: f_decode, fromBytes: f_fromBytes, constructor: f_constructor, cx: f_cx, value: f_value, flexMap: f_flexMap, is: f_is, in: f_in, def: f_def, fn: f_fn, match: f_match, let: f_let, val: f_val, when: f_when, None: f_None, True: f_True, super: f_super, crate: f_crate, async: f_async, yield: f_yield, typeof: f_typeof, keys: f_keys, b: f_b, r: f_r, m: f_m, fast: f_fast, other: f_other, cls: f_cls, kind: f_kind, __proto___: f___proto___ };
+    return { read: f_read, readField: f_readField, raw: f_raw, new: f_new, map: f_map, class: f_class, fun: f_fun, self: f_self, type: f_type, object: f_object, init: f_init, encode: f_encode, decode: f_decode, fromBytes: f_fromBytes, constructor: f_constructor, cx: f_cx, value: f_value, flexMap: f_flexMap, is: f_is, in: f_in, def: f_def, fn: f_fn, match: f_match, let: f_let, val: f_val, when: f_when, None: f_None, True: f_True, super: f_super, crate: f_crate, async: f_async, yield: f_yield, typeof: f_typeof, keys: f_keys, b: f_b, r: f_r, m: f_m, fast: f_fast, other: f_other, cls: f_cls, kind: f_kind, _Proto_: f__Proto_ };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -730,7 +730,7 @@ export class ObjectView {
   }
 
   /** The `__proto__` field. */
-  get __proto___(): number {
+  get _Proto_(): number {
     const r = this.map.get("__proto__");
     return this.readField(r, (c, p, w, t) => c.int(p, w, t, -2147483648, 2147483647));
   }

@@ -117,7 +117,7 @@ export class MetricsView {
  */
 export interface MetricSeries {
   name: string;
-  step_s: number | bigint;
+  stepS: number | bigint;
   points: Array<number>;
 }
 
@@ -139,7 +139,7 @@ export function encodeMetricSeriesInto(b: fb.Builder, cx: fb.EncodeContext, v: M
     b.typedVector((x ?? []), "f64");
   }
   {
-    const x = v.step_s;
+    const x = v.stepS;
     b.int((x ?? 0));
   }
   b.endMapWithKeys(keys);
@@ -172,14 +172,14 @@ export function decodeMetricSeriesFrom(c: fb.DecodeContext, p: number, w: number
     }
     f = "step_s";
     i = fast ? 2 : c.find(ka, kw, n, __MetricSeries_keys.bytes[2]);
-    let f_step_s: number | bigint;
-    if (i < 0) f_step_s = 0;
+    let f_stepS: number | bigint;
+    if (i < 0) f_stepS = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_step_s = c.i64(d + i * mw, mw, c.nn(ft));
+      f_stepS = c.i64(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
-    return { name: f_name, step_s: f_step_s, points: f_points };
+    return { name: f_name, stepS: f_stepS, points: f_points };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -231,7 +231,7 @@ export class MetricSeriesView {
   }
 
   /** The `step_s` field. */
-  get step_s(): number | bigint {
+  get stepS(): number | bigint {
     const r = this.map.get("step_s");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }

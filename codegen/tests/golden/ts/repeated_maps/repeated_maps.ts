@@ -104,7 +104,7 @@ export interface RepeatedRow {
   balance: number;
   active: boolean;
   logins: number | bigint;
-  updated_at: string;
+  updatedAt: string;
 }
 
 /** Fingerprint of `fixtures.RepeatedRow`'s wire contract (see `flexbuf::schema`). */
@@ -145,7 +145,7 @@ export function encodeRepeatedRowInto(b: fb.Builder, cx: fb.EncodeContext, v: Re
     b.string((x ?? ""));
   }
   {
-    const x = v.updated_at;
+    const x = v.updatedAt;
     b.string((x ?? ""));
   }
   b.endMapWithKeys(keys);
@@ -218,14 +218,14 @@ export function decodeRepeatedRowFrom(c: fb.DecodeContext, p: number, w: number,
     }
     f = "updated_at";
     i = fast ? 7 : c.find(ka, kw, n, __RepeatedRow_keys.bytes[7]);
-    let f_updated_at: string;
-    if (i < 0) f_updated_at = "";
+    let f_updatedAt: string;
+    if (i < 0) f_updatedAt = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_updated_at = c.str(d + i * mw, mw, c.nn(ft));
+      f_updatedAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
-    return { id: f_id, name: f_name, status: f_status, region: f_region, balance: f_balance, active: f_active, logins: f_logins, updated_at: f_updated_at };
+    return { id: f_id, name: f_name, status: f_status, region: f_region, balance: f_balance, active: f_active, logins: f_logins, updatedAt: f_updatedAt };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -307,7 +307,7 @@ export class RepeatedRowView {
   }
 
   /** The `updated_at` field. */
-  get updated_at(): string {
+  get updatedAt(): string {
     const r = this.map.get("updated_at");
     return r.asString();
   }

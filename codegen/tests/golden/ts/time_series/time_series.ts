@@ -16,7 +16,7 @@ export interface TimeSeries {
    * Epoch milliseconds.
    */
   start: number | bigint;
-  interval_ms: number | bigint;
+  intervalMs: number | bigint;
   /**
    * Strictly increasing epoch milliseconds (64-bit values).
    */
@@ -38,7 +38,7 @@ export function encodeTimeSeriesInto(b: fb.Builder, cx: fb.EncodeContext, v: Tim
   const keys = cx.keyVector(b, __TimeSeries_keys);
   b.startMap();
   {
-    const x = v.interval_ms;
+    const x = v.intervalMs;
     b.int((x ?? 0));
   }
   {
@@ -79,11 +79,11 @@ export function decodeTimeSeriesFrom(c: fb.DecodeContext, p: number, w: number, 
     let i: number, ft: number;
     f = "interval_ms";
     i = fast ? 0 : c.find(ka, kw, n, __TimeSeries_keys.bytes[0]);
-    let f_interval_ms: number | bigint;
-    if (i < 0) f_interval_ms = 0;
+    let f_intervalMs: number | bigint;
+    if (i < 0) f_intervalMs = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_interval_ms = c.i64(d + i * mw, mw, c.nn(ft));
+      f_intervalMs = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "quality";
     i = fast ? 1 : c.find(ka, kw, n, __TimeSeries_keys.bytes[1]);
@@ -134,7 +134,7 @@ export function decodeTimeSeriesFrom(c: fb.DecodeContext, p: number, w: number, 
       f_values = c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.f64(q, qw, qt));
     }
     c.leave();
-    return { sensor: f_sensor, unit: f_unit, start: f_start, interval_ms: f_interval_ms, timestamps: f_timestamps, values: f_values, quality: f_quality };
+    return { sensor: f_sensor, unit: f_unit, start: f_start, intervalMs: f_intervalMs, timestamps: f_timestamps, values: f_values, quality: f_quality };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -174,7 +174,7 @@ export class TimeSeriesView {
   }
 
   /** The `interval_ms` field. */
-  get interval_ms(): number | bigint {
+  get intervalMs(): number | bigint {
     const r = this.map.get("interval_ms");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }

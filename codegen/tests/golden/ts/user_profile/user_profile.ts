@@ -9,34 +9,34 @@ export interface UserProfile {
   id: number | bigint;
   uuid: string;
   username: string;
-  display_name: string;
+  displayName: string;
   email: string;
-  email_verified: boolean;
+  emailVerified: boolean;
   verified: boolean;
   phone: string;
   /**
    * RFC 3339 timestamps.
    */
-  created_at: string;
-  updated_at: string;
-  last_login_at: string;
+  createdAt: string;
+  updatedAt: string;
+  lastLoginAt: string;
   age: number | bigint;
   score: number;
   reputation: number | bigint;
   /**
    * A whole number stored as a float (`3.0`): must stay a float.
    */
-  karma_ratio: number;
-  is_admin: boolean;
-  is_bot: boolean;
+  karmaRatio: number;
+  isAdmin: boolean;
+  isBot: boolean;
   locale: string;
   timezone: string;
   tags: Array<string>;
   address: UserAddress;
   settings: UserSettings;
-  linked_accounts: Array<LinkedAccount>;
+  linkedAccounts: Array<LinkedAccount>;
   stats: UserStats;
-  avatar_url: string;
+  avatarUrl: string;
   /**
    * Non-ASCII text (Swedish, Japanese, Russian, emoji).
    */
@@ -50,7 +50,7 @@ export interface UserProfile {
   /**
    * Null in the fixture; a user id when set.
    */
-  referrer_id: number | bigint | null;
+  referrerId: number | bigint | null;
   subscription: Subscription;
 }
 
@@ -73,7 +73,7 @@ export function encodeUserProfileInto(b: fb.Builder, cx: fb.EncodeContext, v: Us
     b.int((x ?? 0));
   }
   {
-    const x = v.avatar_url;
+    const x = v.avatarUrl;
     b.string((x ?? ""));
   }
   {
@@ -88,11 +88,11 @@ export function encodeUserProfileInto(b: fb.Builder, cx: fb.EncodeContext, v: Us
     }
   }
   {
-    const x = v.created_at;
+    const x = v.createdAt;
     b.string((x ?? ""));
   }
   {
-    const x = v.display_name;
+    const x = v.displayName;
     b.string((x ?? ""));
   }
   {
@@ -100,7 +100,7 @@ export function encodeUserProfileInto(b: fb.Builder, cx: fb.EncodeContext, v: Us
     b.string((x ?? ""));
   }
   {
-    const x = v.email_verified;
+    const x = v.emailVerified;
     b.bool((x ?? false));
   }
   {
@@ -108,23 +108,23 @@ export function encodeUserProfileInto(b: fb.Builder, cx: fb.EncodeContext, v: Us
     b.int((x ?? 0));
   }
   {
-    const x = v.is_admin;
+    const x = v.isAdmin;
     b.bool((x ?? false));
   }
   {
-    const x = v.is_bot;
+    const x = v.isBot;
     b.bool((x ?? false));
   }
   {
-    const x = v.karma_ratio;
+    const x = v.karmaRatio;
     b.double((x ?? 0));
   }
   {
-    const x = v.last_login_at;
+    const x = v.lastLoginAt;
     b.string((x ?? ""));
   }
   {
-    const x = v.linked_accounts;
+    const x = v.linkedAccounts;
     b.startVector();
     for (const e1 of (x ?? [])) {
       encodeLinkedAccountInto(b, cx, e1);
@@ -144,7 +144,7 @@ export function encodeUserProfileInto(b: fb.Builder, cx: fb.EncodeContext, v: Us
     b.string((x ?? ""));
   }
   {
-    const x = v.referrer_id;
+    const x = v.referrerId;
     if (x === null || x === undefined) b.null();
     else {
       b.int(x);
@@ -186,7 +186,7 @@ export function encodeUserProfileInto(b: fb.Builder, cx: fb.EncodeContext, v: Us
     b.string((x ?? ""));
   }
   {
-    const x = v.updated_at;
+    const x = v.updatedAt;
     b.string((x ?? ""));
   }
   {
@@ -235,11 +235,11 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     }
     f = "avatar_url";
     i = fast ? 2 : c.find(ka, kw, n, __UserProfile_keys.bytes[2]);
-    let f_avatar_url: string;
-    if (i < 0) f_avatar_url = "";
+    let f_avatarUrl: string;
+    if (i < 0) f_avatarUrl = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_avatar_url = c.str(d + i * mw, mw, c.nn(ft));
+      f_avatarUrl = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "bio";
     i = fast ? 3 : c.find(ka, kw, n, __UserProfile_keys.bytes[3]);
@@ -259,19 +259,19 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     }
     f = "created_at";
     i = fast ? 5 : c.find(ka, kw, n, __UserProfile_keys.bytes[5]);
-    let f_created_at: string;
-    if (i < 0) f_created_at = "";
+    let f_createdAt: string;
+    if (i < 0) f_createdAt = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_created_at = c.str(d + i * mw, mw, c.nn(ft));
+      f_createdAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "display_name";
     i = fast ? 6 : c.find(ka, kw, n, __UserProfile_keys.bytes[6]);
-    let f_display_name: string;
-    if (i < 0) f_display_name = "";
+    let f_displayName: string;
+    if (i < 0) f_displayName = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_display_name = c.str(d + i * mw, mw, c.nn(ft));
+      f_displayName = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "email";
     i = fast ? 7 : c.find(ka, kw, n, __UserProfile_keys.bytes[7]);
@@ -283,11 +283,11 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     }
     f = "email_verified";
     i = fast ? 8 : c.find(ka, kw, n, __UserProfile_keys.bytes[8]);
-    let f_email_verified: boolean;
-    if (i < 0) f_email_verified = false;
+    let f_emailVerified: boolean;
+    if (i < 0) f_emailVerified = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_email_verified = c.bool(d + i * mw, mw, c.nn(ft));
+      f_emailVerified = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "id";
     i = fast ? 9 : c.find(ka, kw, n, __UserProfile_keys.bytes[9]);
@@ -299,43 +299,43 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     }
     f = "is_admin";
     i = fast ? 10 : c.find(ka, kw, n, __UserProfile_keys.bytes[10]);
-    let f_is_admin: boolean;
-    if (i < 0) f_is_admin = false;
+    let f_isAdmin: boolean;
+    if (i < 0) f_isAdmin = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_is_admin = c.bool(d + i * mw, mw, c.nn(ft));
+      f_isAdmin = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "is_bot";
     i = fast ? 11 : c.find(ka, kw, n, __UserProfile_keys.bytes[11]);
-    let f_is_bot: boolean;
-    if (i < 0) f_is_bot = false;
+    let f_isBot: boolean;
+    if (i < 0) f_isBot = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_is_bot = c.bool(d + i * mw, mw, c.nn(ft));
+      f_isBot = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "karma_ratio";
     i = fast ? 12 : c.find(ka, kw, n, __UserProfile_keys.bytes[12]);
-    let f_karma_ratio: number;
-    if (i < 0) f_karma_ratio = 0;
+    let f_karmaRatio: number;
+    if (i < 0) f_karmaRatio = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_karma_ratio = c.f64(d + i * mw, mw, c.nn(ft));
+      f_karmaRatio = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "last_login_at";
     i = fast ? 13 : c.find(ka, kw, n, __UserProfile_keys.bytes[13]);
-    let f_last_login_at: string;
-    if (i < 0) f_last_login_at = "";
+    let f_lastLoginAt: string;
+    if (i < 0) f_lastLoginAt = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_last_login_at = c.str(d + i * mw, mw, c.nn(ft));
+      f_lastLoginAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "linked_accounts";
     i = fast ? 14 : c.find(ka, kw, n, __UserProfile_keys.bytes[14]);
-    let f_linked_accounts: Array<LinkedAccount>;
-    if (i < 0) f_linked_accounts = [];
+    let f_linkedAccounts: Array<LinkedAccount>;
+    if (i < 0) f_linkedAccounts = [];
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_linked_accounts = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<LinkedAccount> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<LinkedAccount> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeLinkedAccountFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_linkedAccounts = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<LinkedAccount> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<LinkedAccount> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeLinkedAccountFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "locale";
     i = fast ? 15 : c.find(ka, kw, n, __UserProfile_keys.bytes[15]);
@@ -363,11 +363,11 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     }
     f = "referrer_id";
     i = fast ? 18 : c.find(ka, kw, n, __UserProfile_keys.bytes[18]);
-    let f_referrer_id: number | bigint | null;
-    if (i < 0) f_referrer_id = null;
+    let f_referrerId: number | bigint | null;
+    if (i < 0) f_referrerId = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_referrer_id = c.isNull(ft) ? null : c.i64(d + i * mw, mw, ft);
+      f_referrerId = c.isNull(ft) ? null : c.i64(d + i * mw, mw, ft);
     }
     f = "reputation";
     i = fast ? 19 : c.find(ka, kw, n, __UserProfile_keys.bytes[19]);
@@ -427,11 +427,11 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     }
     f = "updated_at";
     i = fast ? 26 : c.find(ka, kw, n, __UserProfile_keys.bytes[26]);
-    let f_updated_at: string;
-    if (i < 0) f_updated_at = "";
+    let f_updatedAt: string;
+    if (i < 0) f_updatedAt = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_updated_at = c.str(d + i * mw, mw, c.nn(ft));
+      f_updatedAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "username";
     i = fast ? 27 : c.find(ka, kw, n, __UserProfile_keys.bytes[27]);
@@ -466,7 +466,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
       f_website = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
-    return { id: f_id, uuid: f_uuid, username: f_username, display_name: f_display_name, email: f_email, email_verified: f_email_verified, verified: f_verified, phone: f_phone, created_at: f_created_at, updated_at: f_updated_at, last_login_at: f_last_login_at, age: f_age, score: f_score, reputation: f_reputation, karma_ratio: f_karma_ratio, is_admin: f_is_admin, is_bot: f_is_bot, locale: f_locale, timezone: f_timezone, tags: f_tags, address: f_address, settings: f_settings, linked_accounts: f_linked_accounts, stats: f_stats, avatar_url: f_avatar_url, bio: f_bio, website: f_website, pronouns: f_pronouns, birthday: f_birthday, referrer_id: f_referrer_id, subscription: f_subscription };
+    return { id: f_id, uuid: f_uuid, username: f_username, displayName: f_displayName, email: f_email, emailVerified: f_emailVerified, verified: f_verified, phone: f_phone, createdAt: f_createdAt, updatedAt: f_updatedAt, lastLoginAt: f_lastLoginAt, age: f_age, score: f_score, reputation: f_reputation, karmaRatio: f_karmaRatio, isAdmin: f_isAdmin, isBot: f_isBot, locale: f_locale, timezone: f_timezone, tags: f_tags, address: f_address, settings: f_settings, linkedAccounts: f_linkedAccounts, stats: f_stats, avatarUrl: f_avatarUrl, bio: f_bio, website: f_website, pronouns: f_pronouns, birthday: f_birthday, referrerId: f_referrerId, subscription: f_subscription };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -518,7 +518,7 @@ export class UserProfileView {
   }
 
   /** The `avatar_url` field. */
-  get avatar_url(): string {
+  get avatarUrl(): string {
     const r = this.map.get("avatar_url");
     return r.asString();
   }
@@ -543,13 +543,13 @@ export class UserProfileView {
   /**
    * RFC 3339 timestamps.
    */
-  get created_at(): string {
+  get createdAt(): string {
     const r = this.map.get("created_at");
     return r.asString();
   }
 
   /** The `display_name` field. */
-  get display_name(): string {
+  get displayName(): string {
     const r = this.map.get("display_name");
     return r.asString();
   }
@@ -561,7 +561,7 @@ export class UserProfileView {
   }
 
   /** The `email_verified` field. */
-  get email_verified(): boolean {
+  get emailVerified(): boolean {
     const r = this.map.get("email_verified");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
@@ -573,13 +573,13 @@ export class UserProfileView {
   }
 
   /** The `is_admin` field. */
-  get is_admin(): boolean {
+  get isAdmin(): boolean {
     const r = this.map.get("is_admin");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `is_bot` field. */
-  get is_bot(): boolean {
+  get isBot(): boolean {
     const r = this.map.get("is_bot");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
@@ -587,19 +587,19 @@ export class UserProfileView {
   /**
    * A whole number stored as a float (`3.0`): must stay a float.
    */
-  get karma_ratio(): number {
+  get karmaRatio(): number {
     const r = this.map.get("karma_ratio");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `last_login_at` field. */
-  get last_login_at(): string {
+  get lastLoginAt(): string {
     const r = this.map.get("last_login_at");
     return r.asString();
   }
 
   /** The `linked_accounts` field. */
-  get linked_accounts(): fb.VectorRef {
+  get linkedAccounts(): fb.VectorRef {
     const r = this.map.get("linked_accounts");
     return r.asVector();
   }
@@ -625,7 +625,7 @@ export class UserProfileView {
   /**
    * Null in the fixture; a user id when set.
    */
-  get referrer_id(): number | bigint | null {
+  get referrerId(): number | bigint | null {
     const r = this.map.find("referrer_id");
     if (r === undefined || r.isNull) return null;
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
@@ -674,7 +674,7 @@ export class UserProfileView {
   }
 
   /** The `updated_at` field. */
-  get updated_at(): string {
+  get updatedAt(): string {
     const r = this.map.get("updated_at");
     return r.asString();
   }
@@ -981,8 +981,8 @@ export interface UserSettings {
   theme: string;
   notifications: NotificationSettings;
   language: string;
-  two_factor: boolean;
-  font_scale: number;
+  twoFactor: boolean;
+  fontScale: number;
 }
 
 /** Fingerprint of `fixtures.UserSettings`'s wire contract (see `flexbuf::schema`). */
@@ -995,7 +995,7 @@ export function encodeUserSettingsInto(b: fb.Builder, cx: fb.EncodeContext, v: U
   const keys = cx.keyVector(b, __UserSettings_keys);
   b.startMap();
   {
-    const x = v.font_scale;
+    const x = v.fontScale;
     b.double((x ?? 0));
   }
   {
@@ -1012,7 +1012,7 @@ export function encodeUserSettingsInto(b: fb.Builder, cx: fb.EncodeContext, v: U
     b.string((x ?? ""));
   }
   {
-    const x = v.two_factor;
+    const x = v.twoFactor;
     b.bool((x ?? false));
   }
   b.endMapWithKeys(keys);
@@ -1029,11 +1029,11 @@ export function decodeUserSettingsFrom(c: fb.DecodeContext, p: number, w: number
     let i: number, ft: number;
     f = "font_scale";
     i = fast ? 0 : c.find(ka, kw, n, __UserSettings_keys.bytes[0]);
-    let f_font_scale: number;
-    if (i < 0) f_font_scale = 0;
+    let f_fontScale: number;
+    if (i < 0) f_fontScale = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_font_scale = c.f64(d + i * mw, mw, c.nn(ft));
+      f_fontScale = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "language";
     i = fast ? 1 : c.find(ka, kw, n, __UserSettings_keys.bytes[1]);
@@ -1061,14 +1061,14 @@ export function decodeUserSettingsFrom(c: fb.DecodeContext, p: number, w: number
     }
     f = "two_factor";
     i = fast ? 4 : c.find(ka, kw, n, __UserSettings_keys.bytes[4]);
-    let f_two_factor: boolean;
-    if (i < 0) f_two_factor = false;
+    let f_twoFactor: boolean;
+    if (i < 0) f_twoFactor = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_two_factor = c.bool(d + i * mw, mw, c.nn(ft));
+      f_twoFactor = c.bool(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
-    return { theme: f_theme, notifications: f_notifications, language: f_language, two_factor: f_two_factor, font_scale: f_font_scale };
+    return { theme: f_theme, notifications: f_notifications, language: f_language, twoFactor: f_twoFactor, fontScale: f_fontScale };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -1108,7 +1108,7 @@ export class UserSettingsView {
   }
 
   /** The `font_scale` field. */
-  get font_scale(): number {
+  get fontScale(): number {
     const r = this.map.get("font_scale");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
@@ -1132,7 +1132,7 @@ export class UserSettingsView {
   }
 
   /** The `two_factor` field. */
-  get two_factor(): boolean {
+  get twoFactor(): boolean {
     const r = this.map.get("two_factor");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
@@ -1269,7 +1269,7 @@ export class NotificationSettingsView {
 export interface LinkedAccount {
   provider: string;
   handle: string;
-  linked_at: string;
+  linkedAt: string;
   primary: boolean;
 }
 
@@ -1287,7 +1287,7 @@ export function encodeLinkedAccountInto(b: fb.Builder, cx: fb.EncodeContext, v: 
     b.string((x ?? ""));
   }
   {
-    const x = v.linked_at;
+    const x = v.linkedAt;
     b.string((x ?? ""));
   }
   {
@@ -1320,11 +1320,11 @@ export function decodeLinkedAccountFrom(c: fb.DecodeContext, p: number, w: numbe
     }
     f = "linked_at";
     i = fast ? 1 : c.find(ka, kw, n, __LinkedAccount_keys.bytes[1]);
-    let f_linked_at: string;
-    if (i < 0) f_linked_at = "";
+    let f_linkedAt: string;
+    if (i < 0) f_linkedAt = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_linked_at = c.str(d + i * mw, mw, c.nn(ft));
+      f_linkedAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "primary";
     i = fast ? 2 : c.find(ka, kw, n, __LinkedAccount_keys.bytes[2]);
@@ -1343,7 +1343,7 @@ export function decodeLinkedAccountFrom(c: fb.DecodeContext, p: number, w: numbe
       f_provider = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
-    return { provider: f_provider, handle: f_handle, linked_at: f_linked_at, primary: f_primary };
+    return { provider: f_provider, handle: f_handle, linkedAt: f_linkedAt, primary: f_primary };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -1389,7 +1389,7 @@ export class LinkedAccountView {
   }
 
   /** The `linked_at` field. */
-  get linked_at(): string {
+  get linkedAt(): string {
     const r = this.map.get("linked_at");
     return r.asString();
   }
@@ -1415,8 +1415,8 @@ export interface UserStats {
   comments: number | bigint;
   followers: number | bigint;
   following: number | bigint;
-  likes_received: number | bigint;
-  bytes_uploaded: number | bigint;
+  likesReceived: number | bigint;
+  bytesUploaded: number | bigint;
 }
 
 /** Fingerprint of `fixtures.UserStats`'s wire contract (see `flexbuf::schema`). */
@@ -1429,7 +1429,7 @@ export function encodeUserStatsInto(b: fb.Builder, cx: fb.EncodeContext, v: User
   const keys = cx.keyVector(b, __UserStats_keys);
   b.startMap();
   {
-    const x = v.bytes_uploaded;
+    const x = v.bytesUploaded;
     b.int((x ?? 0));
   }
   {
@@ -1445,7 +1445,7 @@ export function encodeUserStatsInto(b: fb.Builder, cx: fb.EncodeContext, v: User
     b.int((x ?? 0));
   }
   {
-    const x = v.likes_received;
+    const x = v.likesReceived;
     b.int((x ?? 0));
   }
   {
@@ -1466,11 +1466,11 @@ export function decodeUserStatsFrom(c: fb.DecodeContext, p: number, w: number, t
     let i: number, ft: number;
     f = "bytes_uploaded";
     i = fast ? 0 : c.find(ka, kw, n, __UserStats_keys.bytes[0]);
-    let f_bytes_uploaded: number | bigint;
-    if (i < 0) f_bytes_uploaded = 0;
+    let f_bytesUploaded: number | bigint;
+    if (i < 0) f_bytesUploaded = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_bytes_uploaded = c.i64(d + i * mw, mw, c.nn(ft));
+      f_bytesUploaded = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "comments";
     i = fast ? 1 : c.find(ka, kw, n, __UserStats_keys.bytes[1]);
@@ -1498,11 +1498,11 @@ export function decodeUserStatsFrom(c: fb.DecodeContext, p: number, w: number, t
     }
     f = "likes_received";
     i = fast ? 4 : c.find(ka, kw, n, __UserStats_keys.bytes[4]);
-    let f_likes_received: number | bigint;
-    if (i < 0) f_likes_received = 0;
+    let f_likesReceived: number | bigint;
+    if (i < 0) f_likesReceived = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_likes_received = c.i64(d + i * mw, mw, c.nn(ft));
+      f_likesReceived = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "posts";
     i = fast ? 5 : c.find(ka, kw, n, __UserStats_keys.bytes[5]);
@@ -1513,7 +1513,7 @@ export function decodeUserStatsFrom(c: fb.DecodeContext, p: number, w: number, t
       f_posts = c.i64(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
-    return { posts: f_posts, comments: f_comments, followers: f_followers, following: f_following, likes_received: f_likes_received, bytes_uploaded: f_bytes_uploaded };
+    return { posts: f_posts, comments: f_comments, followers: f_followers, following: f_following, likesReceived: f_likesReceived, bytesUploaded: f_bytesUploaded };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -1553,7 +1553,7 @@ export class UserStatsView {
   }
 
   /** The `bytes_uploaded` field. */
-  get bytes_uploaded(): number | bigint {
+  get bytesUploaded(): number | bigint {
     const r = this.map.get("bytes_uploaded");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
@@ -1577,7 +1577,7 @@ export class UserStatsView {
   }
 
   /** The `likes_received` field. */
-  get likes_received(): number | bigint {
+  get likesReceived(): number | bigint {
     const r = this.map.get("likes_received");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
@@ -1594,7 +1594,7 @@ export class UserStatsView {
  */
 export interface Subscription {
   plan: string;
-  renews_at: string;
+  renewsAt: string;
   price: number;
   seats: number | bigint;
 }
@@ -1617,7 +1617,7 @@ export function encodeSubscriptionInto(b: fb.Builder, cx: fb.EncodeContext, v: S
     b.double((x ?? 0));
   }
   {
-    const x = v.renews_at;
+    const x = v.renewsAt;
     b.string((x ?? ""));
   }
   {
@@ -1654,11 +1654,11 @@ export function decodeSubscriptionFrom(c: fb.DecodeContext, p: number, w: number
     }
     f = "renews_at";
     i = fast ? 2 : c.find(ka, kw, n, __Subscription_keys.bytes[2]);
-    let f_renews_at: string;
-    if (i < 0) f_renews_at = "";
+    let f_renewsAt: string;
+    if (i < 0) f_renewsAt = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_renews_at = c.str(d + i * mw, mw, c.nn(ft));
+      f_renewsAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "seats";
     i = fast ? 3 : c.find(ka, kw, n, __Subscription_keys.bytes[3]);
@@ -1669,7 +1669,7 @@ export function decodeSubscriptionFrom(c: fb.DecodeContext, p: number, w: number
       f_seats = c.i64(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
-    return { plan: f_plan, renews_at: f_renews_at, price: f_price, seats: f_seats };
+    return { plan: f_plan, renewsAt: f_renewsAt, price: f_price, seats: f_seats };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -1721,7 +1721,7 @@ export class SubscriptionView {
   }
 
   /** The `renews_at` field. */
-  get renews_at(): string {
+  get renewsAt(): string {
     const r = this.map.get("renews_at");
     return r.asString();
   }

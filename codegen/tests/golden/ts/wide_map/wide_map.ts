@@ -8,86 +8,86 @@ import * as fb from "flexbuf";
  * The `n_` fields are null in the fixture; `string?` is an arbitrary choice.
  */
 export interface WideMap {
-  i_00: number | bigint;
-  f_01: number;
-  b_02: boolean;
-  s_03: string;
-  n_04: string | null;
-  i_05: number | bigint;
-  f_06: number;
-  b_07: boolean;
-  s_08: string;
-  n_09: string | null;
-  i_10: number | bigint;
-  f_11: number;
-  b_12: boolean;
-  s_13: string;
-  n_14: string | null;
-  i_15: number | bigint;
-  f_16: number;
-  b_17: boolean;
-  s_18: string;
-  n_19: string | null;
-  i_20: number | bigint;
-  f_21: number;
-  b_22: boolean;
-  s_23: string;
-  n_24: string | null;
-  i_25: number | bigint;
-  f_26: number;
-  b_27: boolean;
-  s_28: string;
-  n_29: string | null;
-  i_30: number | bigint;
-  f_31: number;
-  b_32: boolean;
-  s_33: string;
-  n_34: string | null;
-  i_35: number | bigint;
-  f_36: number;
-  b_37: boolean;
-  s_38: string;
-  n_39: string | null;
-  i_40: number | bigint;
-  f_41: number;
-  b_42: boolean;
-  s_43: string;
-  n_44: string | null;
-  i_45: number | bigint;
-  f_46: number;
-  b_47: boolean;
-  s_48: string;
-  n_49: string | null;
-  i_50: number | bigint;
-  f_51: number;
-  b_52: boolean;
-  s_53: string;
-  n_54: string | null;
-  i_55: number | bigint;
-  f_56: number;
-  b_57: boolean;
-  s_58: string;
-  n_59: string | null;
-  i_60: number | bigint;
-  f_61: number;
-  b_62: boolean;
-  s_63: string;
-  n_64: string | null;
-  i_65: number | bigint;
-  f_66: number;
-  b_67: boolean;
-  s_68: string;
-  n_69: string | null;
-  i_70: number | bigint;
-  f_71: number;
-  b_72: boolean;
-  s_73: string;
-  n_74: string | null;
-  i_75: number | bigint;
-  f_76: number;
-  b_77: boolean;
-  s_78: string;
-  n_79: string | null;
+  i00: number | bigint;
+  f01: number;
+  b02: boolean;
+  s03: string;
+  n04: string | null;
+  i05: number | bigint;
+  f06: number;
+  b07: boolean;
+  s08: string;
+  n09: string | null;
+  i10: number | bigint;
+  f11: number;
+  b12: boolean;
+  s13: string;
+  n14: string | null;
+  i15: number | bigint;
+  f16: number;
+  b17: boolean;
+  s18: string;
+  n19: string | null;
+  i20: number | bigint;
+  f21: number;
+  b22: boolean;
+  s23: string;
+  n24: string | null;
+  i25: number | bigint;
+  f26: number;
+  b27: boolean;
+  s28: string;
+  n29: string | null;
+  i30: number | bigint;
+  f31: number;
+  b32: boolean;
+  s33: string;
+  n34: string | null;
+  i35: number | bigint;
+  f36: number;
+  b37: boolean;
+  s38: string;
+  n39: string | null;
+  i40: number | bigint;
+  f41: number;
+  b42: boolean;
+  s43: string;
+  n44: string | null;
+  i45: number | bigint;
+  f46: number;
+  b47: boolean;
+  s48: string;
+  n49: string | null;
+  i50: number | bigint;
+  f51: number;
+  b52: boolean;
+  s53: string;
+  n54: string | null;
+  i55: number | bigint;
+  f56: number;
+  b57: boolean;
+  s58: string;
+  n59: string | null;
+  i60: number | bigint;
+  f61: number;
+  b62: boolean;
+  s63: string;
+  n64: string | null;
+  i65: number | bigint;
+  f66: number;
+  b67: boolean;
+  s68: string;
+  n69: string | null;
+  i70: number | bigint;
+  f71: number;
+  b72: boolean;
+  s73: string;
+  n74: string | null;
+  i75: number | bigint;
+  f76: number;
+  b77: boolean;
+  s78: string;
+  n79: string | null;
 }
 
 /** Fingerprint of `fixtures.WideMap`'s wire contract (see `flexbuf::schema`). */
@@ -100,371 +100,371 @@ export function encodeWideMapInto(b: fb.Builder, cx: fb.EncodeContext, v: WideMa
   const keys = cx.keyVector(b, __WideMap_keys);
   b.startMap();
   {
-    const x = v.b_02;
+    const x = v.b02;
     b.bool((x ?? false));
   }
   {
-    const x = v.b_07;
+    const x = v.b07;
     b.bool((x ?? false));
   }
   {
-    const x = v.b_12;
+    const x = v.b12;
     b.bool((x ?? false));
   }
   {
-    const x = v.b_17;
+    const x = v.b17;
     b.bool((x ?? false));
   }
   {
-    const x = v.b_22;
+    const x = v.b22;
     b.bool((x ?? false));
   }
   {
-    const x = v.b_27;
+    const x = v.b27;
     b.bool((x ?? false));
   }
   {
-    const x = v.b_32;
+    const x = v.b32;
     b.bool((x ?? false));
   }
   {
-    const x = v.b_37;
+    const x = v.b37;
     b.bool((x ?? false));
   }
   {
-    const x = v.b_42;
+    const x = v.b42;
     b.bool((x ?? false));
   }
   {
-    const x = v.b_47;
+    const x = v.b47;
     b.bool((x ?? false));
   }
   {
-    const x = v.b_52;
+    const x = v.b52;
     b.bool((x ?? false));
   }
   {
-    const x = v.b_57;
+    const x = v.b57;
     b.bool((x ?? false));
   }
   {
-    const x = v.b_62;
+    const x = v.b62;
     b.bool((x ?? false));
   }
   {
-    const x = v.b_67;
+    const x = v.b67;
     b.bool((x ?? false));
   }
   {
-    const x = v.b_72;
+    const x = v.b72;
     b.bool((x ?? false));
   }
   {
-    const x = v.b_77;
+    const x = v.b77;
     b.bool((x ?? false));
   }
   {
-    const x = v.f_01;
+    const x = v.f01;
     b.double((x ?? 0));
   }
   {
-    const x = v.f_06;
+    const x = v.f06;
     b.double((x ?? 0));
   }
   {
-    const x = v.f_11;
+    const x = v.f11;
     b.double((x ?? 0));
   }
   {
-    const x = v.f_16;
+    const x = v.f16;
     b.double((x ?? 0));
   }
   {
-    const x = v.f_21;
+    const x = v.f21;
     b.double((x ?? 0));
   }
   {
-    const x = v.f_26;
+    const x = v.f26;
     b.double((x ?? 0));
   }
   {
-    const x = v.f_31;
+    const x = v.f31;
     b.double((x ?? 0));
   }
   {
-    const x = v.f_36;
+    const x = v.f36;
     b.double((x ?? 0));
   }
   {
-    const x = v.f_41;
+    const x = v.f41;
     b.double((x ?? 0));
   }
   {
-    const x = v.f_46;
+    const x = v.f46;
     b.double((x ?? 0));
   }
   {
-    const x = v.f_51;
+    const x = v.f51;
     b.double((x ?? 0));
   }
   {
-    const x = v.f_56;
+    const x = v.f56;
     b.double((x ?? 0));
   }
   {
-    const x = v.f_61;
+    const x = v.f61;
     b.double((x ?? 0));
   }
   {
-    const x = v.f_66;
+    const x = v.f66;
     b.double((x ?? 0));
   }
   {
-    const x = v.f_71;
+    const x = v.f71;
     b.double((x ?? 0));
   }
   {
-    const x = v.f_76;
+    const x = v.f76;
     b.double((x ?? 0));
   }
   {
-    const x = v.i_00;
+    const x = v.i00;
     b.int((x ?? 0));
   }
   {
-    const x = v.i_05;
+    const x = v.i05;
     b.int((x ?? 0));
   }
   {
-    const x = v.i_10;
+    const x = v.i10;
     b.int((x ?? 0));
   }
   {
-    const x = v.i_15;
+    const x = v.i15;
     b.int((x ?? 0));
   }
   {
-    const x = v.i_20;
+    const x = v.i20;
     b.int((x ?? 0));
   }
   {
-    const x = v.i_25;
+    const x = v.i25;
     b.int((x ?? 0));
   }
   {
-    const x = v.i_30;
+    const x = v.i30;
     b.int((x ?? 0));
   }
   {
-    const x = v.i_35;
+    const x = v.i35;
     b.int((x ?? 0));
   }
   {
-    const x = v.i_40;
+    const x = v.i40;
     b.int((x ?? 0));
   }
   {
-    const x = v.i_45;
+    const x = v.i45;
     b.int((x ?? 0));
   }
   {
-    const x = v.i_50;
+    const x = v.i50;
     b.int((x ?? 0));
   }
   {
-    const x = v.i_55;
+    const x = v.i55;
     b.int((x ?? 0));
   }
   {
-    const x = v.i_60;
+    const x = v.i60;
     b.int((x ?? 0));
   }
   {
-    const x = v.i_65;
+    const x = v.i65;
     b.int((x ?? 0));
   }
   {
-    const x = v.i_70;
+    const x = v.i70;
     b.int((x ?? 0));
   }
   {
-    const x = v.i_75;
+    const x = v.i75;
     b.int((x ?? 0));
   }
   {
-    const x = v.n_04;
+    const x = v.n04;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.n_09;
+    const x = v.n09;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.n_14;
+    const x = v.n14;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.n_19;
+    const x = v.n19;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.n_24;
+    const x = v.n24;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.n_29;
+    const x = v.n29;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.n_34;
+    const x = v.n34;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.n_39;
+    const x = v.n39;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.n_44;
+    const x = v.n44;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.n_49;
+    const x = v.n49;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.n_54;
+    const x = v.n54;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.n_59;
+    const x = v.n59;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.n_64;
+    const x = v.n64;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.n_69;
+    const x = v.n69;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.n_74;
+    const x = v.n74;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.n_79;
+    const x = v.n79;
     if (x === null || x === undefined) b.null();
     else {
       b.string(x);
     }
   }
   {
-    const x = v.s_03;
+    const x = v.s03;
     b.string((x ?? ""));
   }
   {
-    const x = v.s_08;
+    const x = v.s08;
     b.string((x ?? ""));
   }
   {
-    const x = v.s_13;
+    const x = v.s13;
     b.string((x ?? ""));
   }
   {
-    const x = v.s_18;
+    const x = v.s18;
     b.string((x ?? ""));
   }
   {
-    const x = v.s_23;
+    const x = v.s23;
     b.string((x ?? ""));
   }
   {
-    const x = v.s_28;
+    const x = v.s28;
     b.string((x ?? ""));
   }
   {
-    const x = v.s_33;
+    const x = v.s33;
     b.string((x ?? ""));
   }
   {
-    const x = v.s_38;
+    const x = v.s38;
     b.string((x ?? ""));
   }
   {
-    const x = v.s_43;
+    const x = v.s43;
     b.string((x ?? ""));
   }
   {
-    const x = v.s_48;
+    const x = v.s48;
     b.string((x ?? ""));
   }
   {
-    const x = v.s_53;
+    const x = v.s53;
     b.string((x ?? ""));
   }
   {
-    const x = v.s_58;
+    const x = v.s58;
     b.string((x ?? ""));
   }
   {
-    const x = v.s_63;
+    const x = v.s63;
     b.string((x ?? ""));
   }
   {
-    const x = v.s_68;
+    const x = v.s68;
     b.string((x ?? ""));
   }
   {
-    const x = v.s_73;
+    const x = v.s73;
     b.string((x ?? ""));
   }
   {
-    const x = v.s_78;
+    const x = v.s78;
     b.string((x ?? ""));
   }
   b.endMapWithKeys(keys);
@@ -481,646 +481,646 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let i: number, ft: number;
     f = "b_02";
     i = fast ? 0 : c.find(ka, kw, n, __WideMap_keys.bytes[0]);
-    let f_b_02: boolean;
-    if (i < 0) f_b_02 = false;
+    let f_b02: boolean;
+    if (i < 0) f_b02 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_02 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b02 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_07";
     i = fast ? 1 : c.find(ka, kw, n, __WideMap_keys.bytes[1]);
-    let f_b_07: boolean;
-    if (i < 0) f_b_07 = false;
+    let f_b07: boolean;
+    if (i < 0) f_b07 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_07 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b07 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_12";
     i = fast ? 2 : c.find(ka, kw, n, __WideMap_keys.bytes[2]);
-    let f_b_12: boolean;
-    if (i < 0) f_b_12 = false;
+    let f_b12: boolean;
+    if (i < 0) f_b12 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_12 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b12 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_17";
     i = fast ? 3 : c.find(ka, kw, n, __WideMap_keys.bytes[3]);
-    let f_b_17: boolean;
-    if (i < 0) f_b_17 = false;
+    let f_b17: boolean;
+    if (i < 0) f_b17 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_17 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b17 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_22";
     i = fast ? 4 : c.find(ka, kw, n, __WideMap_keys.bytes[4]);
-    let f_b_22: boolean;
-    if (i < 0) f_b_22 = false;
+    let f_b22: boolean;
+    if (i < 0) f_b22 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_22 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b22 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_27";
     i = fast ? 5 : c.find(ka, kw, n, __WideMap_keys.bytes[5]);
-    let f_b_27: boolean;
-    if (i < 0) f_b_27 = false;
+    let f_b27: boolean;
+    if (i < 0) f_b27 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_27 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b27 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_32";
     i = fast ? 6 : c.find(ka, kw, n, __WideMap_keys.bytes[6]);
-    let f_b_32: boolean;
-    if (i < 0) f_b_32 = false;
+    let f_b32: boolean;
+    if (i < 0) f_b32 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_32 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b32 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_37";
     i = fast ? 7 : c.find(ka, kw, n, __WideMap_keys.bytes[7]);
-    let f_b_37: boolean;
-    if (i < 0) f_b_37 = false;
+    let f_b37: boolean;
+    if (i < 0) f_b37 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_37 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b37 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_42";
     i = fast ? 8 : c.find(ka, kw, n, __WideMap_keys.bytes[8]);
-    let f_b_42: boolean;
-    if (i < 0) f_b_42 = false;
+    let f_b42: boolean;
+    if (i < 0) f_b42 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_42 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b42 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_47";
     i = fast ? 9 : c.find(ka, kw, n, __WideMap_keys.bytes[9]);
-    let f_b_47: boolean;
-    if (i < 0) f_b_47 = false;
+    let f_b47: boolean;
+    if (i < 0) f_b47 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_47 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b47 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_52";
     i = fast ? 10 : c.find(ka, kw, n, __WideMap_keys.bytes[10]);
-    let f_b_52: boolean;
-    if (i < 0) f_b_52 = false;
+    let f_b52: boolean;
+    if (i < 0) f_b52 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_52 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b52 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_57";
     i = fast ? 11 : c.find(ka, kw, n, __WideMap_keys.bytes[11]);
-    let f_b_57: boolean;
-    if (i < 0) f_b_57 = false;
+    let f_b57: boolean;
+    if (i < 0) f_b57 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_57 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b57 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_62";
     i = fast ? 12 : c.find(ka, kw, n, __WideMap_keys.bytes[12]);
-    let f_b_62: boolean;
-    if (i < 0) f_b_62 = false;
+    let f_b62: boolean;
+    if (i < 0) f_b62 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_62 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b62 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_67";
     i = fast ? 13 : c.find(ka, kw, n, __WideMap_keys.bytes[13]);
-    let f_b_67: boolean;
-    if (i < 0) f_b_67 = false;
+    let f_b67: boolean;
+    if (i < 0) f_b67 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_67 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b67 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_72";
     i = fast ? 14 : c.find(ka, kw, n, __WideMap_keys.bytes[14]);
-    let f_b_72: boolean;
-    if (i < 0) f_b_72 = false;
+    let f_b72: boolean;
+    if (i < 0) f_b72 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_72 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b72 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_77";
     i = fast ? 15 : c.find(ka, kw, n, __WideMap_keys.bytes[15]);
-    let f_b_77: boolean;
-    if (i < 0) f_b_77 = false;
+    let f_b77: boolean;
+    if (i < 0) f_b77 = false;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_b_77 = c.bool(d + i * mw, mw, c.nn(ft));
+      f_b77 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "f_01";
     i = fast ? 16 : c.find(ka, kw, n, __WideMap_keys.bytes[16]);
-    let f_f_01: number;
-    if (i < 0) f_f_01 = 0;
+    let f_f01: number;
+    if (i < 0) f_f01 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_01 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f01 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_06";
     i = fast ? 17 : c.find(ka, kw, n, __WideMap_keys.bytes[17]);
-    let f_f_06: number;
-    if (i < 0) f_f_06 = 0;
+    let f_f06: number;
+    if (i < 0) f_f06 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_06 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f06 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_11";
     i = fast ? 18 : c.find(ka, kw, n, __WideMap_keys.bytes[18]);
-    let f_f_11: number;
-    if (i < 0) f_f_11 = 0;
+    let f_f11: number;
+    if (i < 0) f_f11 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_11 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f11 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_16";
     i = fast ? 19 : c.find(ka, kw, n, __WideMap_keys.bytes[19]);
-    let f_f_16: number;
-    if (i < 0) f_f_16 = 0;
+    let f_f16: number;
+    if (i < 0) f_f16 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_16 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f16 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_21";
     i = fast ? 20 : c.find(ka, kw, n, __WideMap_keys.bytes[20]);
-    let f_f_21: number;
-    if (i < 0) f_f_21 = 0;
+    let f_f21: number;
+    if (i < 0) f_f21 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_21 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f21 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_26";
     i = fast ? 21 : c.find(ka, kw, n, __WideMap_keys.bytes[21]);
-    let f_f_26: number;
-    if (i < 0) f_f_26 = 0;
+    let f_f26: number;
+    if (i < 0) f_f26 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_26 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f26 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_31";
     i = fast ? 22 : c.find(ka, kw, n, __WideMap_keys.bytes[22]);
-    let f_f_31: number;
-    if (i < 0) f_f_31 = 0;
+    let f_f31: number;
+    if (i < 0) f_f31 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_31 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f31 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_36";
     i = fast ? 23 : c.find(ka, kw, n, __WideMap_keys.bytes[23]);
-    let f_f_36: number;
-    if (i < 0) f_f_36 = 0;
+    let f_f36: number;
+    if (i < 0) f_f36 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_36 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f36 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_41";
     i = fast ? 24 : c.find(ka, kw, n, __WideMap_keys.bytes[24]);
-    let f_f_41: number;
-    if (i < 0) f_f_41 = 0;
+    let f_f41: number;
+    if (i < 0) f_f41 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_41 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f41 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_46";
     i = fast ? 25 : c.find(ka, kw, n, __WideMap_keys.bytes[25]);
-    let f_f_46: number;
-    if (i < 0) f_f_46 = 0;
+    let f_f46: number;
+    if (i < 0) f_f46 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_46 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f46 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_51";
     i = fast ? 26 : c.find(ka, kw, n, __WideMap_keys.bytes[26]);
-    let f_f_51: number;
-    if (i < 0) f_f_51 = 0;
+    let f_f51: number;
+    if (i < 0) f_f51 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_51 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f51 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_56";
     i = fast ? 27 : c.find(ka, kw, n, __WideMap_keys.bytes[27]);
-    let f_f_56: number;
-    if (i < 0) f_f_56 = 0;
+    let f_f56: number;
+    if (i < 0) f_f56 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_56 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f56 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_61";
     i = fast ? 28 : c.find(ka, kw, n, __WideMap_keys.bytes[28]);
-    let f_f_61: number;
-    if (i < 0) f_f_61 = 0;
+    let f_f61: number;
+    if (i < 0) f_f61 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_61 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f61 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_66";
     i = fast ? 29 : c.find(ka, kw, n, __WideMap_keys.bytes[29]);
-    let f_f_66: number;
-    if (i < 0) f_f_66 = 0;
+    let f_f66: number;
+    if (i < 0) f_f66 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_66 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f66 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_71";
     i = fast ? 30 : c.find(ka, kw, n, __WideMap_keys.bytes[30]);
-    let f_f_71: number;
-    if (i < 0) f_f_71 = 0;
+    let f_f71: number;
+    if (i < 0) f_f71 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_71 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f71 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_76";
     i = fast ? 31 : c.find(ka, kw, n, __WideMap_keys.bytes[31]);
-    let f_f_76: number;
-    if (i < 0) f_f_76 = 0;
+    let f_f76: number;
+    if (i < 0) f_f76 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_f_76 = c.f64(d + i * mw, mw, c.nn(ft));
+      f_f76 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_00";
     i = fast ? 32 : c.find(ka, kw, n, __WideMap_keys.bytes[32]);
-    let f_i_00: number | bigint;
-    if (i < 0) f_i_00 = 0;
+    let f_i00: number | bigint;
+    if (i < 0) f_i00 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_00 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i00 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_05";
     i = fast ? 33 : c.find(ka, kw, n, __WideMap_keys.bytes[33]);
-    let f_i_05: number | bigint;
-    if (i < 0) f_i_05 = 0;
+    let f_i05: number | bigint;
+    if (i < 0) f_i05 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_05 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i05 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_10";
     i = fast ? 34 : c.find(ka, kw, n, __WideMap_keys.bytes[34]);
-    let f_i_10: number | bigint;
-    if (i < 0) f_i_10 = 0;
+    let f_i10: number | bigint;
+    if (i < 0) f_i10 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_10 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i10 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_15";
     i = fast ? 35 : c.find(ka, kw, n, __WideMap_keys.bytes[35]);
-    let f_i_15: number | bigint;
-    if (i < 0) f_i_15 = 0;
+    let f_i15: number | bigint;
+    if (i < 0) f_i15 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_15 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i15 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_20";
     i = fast ? 36 : c.find(ka, kw, n, __WideMap_keys.bytes[36]);
-    let f_i_20: number | bigint;
-    if (i < 0) f_i_20 = 0;
+    let f_i20: number | bigint;
+    if (i < 0) f_i20 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_20 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i20 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_25";
     i = fast ? 37 : c.find(ka, kw, n, __WideMap_keys.bytes[37]);
-    let f_i_25: number | bigint;
-    if (i < 0) f_i_25 = 0;
+    let f_i25: number | bigint;
+    if (i < 0) f_i25 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_25 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i25 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_30";
     i = fast ? 38 : c.find(ka, kw, n, __WideMap_keys.bytes[38]);
-    let f_i_30: number | bigint;
-    if (i < 0) f_i_30 = 0;
+    let f_i30: number | bigint;
+    if (i < 0) f_i30 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_30 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i30 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_35";
     i = fast ? 39 : c.find(ka, kw, n, __WideMap_keys.bytes[39]);
-    let f_i_35: number | bigint;
-    if (i < 0) f_i_35 = 0;
+    let f_i35: number | bigint;
+    if (i < 0) f_i35 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_35 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i35 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_40";
     i = fast ? 40 : c.find(ka, kw, n, __WideMap_keys.bytes[40]);
-    let f_i_40: number | bigint;
-    if (i < 0) f_i_40 = 0;
+    let f_i40: number | bigint;
+    if (i < 0) f_i40 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_40 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i40 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_45";
     i = fast ? 41 : c.find(ka, kw, n, __WideMap_keys.bytes[41]);
-    let f_i_45: number | bigint;
-    if (i < 0) f_i_45 = 0;
+    let f_i45: number | bigint;
+    if (i < 0) f_i45 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_45 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i45 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_50";
     i = fast ? 42 : c.find(ka, kw, n, __WideMap_keys.bytes[42]);
-    let f_i_50: number | bigint;
-    if (i < 0) f_i_50 = 0;
+    let f_i50: number | bigint;
+    if (i < 0) f_i50 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_50 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i50 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_55";
     i = fast ? 43 : c.find(ka, kw, n, __WideMap_keys.bytes[43]);
-    let f_i_55: number | bigint;
-    if (i < 0) f_i_55 = 0;
+    let f_i55: number | bigint;
+    if (i < 0) f_i55 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_55 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i55 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_60";
     i = fast ? 44 : c.find(ka, kw, n, __WideMap_keys.bytes[44]);
-    let f_i_60: number | bigint;
-    if (i < 0) f_i_60 = 0;
+    let f_i60: number | bigint;
+    if (i < 0) f_i60 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_60 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i60 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_65";
     i = fast ? 45 : c.find(ka, kw, n, __WideMap_keys.bytes[45]);
-    let f_i_65: number | bigint;
-    if (i < 0) f_i_65 = 0;
+    let f_i65: number | bigint;
+    if (i < 0) f_i65 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_65 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i65 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_70";
     i = fast ? 46 : c.find(ka, kw, n, __WideMap_keys.bytes[46]);
-    let f_i_70: number | bigint;
-    if (i < 0) f_i_70 = 0;
+    let f_i70: number | bigint;
+    if (i < 0) f_i70 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_70 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i70 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_75";
     i = fast ? 47 : c.find(ka, kw, n, __WideMap_keys.bytes[47]);
-    let f_i_75: number | bigint;
-    if (i < 0) f_i_75 = 0;
+    let f_i75: number | bigint;
+    if (i < 0) f_i75 = 0;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_i_75 = c.i64(d + i * mw, mw, c.nn(ft));
+      f_i75 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "n_04";
     i = fast ? 48 : c.find(ka, kw, n, __WideMap_keys.bytes[48]);
-    let f_n_04: string | null;
-    if (i < 0) f_n_04 = null;
+    let f_n04: string | null;
+    if (i < 0) f_n04 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_04 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n04 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_09";
     i = fast ? 49 : c.find(ka, kw, n, __WideMap_keys.bytes[49]);
-    let f_n_09: string | null;
-    if (i < 0) f_n_09 = null;
+    let f_n09: string | null;
+    if (i < 0) f_n09 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_09 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n09 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_14";
     i = fast ? 50 : c.find(ka, kw, n, __WideMap_keys.bytes[50]);
-    let f_n_14: string | null;
-    if (i < 0) f_n_14 = null;
+    let f_n14: string | null;
+    if (i < 0) f_n14 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_14 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n14 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_19";
     i = fast ? 51 : c.find(ka, kw, n, __WideMap_keys.bytes[51]);
-    let f_n_19: string | null;
-    if (i < 0) f_n_19 = null;
+    let f_n19: string | null;
+    if (i < 0) f_n19 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_19 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n19 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_24";
     i = fast ? 52 : c.find(ka, kw, n, __WideMap_keys.bytes[52]);
-    let f_n_24: string | null;
-    if (i < 0) f_n_24 = null;
+    let f_n24: string | null;
+    if (i < 0) f_n24 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_24 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n24 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_29";
     i = fast ? 53 : c.find(ka, kw, n, __WideMap_keys.bytes[53]);
-    let f_n_29: string | null;
-    if (i < 0) f_n_29 = null;
+    let f_n29: string | null;
+    if (i < 0) f_n29 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_29 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n29 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_34";
     i = fast ? 54 : c.find(ka, kw, n, __WideMap_keys.bytes[54]);
-    let f_n_34: string | null;
-    if (i < 0) f_n_34 = null;
+    let f_n34: string | null;
+    if (i < 0) f_n34 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_34 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n34 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_39";
     i = fast ? 55 : c.find(ka, kw, n, __WideMap_keys.bytes[55]);
-    let f_n_39: string | null;
-    if (i < 0) f_n_39 = null;
+    let f_n39: string | null;
+    if (i < 0) f_n39 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_39 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n39 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_44";
     i = fast ? 56 : c.find(ka, kw, n, __WideMap_keys.bytes[56]);
-    let f_n_44: string | null;
-    if (i < 0) f_n_44 = null;
+    let f_n44: string | null;
+    if (i < 0) f_n44 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_44 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n44 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_49";
     i = fast ? 57 : c.find(ka, kw, n, __WideMap_keys.bytes[57]);
-    let f_n_49: string | null;
-    if (i < 0) f_n_49 = null;
+    let f_n49: string | null;
+    if (i < 0) f_n49 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_49 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n49 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_54";
     i = fast ? 58 : c.find(ka, kw, n, __WideMap_keys.bytes[58]);
-    let f_n_54: string | null;
-    if (i < 0) f_n_54 = null;
+    let f_n54: string | null;
+    if (i < 0) f_n54 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_54 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n54 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_59";
     i = fast ? 59 : c.find(ka, kw, n, __WideMap_keys.bytes[59]);
-    let f_n_59: string | null;
-    if (i < 0) f_n_59 = null;
+    let f_n59: string | null;
+    if (i < 0) f_n59 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_59 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n59 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_64";
     i = fast ? 60 : c.find(ka, kw, n, __WideMap_keys.bytes[60]);
-    let f_n_64: string | null;
-    if (i < 0) f_n_64 = null;
+    let f_n64: string | null;
+    if (i < 0) f_n64 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_64 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n64 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_69";
     i = fast ? 61 : c.find(ka, kw, n, __WideMap_keys.bytes[61]);
-    let f_n_69: string | null;
-    if (i < 0) f_n_69 = null;
+    let f_n69: string | null;
+    if (i < 0) f_n69 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_69 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n69 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_74";
     i = fast ? 62 : c.find(ka, kw, n, __WideMap_keys.bytes[62]);
-    let f_n_74: string | null;
-    if (i < 0) f_n_74 = null;
+    let f_n74: string | null;
+    if (i < 0) f_n74 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_74 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n74 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_79";
     i = fast ? 63 : c.find(ka, kw, n, __WideMap_keys.bytes[63]);
-    let f_n_79: string | null;
-    if (i < 0) f_n_79 = null;
+    let f_n79: string | null;
+    if (i < 0) f_n79 = null;
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_n_79 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
+      f_n79 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "s_03";
     i = fast ? 64 : c.find(ka, kw, n, __WideMap_keys.bytes[64]);
-    let f_s_03: string;
-    if (i < 0) f_s_03 = "";
+    let f_s03: string;
+    if (i < 0) f_s03 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_03 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s03 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_08";
     i = fast ? 65 : c.find(ka, kw, n, __WideMap_keys.bytes[65]);
-    let f_s_08: string;
-    if (i < 0) f_s_08 = "";
+    let f_s08: string;
+    if (i < 0) f_s08 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_08 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s08 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_13";
     i = fast ? 66 : c.find(ka, kw, n, __WideMap_keys.bytes[66]);
-    let f_s_13: string;
-    if (i < 0) f_s_13 = "";
+    let f_s13: string;
+    if (i < 0) f_s13 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_13 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s13 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_18";
     i = fast ? 67 : c.find(ka, kw, n, __WideMap_keys.bytes[67]);
-    let f_s_18: string;
-    if (i < 0) f_s_18 = "";
+    let f_s18: string;
+    if (i < 0) f_s18 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_18 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s18 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_23";
     i = fast ? 68 : c.find(ka, kw, n, __WideMap_keys.bytes[68]);
-    let f_s_23: string;
-    if (i < 0) f_s_23 = "";
+    let f_s23: string;
+    if (i < 0) f_s23 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_23 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s23 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_28";
     i = fast ? 69 : c.find(ka, kw, n, __WideMap_keys.bytes[69]);
-    let f_s_28: string;
-    if (i < 0) f_s_28 = "";
+    let f_s28: string;
+    if (i < 0) f_s28 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_28 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s28 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_33";
     i = fast ? 70 : c.find(ka, kw, n, __WideMap_keys.bytes[70]);
-    let f_s_33: string;
-    if (i < 0) f_s_33 = "";
+    let f_s33: string;
+    if (i < 0) f_s33 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_33 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s33 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_38";
     i = fast ? 71 : c.find(ka, kw, n, __WideMap_keys.bytes[71]);
-    let f_s_38: string;
-    if (i < 0) f_s_38 = "";
+    let f_s38: string;
+    if (i < 0) f_s38 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_38 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s38 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_43";
     i = fast ? 72 : c.find(ka, kw, n, __WideMap_keys.bytes[72]);
-    let f_s_43: string;
-    if (i < 0) f_s_43 = "";
+    let f_s43: string;
+    if (i < 0) f_s43 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_43 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s43 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_48";
     i = fast ? 73 : c.find(ka, kw, n, __WideMap_keys.bytes[73]);
-    let f_s_48: string;
-    if (i < 0) f_s_48 = "";
+    let f_s48: string;
+    if (i < 0) f_s48 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_48 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s48 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_53";
     i = fast ? 74 : c.find(ka, kw, n, __WideMap_keys.bytes[74]);
-    let f_s_53: string;
-    if (i < 0) f_s_53 = "";
+    let f_s53: string;
+    if (i < 0) f_s53 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_53 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s53 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_58";
     i = fast ? 75 : c.find(ka, kw, n, __WideMap_keys.bytes[75]);
-    let f_s_58: string;
-    if (i < 0) f_s_58 = "";
+    let f_s58: string;
+    if (i < 0) f_s58 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_58 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s58 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_63";
     i = fast ? 76 : c.find(ka, kw, n, __WideMap_keys.bytes[76]);
-    let f_s_63: string;
-    if (i < 0) f_s_63 = "";
+    let f_s63: string;
+    if (i < 0) f_s63 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_63 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s63 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_68";
     i = fast ? 77 : c.find(ka, kw, n, __WideMap_keys.bytes[77]);
-    let f_s_68: string;
-    if (i < 0) f_s_68 = "";
+    let f_s68: string;
+    if (i < 0) f_s68 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_68 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s68 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_73";
     i = fast ? 78 : c.find(ka, kw, n, __WideMap_keys.bytes[78]);
-    let f_s_73: string;
-    if (i < 0) f_s_73 = "";
+    let f_s73: string;
+    if (i < 0) f_s73 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_73 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s73 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_78";
     i = fast ? 79 : c.find(ka, kw, n, __WideMap_keys.bytes[79]);
-    let f_s_78: string;
-    if (i < 0) f_s_78 = "";
+    let f_s78: string;
+    if (i < 0) f_s78 = "";
     else {
       ft = c.type(d, mw, n, -1, i);
-      f_s_78 = c.str(d + i * mw, mw, c.nn(ft));
+      f_s78 = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
-    return { i_00: f_i_00, f_01: f_f_01, b_02: f_b_02, s_03: f_s_03, n_04: f_n_04, i_05: f_i_05, f_06: f_f_06, b_07: f_b_07, s_08: f_s_08, n_09: f_n_09, i_10: f_i_10, f_11: f_f_11, b_12: f_b_12, s_13: f_s_13, n_14: f_n_14, i_15: f_i_15, f_16: f_f_16, b_17: f_b_17, s_18: f_s_18, n_19: f_n_19, i_20: f_i_20, f_21: f_f_21, b_22: f_b_22, s_23: f_s_23, n_24: f_n_24, i_25: f_i_25, f_26: f_f_26, b_27: f_b_27, s_28: f_s_28, n_29: f_n_29, i_30: f_i_30, f_31: f_f_31, b_32: f_b_32, s_33: f_s_33, n_34: f_n_34, i_35: f_i_35, f_36: f_f_36, b_37: f_b_37, s_38: f_s_38, n_39: f_n_39, i_40: f_i_40, f_41: f_f_41, b_42: f_b_42, s_43: f_s_43, n_44: f_n_44, i_45: f_i_45, f_46: f_f_46, b_47: f_b_47, s_48: f_s_48, n_49: f_n_49, i_50: f_i_50, f_51: f_f_51, b_52: f_b_52, s_53: f_s_53, n_54: f_n_54, i_55: f_i_55, f_56: f_f_56, b_57: f_b_57, s_58: f_s_58, n_59: f_n_59, i_60: f_i_60, f_61: f_f_61, b_62: f_b_62, s_63: f_s_63, n_64: f_n_64, i_65: f_i_65, f_66: f_f_66, b_67: f_b_67, s_68: f_s_68, n_69: f_n_69, i_70: f_i_70, f_71: f_f_71, b_72: f_b_72, s_73: f_s_73, n_74: f_n_74, i_75: f_i_75, f_76: f_f_76, b_77: f_b_77, s_78: f_s_78, n_79: f_n_79 };
+    return { i00: f_i00, f01: f_f01, b02: f_b02, s03: f_s03, n04: f_n04, i05: f_i05, f06: f_f06, b07: f_b07, s08: f_s08, n09: f_n09, i10: f_i10, f11: f_f11, b12: f_b12, s13: f_s13, n14: f_n14, i15: f_i15, f16: f_f16, b17: f_b17, s18: f_s18, n19: f_n19, i20: f_i20, f21: f_f21, b22: f_b22, s23: f_s23, n24: f_n24, i25: f_i25, f26: f_f26, b27: f_b27, s28: f_s28, n29: f_n29, i30: f_i30, f31: f_f31, b32: f_b32, s33: f_s33, n34: f_n34, i35: f_i35, f36: f_f36, b37: f_b37, s38: f_s38, n39: f_n39, i40: f_i40, f41: f_f41, b42: f_b42, s43: f_s43, n44: f_n44, i45: f_i45, f46: f_f46, b47: f_b47, s48: f_s48, n49: f_n49, i50: f_i50, f51: f_f51, b52: f_b52, s53: f_s53, n54: f_n54, i55: f_i55, f56: f_f56, b57: f_b57, s58: f_s58, n59: f_n59, i60: f_i60, f61: f_f61, b62: f_b62, s63: f_s63, n64: f_n64, i65: f_i65, f66: f_f66, b67: f_b67, s68: f_s68, n69: f_n69, i70: f_i70, f71: f_f71, b72: f_b72, s73: f_s73, n74: f_n74, i75: f_i75, f76: f_f76, b77: f_b77, s78: f_s78, n79: f_n79 };
   } catch (e) {
     throw c.at(e, f);
   }
@@ -1160,497 +1160,497 @@ export class WideMapView {
   }
 
   /** The `b_02` field. */
-  get b_02(): boolean {
+  get b02(): boolean {
     const r = this.map.get("b_02");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `b_07` field. */
-  get b_07(): boolean {
+  get b07(): boolean {
     const r = this.map.get("b_07");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `b_12` field. */
-  get b_12(): boolean {
+  get b12(): boolean {
     const r = this.map.get("b_12");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `b_17` field. */
-  get b_17(): boolean {
+  get b17(): boolean {
     const r = this.map.get("b_17");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `b_22` field. */
-  get b_22(): boolean {
+  get b22(): boolean {
     const r = this.map.get("b_22");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `b_27` field. */
-  get b_27(): boolean {
+  get b27(): boolean {
     const r = this.map.get("b_27");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `b_32` field. */
-  get b_32(): boolean {
+  get b32(): boolean {
     const r = this.map.get("b_32");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `b_37` field. */
-  get b_37(): boolean {
+  get b37(): boolean {
     const r = this.map.get("b_37");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `b_42` field. */
-  get b_42(): boolean {
+  get b42(): boolean {
     const r = this.map.get("b_42");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `b_47` field. */
-  get b_47(): boolean {
+  get b47(): boolean {
     const r = this.map.get("b_47");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `b_52` field. */
-  get b_52(): boolean {
+  get b52(): boolean {
     const r = this.map.get("b_52");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `b_57` field. */
-  get b_57(): boolean {
+  get b57(): boolean {
     const r = this.map.get("b_57");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `b_62` field. */
-  get b_62(): boolean {
+  get b62(): boolean {
     const r = this.map.get("b_62");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `b_67` field. */
-  get b_67(): boolean {
+  get b67(): boolean {
     const r = this.map.get("b_67");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `b_72` field. */
-  get b_72(): boolean {
+  get b72(): boolean {
     const r = this.map.get("b_72");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `b_77` field. */
-  get b_77(): boolean {
+  get b77(): boolean {
     const r = this.map.get("b_77");
     return this.readField(r, (c, p, w, t) => c.bool(p, w, t));
   }
 
   /** The `f_01` field. */
-  get f_01(): number {
+  get f01(): number {
     const r = this.map.get("f_01");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `f_06` field. */
-  get f_06(): number {
+  get f06(): number {
     const r = this.map.get("f_06");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `f_11` field. */
-  get f_11(): number {
+  get f11(): number {
     const r = this.map.get("f_11");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `f_16` field. */
-  get f_16(): number {
+  get f16(): number {
     const r = this.map.get("f_16");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `f_21` field. */
-  get f_21(): number {
+  get f21(): number {
     const r = this.map.get("f_21");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `f_26` field. */
-  get f_26(): number {
+  get f26(): number {
     const r = this.map.get("f_26");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `f_31` field. */
-  get f_31(): number {
+  get f31(): number {
     const r = this.map.get("f_31");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `f_36` field. */
-  get f_36(): number {
+  get f36(): number {
     const r = this.map.get("f_36");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `f_41` field. */
-  get f_41(): number {
+  get f41(): number {
     const r = this.map.get("f_41");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `f_46` field. */
-  get f_46(): number {
+  get f46(): number {
     const r = this.map.get("f_46");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `f_51` field. */
-  get f_51(): number {
+  get f51(): number {
     const r = this.map.get("f_51");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `f_56` field. */
-  get f_56(): number {
+  get f56(): number {
     const r = this.map.get("f_56");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `f_61` field. */
-  get f_61(): number {
+  get f61(): number {
     const r = this.map.get("f_61");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `f_66` field. */
-  get f_66(): number {
+  get f66(): number {
     const r = this.map.get("f_66");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `f_71` field. */
-  get f_71(): number {
+  get f71(): number {
     const r = this.map.get("f_71");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `f_76` field. */
-  get f_76(): number {
+  get f76(): number {
     const r = this.map.get("f_76");
     return this.readField(r, (c, p, w, t) => c.f64(p, w, t));
   }
 
   /** The `i_00` field. */
-  get i_00(): number | bigint {
+  get i00(): number | bigint {
     const r = this.map.get("i_00");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `i_05` field. */
-  get i_05(): number | bigint {
+  get i05(): number | bigint {
     const r = this.map.get("i_05");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `i_10` field. */
-  get i_10(): number | bigint {
+  get i10(): number | bigint {
     const r = this.map.get("i_10");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `i_15` field. */
-  get i_15(): number | bigint {
+  get i15(): number | bigint {
     const r = this.map.get("i_15");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `i_20` field. */
-  get i_20(): number | bigint {
+  get i20(): number | bigint {
     const r = this.map.get("i_20");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `i_25` field. */
-  get i_25(): number | bigint {
+  get i25(): number | bigint {
     const r = this.map.get("i_25");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `i_30` field. */
-  get i_30(): number | bigint {
+  get i30(): number | bigint {
     const r = this.map.get("i_30");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `i_35` field. */
-  get i_35(): number | bigint {
+  get i35(): number | bigint {
     const r = this.map.get("i_35");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `i_40` field. */
-  get i_40(): number | bigint {
+  get i40(): number | bigint {
     const r = this.map.get("i_40");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `i_45` field. */
-  get i_45(): number | bigint {
+  get i45(): number | bigint {
     const r = this.map.get("i_45");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `i_50` field. */
-  get i_50(): number | bigint {
+  get i50(): number | bigint {
     const r = this.map.get("i_50");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `i_55` field. */
-  get i_55(): number | bigint {
+  get i55(): number | bigint {
     const r = this.map.get("i_55");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `i_60` field. */
-  get i_60(): number | bigint {
+  get i60(): number | bigint {
     const r = this.map.get("i_60");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `i_65` field. */
-  get i_65(): number | bigint {
+  get i65(): number | bigint {
     const r = this.map.get("i_65");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `i_70` field. */
-  get i_70(): number | bigint {
+  get i70(): number | bigint {
     const r = this.map.get("i_70");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `i_75` field. */
-  get i_75(): number | bigint {
+  get i75(): number | bigint {
     const r = this.map.get("i_75");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
 
   /** The `n_04` field. */
-  get n_04(): string | null {
+  get n04(): string | null {
     const r = this.map.find("n_04");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `n_09` field. */
-  get n_09(): string | null {
+  get n09(): string | null {
     const r = this.map.find("n_09");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `n_14` field. */
-  get n_14(): string | null {
+  get n14(): string | null {
     const r = this.map.find("n_14");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `n_19` field. */
-  get n_19(): string | null {
+  get n19(): string | null {
     const r = this.map.find("n_19");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `n_24` field. */
-  get n_24(): string | null {
+  get n24(): string | null {
     const r = this.map.find("n_24");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `n_29` field. */
-  get n_29(): string | null {
+  get n29(): string | null {
     const r = this.map.find("n_29");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `n_34` field. */
-  get n_34(): string | null {
+  get n34(): string | null {
     const r = this.map.find("n_34");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `n_39` field. */
-  get n_39(): string | null {
+  get n39(): string | null {
     const r = this.map.find("n_39");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `n_44` field. */
-  get n_44(): string | null {
+  get n44(): string | null {
     const r = this.map.find("n_44");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `n_49` field. */
-  get n_49(): string | null {
+  get n49(): string | null {
     const r = this.map.find("n_49");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `n_54` field. */
-  get n_54(): string | null {
+  get n54(): string | null {
     const r = this.map.find("n_54");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `n_59` field. */
-  get n_59(): string | null {
+  get n59(): string | null {
     const r = this.map.find("n_59");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `n_64` field. */
-  get n_64(): string | null {
+  get n64(): string | null {
     const r = this.map.find("n_64");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `n_69` field. */
-  get n_69(): string | null {
+  get n69(): string | null {
     const r = this.map.find("n_69");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `n_74` field. */
-  get n_74(): string | null {
+  get n74(): string | null {
     const r = this.map.find("n_74");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `n_79` field. */
-  get n_79(): string | null {
+  get n79(): string | null {
     const r = this.map.find("n_79");
     if (r === undefined || r.isNull) return null;
     return r.asString();
   }
 
   /** The `s_03` field. */
-  get s_03(): string {
+  get s03(): string {
     const r = this.map.get("s_03");
     return r.asString();
   }
 
   /** The `s_08` field. */
-  get s_08(): string {
+  get s08(): string {
     const r = this.map.get("s_08");
     return r.asString();
   }
 
   /** The `s_13` field. */
-  get s_13(): string {
+  get s13(): string {
     const r = this.map.get("s_13");
     return r.asString();
   }
 
   /** The `s_18` field. */
-  get s_18(): string {
+  get s18(): string {
     const r = this.map.get("s_18");
     return r.asString();
   }
 
   /** The `s_23` field. */
-  get s_23(): string {
+  get s23(): string {
     const r = this.map.get("s_23");
     return r.asString();
   }
 
   /** The `s_28` field. */
-  get s_28(): string {
+  get s28(): string {
     const r = this.map.get("s_28");
     return r.asString();
   }
 
   /** The `s_33` field. */
-  get s_33(): string {
+  get s33(): string {
     const r = this.map.get("s_33");
     return r.asString();
   }
 
   /** The `s_38` field. */
-  get s_38(): string {
+  get s38(): string {
     const r = this.map.get("s_38");
     return r.asString();
   }
 
   /** The `s_43` field. */
-  get s_43(): string {
+  get s43(): string {
     const r = this.map.get("s_43");
     return r.asString();
   }
 
   /** The `s_48` field. */
-  get s_48(): string {
+  get s48(): string {
     const r = this.map.get("s_48");
     return r.asString();
   }
 
   /** The `s_53` field. */
-  get s_53(): string {
+  get s53(): string {
     const r = this.map.get("s_53");
     return r.asString();
   }
 
   /** The `s_58` field. */
-  get s_58(): string {
+  get s58(): string {
     const r = this.map.get("s_58");
     return r.asString();
   }
 
   /** The `s_63` field. */
-  get s_63(): string {
+  get s63(): string {
     const r = this.map.get("s_63");
     return r.asString();
   }
 
   /** The `s_68` field. */
-  get s_68(): string {
+  get s68(): string {
     const r = this.map.get("s_68");
     return r.asString();
   }
 
   /** The `s_73` field. */
-  get s_73(): string {
+  get s73(): string {
     const r = this.map.get("s_73");
     return r.asString();
   }
 
   /** The `s_78` field. */
-  get s_78(): string {
+  get s78(): string {
     const r = this.map.get("s_78");
     return r.asString();
   }
