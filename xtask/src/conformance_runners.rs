@@ -7,10 +7,11 @@
 //! {"lang":"python","category":"values identical","passed":461,"total":461,"failures":[]}
 //! ```
 //!
-//! To add a language, append a [`Runner`]: `present` says whether its
-//! toolchain and files exist here, `prepare` installs what it needs (inside the
-//! repository only, never globally), `command` runs it from the repository
-//! root. Lines with `"informational": true` (peers) are shown but never fail
+//! An SDK's runner is part of its entry in [`crate::sdk_table::SDKS`] (so a
+//! new language is still one entry there); the Rust runners and the peers
+//! are listed here. A [`Runner`]: `present` says whether its toolchain and
+//! files exist here, `prepare` installs what it needs (inside the repository
+//! only, never globally), `command` runs it from the repository root. Lines with `"informational": true` (peers) are shown but never fail
 //! the matrix. A runner that exits without printing any result line fails the
 //! matrix as a crash; a peer whose `prepare` fails (offline, say) is skipped.
 //! Every runner gets `FLEXBUF_DAMAGED`, the path of the damaged-buffer file of
@@ -95,8 +96,26 @@ fn prepare_js(root: &Path) -> Result<()> {
     )
 }
 
-/// Every runner, in matrix order.
+/// Every runner, in matrix order: the Rust runners, each SDK's (from
+/// [`crate::sdk_table::SDKS`]), then the peers.
 pub fn runners() -> Vec<Runner> {
+    let mut all = rust_runners();
+    all.extend(crate::sdk_table::SDKS.iter().map(|sdk| {
+        let c = &sdk.conformance;
+        Runner {
+            name: sdk.name,
+            present: c.present,
+            prepare: c.prepare,
+            command: c.command,
+            optional: false,
+            agreement: c.agreement,
+        }
+    }));
+    all.extend(peer_runners());
+    all
+}
+
+fn rust_runners() -> Vec<Runner> {
     vec![
         Runner {
             name: "rust",
@@ -123,41 +142,11 @@ pub fn runners() -> Vec<Runner> {
             optional: false,
             agreement: &[],
         },
-        Runner {
-            name: "python",
-            present: |root| {
-                root.join("sdk-python/tools/conformance_runner.py").exists()
-                    && util::have("python3")
-            },
-            prepare: |_| crate::sdk_python::prepare_conformance(),
-            command: |_| crate::sdk_python::conformance_command(),
-            optional: false,
-            agreement: &["python"],
-        },
-        Runner {
-            name: "typescript",
-            present: |root| root.join("sdk-ts/test/conformance.mjs").exists() && util::have("node"),
-            prepare: |_| crate::sdk_ts::prepare_conformance(),
-            command: |_| crate::sdk_ts::conformance_command(),
-            optional: false,
-            agreement: &["ts", "ts-native"],
-        },
-        Runner {
-            name: "kotlin",
-            present: |root| root.join("sdk-kotlin/pom.xml").exists() && util::have("java"),
-            prepare: |_| crate::sdk_kotlin::prepare_conformance(),
-            command: |_| crate::sdk_kotlin::conformance_command(),
-            optional: false,
-            agreement: &["kotlin"],
-        },
-        Runner {
-            name: "c",
-            present: |root| root.join("capi/Cargo.toml").exists() && util::have("cc"),
-            prepare: |_| crate::sdk_c::build(),
-            command: |root| duct::cmd("make", ["-s", "-C", "capi/tests", "conformance"]).dir(root),
-            optional: false,
-            agreement: &["c"],
-        },
+    ]
+}
+
+fn peer_runners() -> Vec<Runner> {
+    vec![
         Runner {
             name: "flexbuffers crate (peer)",
             present: |root| root.join("conformance/runner/Cargo.toml").exists(),

@@ -104,6 +104,11 @@ fn format_ns(ns: f64) -> String {
     }
 }
 
+/// The C conformance runner (`make -C capi/tests conformance`), printing JSON result lines.
+pub fn conformance_command() -> duct::Expression {
+    duct::cmd("make", ["-s", "-C", "capi/tests", "conformance"]).dir(util::root())
+}
+
 /// Runs the C and Rust sides of the round-trip benchmark and records them.
 pub fn bench() -> Result<()> {
     build()?;
