@@ -687,6 +687,62 @@ impl Builder {
         })
     }
 
+    /// Writes the keys of `layout` one after the other, each with its NUL,
+    /// from its precomputed bytes, then their keys vector, for
+    /// [`end_map_with_keys`](Self::end_map_with_keys). The key pool is
+    /// neither read nor filled, so the bytes written depend only on `layout`
+    /// and the current end of the buffer: this is how generated typed
+    /// encoders of every language lay out a type's keys (see `flexbuf::typed`).
+    pub fn key_vector_for(&mut self, layout: &crate::typed::Layout) -> Result<KeyVector> {
+        self.closed();
+        self.check()?;
+        self.buf.extend_from_slice(layout.block());
+        Ok(self.key_vector_after_block(layout.keys()))
+    }
+
+    /// [`key_vector_for`](Self::key_vector_for) for keys known only at run
+    /// time: checked (strictly ascending, no NUL), then written the same way.
+    pub(crate) fn key_vector_runtime(&mut self, keys: &[&str]) -> Result<KeyVector> {
+        self.closed();
+        self.check()?;
+        for pair in keys.windows(2) {
+            if pair[0].as_bytes() >= pair[1].as_bytes() {
+                let e = if pair[0] == pair[1] {
+                    BuilderError::DuplicateKey(pair[0].to_string())
+                } else {
+                    BuilderError::MapEntryNotKey(0)
+                };
+                return Err(self.fail(e.into()));
+            }
+        }
+        if keys.iter().any(|k| k.as_bytes().contains(&0)) {
+            return Err(self.fail(BuilderError::NulInKey.into()));
+        }
+        for k in keys {
+            self.write_key_bytes(k.as_bytes());
+        }
+        Ok(self.key_vector_after_block(keys))
+    }
+
+    /// The keys vector of `keys`, whose bytes (each with its NUL) were just
+    /// written one after the other at the end of the buffer.
+    fn key_vector_after_block(&mut self, keys: &[&str]) -> KeyVector {
+        let block: usize = keys.iter().map(|k| k.len() + 1).sum();
+        let mut at = self.buf.len() - block;
+        let start = self.stack.len();
+        for k in keys {
+            self.stack.push(Slot::key(at, k.len()));
+            at += k.len() + 1;
+        }
+        let slot = self.create_vector(start, keys.len(), 1, true, false, None);
+        self.stack.truncate(start);
+        KeyVector {
+            slot,
+            len: keys.len(),
+            generation: self.generation,
+        }
+    }
+
     /// Ends a map whose values were pushed (without keys) in the order of `keys`.
     pub fn end_map_with_keys(&mut self, keys: &KeyVector) -> Result<()> {
         self.check()?;

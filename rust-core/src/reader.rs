@@ -521,6 +521,12 @@ impl<'a> VectorReader<'a> {
         self.data
     }
 
+    /// The whole buffer the vector lives in.
+    #[inline]
+    pub fn buffer(&self) -> &'a [u8] {
+        self.buf
+    }
+
     /// Element `i`.
     #[inline]
     pub fn get(&self, i: usize) -> Result<Reader<'a>> {

@@ -43,8 +43,24 @@ pub trait FlexCoder: Sized {
         b.finish()
     }
 
-    /// Verifies untrusted `bytes` and decodes the root value.
+    /// Decodes the root value of untrusted `bytes` in one checked pass.
+    ///
+    /// Every read is checked (bounds, widths, the field's declared type, the
+    /// UTF-8 of every string returned) under [`MAX_DECODE_DEPTH`] and the
+    /// default expansion budget, with no separate verification pass: for every
+    /// buffer [`verify`] accepts the result is exactly that of
+    /// [`from_flex_strict`](Self::from_flex_strict). Parts of the buffer the
+    /// type does not read (unknown fields, the keys of maps whose layout is
+    /// already proven) are not checked; use `from_flex_strict` to refuse any
+    /// buffer that is not valid FlexBuffers as a whole.
     fn from_flex(bytes: &[u8]) -> Result<Self> {
+        let root = Reader::new(bytes)?;
+        Self::decode_from(root, &mut DecodeContext::new(bytes.len()))
+    }
+
+    /// Verifies the whole of untrusted `bytes` (structure, key order, every
+    /// string's UTF-8), then decodes the root value.
+    fn from_flex_strict(bytes: &[u8]) -> Result<Self> {
         let root = verify(bytes)?.root();
         Self::decode_from(root, &mut DecodeContext::new(bytes.len()))
     }
@@ -82,19 +98,90 @@ pub fn typed_builder_options() -> BuilderOptions {
 }
 
 /// Per-buffer encoding state: the keys vector written for each message type.
+///
+/// A type's keys are written once per buffer, on first use, from its
+/// [`Layout`] ([`Builder::key_vector_for`]); a later type with exactly the
+/// same keys shares that keys vector.
 #[derive(Debug, Default)]
 pub struct EncodeContext {
     keys: Vec<(u64, KeyVector)>,
+    blocks: Vec<(KeyBlock, KeyVector)>,
+}
+
+/// The key bytes a keys vector was written from.
+#[derive(Debug)]
+enum KeyBlock {
+    Static(&'static [u8]),
+    Owned(Box<[u8]>),
+}
+
+impl KeyBlock {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            KeyBlock::Static(b) => b,
+            KeyBlock::Owned(b) => b,
+        }
+    }
 }
 
 impl EncodeContext {
-    /// The keys vector for the type `id`, written on first use in this buffer.
+    /// The keys vector for the type `id` with layout `layout`, written on
+    /// first use in this buffer.
     #[inline]
-    pub fn key_vector(&mut self, b: &mut Builder, id: u64, keys: &[&str]) -> Result<KeyVector> {
+    pub fn key_vector_for(
+        &mut self,
+        b: &mut Builder,
+        id: u64,
+        layout: &Layout,
+    ) -> Result<KeyVector> {
         if let Some((_, kv)) = self.keys.iter().find(|(i, _)| *i == id) {
             return Ok(*kv);
         }
-        let kv = b.key_vector(keys)?;
+        self.first_use(b, id, KeyBlock::Static(layout.block()), |b| {
+            b.key_vector_for(layout)
+        })
+    }
+
+    /// The keys vector for the type `id` whose wire names are `keys` (strictly
+    /// ascending), written on first use in this buffer exactly as
+    /// [`key_vector_for`](Self::key_vector_for) writes it: for key lists known
+    /// only at run time (the Python SDK's compiled schemas).
+    pub fn key_vector<S: AsRef<str>>(
+        &mut self,
+        b: &mut Builder,
+        id: u64,
+        keys: &[S],
+    ) -> Result<KeyVector> {
+        if let Some((_, kv)) = self.keys.iter().find(|(i, _)| *i == id) {
+            return Ok(*kv);
+        }
+        let mut block = Vec::new();
+        for k in keys {
+            block.extend_from_slice(k.as_ref().as_bytes());
+            block.push(0);
+        }
+        self.first_use(b, id, KeyBlock::Owned(block.into_boxed_slice()), |b| {
+            let names: Vec<&str> = keys.iter().map(AsRef::as_ref).collect();
+            b.key_vector_runtime(&names)
+        })
+    }
+
+    #[cold]
+    fn first_use(
+        &mut self,
+        b: &mut Builder,
+        id: u64,
+        block: KeyBlock,
+        write: impl FnOnce(&mut Builder) -> Result<KeyVector>,
+    ) -> Result<KeyVector> {
+        let kv = match self.blocks.iter().find(|(k, _)| k.bytes() == block.bytes()) {
+            Some((_, kv)) => *kv,
+            None => {
+                let kv = write(b)?;
+                self.blocks.push((block, kv));
+                kv
+            }
+        };
         self.keys.push((id, kv));
         Ok(kv)
     }
@@ -167,31 +254,166 @@ impl DecodeContext {
         self.budget.node()
     }
 
-    /// True when `map`'s keys are exactly `keys` (same strings, same order), so
-    /// fields may be read by position. Proven once per keys vector per buffer.
+    /// True when `map`'s keys are exactly those of `layout` (same strings,
+    /// same order), so fields may be read by position. Proven once per keys
+    /// vector per buffer and type; see [`Layout::proves`].
     #[inline]
-    pub fn layout_matches(&mut self, id: u64, map: &MapReader<'_>, keys: &[&str]) -> Result<bool> {
+    pub fn layout_proven(&mut self, id: u64, map: &MapReader<'_>, layout: &Layout) -> Result<bool> {
+        self.proven(id, map, |m| layout.proves(m))
+    }
+
+    /// True when `map`'s keys are exactly `keys` (same strings, same order):
+    /// [`layout_proven`](Self::layout_proven) for key lists known only at run
+    /// time (the Python SDK's compiled schemas).
+    #[inline]
+    pub fn layout_matches<S: AsRef<str>>(
+        &mut self,
+        id: u64,
+        map: &MapReader<'_>,
+        keys: &[S],
+    ) -> Result<bool> {
+        self.proven(id, map, |m| {
+            m.len() == keys.len()
+                && keys
+                    .iter()
+                    .enumerate()
+                    .all(|(i, k)| key_is(&m.keys(), i, k.as_ref()))
+        })
+    }
+
+    #[inline]
+    fn proven(
+        &mut self,
+        id: u64,
+        map: &MapReader<'_>,
+        prove: impl FnOnce(&MapReader<'_>) -> bool,
+    ) -> Result<bool> {
         self.charge()?;
         if self.keyed_only {
             return Ok(false);
         }
         let at = map.keys_offset();
-        if let Some(&(_, _, ok)) = self.layouts.iter().find(|(i, o, _)| *i == id && *o == at) {
+        if let Some(&(_, _, ok)) = self.layouts.iter().find(|(i, o, _)| *o == at && *i == id) {
             return Ok(ok);
         }
-        let mut ok = map.len() == keys.len();
-        if ok {
-            for (i, k) in keys.iter().enumerate() {
-                if map.key(i)? != *k {
-                    ok = false;
-                    break;
-                }
-            }
-        }
+        let ok = prove(map);
         if self.layouts.len() < 64 {
             self.layouts.push((id, at, ok));
         }
         Ok(ok)
+    }
+}
+
+/// True when `a` sorts strictly before `b` (unsigned bytes), at compile time.
+const fn ascending(a: &[u8], b: &[u8]) -> bool {
+    let mut i = 0;
+    while i < a.len() && i < b.len() {
+        if a[i] != b[i] {
+            return a[i] < b[i];
+        }
+        i += 1;
+    }
+    a.len() < b.len()
+}
+
+/// True when key `i` of the keys vector `kv` is exactly `key` (its bytes, then
+/// a NUL). A key that cannot be read is not `key`.
+#[inline]
+fn key_is(kv: &crate::VectorReader<'_>, i: usize, key: &str) -> bool {
+    let (buf, w) = (kv.buffer(), kv.element_width());
+    crate::reader::follow(buf, kv.data_offset() + i * w, w).is_ok_and(|p| {
+        let n = key.len();
+        buf.get(p..p.wrapping_add(n)) == Some(key.as_bytes()) && buf.get(p + n) == Some(&0)
+    })
+}
+
+/// The wire layout of a generated message type: its wire names in wire order.
+///
+/// Generated encoders of every language write a type's keys one after the
+/// other, each with its NUL, followed by the keys vector, once per type per
+/// buffer and without the key pool ([`Builder::key_vector_for`]);
+/// [`block`](Self::block) is those bytes. Proving a map's keys vector then
+/// costs one read of its offsets and one comparison of bytes; keys laid out
+/// any other way (by another writer) are compared one by one.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    keys: &'static [&'static str],
+    block: &'static [u8],
+}
+
+impl Layout {
+    /// The layout of a type whose wire names are `keys` (strictly ascending in
+    /// byte order, none containing NUL), with `block` their bytes each
+    /// followed by a NUL. Checked when evaluated, so a generated constant that
+    /// breaks a rule fails to compile.
+    pub const fn new(keys: &'static [&'static str], block: &'static [u8]) -> Layout {
+        let mut at = 0;
+        let mut i = 0;
+        while i < keys.len() {
+            let k = keys[i].as_bytes();
+            let mut j = 0;
+            while j < k.len() {
+                assert!(k[j] != 0, "a key contains NUL");
+                assert!(
+                    at + j < block.len() && block[at + j] == k[j],
+                    "block differs from keys"
+                );
+                j += 1;
+            }
+            assert!(
+                at + j < block.len() && block[at + j] == 0,
+                "block differs from keys"
+            );
+            if i > 0 {
+                assert!(
+                    ascending(keys[i - 1].as_bytes(), k),
+                    "keys are not strictly ascending"
+                );
+            }
+            at += k.len() + 1;
+            i += 1;
+        }
+        assert!(at == block.len(), "block differs from keys");
+        Layout { keys, block }
+    }
+
+    /// Wire names in wire order.
+    pub const fn keys(&self) -> &'static [&'static str] {
+        self.keys
+    }
+
+    /// Every key followed by its NUL, concatenated.
+    pub const fn block(&self) -> &'static [u8] {
+        self.block
+    }
+
+    /// True when the keys of `map` are exactly [`keys`](Self::keys), in order.
+    /// Never reads outside the buffer; a key that cannot be read is a mismatch.
+    pub fn proves(&self, map: &MapReader<'_>) -> bool {
+        let kv = map.keys();
+        if kv.len() != self.keys.len() {
+            return false;
+        }
+        let (buf, data, w) = (kv.buffer(), kv.data_offset(), kv.element_width());
+        let Some(first) = self.keys.first() else {
+            return true;
+        };
+        let Ok(p0) = crate::reader::follow(buf, data, w) else {
+            return false;
+        };
+        // The block in one piece, and every offset pointing at its key in it.
+        if buf.get(p0..p0.wrapping_add(self.block.len())) == Some(self.block) {
+            let mut at = p0 + first.len() + 1;
+            let together = self.keys.iter().enumerate().skip(1).all(|(i, k)| {
+                let ok = matches!(crate::reader::follow(buf, data + i * w, w), Ok(p) if p == at);
+                at += k.len() + 1;
+                ok
+            });
+            if together {
+                return true;
+            }
+        }
+        self.keys.iter().enumerate().all(|(i, k)| key_is(&kv, i, k))
     }
 }
 
@@ -337,11 +559,14 @@ pub mod field {
         Ok(narrow)
     }
 
-    /// A string field, copied out.
+    /// A string field, copied out; its bytes are charged to the budget (one
+    /// stored string may be referred to from many places).
     #[inline]
-    pub fn string(r: Reader<'_>) -> Result<String> {
+    pub fn string(r: Reader<'_>, cx: &mut DecodeContext) -> Result<String> {
         reject_null(&r)?;
-        r.as_str().map(str::to_owned)
+        let s = r.as_str()?;
+        cx.budget.bytes(s.len())?;
+        Ok(s.to_owned())
     }
 
     /// A string field, borrowed from the buffer.
@@ -351,9 +576,9 @@ pub mod field {
         r.as_str()
     }
 
-    /// A bytes field.
+    /// A bytes field, copied out; its bytes are charged to the budget.
     #[inline]
-    pub fn bytes(r: Reader<'_>) -> Result<Vec<u8>> {
+    pub fn bytes(r: Reader<'_>, cx: &mut DecodeContext) -> Result<Vec<u8>> {
         reject_null(&r)?;
         if r.flex_type() != FlexType::Blob {
             return Err(Error::at(
@@ -364,7 +589,9 @@ pub mod field {
                 r.offset(),
             ));
         }
-        r.as_blob().map(<[u8]>::to_vec)
+        let b = r.as_blob()?;
+        cx.budget.bytes(b.len())?;
+        Ok(b.to_vec())
     }
 
     /// A vector field, decoding each element with `elem` (errors name the index).
@@ -412,6 +639,7 @@ pub mod field {
         for i in 0..m.len() {
             cx.charge()?;
             let k = m.key(i)?;
+            cx.budget.bytes(k.len())?;
             let v = value(m.value(i)?, cx).map_err(|e| e.in_segment(PathSegment::Key(k)))?;
             out.insert(k.to_owned(), v);
         }

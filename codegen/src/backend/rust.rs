@@ -119,6 +119,23 @@ const PRELUDE: &[(&str, &str)] = &[
 
 /// A name usable as a Rust identifier: keywords become raw identifiers, and
 /// the four that cannot be raw get a trailing `_`.
+/// The body of a Rust byte-string literal holding the UTF-8 bytes of `s`:
+/// printable ASCII as itself, everything else as `\xNN`.
+fn byte_string_body(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for &c in s.as_bytes() {
+        match c {
+            b'"' | b'\\' => {
+                out.push('\\');
+                out.push(c as char);
+            }
+            0x20..=0x7e => out.push(c as char),
+            _ => out.push_str(&format!("\\x{c:02x}")),
+        }
+    }
+    out
+}
+
 fn ident(name: &str) -> String {
     match name {
         "self" | "Self" | "super" | "crate" => format!("{name}_"),
@@ -409,6 +426,20 @@ impl super::ModuleItems for Gen<'_> {
                 keys.join(", ")
             ),
         );
+        let block: String = mp
+            .wire_fields()
+            .map(|f| format!("{}\\0", byte_string_body(&f.def.wire_name)))
+            .collect();
+        self.line(
+            1,
+            "/// The keys and how generated encoders lay them out (proves a map's keys in one comparison).",
+        );
+        self.line(
+            1,
+            &format!(
+                "pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b\"{block}\");"
+            ),
+        );
         self.line(0, "}\n");
 
         if mp.defaultable && !derivable {
@@ -429,7 +460,7 @@ impl super::ModuleItems for Gen<'_> {
         self.line(1, "fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {");
         self.line(
             2,
-            "let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;",
+            "let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;",
         );
         self.line(2, "b.start_map();");
         for f in mp.wire_fields() {
@@ -458,7 +489,7 @@ impl super::ModuleItems for Gen<'_> {
             self.line(2, "let m = r.as_map()?;");
             self.line(
                 2,
-                "let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;",
+                "let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;",
             );
         }
         for f in mp.wire_fields() {
@@ -703,8 +734,8 @@ impl Gen<'_> {
                 let name = self.b.type_name(n);
                 format!("__field::i64({r}).and_then(|raw| {name}::from_value(raw).ok_or_else(|| __unknown_enum({}, raw, &{r})))", self.quote(short_name(n)))
             }
-            TypeRef::String => format!("__field::string({r})"),
-            TypeRef::Bytes => format!("__field::bytes({r})"),
+            TypeRef::String => format!("__field::string({r}, cx)"),
+            TypeRef::Bytes => format!("__field::bytes({r}, cx)"),
             scalar => format!("__field::{}({r})", self.rust_type(scalar)),
         }
     }

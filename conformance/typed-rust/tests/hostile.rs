@@ -1,93 +1,16 @@
-//! Typed decode of hostile bytes never panics: every committed case input and
-//! every fixture buffer (as `from_json` and as the typed encoder write them),
-//! mutated many ways, through the verifying entry point (`from_flex`) and
-//! through checked reads of unverified bytes (`decode_from(Reader::new(..))`).
-//!
-//! Unverified decode is only run for non-recursive types: a recursive type
-//! can follow an offset cycle until the stack overflows (a runtime bug pinned
-//! by `tests/generator_bugs.rs`).
+//! Typed decode of hostile bytes never panics, and the one-pass decode
+//! agrees with the verifying one: every committed case input and every
+//! fixture buffer (as `from_json` and as the typed encoder write them),
+//! mutated many ways, through `from_flex` (one checked pass, no verifier) and
+//! `from_flex_strict` (verify, then decode). Whenever `verify` accepts a
+//! mutation, both must return the same value (compared by re-encoding) or
+//! the same error (kind and path).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use flexbuf::{DecodeContext, FlexCoder, Reader};
 use flexbuf_typed_tests::cases::{default_dir, input_bytes, load_all, read_rel};
 use flexbuf_typed_tests::definitions::{FIXTURES, GOLDENS};
-use flexbuf_typed_tests::dispatch::lookup;
-use flexbuf_typed_tests::fixtures as fx;
-use flexbuf_typed_tests::typed::{defects, evolution_v1 as evo1, evolution_v2 as evo2};
-
-type Unverified = fn(&[u8]) -> flexbuf::Result<()>;
-
-fn unverified<T: FlexCoder>(bytes: &[u8]) -> flexbuf::Result<()> {
-    let root = Reader::new(bytes)?;
-    T::decode_from(root, &mut DecodeContext::new(bytes.len())).map(|_| ())
-}
-
-/// Non-recursive types by qualified name.
-const UNVERIFIED: &[(&str, Unverified)] = &[
-    ("defects.Profile", unverified::<defects::Profile>),
-    ("defects.Address", unverified::<defects::Address>),
-    ("defects.Contact", unverified::<defects::Contact>),
-    ("defects.Settings", unverified::<defects::Settings>),
-    ("defects.Empty", unverified::<defects::Empty>),
-    ("defects.Shape", unverified::<defects::Shape>),
-    ("defects.Canvas", unverified::<defects::Canvas>),
-    ("defects.Order", unverified::<defects::Order>),
-    ("defects.Ranges", unverified::<defects::Ranges>),
-    ("defects.Vectors", unverified::<defects::Vectors>),
-    ("evo1.AddOptional", unverified::<evo1::AddOptional>),
-    ("evo1.AddRequired", unverified::<evo1::AddRequired>),
-    ("evo1.RemoveField", unverified::<evo1::RemoveField>),
-    ("evo1.Rename", unverified::<evo1::Rename>),
-    ("evo1.Reorder", unverified::<evo1::Reorder>),
-    ("evo1.Widen", unverified::<evo1::Widen>),
-    ("evo1.Retype", unverified::<evo1::Retype>),
-    ("evo1.Team", unverified::<evo1::Team>),
-    ("evo1.Owner", unverified::<evo1::Owner>),
-    ("evo2.AddOptional", unverified::<evo2::AddOptional>),
-    ("evo2.AddRequired", unverified::<evo2::AddRequired>),
-    ("evo2.RemoveField", unverified::<evo2::RemoveField>),
-    ("evo2.Rename", unverified::<evo2::Rename>),
-    ("evo2.Reorder", unverified::<evo2::Reorder>),
-    ("evo2.Widen", unverified::<evo2::Widen>),
-    ("evo2.Retype", unverified::<evo2::Retype>),
-    ("evo2.Team", unverified::<evo2::Team>),
-    ("evo2.Owner", unverified::<evo2::Owner>),
-    (
-        "fixtures.ApiResponse",
-        unverified::<fx::api_response::ApiResponse>,
-    ),
-    (
-        "fixtures.ChatThread",
-        unverified::<fx::chat_thread::ChatThread>,
-    ),
-    ("fixtures.Metrics", unverified::<fx::metrics_96k::Metrics>),
-    (
-        "fixtures.RepeatedMaps",
-        unverified::<fx::repeated_maps::RepeatedMaps>,
-    ),
-    (
-        "fixtures.StringFlood",
-        unverified::<fx::string_flood::StringFlood>,
-    ),
-    (
-        "fixtures.TimeSeries",
-        unverified::<fx::time_series::TimeSeries>,
-    ),
-    (
-        "fixtures.UnicodeHeavy",
-        unverified::<fx::unicode_heavy::UnicodeHeavy>,
-    ),
-    (
-        "fixtures.UserProfile",
-        unverified::<fx::user_profile::UserProfile>,
-    ),
-    ("fixtures.WideMap", unverified::<fx::wide_map::WideMap>),
-    (
-        "fixtures.WidthBomb",
-        unverified::<fx::width_bomb::WidthBomb>,
-    ),
-];
+use flexbuf_typed_tests::dispatch::{coders, Coder};
 
 /// xorshift64*: deterministic, so a failure names a reproducible mutation.
 struct Rng(u64);
@@ -145,23 +68,40 @@ fn mutate(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
     m
 }
 
-/// Decodes every mutation both ways; panics name the mutation that panicked.
+/// The outcome of one decode, comparable across entry points.
+fn outcome(r: flexbuf::Result<Vec<u8>>) -> Result<Vec<u8>, (flexbuf::ErrorKind, Option<String>)> {
+    r.map_err(|e| (e.kind().clone(), e.path()))
+}
+
+/// Checks one input through both entry points; panics name `label`.
+fn check(label: &str, c: Coder, m: &[u8]) {
+    let run = catch_unwind(AssertUnwindSafe(|| {
+        (outcome((c.one_pass)(m)), outcome((c.strict)(m)))
+    }));
+    let Ok((one, strict)) = run else {
+        panic!("{label} panicked");
+    };
+    if flexbuf::verify(m).is_ok() {
+        assert_eq!(
+            one, strict,
+            "{label}: one-pass and verifying decode differ on a valid buffer"
+        );
+    } else {
+        assert!(
+            strict.is_err(),
+            "{label}: the verifying decode accepted an invalid buffer"
+        );
+    }
+}
+
+/// Decodes every mutation both ways.
 fn hammer(label: &str, schema: &str, ty: &str, bytes: &[u8], rounds: usize, seed: u64) {
-    let verified = lookup(schema, ty).unwrap_or_else(|| panic!("no coder for {ty}"));
-    let unchecked = UNVERIFIED.iter().find(|(t, _)| *t == ty).map(|&(_, f)| f);
+    let c = coders(schema, ty).unwrap_or_else(|| panic!("no coder for {ty}"));
+    check(&format!("{label} (unmutated)"), c, bytes);
     let mut rng = Rng(seed | 1);
     for round in 0..rounds {
         let m = mutate(bytes, &mut rng);
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            let _ = verified(&m);
-            if let Some(f) = unchecked {
-                let _ = f(&m);
-            }
-        }));
-        assert!(
-            outcome.is_ok(),
-            "{label}: mutation {round} (seed {seed}) panicked"
-        );
+        check(&format!("{label}: mutation {round} (seed {seed})"), c, &m);
     }
 }
 
@@ -207,14 +147,18 @@ fn mutated_fixture_buffers_never_panic() {
 }
 
 #[test]
-fn the_unmutated_fixture_buffers_decode_unverified() {
-    // The checked-read path accepts what the verifying path accepts.
+fn the_unmutated_fixture_buffers_decode_both_ways() {
     let dir = default_dir();
     for &(stem, ty) in FIXTURES {
-        let f = UNVERIFIED.iter().find(|(t, _)| *t == ty).unwrap().1;
+        let c = coders(&format!("schemas/{stem}.fxs"), ty).unwrap();
         for kind in ["input", "expect"] {
             let bytes = read_rel(&dir, &format!("{GOLDENS}/{stem}.{kind}.bin")).unwrap();
-            f(&bytes).unwrap_or_else(|e| panic!("{stem}.{kind}: {e}"));
+            let one = (c.one_pass)(&bytes).unwrap_or_else(|e| panic!("{stem}.{kind}: {e}"));
+            assert_eq!(
+                Ok(one),
+                (c.strict)(&bytes).map_err(|e| e.to_string()),
+                "{stem}.{kind}"
+            );
         }
     }
 }

@@ -156,14 +156,62 @@ fn cyclic_deep_level() -> Vec<u8> {
 }
 
 /// The fixture for the test above is what it claims: verification rejects
-/// it as a cycle (this part runs in the normal suite).
+/// it as a cycle (this part runs in the normal suite), so the strict entry
+/// point reports the cycle; the one-pass decode follows it until the depth
+/// limit stops it.
 #[test]
 fn the_cyclic_fixture_is_rejected_by_the_verifier() {
     let bytes = cyclic_deep_level();
     let e = flexbuf::verify(&bytes).unwrap_err();
     assert_eq!(e.kind(), &ErrorKind::Cycle);
     assert_eq!(
-        DeepLevel::from_flex(&bytes).unwrap_err().kind(),
+        DeepLevel::from_flex_strict(&bytes).unwrap_err().kind(),
         &ErrorKind::Cycle
+    );
+    assert_eq!(
+        DeepLevel::from_flex(&bytes).unwrap_err().kind(),
+        &ErrorKind::DepthLimit(flexbuf::typed::MAX_DECODE_DEPTH)
+    );
+}
+
+/// One stored string referred to from every element of a vector: the
+/// verifier accepts the sharing, and copying the string out for each element
+/// would need 64 KiB × 20,000 = 1.3 GB from a 150 KB buffer. String bytes are
+/// charged to the expansion budget, so both entry points stop cleanly.
+#[test]
+fn a_string_shared_by_every_element_hits_the_budget() {
+    use flexbuf_typed_tests::fixtures::string_flood::StringFlood;
+    let big = "x".repeat(64 * 1024);
+    let mut b = flexbuf::Builder::new();
+    b.start_map();
+    b.key("strings");
+    b.start_vector();
+    b.string(&big);
+    let h = b.last_value().unwrap();
+    for _ in 1..20_000 {
+        b.reuse_value(h);
+    }
+    b.end_vector().unwrap();
+    b.end_map().unwrap();
+    let bytes = b.finish_vec().unwrap();
+    assert!(bytes.len() < 200_000, "{} bytes", bytes.len());
+    flexbuf::verify(&bytes).expect("sharing is valid");
+    let t = std::time::Instant::now();
+    for e in [
+        StringFlood::from_flex(&bytes).unwrap_err(),
+        StringFlood::from_flex_strict(&bytes).unwrap_err(),
+    ] {
+        assert_eq!(e.kind(), &ErrorKind::BudgetExceeded, "{e}");
+        assert!(
+            e.path()
+                .as_deref()
+                .is_some_and(|p| p.starts_with("$.strings[")),
+            "{e}"
+        );
+    }
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        t.elapsed()
     );
 }

@@ -20,13 +20,15 @@ pub struct ApiResponse {
 impl ApiResponse {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["items", "page", "status", "total"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"items\0page\0status\0total\0");
 }
 
 impl flexbuf::FlexCoder for ApiResponse {
     const FINGERPRINT: u64 = 0x7da1f6262472a7cd;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.start_vector();
         for e in self.items.iter() {
@@ -42,7 +44,7 @@ impl flexbuf::FlexCoder for ApiResponse {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_items = match __lookup(&m, fast, 0, "items")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("items"))),
             Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ApiItem as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("items"))?,
@@ -55,7 +57,7 @@ impl flexbuf::FlexCoder for ApiResponse {
         };
         let f_status = match __lookup(&m, fast, 2, "status")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("status"))),
-            Some(v) => __field::string(v).map_err(__at_key("status"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("status"))?,
             None => Default::default(),
         };
         let f_total = match __lookup(&m, fast, 3, "total")? {
@@ -152,13 +154,15 @@ pub struct ApiItem {
 impl ApiItem {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["category", "created_at", "dimensions", "id", "in_stock", "name", "price", "quantity", "rating", "seller", "sku", "tags"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"category\0created_at\0dimensions\0id\0in_stock\0name\0price\0quantity\0rating\0seller\0sku\0tags\0");
 }
 
 impl flexbuf::FlexCoder for ApiItem {
     const FINGERPRINT: u64 = 0xd7b740de2c8ff13c;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.string(&self.category);
         b.string(&self.created_at);
@@ -182,15 +186,15 @@ impl flexbuf::FlexCoder for ApiItem {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_category = match __lookup(&m, fast, 0, "category")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("category"))),
-            Some(v) => __field::string(v).map_err(__at_key("category"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("category"))?,
             None => Default::default(),
         };
         let f_created_at = match __lookup(&m, fast, 1, "created_at")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("created_at"))),
-            Some(v) => __field::string(v).map_err(__at_key("created_at"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("created_at"))?,
             None => Default::default(),
         };
         let f_dimensions = match __lookup(&m, fast, 2, "dimensions")? {
@@ -210,7 +214,7 @@ impl flexbuf::FlexCoder for ApiItem {
         };
         let f_name = match __lookup(&m, fast, 5, "name")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v).map_err(__at_key("name"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
             None => Default::default(),
         };
         let f_price = match __lookup(&m, fast, 6, "price")? {
@@ -235,12 +239,12 @@ impl flexbuf::FlexCoder for ApiItem {
         };
         let f_sku = match __lookup(&m, fast, 10, "sku")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sku"))),
-            Some(v) => __field::string(v).map_err(__at_key("sku"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("sku"))?,
             None => Default::default(),
         };
         let f_tags = match __lookup(&m, fast, 11, "tags")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1) }).map_err(__at_key("tags"))?,
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("tags"))?,
             None => Default::default(),
         };
         cx.leave();
@@ -370,13 +374,15 @@ pub struct Dimensions {
 impl Dimensions {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["d", "h", "w"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"d\0h\0w\0");
 }
 
 impl flexbuf::FlexCoder for Dimensions {
     const FINGERPRINT: u64 = 0x2b61782c9ce19dc7;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.double(self.d);
         b.double(self.h);
@@ -387,7 +393,7 @@ impl flexbuf::FlexCoder for Dimensions {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_d = match __lookup(&m, fast, 0, "d")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("d"))),
             Some(v) => __field::f64(v).map_err(__at_key("d"))?,
@@ -465,13 +471,15 @@ pub struct Seller {
 impl Seller {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["id", "name"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"id\0name\0");
 }
 
 impl flexbuf::FlexCoder for Seller {
     const FINGERPRINT: u64 = 0x6e4835bb1c853b36;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.id);
         b.string(&self.name);
@@ -481,7 +489,7 @@ impl flexbuf::FlexCoder for Seller {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_id = match __lookup(&m, fast, 0, "id")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
             Some(v) => __field::i64(v).map_err(__at_key("id"))?,
@@ -489,7 +497,7 @@ impl flexbuf::FlexCoder for Seller {
         };
         let f_name = match __lookup(&m, fast, 1, "name")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v).map_err(__at_key("name"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
             None => Default::default(),
         };
         cx.leave();

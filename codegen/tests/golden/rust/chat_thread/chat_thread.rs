@@ -21,13 +21,15 @@ pub struct ChatThread {
 impl ChatThread {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["messages", "participants", "thread_id", "title"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"messages\0participants\0thread_id\0title\0");
 }
 
 impl flexbuf::FlexCoder for ChatThread {
     const FINGERPRINT: u64 = 0x184f151f37e3746d;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.start_vector();
         for e in self.messages.iter() {
@@ -47,7 +49,7 @@ impl flexbuf::FlexCoder for ChatThread {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_messages = match __lookup(&m, fast, 0, "messages")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("messages"))),
             Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ChatMessage as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("messages"))?,
@@ -60,12 +62,12 @@ impl flexbuf::FlexCoder for ChatThread {
         };
         let f_thread_id = match __lookup(&m, fast, 2, "thread_id")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("thread_id"))),
-            Some(v) => __field::string(v).map_err(__at_key("thread_id"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("thread_id"))?,
             None => Default::default(),
         };
         let f_title = match __lookup(&m, fast, 3, "title")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
-            Some(v) => __field::string(v).map_err(__at_key("title"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("title"))?,
             None => Default::default(),
         };
         cx.leave();
@@ -143,13 +145,15 @@ pub struct Participant {
 impl Participant {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["avatar", "handle", "id", "name", "role"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"avatar\0handle\0id\0name\0role\0");
 }
 
 impl flexbuf::FlexCoder for Participant {
     const FINGERPRINT: u64 = 0x95d13017db40844a;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.string(&self.avatar);
         b.string(&self.handle);
@@ -162,15 +166,15 @@ impl flexbuf::FlexCoder for Participant {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_avatar = match __lookup(&m, fast, 0, "avatar")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("avatar"))),
-            Some(v) => __field::string(v).map_err(__at_key("avatar"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("avatar"))?,
             None => Default::default(),
         };
         let f_handle = match __lookup(&m, fast, 1, "handle")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("handle"))),
-            Some(v) => __field::string(v).map_err(__at_key("handle"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("handle"))?,
             None => Default::default(),
         };
         let f_id = match __lookup(&m, fast, 2, "id")? {
@@ -180,12 +184,12 @@ impl flexbuf::FlexCoder for Participant {
         };
         let f_name = match __lookup(&m, fast, 3, "name")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v).map_err(__at_key("name"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
             None => Default::default(),
         };
         let f_role = match __lookup(&m, fast, 4, "role")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("role"))),
-            Some(v) => __field::string(v).map_err(__at_key("role"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("role"))?,
             None => Default::default(),
         };
         cx.leave();
@@ -280,13 +284,15 @@ pub struct ChatMessage {
 impl ChatMessage {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["attachments", "author", "edited", "id", "kind", "metadata", "reactions", "reply_to", "sent_at", "text"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"attachments\0author\0edited\0id\0kind\0metadata\0reactions\0reply_to\0sent_at\0text\0");
 }
 
 impl flexbuf::FlexCoder for ChatMessage {
     const FINGERPRINT: u64 = 0xb9121db36b65148e;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.start_vector();
         for e in self.attachments.iter() {
@@ -318,7 +324,7 @@ impl flexbuf::FlexCoder for ChatMessage {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_attachments = match __lookup(&m, fast, 0, "attachments")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("attachments"))),
             Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Attachment as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("attachments"))?,
@@ -341,7 +347,7 @@ impl flexbuf::FlexCoder for ChatMessage {
         };
         let f_kind = match __lookup(&m, fast, 4, "kind")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("kind"))),
-            Some(v) => __field::string(v).map_err(__at_key("kind"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("kind"))?,
             None => Default::default(),
         };
         let f_metadata = match __lookup(&m, fast, 5, "metadata")? {
@@ -361,12 +367,12 @@ impl flexbuf::FlexCoder for ChatMessage {
         };
         let f_sent_at = match __lookup(&m, fast, 8, "sent_at")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sent_at"))),
-            Some(v) => __field::string(v).map_err(__at_key("sent_at"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("sent_at"))?,
             None => Default::default(),
         };
         let f_text = match __lookup(&m, fast, 9, "text")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("text"))),
-            Some(v) => __field::string(v).map_err(__at_key("text"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("text"))?,
             None => Default::default(),
         };
         cx.leave();
@@ -498,13 +504,15 @@ pub struct Attachment {
 impl Attachment {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["alt", "height", "mime", "name", "sha256", "size", "type", "url", "width"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"alt\0height\0mime\0name\0sha256\0size\0type\0url\0width\0");
 }
 
 impl flexbuf::FlexCoder for Attachment {
     const FINGERPRINT: u64 = 0x1b3389314a18d093;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         match &self.alt {
             Some(v) => {
@@ -556,10 +564,10 @@ impl flexbuf::FlexCoder for Attachment {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_alt = match __lookup(&m, fast, 0, "alt")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("alt"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("alt"))?),
             None => None,
         };
         let f_height = match __lookup(&m, fast, 1, "height")? {
@@ -569,17 +577,17 @@ impl flexbuf::FlexCoder for Attachment {
         };
         let f_mime = match __lookup(&m, fast, 2, "mime")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("mime"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("mime"))?),
             None => None,
         };
         let f_name = match __lookup(&m, fast, 3, "name")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("name"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("name"))?),
             None => None,
         };
         let f_sha256 = match __lookup(&m, fast, 4, "sha256")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("sha256"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("sha256"))?),
             None => None,
         };
         let f_size = match __lookup(&m, fast, 5, "size")? {
@@ -589,12 +597,12 @@ impl flexbuf::FlexCoder for Attachment {
         };
         let f_type = match __lookup(&m, fast, 6, "type")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("type"))),
-            Some(v) => __field::string(v).map_err(__at_key("type"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("type"))?,
             None => Default::default(),
         };
         let f_url = match __lookup(&m, fast, 7, "url")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("url"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("url"))?),
             None => None,
         };
         let f_width = match __lookup(&m, fast, 8, "width")? {
@@ -739,13 +747,15 @@ pub struct ChatMetadata {
 impl ChatMetadata {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["actor", "client", "closes_at", "event", "lang", "multiple", "options", "votes"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"actor\0client\0closes_at\0event\0lang\0multiple\0options\0votes\0");
 }
 
 impl flexbuf::FlexCoder for ChatMetadata {
     const FINGERPRINT: u64 = 0x1296427971253729;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         match &self.actor {
             Some(v) => {
@@ -805,7 +815,7 @@ impl flexbuf::FlexCoder for ChatMetadata {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_actor = match __lookup(&m, fast, 0, "actor")? {
             Some(v) if v.is_null() => None,
             Some(v) => Some(__field::i64(v).map_err(__at_key("actor"))?),
@@ -813,22 +823,22 @@ impl flexbuf::FlexCoder for ChatMetadata {
         };
         let f_client = match __lookup(&m, fast, 1, "client")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("client"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("client"))?),
             None => None,
         };
         let f_closes_at = match __lookup(&m, fast, 2, "closes_at")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("closes_at"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("closes_at"))?),
             None => None,
         };
         let f_event = match __lookup(&m, fast, 3, "event")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("event"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("event"))?),
             None => None,
         };
         let f_lang = match __lookup(&m, fast, 4, "lang")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("lang"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("lang"))?),
             None => None,
         };
         let f_multiple = match __lookup(&m, fast, 5, "multiple")? {
@@ -838,7 +848,7 @@ impl flexbuf::FlexCoder for ChatMetadata {
         };
         let f_options = match __lookup(&m, fast, 6, "options")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1) }).map_err(__at_key("options"))?),
+            Some(v) => Some(__field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("options"))?),
             None => None,
         };
         let f_votes = match __lookup(&m, fast, 7, "votes")? {

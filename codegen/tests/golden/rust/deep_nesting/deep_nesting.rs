@@ -22,13 +22,15 @@ pub struct DeepLevel {
 impl DeepLevel {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["child", "depth", "even", "label", "weight"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"child\0depth\0even\0label\0weight\0");
 }
 
 impl flexbuf::FlexCoder for DeepLevel {
     const FINGERPRINT: u64 = 0x10493dc58090fcb2;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         match &self.child {
             Some(v) => {
@@ -46,7 +48,7 @@ impl flexbuf::FlexCoder for DeepLevel {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_child = match __lookup(&m, fast, 0, "child")? {
             Some(v) if v.is_null() => None,
             Some(v) => Some(<DeepLevel as flexbuf::FlexCoder>::decode_from(v, cx).map(Box::new).map_err(__at_key("child"))?),
@@ -64,7 +66,7 @@ impl flexbuf::FlexCoder for DeepLevel {
         };
         let f_label = match __lookup(&m, fast, 3, "label")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("label"))),
-            Some(v) => __field::string(v).map_err(__at_key("label"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("label"))?,
             None => Default::default(),
         };
         let f_weight = match __lookup(&m, fast, 4, "weight")? {

@@ -110,7 +110,7 @@ impl flexbuf::FlexCoder for Shape {
         let out = match tag {
             "Circle" => <Circle as flexbuf::FlexCoder>::decode_from(v, cx).map(Self::Circle).map_err(__at_key("Circle")),
             "square" => <Square as flexbuf::FlexCoder>::decode_from(v, cx).map(Self::Square).map_err(__at_key("square")),
-            "Label" => __field::string(v).map(Self::Label).map_err(__at_key("Label")),
+            "Label" => __field::string(v, cx).map(Self::Label).map_err(__at_key("Label")),
             other => Err(__unknown_variant("Shape", other, &r)),
         };
         cx.leave();
@@ -140,6 +140,8 @@ pub struct Profile {
 impl Profile {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["active", "age", "id", "nickname", "note", "score", "tint"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"active\0age\0id\0nickname\0note\0score\0tint\0");
 }
 
 impl Default for Profile {
@@ -160,7 +162,7 @@ impl flexbuf::FlexCoder for Profile {
     const FINGERPRINT: u64 = 0xacf55798815396ce;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         match &self.active {
             Some(v) => {
@@ -205,7 +207,7 @@ impl flexbuf::FlexCoder for Profile {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_active = match __lookup(&m, fast, 0, "active")? {
             Some(v) if v.is_null() => None,
             Some(v) => Some(__field::bool(v).map_err(__at_key("active"))?),
@@ -223,12 +225,12 @@ impl flexbuf::FlexCoder for Profile {
         };
         let f_nickname = match __lookup(&m, fast, 3, "nickname")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("nickname"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("nickname"))?),
             None => Some("anon".to_string()),
         };
         let f_note = match __lookup(&m, fast, 4, "note")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("note"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("note"))?),
             None => None,
         };
         let f_score = match __lookup(&m, fast, 5, "score")? {
@@ -349,13 +351,15 @@ pub struct Address {
 impl Address {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["street", "zip"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"street\0zip\0");
 }
 
 impl flexbuf::FlexCoder for Address {
     const FINGERPRINT: u64 = 0xd2015ea722a75612;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.string(&self.street);
         b.string(&self.zip);
@@ -365,15 +369,15 @@ impl flexbuf::FlexCoder for Address {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_street = match __lookup(&m, fast, 0, "street")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("street"))),
-            Some(v) => __field::string(v).map_err(__at_key("street"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("street"))?,
             None => return Err(__missing("street")),
         };
         let f_zip = match __lookup(&m, fast, 1, "zip")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("zip"))),
-            Some(v) => __field::string(v).map_err(__at_key("zip"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("zip"))?,
             None => return Err(__missing("zip")),
         };
         cx.leave();
@@ -432,6 +436,8 @@ pub struct Contact {
 impl Contact {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["email", "phone"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"email\0phone\0");
 }
 
 impl Default for Contact {
@@ -447,7 +453,7 @@ impl flexbuf::FlexCoder for Contact {
     const FINGERPRINT: u64 = 0x5d1cbc48200c984b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.string(&self.email);
         b.string(&self.phone);
@@ -457,15 +463,15 @@ impl flexbuf::FlexCoder for Contact {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_email = match __lookup(&m, fast, 0, "email")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("email"))),
-            Some(v) => __field::string(v).map_err(__at_key("email"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("email"))?,
             None => Default::default(),
         };
         let f_phone = match __lookup(&m, fast, 1, "phone")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("phone"))),
-            Some(v) => __field::string(v).map_err(__at_key("phone"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("phone"))?,
             None => "none".to_string(),
         };
         cx.leave();
@@ -535,6 +541,8 @@ pub struct Settings {
 impl Settings {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["color", "limits", "muted", "nickname", "ratio", "tags", "theme", "volume"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"color\0limits\0muted\0nickname\0ratio\0tags\0theme\0volume\0");
 }
 
 impl Default for Settings {
@@ -556,7 +564,7 @@ impl flexbuf::FlexCoder for Settings {
     const FINGERPRINT: u64 = 0x67fe7c04415a6765;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.color.value());
         b.start_map();
@@ -586,7 +594,7 @@ impl flexbuf::FlexCoder for Settings {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_color = match __lookup(&m, fast, 0, "color")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("color"))),
             Some(v) => __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))).map_err(__at_key("color"))?,
@@ -604,7 +612,7 @@ impl flexbuf::FlexCoder for Settings {
         };
         let f_nickname = match __lookup(&m, fast, 3, "nickname")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("nickname"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("nickname"))?),
             None => None,
         };
         let f_ratio = match __lookup(&m, fast, 4, "ratio")? {
@@ -614,12 +622,12 @@ impl flexbuf::FlexCoder for Settings {
         };
         let f_tags = match __lookup(&m, fast, 5, "tags")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1) }).map_err(__at_key("tags"))?,
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("tags"))?,
             None => Default::default(),
         };
         let f_theme = match __lookup(&m, fast, 6, "theme")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("theme"))),
-            Some(v) => __field::string(v).map_err(__at_key("theme"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("theme"))?,
             None => "light".to_string(),
         };
         let f_volume = match __lookup(&m, fast, 7, "volume")? {
@@ -723,13 +731,15 @@ pub struct Empty {
 impl Empty {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &[];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"");
 }
 
 impl flexbuf::FlexCoder for Empty {
     const FINGERPRINT: u64 = 0xe71e789e6df73873;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.end_map_with_keys(&keys)
     }
@@ -776,13 +786,15 @@ pub struct Circle {
 impl Circle {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["radius"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"radius\0");
 }
 
 impl flexbuf::FlexCoder for Circle {
     const FINGERPRINT: u64 = 0x773e43ad592ec7c9;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.double(self.radius);
         b.end_map_with_keys(&keys)
@@ -791,7 +803,7 @@ impl flexbuf::FlexCoder for Circle {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_radius = match __lookup(&m, fast, 0, "radius")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("radius"))),
             Some(v) => __field::f64(v).map_err(__at_key("radius"))?,
@@ -843,13 +855,15 @@ pub struct Square {
 impl Square {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["side"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"side\0");
 }
 
 impl flexbuf::FlexCoder for Square {
     const FINGERPRINT: u64 = 0x0ee667b2a9f6a49d;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.uint(self.side as u64);
         b.end_map_with_keys(&keys)
@@ -858,7 +872,7 @@ impl flexbuf::FlexCoder for Square {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_side = match __lookup(&m, fast, 0, "side")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("side"))),
             Some(v) => __field::u32(v).map_err(__at_key("side"))?,
@@ -922,6 +936,8 @@ pub struct Canvas {
 impl Canvas {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["color", "layers", "level", "palette", "shape", "shapes", "tint"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"color\0layers\0level\0palette\0shape\0shapes\0tint\0");
 }
 
 impl Default for Canvas {
@@ -942,7 +958,7 @@ impl flexbuf::FlexCoder for Canvas {
     const FINGERPRINT: u64 = 0x7eba7bcb42042aae;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.color.value());
         b.start_map();
@@ -980,7 +996,7 @@ impl flexbuf::FlexCoder for Canvas {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_color = match __lookup(&m, fast, 0, "color")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("color"))),
             Some(v) => __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))).map_err(__at_key("color"))?,
@@ -1114,13 +1130,15 @@ pub struct Seller {
 impl Seller {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["id", "name", "rating"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"id\0name\0rating\0");
 }
 
 impl flexbuf::FlexCoder for Seller {
     const FINGERPRINT: u64 = 0x9fe27e48f79877b2;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.uint(self.id);
         b.string(&self.name);
@@ -1131,7 +1149,7 @@ impl flexbuf::FlexCoder for Seller {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_id = match __lookup(&m, fast, 0, "id")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
             Some(v) => __field::u64(v).map_err(__at_key("id"))?,
@@ -1139,7 +1157,7 @@ impl flexbuf::FlexCoder for Seller {
         };
         let f_name = match __lookup(&m, fast, 1, "name")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v).map_err(__at_key("name"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
             None => return Err(__missing("name")),
         };
         let f_rating = match __lookup(&m, fast, 2, "rating")? {
@@ -1215,13 +1233,15 @@ pub struct Item {
 impl Item {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["price", "qty", "seller", "sku", "tags"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"price\0qty\0seller\0sku\0tags\0");
 }
 
 impl flexbuf::FlexCoder for Item {
     const FINGERPRINT: u64 = 0x96e1034519b5933c;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.double(self.price);
         b.uint(self.qty as u64);
@@ -1238,7 +1258,7 @@ impl flexbuf::FlexCoder for Item {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_price = match __lookup(&m, fast, 0, "price")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("price"))),
             Some(v) => __field::f64(v).map_err(__at_key("price"))?,
@@ -1256,12 +1276,12 @@ impl flexbuf::FlexCoder for Item {
         };
         let f_sku = match __lookup(&m, fast, 3, "sku")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sku"))),
-            Some(v) => __field::string(v).map_err(__at_key("sku"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("sku"))?,
             None => return Err(__missing("sku")),
         };
         let f_tags = match __lookup(&m, fast, 4, "tags")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1) }).map_err(__at_key("tags"))?,
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("tags"))?,
             None => Default::default(),
         };
         cx.leave();
@@ -1350,13 +1370,15 @@ pub struct Order {
 impl Order {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["by_sku", "display label", "id", "items", "matrix", "notes", "sellers"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"by_sku\0display label\0id\0items\0matrix\0notes\0sellers\0");
 }
 
 impl flexbuf::FlexCoder for Order {
     const FINGERPRINT: u64 = 0x27ae0e342456ee6c;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.start_map();
         for (k, e) in self.by_sku.iter() {
@@ -1393,7 +1415,7 @@ impl flexbuf::FlexCoder for Order {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_by_sku = match __lookup(&m, fast, 0, "by_sku")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("by_sku"))),
             Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Item as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("by_sku"))?,
@@ -1401,7 +1423,7 @@ impl flexbuf::FlexCoder for Order {
         };
         let f_label = match __lookup(&m, fast, 1, "display label")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("display label"))),
-            Some(v) => __field::string(v).map_err(__at_key("display label"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("display label"))?,
             None => Default::default(),
         };
         let f_id = match __lookup(&m, fast, 2, "id")? {
@@ -1421,7 +1443,7 @@ impl flexbuf::FlexCoder for Order {
         };
         let f_notes = match __lookup(&m, fast, 5, "notes")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("notes"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1) }).map_err(__at_key("notes"))?,
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("notes"))?,
             None => Default::default(),
         };
         let f_sellers = match __lookup(&m, fast, 6, "sellers")? {
@@ -1539,13 +1561,15 @@ pub struct Ranges {
 impl Ranges {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["data", "f32v", "f64v", "flag", "i16v", "i32v", "i64v", "i8v", "u16v", "u32v", "u64v", "u8v"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"data\0f32v\0f64v\0flag\0i16v\0i32v\0i64v\0i8v\0u16v\0u32v\0u64v\0u8v\0");
 }
 
 impl flexbuf::FlexCoder for Ranges {
     const FINGERPRINT: u64 = 0x67c0d32d0bdf1b9b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.blob(&self.data);
         b.float(self.f32v);
@@ -1565,10 +1589,10 @@ impl flexbuf::FlexCoder for Ranges {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_data = match __lookup(&m, fast, 0, "data")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("data"))),
-            Some(v) => __field::bytes(v).map_err(__at_key("data"))?,
+            Some(v) => __field::bytes(v, cx).map_err(__at_key("data"))?,
             None => Default::default(),
         };
         let f_f32v = match __lookup(&m, fast, 1, "f32v")? {
@@ -1768,13 +1792,15 @@ pub struct Vectors {
 impl Vectors {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["blobs", "bools", "colors", "f32s", "f64s", "i16s", "i64s", "u32s", "u64s", "u8s"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"blobs\0bools\0colors\0f32s\0f64s\0i16s\0i64s\0u32s\0u64s\0u8s\0");
 }
 
 impl flexbuf::FlexCoder for Vectors {
     const FINGERPRINT: u64 = 0x98d55661c0201254;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.start_vector();
         for e in self.blobs.iter() {
@@ -1800,10 +1826,10 @@ impl flexbuf::FlexCoder for Vectors {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_blobs = match __lookup(&m, fast, 0, "blobs")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("blobs"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::bytes(e1) }).map_err(__at_key("blobs"))?,
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::bytes(e1, cx) }).map_err(__at_key("blobs"))?,
             None => Default::default(),
         };
         let f_bools = match __lookup(&m, fast, 1, "bools")? {

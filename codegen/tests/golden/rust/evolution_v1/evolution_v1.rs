@@ -65,8 +65,8 @@ impl flexbuf::FlexCoder for Pet {
         cx.enter()?;
         let (tag, v) = __union_entry("Pet", r)?;
         let out = match tag {
-            "Dog" => __field::string(v).map(Self::Dog).map_err(__at_key("Dog")),
-            "Cat" => __field::string(v).map(Self::Cat).map_err(__at_key("Cat")),
+            "Dog" => __field::string(v, cx).map(Self::Dog).map_err(__at_key("Dog")),
+            "Cat" => __field::string(v, cx).map(Self::Cat).map_err(__at_key("Cat")),
             other => Err(__unknown_variant("Pet", other, &r)),
         };
         cx.leave();
@@ -84,13 +84,15 @@ pub struct AddOptional {
 impl AddOptional {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["id"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"id\0");
 }
 
 impl flexbuf::FlexCoder for AddOptional {
     const FINGERPRINT: u64 = 0x5ef1ffff9da7af73;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.id as i64);
         b.end_map_with_keys(&keys)
@@ -99,7 +101,7 @@ impl flexbuf::FlexCoder for AddOptional {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_id = match __lookup(&m, fast, 0, "id")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
             Some(v) => __field::i32(v).map_err(__at_key("id"))?,
@@ -151,13 +153,15 @@ pub struct AddRequired {
 impl AddRequired {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["id"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"id\0");
 }
 
 impl flexbuf::FlexCoder for AddRequired {
     const FINGERPRINT: u64 = 0x5ef1ffff9da7af73;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.id as i64);
         b.end_map_with_keys(&keys)
@@ -166,7 +170,7 @@ impl flexbuf::FlexCoder for AddRequired {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_id = match __lookup(&m, fast, 0, "id")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
             Some(v) => __field::i32(v).map_err(__at_key("id"))?,
@@ -220,13 +224,15 @@ pub struct RemoveField {
 impl RemoveField {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["id", "legacy"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"id\0legacy\0");
 }
 
 impl flexbuf::FlexCoder for RemoveField {
     const FINGERPRINT: u64 = 0xaf56cfdacb13daa9;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.id as i64);
         b.string(&self.legacy);
@@ -236,7 +242,7 @@ impl flexbuf::FlexCoder for RemoveField {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_id = match __lookup(&m, fast, 0, "id")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
             Some(v) => __field::i32(v).map_err(__at_key("id"))?,
@@ -244,7 +250,7 @@ impl flexbuf::FlexCoder for RemoveField {
         };
         let f_legacy = match __lookup(&m, fast, 1, "legacy")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("legacy"))),
-            Some(v) => __field::string(v).map_err(__at_key("legacy"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("legacy"))?,
             None => Default::default(),
         };
         cx.leave();
@@ -302,13 +308,15 @@ pub struct Rename {
 impl Rename {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["title", "year"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"title\0year\0");
 }
 
 impl flexbuf::FlexCoder for Rename {
     const FINGERPRINT: u64 = 0x8506e6c7b627401d;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.string(&self.title);
         b.int(self.year as i64);
@@ -318,10 +326,10 @@ impl flexbuf::FlexCoder for Rename {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_title = match __lookup(&m, fast, 0, "title")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
-            Some(v) => __field::string(v).map_err(__at_key("title"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("title"))?,
             None => Default::default(),
         };
         let f_year = match __lookup(&m, fast, 1, "year")? {
@@ -386,13 +394,15 @@ pub struct Reorder {
 impl Reorder {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["a", "b", "c"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"a\0b\0c\0");
 }
 
 impl flexbuf::FlexCoder for Reorder {
     const FINGERPRINT: u64 = 0x66165a9a7011979e;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.a as i64);
         b.string(&self.b);
@@ -403,7 +413,7 @@ impl flexbuf::FlexCoder for Reorder {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_a = match __lookup(&m, fast, 0, "a")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("a"))),
             Some(v) => __field::i32(v).map_err(__at_key("a"))?,
@@ -411,7 +421,7 @@ impl flexbuf::FlexCoder for Reorder {
         };
         let f_b = match __lookup(&m, fast, 1, "b")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b"))),
-            Some(v) => __field::string(v).map_err(__at_key("b"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("b"))?,
             None => Default::default(),
         };
         let f_c = match __lookup(&m, fast, 2, "c")? {
@@ -481,13 +491,15 @@ pub struct Widen {
 impl Widen {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["count", "samples"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"count\0samples\0");
 }
 
 impl flexbuf::FlexCoder for Widen {
     const FINGERPRINT: u64 = 0xb62c7456cf280dbd;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.count as i64);
         b.typed_vector(&self.samples);
@@ -497,7 +509,7 @@ impl flexbuf::FlexCoder for Widen {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_count = match __lookup(&m, fast, 0, "count")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("count"))),
             Some(v) => __field::i32(v).map_err(__at_key("count"))?,
@@ -561,13 +573,15 @@ pub struct Retype {
 impl Retype {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["code"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"code\0");
 }
 
 impl flexbuf::FlexCoder for Retype {
     const FINGERPRINT: u64 = 0x300d7d8bd63720dd;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.string(&self.code);
         b.end_map_with_keys(&keys)
@@ -576,10 +590,10 @@ impl flexbuf::FlexCoder for Retype {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_code = match __lookup(&m, fast, 0, "code")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("code"))),
-            Some(v) => __field::string(v).map_err(__at_key("code"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("code"))?,
             None => Default::default(),
         };
         cx.leave();
@@ -630,13 +644,15 @@ pub struct Member {
 impl Member {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["name", "status"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"name\0status\0");
 }
 
 impl flexbuf::FlexCoder for Member {
     const FINGERPRINT: u64 = 0x676af9aeb7fdd3dc;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.string(&self.name);
         b.int(self.status.value());
@@ -646,10 +662,10 @@ impl flexbuf::FlexCoder for Member {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_name = match __lookup(&m, fast, 0, "name")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v).map_err(__at_key("name"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
             None => Default::default(),
         };
         let f_status = match __lookup(&m, fast, 1, "status")? {
@@ -710,13 +726,15 @@ pub struct Team {
 impl Team {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["members"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"members\0");
 }
 
 impl flexbuf::FlexCoder for Team {
     const FINGERPRINT: u64 = 0x49cd0080068655c1;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.start_vector();
         for e in self.members.iter() {
@@ -729,7 +747,7 @@ impl flexbuf::FlexCoder for Team {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_members = match __lookup(&m, fast, 0, "members")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("members"))),
             Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Member as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("members"))?,
@@ -781,13 +799,15 @@ pub struct Owner {
 impl Owner {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["pet"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"pet\0");
 }
 
 impl flexbuf::FlexCoder for Owner {
     const FINGERPRINT: u64 = 0xff3248f4d58a49c0;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         match &self.pet {
             Some(v) => {
@@ -801,7 +821,7 @@ impl flexbuf::FlexCoder for Owner {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_pet = match __lookup(&m, fast, 0, "pet")? {
             Some(v) if v.is_null() => None,
             Some(v) => Some(<Pet as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("pet"))?),

@@ -75,9 +75,9 @@ impl flexbuf::FlexCoder for Pet {
         cx.enter()?;
         let (tag, v) = __union_entry("Pet", r)?;
         let out = match tag {
-            "Dog" => __field::string(v).map(Self::Dog).map_err(__at_key("Dog")),
-            "Cat" => __field::string(v).map(Self::Cat).map_err(__at_key("Cat")),
-            "Fish" => __field::string(v).map(Self::Fish).map_err(__at_key("Fish")),
+            "Dog" => __field::string(v, cx).map(Self::Dog).map_err(__at_key("Dog")),
+            "Cat" => __field::string(v, cx).map(Self::Cat).map_err(__at_key("Cat")),
+            "Fish" => __field::string(v, cx).map(Self::Fish).map_err(__at_key("Fish")),
             other => Err(__unknown_variant("Pet", other, &r)),
         };
         cx.leave();
@@ -101,6 +101,8 @@ pub struct AddOptional {
 impl AddOptional {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["count", "id", "nickname", "note"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"count\0id\0nickname\0note\0");
 }
 
 impl Default for AddOptional {
@@ -118,7 +120,7 @@ impl flexbuf::FlexCoder for AddOptional {
     const FINGERPRINT: u64 = 0xb58fa788733c703b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.uint(self.count as u64);
         b.int(self.id as i64);
@@ -140,7 +142,7 @@ impl flexbuf::FlexCoder for AddOptional {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_count = match __lookup(&m, fast, 0, "count")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("count"))),
             Some(v) => __field::u32(v).map_err(__at_key("count"))?,
@@ -153,12 +155,12 @@ impl flexbuf::FlexCoder for AddOptional {
         };
         let f_nickname = match __lookup(&m, fast, 2, "nickname")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("nickname"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("nickname"))?),
             None => Some("new".to_string()),
         };
         let f_note = match __lookup(&m, fast, 3, "note")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("note"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("note"))?),
             None => None,
         };
         cx.leave();
@@ -236,13 +238,15 @@ pub struct AddRequired {
 impl AddRequired {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["id", "owner"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"id\0owner\0");
 }
 
 impl flexbuf::FlexCoder for AddRequired {
     const FINGERPRINT: u64 = 0xfd363f952687c214;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.id as i64);
         b.string(&self.owner);
@@ -252,7 +256,7 @@ impl flexbuf::FlexCoder for AddRequired {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_id = match __lookup(&m, fast, 0, "id")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
             Some(v) => __field::i32(v).map_err(__at_key("id"))?,
@@ -260,7 +264,7 @@ impl flexbuf::FlexCoder for AddRequired {
         };
         let f_owner = match __lookup(&m, fast, 1, "owner")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("owner"))),
-            Some(v) => __field::string(v).map_err(__at_key("owner"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("owner"))?,
             None => return Err(__missing("owner")),
         };
         cx.leave();
@@ -316,13 +320,15 @@ pub struct RemoveField {
 impl RemoveField {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["id"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"id\0");
 }
 
 impl flexbuf::FlexCoder for RemoveField {
     const FINGERPRINT: u64 = 0x5ef1ffff9da7af73;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.id as i64);
         b.end_map_with_keys(&keys)
@@ -331,7 +337,7 @@ impl flexbuf::FlexCoder for RemoveField {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_id = match __lookup(&m, fast, 0, "id")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
             Some(v) => __field::i32(v).map_err(__at_key("id"))?,
@@ -385,13 +391,15 @@ pub struct Rename {
 impl Rename {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["title", "year"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"title\0year\0");
 }
 
 impl flexbuf::FlexCoder for Rename {
     const FINGERPRINT: u64 = 0x8506e6c7b627401d;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.string(&self.name);
         b.int(self.year as i64);
@@ -401,10 +409,10 @@ impl flexbuf::FlexCoder for Rename {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_name = match __lookup(&m, fast, 0, "title")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
-            Some(v) => __field::string(v).map_err(__at_key("title"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("title"))?,
             None => Default::default(),
         };
         let f_year = match __lookup(&m, fast, 1, "year")? {
@@ -469,13 +477,15 @@ pub struct Reorder {
 impl Reorder {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["a", "b", "c"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"a\0b\0c\0");
 }
 
 impl flexbuf::FlexCoder for Reorder {
     const FINGERPRINT: u64 = 0x66165a9a7011979e;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.a as i64);
         b.string(&self.b);
@@ -486,7 +496,7 @@ impl flexbuf::FlexCoder for Reorder {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_a = match __lookup(&m, fast, 0, "a")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("a"))),
             Some(v) => __field::i32(v).map_err(__at_key("a"))?,
@@ -494,7 +504,7 @@ impl flexbuf::FlexCoder for Reorder {
         };
         let f_b = match __lookup(&m, fast, 1, "b")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b"))),
-            Some(v) => __field::string(v).map_err(__at_key("b"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("b"))?,
             None => Default::default(),
         };
         let f_c = match __lookup(&m, fast, 2, "c")? {
@@ -564,13 +574,15 @@ pub struct Widen {
 impl Widen {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["count", "samples"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"count\0samples\0");
 }
 
 impl flexbuf::FlexCoder for Widen {
     const FINGERPRINT: u64 = 0x1a4981c088596ac3;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.count);
         b.typed_vector(&self.samples);
@@ -580,7 +592,7 @@ impl flexbuf::FlexCoder for Widen {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_count = match __lookup(&m, fast, 0, "count")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("count"))),
             Some(v) => __field::i64(v).map_err(__at_key("count"))?,
@@ -644,13 +656,15 @@ pub struct Retype {
 impl Retype {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["code"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"code\0");
 }
 
 impl flexbuf::FlexCoder for Retype {
     const FINGERPRINT: u64 = 0x6cafda8bf88f178a;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.code);
         b.end_map_with_keys(&keys)
@@ -659,7 +673,7 @@ impl flexbuf::FlexCoder for Retype {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_code = match __lookup(&m, fast, 0, "code")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("code"))),
             Some(v) => __field::i64(v).map_err(__at_key("code"))?,
@@ -715,13 +729,15 @@ pub struct Member {
 impl Member {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["name", "role", "status"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"name\0role\0status\0");
 }
 
 impl flexbuf::FlexCoder for Member {
     const FINGERPRINT: u64 = 0x65324bd784915c7b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.string(&self.name);
         b.string(&self.role);
@@ -732,15 +748,15 @@ impl flexbuf::FlexCoder for Member {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_name = match __lookup(&m, fast, 0, "name")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v).map_err(__at_key("name"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
             None => Default::default(),
         };
         let f_role = match __lookup(&m, fast, 1, "role")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("role"))),
-            Some(v) => __field::string(v).map_err(__at_key("role"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("role"))?,
             None => return Err(__missing("role")),
         };
         let f_status = match __lookup(&m, fast, 2, "status")? {
@@ -808,13 +824,15 @@ pub struct Team {
 impl Team {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["members"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"members\0");
 }
 
 impl flexbuf::FlexCoder for Team {
     const FINGERPRINT: u64 = 0x48c4f2d252f1d6dc;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.start_vector();
         for e in self.members.iter() {
@@ -827,7 +845,7 @@ impl flexbuf::FlexCoder for Team {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_members = match __lookup(&m, fast, 0, "members")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("members"))),
             Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Member as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("members"))?,
@@ -879,13 +897,15 @@ pub struct Owner {
 impl Owner {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["pet"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"pet\0");
 }
 
 impl flexbuf::FlexCoder for Owner {
     const FINGERPRINT: u64 = 0x9cfc39fd340d6a2b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         match &self.pet {
             Some(v) => {
@@ -899,7 +919,7 @@ impl flexbuf::FlexCoder for Owner {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_pet = match __lookup(&m, fast, 0, "pet")? {
             Some(v) if v.is_null() => None,
             Some(v) => Some(<Pet as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("pet"))?),

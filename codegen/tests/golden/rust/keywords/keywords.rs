@@ -197,13 +197,15 @@ pub struct Object {
 impl Object {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["None", "True", "__proto__", "async", "b", "class", "cls", "constructor", "crate", "cx", "decode", "def", "encode", "fast", "flexMap", "fn", "fromBytes", "fun", "in", "init", "is", "keys", "kind", "let", "m", "map", "match", "new", "object", "other", "r", "raw", "read", "readField", "self", "super", "type", "typeof", "val", "value", "when", "yield"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"None\0True\0__proto__\0async\0b\0class\0cls\0constructor\0crate\0cx\0decode\0def\0encode\0fast\0flexMap\0fn\0fromBytes\0fun\0in\0init\0is\0keys\0kind\0let\0m\0map\0match\0new\0object\0other\0r\0raw\0read\0readField\0self\0super\0type\0typeof\0val\0value\0when\0yield\0");
 }
 
 impl flexbuf::FlexCoder for Object {
     const FINGERPRINT: u64 = 0x9df23445bb787b5b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.none as i64);
         b.bool(self.r#true);
@@ -262,7 +264,7 @@ impl flexbuf::FlexCoder for Object {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_none = match __lookup(&m, fast, 0, "None")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("None"))),
             Some(v) => __field::i32(v).map_err(__at_key("None"))?,
@@ -290,7 +292,7 @@ impl flexbuf::FlexCoder for Object {
         };
         let f_class = match __lookup(&m, fast, 5, "class")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("class"))),
-            Some(v) => __field::string(v).map_err(__at_key("class"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("class"))?,
             None => Default::default(),
         };
         let f_cls = match __lookup(&m, fast, 6, "cls")? {
@@ -370,7 +372,7 @@ impl flexbuf::FlexCoder for Object {
         };
         let f_keys = match __lookup(&m, fast, 21, "keys")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("keys"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1) }).map_err(__at_key("keys"))?,
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("keys"))?,
             None => Default::default(),
         };
         let f_kind = match __lookup(&m, fast, 22, "kind")? {
@@ -420,7 +422,7 @@ impl flexbuf::FlexCoder for Object {
         };
         let f_raw = match __lookup(&m, fast, 31, "raw")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("raw"))),
-            Some(v) => __field::string(v).map_err(__at_key("raw"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("raw"))?,
             None => Default::default(),
         };
         let f_read = match __lookup(&m, fast, 32, "read")? {
@@ -445,7 +447,7 @@ impl flexbuf::FlexCoder for Object {
         };
         let f_type = match __lookup(&m, fast, 36, "type")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("type"))),
-            Some(v) => __field::string(v).map_err(__at_key("type"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("type"))?,
             None => Default::default(),
         };
         let f_typeof = match __lookup(&m, fast, 37, "typeof")? {
@@ -810,13 +812,15 @@ pub struct String {
 impl String {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["o", "s", "v"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"o\0s\0v\0");
 }
 
 impl flexbuf::FlexCoder for String {
     const FINGERPRINT: u64 = 0xa5912d6ca06f4142;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         match &self.o {
             Some(v) => {
@@ -832,7 +836,7 @@ impl flexbuf::FlexCoder for String {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_o = match __lookup(&m, fast, 0, "o")? {
             Some(v) if v.is_null() => None,
             Some(v) => Some(__field::i32(v).map_err(__at_key("o"))?),
@@ -840,7 +844,7 @@ impl flexbuf::FlexCoder for String {
         };
         let f_s = match __lookup(&m, fast, 1, "s")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s"))),
-            Some(v) => __field::string(v).map_err(__at_key("s"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s"))?,
             None => Default::default(),
         };
         let f_v = match __lookup(&m, fast, 2, "v")? {
@@ -911,13 +915,15 @@ pub struct List {
 impl List {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["items"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"items\0");
 }
 
 impl flexbuf::FlexCoder for List {
     const FINGERPRINT: u64 = 0x5f939d7efe1ca6a4;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.start_vector();
         for e in self.items.iter() {
@@ -930,7 +936,7 @@ impl flexbuf::FlexCoder for List {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_items = match __lookup(&m, fast, 0, "items")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("items"))),
             Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <String as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("items"))?,
@@ -984,13 +990,15 @@ pub struct Result {
 impl Result {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["ok", "value"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"ok\0value\0");
 }
 
 impl flexbuf::FlexCoder for Result {
     const FINGERPRINT: u64 = 0x98f0bbf44ea2f19f;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.bool(self.ok);
         match &self.value {
@@ -1005,7 +1013,7 @@ impl flexbuf::FlexCoder for Result {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_ok = match __lookup(&m, fast, 0, "ok")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("ok"))),
             Some(v) => __field::bool(v).map_err(__at_key("ok"))?,
@@ -1013,7 +1021,7 @@ impl flexbuf::FlexCoder for Result {
         };
         let f_value = match __lookup(&m, fast, 1, "value")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("value"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("value"))?),
             None => None,
         };
         cx.leave();
@@ -1074,6 +1082,8 @@ pub struct Error {
 impl Error {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["code", "message"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"code\0message\0");
 }
 
 impl Default for Error {
@@ -1089,7 +1099,7 @@ impl flexbuf::FlexCoder for Error {
     const FINGERPRINT: u64 = 0xb46ace6e1d678042;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.code as i64);
         b.string(&self.text);
@@ -1099,7 +1109,7 @@ impl flexbuf::FlexCoder for Error {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_code = match __lookup(&m, fast, 0, "code")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("code"))),
             Some(v) => __field::i32(v).map_err(__at_key("code"))?,
@@ -1107,7 +1117,7 @@ impl flexbuf::FlexCoder for Error {
         };
         let f_text = match __lookup(&m, fast, 1, "message")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("message"))),
-            Some(v) => __field::string(v).map_err(__at_key("message"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("message"))?,
             None => Default::default(),
         };
         cx.leave();
@@ -1163,13 +1173,15 @@ pub struct Option {
 impl Option {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["some"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"some\0");
 }
 
 impl flexbuf::FlexCoder for Option {
     const FINGERPRINT: u64 = 0x4392223907531357;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         match &self.some {
             Some(v) => {
@@ -1183,7 +1195,7 @@ impl flexbuf::FlexCoder for Option {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_some = match __lookup(&m, fast, 0, "some")? {
             Some(v) if v.is_null() => None,
             Some(v) => Some(<Option as flexbuf::FlexCoder>::decode_from(v, cx).map(::std::boxed::Box::new).map_err(__at_key("some"))?),
@@ -1238,6 +1250,8 @@ pub struct Vec {
 impl Vec {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["x"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"x\0");
 }
 
 impl Default for Vec {
@@ -1252,7 +1266,7 @@ impl flexbuf::FlexCoder for Vec {
     const FINGERPRINT: u64 = 0xf9200bafc2d00e97;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.float(self.x);
         b.end_map_with_keys(&keys)
@@ -1261,7 +1275,7 @@ impl flexbuf::FlexCoder for Vec {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_x = match __lookup(&m, fast, 0, "x")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("x"))),
             Some(v) => __field::f32(v).map_err(__at_key("x"))?,
@@ -1313,13 +1327,15 @@ pub struct Box {
 impl Box {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["inner"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"inner\0");
 }
 
 impl flexbuf::FlexCoder for Box {
     const FINGERPRINT: u64 = 0x1fe08f81711ed336;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         match &self.inner {
             Some(v) => {
@@ -1333,7 +1349,7 @@ impl flexbuf::FlexCoder for Box {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_inner = match __lookup(&m, fast, 0, "inner")? {
             Some(v) if v.is_null() => None,
             Some(v) => Some(<Box as flexbuf::FlexCoder>::decode_from(v, cx).map(::std::boxed::Box::new).map_err(__at_key("inner"))?),
@@ -1388,13 +1404,15 @@ pub struct Map {
 impl Map {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["entries"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"entries\0");
 }
 
 impl flexbuf::FlexCoder for Map {
     const FINGERPRINT: u64 = 0x3fea8607d010beb5;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.start_map();
         for (k, e) in self.entries.iter() {
@@ -1408,7 +1426,7 @@ impl flexbuf::FlexCoder for Map {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_entries = match __lookup(&m, fast, 0, "entries")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("entries"))),
             Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <List as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("entries"))?,
@@ -1460,13 +1478,15 @@ pub struct Array {
 impl Array {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["a"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"a\0");
 }
 
 impl flexbuf::FlexCoder for Array {
     const FINGERPRINT: u64 = 0xeb3be3b1a89afedd;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.typed_vector(&self.a);
         b.end_map_with_keys(&keys)
@@ -1475,7 +1495,7 @@ impl flexbuf::FlexCoder for Array {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_a = match __lookup(&m, fast, 0, "a")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("a"))),
             Some(v) => __field::scalar_vec::<i64>(v, cx, __field::i64).map_err(__at_key("a"))?,

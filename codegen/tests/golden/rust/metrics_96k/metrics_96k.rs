@@ -16,13 +16,15 @@ pub struct Metrics {
 impl Metrics {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["counters", "series"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"counters\0series\0");
 }
 
 impl flexbuf::FlexCoder for Metrics {
     const FINGERPRINT: u64 = 0x69e4fc38d9f4e841;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.typed_vector(&self.counters);
         b.start_vector();
@@ -36,7 +38,7 @@ impl flexbuf::FlexCoder for Metrics {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_counters = match __lookup(&m, fast, 0, "counters")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("counters"))),
             Some(v) => __field::scalar_vec::<i64>(v, cx, __field::i64).map_err(__at_key("counters"))?,
@@ -104,13 +106,15 @@ pub struct MetricSeries {
 impl MetricSeries {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["name", "points", "step_s"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"name\0points\0step_s\0");
 }
 
 impl flexbuf::FlexCoder for MetricSeries {
     const FINGERPRINT: u64 = 0xca1a79d7d82aec42;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.string(&self.name);
         b.typed_vector(&self.points);
@@ -121,10 +125,10 @@ impl flexbuf::FlexCoder for MetricSeries {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_name = match __lookup(&m, fast, 0, "name")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v).map_err(__at_key("name"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
             None => Default::default(),
         };
         let f_points = match __lookup(&m, fast, 1, "points")? {

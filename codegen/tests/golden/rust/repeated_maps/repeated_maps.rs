@@ -14,13 +14,15 @@ pub struct RepeatedMaps {
 impl RepeatedMaps {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["rows"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"rows\0");
 }
 
 impl flexbuf::FlexCoder for RepeatedMaps {
     const FINGERPRINT: u64 = 0x8d57f3daa391d1f9;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.start_vector();
         for e in self.rows.iter() {
@@ -33,7 +35,7 @@ impl flexbuf::FlexCoder for RepeatedMaps {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_rows = match __lookup(&m, fast, 0, "rows")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("rows"))),
             Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <RepeatedRow as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("rows"))?,
@@ -99,13 +101,15 @@ pub struct RepeatedRow {
 impl RepeatedRow {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["active", "balance", "id", "logins", "name", "region", "status", "updated_at"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"active\0balance\0id\0logins\0name\0region\0status\0updated_at\0");
 }
 
 impl flexbuf::FlexCoder for RepeatedRow {
     const FINGERPRINT: u64 = 0x79c1b69ba496733d;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.bool(self.active);
         b.double(self.balance);
@@ -121,7 +125,7 @@ impl flexbuf::FlexCoder for RepeatedRow {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_active = match __lookup(&m, fast, 0, "active")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("active"))),
             Some(v) => __field::bool(v).map_err(__at_key("active"))?,
@@ -144,22 +148,22 @@ impl flexbuf::FlexCoder for RepeatedRow {
         };
         let f_name = match __lookup(&m, fast, 4, "name")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v).map_err(__at_key("name"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
             None => Default::default(),
         };
         let f_region = match __lookup(&m, fast, 5, "region")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("region"))),
-            Some(v) => __field::string(v).map_err(__at_key("region"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("region"))?,
             None => Default::default(),
         };
         let f_status = match __lookup(&m, fast, 6, "status")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("status"))),
-            Some(v) => __field::string(v).map_err(__at_key("status"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("status"))?,
             None => Default::default(),
         };
         let f_updated_at = match __lookup(&m, fast, 7, "updated_at")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("updated_at"))),
-            Some(v) => __field::string(v).map_err(__at_key("updated_at"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("updated_at"))?,
             None => Default::default(),
         };
         cx.leave();

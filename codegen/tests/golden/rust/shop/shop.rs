@@ -75,7 +75,7 @@ impl flexbuf::FlexCoder for Payload {
         cx.enter()?;
         let (tag, v) = __union_entry("Payload", r)?;
         let out = match tag {
-            "Text" => __field::string(v).map(Self::Text).map_err(__at_key("Text")),
+            "Text" => __field::string(v, cx).map(Self::Text).map_err(__at_key("Text")),
             "Image" => <Image as flexbuf::FlexCoder>::decode_from(v, cx).map(Self::Image).map_err(__at_key("Image")),
             "ref" => <Address as flexbuf::FlexCoder>::decode_from(v, cx).map(Self::Ref).map_err(__at_key("ref")),
             other => Err(__unknown_variant("Payload", other, &r)),
@@ -97,13 +97,15 @@ pub struct Geo {
 impl Geo {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["lat", "lon"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"lat\0lon\0");
 }
 
 impl flexbuf::FlexCoder for Geo {
     const FINGERPRINT: u64 = 0x1be6f395c9d10095;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.double(self.lat);
         b.double(self.lon);
@@ -113,7 +115,7 @@ impl flexbuf::FlexCoder for Geo {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_lat = match __lookup(&m, fast, 0, "lat")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("lat"))),
             Some(v) => __field::f64(v).map_err(__at_key("lat"))?,
@@ -183,13 +185,15 @@ pub struct Image {
 impl Image {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["alt", "height", "url", "width"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"alt\0height\0url\0width\0");
 }
 
 impl flexbuf::FlexCoder for Image {
     const FINGERPRINT: u64 = 0x7c7c1e9e82a27120;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         match &self.alt {
             Some(v) => {
@@ -206,10 +210,10 @@ impl flexbuf::FlexCoder for Image {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_alt = match __lookup(&m, fast, 0, "alt")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("alt"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("alt"))?),
             None => None,
         };
         let f_height = match __lookup(&m, fast, 1, "height")? {
@@ -219,7 +223,7 @@ impl flexbuf::FlexCoder for Image {
         };
         let f_url = match __lookup(&m, fast, 2, "url")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("url"))),
-            Some(v) => __field::string(v).map_err(__at_key("url"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("url"))?,
             None => return Err(__missing("url")),
         };
         let f_width = match __lookup(&m, fast, 3, "width")? {
@@ -313,6 +317,8 @@ pub struct Address {
 impl Address {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["attrs", "city", "displayName", "floor", "geo", "note", "street", "tags", "zip"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"attrs\0city\0displayName\0floor\0geo\0note\0street\0tags\0zip\0");
 }
 
 impl Default for Address {
@@ -335,7 +341,7 @@ impl flexbuf::FlexCoder for Address {
     const FINGERPRINT: u64 = 0x051183c77aefb75b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.start_map();
         for (k, e) in self.attrs.iter() {
@@ -376,7 +382,7 @@ impl flexbuf::FlexCoder for Address {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_attrs = match __lookup(&m, fast, 0, "attrs")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("attrs"))),
             Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }).map_err(__at_key("attrs"))?,
@@ -384,12 +390,12 @@ impl flexbuf::FlexCoder for Address {
         };
         let f_city = match __lookup(&m, fast, 1, "city")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("city"))),
-            Some(v) => __field::string(v).map_err(__at_key("city"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("city"))?,
             None => "Springfield".to_string(),
         };
         let f_display = match __lookup(&m, fast, 2, "displayName")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("displayName"))),
-            Some(v) => __field::string(v).map_err(__at_key("displayName"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("displayName"))?,
             None => Default::default(),
         };
         let f_floor = match __lookup(&m, fast, 3, "floor")? {
@@ -404,22 +410,22 @@ impl flexbuf::FlexCoder for Address {
         };
         let f_note = match __lookup(&m, fast, 5, "note")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("note"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("note"))?),
             None => None,
         };
         let f_street = match __lookup(&m, fast, 6, "street")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("street"))),
-            Some(v) => __field::string(v).map_err(__at_key("street"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("street"))?,
             None => return Err(__missing("street")),
         };
         let f_tags = match __lookup(&m, fast, 7, "tags")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1) }).map_err(__at_key("tags"))?,
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("tags"))?,
             None => Default::default(),
         };
         let f_zip = match __lookup(&m, fast, 8, "zip")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("zip"))),
-            Some(v) => __field::string(v).map_err(__at_key("zip"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("zip"))?,
             None => Default::default(),
         };
         cx.leave();

@@ -27,13 +27,15 @@ pub struct TimeSeries {
 impl TimeSeries {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["interval_ms", "quality", "sensor", "start", "timestamps", "unit", "values"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"interval_ms\0quality\0sensor\0start\0timestamps\0unit\0values\0");
 }
 
 impl flexbuf::FlexCoder for TimeSeries {
     const FINGERPRINT: u64 = 0xc74bbeee6fbc28a0;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.interval_ms);
         b.typed_vector(&self.quality);
@@ -48,7 +50,7 @@ impl flexbuf::FlexCoder for TimeSeries {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_interval_ms = match __lookup(&m, fast, 0, "interval_ms")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("interval_ms"))),
             Some(v) => __field::i64(v).map_err(__at_key("interval_ms"))?,
@@ -61,7 +63,7 @@ impl flexbuf::FlexCoder for TimeSeries {
         };
         let f_sensor = match __lookup(&m, fast, 2, "sensor")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sensor"))),
-            Some(v) => __field::string(v).map_err(__at_key("sensor"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("sensor"))?,
             None => Default::default(),
         };
         let f_start = match __lookup(&m, fast, 3, "start")? {
@@ -76,7 +78,7 @@ impl flexbuf::FlexCoder for TimeSeries {
         };
         let f_unit = match __lookup(&m, fast, 5, "unit")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("unit"))),
-            Some(v) => __field::string(v).map_err(__at_key("unit"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("unit"))?,
             None => Default::default(),
         };
         let f_values = match __lookup(&m, fast, 6, "values")? {

@@ -37,13 +37,15 @@ pub struct UnicodeHeavy {
 impl UnicodeHeavy {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["emoji", "title", "Ελληνικά", "Русский", "עברית", "العربية", "हिन्दी", "ไทย", "中文", "日本語", "混合/смешанный/مختلط", "한국어"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"emoji\0title\0\xce\x95\xce\xbb\xce\xbb\xce\xb7\xce\xbd\xce\xb9\xce\xba\xce\xac\0\xd0\xa0\xd1\x83\xd1\x81\xd1\x81\xd0\xba\xd0\xb8\xd0\xb9\0\xd7\xa2\xd7\x91\xd7\xa8\xd7\x99\xd7\xaa\0\xd8\xa7\xd9\x84\xd8\xb9\xd8\xb1\xd8\xa8\xd9\x8a\xd8\xa9\0\xe0\xa4\xb9\xe0\xa4\xbf\xe0\xa4\xa8\xe0\xa5\x8d\xe0\xa4\xa6\xe0\xa5\x80\0\xe0\xb9\x84\xe0\xb8\x97\xe0\xb8\xa2\0\xe4\xb8\xad\xe6\x96\x87\0\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\0\xe6\xb7\xb7\xe5\x90\x88/\xd1\x81\xd0\xbc\xd0\xb5\xd1\x88\xd0\xb0\xd0\xbd\xd0\xbd\xd1\x8b\xd0\xb9/\xd9\x85\xd8\xae\xd8\xaa\xd9\x84\xd8\xb7\0\xed\x95\x9c\xea\xb5\xad\xec\x96\xb4\0");
 }
 
 impl flexbuf::FlexCoder for UnicodeHeavy {
     const FINGERPRINT: u64 = 0xe45b7b000aaf716c;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         self.emoji.encode_into(b, cx)?;
         b.string(&self.title);
@@ -68,7 +70,7 @@ impl flexbuf::FlexCoder for UnicodeHeavy {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_emoji = match __lookup(&m, fast, 0, "emoji")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("emoji"))),
             Some(v) => <ScriptSection as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("emoji"))?,
@@ -76,7 +78,7 @@ impl flexbuf::FlexCoder for UnicodeHeavy {
         };
         let f_title = match __lookup(&m, fast, 1, "title")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
-            Some(v) => __field::string(v).map_err(__at_key("title"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("title"))?,
             None => Default::default(),
         };
         let f_greek = match __lookup(&m, fast, 2, "Ελληνικά")? {
@@ -121,7 +123,7 @@ impl flexbuf::FlexCoder for UnicodeHeavy {
         };
         let f_mixed = match __lookup(&m, fast, 10, "混合/смешанный/مختلط")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("混合/смешанный/مختلط"))),
-            Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1) }).map_err(__at_key("混合/смешанный/مختلط"))?,
+            Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("混合/смешанный/مختلط"))?,
             None => Default::default(),
         };
         let f_korean = match __lookup(&m, fast, 11, "한국어")? {
@@ -254,13 +256,15 @@ pub struct ScriptSection {
 impl ScriptSection {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["glossary", "paragraphs"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"glossary\0paragraphs\0");
 }
 
 impl flexbuf::FlexCoder for ScriptSection {
     const FINGERPRINT: u64 = 0xab0657b0c3ded1e9;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.start_map();
         for (k, e) in self.glossary.iter() {
@@ -279,15 +283,15 @@ impl flexbuf::FlexCoder for ScriptSection {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_glossary = match __lookup(&m, fast, 0, "glossary")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("glossary"))),
-            Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1) }).map_err(__at_key("glossary"))?,
+            Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("glossary"))?,
             None => Default::default(),
         };
         let f_paragraphs = match __lookup(&m, fast, 1, "paragraphs")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("paragraphs"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1) }).map_err(__at_key("paragraphs"))?,
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("paragraphs"))?,
             None => Default::default(),
         };
         cx.leave();

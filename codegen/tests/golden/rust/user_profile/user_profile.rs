@@ -74,13 +74,15 @@ pub struct UserProfile {
 impl UserProfile {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["address", "age", "avatar_url", "bio", "birthday", "created_at", "display_name", "email", "email_verified", "id", "is_admin", "is_bot", "karma_ratio", "last_login_at", "linked_accounts", "locale", "phone", "pronouns", "referrer_id", "reputation", "score", "settings", "stats", "subscription", "tags", "timezone", "updated_at", "username", "uuid", "verified", "website"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"address\0age\0avatar_url\0bio\0birthday\0created_at\0display_name\0email\0email_verified\0id\0is_admin\0is_bot\0karma_ratio\0last_login_at\0linked_accounts\0locale\0phone\0pronouns\0referrer_id\0reputation\0score\0settings\0stats\0subscription\0tags\0timezone\0updated_at\0username\0uuid\0verified\0website\0");
 }
 
 impl flexbuf::FlexCoder for UserProfile {
     const FINGERPRINT: u64 = 0xff1b0927f917e626;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         self.address.encode_into(b, cx)?;
         b.int(self.age);
@@ -137,7 +139,7 @@ impl flexbuf::FlexCoder for UserProfile {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_address = match __lookup(&m, fast, 0, "address")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("address"))),
             Some(v) => <UserAddress as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("address"))?,
@@ -150,32 +152,32 @@ impl flexbuf::FlexCoder for UserProfile {
         };
         let f_avatar_url = match __lookup(&m, fast, 2, "avatar_url")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("avatar_url"))),
-            Some(v) => __field::string(v).map_err(__at_key("avatar_url"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("avatar_url"))?,
             None => Default::default(),
         };
         let f_bio = match __lookup(&m, fast, 3, "bio")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("bio"))),
-            Some(v) => __field::string(v).map_err(__at_key("bio"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("bio"))?,
             None => Default::default(),
         };
         let f_birthday = match __lookup(&m, fast, 4, "birthday")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("birthday"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("birthday"))?),
             None => None,
         };
         let f_created_at = match __lookup(&m, fast, 5, "created_at")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("created_at"))),
-            Some(v) => __field::string(v).map_err(__at_key("created_at"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("created_at"))?,
             None => Default::default(),
         };
         let f_display_name = match __lookup(&m, fast, 6, "display_name")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("display_name"))),
-            Some(v) => __field::string(v).map_err(__at_key("display_name"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("display_name"))?,
             None => Default::default(),
         };
         let f_email = match __lookup(&m, fast, 7, "email")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("email"))),
-            Some(v) => __field::string(v).map_err(__at_key("email"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("email"))?,
             None => Default::default(),
         };
         let f_email_verified = match __lookup(&m, fast, 8, "email_verified")? {
@@ -205,7 +207,7 @@ impl flexbuf::FlexCoder for UserProfile {
         };
         let f_last_login_at = match __lookup(&m, fast, 13, "last_login_at")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("last_login_at"))),
-            Some(v) => __field::string(v).map_err(__at_key("last_login_at"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("last_login_at"))?,
             None => Default::default(),
         };
         let f_linked_accounts = match __lookup(&m, fast, 14, "linked_accounts")? {
@@ -215,17 +217,17 @@ impl flexbuf::FlexCoder for UserProfile {
         };
         let f_locale = match __lookup(&m, fast, 15, "locale")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("locale"))),
-            Some(v) => __field::string(v).map_err(__at_key("locale"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("locale"))?,
             None => Default::default(),
         };
         let f_phone = match __lookup(&m, fast, 16, "phone")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("phone"))),
-            Some(v) => __field::string(v).map_err(__at_key("phone"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("phone"))?,
             None => Default::default(),
         };
         let f_pronouns = match __lookup(&m, fast, 17, "pronouns")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("pronouns"))),
-            Some(v) => __field::string(v).map_err(__at_key("pronouns"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("pronouns"))?,
             None => Default::default(),
         };
         let f_referrer_id = match __lookup(&m, fast, 18, "referrer_id")? {
@@ -260,27 +262,27 @@ impl flexbuf::FlexCoder for UserProfile {
         };
         let f_tags = match __lookup(&m, fast, 24, "tags")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1) }).map_err(__at_key("tags"))?,
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("tags"))?,
             None => Default::default(),
         };
         let f_timezone = match __lookup(&m, fast, 25, "timezone")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("timezone"))),
-            Some(v) => __field::string(v).map_err(__at_key("timezone"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("timezone"))?,
             None => Default::default(),
         };
         let f_updated_at = match __lookup(&m, fast, 26, "updated_at")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("updated_at"))),
-            Some(v) => __field::string(v).map_err(__at_key("updated_at"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("updated_at"))?,
             None => Default::default(),
         };
         let f_username = match __lookup(&m, fast, 27, "username")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("username"))),
-            Some(v) => __field::string(v).map_err(__at_key("username"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("username"))?,
             None => Default::default(),
         };
         let f_uuid = match __lookup(&m, fast, 28, "uuid")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("uuid"))),
-            Some(v) => __field::string(v).map_err(__at_key("uuid"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("uuid"))?,
             None => Default::default(),
         };
         let f_verified = match __lookup(&m, fast, 29, "verified")? {
@@ -290,7 +292,7 @@ impl flexbuf::FlexCoder for UserProfile {
         };
         let f_website = match __lookup(&m, fast, 30, "website")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("website"))),
-            Some(v) => __field::string(v).map_err(__at_key("website"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("website"))?,
             None => Default::default(),
         };
         cx.leave();
@@ -563,13 +565,15 @@ pub struct UserAddress {
 impl UserAddress {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["city", "country", "geo", "street", "zip"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"city\0country\0geo\0street\0zip\0");
 }
 
 impl flexbuf::FlexCoder for UserAddress {
     const FINGERPRINT: u64 = 0xb44fdf7b5ef028ab;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.string(&self.city);
         b.string(&self.country);
@@ -582,15 +586,15 @@ impl flexbuf::FlexCoder for UserAddress {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_city = match __lookup(&m, fast, 0, "city")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("city"))),
-            Some(v) => __field::string(v).map_err(__at_key("city"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("city"))?,
             None => Default::default(),
         };
         let f_country = match __lookup(&m, fast, 1, "country")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("country"))),
-            Some(v) => __field::string(v).map_err(__at_key("country"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("country"))?,
             None => Default::default(),
         };
         let f_geo = match __lookup(&m, fast, 2, "geo")? {
@@ -600,12 +604,12 @@ impl flexbuf::FlexCoder for UserAddress {
         };
         let f_street = match __lookup(&m, fast, 3, "street")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("street"))),
-            Some(v) => __field::string(v).map_err(__at_key("street"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("street"))?,
             None => Default::default(),
         };
         let f_zip = match __lookup(&m, fast, 4, "zip")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("zip"))),
-            Some(v) => __field::string(v).map_err(__at_key("zip"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("zip"))?,
             None => Default::default(),
         };
         cx.leave();
@@ -684,13 +688,15 @@ pub struct GeoPoint {
 impl GeoPoint {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["lat", "lon"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"lat\0lon\0");
 }
 
 impl flexbuf::FlexCoder for GeoPoint {
     const FINGERPRINT: u64 = 0x1be6f395c9d10095;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.double(self.lat);
         b.double(self.lon);
@@ -700,7 +706,7 @@ impl flexbuf::FlexCoder for GeoPoint {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_lat = match __lookup(&m, fast, 0, "lat")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("lat"))),
             Some(v) => __field::f64(v).map_err(__at_key("lat"))?,
@@ -772,13 +778,15 @@ pub struct UserSettings {
 impl UserSettings {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["font_scale", "language", "notifications", "theme", "two_factor"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"font_scale\0language\0notifications\0theme\0two_factor\0");
 }
 
 impl flexbuf::FlexCoder for UserSettings {
     const FINGERPRINT: u64 = 0xa26338f8cfcf975c;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.double(self.font_scale);
         b.string(&self.language);
@@ -791,7 +799,7 @@ impl flexbuf::FlexCoder for UserSettings {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_font_scale = match __lookup(&m, fast, 0, "font_scale")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("font_scale"))),
             Some(v) => __field::f64(v).map_err(__at_key("font_scale"))?,
@@ -799,7 +807,7 @@ impl flexbuf::FlexCoder for UserSettings {
         };
         let f_language = match __lookup(&m, fast, 1, "language")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("language"))),
-            Some(v) => __field::string(v).map_err(__at_key("language"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("language"))?,
             None => Default::default(),
         };
         let f_notifications = match __lookup(&m, fast, 2, "notifications")? {
@@ -809,7 +817,7 @@ impl flexbuf::FlexCoder for UserSettings {
         };
         let f_theme = match __lookup(&m, fast, 3, "theme")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("theme"))),
-            Some(v) => __field::string(v).map_err(__at_key("theme"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("theme"))?,
             None => Default::default(),
         };
         let f_two_factor = match __lookup(&m, fast, 4, "two_factor")? {
@@ -895,13 +903,15 @@ pub struct NotificationSettings {
 impl NotificationSettings {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["email", "push", "sms"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"email\0push\0sms\0");
 }
 
 impl flexbuf::FlexCoder for NotificationSettings {
     const FINGERPRINT: u64 = 0x9c25a2a0be980c2a;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.bool(self.email);
         b.bool(self.push);
@@ -912,7 +922,7 @@ impl flexbuf::FlexCoder for NotificationSettings {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_email = match __lookup(&m, fast, 0, "email")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("email"))),
             Some(v) => __field::bool(v).map_err(__at_key("email"))?,
@@ -994,13 +1004,15 @@ pub struct LinkedAccount {
 impl LinkedAccount {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["handle", "linked_at", "primary", "provider"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"handle\0linked_at\0primary\0provider\0");
 }
 
 impl flexbuf::FlexCoder for LinkedAccount {
     const FINGERPRINT: u64 = 0xe5ed39df8db1ce0a;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.string(&self.handle);
         b.string(&self.linked_at);
@@ -1012,15 +1024,15 @@ impl flexbuf::FlexCoder for LinkedAccount {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_handle = match __lookup(&m, fast, 0, "handle")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("handle"))),
-            Some(v) => __field::string(v).map_err(__at_key("handle"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("handle"))?,
             None => Default::default(),
         };
         let f_linked_at = match __lookup(&m, fast, 1, "linked_at")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("linked_at"))),
-            Some(v) => __field::string(v).map_err(__at_key("linked_at"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("linked_at"))?,
             None => Default::default(),
         };
         let f_primary = match __lookup(&m, fast, 2, "primary")? {
@@ -1030,7 +1042,7 @@ impl flexbuf::FlexCoder for LinkedAccount {
         };
         let f_provider = match __lookup(&m, fast, 3, "provider")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("provider"))),
-            Some(v) => __field::string(v).map_err(__at_key("provider"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("provider"))?,
             None => Default::default(),
         };
         cx.leave();
@@ -1110,13 +1122,15 @@ pub struct UserStats {
 impl UserStats {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["bytes_uploaded", "comments", "followers", "following", "likes_received", "posts"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"bytes_uploaded\0comments\0followers\0following\0likes_received\0posts\0");
 }
 
 impl flexbuf::FlexCoder for UserStats {
     const FINGERPRINT: u64 = 0x19d1b9ceb8a3379d;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.int(self.bytes_uploaded);
         b.int(self.comments);
@@ -1130,7 +1144,7 @@ impl flexbuf::FlexCoder for UserStats {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_bytes_uploaded = match __lookup(&m, fast, 0, "bytes_uploaded")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("bytes_uploaded"))),
             Some(v) => __field::i64(v).map_err(__at_key("bytes_uploaded"))?,
@@ -1248,13 +1262,15 @@ pub struct Subscription {
 impl Subscription {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["plan", "price", "renews_at", "seats"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"plan\0price\0renews_at\0seats\0");
 }
 
 impl flexbuf::FlexCoder for Subscription {
     const FINGERPRINT: u64 = 0xbecb06bb24ab907c;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.string(&self.plan);
         b.double(self.price);
@@ -1266,10 +1282,10 @@ impl flexbuf::FlexCoder for Subscription {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_plan = match __lookup(&m, fast, 0, "plan")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("plan"))),
-            Some(v) => __field::string(v).map_err(__at_key("plan"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("plan"))?,
             None => Default::default(),
         };
         let f_price = match __lookup(&m, fast, 1, "price")? {
@@ -1279,7 +1295,7 @@ impl flexbuf::FlexCoder for Subscription {
         };
         let f_renews_at = match __lookup(&m, fast, 2, "renews_at")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("renews_at"))),
-            Some(v) => __field::string(v).map_err(__at_key("renews_at"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("renews_at"))?,
             None => Default::default(),
         };
         let f_seats = match __lookup(&m, fast, 3, "seats")? {

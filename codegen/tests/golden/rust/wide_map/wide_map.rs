@@ -174,13 +174,15 @@ pub struct WideMap {
 impl WideMap {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["b_02", "b_07", "b_12", "b_17", "b_22", "b_27", "b_32", "b_37", "b_42", "b_47", "b_52", "b_57", "b_62", "b_67", "b_72", "b_77", "f_01", "f_06", "f_11", "f_16", "f_21", "f_26", "f_31", "f_36", "f_41", "f_46", "f_51", "f_56", "f_61", "f_66", "f_71", "f_76", "i_00", "i_05", "i_10", "i_15", "i_20", "i_25", "i_30", "i_35", "i_40", "i_45", "i_50", "i_55", "i_60", "i_65", "i_70", "i_75", "n_04", "n_09", "n_14", "n_19", "n_24", "n_29", "n_34", "n_39", "n_44", "n_49", "n_54", "n_59", "n_64", "n_69", "n_74", "n_79", "s_03", "s_08", "s_13", "s_18", "s_23", "s_28", "s_33", "s_38", "s_43", "s_48", "s_53", "s_58", "s_63", "s_68", "s_73", "s_78"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"b_02\0b_07\0b_12\0b_17\0b_22\0b_27\0b_32\0b_37\0b_42\0b_47\0b_52\0b_57\0b_62\0b_67\0b_72\0b_77\0f_01\0f_06\0f_11\0f_16\0f_21\0f_26\0f_31\0f_36\0f_41\0f_46\0f_51\0f_56\0f_61\0f_66\0f_71\0f_76\0i_00\0i_05\0i_10\0i_15\0i_20\0i_25\0i_30\0i_35\0i_40\0i_45\0i_50\0i_55\0i_60\0i_65\0i_70\0i_75\0n_04\0n_09\0n_14\0n_19\0n_24\0n_29\0n_34\0n_39\0n_44\0n_49\0n_54\0n_59\0n_64\0n_69\0n_74\0n_79\0s_03\0s_08\0s_13\0s_18\0s_23\0s_28\0s_33\0s_38\0s_43\0s_48\0s_53\0s_58\0s_63\0s_68\0s_73\0s_78\0");
 }
 
 impl flexbuf::FlexCoder for WideMap {
     const FINGERPRINT: u64 = 0x2a3509c923e2ab8b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.bool(self.b_02);
         b.bool(self.b_07);
@@ -348,7 +350,7 @@ impl flexbuf::FlexCoder for WideMap {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_b_02 = match __lookup(&m, fast, 0, "b_02")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_02"))),
             Some(v) => __field::bool(v).map_err(__at_key("b_02"))?,
@@ -591,162 +593,162 @@ impl flexbuf::FlexCoder for WideMap {
         };
         let f_n_04 = match __lookup(&m, fast, 48, "n_04")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_04"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_04"))?),
             None => None,
         };
         let f_n_09 = match __lookup(&m, fast, 49, "n_09")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_09"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_09"))?),
             None => None,
         };
         let f_n_14 = match __lookup(&m, fast, 50, "n_14")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_14"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_14"))?),
             None => None,
         };
         let f_n_19 = match __lookup(&m, fast, 51, "n_19")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_19"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_19"))?),
             None => None,
         };
         let f_n_24 = match __lookup(&m, fast, 52, "n_24")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_24"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_24"))?),
             None => None,
         };
         let f_n_29 = match __lookup(&m, fast, 53, "n_29")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_29"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_29"))?),
             None => None,
         };
         let f_n_34 = match __lookup(&m, fast, 54, "n_34")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_34"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_34"))?),
             None => None,
         };
         let f_n_39 = match __lookup(&m, fast, 55, "n_39")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_39"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_39"))?),
             None => None,
         };
         let f_n_44 = match __lookup(&m, fast, 56, "n_44")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_44"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_44"))?),
             None => None,
         };
         let f_n_49 = match __lookup(&m, fast, 57, "n_49")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_49"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_49"))?),
             None => None,
         };
         let f_n_54 = match __lookup(&m, fast, 58, "n_54")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_54"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_54"))?),
             None => None,
         };
         let f_n_59 = match __lookup(&m, fast, 59, "n_59")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_59"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_59"))?),
             None => None,
         };
         let f_n_64 = match __lookup(&m, fast, 60, "n_64")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_64"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_64"))?),
             None => None,
         };
         let f_n_69 = match __lookup(&m, fast, 61, "n_69")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_69"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_69"))?),
             None => None,
         };
         let f_n_74 = match __lookup(&m, fast, 62, "n_74")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_74"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_74"))?),
             None => None,
         };
         let f_n_79 = match __lookup(&m, fast, 63, "n_79")? {
             Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v).map_err(__at_key("n_79"))?),
+            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_79"))?),
             None => None,
         };
         let f_s_03 = match __lookup(&m, fast, 64, "s_03")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_03"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_03"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_03"))?,
             None => Default::default(),
         };
         let f_s_08 = match __lookup(&m, fast, 65, "s_08")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_08"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_08"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_08"))?,
             None => Default::default(),
         };
         let f_s_13 = match __lookup(&m, fast, 66, "s_13")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_13"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_13"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_13"))?,
             None => Default::default(),
         };
         let f_s_18 = match __lookup(&m, fast, 67, "s_18")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_18"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_18"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_18"))?,
             None => Default::default(),
         };
         let f_s_23 = match __lookup(&m, fast, 68, "s_23")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_23"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_23"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_23"))?,
             None => Default::default(),
         };
         let f_s_28 = match __lookup(&m, fast, 69, "s_28")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_28"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_28"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_28"))?,
             None => Default::default(),
         };
         let f_s_33 = match __lookup(&m, fast, 70, "s_33")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_33"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_33"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_33"))?,
             None => Default::default(),
         };
         let f_s_38 = match __lookup(&m, fast, 71, "s_38")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_38"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_38"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_38"))?,
             None => Default::default(),
         };
         let f_s_43 = match __lookup(&m, fast, 72, "s_43")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_43"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_43"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_43"))?,
             None => Default::default(),
         };
         let f_s_48 = match __lookup(&m, fast, 73, "s_48")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_48"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_48"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_48"))?,
             None => Default::default(),
         };
         let f_s_53 = match __lookup(&m, fast, 74, "s_53")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_53"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_53"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_53"))?,
             None => Default::default(),
         };
         let f_s_58 = match __lookup(&m, fast, 75, "s_58")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_58"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_58"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_58"))?,
             None => Default::default(),
         };
         let f_s_63 = match __lookup(&m, fast, 76, "s_63")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_63"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_63"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_63"))?,
             None => Default::default(),
         };
         let f_s_68 = match __lookup(&m, fast, 77, "s_68")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_68"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_68"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_68"))?,
             None => Default::default(),
         };
         let f_s_73 = match __lookup(&m, fast, 78, "s_73")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_73"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_73"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_73"))?,
             None => Default::default(),
         };
         let f_s_78 = match __lookup(&m, fast, 79, "s_78")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_78"))),
-            Some(v) => __field::string(v).map_err(__at_key("s_78"))?,
+            Some(v) => __field::string(v, cx).map_err(__at_key("s_78"))?,
             None => Default::default(),
         };
         cx.leave();

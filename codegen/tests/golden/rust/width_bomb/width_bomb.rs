@@ -14,13 +14,15 @@ pub struct WidthBomb {
 impl WidthBomb {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["values"];
+    /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"values\0");
 }
 
 impl flexbuf::FlexCoder for WidthBomb {
     const FINGERPRINT: u64 = 0xaa664ebc30a19cd9;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
-        let keys = cx.key_vector(b, Self::FINGERPRINT, Self::WIRE_KEYS)?;
+        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
         b.start_map();
         b.typed_vector(&self.values);
         b.end_map_with_keys(&keys)
@@ -29,7 +31,7 @@ impl flexbuf::FlexCoder for WidthBomb {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let m = r.as_map()?;
-        let fast = cx.layout_matches(Self::FINGERPRINT, &m, Self::WIRE_KEYS)?;
+        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_values = match __lookup(&m, fast, 0, "values")? {
             Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("values"))),
             Some(v) => __field::scalar_vec::<i64>(v, cx, __field::i64).map_err(__at_key("values"))?,
