@@ -6,11 +6,14 @@
 //! - `conformance [--regen]`: runs every language runner and prints the matrix.
 //! - `bench <suite>`: runs the named benchmark suite: `typed`, an SDK of
 //!   [`sdk_table::SDKS`], or a core suite.
+//! - `fuzz <target> [--seconds N] [--build-only]`: installs the fuzz tooling, builds what the
+//!   target fuzzes when missing, and runs it ([`fuzz::TARGETS`], `fuzz/README.md`).
 //! - `ci`: what `.ci/run` calls; runs the README's test command.
 
 mod bench;
 mod bench_typed;
 mod conformance;
+mod fuzz;
 mod report;
 mod sdk_c;
 mod sdk_kotlin;
@@ -27,8 +30,10 @@ use util::Result;
 fn usage() -> String {
     let sdks: Vec<&str> = sdk_table::SDKS.iter().map(|s| s.name).collect();
     format!(
-        "usage: cargo xtask <build-all | test | conformance [--regen] | bench <core | typed | {}> | ci>",
-        sdks.join(" | ")
+        "usage: cargo xtask <build-all | test | conformance [--regen] | bench <core | typed | {}> \
+         | fuzz <{}> [--seconds N] [--build-only] | ci>",
+        sdks.join(" | "),
+        fuzz::TARGETS.join(" | ")
     )
 }
 
@@ -38,6 +43,7 @@ fn main() -> ExitCode {
         Some("build-all") => build_all(),
         Some("test") | Some("ci") => test(),
         Some("conformance") => conformance::run(&args[1..]),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("bench") => match args.get(1).map(String::as_str) {
             Some("typed") => bench_typed::run(),
             Some(name) if sdk_table::find(name).is_some() => {
