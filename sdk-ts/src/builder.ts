@@ -12,7 +12,7 @@
 
 import { fail, FlexError } from "./error.js";
 import { T, widthOfDouble, widthOfInt, widthOfUInt } from "./types.js";
-import { writeUtf8, compareUtf8 } from "./utf8.js";
+import { writeUtf8, compareUtf8, utf8Bytes } from "./utf8.js";
 
 /** Sharing flags with the C++ `BuilderFlag` numbering. */
 export const Share = {
@@ -58,6 +58,51 @@ export interface KeyVector {
   /** @internal */ readonly d: number;
   /** @internal */ readonly w: number;
   /** @internal */ readonly gen: number;
+}
+
+/**
+ * The keys of one map shape, checked once (strictly ascending in unsigned
+ * byte order, no NUL) and laid out as they are written by
+ * {@link Builder.keyVectorFor}: every key's UTF-8 followed by its NUL,
+ * concatenated. Generated typed coders build one per message type.
+ */
+export class KeyLayout {
+  /** The keys, strictly ascending by unsigned bytes. */
+  readonly names: readonly string[];
+  /** Every key's UTF-8 followed by a NUL, concatenated. */
+  readonly block: Uint8Array;
+  /** Where each key starts in {@link block}. */
+  readonly starts: Uint32Array;
+
+  constructor(names: readonly string[]) {
+    const parts = names.map(utf8Bytes);
+    const starts = new Uint32Array(names.length);
+    let n = 0;
+    for (let i = 0; i < names.length; i++) {
+      if (i > 0) {
+        const c = compareUtf8(names[i - 1], names[i]);
+        if (c === 0) throw builderError(`duplicate key ${JSON.stringify(names[i])}`);
+        if (c > 0) throw builderError("keys of a key vector must be sorted");
+      }
+      if (parts[i].indexOf(0) >= 0) throw builderError("a key may not contain NUL");
+      starts[i] = n;
+      n += parts[i].length + 1;
+    }
+    const block = new Uint8Array(n);
+    for (let i = 0; i < parts.length; i++) block.set(parts[i], starts[i]);
+    this.names = names;
+    this.block = block;
+    this.starts = starts;
+  }
+
+  /** True when `other` has exactly the same keys (the same block bytes). */
+  sameKeys(other: KeyLayout): boolean {
+    const a = this.block;
+    const b = other.block;
+    if (a.length !== b.length || this.starts.length !== other.starts.length) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
 }
 
 /** Element kinds of bulk numeric vectors, named like schema scalars. */
@@ -540,6 +585,31 @@ export class Builder {
     const v = this.writeVector(start, keys.length, 1, true, false, -1, 0);
     this.sp = start;
     return { length: keys.length, d: v.d, w: v.w, gen: this.gen };
+  }
+
+  /**
+   * Writes the keys of `layout` one after the other, each with its NUL, in one
+   * copy of its precomputed block, then their keys vector, for
+   * {@link endMapWithKeys}. The key pool is neither read nor filled (unlike
+   * {@link keyVector}), so the bytes written depend only on `layout` and the
+   * current end of the buffer: this is how generated typed encoders of every
+   * language lay out a type's keys (the Rust core's `Builder::key_vector_for`).
+   */
+  keyVectorFor(layout: KeyLayout): KeyVector {
+    this.check();
+    if (this.finished) this.fail(builderError("the buffer is already finished: clear() before the next one"), true);
+    const block = layout.block;
+    const starts = layout.starts;
+    const n = starts.length;
+    this.reserve(block.length);
+    const at = this.len;
+    this.buf.set(block, at);
+    this.len = at + block.length;
+    const start = this.sp;
+    for (let i = 0; i < n; i++) this.push(T.Key, 0, at + starts[i]);
+    const v = this.writeVector(start, n, 1, true, false, -1, 0);
+    this.sp = start;
+    return { length: n, d: v.d, w: v.w, gen: this.gen };
   }
 
   /** Ends a map whose values were pushed, without keys, in the order of `keys`. */

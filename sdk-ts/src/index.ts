@@ -17,7 +17,7 @@
 export { FlexError, formatPath } from "./error.js";
 export type { ErrorKind, PathSegment } from "./error.js";
 export { T as FlexType, typeName, TYPE_NAMES } from "./types.js";
-export { Builder, Share } from "./builder.js";
+export { Builder, KeyLayout, Share } from "./builder.js";
 export type { BuilderOptions, KeyVector, ScalarKind, ValueHandle } from "./builder.js";
 export { root, Ref, VectorRef, MapRef, Buf } from "./reader.js";
 export type { IntMode } from "./reader.js";

@@ -17,7 +17,7 @@
  * pass `{ verify: true }` to also verify parts it skips (unknown fields).
  */
 
-import { Builder, KeyVector, Share } from "./builder.js";
+import { Builder, KeyLayout, KeyVector, Share } from "./builder.js";
 import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError, PathSegment } from "./error.js";
 import { Buf, rootSlot } from "./reader.js";
@@ -31,6 +31,8 @@ export interface KeySet {
   readonly names: readonly string[];
   /** Their UTF-8 encodings. */
   readonly bytes: readonly Uint8Array[];
+  /** The names laid out as one block, as encoders write them ({@link Builder.keyVectorFor}). */
+  readonly layout: KeyLayout;
 }
 
 /** Builds the {@link KeySet} of a message (generated code calls this once per type). */
@@ -38,23 +40,45 @@ export function keySet(names: readonly string[]): KeySet {
   for (let i = 1; i < names.length; i++) {
     if (compareUtf8(names[i - 1], names[i]) >= 0) throw fail("Schema", "wire names must be strictly ascending");
   }
-  return { names, bytes: names.map(utf8Bytes) };
+  for (const k of names) if (k.indexOf("\0") >= 0) throw fail("Schema", "a wire name may not contain NUL");
+  return { names, bytes: names.map(utf8Bytes), layout: new KeyLayout(names) };
 }
 
 /** Keys of no message: reads a map's keys vector for keyed access only. */
 export const NO_KEYS: KeySet = keySet([]);
 
-/** Per-buffer encoding state: the keys vector written for each message type. */
+/**
+ * Per-buffer encoding state: the keys vector written for each message type.
+ *
+ * A type's keys are written once per buffer, on first use, as one block
+ * ({@link Builder.keyVectorFor}, without the key pool); a later type with
+ * exactly the same keys shares that keys vector. This is the Rust core's
+ * `EncodeContext::key_vector_for`, byte for byte.
+ */
 export class EncodeContext {
   private readonly vectors = new Map<KeySet, KeyVector>();
+  private readonly written: { layout: KeyLayout; kv: KeyVector }[] = [];
 
   /** The keys vector of `keys`, written on first use in this buffer. */
   keyVector(b: Builder, keys: KeySet): KeyVector {
-    let kv = this.vectors.get(keys);
-    if (kv === undefined) {
-      kv = b.keyVector(keys.names);
-      this.vectors.set(keys, kv);
+    const kv = this.vectors.get(keys);
+    return kv === undefined ? this.firstUse(b, keys) : kv;
+  }
+
+  private firstUse(b: Builder, keys: KeySet): KeyVector {
+    const layout = keys.layout;
+    let kv: KeyVector | undefined;
+    for (const w of this.written) {
+      if (w.layout === layout || w.layout.sameKeys(layout)) {
+        kv = w.kv;
+        break;
+      }
     }
+    if (kv === undefined) {
+      kv = b.keyVectorFor(layout);
+      this.written.push({ layout, kv });
+    }
+    this.vectors.set(keys, kv);
     return kv;
   }
 }

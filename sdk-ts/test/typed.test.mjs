@@ -108,3 +108,48 @@ test("hostile bytes fail with typed errors, not crashes", () => {
     }
   }
 });
+
+const RUST_KEY_BLOCK_BYTES =
+  "610001030101010104610062000205040201020203040409010205060404620001030101010404042116100624242424082801";
+
+test("a type's keys are one block, without the key pool; equal key lists share one keys vector", () => {
+  const count = (bytes, text) => {
+    const needle = Buffer.from(text + "\0");
+    let n = 0;
+    for (let i = Buffer.from(bytes).indexOf(needle); i >= 0; i = Buffer.from(bytes).indexOf(needle, i + 1)) n++;
+    return n;
+  };
+  const b = new fb.Builder({ share: fb.Share.Keys, dedupKeyVectors: true });
+  const cx = new fb.EncodeContext();
+  b.startVector();
+  b.startMap(); b.key("a"); b.int(1); b.endMap(); // "a" enters the key pool
+  const before = b.length;
+  const ab = fb.keySet(["a", "b"]);
+  const kv = cx.keyVector(b, ab);
+  assert.equal(cx.keyVector(b, ab), kv, "once per type per buffer");
+  assert.equal(cx.keyVector(b, fb.keySet(["a", "b"])), kv, "same keys, same keys vector");
+  b.startMap(); b.int(2); b.int(3); b.endMapWithKeys(kv);
+  b.startMap(); b.key("b"); b.int(4); b.endMap(); // not served from the block either
+  b.endVector();
+  const bytes = b.finish();
+  // The block is written as is where the buffer ended: "a" is not taken from the pool.
+  assert.equal(Buffer.from(bytes.subarray(before, before + 4)).toString("latin1"), "a\0b\0");
+  assert.equal(count(bytes, "a"), 2);
+  assert.equal(count(bytes, "b"), 2);
+  assert.deepEqual(fb.decode(bytes), [{ a: 1 }, { a: 2, b: 3 }, { b: 4 }]);
+  // The same calls through the Rust core (EncodeContext::key_vector with a second type id for the
+  // same keys) give these bytes; Kotlin's CoreTest pins them too.
+  const b2 = new fb.Builder({ share: fb.Share.Keys, dedupKeyVectors: true });
+  const cx2 = new fb.EncodeContext();
+  b2.startVector();
+  b2.startMap(); b2.key("a"); b2.int(1); b2.endMap();
+  const k1 = cx2.keyVector(b2, fb.keySet(["a", "b"]));
+  const k2 = cx2.keyVector(b2, fb.keySet(["a", "b"]));
+  b2.startMap(); b2.int(2); b2.int(3); b2.endMapWithKeys(k1);
+  b2.startMap(); b2.int(5); b2.int(6); b2.endMapWithKeys(k2);
+  b2.startMap(); b2.key("b"); b2.int(4); b2.endMap();
+  b2.endVector();
+  assert.equal(Buffer.from(b2.finish()).toString("hex"), RUST_KEY_BLOCK_BYTES);
+  assert.throws(() => new fb.KeyLayout(["b", "a"]), /sorted/);
+  assert.throws(() => new fb.KeyLayout(["a\0"]), /NUL/);
+});
