@@ -364,6 +364,30 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
         return KeyVector(v ushr 8, (v and 0xff).toInt(), keys.size, generation)
     }
 
+    /**
+     * Writes the names of [keys] one after the other, each with its NUL, in one
+     * copy of their precomputed block, then their keys vector, for
+     * [endMapWithKeys]. The key pool is neither read nor filled (unlike
+     * [keyVector]), so the bytes written depend only on [keys] and the current
+     * end of the buffer: this is how generated typed encoders of every language
+     * lay out a type's keys (the Rust core's `Builder::key_vector_for`).
+     */
+    public fun keyVectorFor(keys: WireKeys): KeyVector {
+        check()
+        if (finished) failWith(ErrorKind.Builder, "already finished")
+        val block = keys.block
+        val starts = keys.starts
+        ensure(block.size)
+        val at = len
+        block.copyInto(buf, at)
+        len = at + block.size
+        val start = sp
+        for (s in starts) push((at + s).toLong(), T.KEY, 0)
+        val v = createVector(start, starts.size, 1, true, false, -1L, 0)
+        sp = start
+        return KeyVector(v ushr 8, (v and 0xff).toInt(), starts.size, generation)
+    }
+
     /** Ends a map whose values were pushed, without keys, in the order of [keys]. */
     public fun endMapWithKeys(keys: KeyVector) {
         check()

@@ -23,38 +23,83 @@ public interface FlexCoder<T> {
     public fun decode(r: FlexRef, cx: DecodeContext): T
 }
 
-/** The wire names of a message in wire order, as strings and as UTF-8 bytes (for lookups without encoding). */
+/**
+ * The wire names of a message in wire order, as strings, as UTF-8 bytes (for
+ * lookups without encoding) and as one block: every name's UTF-8 followed by
+ * its NUL, concatenated, which is how encoders write the type's keys
+ * ([FlexBuilder.keyVectorFor]). Built once per type; the names must be
+ * strictly ascending by unsigned bytes and contain no NUL.
+ */
 public class WireKeys(vararg names: String) {
     /** The names. */
     public val names: Array<String> = arrayOf(*names)
 
     /** The names as UTF-8. */
     public val bytes: Array<ByteArray> = Array(names.size) { Utf8.encode(names[it]) }
+
+    /** Every name's UTF-8 followed by a NUL, concatenated. */
+    internal val block: ByteArray
+
+    /** Where each name starts in [block]. */
+    internal val starts: IntArray = IntArray(names.size)
+
+    init {
+        var n = 0
+        for (i in bytes.indices) {
+            if (i > 0 && Utf8.compare(this.names[i - 1], this.names[i]) >= 0) {
+                throw FlexException(ErrorKind.Builder, -1, "keys not strictly ascending: ${this.names[i]}")
+            }
+            if (bytes[i].any { it.toInt() == 0 }) throw FlexException(ErrorKind.Builder, -1, "a key contains NUL")
+            starts[i] = n
+            n += bytes[i].size + 1
+        }
+        block = ByteArray(n)
+        for (i in bytes.indices) bytes[i].copyInto(block, starts[i])
+    }
 }
 
-/** Per-buffer encoding state: the keys vector written for each message type. */
+/**
+ * Per-buffer encoding state: the keys vector written for each message type.
+ *
+ * A type's keys are written once per buffer, on first use, as one block
+ * ([FlexBuilder.keyVectorFor], without the key pool); a later type with exactly
+ * the same keys shares that keys vector. This is the Rust core's
+ * `EncodeContext::key_vector_for`, byte for byte.
+ */
 public class EncodeContext {
     private var ids = LongArray(8)
     private var vectors = arrayOfNulls<KeyVector>(8)
+    private var blocks = arrayOfNulls<ByteArray>(8)
     private var n = 0
 
     /** The keys vector for type [id], written on first use in this buffer. */
     public fun keyVector(b: FlexBuilder, id: Long, keys: WireKeys): KeyVector {
         for (i in 0 until n) if (ids[i] == id) return vectors[i]!!
-        val kv = b.keyVector(keys.names)
+        return firstUse(b, id, keys)
+    }
+
+    private fun firstUse(b: FlexBuilder, id: Long, keys: WireKeys): KeyVector {
+        var kv: KeyVector? = null
+        for (i in 0 until n) {
+            val other = blocks[i]!!
+            if (other === keys.block || other.contentEquals(keys.block)) { kv = vectors[i]; break }
+        }
+        if (kv == null) kv = b.keyVectorFor(keys)
         if (n == ids.size) {
             ids = ids.copyOf(n * 2)
             vectors = vectors.copyOf(n * 2)
+            blocks = blocks.copyOf(n * 2)
         }
         ids[n] = id
         vectors[n] = kv
+        blocks[n] = keys.block
         n++
         return kv
     }
 
     /** Forgets every keys vector (for reuse with a cleared builder). */
     public fun reset() {
-        for (i in 0 until n) vectors[i] = null
+        for (i in 0 until n) { vectors[i] = null; blocks[i] = null }
         n = 0
     }
 }

@@ -147,4 +147,30 @@ class CoreTest {
         val other = FlexBuilder().apply { startVector(); int(1); uint(3); double(0.5); endVector() }.finish()
         assertNotEquals(verify(narrow).root(), verify(other).root())
     }
+
+    // A type's keys are written as one block without the key pool ("a" is pooled by the
+    // first map and written again; the last map's "b" is not taken from the block), and a
+    // second type with the same keys shares the keys vector. The same calls through the
+    // Rust core's EncodeContext::key_vector give these bytes (sdk-ts typed.test.mjs too).
+    @Test
+    fun typedKeysAreOneBlockOutsideTheKeyPool() {
+        val b = FlexBuilder(BuilderOptions(share = Share.KEYS, dedupKeyVectors = true))
+        val cx = EncodeContext()
+        b.startVector()
+        b.startMap(); b.key("a"); b.int(1); b.endMap()
+        val kv = cx.keyVector(b, 1L, WireKeys("a", "b"))
+        val kv2 = cx.keyVector(b, 2L, WireKeys("a", "b"))
+        assertTrue(kv === kv2)
+        assertTrue(cx.keyVector(b, 1L, WireKeys("a", "b")) === kv)
+        b.startMap(); b.int(2); b.int(3); b.endMapWithKeys(kv)
+        b.startMap(); b.int(5); b.int(6); b.endMapWithKeys(kv2)
+        b.startMap(); b.key("b"); b.int(4); b.endMap()
+        b.endVector()
+        assertEquals(
+            "610001030101010104610062000205040201020203040409010205060404620001030101010404042116100624242424082801",
+            hex(b.finish()),
+        )
+        assertThrows<FlexException> { WireKeys("b", "a") }
+        assertThrows<FlexException> { WireKeys("a\u0000") }
+    }
 }
