@@ -144,7 +144,7 @@ impl<'a> Reader<'a> {
         Self::from_packed(buf, pos, width, packed, trusted).map_err(|e| e.with_offset(n - 2))
     }
 
-    #[inline]
+    #[inline(always)]
     fn from_packed(
         buf: &'a [u8],
         pos: usize,
@@ -528,7 +528,7 @@ impl<'a> VectorReader<'a> {
     }
 
     /// Element `i`.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, i: usize) -> Result<Reader<'a>> {
         if i >= self.len {
             return Err(Error::at(
@@ -638,7 +638,7 @@ impl<'a> MapReader<'a> {
     }
 
     /// The value of entry `i`.
-    #[inline]
+    #[inline(always)]
     pub fn value(&self, i: usize) -> Result<Reader<'a>> {
         self.values.get(i)
     }

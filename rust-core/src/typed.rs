@@ -387,6 +387,29 @@ impl Layout {
         self.block
     }
 
+    /// True when the `W`-byte offsets of the keys vector at `data` point at
+    /// the consecutive keys of the block that starts at `p0`: offset `i` is
+    /// `data + i * W - (p0 + start of key i)`, so each differs from the
+    /// previous by `W` minus the previous key's length with its NUL.
+    #[inline]
+    fn offsets_into_block<const W: usize>(&self, buf: &[u8], data: usize, p0: usize) -> bool {
+        let Some(offsets) = buf.get(data..data + self.keys.len() * W) else {
+            return false;
+        };
+        let mut expect = (data - p0) as u64;
+        for (chunk, k) in offsets.chunks_exact(W).zip(self.keys) {
+            let mut word = [0u8; 8];
+            word[..W].copy_from_slice(chunk);
+            if u64::from_le_bytes(word) != expect {
+                return false;
+            }
+            expect = expect
+                .wrapping_add(W as u64)
+                .wrapping_sub(k.len() as u64 + 1);
+        }
+        true
+    }
+
     /// True when the keys of `map` are exactly [`keys`](Self::keys), in order.
     /// Never reads outside the buffer; a key that cannot be read is a mismatch.
     pub fn proves(&self, map: &MapReader<'_>) -> bool {
@@ -395,20 +418,20 @@ impl Layout {
             return false;
         }
         let (buf, data, w) = (kv.buffer(), kv.data_offset(), kv.element_width());
-        let Some(first) = self.keys.first() else {
+        if self.keys.is_empty() {
             return true;
-        };
+        }
         let Ok(p0) = crate::reader::follow(buf, data, w) else {
             return false;
         };
         // The block in one piece, and every offset pointing at its key in it.
         if buf.get(p0..p0.wrapping_add(self.block.len())) == Some(self.block) {
-            let mut at = p0 + first.len() + 1;
-            let together = self.keys.iter().enumerate().skip(1).all(|(i, k)| {
-                let ok = matches!(crate::reader::follow(buf, data + i * w, w), Ok(p) if p == at);
-                at += k.len() + 1;
-                ok
-            });
+            let together = match w {
+                1 => self.offsets_into_block::<1>(buf, data, p0),
+                2 => self.offsets_into_block::<2>(buf, data, p0),
+                4 => self.offsets_into_block::<4>(buf, data, p0),
+                _ => self.offsets_into_block::<8>(buf, data, p0),
+            };
             if together {
                 return true;
             }
@@ -418,7 +441,7 @@ impl Layout {
 }
 
 /// The value of a field: by position when the layout is proven, else by key.
-#[inline]
+#[inline(always)]
 pub fn lookup<'a>(
     map: &MapReader<'a>,
     positional: bool,
@@ -612,9 +635,13 @@ pub mod field {
     }
 
     /// A vector of scalars: one copy when stored as a typed vector of exactly
-    /// `T`, otherwise element by element with widening and range checks.
+    /// `T`; one tight widening loop over a typed or fixed vector of other
+    /// numbers (any width); otherwise element by element. Every path accepts
+    /// and refuses exactly what `elem` does element by element: a value out
+    /// of `T`'s range sends the whole vector to the element path, which names
+    /// the offending index.
     #[inline]
-    pub fn scalar_vec<T: crate::SliceElement>(
+    pub fn scalar_vec<T: Widen>(
         r: Reader<'_>,
         cx: &mut DecodeContext,
         elem: fn(Reader<'_>) -> Result<T>,
@@ -623,7 +650,113 @@ pub mod field {
             cx.budget.bytes(core::mem::size_of_val(s))?;
             return Ok(s.to_vec());
         }
+        if r.flex_type().is_typed_vector() || r.flex_type().is_fixed_typed_vector() {
+            let v = r.as_vector()?;
+            cx.budget
+                .bytes(v.len().saturating_mul(core::mem::size_of::<T>()))?;
+            if let Some(out) = widen::<T>(&v) {
+                for _ in 0..v.len() {
+                    cx.charge()?;
+                }
+                return Ok(out);
+            }
+        }
         vec(r, cx, |e, _| elem(e))
+    }
+
+    /// The numbers of typed vector `v` converted to `T` in one loop, or `None`
+    /// when the element type is not a number or a value does not convert.
+    fn widen<T: Widen>(v: &crate::VectorReader<'_>) -> Option<Vec<T>> {
+        let w = v.element_width();
+        let bytes = v
+            .buffer()
+            .get(v.data_offset()..v.data_offset() + v.len() * w)?;
+        match (v.element_type()?, w) {
+            (FlexType::Int, 1) => bytes.iter().map(|&b| T::from_int(b as i8 as i64)).collect(),
+            (FlexType::Int, 2) => words::<2, T>(bytes, |u| T::from_int(u as u16 as i16 as i64)),
+            (FlexType::Int, 4) => words::<4, T>(bytes, |u| T::from_int(u as u32 as i32 as i64)),
+            (FlexType::Int, _) => words::<8, T>(bytes, |u| T::from_int(u as i64)),
+            (FlexType::UInt, 1) => bytes.iter().map(|&b| T::from_uint(b as u64)).collect(),
+            (FlexType::UInt, 2) => words::<2, T>(bytes, T::from_uint),
+            (FlexType::UInt, 4) => words::<4, T>(bytes, T::from_uint),
+            (FlexType::UInt, _) => words::<8, T>(bytes, T::from_uint),
+            (FlexType::Float, 4) => {
+                words::<4, T>(bytes, |u| T::from_float(f32::from_bits(u as u32) as f64))
+            }
+            (FlexType::Float, 8) => words::<8, T>(bytes, |u| T::from_float(f64::from_bits(u))),
+            _ => None,
+        }
+    }
+
+    /// `bytes` read as little-endian `W`-byte words, each converted by `f`.
+    #[inline(always)]
+    fn words<const W: usize, T>(bytes: &[u8], f: impl Fn(u64) -> Option<T>) -> Option<Vec<T>> {
+        bytes
+            .chunks_exact(W)
+            .map(|c| {
+                let mut word = [0u8; 8];
+                word[..W].copy_from_slice(c);
+                f(u64::from_le_bytes(word))
+            })
+            .collect()
+    }
+
+    /// Conversion of stored numbers to a scalar field type, with the same
+    /// rules as the element decoders ([`i64`], [`f32`], ...): integers by
+    /// range, floats never to integers, `f32` refusing finite values beyond
+    /// its range.
+    pub trait Widen: crate::SliceElement {
+        /// From a stored signed integer.
+        fn from_int(v: i64) -> Option<Self>;
+        /// From a stored unsigned integer.
+        fn from_uint(v: u64) -> Option<Self>;
+        /// From a stored float.
+        fn from_float(v: f64) -> Option<Self>;
+    }
+
+    macro_rules! widen_int {
+        ($($t:ty),*) => {$(
+            impl Widen for $t {
+                #[inline(always)]
+                fn from_int(v: i64) -> Option<Self> { <$t>::try_from(v).ok() }
+                #[inline(always)]
+                fn from_uint(v: u64) -> Option<Self> { <$t>::try_from(v).ok() }
+                #[inline(always)]
+                fn from_float(_: f64) -> Option<Self> { None }
+            }
+        )*};
+    }
+    widen_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+    impl Widen for f64 {
+        #[inline(always)]
+        fn from_int(v: i64) -> Option<Self> {
+            Some(v as f64)
+        }
+        #[inline(always)]
+        fn from_uint(v: u64) -> Option<Self> {
+            Some(v as f64)
+        }
+        #[inline(always)]
+        fn from_float(v: f64) -> Option<Self> {
+            Some(v)
+        }
+    }
+
+    impl Widen for f32 {
+        #[inline(always)]
+        fn from_int(v: i64) -> Option<Self> {
+            Some(v as f64 as f32)
+        }
+        #[inline(always)]
+        fn from_uint(v: u64) -> Option<Self> {
+            Some(v as f64 as f32)
+        }
+        #[inline(always)]
+        fn from_float(v: f64) -> Option<Self> {
+            let narrow = v as f32;
+            (!v.is_finite() || narrow.is_finite()).then_some(narrow)
+        }
     }
 
     /// A `{string: T}` field.
@@ -712,5 +845,62 @@ mod tests {
             field::i32(v.get(2).unwrap()).unwrap_err().kind(),
             ErrorKind::UnexpectedNull
         ));
+    }
+    /// The widening loop of `scalar_vec` agrees with the element decoders on
+    /// every stored width and type, for every target type, in range or not.
+    #[test]
+    fn bulk_widening_agrees_with_the_element_path() {
+        fn both<T: field::Widen + core::fmt::Debug + PartialEq>(
+            bytes: &[u8],
+            elem: fn(Reader<'_>) -> Result<T>,
+        ) {
+            let r = Reader::new(bytes).unwrap();
+            let bulk = field::scalar_vec::<T>(r, &mut DecodeContext::new(bytes.len()), elem);
+            let one = field::vec(r, &mut DecodeContext::new(bytes.len()), |e, _| elem(e));
+            match (&bulk, &one) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b),
+                (Err(a), Err(b)) => assert_eq!((a.kind(), a.path()), (b.kind(), b.path())),
+                _ => panic!("bulk {bulk:?} vs elements {one:?}"),
+            }
+        }
+        fn all(bytes: &[u8]) {
+            both::<i8>(bytes, field::i8);
+            both::<i16>(bytes, field::i16);
+            both::<i32>(bytes, field::i32);
+            both::<i64>(bytes, field::i64);
+            both::<u8>(bytes, field::u8);
+            both::<u16>(bytes, field::u16);
+            both::<u32>(bytes, field::u32);
+            both::<u64>(bytes, field::u64);
+            both::<f32>(bytes, field::f32);
+            both::<f64>(bytes, field::f64);
+        }
+        let ints: [&[i64]; 4] = [&[1, -2, 3], &[300, -5], &[70_000, 1], &[i64::MIN, i64::MAX]];
+        for v in ints {
+            let mut b = Builder::new();
+            b.typed_vector(v);
+            all(&b.finish_vec().unwrap());
+            let mut b = Builder::new();
+            b.fixed_vector(&v[..2]).unwrap();
+            all(&b.finish_vec().unwrap());
+        }
+        let uints: [&[u64]; 3] = [&[1, 255], &[65_535, 3], &[u64::MAX, 0]];
+        for v in uints {
+            let mut b = Builder::new();
+            b.typed_vector(v);
+            all(&b.finish_vec().unwrap());
+        }
+        let floats: [&[f64]; 2] = [&[1.5, -0.25], &[1e300, f64::INFINITY]];
+        for v in floats {
+            let mut b = Builder::new();
+            b.typed_vector(v);
+            all(&b.finish_vec().unwrap());
+        }
+        let mut b = Builder::new();
+        b.typed_vector(&[0.5f32, 2.0]);
+        all(&b.finish_vec().unwrap());
+        let mut b = Builder::new();
+        b.typed_vector(&[true, false]);
+        all(&b.finish_vec().unwrap());
     }
 }
