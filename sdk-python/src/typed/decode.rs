@@ -41,9 +41,7 @@ impl<'py> Decoder<'_, 'py> {
         let s = self.s;
         let msg = &s.msgs[idx];
         let m = r.as_map()?;
-        let fast = with_strs(&msg.keys, |keys| {
-            self.cx.layout_matches(idx as u64, &m, keys)
-        })?;
+        let fast = self.cx.layout_matches(idx as u64, &m, &msg.keys)?;
         let obj = alloc(self.py, &msg.class)?;
         for (i, f) in msg.fields.iter().enumerate() {
             let v = match lookup(&m, fast, i, &f.wire)? {

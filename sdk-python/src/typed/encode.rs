@@ -79,9 +79,7 @@ impl Encoder<'_, '_> {
         {
             return Err(type_fail(&msg.short, obj));
         }
-        let kv = with_strs(&msg.keys, |keys| {
-            self.cx.key_vector(self.b, idx as u64, keys)
-        })?;
+        let kv = self.cx.key_vector(self.b, idx as u64, &msg.keys)?;
         self.b.start_map();
         for f in &msg.fields {
             // SAFETY: `obj` is an instance of the class the offset was read from.

@@ -150,21 +150,6 @@ use decode::*;
 use encode::*;
 use slots::*;
 
-/// Calls `f` with `keys` as `&str`s, the form the core's key functions take:
-/// on the stack for messages of up to 32 fields (no allocation per message).
-fn with_strs<R>(keys: &[Box<str>], f: impl FnOnce(&[&str]) -> R) -> R {
-    const ON_STACK: usize = 32;
-    if keys.len() <= ON_STACK {
-        let mut strs = [""; ON_STACK];
-        for (s, k) in strs.iter_mut().zip(keys) {
-            *s = k;
-        }
-        f(&strs[..keys.len()])
-    } else {
-        f(&keys.iter().map(|k| &**k).collect::<Vec<&str>>())
-    }
-}
-
 impl CompiledSchema {
     /// The root type of index `index`: messages first, then unions.
     fn root_type(&self, index: usize) -> PyResult<Ty> {
