@@ -166,12 +166,12 @@ fn keywords_module() -> Result<()> {
     )
 }
 
-/// Prepares the conformance runner: the package installed into `.venv` (built
-/// when missing; `cargo xtask test` rebuilds it first anyway) and the CLI.
+/// Prepares the conformance runner: the package built from the current tree
+/// and installed into `.venv` (maturin is incremental), and the CLI. Building
+/// only when `.venv` was missing let the matrix report a wheel older than the
+/// core (typed cases failing after a wire change the tree already carried).
 pub fn prepare_conformance() -> Result<()> {
-    if !python().exists() {
-        build()?;
-    }
+    build()?;
     util::flexbuf_cli().map(|_| ())
 }
 
