@@ -484,12 +484,22 @@ fn compile_jazzer_js_native(js: &Path, build: &Path, out: &Path) -> Result<()> {
          exports[\"registerNewCounters\"] =",
     )?;
     // Upstream libFuzzer cannot be told by the callback to stop (the fork's
-    // RETURN_EXIT); Jazzer.js has printed the finding and dumped the input
-    // (printAndDumpCrashingInput) before it throws, so exit as for a crash.
+    // RETURN_EXIT). Jazzer.js has printed the finding and dumped the input
+    // (printAndDumpCrashingInput) before it throws, so exit as for a crash;
+    // after a SIGINT (Jazzer.js throws its "signal finding" then), end as
+    // libFuzzer ends an interrupted run: final stats, exit code 72.
+    patch(
+        &src.join("fuzzing_sync.cpp"),
+        "#include \"utils.h\"",
+        "#include \"utils.h\"\n#include <fuzzer/FuzzerInternal.h>",
+    )?;
     patch(
         &src.join("fuzzing_sync.cpp"),
         "    gFuzzTarget->deferred.Reject(error.Value());\n    return libfuzzer::RETURN_EXIT;",
         "    gFuzzTarget->deferred.Reject(error.Value());\n    \
+         if (gSignalStatus == SIGINT) {\n      \
+         fuzzer::Fuzzer::StaticInterruptCallback();\n    \
+         }\n    \
          _Exit(libfuzzer::EXIT_ERROR_CODE);",
     )?;
 
