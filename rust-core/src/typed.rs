@@ -505,6 +505,95 @@ pub fn unknown_variant(name: &'static str, tag: &str, r: &Reader<'_>) -> Error {
     )
 }
 
+/// A generated view type (`FooView<'a>`): reads single fields of one value
+/// straight from the bytes, with checked reads.
+pub trait View<'a>: Sized {
+    /// The view of the value `r` refers to.
+    fn view(r: Reader<'a>) -> Result<Self>;
+}
+
+impl<'a> View<'a> for &'a str {
+    fn view(r: Reader<'a>) -> Result<Self> {
+        field::str(r)
+    }
+}
+
+/// A vector field read through the element type's view: `get` returns a
+/// `V`, so reading elements with the wrong view does not compile.
+pub struct VectorView<'a, V> {
+    vector: crate::VectorReader<'a>,
+    element: core::marker::PhantomData<fn() -> V>,
+}
+
+impl<V> Clone for VectorView<'_, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<V> Copy for VectorView<'_, V> {}
+
+impl<V> core::fmt::Debug for VectorView<'_, V> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("VectorView")
+            .field("len", &self.vector.len())
+            .field("element", &core::any::type_name::<V>())
+            .finish()
+    }
+}
+
+impl<'a, V: View<'a> + 'a> VectorView<'a, V> {
+    /// The vector `r` refers to (not null, and not a map, whose values would
+    /// otherwise pass as a vector).
+    pub fn new(r: Reader<'a>) -> Result<Self> {
+        if r.is_null() {
+            return Err(unexpected_null(&r));
+        }
+        if r.flex_type() == FlexType::Map {
+            return Err(Error::at(
+                ErrorKind::TypeMismatch {
+                    expected: "vector",
+                    found: FlexType::Map,
+                },
+                r.offset(),
+            ));
+        }
+        Ok(VectorView {
+            vector: r.as_vector()?,
+            element: core::marker::PhantomData,
+        })
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.vector.len()
+    }
+
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.vector.is_empty()
+    }
+
+    /// Element `i` through its view; errors name the index.
+    pub fn get(&self, i: usize) -> Result<V> {
+        self.vector
+            .get(i)
+            .and_then(V::view)
+            .map_err(|e| e.in_segment(PathSegment::Index(i)))
+    }
+
+    /// Every element through its view, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Result<V>> + 'a {
+        let v = *self;
+        (0..v.len()).map(move |i| v.get(i))
+    }
+
+    /// The underlying vector.
+    pub fn raw(&self) -> crate::VectorReader<'a> {
+        self.vector
+    }
+}
+
 /// Field decoders shared by generated code: strict about types, widening
 /// integers of any width with a range check, naming the offset on errors.
 pub mod field {

@@ -625,6 +625,17 @@ impl super::ModuleItems for Gen<'_> {
             self.line(1, "}");
         }
         self.line(0, "}\n");
+        self.line(
+            0,
+            &format!("impl<'a> flexbuf::typed::View<'a> for {name}<'a> {{"),
+        );
+        self.line(
+            1,
+            "fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {",
+        );
+        self.line(2, "Self::new(r)");
+        self.line(1, "}");
+        self.line(0, "}\n");
     }
 }
 
@@ -746,6 +757,17 @@ impl Gen<'_> {
         match t {
             TypeRef::String => ("&'a str".into(), "__field::str(v)".into()),
             TypeRef::Bytes => ("&'a [u8]".into(), "v.as_blob()".into()),
+            // Elements read through their own view: the wrong view does not compile.
+            TypeRef::Vector(e) if matches!(**e, TypeRef::Message(_) | TypeRef::String) => {
+                let elem = match &**e {
+                    TypeRef::Message(n) => format!("{}View<'a>", short_name(n)),
+                    _ => "&'a str".into(),
+                };
+                (
+                    format!("flexbuf::typed::VectorView<'a, {elem}>"),
+                    "flexbuf::typed::VectorView::new(v)".into(),
+                )
+            }
             TypeRef::Vector(_) => ("flexbuf::VectorReader<'a>".into(), "v.as_vector()".into()),
             TypeRef::Map(_) => ("flexbuf::MapReader<'a>".into(), "v.as_map()".into()),
             TypeRef::Message(n) => (

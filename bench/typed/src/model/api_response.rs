@@ -138,7 +138,7 @@ impl Fixture for ApiResponse {
 
     fn probe_view(bytes: &[u8]) -> flexbuf::Result<Probe<'_>> {
         let root = gen::ApiResponseView::from_bytes(bytes)?;
-        let item = gen::ApiItemView::new(root.items()?.get(ITEM)?)?;
+        let item = root.items()?.get(ITEM)?;
         Ok([
             Field::Str(item.name()?),
             Field::Float(item.price()?),

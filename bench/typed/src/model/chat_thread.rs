@@ -189,7 +189,7 @@ impl Fixture for ChatThread {
 
     fn probe_view(bytes: &[u8]) -> flexbuf::Result<Probe<'_>> {
         let root = gen::ChatThreadView::from_bytes(bytes)?;
-        let m = gen::ChatMessageView::new(root.messages()?.get(MESSAGE)?)?;
+        let m = root.messages()?.get(MESSAGE)?;
         Ok([
             Field::Int(m.author()?),
             Field::Str(m.text()?),

@@ -84,7 +84,7 @@ impl Fixture for Metrics {
 
     fn probe_view(bytes: &[u8]) -> flexbuf::Result<Probe<'_>> {
         let root = gen::MetricsView::from_bytes(bytes)?;
-        let series = gen::MetricSeriesView::new(root.series()?.get(SERIES)?)?;
+        let series = root.series()?.get(SERIES)?;
         Ok([
             Field::Str(series.name()?),
             Field::Float(series.points()?.get(POINT)?.as_f64()?),

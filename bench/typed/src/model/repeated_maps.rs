@@ -87,7 +87,7 @@ impl Fixture for RepeatedMaps {
 
     fn probe_view(bytes: &[u8]) -> flexbuf::Result<Probe<'_>> {
         let root = gen::RepeatedMapsView::from_bytes(bytes)?;
-        let row = gen::RepeatedRowView::new(root.rows()?.get(ROW)?)?;
+        let row = root.rows()?.get(ROW)?;
         Ok([
             Field::Str(row.name()?),
             Field::Float(row.balance()?),

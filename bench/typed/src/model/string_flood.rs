@@ -71,8 +71,8 @@ impl Fixture for StringFlood {
     fn probe_view(bytes: &[u8]) -> flexbuf::Result<Probe<'_>> {
         let strings = gen::StringFloodView::from_bytes(bytes)?.strings()?;
         Ok([
-            Field::Str(strings.get(AT[0])?.as_str()?),
-            Field::Str(strings.get(AT[1])?.as_str()?),
+            Field::Str(strings.get(AT[0])?),
+            Field::Str(strings.get(AT[1])?),
             Field::Absent,
         ])
     }

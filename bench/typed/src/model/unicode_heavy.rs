@@ -120,8 +120,8 @@ impl Fixture for UnicodeHeavy {
         let root = gen::UnicodeHeavyView::from_bytes(bytes)?;
         Ok([
             Field::Str(root.title()?),
-            Field::Str(root.japanese()?.paragraphs()?.get(3)?.as_str()?),
-            Field::Str(root.emoji()?.paragraphs()?.get(0)?.as_str()?),
+            Field::Str(root.japanese()?.paragraphs()?.get(3)?),
+            Field::Str(root.emoji()?.paragraphs()?.get(0)?),
         ])
     }
 

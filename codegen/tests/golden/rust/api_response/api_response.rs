@@ -98,9 +98,9 @@ impl<'a> ApiResponseView<'a> {
     }
 
     /// The `items` field.
-    pub fn items(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn items(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, ApiItemView<'a>>> {
         let v = self.map.get("items")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
     }
 
     /// The `page` field.
@@ -119,6 +119,12 @@ impl<'a> ApiResponseView<'a> {
     pub fn total(&self) -> flexbuf::Result<i64> {
         let v = self.map.get("total")?;
         __field::i64(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for ApiResponseView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -354,9 +360,15 @@ impl<'a> ApiItemView<'a> {
     }
 
     /// 0 to 4 tags, sometimes empty.
-    pub fn tags(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn tags(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, &'a str>> {
         let v = self.map.get("tags")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for ApiItemView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -459,6 +471,12 @@ impl<'a> DimensionsView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for DimensionsView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// Who sells the item.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Seller {
@@ -540,6 +558,12 @@ impl<'a> SellerView<'a> {
     pub fn name(&self) -> flexbuf::Result<&'a str> {
         let v = self.map.get("name")?;
         __field::str(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for SellerView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 

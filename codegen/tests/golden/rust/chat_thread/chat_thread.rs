@@ -103,15 +103,15 @@ impl<'a> ChatThreadView<'a> {
     }
 
     /// The `messages` field.
-    pub fn messages(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn messages(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, ChatMessageView<'a>>> {
         let v = self.map.get("messages")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
     }
 
     /// The `participants` field.
-    pub fn participants(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn participants(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, ParticipantView<'a>>> {
         let v = self.map.get("participants")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
     }
 
     /// The `thread_id` field.
@@ -124,6 +124,12 @@ impl<'a> ChatThreadView<'a> {
     pub fn title(&self) -> flexbuf::Result<&'a str> {
         let v = self.map.get("title")?;
         __field::str(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for ChatThreadView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -253,6 +259,12 @@ impl<'a> ParticipantView<'a> {
     pub fn role(&self) -> flexbuf::Result<&'a str> {
         let v = self.map.get("role")?;
         __field::str(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for ParticipantView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -414,9 +426,9 @@ impl<'a> ChatMessageView<'a> {
     }
 
     /// Empty except on `image` and `file` messages.
-    pub fn attachments(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn attachments(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, AttachmentView<'a>>> {
         let v = self.map.get("attachments")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
     }
 
     /// The `author` field.
@@ -474,6 +486,12 @@ impl<'a> ChatMessageView<'a> {
     pub fn text(&self) -> flexbuf::Result<&'a str> {
         let v = self.map.get("text")?;
         __field::str(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for ChatMessageView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -723,6 +741,12 @@ impl<'a> AttachmentView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for AttachmentView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// Per-kind extras: client info, a system event, or a poll.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChatMetadata {
@@ -947,10 +971,10 @@ impl<'a> ChatMetadataView<'a> {
     }
 
     /// The `options` field.
-    pub fn options(&self) -> flexbuf::Result<Option<flexbuf::VectorReader<'a>>> {
+    pub fn options(&self) -> flexbuf::Result<Option<flexbuf::typed::VectorView<'a, &'a str>>> {
         match self.map.find("options")? {
             Some(v) if v.is_null() => Ok(None),
-            Some(v) => v.as_vector().map(Some),
+            Some(v) => flexbuf::typed::VectorView::new(v).map(Some),
             None => Ok(None),
         }
     }
@@ -962,6 +986,12 @@ impl<'a> ChatMetadataView<'a> {
             Some(v) => v.as_vector().map(Some),
             None => Ok(None),
         }
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for ChatMetadataView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 

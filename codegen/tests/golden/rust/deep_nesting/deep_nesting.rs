@@ -141,3 +141,9 @@ impl<'a> DeepLevelView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for DeepLevelView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+

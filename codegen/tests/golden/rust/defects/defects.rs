@@ -339,6 +339,12 @@ impl<'a> ProfileView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for ProfileView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// A missing required field is an error naming it, never a neighbour's value.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Address {
@@ -420,6 +426,12 @@ impl<'a> AddressView<'a> {
     pub fn zip(&self) -> flexbuf::Result<&'a str> {
         let v = self.map.get("zip")?;
         __field::str(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for AddressView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -514,6 +526,12 @@ impl<'a> ContactView<'a> {
     pub fn phone(&self) -> flexbuf::Result<&'a str> {
         let v = self.map.get("phone")?;
         __field::str(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for ContactView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -705,9 +723,9 @@ impl<'a> SettingsView<'a> {
     }
 
     /// The `tags` field.
-    pub fn tags(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn tags(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, &'a str>> {
         let v = self.map.get("tags")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
     }
 
     /// The `theme` field.
@@ -720,6 +738,12 @@ impl<'a> SettingsView<'a> {
     pub fn volume(&self) -> flexbuf::Result<u8> {
         let v = self.map.get("volume")?;
         __field::u8(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for SettingsView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -773,6 +797,12 @@ impl<'a> EmptyView<'a> {
     /// The underlying map.
     pub fn raw(&self) -> flexbuf::MapReader<'a> {
         self.map
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for EmptyView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -845,6 +875,12 @@ impl<'a> CircleView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for CircleView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// A square.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Square {
@@ -911,6 +947,12 @@ impl<'a> SquareView<'a> {
     pub fn side(&self) -> flexbuf::Result<u32> {
         let v = self.map.get("side")?;
         __field::u32(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for SquareView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -1116,6 +1158,12 @@ impl<'a> CanvasView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for CanvasView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// The seller of an item.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Seller {
@@ -1212,6 +1260,12 @@ impl<'a> SellerView<'a> {
     pub fn rating(&self) -> flexbuf::Result<u8> {
         let v = self.map.get("rating")?;
         __field::u8(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for SellerView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -1342,9 +1396,15 @@ impl<'a> ItemView<'a> {
     }
 
     /// The `tags` field.
-    pub fn tags(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn tags(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, &'a str>> {
         let v = self.map.get("tags")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for ItemView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -1505,9 +1565,9 @@ impl<'a> OrderView<'a> {
     }
 
     /// The `items` field.
-    pub fn items(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn items(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, ItemView<'a>>> {
         let v = self.map.get("items")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
     }
 
     /// The `matrix` field.
@@ -1517,15 +1577,21 @@ impl<'a> OrderView<'a> {
     }
 
     /// The `notes` field.
-    pub fn notes(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn notes(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, &'a str>> {
         let v = self.map.get("notes")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
     }
 
     /// The `sellers` field.
     pub fn sellers(&self) -> flexbuf::Result<flexbuf::MapReader<'a>> {
         let v = self.map.get("sellers")?;
         v.as_map()
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for OrderView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -1763,6 +1829,12 @@ impl<'a> RangesView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for RangesView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// Vectors of every scalar kind (typed vectors on the wire) and of enums and
 /// bytes (untyped vectors).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1973,6 +2045,12 @@ impl<'a> VectorsView<'a> {
     pub fn u8s(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
         let v = self.map.get("u8s")?;
         v.as_vector()
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for VectorsView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 

@@ -143,6 +143,12 @@ impl<'a> AddOptionalView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for AddOptionalView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// v2 adds a required field.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AddRequired {
@@ -209,6 +215,12 @@ impl<'a> AddRequiredView<'a> {
     pub fn id(&self) -> flexbuf::Result<i32> {
         let v = self.map.get("id")?;
         __field::i32(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for AddRequiredView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -296,6 +308,12 @@ impl<'a> RemoveFieldView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for RemoveFieldView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// v2 renames `title` to `name`, keeping the wire name `title`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rename {
@@ -377,6 +395,12 @@ impl<'a> RenameView<'a> {
     pub fn year(&self) -> flexbuf::Result<i32> {
         let v = self.map.get("year")?;
         __field::i32(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for RenameView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -479,6 +503,12 @@ impl<'a> ReorderView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for ReorderView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// v2 widens `count` from i32 to i64.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Widen {
@@ -563,6 +593,12 @@ impl<'a> WidenView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for WidenView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// v2 changes `code` from string to i64.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Retype {
@@ -629,6 +665,12 @@ impl<'a> RetypeView<'a> {
     pub fn code(&self) -> flexbuf::Result<&'a str> {
         let v = self.map.get("code")?;
         __field::str(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for RetypeView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -716,6 +758,12 @@ impl<'a> MemberView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for MemberView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// Members nested in a vector, so errors carry an index.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Team {
@@ -783,9 +831,15 @@ impl<'a> TeamView<'a> {
     }
 
     /// The `members` field.
-    pub fn members(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn members(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, MemberView<'a>>> {
         let v = self.map.get("members")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for TeamView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -863,6 +917,12 @@ impl<'a> OwnerView<'a> {
             Some(v) => Ok(Some(v)),
             None => Ok(None),
         }
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for OwnerView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 

@@ -226,6 +226,12 @@ impl<'a> AddOptionalView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for AddOptionalView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// The `evo2.AddRequired` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AddRequired {
@@ -310,6 +316,12 @@ impl<'a> AddRequiredView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for AddRequiredView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// The `evo2.RemoveField` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RemoveField {
@@ -376,6 +388,12 @@ impl<'a> RemoveFieldView<'a> {
     pub fn id(&self) -> flexbuf::Result<i32> {
         let v = self.map.get("id")?;
         __field::i32(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for RemoveFieldView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -460,6 +478,12 @@ impl<'a> RenameView<'a> {
     pub fn year(&self) -> flexbuf::Result<i32> {
         let v = self.map.get("year")?;
         __field::i32(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for RenameView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -562,6 +586,12 @@ impl<'a> ReorderView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for ReorderView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// The `evo2.Widen` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Widen {
@@ -646,6 +676,12 @@ impl<'a> WidenView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for WidenView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// The `evo2.Retype` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Retype {
@@ -712,6 +748,12 @@ impl<'a> RetypeView<'a> {
     pub fn code(&self) -> flexbuf::Result<i64> {
         let v = self.map.get("code")?;
         __field::i64(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for RetypeView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -814,6 +856,12 @@ impl<'a> MemberView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for MemberView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// The `evo2.Team` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Team {
@@ -881,9 +929,15 @@ impl<'a> TeamView<'a> {
     }
 
     /// The `members` field.
-    pub fn members(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn members(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, MemberView<'a>>> {
         let v = self.map.get("members")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for TeamView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -961,6 +1015,12 @@ impl<'a> OwnerView<'a> {
             Some(v) => Ok(Some(v)),
             None => Ok(None),
         }
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for OwnerView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 

@@ -672,9 +672,9 @@ impl<'a> ObjectView<'a> {
     }
 
     /// The `keys` field.
-    pub fn keys(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn keys(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, &'a str>> {
         let v = self.map.get("keys")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
     }
 
     /// The `kind` field.
@@ -798,6 +798,12 @@ impl<'a> ObjectView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for ObjectView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// Type names that shadow builtins of the target languages.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct String {
@@ -905,6 +911,12 @@ impl<'a> StringView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for StringView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// The `keywords.List` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct List {
@@ -972,9 +984,15 @@ impl<'a> ListView<'a> {
     }
 
     /// The `items` field.
-    pub fn items(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn items(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, StringView<'a>>> {
         let v = self.map.get("items")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for ListView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -1067,6 +1085,12 @@ impl<'a> ResultView<'a> {
             Some(v) => __field::str(v).map(Some),
             None => Ok(None),
         }
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for ResultView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -1163,6 +1187,12 @@ impl<'a> ErrorView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for ErrorView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// The `keywords.Option` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Option {
@@ -1237,6 +1267,12 @@ impl<'a> OptionView<'a> {
             Some(v) => OptionView::new(v).map(Some),
             None => Ok(None),
         }
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for OptionView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -1317,6 +1353,12 @@ impl<'a> VecView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for VecView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// The `keywords.Box` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Box {
@@ -1394,6 +1436,12 @@ impl<'a> BoxView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for BoxView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// The `keywords.Map` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Map {
@@ -1468,6 +1516,12 @@ impl<'a> MapView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for MapView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// The `keywords.Array` message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Array {
@@ -1534,6 +1588,12 @@ impl<'a> ArrayView<'a> {
     pub fn a(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
         let v = self.map.get("a")?;
         v.as_vector()
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for ArrayView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 

@@ -86,9 +86,15 @@ impl<'a> MetricsView<'a> {
     }
 
     /// The `series` field.
-    pub fn series(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn series(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, MetricSeriesView<'a>>> {
         let v = self.map.get("series")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for MetricsView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -188,6 +194,12 @@ impl<'a> MetricSeriesView<'a> {
     pub fn step_s(&self) -> flexbuf::Result<i64> {
         let v = self.map.get("step_s")?;
         __field::i64(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for MetricSeriesView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 

@@ -71,9 +71,15 @@ impl<'a> RepeatedMapsView<'a> {
     }
 
     /// The `rows` field.
-    pub fn rows(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn rows(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, RepeatedRowView<'a>>> {
         let v = self.map.get("rows")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for RepeatedMapsView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -248,6 +254,12 @@ impl<'a> RepeatedRowView<'a> {
     pub fn updated_at(&self) -> flexbuf::Result<&'a str> {
         let v = self.map.get("updated_at")?;
         __field::str(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for RepeatedRowView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 

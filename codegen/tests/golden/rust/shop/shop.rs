@@ -169,6 +169,12 @@ impl<'a> GeoView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for GeoView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// An image by URL.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Image {
@@ -288,6 +294,12 @@ impl<'a> ImageView<'a> {
     pub fn width(&self) -> flexbuf::Result<u32> {
         let v = self.map.get("width")?;
         __field::u32(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for ImageView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -517,15 +529,21 @@ impl<'a> AddressView<'a> {
     }
 
     /// The `tags` field.
-    pub fn tags(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn tags(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, &'a str>> {
         let v = self.map.get("tags")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
     }
 
     /// The `zip` field.
     pub fn zip(&self) -> flexbuf::Result<&'a str> {
         let v = self.map.get("zip")?;
         __field::str(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for AddressView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 

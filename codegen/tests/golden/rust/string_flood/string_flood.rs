@@ -91,9 +91,15 @@ impl<'a> StringFloodView<'a> {
     }
 
     /// 5,000 strings of 5 to 60 characters.
-    pub fn strings(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn strings(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, &'a str>> {
         let v = self.map.get("strings")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for StringFloodView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 

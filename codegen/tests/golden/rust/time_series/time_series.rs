@@ -164,3 +164,9 @@ impl<'a> TimeSeriesView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for TimeSeriesView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+

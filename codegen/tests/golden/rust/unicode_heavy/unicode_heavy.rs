@@ -244,6 +244,12 @@ impl<'a> UnicodeHeavyView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for UnicodeHeavyView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// The text of one script.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ScriptSection {
@@ -331,9 +337,15 @@ impl<'a> ScriptSectionView<'a> {
     }
 
     /// The `paragraphs` field.
-    pub fn paragraphs(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn paragraphs(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, &'a str>> {
         let v = self.map.get("paragraphs")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for ScriptSectionView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 

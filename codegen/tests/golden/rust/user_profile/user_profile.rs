@@ -442,9 +442,9 @@ impl<'a> UserProfileView<'a> {
     }
 
     /// The `linked_accounts` field.
-    pub fn linked_accounts(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn linked_accounts(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, LinkedAccountView<'a>>> {
         let v = self.map.get("linked_accounts")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
     }
 
     /// The `locale` field.
@@ -505,9 +505,9 @@ impl<'a> UserProfileView<'a> {
     }
 
     /// The `tags` field.
-    pub fn tags(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
+    pub fn tags(&self) -> flexbuf::Result<flexbuf::typed::VectorView<'a, &'a str>> {
         let v = self.map.get("tags")?;
-        v.as_vector()
+        flexbuf::typed::VectorView::new(v)
     }
 
     /// The `timezone` field.
@@ -544,6 +544,12 @@ impl<'a> UserProfileView<'a> {
     pub fn website(&self) -> flexbuf::Result<&'a str> {
         let v = self.map.get("website")?;
         __field::str(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for UserProfileView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -676,6 +682,12 @@ impl<'a> UserAddressView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for UserAddressView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// Latitude and longitude in degrees.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GeoPoint {
@@ -757,6 +769,12 @@ impl<'a> GeoPointView<'a> {
     pub fn lon(&self) -> flexbuf::Result<f64> {
         let v = self.map.get("lon")?;
         __field::f64(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for GeoPointView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -889,6 +907,12 @@ impl<'a> UserSettingsView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for UserSettingsView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// Which channels send notifications.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NotificationSettings {
@@ -985,6 +1009,12 @@ impl<'a> NotificationSettingsView<'a> {
     pub fn sms(&self) -> flexbuf::Result<bool> {
         let v = self.map.get("sms")?;
         __field::bool(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for NotificationSettingsView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -1099,6 +1129,12 @@ impl<'a> LinkedAccountView<'a> {
     pub fn provider(&self) -> flexbuf::Result<&'a str> {
         let v = self.map.get("provider")?;
         __field::str(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for LinkedAccountView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
@@ -1246,6 +1282,12 @@ impl<'a> UserStatsView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for UserStatsView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// The paid plan.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Subscription {
@@ -1357,6 +1399,12 @@ impl<'a> SubscriptionView<'a> {
     pub fn seats(&self) -> flexbuf::Result<i64> {
         let v = self.map.get("seats")?;
         __field::i64(v)
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for SubscriptionView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 

@@ -1388,3 +1388,9 @@ impl<'a> WideMapView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for WideMapView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+

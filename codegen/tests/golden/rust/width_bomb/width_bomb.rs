@@ -73,3 +73,9 @@ impl<'a> WidthBombView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for WidthBombView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
