@@ -278,7 +278,7 @@ impl Facts<'_> {
     fn has_float(&self, t: &TypeRef, seen: &mut Vec<String>) -> bool {
         match t {
             TypeRef::F32 | TypeRef::F64 => true,
-            TypeRef::Vector(e) | TypeRef::Map(e) => self.has_float(e, seen),
+            TypeRef::Vector(e) | TypeRef::Array(e, _) | TypeRef::Map(e) => self.has_float(e, seen),
             TypeRef::Message(n) | TypeRef::Union(n) => {
                 if seen.contains(n) {
                     return false;

@@ -1094,3 +1094,62 @@ fn fixture_json_conforms_to_its_schema() {
         }
     }
 }
+
+#[test]
+fn fixed_length_arrays_parse_into_the_model() {
+    let parsed = parse(
+        "namespace a;\nmessage M {\n  pos: [f32; 3];\n  id: [u32; 4]?;\n  path: [[i16; 2]];\n  named: {string: [bool; 1]};\n}\n",
+    )
+    .expect("parses");
+    let s = &parsed.schema;
+    let array = |t: TypeRef, n| TypeRef::Array(Box::new(t), n);
+    assert_eq!(field(s, "a.M", "pos").ty, array(TypeRef::F32, 3));
+    let id = field(s, "a.M", "id");
+    assert_eq!(id.ty, array(TypeRef::U32, 4));
+    assert!(id.optional);
+    assert_eq!(
+        field(s, "a.M", "path").ty,
+        TypeRef::Vector(Box::new(array(TypeRef::I16, 2)))
+    );
+    assert_eq!(
+        field(s, "a.M", "named").ty,
+        TypeRef::Map(Box::new(array(TypeRef::Bool, 1)))
+    );
+    assert!(parse(&format!(
+        "message M {{ x: [u8; {}]; }}",
+        flexbuf::schema::MAX_ARRAY_LEN
+    ))
+    .is_ok());
+}
+
+#[test]
+fn arrays_that_cannot_be_written_are_positioned_errors() {
+    assert_error(
+        "message M { x: [string; 3]; }",
+        "t.fxs:1:17: error: array elements must be bool, an integer or a float type, found `string`\nhint: arrays hold bool, integers or floats; use a vector `[string]`, or a message with one field per element",
+    );
+    assert_error(
+        "message P { x: i32; }\nmessage M { x: [P; 2]; }",
+        "t.fxs:2:17: error: array elements must be bool, an integer or a float type, found `P`\nhint: arrays hold bool, integers or floats; use a vector `[P]`, or a message with one field per element",
+    );
+    assert_error(
+        "message M { x: [f32; 0]; }",
+        "t.fxs:1:22: error: array length must be between 1 and 4096, found 0\nhint: use a vector `[f32]` for data of varying or larger size",
+    );
+    assert_error(
+        "message M { x: [f32; 4097]; }",
+        "t.fxs:1:22: error: array length must be between 1 and 4096, found 4097\nhint: use a vector `[f32]` for data of varying or larger size",
+    );
+    assert_error(
+        "message M { x: [f32?; 2]; }",
+        "t.fxs:1:20: error: arrays of optional elements (`[T?; N]`) are not supported\nhint: use `[f32; 2]` (arrays always hold every element)",
+    );
+    assert_error(
+        "message M { x: [f32; n]; }",
+        "t.fxs:1:22: error: expected an array length (an integer), found identifier `n`",
+    );
+    assert_error(
+        "message M { x: [f32; 2] = 1; }",
+        "t.fxs:1:27: error: array fields cannot have a default value\nhint: absence already gives an array of zeros; only `null` is allowed, on an optional field (`[f32; 2]?`)",
+    );
+}

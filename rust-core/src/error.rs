@@ -42,6 +42,14 @@ pub enum ErrorKind {
     },
     /// A number does not fit the requested type.
     OutOfRange,
+    /// A vector decoded as a fixed-length array (`[T; N]` in a schema) has
+    /// another number of elements.
+    ArrayLength {
+        /// The array's length.
+        expected: usize,
+        /// The vector's length.
+        found: usize,
+    },
     /// An index past the end of a vector.
     IndexOutOfBounds {
         /// The index asked for.
@@ -385,6 +393,7 @@ impl ErrorKind {
             KeyValueLengthMismatch { .. } => "KeyValueLengthMismatch",
             TypeMismatch { .. } => "TypeMismatch",
             OutOfRange => "OutOfRange",
+            ArrayLength { .. } => "ArrayLength",
             IndexOutOfBounds { .. } => "IndexOutOfBounds",
             KeyNotFound => "KeyNotFound",
             BudgetExceeded => "BudgetExceeded",
@@ -418,7 +427,7 @@ impl ErrorKind {
             | MissingNul
             | UnsortedKeys
             | KeyValueLengthMismatch { .. } => ErrorClass::InvalidBuffer,
-            TypeMismatch { .. } => ErrorClass::Type,
+            TypeMismatch { .. } | ArrayLength { .. } => ErrorClass::Type,
             OutOfRange => ErrorClass::Range,
             IndexOutOfBounds { .. } => ErrorClass::Index,
             KeyNotFound => ErrorClass::NotFound,
@@ -443,7 +452,7 @@ impl ErrorKind {
     pub fn typed_reason(&self) -> Option<&'static str> {
         use ErrorKind::*;
         Some(match self {
-            TypeMismatch { .. } => "type",
+            TypeMismatch { .. } | ArrayLength { .. } => "type",
             OutOfRange => "range",
             MissingField => "missing",
             UnexpectedNull => "null",
@@ -478,6 +487,10 @@ impl fmt::Display for ErrorKind {
             }
             TypeMismatch { expected, found } => write!(f, "expected {expected}, found {found}"),
             OutOfRange => f.write_str("number out of range for the requested type"),
+            ArrayLength { expected, found } => write!(
+                f,
+                "expected an array of {expected} elements, found a vector of {found}"
+            ),
             IndexOutOfBounds { index, len } => {
                 write!(f, "index {index} out of bounds for length {len}")
             }

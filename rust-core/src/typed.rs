@@ -848,6 +848,60 @@ pub mod field {
         }
     }
 
+    /// A `[T; N]` field (a fixed-length array in the schema): any vector of
+    /// `N` elements, each read with `elem` (errors name the index). Another
+    /// length is an [`ErrorKind::ArrayLength`] error, reported after the
+    /// elements' own errors, as every SDK's decoder does.
+    #[inline]
+    pub fn array<T: Copy + Default, const N: usize>(
+        r: Reader<'_>,
+        cx: &mut DecodeContext,
+        elem: fn(Reader<'_>) -> Result<T>,
+    ) -> Result<[T; N]> {
+        reject_null(&r)?;
+        let v = list(&r)?;
+        let mut out = [T::default(); N];
+        for i in 0..v.len() {
+            cx.charge()?;
+            let e = elem(v.get(i)?).map_err(|e| e.in_segment(PathSegment::Index(i)))?;
+            if let Some(slot) = out.get_mut(i) {
+                *slot = e;
+            }
+        }
+        if v.len() != N {
+            return Err(Error::at(
+                ErrorKind::ArrayLength {
+                    expected: N,
+                    found: v.len(),
+                },
+                r.offset(),
+            ));
+        }
+        Ok(out)
+    }
+
+    /// A `[T; N]` field of numbers: one copy when stored as a typed vector of
+    /// exactly `N` elements of `T`, otherwise read as [`scalar_vec`] reads a
+    /// vector (any width, element errors by index), then length-checked.
+    #[inline]
+    pub fn scalar_array<T: Widen + Default, const N: usize>(
+        r: Reader<'_>,
+        cx: &mut DecodeContext,
+        elem: fn(Reader<'_>) -> Result<T>,
+    ) -> Result<[T; N]> {
+        if let Some(s) = r.typed_slice::<T>() {
+            if let Ok(a) = <[T; N]>::try_from(s) {
+                cx.budget.bytes(core::mem::size_of_val(s))?;
+                return Ok(a);
+            }
+        }
+        let at = r.offset();
+        let v = scalar_vec(r, cx, elem)?;
+        let found = v.len();
+        <[T; N]>::try_from(v)
+            .map_err(|_| Error::at(ErrorKind::ArrayLength { expected: N, found }, at))
+    }
+
     /// A `{string: T}` field.
     #[inline]
     pub fn map<'a, T>(

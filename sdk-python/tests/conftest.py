@@ -57,6 +57,13 @@ def defects(gen_dir: Path) -> ModuleType:
 
 
 @pytest.fixture(scope="session")
+def arrays(gen_dir: Path) -> ModuleType:
+    """Classes generated from conformance/typed/schemas/arrays.fxs."""
+    path = generate(CONFORMANCE / "typed/schemas/arrays.fxs", gen_dir / "arrays")
+    return load(path, "gen_arrays")
+
+
+@pytest.fixture(scope="session")
 def shop(gen_dir: Path) -> ModuleType:
     """Classes generated from codegen/tests/schemas/shop.fxs (with an import)."""
     path = generate(ROOT / "codegen/tests/schemas/shop.fxs", gen_dir / "shop")

@@ -134,8 +134,29 @@ def test_fixture_models_decode_what_dumps_wrote(fixture_models: dict[str, Module
     assert flexbuf.loads(value.encode()) == fixture("api_response")
 
 
-def test_generated_code_passes_mypy_strict(defects: ModuleType, shop: ModuleType) -> None:
-    files = [defects.__file__, shop.__file__]
+def test_arrays_are_tuples_of_their_length(arrays: ModuleType) -> None:
+    b = arrays.Body(uuid=[1, 2, 3, 4], pos=(1.5, 2, 3))
+    back = arrays.Body.decode(b.encode())
+    assert back.uuid == (1, 2, 3, 4) and back.pos == (1.5, 2.0, 3.0)
+    assert back.quat == (0.0,) * 4 and back.flags == (False, False) and back.tint is None
+    assert arrays.Body.__annotations__["pos"] == "tuple[float, float, float]"
+    assert arrays.Wide.__annotations__["samples"] == "tuple[int, ...]"
+    assert arrays.Wide.decode(arrays.Wide().encode()).samples == (0,) * 40
+    with pytest.raises(flexbuf.SchemaError) as e:
+        arrays.Body.decode(flexbuf.dumps({"uuid": [1, 2, 3]}))
+    assert (e.value.kind, e.value.reason, e.value.path) == ("ArrayLength", "type", "$.uuid")
+    with pytest.raises(flexbuf.EncodeTypeError) as e2:
+        arrays.Body(uuid=(1, 2, 3, 4), pos=(1.0, 2.0)).encode()
+    assert e2.value.path == "$.pos"
+    with pytest.raises(flexbuf.EncodeOverflowError) as e3:
+        arrays.Body(uuid=(1, 2, 3, -1)).encode()
+    assert e3.value.path == "$.uuid[3]"
+
+
+def test_generated_code_passes_mypy_strict(
+    defects: ModuleType, shop: ModuleType, arrays: ModuleType
+) -> None:
+    files = [defects.__file__, shop.__file__, arrays.__file__]
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", *files],
         capture_output=True,

@@ -19,6 +19,7 @@ export type ErrorKind =
   | "KeyValueLengthMismatch"
   | "TypeMismatch"
   | "OutOfRange"
+  | "ArrayLength"
   | "IndexOutOfBounds"
   | "KeyNotFound"
   | "BudgetExceeded"

@@ -34,6 +34,6 @@ export { compareUtf8 } from "./utf8.js";
 /** Which implementation serves verify and JSON: always `"pure"` from this entry point. */
 export const backend: "pure" | "native" = "pure";
 export {
-  DecodeContext, EncodeContext, keySet, encodeTyped, decodeTyped, missing, setEntry, sortedKeys, NO_KEYS,
+  DecodeContext, EncodeContext, keySet, encodeTyped, decodeTyped, missing, setEntry, sortedKeys, NO_KEYS, checkArray,
 } from "./typed.js";
 export type { KeySet, TypedDecodeOptions } from "./typed.js";

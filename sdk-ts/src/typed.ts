@@ -135,6 +135,15 @@ export function missing(field?: string): FlexError {
 }
 
 /**
+ * Checks that `v`, the value of a fixed-length array (`[T; N]` in a schema),
+ * has `n` elements: `ArrayLength` otherwise (the caller adds the path).
+ */
+export function checkArray<V extends ArrayLike<unknown>>(v: V, n: number, offset?: number): V {
+  if (v.length !== n) throw fail("ArrayLength", `expected an array of ${n} elements, found a vector of ${v.length}`, offset);
+  return v;
+}
+
+/**
  * Per-buffer decoding state and the checked field readers generated code uses.
  * Positions are plain numbers: `p` is a value's slot, `w` the slot width, `t`
  * its packed type byte.

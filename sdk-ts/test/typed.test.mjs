@@ -11,6 +11,7 @@ const refs = new URL("./gen/ref/", import.meta.url);
 assert.ok(existsSync(gen), "generated coders missing: run `cargo xtask test` (it generates them)");
 const defects = await import(new URL("defects.js", gen));
 const shop = await import(new URL("shop.js", gen));
+const arrays = await import(new URL("arrays.js", gen));
 
 const ROOTS = {
   api_response: "ApiResponse", chat_thread: "ChatThread", metrics_96k: "Metrics", repeated_maps: "RepeatedMaps",
@@ -152,4 +153,21 @@ test("a type's keys are one block, without the key pool; equal key lists share o
   assert.equal(Buffer.from(b2.finish()).toString("hex"), RUST_KEY_BLOCK_BYTES);
   assert.throws(() => new fb.KeyLayout(["b", "a"]), /sorted/);
   assert.throws(() => new fb.KeyLayout(["a\0"]), /NUL/);
+});
+
+test("arrays: fixed vectors for 2 to 4 numbers, plain arrays when decoded, lengths checked both ways", () => {
+  const body = { pos: [1.5, 2, 3], uuid: [1, 2, 3, 4], span: [-1, 1], quat: [0, 0, 0, 1], level: [9],
+    matrix: [1, 2, 3, 4, 5, 6, 7, 8, 9], flags: [true, false], tint: null, big: [1, 2], ubig: [3, 4, 5], small: [-1, 0, 1] };
+  const bytes = arrays.encodeBody(body);
+  const m = fb.root(bytes).asMap();
+  assert.equal(fb.typeName(m.get("pos").type), "vector_float3");
+  assert.equal(fb.typeName(m.get("matrix").type), "vector_float");
+  assert.equal(fb.typeName(m.get("flags").type), "vector_bool");
+  const back = arrays.decodeBody(bytes);
+  assert.ok(Array.isArray(back.pos));
+  assert.deepEqual(back.uuid, [1, 2, 3, 4]);
+  assert.deepEqual(arrays.decodeBody(fb.encode({ uuid: [1, 2, 3, 4] })).pos, [0, 0, 0]);
+  assert.throws(() => arrays.decodeBody(fb.encode({ uuid: [1, 2, 3] })),
+    (e) => e.kind === "ArrayLength" && fb.formatPath(e.path) === "$.uuid");
+  assert.throws(() => arrays.encodeBody({ ...body, pos: [1, 2] }), (e) => e.kind === "ArrayLength");
 });

@@ -274,7 +274,9 @@ impl Gen<'_> {
             TypeRef::F64 => kt("Double"),
             TypeRef::String => kt("String"),
             TypeRef::Bytes => kt("ByteArray"),
-            TypeRef::Vector(e) => format!("{}<{}>", kt("List"), self.kt_type(e, pkg)),
+            TypeRef::Vector(e) | TypeRef::Array(e, _) => {
+                format!("{}<{}>", kt("List"), self.kt_type(e, pkg))
+            }
             TypeRef::Map(v) => format!("{}<{}, {}>", kt("Map"), kt("String"), self.kt_type(v, pkg)),
             TypeRef::Message(n) | TypeRef::Enum(n) | TypeRef::Union(n) => self.type_name(n, pkg),
         }
@@ -315,6 +317,16 @@ impl Gen<'_> {
                     "b.startVector(); for ({v} in {x}) {{ {} }}; b.endVector()",
                     self.encode(e, &v, pkg, depth + 1)
                 )
+            }
+            TypeRef::Array(e, n) => {
+                let (_, backing, unsigned) = scalar_list(e).expect("array elements are scalars");
+                let values = format!("Typed.array({x}, {n}).{backing}()");
+                let unsigned = if unsigned { ", unsigned = true" } else { "" };
+                if TypeRef::fixed_vector_form(e, *n) {
+                    format!("Typed.fixedVector(b, {values}{unsigned})")
+                } else {
+                    format!("b.typedVector({values}{unsigned})")
+                }
             }
             TypeRef::Map(vt) => {
                 let v = format!("e{depth}");
@@ -358,6 +370,10 @@ impl Gen<'_> {
                     self.decode(e, &v2, &i2, pkg, depth + 1)
                 )
             }
+            TypeRef::Array(e, n) => {
+                let (list, _, _) = scalar_list(e).expect("array elements are scalars");
+                format!("Typed.array(Fields.{list}({v}, {i}, cx), {n})")
+            }
             TypeRef::Map(vt) => {
                 let (v2, i2) = (format!("v{depth}"), format!("i{depth}"));
                 format!(
@@ -386,6 +402,9 @@ impl Gen<'_> {
             TypeRef::String => "\"\"".into(),
             TypeRef::Bytes => "ByteArray(0)".into(),
             TypeRef::Vector(_) => "emptyList()".into(),
+            TypeRef::Array(e, n) => {
+                format!("{}({n}) {{ {} }}", self.kt("List", pkg), self.zero(e, pkg))
+            }
             TypeRef::Map(_) => "emptyMap()".into(),
             TypeRef::Enum(n) => {
                 let first = self
@@ -855,6 +874,10 @@ impl Gen<'_> {
 fn needs_cx(t: &TypeRef) -> bool {
     matches!(
         t,
-        TypeRef::Message(_) | TypeRef::Union(_) | TypeRef::Vector(_) | TypeRef::Map(_)
+        TypeRef::Message(_)
+            | TypeRef::Union(_)
+            | TypeRef::Vector(_)
+            | TypeRef::Array(..)
+            | TypeRef::Map(_)
     )
 }

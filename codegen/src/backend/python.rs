@@ -136,6 +136,10 @@ const BUILTINS: &[&str] = &[
 ];
 
 /// Module-level names the generated code uses itself.
+/// Arrays up to this length get an exact tuple type (`tuple[int, int]`),
+/// longer ones `tuple[int, ...]`.
+const PRECISE_TUPLE: usize = 16;
+
 const MODULE_NAMES: &[&str] = &["_SCHEMA", "_enum", "_flexbuf", "_Final", "annotations"];
 
 /// A file stem as an importable module name (`my-schema` → `my_schema`).
@@ -319,6 +323,15 @@ impl<'p> Gen<'p> {
             TypeRef::String => self.py("str"),
             TypeRef::Bytes => self.py("bytes"),
             TypeRef::Vector(e) => format!("{}[{}]", self.py("list"), self.hint(e)),
+            // Exact for short arrays (`tuple[float, float, float]`).
+            TypeRef::Array(e, n) if *n <= PRECISE_TUPLE => {
+                format!(
+                    "{}[{}]",
+                    self.py("tuple"),
+                    vec![self.hint(e); *n].join(", ")
+                )
+            }
+            TypeRef::Array(e, _) => format!("{}[{}, ...]", self.py("tuple"), self.hint(e)),
             TypeRef::Map(e) => format!("{}[{}, {}]", self.py("dict"), self.py("str"), self.hint(e)),
             TypeRef::Message(n) | TypeRef::Enum(n) | TypeRef::Union(n) => self.b.type_name(n),
         }
@@ -345,6 +358,21 @@ impl<'p> Gen<'p> {
                 TypeRef::String => "\"\"".into(),
                 TypeRef::Bytes => "b\"\"".into(),
                 TypeRef::Vector(_) | TypeRef::Map(_) => "None".into(),
+                TypeRef::Array(e, n) => {
+                    let zero = match **e {
+                        TypeRef::Bool => "False",
+                        TypeRef::F32 | TypeRef::F64 => "0.0",
+                        _ => "0",
+                    };
+                    if *n <= PRECISE_TUPLE {
+                        format!(
+                            "({})",
+                            vec![zero; *n].join(", ") + if *n == 1 { "," } else { "" }
+                        )
+                    } else {
+                        format!("({zero},) * {n}")
+                    }
+                }
                 TypeRef::Enum(n) => {
                     let v = self
                         .plan

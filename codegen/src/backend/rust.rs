@@ -220,6 +220,7 @@ impl<'p> Gen<'p> {
             TypeRef::String => self.std("String").into(),
             TypeRef::Bytes => format!("{}<u8>", self.std("Vec")),
             TypeRef::Vector(e) => format!("{}<{}>", self.std("Vec"), self.rust_type(e)),
+            TypeRef::Array(e, n) => format!("[{}; {n}]", self.rust_type(e)),
             TypeRef::Map(v) => format!(
                 "std::collections::BTreeMap<{}, {}>",
                 self.std("String"),
@@ -389,10 +390,11 @@ impl super::ModuleItems for Gen<'_> {
         let eq = if mp.has_float { "" } else { ", Eq" };
         self.docs_or(0, &m.doc, &format!("The `{}` message.", m.name));
         let absent: Vec<String> = mp.fields.iter().map(|f| self.absent_value(f)).collect();
-        let derivable = mp
-            .fields
-            .iter()
-            .all(|f| !matches!(f.absent, Absent::Default(_)));
+        // `Default` is derived only for arrays of up to 32 elements.
+        let derivable = mp.fields.iter().all(|f| {
+            !matches!(f.absent, Absent::Default(_))
+                && !matches!(f.def.ty, TypeRef::Array(_, n) if n > 32 && !f.def.optional)
+        });
         let default = if mp.defaultable && derivable {
             ", Default"
         } else {
@@ -646,7 +648,12 @@ impl Gen<'_> {
         let lit = match &f.absent {
             Absent::Null => return self.std("None").into(),
             Absent::Zero | Absent::Required => {
-                return format!("{}::default()", self.std("Default"))
+                let zero = format!("{}::default()", self.std("Default"));
+                return match &f.def.ty {
+                    // Arrays of any length (`Default` stops at 32 elements).
+                    TypeRef::Array(_, n) => format!("[{zero}; {n}]"),
+                    _ => zero,
+                };
             }
             Absent::Default(d) => self.literal(&f.def.ty, d),
         };
@@ -702,6 +709,10 @@ impl Gen<'_> {
             TypeRef::String => format!("{pad}b.string({v});\n"),
             TypeRef::Bytes => format!("{pad}b.blob({v});\n"),
             TypeRef::Vector(e) if e.is_scalar() => format!("{pad}b.typed_vector({v});\n"),
+            TypeRef::Array(e, n) if TypeRef::fixed_vector_form(e, *n) => {
+                format!("{pad}b.fixed_vector({v})?;\n")
+            }
+            TypeRef::Array(..) => format!("{pad}b.typed_vector({v});\n"),
             TypeRef::Vector(e) => {
                 let inner = self.encode_expr(e, "e", indent + 1);
                 format!("{pad}b.start_vector();\n{pad}for e in {place}.iter() {{\n{inner}{pad}}}\n{pad}b.end_vector()?;\n")
@@ -723,6 +734,15 @@ impl Gen<'_> {
     fn decode_expr(&self, t: &TypeRef, r: &str, depth: usize) -> String {
         let e = format!("e{depth}");
         match t {
+            TypeRef::Array(el, n) => {
+                let f = self.rust_type(el);
+                let read = if **el == TypeRef::Bool {
+                    "array"
+                } else {
+                    "scalar_array"
+                };
+                format!("__field::{read}::<{f}, {n}>({r}, cx, __field::{f})")
+            }
             TypeRef::Vector(el) if el.is_scalar() && **el != TypeRef::Bool => {
                 let f = self.rust_type(el);
                 format!("__field::scalar_vec::<{f}>({r}, cx, __field::{f})")
@@ -775,6 +795,7 @@ impl Gen<'_> {
                 format!("{}View::new(v)", short_name(n)),
             ),
             TypeRef::Union(_) => ("flexbuf::Reader<'a>".into(), "v".into()),
+            TypeRef::Array(..) => ("flexbuf::VectorReader<'a>".into(), "v.as_vector()".into()),
             TypeRef::Enum(_) => (self.rust_type(t), self.decode_expr(t, "v", 1)),
             scalar => (self.rust_type(scalar), self.decode_expr(scalar, "v", 1)),
         }

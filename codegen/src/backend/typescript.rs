@@ -177,7 +177,7 @@ impl Gen<'_> {
             TypeRef::I64 | TypeRef::U64 => "number | bigint".into(),
             TypeRef::String => "string".into(),
             TypeRef::Bytes => "Uint8Array".into(),
-            TypeRef::Vector(e) => format!("Array<{}>", self.ts_type(e)),
+            TypeRef::Vector(e) | TypeRef::Array(e, _) => format!("Array<{}>", self.ts_type(e)),
             TypeRef::Map(e) => format!("{{ [key: string]: {} }}", self.ts_type(e)),
             TypeRef::Message(n) | TypeRef::Enum(n) | TypeRef::Union(n) => self.b.type_name(n),
             _ => "number".into(),
@@ -573,6 +573,11 @@ impl Gen<'_> {
             TypeRef::String => "\"\"".into(),
             TypeRef::Bytes => "new Uint8Array(0)".into(),
             TypeRef::Vector(_) => "[]".into(),
+            TypeRef::Array(e, n) => format!(
+                "new Array<{}>({n}).fill({})",
+                self.ts_type(e),
+                self.zero(e)?
+            ),
             TypeRef::Map(_) => "{}".into(),
             TypeRef::Message(_) | TypeRef::Union(_) => return None,
             TypeRef::Enum(n) => format!(
@@ -628,6 +633,15 @@ impl Gen<'_> {
                     self.b.string_literal(&flexbuf::schema::type_string(e))
                 )
             }
+            TypeRef::Array(e, n) => {
+                let kind = self.b.string_literal(&flexbuf::schema::type_string(e));
+                let push = if TypeRef::fixed_vector_form(e, *n) {
+                    "fixedVector"
+                } else {
+                    "typedVector"
+                };
+                format!("{pad}b.{push}(fb.checkArray({v}, {n}), {kind});\n")
+            }
             TypeRef::Vector(e) => {
                 let el = format!("e{depth}");
                 let inner = self.encode_stmt(e, &el, indent + 1, depth + 1);
@@ -666,6 +680,10 @@ impl Gen<'_> {
             }
             TypeRef::Message(n) | TypeRef::Union(n) => {
                 format!("decode{}From(c, {p}, {w}, {t})", self.b.type_name(n))
+            }
+            TypeRef::Array(e, n) => {
+                let vector = self.decode_expr(&TypeRef::Vector(e.clone()), p, w, t, depth);
+                format!("fb.checkArray({vector}, {n}, {p})")
             }
             TypeRef::Vector(e)
                 if e.is_scalar() && !matches!(**e, TypeRef::Bool | TypeRef::I64 | TypeRef::U64) =>

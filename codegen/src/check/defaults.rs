@@ -131,12 +131,14 @@ pub(super) fn check(
         }
         TypeRef::Bytes
         | TypeRef::Vector(_)
+        | TypeRef::Array(..)
         | TypeRef::Map(_)
         | TypeRef::Message(_)
         | TypeRef::Union(_) => {
             let what = match ty {
                 TypeRef::Bytes => "`bytes`",
                 TypeRef::Vector(_) => "vector",
+                TypeRef::Array(..) => "array",
                 TypeRef::Map(_) => "map",
                 TypeRef::Message(_) => "message",
                 _ => "union",
@@ -144,6 +146,7 @@ pub(super) fn check(
             let zero = match ty {
                 TypeRef::Bytes => "absence already gives empty bytes; ",
                 TypeRef::Vector(_) => "absence already gives an empty vector; ",
+                TypeRef::Array(..) => "absence already gives an array of zeros; ",
                 TypeRef::Map(_) => "absence already gives an empty map; ",
                 _ => "",
             };

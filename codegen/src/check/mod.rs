@@ -8,7 +8,7 @@ mod suggest;
 use std::collections::{BTreeMap, HashMap};
 
 use flexbuf::schema::{
-    EnumDef, EnumVariant, Field, Message, Schema, TypeRef, UnionDef, UnionVariant,
+    EnumDef, EnumVariant, Field, Message, Schema, TypeRef, UnionDef, UnionVariant, MAX_ARRAY_LEN,
 };
 
 use crate::diag::Diagnostic;
@@ -188,6 +188,7 @@ pub(crate) fn builtin_name(t: &TypeRef) -> &'static str {
         TypeRef::String => "string",
         TypeRef::Bytes => "bytes",
         TypeRef::Vector(_) => "vector",
+        TypeRef::Array(..) => "array",
         TypeRef::Map(_) => "map",
         TypeRef::Message(_) => "message",
         TypeRef::Enum(_) => "enum",
@@ -203,12 +204,16 @@ pub(crate) fn type_src(t: &TypeAst) -> String {
         TypeAst::Vector {
             elem,
             elem_optional,
+            len,
             ..
         } => {
             format!(
-                "[{}{}]",
+                "[{}{}{}]",
                 type_src(elem),
-                if elem_optional.is_some() { "?" } else { "" }
+                if elem_optional.is_some() { "?" } else { "" },
+                len.as_ref()
+                    .map(|n| format!("; {}", n.value))
+                    .unwrap_or_default()
             )
         }
         TypeAst::Map {
@@ -313,6 +318,13 @@ impl<'a> Checker<'a> {
             TypeAst::Vector {
                 elem,
                 elem_optional,
+                len: Some(len),
+                ..
+            } => self.resolve_array(file, elem, *elem_optional, len),
+            TypeAst::Vector {
+                elem,
+                elem_optional,
+                len: None,
                 ..
             } => {
                 let inner = self.resolve(file, elem);
@@ -366,6 +378,71 @@ impl<'a> Checker<'a> {
             }
             TypeAst::Named(name, pos) => self.resolve_name(file, name, *pos),
         }
+    }
+
+    /// `[elem; len]`: `len` elements of a scalar type.
+    fn resolve_array(
+        &mut self,
+        file: usize,
+        elem: &TypeAst,
+        elem_optional: Option<Pos>,
+        len: &Spanned<i128>,
+    ) -> Option<TypeRef> {
+        let inner = self.resolve(file, elem);
+        let mut ok = true;
+        if let Some(pos) = elem_optional {
+            let hint = format!(
+                "use `[{}; {}]` (arrays always hold every element)",
+                type_src(elem),
+                len.value
+            );
+            self.error(
+                file,
+                pos,
+                "arrays of optional elements (`[T?; N]`) are not supported",
+                Some(hint),
+            );
+            ok = false;
+        }
+        if let Some(t) = &inner {
+            if !t.is_scalar() {
+                let hint = format!(
+                    "arrays hold bool, integers or floats; use a vector `[{}]`, or a message with one field per element",
+                    type_src(elem)
+                );
+                self.error(
+                    file,
+                    elem.pos(),
+                    format!(
+                        "array elements must be bool, an integer or a float type, found `{}`",
+                        type_src(elem)
+                    ),
+                    Some(hint),
+                );
+                ok = false;
+            }
+        }
+        let max = MAX_ARRAY_LEN as i128;
+        if !(1..=max).contains(&len.value) {
+            let hint = format!(
+                "use a vector `[{}]` for data of varying or larger size",
+                type_src(elem)
+            );
+            self.error(
+                file,
+                len.pos,
+                format!(
+                    "array length must be between 1 and {max}, found {}",
+                    len.value
+                ),
+                Some(hint),
+            );
+            ok = false;
+        }
+        if !ok {
+            return None;
+        }
+        Some(TypeRef::Array(Box::new(inner?), len.value as usize))
     }
 
     fn resolve_name(&mut self, file: usize, name: &str, pos: Pos) -> Option<TypeRef> {

@@ -64,10 +64,12 @@ pub(crate) struct FieldAst {
 pub(crate) enum TypeAst {
     /// A built-in type (scalar, `string`, `bytes`).
     Builtin(TypeRef, Pos),
-    /// `[T]`; `elem_optional` is the position of a `?` written inside.
+    /// `[T]`, or the array `[T; N]` when `len` is written; `elem_optional`
+    /// is the position of a `?` written after `T`.
     Vector {
         elem: Box<TypeAst>,
         elem_optional: Option<Pos>,
+        len: Option<Spanned<i128>>,
         pos: Pos,
     },
     /// `{K: V}`; `value_optional` is the position of a `?` after V.

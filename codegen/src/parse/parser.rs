@@ -457,10 +457,23 @@ impl Parser {
                 } else {
                     None
                 };
+                let len = if self.eat_punct(';') {
+                    let at = self.pos();
+                    match *self.tok() {
+                        Tok::Int(n) => {
+                            self.bump();
+                            Some(Spanned { value: n, pos: at })
+                        }
+                        _ => return self.expected("an array length (an integer)"),
+                    }
+                } else {
+                    None
+                };
                 self.expect_punct(']')?;
                 Ok(TypeAst::Vector {
                     elem,
                     elem_optional,
+                    len,
                     pos,
                 })
             }

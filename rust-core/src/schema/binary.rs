@@ -8,7 +8,7 @@
 //! `{"name", "doc", "repr", "variants": [{"name", "value", "doc"}]}`; a union
 //! `{"name", "doc", "variants": [{"name", "wire_name", "type", "doc"}]}`.
 //! Types are strings: `bool`, `i8` … `u64`, `f32`, `f64`, `string`, `bytes`,
-//! `[T]`, `{string:T}`, `message:NAME`, `enum:NAME`, `union:NAME`. A default
+//! `[T]`, `[T; N]`, `{string:T}`, `message:NAME`, `enum:NAME`, `union:NAME`. A default
 //! is a one-entry map: `{"bool": b}`, `{"int": i}`, `{"uint": u}`,
 //! `{"float": f}`, `{"string": s}`, `{"enum": variant}` or `{"null": null}`.
 //! Each field also has `"absent"`, what decoding yields when the field is
@@ -46,6 +46,7 @@ pub fn type_string(t: &TypeRef) -> String {
         TypeRef::String => "string".into(),
         TypeRef::Bytes => "bytes".into(),
         TypeRef::Vector(e) => format!("[{}]", type_string(e)),
+        TypeRef::Array(e, n) => format!("[{}; {n}]", type_string(e)),
         TypeRef::Map(v) => format!("{{string:{}}}", type_string(v)),
         TypeRef::Message(n) => format!("message:{n}"),
         TypeRef::Enum(n) => format!("enum:{n}"),
@@ -71,7 +72,13 @@ pub fn parse_type_string(s: &str) -> Option<TypeRef> {
         "bytes" => TypeRef::Bytes,
         _ => {
             if let Some(inner) = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
-                TypeRef::Vector(Box::new(parse_type_string(inner)?))
+                // `[T; N]`: elements are scalars, whose strings hold no `;`.
+                match inner.rsplit_once("; ") {
+                    Some((elem, n)) if !elem.contains(['[', '{']) => {
+                        TypeRef::Array(Box::new(parse_type_string(elem)?), n.parse().ok()?)
+                    }
+                    _ => TypeRef::Vector(Box::new(parse_type_string(inner)?)),
+                }
             } else if let Some(inner) = s.strip_prefix("{string:").and_then(|r| r.strip_suffix('}'))
             {
                 TypeRef::Map(Box::new(parse_type_string(inner)?))
@@ -517,6 +524,26 @@ mod tests {
         let bytes = schema.to_bytes().unwrap();
         assert_eq!(Schema::from_bytes(&bytes).unwrap(), schema);
         assert!(Schema::from_bytes(&bytes[1..]).is_err());
+    }
+
+    #[test]
+    fn type_strings_round_trip() {
+        let array = |t: TypeRef, n| TypeRef::Array(Box::new(t), n);
+        let vector = |t: TypeRef| TypeRef::Vector(Box::new(t));
+        for (t, s) in [
+            (array(TypeRef::F32, 3), "[f32; 3]"),
+            (vector(array(TypeRef::U32, 4)), "[[u32; 4]]"),
+            (
+                TypeRef::Map(Box::new(array(TypeRef::Bool, 1))),
+                "{string:[bool; 1]}",
+            ),
+            (vector(vector(TypeRef::I8)), "[[i8]]"),
+            (vector(TypeRef::Message("ns.M".into())), "[message:ns.M]"),
+        ] {
+            assert_eq!(type_string(&t), s);
+            assert_eq!(parse_type_string(s), Some(t));
+        }
+        assert_eq!(parse_type_string("[f32; x]"), None);
     }
 
     fn field(name: &str, ty: TypeRef, optional: bool, default: Option<DefaultValue>) -> Field {

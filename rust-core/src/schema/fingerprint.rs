@@ -14,7 +14,8 @@
 //!
 //! Types: `bool 0x01, i8 0x02, i16 0x03, i32 0x04, i64 0x05, u8 0x06, u16 0x07,
 //! u32 0x08, u64 0x09, f32 0x0a, f64 0x0b, string 0x0c, bytes 0x0d`;
-//! `[T]` is `0x10` + T; `{string: T}` is `0x11` + T; a message is `0x12` + the
+//! `[T]` is `0x10` + T; `{string: T}` is `0x11` + T; the array `[T; N]` is
+//! `0x16` + T + N as `u32`; a message is `0x12` + the
 //! canonical bytes of that message (nested, so its fields count), except that
 //! a message already being encoded further up (recursion) is `0x13` + its
 //! distance up that stack as `u32` (1 = the innermost); an enum is `0x14` +
@@ -129,6 +130,11 @@ fn ty<'s>(schema: &'s Schema, t: &'s TypeRef, stack: &mut Vec<&'s str>, out: &mu
         TypeRef::Map(v) => {
             out.push(0x11);
             ty(schema, v, stack, out);
+        }
+        TypeRef::Array(e, n) => {
+            out.push(0x16);
+            ty(schema, e, stack, out);
+            out.extend_from_slice(&(*n as u32).to_le_bytes());
         }
         TypeRef::Message(name) => match stack.iter().rev().position(|s| s == name) {
             Some(up) => {
@@ -251,6 +257,30 @@ mod tests {
         expected.extend_from_slice(b"zip");
         expected.extend_from_slice(&[0x04, 0, 0]);
         assert_eq!(fingerprint_bytes(&s, "t.Address"), expected);
+    }
+
+    #[test]
+    fn array_bytes_are_as_documented_and_differ_from_vectors_and_other_lengths() {
+        let s = schema(vec![field(
+            "pos",
+            TypeRef::Array(Box::new(TypeRef::F32), 3),
+        )]);
+        let mut expected = b"FXS1".to_vec();
+        expected.extend_from_slice(&1u32.to_le_bytes());
+        expected.extend_from_slice(&3u32.to_le_bytes());
+        expected.extend_from_slice(b"pos");
+        expected.extend_from_slice(&[0x16, 0x0a]);
+        expected.extend_from_slice(&3u32.to_le_bytes());
+        expected.extend_from_slice(&[0, 0]);
+        assert_eq!(fingerprint_bytes(&s, "t.Address"), expected);
+        let vector = schema(vec![field("pos", TypeRef::Vector(Box::new(TypeRef::F32)))]);
+        let four = schema(vec![field(
+            "pos",
+            TypeRef::Array(Box::new(TypeRef::F32), 4),
+        )]);
+        let f = s.fingerprint("t.Address");
+        assert_ne!(f, vector.fingerprint("t.Address"));
+        assert_ne!(f, four.fingerprint("t.Address"));
     }
 
     #[test]

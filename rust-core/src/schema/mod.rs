@@ -90,6 +90,12 @@ pub enum TypeRef {
     Bytes,
     /// `[T]`
     Vector(Box<TypeRef>),
+    /// `[T; N]`: exactly `N` elements of a scalar `T` (bool, an integer or a
+    /// float), `1 <= N <=` [`MAX_ARRAY_LEN`]. Written as a FlexBuffers fixed
+    /// typed vector when `N` is 2, 3 or 4 and `T` is not bool (see
+    /// [`TypeRef::fixed_vector_form`]), else as a typed vector; decoded from
+    /// any vector of `N` convertible elements.
+    Array(Box<TypeRef>, usize),
     /// `{string: T}`
     Map(Box<TypeRef>),
     /// A message, by qualified name.
@@ -125,7 +131,26 @@ impl TypeRef {
     pub fn is_scalar(&self) -> bool {
         *self == TypeRef::Bool || self.is_integer() || self.is_float()
     }
+
+    /// True when an `[elem; len]` array is written as a FlexBuffers fixed
+    /// typed vector: the format has them for 2, 3 or 4 integers or floats
+    /// (there is no fixed vector of bools); other arrays are typed vectors.
+    ///
+    /// ```
+    /// use flexbuf::schema::TypeRef;
+    ///
+    /// assert!(TypeRef::fixed_vector_form(&TypeRef::F32, 3));
+    /// assert!(!TypeRef::fixed_vector_form(&TypeRef::F32, 5));
+    /// assert!(!TypeRef::fixed_vector_form(&TypeRef::Bool, 2));
+    /// ```
+    pub fn fixed_vector_form(elem: &TypeRef, len: usize) -> bool {
+        (2..=4).contains(&len) && (elem.is_integer() || elem.is_float())
+    }
 }
+
+/// The longest `[T; N]` array a schema may declare. Arrays are for small
+/// fixed shapes (a position, a colour, an id); longer data is a vector.
+pub const MAX_ARRAY_LEN: usize = 4096;
 
 /// A default value, as written in the schema.
 #[derive(Clone, Debug, PartialEq)]

@@ -25,6 +25,11 @@ pub(super) fn resolve(t: &TypeRef, n: &Names) -> PyResult<Ty> {
         TypeRef::String => Ty::Str,
         TypeRef::Bytes => Ty::Bytes,
         TypeRef::Vector(e) => Ty::Vec(Box::new(resolve(e, n)?)),
+        TypeRef::Array(e, len) => Ty::Array {
+            el: Box::new(resolve(e, n)?),
+            len: *len,
+            fixed: TypeRef::fixed_vector_form(e, *len),
+        },
         TypeRef::Map(e) => Ty::Map(Box::new(resolve(e, n)?)),
         TypeRef::Message(m) => Ty::Msg(*n.msgs.get(m).ok_or_else(|| unknown("message", m))?),
         TypeRef::Enum(m) => Ty::Enum(*n.enums.get(m).ok_or_else(|| unknown("enum", m))?),
@@ -66,6 +71,14 @@ pub(super) fn absent_value(
         (SchemaAbsent::Zero, Ty::Str) => value(PyString::new(py, "").into_any()),
         (SchemaAbsent::Zero, Ty::Bytes) => value(PyBytes::new(py, b"").into_any()),
         (SchemaAbsent::Zero, Ty::Vec(_)) => Ok(Absent::EmptyList),
+        (SchemaAbsent::Zero, Ty::Array { el, len, .. }) => {
+            let zero = match **el {
+                Ty::Bool => bool_obj(py, false),
+                Ty::F32 | Ty::F64 => float_obj(py, 0.0),
+                _ => int_obj(py, 0),
+            };
+            value(PyTuple::new(py, std::iter::repeat_n(zero, *len))?.into_any())
+        }
         (SchemaAbsent::Zero, Ty::Map(_)) => Ok(Absent::EmptyDict),
         (SchemaAbsent::Zero, Ty::Enum(i)) => enum_member(*i, s.enums[*i].first),
         (SchemaAbsent::Zero, Ty::Msg(_) | Ty::Union(_)) => Ok(Absent::Missing),

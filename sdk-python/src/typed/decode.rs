@@ -70,6 +70,45 @@ impl<'py> Decoder<'_, 'py> {
         Ok(obj)
     }
 
+    /// A vector of `el` as a list (the value of a `[T]` or `[T; N]` field).
+    fn list(&mut self, el: &Ty, r: Reader<'_>) -> Result<Bound<'py, PyList>, DFail> {
+        let py = self.py;
+        if r.is_null() {
+            return Err(unexpected_null(&r).into());
+        }
+        if r.flex_type() == flexbuf::FlexType::Map {
+            // A map reads as the vector of its values; a vector field must not accept one.
+            let found = r.flex_type();
+            return Err(Error::at(
+                ErrorKind::TypeMismatch {
+                    expected: "vector",
+                    found,
+                },
+                r.offset(),
+            )
+            .into());
+        }
+        let v = r.as_vector()?;
+        let n = v.len();
+        // SAFETY: PyList_New returns a new list of n NULL items, or NULL with an exception.
+        let list =
+            unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n as ffi::Py_ssize_t))? };
+        for i in 0..n {
+            self.cx.charge()?;
+            let e = v.get(i)?;
+            let item = if e.is_null() {
+                Err(DFail::Core(unexpected_null(&e)))
+            } else {
+                self.value(el, e)
+            }
+            .map_err(|f| f.at(PathSegment::Index(i)))?;
+            // SAFETY: i < n; PyList_SET_ITEM steals the reference into an empty slot.
+            unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr()) };
+        }
+        // SAFETY: PyList_New returned a list.
+        Ok(unsafe { list.cast_into_unchecked::<PyList>() })
+    }
+
     pub(super) fn value(&mut self, ty: &Ty, r: Reader<'_>) -> DOut<'py> {
         let py = self.py;
         Ok(match ty {
@@ -91,44 +130,21 @@ impl<'py> Decoder<'_, 'py> {
                 }
                 PyBytes::new(py, r.as_blob()?).into_any()
             }
-            Ty::Vec(el) => {
-                if r.is_null() {
-                    return Err(unexpected_null(&r).into());
-                }
-                if r.flex_type() == flexbuf::FlexType::Map {
-                    // A map reads as the vector of its values; a vector field must not accept one.
-                    let found = r.flex_type();
+            Ty::Array { el, len, .. } => {
+                let list = self.list(el, r)?;
+                if list.len() != *len {
                     return Err(Error::at(
-                        ErrorKind::TypeMismatch {
-                            expected: "vector",
-                            found,
+                        ErrorKind::ArrayLength {
+                            expected: *len,
+                            found: list.len(),
                         },
                         r.offset(),
                     )
                     .into());
                 }
-                let v = r.as_vector()?;
-                let n = v.len();
-                // SAFETY: PyList_New returns a new list of n NULL items, or NULL with an exception.
-                let list = unsafe {
-                    Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n as ffi::Py_ssize_t))?
-                };
-                for i in 0..n {
-                    self.cx.charge()?;
-                    let e = v.get(i)?;
-                    let item = if e.is_null() {
-                        Err(DFail::Core(unexpected_null(&e)))
-                    } else {
-                        self.value(el, e)
-                    }
-                    .map_err(|f| f.at(PathSegment::Index(i)))?;
-                    // SAFETY: i < n; PyList_SET_ITEM steals the reference into an empty slot.
-                    unsafe {
-                        ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr())
-                    };
-                }
-                list
+                list.to_tuple().into_any()
             }
+            Ty::Vec(el) => self.list(el, r)?.into_any(),
             Ty::Map(el) => {
                 if r.is_null() {
                     return Err(unexpected_null(&r).into());

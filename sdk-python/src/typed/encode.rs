@@ -111,14 +111,50 @@ impl Encoder<'_, '_> {
     fn scalars<T: flexbuf::Scalar>(
         &mut self,
         items: &[Bound<'_, PyAny>],
+        fixed: bool,
         conv: impl Fn(&Bound<'_, PyAny>) -> Result<T, EncodeFail>,
     ) -> Result<(), EncodeFail> {
         let mut out = Vec::with_capacity(items.len());
         for (i, e) in items.iter().enumerate() {
             out.push(conv(e).map_err(|f| f.at(PathSegment::Index(i)))?);
         }
-        self.b.typed_vector(&out);
+        if fixed {
+            self.b.fixed_vector(&out)?;
+        } else {
+            self.b.typed_vector(&out);
+        }
         Ok(())
+    }
+
+    /// Writes `items` as a typed (or, with `fixed`, a fixed typed) vector of
+    /// `el`; false when `el` is not a scalar type (nothing written).
+    fn scalar_items(
+        &mut self,
+        el: &Ty,
+        items: &[Bound<'_, PyAny>],
+        fixed: bool,
+    ) -> Result<bool, EncodeFail> {
+        match el {
+            Ty::Bool => self.scalars(items, fixed, |e| {
+                // SAFETY: a type check on a live object.
+                if unsafe { ffi::PyBool_Check(e.as_ptr()) } == 0 {
+                    return Err(type_fail("bool", e));
+                }
+                Ok(e.is_truthy()?)
+            })?,
+            Ty::I8 => self.scalars(items, fixed, |e| ranged::<i8>(e, "i8"))?,
+            Ty::I16 => self.scalars(items, fixed, |e| ranged::<i16>(e, "i16"))?,
+            Ty::I32 => self.scalars(items, fixed, |e| ranged::<i32>(e, "i32"))?,
+            Ty::I64 => self.scalars(items, fixed, |e| ranged::<i64>(e, "i64"))?,
+            Ty::U8 => self.scalars(items, fixed, |e| ranged::<u8>(e, "u8"))?,
+            Ty::U16 => self.scalars(items, fixed, |e| ranged::<u16>(e, "u16"))?,
+            Ty::U32 => self.scalars(items, fixed, |e| ranged::<u32>(e, "u32"))?,
+            Ty::U64 => self.scalars(items, fixed, |e| ranged::<u64>(e, "u64"))?,
+            Ty::F32 => self.scalars(items, fixed, |e| Ok(float_value(e)? as f32))?,
+            Ty::F64 => self.scalars(items, fixed, float_value)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
     }
 
     pub(super) fn value(&mut self, ty: &Ty, v: &Bound<'_, PyAny>) -> Result<(), EncodeFail> {
@@ -156,41 +192,36 @@ impl Encoder<'_, '_> {
                     return Err(type_fail("bytes", v));
                 }
             }
+            Ty::Array { el, len, fixed } => {
+                let items = sequence(v, &ty.name(s))?;
+                if items.len() != *len {
+                    return Err(EncodeFail::new(
+                        Class::EncodeType,
+                        format!(
+                            "expected {} of {len} elements, got {}",
+                            ty.name(s),
+                            items.len()
+                        ),
+                    ));
+                }
+                self.scalar_items(el, &items, *fixed)?;
+            }
             Ty::Vec(el) => {
                 let items = sequence(v, &ty.name(s))?;
-                match &**el {
-                    Ty::Bool => self.scalars(&items, |e| {
-                        // SAFETY: a type check on a live object.
-                        if unsafe { ffi::PyBool_Check(e.as_ptr()) } == 0 {
-                            return Err(type_fail("bool", e));
-                        }
-                        Ok(e.is_truthy()?)
-                    })?,
-                    Ty::I8 => self.scalars(&items, |e| ranged::<i8>(e, "i8"))?,
-                    Ty::I16 => self.scalars(&items, |e| ranged::<i16>(e, "i16"))?,
-                    Ty::I32 => self.scalars(&items, |e| ranged::<i32>(e, "i32"))?,
-                    Ty::I64 => self.scalars(&items, |e| ranged::<i64>(e, "i64"))?,
-                    Ty::U8 => self.scalars(&items, |e| ranged::<u8>(e, "u8"))?,
-                    Ty::U16 => self.scalars(&items, |e| ranged::<u16>(e, "u16"))?,
-                    Ty::U32 => self.scalars(&items, |e| ranged::<u32>(e, "u32"))?,
-                    Ty::U64 => self.scalars(&items, |e| ranged::<u64>(e, "u64"))?,
-                    Ty::F32 => self.scalars(&items, |e| Ok(float_value(e)? as f32))?,
-                    Ty::F64 => self.scalars(&items, float_value)?,
-                    el => {
-                        self.b.start_vector();
-                        for (i, e) in items.iter().enumerate() {
-                            let r = if e.is_none() {
-                                Err(EncodeFail::new(
-                                    Class::EncodeType,
-                                    format!("None for an element of type {}", el.name(s)),
-                                ))
-                            } else {
-                                self.value(el, e)
-                            };
-                            r.map_err(|f| f.at(PathSegment::Index(i)))?;
-                        }
-                        self.b.end_vector()?;
+                if !self.scalar_items(el, &items, false)? {
+                    self.b.start_vector();
+                    for (i, e) in items.iter().enumerate() {
+                        let r = if e.is_none() {
+                            Err(EncodeFail::new(
+                                Class::EncodeType,
+                                format!("None for an element of type {}", el.name(s)),
+                            ))
+                        } else {
+                            self.value(el, e)
+                        };
+                        r.map_err(|f| f.at(PathSegment::Index(i)))?;
                     }
+                    self.b.end_vector()?;
                 }
             }
             Ty::Map(el) => {

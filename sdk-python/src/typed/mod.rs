@@ -55,6 +55,12 @@ enum Ty {
     Str,
     Bytes,
     Vec(Box<Ty>),
+    /// `[el; len]`; `fixed`: written as a fixed typed vector.
+    Array {
+        el: Box<Ty>,
+        len: usize,
+        fixed: bool,
+    },
     Map(Box<Ty>),
     Msg(usize),
     Enum(usize),
@@ -72,6 +78,7 @@ impl Ty {
             Ty::Str => "str".into(),
             Ty::Bytes => "bytes".into(),
             Ty::Vec(e) => format!("list[{}]", e.name(s)),
+            Ty::Array { el, .. } => format!("tuple[{}, ...]", el.name(s)),
             Ty::Map(e) => format!("dict[str, {}]", e.name(s)),
             Ty::Msg(i) => s.msgs[*i].short.clone(),
             Ty::Enum(i) => s.enums[*i].short.clone(),

@@ -38,6 +38,8 @@ public enum class ErrorKind {
     Builder,
     /** A floating-point value JSON cannot represent. */
     NonFiniteFloat,
+    /** A vector decoded as a fixed-length array (`[T; N]` in a schema) has another length (typed decode). */
+    ArrayLength,
     /** A required field is absent (typed decode). */
     MissingField,
     /** Null in a field that is not optional (typed decode). */

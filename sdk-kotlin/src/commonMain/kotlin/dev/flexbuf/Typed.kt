@@ -168,6 +168,44 @@ public object Typed {
     public fun badEnum(raw: String, name: String, offset: Int): FlexException =
         FlexException(ErrorKind.UnknownEnumValue, offset, "$raw is not a value of enum $name")
 
+    /**
+     * [list], the value of a fixed-length array (`[T; N]` in a schema), when it
+     * has [n] elements; [ErrorKind.ArrayLength] otherwise (decoding adds the path).
+     */
+    public fun <L : List<*>> array(list: L, n: Int): L {
+        if (list.size != n) {
+            throw FlexException(ErrorKind.ArrayLength, -1, "expected an array of $n elements, found a vector of ${list.size}")
+        }
+        return list
+    }
+
+    /** Pushes [values] as a fixed typed vector at their natural width (as the core's `fixed_vector`). */
+    public fun fixedVector(b: FlexBuilder, values: IntArray, unsigned: Boolean = false): Unit =
+        b.scalarVector(if (unsigned) FlexType.UINT else FlexType.INT, 4,
+            LongArray(values.size) { if (unsigned) values[it].toLong() and 0xffffffffL else values[it].toLong() }, fixed = true)
+
+    /** Pushes [values] as a fixed typed vector at their natural width. */
+    public fun fixedVector(b: FlexBuilder, values: LongArray, unsigned: Boolean = false): Unit =
+        b.scalarVector(if (unsigned) FlexType.UINT else FlexType.INT, 8, values, fixed = true)
+
+    /** Pushes [values] as a fixed typed vector at their natural width. */
+    public fun fixedVector(b: FlexBuilder, values: ShortArray, unsigned: Boolean = false): Unit =
+        b.scalarVector(if (unsigned) FlexType.UINT else FlexType.INT, 2,
+            LongArray(values.size) { if (unsigned) values[it].toLong() and 0xffff else values[it].toLong() }, fixed = true)
+
+    /** Pushes [values] as a fixed typed vector at their natural width. */
+    public fun fixedVector(b: FlexBuilder, values: ByteArray, unsigned: Boolean = false): Unit =
+        b.scalarVector(if (unsigned) FlexType.UINT else FlexType.INT, 1,
+            LongArray(values.size) { if (unsigned) values[it].toLong() and 0xff else values[it].toLong() }, fixed = true)
+
+    /** Pushes [values] as a fixed typed vector at their natural width. */
+    public fun fixedVector(b: FlexBuilder, values: FloatArray): Unit =
+        b.scalarVector(FlexType.FLOAT, 4, LongArray(values.size) { values[it].toRawBits().toLong() and 0xffffffffL }, fixed = true)
+
+    /** Pushes [values] as a fixed typed vector at their natural width. */
+    public fun fixedVector(b: FlexBuilder, values: DoubleArray): Unit =
+        b.scalarVector(FlexType.FLOAT, 8, LongArray(values.size) { values[it].toRawBits() }, fixed = true)
+
     /** The error for a union map that is not exactly one known entry. */
     public fun badUnion(detail: String, offset: Int): FlexException = FlexException(ErrorKind.BadUnion, offset, detail)
 
