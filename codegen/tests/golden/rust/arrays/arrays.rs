@@ -272,6 +272,12 @@ impl<'a> BodyView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for BodyView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// Arrays as the elements of vectors, the values of maps and a union payload.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Track {
@@ -388,6 +394,12 @@ impl<'a> TrackView<'a> {
     }
 }
 
+impl<'a> flexbuf::typed::View<'a> for TrackView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
+    }
+}
+
 /// Longer than Rust derives `Default` for (32) and than Python spells out as
 /// a tuple type (16).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -463,6 +475,12 @@ impl<'a> WideView<'a> {
     pub fn samples(&self) -> flexbuf::Result<flexbuf::VectorReader<'a>> {
         let v = self.map.get("samples")?;
         v.as_vector()
+    }
+}
+
+impl<'a> flexbuf::typed::View<'a> for WideView<'a> {
+    fn view(r: flexbuf::Reader<'a>) -> flexbuf::Result<Self> {
+        Self::new(r)
     }
 }
 
