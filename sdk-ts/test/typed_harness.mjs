@@ -18,7 +18,8 @@ export function errorClass(e) {
     case "UnknownEnumValue": return "enum";
     case "UnknownUnionVariant":
     case "UnionEntryCount": return "union";
-    case "TypeMismatch": return "type";
+    case "TypeMismatch":
+    case "ArrayLength": return "type";
     case "OutOfRange": return "range";
     default: return `other(${e.kind}: ${e.detail})`;
   }

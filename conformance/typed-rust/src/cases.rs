@@ -115,7 +115,7 @@ impl fmt::Display for ErrorClass {
 /// case expects (budget, builder misuse).
 pub fn classify(e: &Error) -> Option<ErrorClass> {
     match e.kind() {
-        ErrorKind::TypeMismatch { .. } => Some(ErrorClass::Type),
+        ErrorKind::TypeMismatch { .. } | ErrorKind::ArrayLength { .. } => Some(ErrorClass::Type),
         ErrorKind::OutOfRange => Some(ErrorClass::Range),
         ErrorKind::MissingField => Some(ErrorClass::Missing),
         ErrorKind::UnexpectedNull => Some(ErrorClass::Null),

@@ -15,8 +15,9 @@ use flexbuf::typed::typed_builder_options;
 use flexbuf::{Builder, FlexCoder};
 
 use crate::cases::{hex, replay, Case, CaseFile, ErrorClass, Expect, ExpectedError, Outcome};
-use crate::typed::{defects, evolution_v1 as evo1, evolution_v2 as evo2};
+use crate::typed::{arrays, defects, evolution_v1 as evo1, evolution_v2 as evo2};
 
+const ARRAYS: &str = "typed/schemas/arrays.fxs";
 const DEFECTS: &str = "typed/schemas/defects.fxs";
 const EVO1: &str = "typed/schemas/evolution_v1.fxs";
 const EVO2: &str = "typed/schemas/evolution_v2.fxs";
@@ -894,6 +895,194 @@ fn invalid(out: &mut Vec<Def>) {
     g.built("empty-input", "zero bytes", Vec::new(), Want::Invalid);
 }
 
+// ---- arrays.fxs -----------------------------------------------------------------
+
+/// A `Body` with every array set to values that need each element's full range.
+fn full_body() -> arrays::Body {
+    arrays::Body {
+        pos: [1.5, -2.0, 0.25],
+        uuid: [1, 2, 3, u32::MAX],
+        span: [i16::MIN, i16::MAX],
+        quat: [0.0, 0.0, -0.5, 1e300],
+        level: [255],
+        matrix: [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+        flags: [true, false],
+        tint: Some([1, 2, 3]),
+        big: [i64::MIN, 1],
+        ubig: [u64::MAX, 0, 1],
+        small: [-128, 0, 127],
+    }
+}
+
+fn arrays(out: &mut Vec<Def>) {
+    let mut g = group(out, "arrays/body", ARRAYS, "arrays.Body");
+    g.encoded(
+        "encoder",
+        "the typed encoder's arrays: fixed typed vectors at the element's natural width for 2 to 4 numbers, typed vectors for 1 and 9 elements and for bools",
+        "arrays.Body",
+        &full_body(),
+        Want::SameBytes,
+    );
+    g.json(
+        "from-json",
+        "untyped vectors (as an older writer or `[T]` would leave them) decode and re-encode as fixed or typed vectors",
+        r#"{"pos":[1,2.5,3],"uuid":[1,2,3,4],"span":[-1,1],"quat":[1,2,3,4],"level":[9],"matrix":[1,2,3,4,5,6,7,8,9],"flags":[false,true],"tint":[7,8,9],"big":[-1,4294967296],"ubig":[18446744073709551615,1,2],"small":[-1,0,1]}"#,
+        value(r#"{"big":[-1,4294967296],"flags":[false,true],"level":[9],"matrix":[1.0,2.0,3.0,4.0,5.0,6.0,7.0,8.0,9.0],"pos":[1.0,2.5,3.0],"quat":[1.0,2.0,3.0,4.0],"small":[-1,0,1],"span":[-1,1],"tint":[7,8,9],"ubig":[18446744073709551615,1,2],"uuid":[1,2,3,4]}"#),
+    );
+    let mut b = Builder::new();
+    b.start_map();
+    b.key("uuid");
+    b.typed_vector(&[5u8, 6, 7, 8]);
+    b.key("pos");
+    b.typed_vector(&[0.5f64, 1.0, 2.0]);
+    b.key("level");
+    b.fixed_vector(&[1u16, 2]).expect("fixed vector");
+    b.end_map().expect("end map");
+    g.built(
+        "other-vector-kinds",
+        "typed vectors of another element width and a fixed vector of another length are read as vectors: the 2-element fixed vector is too long for `level`",
+        b.finish_vec().expect("finish"),
+        err(Type, "$.level"),
+    );
+    let mut b = Builder::new();
+    b.start_map();
+    b.key("uuid");
+    b.typed_vector(&[5u8, 6, 7, 8]);
+    b.key("pos");
+    b.typed_vector(&[0.5f64, 1.0, 2.0]);
+    b.key("span");
+    b.fixed_vector(&[-7i64, 7]).expect("fixed vector");
+    b.end_map().expect("end map");
+    g.built(
+        "widened-and-narrowed",
+        "a typed vector of u8 for `[u32; 4]`, of f64 for `[f32; 3]` and a fixed vector of i64 for `[i16; 2]` convert element by element",
+        b.finish_vec().expect("finish"),
+        value(r#"{"big":[0,0],"flags":[false,false],"level":[0],"matrix":[0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0],"pos":[0.5,1.0,2.0],"quat":[0.0,0.0,0.0,0.0],"small":[0,0,0],"span":[-7,7],"tint":null,"ubig":[0,0,0],"uuid":[5,6,7,8]}"#),
+    );
+    g.json(
+        "absent",
+        "absent arrays are zeros (null for the optional one)",
+        r#"{"uuid":[1,2,3,4]}"#,
+        value(r#"{"big":[0,0],"flags":[false,false],"level":[0],"matrix":[0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0],"pos":[0.0,0.0,0.0],"quat":[0.0,0.0,0.0,0.0],"small":[0,0,0],"span":[0,0],"tint":null,"ubig":[0,0,0],"uuid":[1,2,3,4]}"#),
+    );
+    g.json(
+        "explicit-null",
+        "null in the optional array stays null",
+        r#"{"uuid":[1,2,3,4],"tint":null}"#,
+        value(r#"{"big":[0,0],"flags":[false,false],"level":[0],"matrix":[0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0],"pos":[0.0,0.0,0.0],"quat":[0.0,0.0,0.0,0.0],"small":[0,0,0],"span":[0,0],"tint":null,"ubig":[0,0,0],"uuid":[1,2,3,4]}"#),
+    );
+    g.json(
+        "missing-required",
+        "the required array is absent",
+        "{}",
+        err(Missing, "$.uuid"),
+    );
+    g.json(
+        "too-short",
+        "three elements for `[u32; 4]`",
+        r#"{"uuid":[1,2,3]}"#,
+        err(Type, "$.uuid"),
+    );
+    g.json(
+        "too-long",
+        "four elements for `[f32; 3]`",
+        r#"{"uuid":[1,2,3,4],"pos":[1,2,3,4]}"#,
+        err(Type, "$.pos"),
+    );
+    g.json(
+        "empty",
+        "no elements for `[u8; 1]`",
+        r#"{"uuid":[1,2,3,4],"level":[]}"#,
+        err(Type, "$.level"),
+    );
+    g.json(
+        "element-range",
+        "an element beyond u32",
+        r#"{"uuid":[1,2,3,4294967296]}"#,
+        err(Range, "$.uuid[3]"),
+    );
+    g.json(
+        "element-type",
+        "a string in an f32 array",
+        r#"{"uuid":[1,2,3,4],"pos":[1,"x",3]}"#,
+        err(Type, "$.pos[1]"),
+    );
+    g.json(
+        "element-null",
+        "null in an array",
+        r#"{"uuid":[1,2,null,4]}"#,
+        err(Null, "$.uuid[2]"),
+    );
+    g.json(
+        "field-null",
+        "null for an array that is not optional",
+        r#"{"uuid":[1,2,3,4],"pos":null}"#,
+        err(Null, "$.pos"),
+    );
+    g.json(
+        "not-a-vector",
+        "a number for an array",
+        r#"{"uuid":[1,2,3,4],"pos":5}"#,
+        err(Type, "$.pos"),
+    );
+    g.json(
+        "map-for-array",
+        "a map of four values for an array (a map reads as the vector of its values elsewhere)",
+        r#"{"uuid":{"a":1,"b":2,"c":3,"d":4}}"#,
+        err(Type, "$.uuid"),
+    );
+
+    let mut g = group(out, "arrays/track", ARRAYS, "arrays.Track");
+    g.encoded(
+        "encoder",
+        "arrays as vector elements, map values and a union payload",
+        "arrays.Track",
+        &arrays::Track {
+            points: vec![[1.0, 2.0], [-3.5, 4.0]],
+            marks: [("a".to_string(), [1, -2, 3]), ("b".to_string(), [0, 0, 0])]
+                .into_iter()
+                .collect(),
+            anchor: Some(arrays::Anchor::At([0.5, 0.25])),
+        },
+        Want::SameBytes,
+    );
+    g.json(
+        "element-length",
+        "a vector element of the wrong length",
+        r#"{"points":[[1,2],[3]]}"#,
+        err(Type, "$.points[1]"),
+    );
+    g.json(
+        "map-value-length",
+        "a map value of the wrong length",
+        r#"{"marks":{"a":[1,2]}}"#,
+        err(Type, "$.marks.a"),
+    );
+    g.json(
+        "union-payload-length",
+        "a union payload of the wrong length",
+        r#"{"anchor":{"At":[1,2,3]}}"#,
+        err(Type, "$.anchor.At"),
+    );
+    let mut g = group(out, "arrays/wide", ARRAYS, "arrays.Wide");
+    g.encoded(
+        "encoder",
+        "a 40-element array: a typed vector",
+        "arrays.Wide",
+        &arrays::Wide {
+            samples: core::array::from_fn(|i| (i * 1000) as u16),
+        },
+        Want::SameBytes,
+    );
+    let zeros = vec!["0"; 40].join(",");
+    g.json(
+        "absent",
+        "an absent 40-element array is 40 zeros",
+        "{}",
+        Want::Value(format!(r#"{{"samples":[{zeros}]}}"#)),
+    );
+}
+
 // ---- evolution ----------------------------------------------------------------
 
 fn evolution(out: &mut Vec<Def>) {
@@ -1221,7 +1410,12 @@ pub const GOLDENS: &str = "typed/goldens";
 pub fn generate(dir: &Path) -> Result<Generated, String> {
     let mut files = Vec::new();
     let mut disagreements = Vec::new();
-    let sets: [(&str, &str, Define); 3] = [
+    let sets: [(&str, &str, Define); 4] = [
+        (
+            "typed/arrays.json",
+            "Fixed-length arrays (`[T; N]`): the fixed and typed vector forms, vectors of other kinds and widths read as arrays, length, element and null errors with their paths (schema typed/schemas/arrays.fxs).",
+            arrays,
+        ),
         (
             "typed/defects.json",
             "The previous implementation's data defects (explicit null, missing required fields, layout fallback, empty maps), enums, unions, nested error paths and integer ranges (schema typed/schemas/defects.fxs).",

@@ -3,7 +3,7 @@
 use flexbuf::FlexCoder;
 
 use crate::fixtures;
-use crate::typed::{defects, evolution_v1 as evo1, evolution_v2 as evo2};
+use crate::typed::{arrays, defects, evolution_v1 as evo1, evolution_v2 as evo2};
 
 /// Decode as one generated type and re-encode with its encoder.
 pub type RoundTrip = fn(&[u8]) -> flexbuf::Result<Vec<u8>>;
@@ -30,6 +30,7 @@ const fn coder<T: FlexCoder>() -> Coder {
     }
 }
 
+const ARRAYS: &str = "typed/schemas/arrays.fxs";
 const DEFECTS: &str = "typed/schemas/defects.fxs";
 const EVO1: &str = "typed/schemas/evolution_v1.fxs";
 const EVO2: &str = "typed/schemas/evolution_v2.fxs";
@@ -38,6 +39,10 @@ const EVO2: &str = "typed/schemas/evolution_v2.fxs";
 /// type, coder). The schema is part of the key because several fixture
 /// schemas share the namespace `fixtures`.
 pub const TYPES: &[(&str, &str, Coder)] = &[
+    (ARRAYS, "arrays.Body", coder::<arrays::Body>()),
+    (ARRAYS, "arrays.Track", coder::<arrays::Track>()),
+    (ARRAYS, "arrays.Anchor", coder::<arrays::Anchor>()),
+    (ARRAYS, "arrays.Wide", coder::<arrays::Wide>()),
     (DEFECTS, "defects.Profile", coder::<defects::Profile>()),
     (DEFECTS, "defects.Address", coder::<defects::Address>()),
     (DEFECTS, "defects.Contact", coder::<defects::Contact>()),

@@ -74,6 +74,10 @@ pub mod keywords {
 
 /// Generated from `conformance/typed/schemas/*.fxs` (typed-value conformance).
 pub mod typed {
+    /// `conformance/typed/schemas/arrays.fxs`.
+    pub mod arrays {
+        include!(concat!(env!("OUT_DIR"), "/arrays.rs"));
+    }
     /// `conformance/typed/schemas/defects.fxs`.
     pub mod defects {
         include!(concat!(env!("OUT_DIR"), "/defects.rs"));

@@ -380,7 +380,7 @@ object Runner {
     private fun kindName(k: ErrorKind): String? = when (k) {
         ErrorKind.MissingField -> "missing"
         ErrorKind.UnexpectedNull -> "null"
-        ErrorKind.TypeMismatch -> "type"
+        ErrorKind.TypeMismatch, ErrorKind.ArrayLength -> "type"
         ErrorKind.OutOfRange -> "range"
         ErrorKind.UnknownEnumValue -> "enum"
         ErrorKind.BadUnion -> "union"
