@@ -5,9 +5,10 @@
 //! - `encode`: an owned value to bytes. The generated coder reuses one
 //!   `Builder` (`encode_with`), prost one `Vec`, flatbuffers one
 //!   `FlatBufferBuilder` (`reset`); the serde formats use their `to_vec`.
-//! - `decode`: untrusted bytes to an owned value. The generated coder and the
-//!   flexbuf serde tier verify first; flatbuffers verifies (`root`) and then
-//!   reads every field (`unpack`).
+//! - `decode`: untrusted bytes to an owned value. The generated coder decodes
+//!   in one checked pass (`from_flex`); the flexbuf serde tier verifies
+//!   first; flatbuffers verifies (`root`) and then reads every field
+//!   (`unpack`).
 //! - `partial`: 1-3 fields (see each fixture's `Fixture::PARTIAL`), through
 //!   the generated views (checked reads, no verification) and through
 //!   flatbuffers accessors after `root` (verifies the whole buffer) or

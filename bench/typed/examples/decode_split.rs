@@ -1,11 +1,11 @@
 //! Splits the generated decode of each fixture into its parts, to see where
 //! the time goes (used for the notes in `docs/benchmarks.md`):
 //!
-//! - `from_flex`: what the benchmark measures (verify, then decode);
+//! - `from_flex`: what the benchmark measures (one checked pass);
 //! - `verify`: `flexbuf::verify` alone;
 //! - `decode (verified)`: `decode_from` on the verified root;
 //! - `decode (checked)`: `decode_from` on `Reader::new`, with no verify pass
-//!   (every read bounds- and UTF-8-checked);
+//!   (every read bounds- and UTF-8-checked; what `from_flex` does);
 //! - `clone`: cloning the decoded value, the cost of building the owned
 //!   `String`s and `Vec`s that any decoder into these types pays;
 //! - `serde_json` and `rmp_serde` decode, and the generated `encode_with`.
