@@ -76,7 +76,10 @@ class ReaderFuzzTest {
         val trusted = read { verify(data).root() }
         check(checked == trusted) { "checked read $checked differs from verified read $trusted" }
         val root = verify(data).root()
-        check(Content.equal(root, root)) { "a value differs from itself" }
+        // Equality runs under the same expansion budget as toJson and, like the
+        // core's `==`, calls a value it cannot finish unequal to everything: a
+        // shared-offset DAG that toJson refuses on the budget may differ from itself.
+        check(json == ErrorKind.BudgetExceeded || Content.equal(root, root)) { "a value differs from itself" }
         check(Content.hash(root) == Content.hash(verify(data).root())) { "hash is not stable" }
     }
 }
