@@ -726,18 +726,44 @@ impl Builder {
 
     /// The keys vector of `keys`, whose bytes (each with its NUL) were just
     /// written one after the other at the end of the buffer.
+    ///
+    /// Written directly, without the value stack: with the block of `B` bytes
+    /// just behind, key `i` (starting `c_i` bytes into the block) is stored
+    /// in a `w`-byte vector after `p` bytes of alignment as the offset
+    /// `B + p + (i + 1) * w - c_i`, so the narrowest width that holds every
+    /// offset (and the length) is found by arithmetic alone. The bytes are
+    /// those `create_vector` writes for the same keys.
     fn key_vector_after_block(&mut self, keys: &[&str]) -> KeyVector {
         let block: usize = keys.iter().map(|k| k.len() + 1).sum();
-        let mut at = self.buf.len() - block;
-        let start = self.stack.len();
-        for k in keys {
-            self.stack.push(Slot::key(at, k.len()));
-            at += k.len() + 1;
+        let end = self.buf.len();
+        let mut width = self
+            .force_min_width
+            .max(BitWidth::of_u64(keys.len() as u64));
+        while width < BitWidth::W64 {
+            let w = width.bytes();
+            let base = block + padding(end, w) + w;
+            let (mut at, mut widest) = (0usize, 0usize);
+            for (i, k) in keys.iter().enumerate() {
+                widest = widest.max(base + i * w - at);
+                at += k.len() + 1;
+            }
+            if (widest as u64) >> (8 * w) == 0 {
+                break;
+            }
+            width = BitWidth::from_bytes(2 * w as u64).unwrap_or(BitWidth::W64);
         }
-        let slot = self.create_vector(start, keys.len(), 1, true, false, None);
-        self.stack.truncate(start);
+        let w = width.bytes();
+        self.align(width);
+        self.write_uint(keys.len() as u64, w);
+        let loc = self.buf.len();
+        let mut key_at = end - block;
+        for k in keys {
+            let here = self.buf.len();
+            self.write_uint((here - key_at) as u64, w);
+            key_at += k.len() + 1;
+        }
         KeyVector {
-            slot,
+            slot: Slot::new(loc as u64, FlexType::VectorKey, width),
             len: keys.len(),
             generation: self.generation,
         }
@@ -1166,6 +1192,67 @@ fn key_order(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The block path writes exactly the bytes the value-stack path writes
+    /// for keys not yet in the pool: every key count up to 40, key lengths
+    /// up to 300 (offsets of 1, 2 and 4 bytes), any alignment before the
+    /// block, and forced minimum widths.
+    #[test]
+    fn key_blocks_match_the_value_stack_path() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n.max(1) as u64) as usize
+        };
+        for round in 0..600 {
+            let count = next(41);
+            let long = round % 3 == 0;
+            let mut keys: Vec<String> = (0..count)
+                .map(|i| {
+                    let len = if long { next(300) } else { next(12) };
+                    format!("{i:03}{}", "k".repeat(len))
+                })
+                .collect();
+            keys.sort();
+            keys.dedup();
+            let names: Vec<&str> = keys.iter().map(String::as_str).collect();
+            let prefix = "p".repeat(next(9));
+            let force = [BitWidth::W8, BitWidth::W16, BitWidth::W32][next(3)];
+            let build = |block: bool| {
+                let mut b = Builder::with_share(ShareFlags::KEYS);
+                b.force_min_width(force);
+                b.start_vector();
+                b.string(&prefix);
+                let kv = if block {
+                    b.key_vector_runtime(&names).unwrap()
+                } else {
+                    b.key_vector(&names).unwrap()
+                };
+                b.start_map();
+                for i in 0..names.len() {
+                    b.int(i as i64);
+                }
+                b.end_map_with_keys(&kv).unwrap();
+                b.end_vector().unwrap();
+                b.finish_vec().unwrap()
+            };
+            assert_eq!(hex(&build(true)), hex(&build(false)), "round {round}");
+        }
+        let layout = crate::typed::Layout::new(&["a", "bb", "ccc"], b"a\0bb\0ccc\0");
+        let mut b = Builder::new();
+        let kv = b.key_vector_for(&layout).unwrap();
+        b.start_map();
+        for i in 0..3 {
+            b.int(i);
+        }
+        b.end_map_with_keys(&kv).unwrap();
+        let bytes = b.finish_vec().unwrap();
+        let m = crate::verify(&bytes).unwrap().root().as_map().unwrap();
+        assert_eq!(m.key(2).unwrap(), "ccc");
+        assert_eq!(m.get("bb").unwrap().as_i64().unwrap(), 1);
+    }
 
     fn hex(b: &[u8]) -> String {
         b.iter().map(|x| format!("{x:02x}")).collect()
