@@ -7,8 +7,8 @@
 //! ```
 //!
 //! Arguments: fixture, operation (`decode`: `from_flex`; `strict`:
-//! `from_flex_strict`; `encode`: `encode_with`; `rmp`, `prost`: the peers'
-//! decode), and the repetition count. The difference between the totals of
+//! `from_flex_strict`; `encode`: `encode_with`; `json`, `rmp`, `prost`: the
+//! peers' decode), and the repetition count. The difference between the totals of
 //! two counts, divided by the difference of the counts, is the cost of one
 //! operation without the set-up.
 
@@ -41,6 +41,12 @@ fn run<F: Fixture>(op: &str, n: usize) {
                 black_box(loaded.gen.encode_with(&mut builder).unwrap().len());
             }
         }
+        "json" => {
+            let b = bytes(Format::SerdeJson);
+            for _ in 0..n {
+                black_box(serde_json::from_slice::<F::Serde>(black_box(&b)).unwrap());
+            }
+        }
         "rmp" => {
             let b = bytes(Format::RmpSerde);
             for _ in 0..n {
@@ -60,7 +66,7 @@ fn run<F: Fixture>(op: &str, n: usize) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [fixture, op, n] = &args[..] else {
-        panic!("usage: typed_profile <fixture> <decode|strict|encode|rmp|prost> <count>");
+        panic!("usage: typed_profile <fixture> <decode|strict|encode|json|rmp|prost> <count>");
     };
     let n: usize = n.parse().expect("count");
     match fixture.as_str() {
