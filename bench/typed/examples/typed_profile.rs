@@ -8,7 +8,7 @@
 //!
 //! Arguments: fixture, operation (`decode`: `from_flex`; `strict`:
 //! `from_flex_strict`; `encode`: `encode_with`; `json`, `rmp`, `prost`: the
-//! peers' decode), and the repetition count. The difference between the totals of
+//! peers' decode; `rmp_encode`, `prost_encode`: theirs into a reused `Vec`), and the repetition count. The difference between the totals of
 //! two counts, divided by the difference of the counts, is the cost of one
 //! operation without the set-up.
 
@@ -41,6 +41,22 @@ fn run<F: Fixture>(op: &str, n: usize) {
                 black_box(loaded.gen.encode_with(&mut builder).unwrap().len());
             }
         }
+        "rmp_encode" => {
+            let mut buf = Vec::new();
+            for _ in 0..n {
+                buf.clear();
+                rmp_serde::encode::write(&mut buf, black_box(&loaded.serde)).unwrap();
+                black_box(buf.len());
+            }
+        }
+        "prost_encode" => {
+            let mut buf = Vec::new();
+            for _ in 0..n {
+                buf.clear();
+                black_box(&loaded.proto).encode(&mut buf).unwrap();
+                black_box(buf.len());
+            }
+        }
         "json" => {
             let b = bytes(Format::SerdeJson);
             for _ in 0..n {
@@ -66,7 +82,7 @@ fn run<F: Fixture>(op: &str, n: usize) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [fixture, op, n] = &args[..] else {
-        panic!("usage: typed_profile <fixture> <decode|strict|encode|json|rmp|prost> <count>");
+        panic!("usage: typed_profile <fixture> <decode|strict|encode|json|rmp|prost|rmp_encode|prost_encode> <count>");
     };
     let n: usize = n.parse().expect("count");
     match fixture.as_str() {
