@@ -41,8 +41,19 @@ export function keySet(names: readonly string[]): KeySet {
     if (compareUtf8(names[i - 1], names[i]) >= 0) throw fail("Schema", "wire names must be strictly ascending");
   }
   for (const k of names) if (k.indexOf("\0") >= 0) throw fail("Schema", "a wire name may not contain NUL");
-  return { names, bytes: names.map(utf8Bytes), layout: new KeyLayout(names) };
+  // Types with the same wire names share one layout: encoders then find the
+  // keys vector already written by identity, and a decoder's proof of a shared
+  // keys vector serves both types.
+  const sig = names.map((k) => k + "\0").join("");
+  let layout = LAYOUTS.get(sig);
+  if (layout === undefined) {
+    layout = new KeyLayout(names);
+    LAYOUTS.set(sig, layout);
+  }
+  return { names, bytes: names.map(utf8Bytes), layout };
 }
+
+const LAYOUTS = new Map<string, KeyLayout>();
 
 /** Keys of no message: reads a map's keys vector for keyed access only. */
 export const NO_KEYS: KeySet = keySet([]);
@@ -288,7 +299,8 @@ export class DecodeContext {
     this.ka = ka;
     this.kw = kw;
     const id = ka * 16 + kw;
-    if (this.layouts.get(id) === keys) return !this.keyedOnly;
+    const known = this.layouts.get(id);
+    if (known === keys || (known != null && known.layout === keys.layout)) return !this.keyedOnly;
     // Exactly the expected keys: valid UTF-8 and strictly ascending by
     // construction, so the general key check is only needed otherwise.
     if (this.matches(ka, kw, n, keys)) {
