@@ -895,12 +895,7 @@ impl Builder {
         } else {
             start..start + (len - 1) * step + 1
         };
-        let elems = &self.stack[range.clone()];
-        let mut j = 0;
-        while j < elems.len() {
-            width = elems[j].elem_width_from(buf_len, j + prefix, width);
-            j += step;
-        }
+        width = vector_width(&self.stack[range.clone()], step, buf_len, prefix, width);
         let elem_type = match self.stack.get(start) {
             Some(s) if typed && len > 0 => s.ty,
             _ => FlexType::Key,
@@ -916,18 +911,12 @@ impl Builder {
         }
         let loc = self.buf.len();
         let elems = &self.stack[range];
+        let types = if typed { None } else { Some(width) };
         match bytes {
-            1 => write_elements::<1>(&mut self.buf, elems, step),
-            2 => write_elements::<2>(&mut self.buf, elems, step),
-            4 => write_elements::<4>(&mut self.buf, elems, step),
-            _ => write_elements::<8>(&mut self.buf, elems, step),
-        }
-        if !typed {
-            let base = self.buf.len();
-            self.buf.resize(base + len, 0);
-            for (k, t) in self.buf[base..].iter_mut().enumerate() {
-                *t = elems[k * step].stored_packed(width);
-            }
+            1 => write_elements::<1>(&mut self.buf, elems, step, types),
+            2 => write_elements::<2>(&mut self.buf, elems, step, types),
+            4 => write_elements::<4>(&mut self.buf, elems, step, types),
+            _ => write_elements::<8>(&mut self.buf, elems, step, types),
         }
         let ty = if keys.is_some() {
             FlexType::Map
@@ -1138,19 +1127,71 @@ impl Builder {
     }
 }
 
-/// Appends the slots `elems[0], elems[step], ...` as `B`-byte elements, in
-/// one reserved block with a fixed-size copy each.
+/// Appends the slots `elems[0], elems[step], ...` as `B`-byte elements,
+/// followed (when `types` gives the vector's width) by their packed type
+/// bytes, in one zeroed block with a fixed-size copy each.
 #[inline(always)]
-fn write_elements<const B: usize>(buf: &mut Vec<u8>, elems: &[Slot], step: usize) {
+fn write_elements<const B: usize>(
+    buf: &mut Vec<u8>,
+    elems: &[Slot],
+    step: usize,
+    types: Option<BitWidth>,
+) {
     let count = elems.len().div_ceil(step);
     let base = buf.len();
-    buf.resize(base + count * B, 0);
+    let type_bytes = if types.is_some() { count } else { 0 };
+    buf.resize(base + count * B + type_bytes, 0);
+    let (data, tail) = buf[base..].split_at_mut(count * B);
     let mut at = base as u64;
-    for (k, out) in buf[base..].chunks_exact_mut(B).enumerate() {
+    for (k, out) in data.chunks_exact_mut(B).enumerate() {
         let bits = elems[k * step].element_bits(at, B);
         out.copy_from_slice(&bits.to_le_bytes()[..B]);
         at += B as u64;
     }
+    if let Some(width) = types {
+        for (k, t) in tail.iter_mut().enumerate() {
+            *t = elems[k * step].stored_packed(width);
+        }
+    }
+}
+
+/// The narrowest width, at least `floor`, that holds every element of
+/// `elems[0], elems[step], ...` (element `j` sits `j + prefix` slots into a
+/// vector written at `buf_len`, after alignment): what
+/// [`Slot::elem_width_from`] gives element by element, with the alignment
+/// and the limit recomputed only when the width grows.
+#[inline]
+fn vector_width(
+    elems: &[Slot],
+    step: usize,
+    buf_len: usize,
+    prefix: usize,
+    floor: BitWidth,
+) -> BitWidth {
+    let mut b = floor.bytes();
+    let mut base = (buf_len + padding(buf_len, b)) as u64;
+    let mut j = 0;
+    while j < elems.len() {
+        let e = &elems[j];
+        if e.ty.is_inline() {
+            let need = e.width.bytes();
+            if need > b {
+                b = need;
+                base = (buf_len + padding(buf_len, b)) as u64;
+            }
+        } else {
+            while b < 8 {
+                let offset = (base + ((j + prefix) * b) as u64).wrapping_sub(e.data);
+                if offset >> (8 * b) == 0 {
+                    break;
+                }
+                b *= 2;
+                base = (buf_len + padding(buf_len, b)) as u64;
+            }
+        }
+        j += step;
+    }
+    BitWidth::from_bytes(b as u64).unwrap_or(BitWidth::W64)
 }
 
 impl Slot {
