@@ -3,10 +3,15 @@
 //! A message is an ordinary FlexBuffers map. Generated encoders write every
 //! field in wire order (unsigned byte order of wire names, null for absent
 //! optionals) and one keys vector per type per buffer, shared by every map of
-//! that type. Generated decoders read fields **by position** only after
-//! [`DecodeContext::layout_matches`] has proven the map's keys are exactly the
-//! expected ones; otherwise they look every field up by key. A layout mismatch
-//! therefore can never yield a neighbouring field's value.
+//! that type, right after the type's keys written as one block
+//! ([`Layout`], [`Builder::key_vector_for`]). Generated decoders read fields
+//! **by position** only after [`DecodeContext::layout_proven`] has proven the
+//! map's keys are exactly the expected ones; otherwise they look every field
+//! up by key. A layout mismatch therefore can never yield a neighbouring
+//! field's value.
+//!
+//! [`FlexCoder::from_flex`] decodes untrusted bytes in one checked pass;
+//! [`FlexCoder::from_flex_strict`] runs the verifier first.
 
 use crate::budget::Budget;
 use crate::builder::{Builder, BuilderOptions, KeyVector, ShareFlags};
