@@ -796,7 +796,7 @@ pub mod field {
     }
 
     /// Conversion of stored numbers to a scalar field type, with the same
-    /// rules as the element decoders ([`i64`], [`f32`], ...): integers by
+    /// rules as the element decoders ([`i64()`], [`f32()`], ...): integers by
     /// range, floats never to integers, `f32` refusing finite values beyond
     /// its range.
     pub trait Widen: crate::SliceElement {
