@@ -663,16 +663,7 @@ impl Builder {
     pub fn key_vector(&mut self, keys: &[&str]) -> Result<KeyVector> {
         self.closed();
         self.check()?;
-        for pair in keys.windows(2) {
-            if pair[0].as_bytes() >= pair[1].as_bytes() {
-                let e = if pair[0] == pair[1] {
-                    BuilderError::DuplicateKey(pair[0].to_string())
-                } else {
-                    BuilderError::MapEntryNotKey(0)
-                };
-                return Err(self.fail(e.into()));
-            }
-        }
+        self.check_ascending(keys)?;
         let start = self.stack.len();
         for k in keys {
             self.key(k);
@@ -685,6 +676,21 @@ impl Builder {
             len: keys.len(),
             generation: self.generation,
         })
+    }
+
+    /// Fails unless `keys` are strictly ascending in byte order.
+    fn check_ascending(&mut self, keys: &[&str]) -> Result<()> {
+        for pair in keys.windows(2) {
+            if pair[0].as_bytes() >= pair[1].as_bytes() {
+                let e = if pair[0] == pair[1] {
+                    BuilderError::DuplicateKey(pair[0].to_string())
+                } else {
+                    BuilderError::MapEntryNotKey(0)
+                };
+                return Err(self.fail(e.into()));
+            }
+        }
+        Ok(())
     }
 
     /// Writes the keys of `layout` one after the other, each with its NUL,
@@ -705,16 +711,7 @@ impl Builder {
     pub(crate) fn key_vector_runtime(&mut self, keys: &[&str]) -> Result<KeyVector> {
         self.closed();
         self.check()?;
-        for pair in keys.windows(2) {
-            if pair[0].as_bytes() >= pair[1].as_bytes() {
-                let e = if pair[0] == pair[1] {
-                    BuilderError::DuplicateKey(pair[0].to_string())
-                } else {
-                    BuilderError::MapEntryNotKey(0)
-                };
-                return Err(self.fail(e.into()));
-            }
-        }
+        self.check_ascending(keys)?;
         if keys.iter().any(|k| k.as_bytes().contains(&0)) {
             return Err(self.fail(BuilderError::NulInKey.into()));
         }

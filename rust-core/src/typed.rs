@@ -554,17 +554,8 @@ impl<'a, V: View<'a> + 'a> VectorView<'a, V> {
         if r.is_null() {
             return Err(unexpected_null(&r));
         }
-        if r.flex_type() == FlexType::Map {
-            return Err(Error::at(
-                ErrorKind::TypeMismatch {
-                    expected: "vector",
-                    found: FlexType::Map,
-                },
-                r.offset(),
-            ));
-        }
         Ok(VectorView {
-            vector: r.as_vector()?,
+            vector: field::list(&r)?,
             element: core::marker::PhantomData,
         })
     }
@@ -605,7 +596,7 @@ pub mod field {
     use super::*;
 
     /// A vector of any kind, but not a map (whose values would otherwise pass as one).
-    fn list<'a>(r: &Reader<'a>) -> Result<crate::VectorReader<'a>> {
+    pub(super) fn list<'a>(r: &Reader<'a>) -> Result<crate::VectorReader<'a>> {
         if r.flex_type() == FlexType::Map {
             return Err(Error::at(
                 ErrorKind::TypeMismatch {
