@@ -25,14 +25,36 @@ import { fixedElement, fixedLength, isFixedVector, isKnownType, isTypedVector, T
 import { compareUtf8, readUtf8, utf8Bytes } from "./utf8.js";
 import { verify } from "./verify.js";
 
-/** The wire names of one message type, in wire order, with their UTF-8 bytes. */
-export interface KeySet {
+/**
+ * The wire names of one message type, in wire order, with their UTF-8 bytes.
+ * Generated code builds one per type at load ({@link keySet}).
+ */
+export class KeySet {
   /** Wire names, sorted by unsigned bytes. */
   readonly names: readonly string[];
   /** Their UTF-8 encodings. */
   readonly bytes: readonly Uint8Array[];
   /** The names laid out as one block, as encoders write them ({@link Builder.keyVectorFor}). */
   readonly layout: KeyLayout;
+  /**
+   * The last decode (its {@link DecodeContext} serial number, never the
+   * context itself, so no buffer is kept alive) that proved a keys vector for
+   * these keys, and which one (`position * 16 + width`): the layout proof's
+   * one comparison. A cache only: a decode of another buffer overwrites it,
+   * and the next map of this type in the first buffer is then found in that
+   * context's table.
+   * @internal
+   */
+  provenBy = 0;
+  /** @internal */
+  provenAt = -1;
+
+  /** @internal */
+  constructor(names: readonly string[], layout: KeyLayout) {
+    this.names = names;
+    this.bytes = names.map(utf8Bytes);
+    this.layout = layout;
+  }
 }
 
 /** Builds the {@link KeySet} of a message (generated code calls this once per type). */
@@ -50,7 +72,7 @@ export function keySet(names: readonly string[]): KeySet {
     layout = new KeyLayout(names);
     LAYOUTS.set(sig, layout);
   }
-  return { names, bytes: names.map(utf8Bytes), layout };
+  return new KeySet(names, layout);
 }
 
 const LAYOUTS = new Map<string, KeyLayout>();
@@ -138,6 +160,7 @@ export function setEntry<V>(o: { [k: string]: V }, k: string, v: V): void {
 }
 
 const TWO32 = 4294967296;
+let decodes = 0;
 
 /** Error for a required field that is absent (the decoder adds the field to its path). */
 export function missing(field?: string): FlexError {
@@ -184,6 +207,10 @@ export class DecodeContext {
   private bytes: number;
   private readonly layouts = new Map<number, KeySet | null>();
   private readonly checked = new Set<number>();
+  /** Serial number of this decode (see {@link KeySet.provenBy}). */
+  private readonly serial = ++decodes;
+  /** Keys of `{string: T}` fields already decoded, by position. */
+  private keyCache: Map<number, string> | null = null;
 
   constructor(bytes: Uint8Array, options: TypedDecodeOptions = {}) {
     if (options.verify) verify(bytes, { maxDepth: options.maxDepth });
@@ -207,13 +234,16 @@ export class DecodeContext {
     return e instanceof FlexError ? e.within(seg) : e;
   }
 
+  // Offsets, sizes and integers are read from the bytes with 32-bit
+  // arithmetic: no DataView call, no BigInt unless a value needs one.
   private uint(pos: number, w: number): number {
     if (pos < 0 || pos + w > this.n) throw fail("Truncated", "read past the end of the buffer", pos);
+    const u8 = this.u8;
     switch (w) {
-      case 1: return this.u8[pos];
-      case 2: return this.dv.getUint16(pos, true);
-      case 4: return this.dv.getUint32(pos, true);
-      default: return this.dv.getUint32(pos + 4, true) * TWO32 + this.dv.getUint32(pos, true);
+      case 1: return u8[pos];
+      case 2: return u8[pos] | (u8[pos + 1] << 8);
+      case 4: return (u8[pos] | (u8[pos + 1] << 8) | (u8[pos + 2] << 16) | (u8[pos + 3] << 24)) >>> 0;
+      default: return u32(u8, pos + 4) * TWO32 + u32(u8, pos);
     }
   }
 
@@ -299,12 +329,20 @@ export class DecodeContext {
     this.ka = ka;
     this.kw = kw;
     const id = ka * 16 + kw;
+    // The one comparison: this type's keys vector already proven in this buffer.
+    if (keys.provenAt === id && keys.provenBy === this.serial) return !this.keyedOnly;
     const known = this.layouts.get(id);
-    if (known === keys || (known != null && known.layout === keys.layout)) return !this.keyedOnly;
+    if (known === keys || (known != null && known.layout === keys.layout)) {
+      keys.provenBy = this.serial;
+      keys.provenAt = id;
+      return !this.keyedOnly;
+    }
     // Exactly the expected keys: valid UTF-8 and strictly ascending by
     // construction, so the general key check is only needed otherwise.
     if (this.matches(ka, kw, n, keys)) {
       this.layouts.set(id, keys);
+      keys.provenBy = this.serial;
+      keys.provenAt = id;
       return !this.keyedOnly;
     }
     if (!this.checked.has(id)) {
@@ -372,11 +410,26 @@ export class DecodeContext {
     return -1;
   }
 
-  /** The key of entry `i` of a map whose keys vector is at `ka` (width `kw`). */
+  /**
+   * The key of entry `i` of a map whose keys vector is at `ka` (width `kw`):
+   * keys are stored once per buffer, so each becomes a JS string once (its
+   * length still counts against the budget at every use).
+   */
   key(ka: number, kw: number, i: number): string {
     const k = this.follow(ka + i * kw, kw);
+    let cache = this.keyCache;
+    if (cache === null) cache = this.keyCache = new Map();
+    const hit = cache.get(k);
+    if (hit !== undefined) {
+      if ((this.bytes -= hit.length) < 0) throw budgetExceeded(k);
+      return hit;
+    }
+    if (k >= this.n) throw fail("OffsetOutOfBounds", "key outside the buffer", k);
     const end = this.u8.indexOf(0, k);
-    return this.utf8(k, end - k);
+    if (end < 0) throw fail("MissingNul", "key without a terminating NUL", k);
+    const s = this.utf8(k, end - k);
+    cache.set(k, s);
+    return s;
   }
 
   /** Opens any vector (untyped, typed, fixed, or a map's values): returns its data position, sets `w`, `c`, `e`. */
@@ -433,6 +486,36 @@ export class DecodeContext {
     return v;
   }
 
+  /**
+   * An i64 as a `number`, for coders generated with `--ts-int64 checked`:
+   * `OutOfRange` beyond ±(2^53 - 1), never a rounded value.
+   */
+  i64n(p: number, w: number, t: number): number {
+    const v = this.int64(p, w, t);
+    if (typeof v !== "number") throw fail("OutOfRange", `${v} is beyond ±(2^53 - 1), the exact range of a number (generated with --ts-int64 checked)`, p);
+    return v;
+  }
+
+  /** A u64 as a `number`, for `--ts-int64 checked`: `OutOfRange` above 2^53 - 1 or below 0. */
+  u64n(p: number, w: number, t: number): number {
+    const v = this.int64(p, w, t);
+    if (typeof v !== "number") throw fail("OutOfRange", `${v} is beyond 2^53 - 1, the exact range of a number (generated with --ts-int64 checked)`, p);
+    if (v < 0) throw fail("OutOfRange", `${v} is out of range of u64`, p);
+    return v;
+  }
+
+  /** An i64 as a `bigint` always, for `--ts-int64 bigint`. */
+  i64b(p: number, w: number, t: number): bigint {
+    const v = this.i64(p, w, t);
+    return typeof v === "bigint" ? v : BigInt(v);
+  }
+
+  /** A u64 as a `bigint` always, for `--ts-int64 bigint`. */
+  u64b(p: number, w: number, t: number): bigint {
+    const v = this.u64(p, w, t);
+    return typeof v === "bigint" ? v : BigInt(v);
+  }
+
   private int64(p: number, w: number, t: number): number | bigint {
     const code = t >> 2;
     let signed: boolean;
@@ -442,22 +525,28 @@ export class DecodeContext {
       p = this.follow(p, w);
       w = 1 << (t & 3);
     } else throw this.mismatch("integer", t, p);
-    if (p + w > this.n) throw fail("Truncated", "read past the end of the buffer", p);
-    const dv = this.dv;
+    if (p < 0 || p + w > this.n) throw fail("Truncated", "read past the end of the buffer", p);
+    const u8 = this.u8;
     switch (w) {
-      case 1: return signed ? dv.getInt8(p) : this.u8[p];
-      case 2: return signed ? dv.getInt16(p, true) : dv.getUint16(p, true);
-      case 4: return signed ? dv.getInt32(p, true) : dv.getUint32(p, true);
+      case 1: return signed ? (u8[p] << 24) >> 24 : u8[p];
+      case 2: {
+        const v = u8[p] | (u8[p + 1] << 8);
+        return signed ? (v << 16) >> 16 : v;
+      }
+      case 4: {
+        const v = u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24);
+        return signed ? v : v >>> 0;
+      }
       default: {
-        const lo = dv.getUint32(p, true);
+        const lo = u32(u8, p);
         if (signed) {
-          const hi = dv.getInt32(p + 4, true);
-          if (hi > 0x1fffff || hi < -0x200000) return dv.getBigInt64(p, true);
+          const hi = u32(u8, p + 4) | 0;
+          if (hi > 0x1fffff || hi < -0x200000) return this.dv.getBigInt64(p, true);
           const v = hi * TWO32 + lo;
-          return Number.isSafeInteger(v) ? v : dv.getBigInt64(p, true);
+          return Number.isSafeInteger(v) ? v : this.dv.getBigInt64(p, true);
         }
-        const hi = dv.getUint32(p + 4, true);
-        return hi > 0x1fffff ? dv.getBigUint64(p, true) : hi * TWO32 + lo;
+        const hi = u32(u8, p + 4);
+        return hi > 0x1fffff ? this.dv.getBigUint64(p, true) : hi * TWO32 + lo;
       }
     }
   }
@@ -555,6 +644,11 @@ export class DecodeContext {
     }
     return out;
   }
+}
+
+/** The little-endian u32 at `p` (the caller checked the bounds). */
+function u32(u8: Uint8Array, p: number): number {
+  return (u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24)) >>> 0;
 }
 
 /** Decodes the root of `bytes` with a generated `from` function. */

@@ -1,0 +1,131 @@
+// The one-pass checked decode of generated coders against the verifier
+// (DESIGN.md principle 2, the Rust core's contract in issue 13): on every
+// typed conformance input, its expected bytes and thousands of seeded
+// mutations of them, and on the invalid corpus:
+// - any bytes: decode returns or throws a FlexError, nothing else;
+// - bytes `verify` accepts: decode gives exactly what verify-then-decode
+//   gives (`{ verify: true }`), the positional path exactly what the keyed
+//   path gives (a proven layout never yields a neighbour's field), and a
+//   failure is a schema-level one, never a structural error the verifier
+//   would have reported.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join, basename, dirname } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import * as fb from "../dist/index.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const conf = join(here, "..", "..", "conformance");
+const GEN = join(here, "gen", "out");
+assert.ok(existsSync(GEN), "generated coders missing: run `cargo xtask test` (it generates them)");
+
+const STRUCTURAL = new Set(["Truncated", "OffsetOutOfBounds", "SizeOutOfBounds", "BadWidth", "InvalidUtf8", "MissingNul",
+  "UnsortedKeys", "KeyValueLengthMismatch", "UnknownType", "DepthLimit"]);
+
+/** A seeded xorshift32: the same mutations on every run. */
+function rng(seed) {
+  let x = seed | 0 || 1;
+  return (n) => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) % n;
+  };
+}
+
+/** Value or error (kind and path) of one decode. */
+function outcome(f) {
+  try {
+    return { value: f() };
+  } catch (e) {
+    if (!(e instanceof fb.FlexError)) throw e;
+    return { kind: e.kind, path: fb.formatPath(e.path) };
+  }
+}
+
+const modules = new Map();
+async function decoderOf(c) {
+  const stem = basename(c.schema, ".fxs");
+  if (!modules.has(stem)) modules.set(stem, await import(pathToFileURL(join(GEN, `${stem}.js`)).href));
+  const name = c.type.slice(c.type.lastIndexOf(".") + 1);
+  return modules.get(stem)[`decode${name}`];
+}
+
+const cases = [];
+for (const f of readdirSync(join(conf, "typed")).filter((f) => f.endsWith(".json")).sort()) {
+  for (const c of JSON.parse(readFileSync(join(conf, "typed", f), "utf8")).cases) {
+    const input = c.input !== undefined ? Uint8Array.from(Buffer.from(c.input, "hex")) : new Uint8Array(readFileSync(join(conf, c.input_file)));
+    const decode = await decoderOf(c);
+    if (!decode) continue;
+    const buffers = [input];
+    const exp = c.expect?.bytes ?? (c.expect?.bytes_file ? readFileSync(join(conf, c.expect.bytes_file)).toString("hex") : null);
+    if (exp) buffers.push(Uint8Array.from(Buffer.from(exp, "hex")));
+    cases.push({ name: c.name, decode, buffers });
+  }
+}
+
+/** Checks the contract on `bytes`; returns whether the verifier accepted them. */
+function check(what, decode, bytes) {
+  let o;
+  try {
+    o = outcome(() => decode(bytes));
+  } catch (e) {
+    assert.fail(`${what}: threw a foreign ${e && e.stack}`);
+  }
+  try {
+    fb.verify(bytes);
+  } catch (e) {
+    assert.ok(e instanceof fb.FlexError, `${what}: verify threw ${e}`);
+    return false;
+  }
+  assert.deepEqual(outcome(() => decode(bytes, { verify: true })), o, `${what}: verify-then-decode differs`);
+  assert.deepEqual(outcome(() => decode(bytes, { keyedOnly: true })), o, `${what}: keyed decode differs from positional`);
+  if (o.kind !== undefined) assert.ok(!STRUCTURAL.has(o.kind), `${what}: verified bytes failed with ${o.kind} at ${o.path}`);
+  return true;
+}
+
+test("typed inputs and their expected bytes: decode agrees with verify-then-decode", () => {
+  assert.ok(cases.length >= 100, `${cases.length} typed cases`);
+  for (const c of cases) for (const b of c.buffers) check(c.name, c.decode, b);
+});
+
+test("seeded mutations of typed inputs: FlexErrors only; verified ones agree with verify-then-decode", () => {
+  const next = rng(0x5eed15);
+  let total = 0;
+  let verified = 0;
+  for (const c of cases) {
+    for (const original of c.buffers) {
+      // Large buffers get fewer mutations: each decode is linear in their size.
+      const rounds = original.length > 16384 ? 4 : original.length > 2048 ? 12 : 24;
+      for (let r = 0; r < rounds; r++) {
+        const bytes = original.slice(0, next(8) === 0 ? Math.max(3, next(original.length + 1)) : original.length);
+        const flips = 1 + next(3);
+        for (let i = 0; i < flips; i++) {
+          const at = next(bytes.length);
+          bytes[at] = next(4) === 0 ? bytes[at] ^ (1 << next(8)) : next(256);
+        }
+        if (check(`${c.name} mutation ${r}`, c.decode, bytes)) verified++;
+        total++;
+      }
+    }
+  }
+  assert.ok(total >= 3000, `${total} mutations`);
+  assert.ok(verified >= 100, `only ${verified} of ${total} mutations verified: the agreement half proves little`);
+  console.log(`${total} mutations, ${verified} accepted by the verifier`);
+});
+
+test("the invalid corpus: every typed decoder throws FlexErrors only", () => {
+  const manifest = JSON.parse(readFileSync(join(conf, "invalid", "manifest.json"), "utf8"));
+  const decoders = [...new Set(cases.map((c) => c.decode))];
+  let n = 0;
+  for (const entry of manifest) {
+    const bytes = new Uint8Array(readFileSync(join(conf, "invalid", entry.file)));
+    for (const decode of decoders) {
+      const o = outcome(() => decode(bytes));
+      assert.ok(o.kind !== undefined || o.value !== undefined, entry.file);
+      n++;
+    }
+  }
+  assert.ok(n > 200);
+});
