@@ -96,6 +96,20 @@ struct GenArgs {
     /// Output directory.
     #[arg(short, long, value_name = "DIR")]
     output: PathBuf,
+    /// With `--lang ts`: how `i64`/`u64` fields are typed (see docs/schema.md).
+    #[arg(long, value_enum, default_value_t = TsInt64::Auto)]
+    ts_int64: TsInt64,
+}
+
+/// The `--ts-int64` policies (`flexbuf_codegen::backend::typescript::Int64`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum TsInt64 {
+    /// `number | bigint`: a number when safe, a bigint otherwise.
+    Auto,
+    /// `number`: decode fails with OutOfRange beyond 2^53 - 1.
+    Checked,
+    /// `bigint` always.
+    Bigint,
 }
 
 /// Input file argument shared by every command.
@@ -290,6 +304,26 @@ fn gen(args: GenArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", args.output.display())))?;
     let backend = flexbuf_codegen::backend::find(&args.lang)
         .ok_or_else(|| Failure::Usage(format!("unknown language `{}`", args.lang)))?;
+    use flexbuf_codegen::backend::typescript::{Int64, TypeScript};
+    let ts;
+    let backend: &dyn flexbuf_codegen::backend::Backend = match args.ts_int64 {
+        TsInt64::Auto => backend,
+        _ if args.lang != "ts" => {
+            return Err(Failure::Usage(
+                "--ts-int64 applies to --lang ts only".into(),
+            ))
+        }
+        policy => {
+            ts = TypeScript {
+                int64: if policy == TsInt64::Checked {
+                    Int64::Checked
+                } else {
+                    Int64::BigInt
+                },
+            };
+            &ts
+        }
+    };
     let written = flexbuf_codegen::generate_to_dir(backend, &args.schema, &args.output)
         .map_err(Failure::Data)?;
     let list: String = written

@@ -90,6 +90,38 @@ pub fn generate_test_coders() -> Result<()> {
             "test/gen/tsconfig.json",
         ]),
     )?;
+    // One module per `--ts-int64` policy (test/int64.test.mjs).
+    let int64 = sdk().join("test/int64");
+    let schema = sdk().join("test/int64.fxs");
+    let cli = util::flexbuf_cli()?;
+    for policy in ["auto", "checked", "bigint"] {
+        let out = int64.join(policy);
+        util::step(
+            &format!("flexbuf gen --lang ts --ts-int64 {policy}"),
+            duct::cmd(
+                &cli,
+                [
+                    "gen".as_ref(),
+                    "--lang".as_ref(),
+                    "ts".as_ref(),
+                    "--ts-int64".as_ref(),
+                    policy.as_ref(),
+                    schema.as_os_str(),
+                    "-o".as_ref(),
+                    out.as_os_str(),
+                ],
+            )
+            .stdout_null(),
+        )?;
+    }
+    util::step(
+        "tsc (--ts-int64 test coders)",
+        node(&[
+            "node_modules/typescript/bin/tsc",
+            "-p",
+            "test/int64/tsconfig.json",
+        ]),
+    )?;
     let refs = gen.join("ref");
     std::fs::create_dir_all(&refs)?;
     for fixture in [

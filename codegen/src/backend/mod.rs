@@ -114,7 +114,7 @@ pub(crate) fn emit_items(plan: &Plan<'_>, g: &mut impl ModuleItems) {
 pub static BACKENDS: &[&dyn Backend] = &[
     &rust::Rust,
     &python::Python,
-    &typescript::TypeScript,
+    &typescript::TypeScript::DEFAULT,
     &kotlin::Kotlin,
 ];
 

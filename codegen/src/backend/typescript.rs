@@ -34,8 +34,32 @@ const GLOBALS: &[&str] = &[
     "fb",
 ];
 
+/// How generated TypeScript types `i64` and `u64` (`flexbuf gen --lang ts
+/// --ts-int64 ...`). None is lossy: a value a mode cannot hold exactly is an
+/// `OutOfRange` error, never a rounded number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Int64 {
+    /// `number | bigint`: a number when the value is a safe integer, a bigint
+    /// otherwise (the default: exact, but callers must handle both).
+    #[default]
+    Auto,
+    /// `number`: decode throws `OutOfRange` beyond ±(2^53 - 1); the fast,
+    /// JSON-friendly choice when values are known to fit.
+    Checked,
+    /// `bigint` always: exact, and `JSON.stringify` needs a replacer.
+    BigInt,
+}
+
 /// The TypeScript backend (`--lang ts`).
-pub struct TypeScript;
+pub struct TypeScript {
+    /// How `i64`/`u64` fields are typed.
+    pub int64: Int64,
+}
+
+impl TypeScript {
+    /// The backend with the default policies (the one in `BACKENDS`).
+    pub const DEFAULT: TypeScript = TypeScript { int64: Int64::Auto };
+}
 
 impl Backend for TypeScript {
     fn name(&self) -> &'static str {
@@ -112,6 +136,9 @@ impl Backend for TypeScript {
     }
 
     fn emit(&self, plan: &Plan<'_>) -> Result<Vec<GeneratedFile>, String> {
+        if self.int64 == Int64::Checked {
+            check_int64_defaults(plan)?;
+        }
         let mut g = Gen {
             plan,
             b: self,
@@ -133,6 +160,31 @@ fn int_lit(i: i128) -> String {
     } else {
         format!("{i}n")
     }
+}
+
+/// With `--ts-int64 checked`, a 64-bit field's default must be a safe integer:
+/// a `number` literal beyond 2^53 would silently round.
+fn check_int64_defaults(plan: &Plan<'_>) -> Result<(), String> {
+    for mp in &plan.messages {
+        for f in mp.wire_fields() {
+            if !matches!(f.def.ty, TypeRef::I64 | TypeRef::U64) {
+                continue;
+            }
+            let big = match &f.absent {
+                Absent::Default(DefaultValue::Int(i)) => i.unsigned_abs() >= 1 << 53,
+                Absent::Default(DefaultValue::UInt(u)) => *u >= 1 << 53,
+                _ => false,
+            };
+            if big {
+                return Err(format!(
+                    "{}.{}: its default is beyond 2^53, which a number cannot hold exactly \
+                     (--ts-int64 checked); use --ts-int64 auto or bigint",
+                    mp.def.name, f.def.name
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Range of a narrow integer type (up to 32 bits).
@@ -174,7 +226,11 @@ impl Gen<'_> {
     fn ts_type(&self, t: &TypeRef) -> String {
         match t {
             TypeRef::Bool => "boolean".into(),
-            TypeRef::I64 | TypeRef::U64 => "number | bigint".into(),
+            TypeRef::I64 | TypeRef::U64 => match self.b.int64 {
+                Int64::Auto => "number | bigint".into(),
+                Int64::Checked => "number".into(),
+                Int64::BigInt => "bigint".into(),
+            },
             TypeRef::String => "string".into(),
             TypeRef::Bytes => "Uint8Array".into(),
             TypeRef::Vector(e) | TypeRef::Array(e, _) => format!("Array<{}>", self.ts_type(e)),
@@ -579,6 +635,7 @@ impl Gen<'_> {
                 self.zero(e)?
             ),
             TypeRef::Map(_) => "{}".into(),
+            TypeRef::I64 | TypeRef::U64 if self.b.int64 == Int64::BigInt => "0n".into(),
             TypeRef::Message(_) | TypeRef::Union(_) => return None,
             TypeRef::Enum(n) => format!(
                 "{}.{}",
@@ -601,14 +658,22 @@ impl Gen<'_> {
     fn literal(&self, t: &TypeRef, d: &DefaultValue) -> String {
         match d {
             DefaultValue::Bool(b) => b.to_string(),
-            DefaultValue::Int(i) => int_lit(i128::from(*i)),
-            DefaultValue::UInt(u) => int_lit(i128::from(*u)),
+            DefaultValue::Int(i) => self.int_default(t, i128::from(*i)),
+            DefaultValue::UInt(u) => self.int_default(t, i128::from(*u)),
             DefaultValue::Float(f) => self.b.float_literal(*f, t),
             DefaultValue::String(s) => self.b.string_literal(s),
             DefaultValue::EnumVariant(v) => {
                 format!("{}.{}", self.ts_type(t), self.b.variant_name(v))
             }
             DefaultValue::Null => "null".into(),
+        }
+    }
+
+    /// An integer default of a field of type `t`, typed as its field is.
+    fn int_default(&self, t: &TypeRef, i: i128) -> String {
+        match t {
+            TypeRef::I64 | TypeRef::U64 if self.b.int64 == Int64::BigInt => format!("{i}n"),
+            _ => int_lit(i),
         }
     }
 
@@ -665,8 +730,17 @@ impl Gen<'_> {
     fn decode_expr(&self, ty: &TypeRef, p: &str, w: &str, t: &str, depth: usize) -> String {
         match ty {
             TypeRef::Bool => format!("c.bool({p}, {w}, {t})"),
-            TypeRef::I64 => format!("c.i64({p}, {w}, {t})"),
-            TypeRef::U64 => format!("c.u64({p}, {w}, {t})"),
+            TypeRef::I64 | TypeRef::U64 => {
+                let read = match (ty, self.b.int64) {
+                    (TypeRef::I64, Int64::Auto) => "i64",
+                    (TypeRef::I64, Int64::Checked) => "i64n",
+                    (TypeRef::I64, Int64::BigInt) => "i64b",
+                    (_, Int64::Auto) => "u64",
+                    (_, Int64::Checked) => "u64n",
+                    (_, Int64::BigInt) => "u64b",
+                };
+                format!("c.{read}({p}, {w}, {t})")
+            }
             TypeRef::F32 => format!("c.f32({p}, {w}, {t})"),
             TypeRef::F64 => format!("c.f64({p}, {w}, {t})"),
             TypeRef::String => format!("c.str({p}, {w}, {t})"),

@@ -1,0 +1,90 @@
+// The `flexbuf gen --lang ts --ts-int64` policies (coders generated from
+// test/int64.fxs into test/int64/<policy>/ by `cargo xtask test`): what each
+// decodes a 64-bit field to, that none is silently lossy, and that the
+// generated types say which.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import * as fb from "../dist/index.js";
+
+const dir = new URL("./int64/", import.meta.url);
+const auto = await import(new URL("out/auto/int64.js", dir));
+const checked = await import(new URL("out/checked/int64.js", dir));
+const bigint = await import(new URL("out/bigint/int64.js", dir));
+const source = (policy) => readFileSync(new URL(`${policy}/int64.ts`, dir), "utf8");
+
+const small = { signed: -5, unsigned: 9, maybe: null, offset: 7, series: [1, -2, 3], pair: [4, 5], named: { a: 6 } };
+const SAFE = 2 ** 53 - 1;
+const bytesOf = (v) => fb.encode(v);
+const fails = (f, path) => assert.throws(f, (e) => e instanceof fb.FlexError && e.kind === "OutOfRange" && fb.formatPath(e.path) === path);
+
+test("generated types name the policy", () => {
+  assert.match(source("auto"), /\n  signed: number \| bigint;\n  unsigned: number \| bigint;\n/);
+  assert.match(source("checked"), /\n  signed: number;\n  unsigned: number;\n  maybe: number \| null;\n/);
+  assert.match(source("bigint"), /\n  signed: bigint;\n  unsigned: bigint;\n  maybe: bigint \| null;\n/);
+  assert.match(source("bigint"), /series: Array<bigint>;/);
+  assert.match(source("bigint"), /named: \{ \[key: string\]: bigint \};/);
+});
+
+test("checked: numbers when they fit, OutOfRange beyond 2^53 - 1 (never rounded)", () => {
+  assert.deepEqual(checked.decodeCounters(bytesOf(small)), small);
+  const edge = checked.decodeCounters(bytesOf({ signed: -SAFE, unsigned: SAFE }));
+  assert.equal(edge.signed, -SAFE);
+  assert.equal(edge.unsigned, SAFE);
+  assert.equal(edge.offset, 7, "default");
+  fails(() => checked.decodeCounters(bytesOf({ signed: 2n ** 53n })), "$.signed");
+  fails(() => checked.decodeCounters(bytesOf({ signed: -(2n ** 53n) })), "$.signed");
+  fails(() => checked.decodeCounters(bytesOf({ unsigned: 2n ** 64n - 1n })), "$.unsigned");
+  fails(() => checked.decodeCounters(bytesOf({ maybe: 2n ** 62n })), "$.maybe");
+  fails(() => checked.decodeCounters(bytesOf({ series: [1, 2n ** 60n] })), "$.series[1]");
+  fails(() => checked.decodeCounters(bytesOf({ named: { k: -(2n ** 63n) } })), "$.named.k");
+  fails(() => checked.decodeCounters(bytesOf({ unsigned: -1 })), "$.unsigned");
+  // Same bytes as the default policy's encoder.
+  assert.deepEqual(checked.encodeCounters(small), auto.encodeCounters(small));
+});
+
+test("bigint: always a bigint, exact to the ends of i64 and u64", () => {
+  const v = bigint.decodeCounters(bytesOf(small));
+  assert.equal(typeof v.signed, "bigint");
+  assert.equal(v.signed, -5n);
+  assert.equal(v.unsigned, 9n);
+  assert.equal(v.offset, 7n, "default is a bigint too");
+  assert.deepEqual(v.series, [1n, -2n, 3n]);
+  assert.deepEqual(v.pair, [4n, 5n]);
+  assert.deepEqual(v.named, { a: 6n });
+  const ends = bigint.decodeCounters(bytesOf({ signed: -(2n ** 63n), unsigned: 2n ** 64n - 1n, maybe: 2n ** 63n - 1n }));
+  assert.equal(ends.signed, -(2n ** 63n));
+  assert.equal(ends.unsigned, 2n ** 64n - 1n);
+  assert.equal(ends.maybe, 2n ** 63n - 1n);
+  fails(() => bigint.decodeCounters(bytesOf({ signed: 2n ** 63n })), "$.signed");
+  fails(() => bigint.decodeCounters(bytesOf({ unsigned: -1 })), "$.unsigned");
+  assert.deepEqual(bigint.decodeCounters(bigint.encodeCounters(ends)), ends);
+  assert.deepEqual(bigint.encodeCounters(v), auto.encodeCounters(small), "same bytes as the default policy");
+});
+
+test("auto (default): a number when safe, a bigint otherwise", () => {
+  const v = auto.decodeCounters(bytesOf({ signed: SAFE, unsigned: 2n ** 53n }));
+  assert.equal(v.signed, SAFE);
+  assert.equal(v.unsigned, 2n ** 53n);
+  assert.equal(typeof v.offset, "number");
+});
+
+test("checked generation refuses a default a number cannot hold exactly", async () => {
+  const { spawnSync } = await import("node:child_process");
+  const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const cli = new URL("../../target/debug/flexbuf", import.meta.url).pathname;
+  const tmp = mkdtempSync(join(tmpdir(), "flexbuf-int64-"));
+  try {
+    writeFileSync(join(tmp, "big.fxs"), "namespace t;\nmessage M { x: i64 = 9007199254740993; }\n");
+    const run = (policy) => spawnSync(cli, ["gen", "--lang", "ts", "--ts-int64", policy, join(tmp, "big.fxs"), "-o", tmp], { encoding: "utf8" });
+    const r = run("checked");
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /M\.x.*beyond 2\^53/);
+    assert.equal(run("bigint").status, 0);
+    assert.match(readFileSync(join(tmp, "big.ts"), "utf8"), /9007199254740993n/);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
