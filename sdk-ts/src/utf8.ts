@@ -94,13 +94,16 @@ export function readUtf8(buf: Uint8Array, at: number, len: number): string | und
       return undefined;
     }
   }
+  // Short strings: UTF-16 code units gathered in one reused array, then one
+  // String.fromCharCode call (one string allocated, not one per character).
   const end = at + len;
-  let out = "";
+  const out = units;
+  let u = 0;
   let i = at;
   while (i < end) {
     const b = buf[i];
     if (b < 0x80) {
-      out += String.fromCharCode(b);
+      out[u++] = b;
       i++;
       continue;
     }
@@ -129,15 +132,20 @@ export function readUtf8(buf: Uint8Array, at: number, len: number): string | und
       if (cp < 0x10000 || cp > 0x10ffff) return undefined;
       i += 4;
       cp -= 0x10000;
-      out += String.fromCharCode(0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+      out[u++] = 0xd800 + (cp >> 10);
+      out[u++] = 0xdc00 + (cp & 0x3ff);
       continue;
     } else {
       return undefined;
     }
-    out += String.fromCharCode(cp);
+    out[u++] = cp;
   }
-  return out;
+  out.length = u;
+  return String.fromCharCode.apply(null, out);
 }
+
+/** Scratch code units of {@link readUtf8} (at most DECODE_LOOP_MAX). */
+const units: number[] = [];
 
 /** True when `len` bytes at `at` are valid UTF-8. */
 export function isUtf8(buf: Uint8Array, at: number, len: number): boolean {

@@ -52,6 +52,11 @@ export type Decoded = null | boolean | number | bigint | string | Uint8Array | D
 
 const TWO32 = 4294967296;
 
+/** The little-endian u32 at `p` (the caller checked the bounds). */
+function u32(u8: Uint8Array, p: number): number {
+  return (u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24)) >>> 0;
+}
+
 /** One decode pass over one buffer. */
 class Decoder {
   readonly u8: Uint8Array;
@@ -81,13 +86,16 @@ class Decoder {
     this.bytes = budget.maxBytes;
   }
 
+  // Offsets, sizes and integers come from the Uint8Array with 32-bit
+  // arithmetic; DataView and BigInt only for floats and values beyond 2^53.
   uint(pos: number, w: number): number {
     if (pos + w > this.n) throw fail("Truncated", "read past the end of the buffer", pos);
+    const u8 = this.u8;
     switch (w) {
-      case 1: return this.u8[pos];
-      case 2: return this.dv.getUint16(pos, true);
-      case 4: return this.dv.getUint32(pos, true);
-      default: return this.dv.getUint32(pos + 4, true) * TWO32 + this.dv.getUint32(pos, true);
+      case 1: return u8[pos];
+      case 2: return u8[pos] | (u8[pos + 1] << 8);
+      case 4: return (u8[pos] | (u8[pos + 1] << 8) | (u8[pos + 2] << 16) | (u8[pos + 3] << 24)) >>> 0;
+      default: return u32(u8, pos + 4) * TWO32 + u32(u8, pos);
     }
   }
 
@@ -100,17 +108,18 @@ class Decoder {
   int(pos: number, w: number): number | bigint {
     if (pos + w > this.n) throw fail("Truncated", "read past the end of the buffer", pos);
     const dv = this.dv;
+    const u8 = this.u8;
     let v: number;
     switch (w) {
-      case 1: v = dv.getInt8(pos); break;
-      case 2: v = dv.getInt16(pos, true); break;
-      case 4: v = dv.getInt32(pos, true); break;
+      case 1: v = (u8[pos] << 24) >> 24; break;
+      case 2: v = ((u8[pos] | (u8[pos + 1] << 8)) << 16) >> 16; break;
+      case 4: v = u8[pos] | (u8[pos + 1] << 8) | (u8[pos + 2] << 16) | (u8[pos + 3] << 24); break;
       default: {
-        const hi = dv.getInt32(pos + 4, true);
+        const hi = u32(u8, pos + 4) | 0;
         if (this.mode === "auto" ? hi > 0x1fffff || hi < -0x200000 : this.mode === "bigint") {
           return dv.getBigInt64(pos, true);
         }
-        v = hi * TWO32 + dv.getUint32(pos, true);
+        v = hi * TWO32 + u32(u8, pos);
         if (this.mode === "auto" && !Number.isSafeInteger(v)) return dv.getBigInt64(pos, true);
         if (this.mode === "number" && (hi > 0x1fffff || hi < -0x200000)) v = Number(dv.getBigInt64(pos, true));
       }
@@ -121,10 +130,10 @@ class Decoder {
   uintv(pos: number, w: number): number | bigint {
     if (w === 8) {
       if (pos + 8 > this.n) throw fail("Truncated", "read past the end of the buffer", pos);
-      const hi = this.dv.getUint32(pos + 4, true);
+      const hi = u32(this.u8, pos + 4);
       if (this.mode === "bigint" || (this.mode === "auto" && hi > 0x1fffff)) return this.dv.getBigUint64(pos, true);
       if (hi > 0x1fffff) return Number(this.dv.getBigUint64(pos, true));
-      return hi * TWO32 + this.dv.getUint32(pos, true);
+      return hi * TWO32 + u32(this.u8, pos);
     }
     const v = this.uint(pos, w);
     return this.mode === "bigint" ? BigInt(v) : v;

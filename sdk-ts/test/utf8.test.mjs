@@ -1,0 +1,67 @@
+// Strict UTF-8 on every decode path, at every string length (short strings
+// take the JS loop, long ones TextDecoder or Node's native slice): the rule is
+// the verifier's (no overlong forms, surrogates, code points above U+10FFFF or
+// truncated sequences), and valid text decodes exactly as a fatal TextDecoder.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as fb from "../dist/index.js";
+
+const BAD = [[0x80], [0xbf], [0xc0, 0x80], [0xc1, 0xbf], [0xc2], [0xe0, 0x80, 0x80], [0xe0, 0x9f, 0xbf], [0xed, 0xa0, 0x80],
+  [0xed, 0xbf, 0xbf], [0xe2, 0x82], [0xf0, 0x8f, 0xbf, 0xbf], [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80, 0x80, 0x80],
+  [0xf0, 0x9f, 0x98], [0xff], [0xfe], [0xc3, 0x28], [0xe2, 0x28, 0xa1]];
+const GOOD = ["é", "€", "😀", "\u{10ffff}", "\ufffd", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\u{10000}"];
+const fatal = new TextDecoder("utf-8", { fatal: true });
+
+/** A buffer whose root is the string of `bytes` (a 1-byte size prefix). */
+function stringBuffer(bytes) {
+  const n = bytes.length;
+  const out = new Uint8Array(n + 5);
+  out[0] = n;
+  out.set(bytes, 1);
+  out[n + 1] = 0;
+  out[n + 2] = n + 1; // offset back from the root slot to the data
+  out[n + 3] = (5 << 2) | 0; // string, 1-byte size
+  out[n + 4] = 1;
+  return out;
+}
+
+function typedStr(bytes) {
+  const c = new fb.DecodeContext(bytes);
+  const [p, w, t] = c.root();
+  return c.str(p, w, t);
+}
+
+const pad = (k) => Array.from({ length: k }, (_, i) => 0x61 + (i % 26));
+
+test("malformed UTF-8 is rejected at every length and position by verify, decode and typed reads", () => {
+  let n = 0;
+  for (const bad of BAD) {
+    for (let before = 0; before <= 40; before += before < 20 ? 1 : 7) {
+      for (const after of [0, 1, 3, 17]) {
+        const buf = stringBuffer([...pad(before), ...bad, ...pad(after)]);
+        for (const [what, f] of [["verify", () => fb.verify(buf)], ["decode", () => fb.decode(buf)], ["typed", () => typedStr(buf)],
+          ["asString", () => fb.root(buf).asString()]]) {
+          assert.throws(f, (e) => e instanceof fb.FlexError && e.kind === "InvalidUtf8", `${what} ${bad} after ${before}`);
+          n++;
+        }
+      }
+    }
+  }
+  assert.ok(n > 3000);
+});
+
+test("valid UTF-8 decodes as a fatal TextDecoder does, at every length", () => {
+  const te = new TextEncoder();
+  for (const s of GOOD) {
+    for (let before = 0; before <= 40; before++) {
+      const text = String.fromCharCode(...pad(before)) + s + "z";
+      const bytes = te.encode(text);
+      const buf = stringBuffer(bytes);
+      assert.equal(fatal.decode(bytes), text);
+      fb.verify(buf);
+      assert.equal(fb.decode(buf), text);
+      assert.equal(typedStr(buf), text);
+      assert.equal(fb.root(buf).asString(), text);
+    }
+  }
+});
