@@ -201,6 +201,32 @@ impl<'p> Plan<'p> {
             .chain(self.unions.iter().map(|u| u.def.name.as_str()))
     }
 
+    /// Whether a value of type `t` holds anything a borrowed decode takes
+    /// from the buffer: a string, a blob, a map (its keys) or a vector of
+    /// numbers, directly or through messages. Enums, unions and fixed-length
+    /// arrays are always decoded owned.
+    pub fn borrows(&self, t: &TypeRef) -> bool {
+        self.borrows_inner(t, &mut Vec::new())
+    }
+
+    fn borrows_inner<'a>(&'a self, t: &'a TypeRef, seen: &mut Vec<&'a str>) -> bool {
+        match t {
+            TypeRef::String | TypeRef::Bytes | TypeRef::Map(_) => true,
+            TypeRef::Vector(e) if e.is_scalar() => **e != TypeRef::Bool,
+            TypeRef::Vector(e) => self.borrows_inner(e, seen),
+            TypeRef::Message(n) => {
+                if seen.contains(&n.as_str()) {
+                    return false;
+                }
+                seen.push(n);
+                self.schema
+                    .message(n)
+                    .is_some_and(|m| m.fields.iter().any(|f| self.borrows_inner(&f.ty, seen)))
+            }
+            _ => false,
+        }
+    }
+
     /// The first variant of enum `name`: the value of an absent field
     /// without a default ([`Absent::Zero`]).
     pub fn enum_zero(&self, name: &str) -> Option<&'p str> {

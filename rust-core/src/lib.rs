@@ -63,7 +63,7 @@ pub use error::{BuilderError, Error, ErrorClass, ErrorKind, PathSegment, Result}
 pub use json::{from_json, to_json, JsonOptions};
 pub use reader::{MapReader, Reader, VectorReader};
 pub use scalar::{Scalar, SliceElement};
-pub use typed::{DecodeContext, EncodeContext, FlexCoder};
+pub use typed::{DecodeContext, EncodeContext, FlexBorrow, FlexCoder};
 pub use types::{pack_type, padding, unpack_type, BitWidth, FlexType};
 #[cfg(feature = "reference-verifier")]
 #[doc(hidden)]

@@ -93,6 +93,39 @@ pub trait FlexCoder: Sized {
     }
 }
 
+/// A generated type's borrowed form (`{Name}Ref<'a>`): strings, blobs and
+/// map keys are slices of the buffer, numeric vectors are borrowed where the
+/// stored vector is exactly the field's type and aligned for it (copied
+/// otherwise). A message without anything to borrow is its own borrowed form.
+///
+/// Decoding follows the owned decoder read for read: the same checks, the
+/// same budget (a borrowed string is charged as if copied, so both forms
+/// accept and refuse exactly the same buffers) and the same errors.
+pub trait FlexBorrow<'a>: Sized {
+    /// The owned type this borrows from (`UserProfile` for `UserProfileRef<'a>`).
+    type Owned;
+
+    /// Decodes a value from `r`, borrowing from the buffer `r` reads.
+    fn decode_borrowed(r: Reader<'a>, cx: &mut DecodeContext) -> Result<Self>;
+
+    /// Copies every borrowed part out into the owned type.
+    fn into_owned(self) -> Self::Owned;
+
+    /// Decodes the root of untrusted `bytes` in one checked pass (as
+    /// [`FlexCoder::from_flex`] does), borrowing from `bytes`.
+    fn from_flex_borrowed(bytes: &'a [u8]) -> Result<Self> {
+        let root = Reader::new(bytes)?;
+        Self::decode_borrowed(root, &mut DecodeContext::new(bytes.len()))
+    }
+
+    /// Verifies the whole of `bytes` first, then decodes the root borrowing
+    /// from it (as [`FlexCoder::from_flex_strict`] does).
+    fn from_flex_borrowed_strict(bytes: &'a [u8]) -> Result<Self> {
+        let root = verify(bytes)?.root();
+        Self::decode_borrowed(root, &mut DecodeContext::new(bytes.len()))
+    }
+}
+
 /// Builder options for typed encoding: keys shared, key vectors deduplicated.
 pub fn typed_builder_options() -> BuilderOptions {
     BuilderOptions {
@@ -684,9 +717,25 @@ pub mod field {
         r.as_str()
     }
 
+    /// A string field of a borrowed decode: borrowed from the buffer, and
+    /// charged to the budget as [`string`] charges it.
+    #[inline]
+    pub fn str_charged<'a>(r: Reader<'a>, cx: &mut DecodeContext) -> Result<&'a str> {
+        let s = str(r)?;
+        cx.budget.bytes(s.len())?;
+        Ok(s)
+    }
+
     /// A bytes field, copied out; its bytes are charged to the budget.
     #[inline]
     pub fn bytes(r: Reader<'_>, cx: &mut DecodeContext) -> Result<Vec<u8>> {
+        blob(r, cx).map(<[u8]>::to_vec)
+    }
+
+    /// A bytes field, borrowed from the buffer; its bytes are charged to the
+    /// budget as [`bytes`] charges them.
+    #[inline]
+    pub fn blob<'a>(r: Reader<'a>, cx: &mut DecodeContext) -> Result<&'a [u8]> {
         reject_null(&r)?;
         if r.flex_type() != FlexType::Blob {
             return Err(Error::at(
@@ -699,7 +748,7 @@ pub mod field {
         }
         let b = r.as_blob()?;
         cx.budget.bytes(b.len())?;
-        Ok(b.to_vec())
+        Ok(b)
     }
 
     /// A vector field, decoding each element with `elem` (errors name the index).
@@ -747,6 +796,23 @@ pub mod field {
             }
         }
         vec(r, cx, |e, _| elem(e))
+    }
+
+    /// A vector of scalars for a borrowed decode: the stored slice itself
+    /// when it is a typed vector of exactly `T`, aligned for it; otherwise
+    /// the copy [`scalar_vec`] makes. Accepts, refuses and charges exactly
+    /// what `scalar_vec` does.
+    #[inline]
+    pub fn scalar_cow<'a, T: Widen>(
+        r: Reader<'a>,
+        cx: &mut DecodeContext,
+        elem: fn(Reader<'_>) -> Result<T>,
+    ) -> Result<std::borrow::Cow<'a, [T]>> {
+        if let Some(s) = r.typed_slice::<T>() {
+            cx.budget.bytes(core::mem::size_of_val(s))?;
+            return Ok(std::borrow::Cow::Borrowed(s));
+        }
+        scalar_vec(r, cx, elem).map(std::borrow::Cow::Owned)
     }
 
     /// The numbers of typed vector `v` converted to `T` in one loop, or `None`
@@ -903,16 +969,38 @@ pub mod field {
     pub fn map<'a, T>(
         r: Reader<'a>,
         cx: &mut DecodeContext,
-        mut value: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<T>,
+        value: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<T>,
     ) -> Result<std::collections::BTreeMap<String, T>> {
+        map_keyed(r, cx, str::to_owned, value)
+    }
+
+    /// A `{string: T}` field of a borrowed decode: keys borrowed from the
+    /// buffer (charged to the budget as [`map`] charges them).
+    #[inline]
+    pub fn map_borrowed<'a, T>(
+        r: Reader<'a>,
+        cx: &mut DecodeContext,
+        value: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<T>,
+    ) -> Result<std::collections::BTreeMap<&'a str, T>> {
+        map_keyed(r, cx, |k| k, value)
+    }
+
+    /// A `{string: T}` map with keys made by `key`.
+    #[inline]
+    fn map_keyed<'a, K: Ord, T>(
+        r: Reader<'a>,
+        cx: &mut DecodeContext,
+        key: impl Fn(&'a str) -> K,
+        mut value: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<T>,
+    ) -> Result<std::collections::BTreeMap<K, T>> {
         reject_null(&r)?;
         let m = r.as_map()?;
-        let mut entry = |i: usize, cx: &mut DecodeContext| -> Result<(String, T)> {
+        let mut entry = |i: usize, cx: &mut DecodeContext| -> Result<(K, T)> {
             cx.charge()?;
             let k = m.key(i)?;
             cx.budget.bytes(k.len())?;
             let v = value(m.value(i)?, cx).map_err(|e| e.in_segment(PathSegment::Key(k)))?;
-            Ok((k.to_owned(), v))
+            Ok((key(k), v))
         };
         if m.len() <= 8 {
             let mut out = std::collections::BTreeMap::new();

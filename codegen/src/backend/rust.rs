@@ -40,7 +40,12 @@ impl Backend for Rust {
 
     fn companion_names(&self, plan: &Plan<'_>, qualified: &str) -> Vec<String> {
         if plan.schema.message(qualified).is_some() {
-            vec![format!("{}View", short_name(qualified))]
+            vec![
+                format!("{}View", short_name(qualified)),
+                format!("{}Ref", short_name(qualified)),
+            ]
+        } else if plan.unions.iter().any(|u| u.def.name == qualified) {
+            vec![format!("{}Ref", short_name(qualified))]
         } else {
             Vec::new()
         }
@@ -85,6 +90,12 @@ impl Backend for Rust {
             b: self,
             w: CodeWriter::new("    "),
             shadowed: crate::names::declared(self, plan, ""),
+            borrowing: plan
+                .messages
+                .iter()
+                .filter(|m| plan.borrows(&TypeRef::Message(m.def.name.clone())))
+                .map(|m| m.def.name.clone())
+                .collect(),
         };
         g.header();
         super::emit_items(plan, &mut g);
@@ -144,6 +155,11 @@ fn ident(name: &str) -> String {
     }
 }
 
+/// The name of a message's borrowed form.
+fn ref_name(qualified: &str) -> String {
+    format!("{}Ref", short_name(qualified))
+}
+
 /// The local variable holding a decoded field.
 fn local(name: &str) -> String {
     format!("f_{}", name.trim_start_matches("r#"))
@@ -155,6 +171,9 @@ struct Gen<'p> {
     /// Names the generated types take (a prelude name among them is
     /// written by its full path).
     shadowed: std::collections::HashSet<String>,
+    /// Messages with something to borrow ([`Plan::borrows`]); the others
+    /// are their own borrowed form.
+    borrowing: std::collections::HashSet<String>,
 }
 
 impl<'p> Gen<'p> {
@@ -200,7 +219,9 @@ impl<'p> Gen<'p> {
              #[allow(unused_imports)]\n\
              use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};\n\
              #[allow(unused_imports)]\n\
-             use flexbuf::FlexCoder as _;\n\n",
+             use flexbuf::FlexCoder as _;\n\
+             #[allow(unused_imports)]\n\
+             use flexbuf::FlexBorrow as _;\n\n",
         );
     }
 
@@ -354,7 +375,7 @@ impl super::ModuleItems for Gen<'_> {
         self.line(2, "let out = match tag {");
         for vp in &up.variants {
             let v = vp.def;
-            let dec = self.decode_expr(&v.ty, "v", 1);
+            let dec = self.decode_expr(&v.ty, "v", 1, false);
             let variant = self.b.variant_name(&v.name);
             let key = self.quote(&v.wire_name);
             let wrap = if vp.recursive {
@@ -380,6 +401,7 @@ impl super::ModuleItems for Gen<'_> {
         self.line(2, "out");
         self.line(1, "}");
         self.line(0, "}\n");
+        self.own_borrowed_form(&u.name);
     }
 
     // ---- messages ------------------------------------------------------------
@@ -389,7 +411,11 @@ impl super::ModuleItems for Gen<'_> {
         let name = self.b.type_name(&m.name);
         let eq = if mp.has_float { "" } else { ", Eq" };
         self.docs_or(0, &m.doc, &format!("The `{}` message.", m.name));
-        let absent: Vec<String> = mp.fields.iter().map(|f| self.absent_value(f)).collect();
+        let absent: Vec<String> = mp
+            .fields
+            .iter()
+            .map(|f| self.absent_value(f, false))
+            .collect();
         // `Default` is derived only for arrays of up to 32 elements.
         let derivable = mp.fields.iter().all(|f| {
             !matches!(f.absent, Absent::Default(_))
@@ -484,66 +510,10 @@ impl super::ModuleItems for Gen<'_> {
         self.line(1, "}\n");
 
         self.line(1, "fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {");
-        self.line(2, "cx.enter()?;");
-        if mp.fields.is_empty() {
-            self.line(2, "r.as_map()?;");
-        } else {
-            self.line(2, "let m = r.as_map()?;");
-            self.line(
-                2,
-                "let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;",
-            );
-        }
-        for f in mp.wire_fields() {
-            let var = local(&self.b.field_name(&f.def.name));
-            let key = self.quote(&f.def.wire_name);
-            let (some, none, err) = (self.std("Some"), self.std("None"), self.std("Err"));
-            let dec = self.decode_expr(&f.def.ty, "v", 1);
-            let dec = if f.recursive {
-                format!("{dec}.map({}::new)", self.std("Box"))
-            } else {
-                dec
-            };
-            self.line(
-                2,
-                &format!(
-                    "let {var} = match __lookup(&m, fast, {}, {key})? {{",
-                    f.wire_index
-                ),
-            );
-            if f.def.optional {
-                self.line(3, &format!("{some}(v) if v.is_null() => {none},"));
-                self.line(
-                    3,
-                    &format!("{some}(v) => {some}({dec}.map_err(__at_key({key}))?),"),
-                );
-            } else {
-                self.line(3, &format!("{some}(v) if v.is_null() => return {err}(__null(&v).in_segment(flexbuf::PathSegment::Key({key}))),"));
-                self.line(3, &format!("{some}(v) => {dec}.map_err(__at_key({key}))?,"));
-            }
-            if f.absent == Absent::Required {
-                self.line(3, &format!("{none} => return {err}(__missing({key})),"));
-            } else {
-                let absent = self.absent_value(f);
-                self.line(3, &format!("{none} => {absent},"));
-            }
-            self.line(2, "};");
-        }
-        self.line(2, "cx.leave();");
-        self.line(2, &format!("{}(Self {{", self.std("Ok")));
-        for f in &mp.fields {
-            self.line(
-                3,
-                &format!(
-                    "{}: {},",
-                    self.b.field_name(&f.def.name),
-                    local(&self.b.field_name(&f.def.name))
-                ),
-            );
-        }
-        self.line(2, "})");
+        self.decode_body(mp, None);
         self.line(1, "}");
         self.line(0, "}\n");
+        self.borrowed(mp, derivable);
     }
 
     // ---- views -------------------------------------------------------------------
@@ -642,9 +612,276 @@ impl super::ModuleItems for Gen<'_> {
 }
 
 impl Gen<'_> {
+    // ---- borrowed forms --------------------------------------------------------
+
+    /// Whether the `Ref` form of type `t` borrows from the buffer (else it
+    /// is the owned type).
+    fn borrows(&self, t: &TypeRef) -> bool {
+        match t {
+            TypeRef::String | TypeRef::Bytes | TypeRef::Map(_) => true,
+            TypeRef::Vector(e) if e.is_scalar() => **e != TypeRef::Bool,
+            TypeRef::Vector(e) => self.borrows(e),
+            TypeRef::Message(n) => self.borrowing.contains(n),
+            _ => false,
+        }
+    }
+
+    /// The type of `t` in a `Ref` struct.
+    fn ref_type(&self, t: &TypeRef) -> String {
+        match t {
+            TypeRef::String => "&'a str".into(),
+            TypeRef::Bytes => "&'a [u8]".into(),
+            TypeRef::Vector(e) if e.is_scalar() && **e != TypeRef::Bool => {
+                format!("::std::borrow::Cow<'a, [{}]>", self.rust_type(e))
+            }
+            TypeRef::Vector(e) => format!("{}<{}>", self.std("Vec"), self.ref_type(e)),
+            TypeRef::Map(v) => format!("std::collections::BTreeMap<&'a str, {}>", self.ref_type(v)),
+            TypeRef::Message(n) => format!("{}<'a>", ref_name(n)),
+            other => self.rust_type(other),
+        }
+    }
+
+    /// The function turning a `Ref`-form value of type `t` into the owned
+    /// type, when one function does it.
+    fn own_fn(&self, t: &TypeRef) -> Option<String> {
+        match t {
+            _ if !self.borrows(t) => None,
+            TypeRef::String => Some(format!("{}::from", self.std("String"))),
+            TypeRef::Bytes => Some("<[u8]>::to_vec".into()),
+            TypeRef::Vector(el) if el.is_scalar() => Some("::std::borrow::Cow::into_owned".into()),
+            TypeRef::Message(_) => Some("flexbuf::FlexBorrow::into_owned".into()),
+            _ => None,
+        }
+    }
+
+    /// `v` (a value of type `t`) mapped by `f` inside `wrap` (`.map(...)`),
+    /// naming the function when one does it (no redundant closure).
+    fn own_map(&self, t: &TypeRef, v: &str, depth: usize) -> String {
+        let e = format!("e{depth}");
+        match self.own_fn(t) {
+            Some(f) => format!("{v}.map({f})"),
+            None => format!("{v}.map(|{e}| {})", self.own_expr(t, &e, depth + 1)),
+        }
+    }
+
+    /// An expression turning `v` (a `Ref`-form value of type `t`, by value)
+    /// into the owned type; `depth` names closure variables.
+    fn own_expr(&self, t: &TypeRef, v: &str, depth: usize) -> String {
+        if let Some(f) = self.own_fn(t) {
+            return format!("{f}({v})");
+        }
+        if !self.borrows(t) {
+            return v.to_string();
+        }
+        let e = format!("e{depth}");
+        match t {
+            TypeRef::Vector(el) => format!(
+                "{}.collect()",
+                self.own_map(el, &format!("{v}.into_iter()"), depth)
+            ),
+            TypeRef::Map(el) => format!(
+                "{v}.into_iter().map(|(k, {e})| ({}::from(k), {})).collect()",
+                self.std("String"),
+                self.own_expr(el, &e, depth + 1)
+            ),
+            _ => unreachable!("own_fn covers every other borrowing type"),
+        }
+    }
+
+    /// The borrowed form of a type with nothing to borrow: an alias of the
+    /// owned type, whose [`flexbuf::FlexBorrow`] decodes it owned.
+    fn own_borrowed_form(&mut self, qualified: &str) {
+        let owned = self.b.type_name(qualified);
+        let name = ref_name(qualified);
+        self.line(
+            0,
+            &format!(
+                "/// [`{owned}`] has nothing to borrow from a buffer: it is its own borrowed form."
+            ),
+        );
+        self.line(0, &format!("pub type {name}<'a> = {owned};\n"));
+        self.line(
+            0,
+            &format!("impl<'a> flexbuf::FlexBorrow<'a> for {owned} {{"),
+        );
+        self.line(1, "type Owned = Self;\n");
+        self.line(1, "fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {");
+        self.line(2, "<Self as flexbuf::FlexCoder>::decode_from(r, cx)");
+        self.line(1, "}\n");
+        self.line(1, "fn into_owned(self) -> Self {");
+        self.line(2, "self");
+        self.line(1, "}");
+        self.line(0, "}\n");
+    }
+
+    /// A message's borrowed form: `{Name}Ref<'a>` with [`flexbuf::FlexBorrow`]
+    /// when it has anything to borrow, else an alias of the owned type.
+    fn borrowed(&mut self, mp: &MessagePlan<'_>, derivable: bool) {
+        let m = mp.def;
+        let owned = self.b.type_name(&m.name);
+        let name = ref_name(&m.name);
+        let boxed = self.std("Box");
+        if !self.borrowing.contains(&m.name) {
+            self.own_borrowed_form(&m.name);
+            return;
+        }
+        let eq = if mp.has_float { "" } else { ", Eq" };
+        let default = if mp.defaultable && derivable {
+            ", Default"
+        } else {
+            ""
+        };
+        self.line(
+            0,
+            &format!("/// [`{owned}`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`])."),
+        );
+        self.line(
+            0,
+            &format!("#[derive(Clone, Debug{default}, PartialEq{eq})]"),
+        );
+        self.line(0, &format!("pub struct {name}<'a> {{"));
+        for f in &mp.fields {
+            self.docs_or(1, &f.def.doc, &format!("The `{}` field.", f.def.name));
+            let mut t = self.ref_type(&f.def.ty);
+            if f.recursive {
+                t = format!("{boxed}<{t}>");
+            }
+            if f.def.optional {
+                t = format!("{}<{t}>", self.std("Option"));
+            }
+            self.line(1, &format!("pub {}: {t},", self.b.field_name(&f.def.name)));
+        }
+        self.line(0, "}\n");
+        if mp.defaultable && !derivable {
+            self.line(
+                0,
+                &format!("impl {} for {name}<'_> {{", self.std("Default")),
+            );
+            self.line(1, "fn default() -> Self {");
+            self.line(2, "Self {");
+            for f in &mp.fields {
+                let d = self.absent_value(f, true);
+                self.line(3, &format!("{}: {d},", self.b.field_name(&f.def.name)));
+            }
+            self.line(2, "}");
+            self.line(1, "}");
+            self.line(0, "}\n");
+        }
+        self.line(
+            0,
+            &format!("impl<'a> flexbuf::FlexBorrow<'a> for {name}<'a> {{"),
+        );
+        self.line(1, &format!("type Owned = {owned};\n"));
+        self.line(1, "fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {");
+        self.decode_body(mp, Some(&owned));
+        self.line(1, "}\n");
+        self.line(1, &format!("fn into_owned(self) -> {owned} {{"));
+        self.line(2, &format!("{owned} {{"));
+        for f in &mp.fields {
+            let field = self.b.field_name(&f.def.name);
+            let own = |g: &Self, x: &str| -> String {
+                if f.recursive && g.borrows(&f.def.ty) {
+                    format!(
+                        "{boxed}::new({})",
+                        g.own_expr(&f.def.ty, &format!("*{x}"), 1)
+                    )
+                } else {
+                    g.own_expr(&f.def.ty, x, 1)
+                }
+            };
+            let value = if f.def.optional {
+                if !self.borrows(&f.def.ty) {
+                    format!("self.{field}")
+                } else if f.recursive {
+                    format!("self.{field}.map(|v| {})", own(self, "v"))
+                } else {
+                    self.own_map(&f.def.ty, &format!("self.{field}"), 1)
+                }
+            } else {
+                own(self, &format!("self.{field}"))
+            };
+            self.line(3, &format!("{field}: {value},"));
+        }
+        self.line(2, "}");
+        self.line(1, "}");
+        self.line(0, "}\n");
+    }
+
+    /// The statements of a message's decoder: fields read by position once
+    /// the layout is proven. `borrowed_from` names the owned type when this is
+    /// its `Ref` form's decoder.
+    fn decode_body(&mut self, mp: &MessagePlan<'_>, borrowed_from: Option<&str>) {
+        let borrowed = borrowed_from.is_some();
+        let owner = match borrowed_from {
+            Some(owned) => format!("<{owned} as flexbuf::FlexCoder>"),
+            None => "Self".to_string(),
+        };
+        self.line(2, "cx.enter()?;");
+        if mp.fields.is_empty() {
+            self.line(2, "r.as_map()?;");
+        } else {
+            self.line(2, "let m = r.as_map()?;");
+            self.line(
+                2,
+                &format!(
+                    "let fast = cx.layout_proven({owner}::FINGERPRINT, &m, &{}::LAYOUT)?;",
+                    borrowed_from.unwrap_or("Self")
+                ),
+            );
+        }
+        for f in mp.wire_fields() {
+            let var = local(&self.b.field_name(&f.def.name));
+            let key = self.quote(&f.def.wire_name);
+            let (some, none, err) = (self.std("Some"), self.std("None"), self.std("Err"));
+            let dec = self.decode_expr(&f.def.ty, "v", 1, borrowed);
+            let dec = if f.recursive {
+                format!("{dec}.map({}::new)", self.std("Box"))
+            } else {
+                dec
+            };
+            self.line(
+                2,
+                &format!(
+                    "let {var} = match __lookup(&m, fast, {}, {key})? {{",
+                    f.wire_index
+                ),
+            );
+            if f.def.optional {
+                self.line(3, &format!("{some}(v) if v.is_null() => {none},"));
+                self.line(
+                    3,
+                    &format!("{some}(v) => {some}({dec}.map_err(__at_key({key}))?),"),
+                );
+            } else {
+                self.line(3, &format!("{some}(v) if v.is_null() => return {err}(__null(&v).in_segment(flexbuf::PathSegment::Key({key}))),"));
+                self.line(3, &format!("{some}(v) => {dec}.map_err(__at_key({key}))?,"));
+            }
+            if f.absent == Absent::Required {
+                self.line(3, &format!("{none} => return {err}(__missing({key})),"));
+            } else {
+                let absent = self.absent_value(f, borrowed);
+                self.line(3, &format!("{none} => {absent},"));
+            }
+            self.line(2, "};");
+        }
+        self.line(2, "cx.leave();");
+        self.line(2, &format!("{}(Self {{", self.std("Ok")));
+        for f in &mp.fields {
+            self.line(
+                3,
+                &format!(
+                    "{}: {},",
+                    self.b.field_name(&f.def.name),
+                    local(&self.b.field_name(&f.def.name))
+                ),
+            );
+        }
+        self.line(2, "})");
+    }
+
     /// The expression for an absent field that is not required (or the
-    /// field's value in `Default`).
-    fn absent_value(&self, f: &FieldPlan<'_>) -> String {
+    /// field's value in `Default`); `borrowed` for the `Ref` form.
+    fn absent_value(&self, f: &FieldPlan<'_>, borrowed: bool) -> String {
         let lit = match &f.absent {
             Absent::Null => return self.std("None").into(),
             Absent::Zero | Absent::Required => {
@@ -655,7 +892,7 @@ impl Gen<'_> {
                     _ => zero,
                 };
             }
-            Absent::Default(d) => self.literal(&f.def.ty, d),
+            Absent::Default(d) => self.literal(&f.def.ty, d, borrowed),
         };
         let lit = if f.recursive {
             format!("{}::new({lit})", self.std("Box"))
@@ -669,8 +906,9 @@ impl Gen<'_> {
         }
     }
 
-    fn literal(&self, t: &TypeRef, d: &DefaultValue) -> String {
+    fn literal(&self, t: &TypeRef, d: &DefaultValue, borrowed: bool) -> String {
         match d {
+            DefaultValue::String(s) if borrowed => self.quote(s),
             DefaultValue::Bool(b) => b.to_string(),
             DefaultValue::Int(i) => format!("{i}_{}", self.rust_type(t)),
             DefaultValue::UInt(u) => format!("{u}_{}", self.rust_type(t)),
@@ -730,10 +968,25 @@ impl Gen<'_> {
     }
 
     /// A `flexbuf::Result<T>` expression decoding reader `r` (non-null) as type
-    /// `t`; `depth` names closure variables.
-    fn decode_expr(&self, t: &TypeRef, r: &str, depth: usize) -> String {
+    /// `t` (its `Ref` form when `borrowed`); `depth` names closure variables.
+    fn decode_expr(&self, t: &TypeRef, r: &str, depth: usize, borrowed: bool) -> String {
         let e = format!("e{depth}");
         match t {
+            TypeRef::Vector(el) if borrowed && el.is_scalar() && **el != TypeRef::Bool => {
+                let f = self.rust_type(el);
+                format!("__field::scalar_cow::<{f}>({r}, cx, __field::{f})")
+            }
+            TypeRef::Map(el) if borrowed => {
+                let inner = self.decode_expr(el, &e, depth + 1, true);
+                let err = self.std("Err");
+                format!("__field::map_borrowed({r}, cx, |{e}, cx| {{ let _ = &cx; if {e}.is_null() {{ return {err}(__null(&{e})); }} {inner} }})")
+            }
+            TypeRef::Message(n) if borrowed => format!(
+                "<{} as flexbuf::FlexBorrow>::decode_borrowed({r}, cx)",
+                ref_name(n)
+            ),
+            TypeRef::String if borrowed => format!("__field::str_charged({r}, cx)"),
+            TypeRef::Bytes if borrowed => format!("__field::blob({r}, cx)"),
             TypeRef::Array(el, n) => {
                 let f = self.rust_type(el);
                 let read = if **el == TypeRef::Bool {
@@ -748,12 +1001,12 @@ impl Gen<'_> {
                 format!("__field::scalar_vec::<{f}>({r}, cx, __field::{f})")
             }
             TypeRef::Vector(el) => {
-                let inner = self.decode_expr(el, &e, depth + 1);
+                let inner = self.decode_expr(el, &e, depth + 1, borrowed);
                 let err = self.std("Err");
                 format!("__field::vec({r}, cx, |{e}, cx| {{ let _ = &cx; if {e}.is_null() {{ return {err}(__null(&{e})); }} {inner} }})")
             }
             TypeRef::Map(el) => {
-                let inner = self.decode_expr(el, &e, depth + 1);
+                let inner = self.decode_expr(el, &e, depth + 1, borrowed);
                 let err = self.std("Err");
                 format!("__field::map({r}, cx, |{e}, cx| {{ let _ = &cx; if {e}.is_null() {{ return {err}(__null(&{e})); }} {inner} }})")
             }
@@ -796,8 +1049,11 @@ impl Gen<'_> {
             ),
             TypeRef::Union(_) => ("flexbuf::Reader<'a>".into(), "v".into()),
             TypeRef::Array(..) => ("flexbuf::VectorReader<'a>".into(), "v.as_vector()".into()),
-            TypeRef::Enum(_) => (self.rust_type(t), self.decode_expr(t, "v", 1)),
-            scalar => (self.rust_type(scalar), self.decode_expr(scalar, "v", 1)),
+            TypeRef::Enum(_) => (self.rust_type(t), self.decode_expr(t, "v", 1, false)),
+            scalar => (
+                self.rust_type(scalar),
+                self.decode_expr(scalar, "v", 1, false),
+            ),
         }
     }
 }

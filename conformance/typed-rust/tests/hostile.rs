@@ -76,11 +76,19 @@ fn outcome(r: flexbuf::Result<Vec<u8>>) -> Result<Vec<u8>, (flexbuf::ErrorKind, 
 /// Checks one input through both entry points; panics name `label`.
 fn check(label: &str, c: Coder, m: &[u8]) {
     let run = catch_unwind(AssertUnwindSafe(|| {
-        (outcome((c.one_pass)(m)), outcome((c.strict)(m)))
+        (
+            outcome((c.one_pass)(m)),
+            outcome((c.strict)(m)),
+            outcome((c.borrowed)(m)),
+        )
     }));
-    let Ok((one, strict)) = run else {
+    let Ok((one, strict, borrowed)) = run else {
         panic!("{label} panicked");
     };
+    assert_eq!(
+        one, borrowed,
+        "{label}: the borrowed decode differs from the owned one"
+    );
     if flexbuf::verify(m).is_ok() {
         assert_eq!(
             one, strict,
@@ -155,9 +163,14 @@ fn the_unmutated_fixture_buffers_decode_both_ways() {
             let bytes = read_rel(&dir, &format!("{GOLDENS}/{stem}.{kind}.bin")).unwrap();
             let one = (c.one_pass)(&bytes).unwrap_or_else(|e| panic!("{stem}.{kind}: {e}"));
             assert_eq!(
-                Ok(one),
-                (c.strict)(&bytes).map_err(|e| e.to_string()),
+                Ok(&one),
+                (c.strict)(&bytes).map_err(|e| e.to_string()).as_ref(),
                 "{stem}.{kind}"
+            );
+            assert_eq!(
+                Ok(&one),
+                (c.borrowed)(&bytes).map_err(|e| e.to_string()).as_ref(),
+                "{stem}.{kind} borrowed"
             );
         }
     }

@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// A paginated REST response (the root of api_response.json).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -72,6 +74,65 @@ impl flexbuf::FlexCoder for ApiResponse {
             total: f_total,
             items: f_items,
         })
+    }
+}
+
+/// [`ApiResponse`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ApiResponseRef<'a> {
+    /// The `status` field.
+    pub status: &'a str,
+    /// The `page` field.
+    pub page: i64,
+    /// The `total` field.
+    pub total: i64,
+    /// The `items` field.
+    pub items: Vec<ApiItemRef<'a>>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ApiResponseRef<'a> {
+    type Owned = ApiResponse;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<ApiResponse as flexbuf::FlexCoder>::FINGERPRINT, &m, &ApiResponse::LAYOUT)?;
+        let f_items = match __lookup(&m, fast, 0, "items")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("items"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ApiItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("items"))?,
+            None => Default::default(),
+        };
+        let f_page = match __lookup(&m, fast, 1, "page")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("page"))),
+            Some(v) => __field::i64(v).map_err(__at_key("page"))?,
+            None => Default::default(),
+        };
+        let f_status = match __lookup(&m, fast, 2, "status")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("status"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("status"))?,
+            None => Default::default(),
+        };
+        let f_total = match __lookup(&m, fast, 3, "total")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("total"))),
+            Some(v) => __field::i64(v).map_err(__at_key("total"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            status: f_status,
+            page: f_page,
+            total: f_total,
+            items: f_items,
+        })
+    }
+
+    fn into_owned(self) -> ApiResponse {
+        ApiResponse {
+            status: String::from(self.status),
+            page: self.page,
+            total: self.total,
+            items: self.items.into_iter().map(flexbuf::FlexBorrow::into_owned).collect(),
+        }
     }
 }
 
@@ -271,6 +332,137 @@ impl flexbuf::FlexCoder for ApiItem {
     }
 }
 
+/// [`ApiItem`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiItemRef<'a> {
+    /// The `id` field.
+    pub id: i64,
+    /// The `sku` field.
+    pub sku: &'a str,
+    /// The `name` field.
+    pub name: &'a str,
+    /// The `price` field.
+    pub price: f64,
+    /// The `quantity` field.
+    pub quantity: i64,
+    /// The `in_stock` field.
+    pub in_stock: bool,
+    /// 0 to 4 tags, sometimes empty.
+    pub tags: Vec<&'a str>,
+    /// The `category` field.
+    pub category: &'a str,
+    /// Every tenth rating is the whole number `4.0`.
+    pub rating: f64,
+    /// The `created_at` field.
+    pub created_at: &'a str,
+    /// The `dimensions` field.
+    pub dimensions: DimensionsRef<'a>,
+    /// The `seller` field.
+    pub seller: SellerRef<'a>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ApiItemRef<'a> {
+    type Owned = ApiItem;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<ApiItem as flexbuf::FlexCoder>::FINGERPRINT, &m, &ApiItem::LAYOUT)?;
+        let f_category = match __lookup(&m, fast, 0, "category")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("category"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("category"))?,
+            None => Default::default(),
+        };
+        let f_created_at = match __lookup(&m, fast, 1, "created_at")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("created_at"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("created_at"))?,
+            None => Default::default(),
+        };
+        let f_dimensions = match __lookup(&m, fast, 2, "dimensions")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("dimensions"))),
+            Some(v) => <DimensionsRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("dimensions"))?,
+            None => return Err(__missing("dimensions")),
+        };
+        let f_id = match __lookup(&m, fast, 3, "id")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
+            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
+            None => Default::default(),
+        };
+        let f_in_stock = match __lookup(&m, fast, 4, "in_stock")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("in_stock"))),
+            Some(v) => __field::bool(v).map_err(__at_key("in_stock"))?,
+            None => Default::default(),
+        };
+        let f_name = match __lookup(&m, fast, 5, "name")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
+            None => Default::default(),
+        };
+        let f_price = match __lookup(&m, fast, 6, "price")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("price"))),
+            Some(v) => __field::f64(v).map_err(__at_key("price"))?,
+            None => Default::default(),
+        };
+        let f_quantity = match __lookup(&m, fast, 7, "quantity")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("quantity"))),
+            Some(v) => __field::i64(v).map_err(__at_key("quantity"))?,
+            None => Default::default(),
+        };
+        let f_rating = match __lookup(&m, fast, 8, "rating")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("rating"))),
+            Some(v) => __field::f64(v).map_err(__at_key("rating"))?,
+            None => Default::default(),
+        };
+        let f_seller = match __lookup(&m, fast, 9, "seller")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("seller"))),
+            Some(v) => <SellerRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("seller"))?,
+            None => return Err(__missing("seller")),
+        };
+        let f_sku = match __lookup(&m, fast, 10, "sku")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sku"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("sku"))?,
+            None => Default::default(),
+        };
+        let f_tags = match __lookup(&m, fast, 11, "tags")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("tags"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            id: f_id,
+            sku: f_sku,
+            name: f_name,
+            price: f_price,
+            quantity: f_quantity,
+            in_stock: f_in_stock,
+            tags: f_tags,
+            category: f_category,
+            rating: f_rating,
+            created_at: f_created_at,
+            dimensions: f_dimensions,
+            seller: f_seller,
+        })
+    }
+
+    fn into_owned(self) -> ApiItem {
+        ApiItem {
+            id: self.id,
+            sku: String::from(self.sku),
+            name: String::from(self.name),
+            price: self.price,
+            quantity: self.quantity,
+            in_stock: self.in_stock,
+            tags: self.tags.into_iter().map(String::from).collect(),
+            category: String::from(self.category),
+            rating: self.rating,
+            created_at: String::from(self.created_at),
+            dimensions: self.dimensions,
+            seller: flexbuf::FlexBorrow::into_owned(self.seller),
+        }
+    }
+}
+
 /// Reads single fields of a [`ApiItem`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct ApiItemView<'a> {
@@ -430,6 +622,21 @@ impl flexbuf::FlexCoder for Dimensions {
     }
 }
 
+/// [`Dimensions`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type DimensionsRef<'a> = Dimensions;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Dimensions {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
+    }
+}
+
 /// Reads single fields of a [`Dimensions`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct DimensionsView<'a> {
@@ -523,6 +730,47 @@ impl flexbuf::FlexCoder for Seller {
             id: f_id,
             name: f_name,
         })
+    }
+}
+
+/// [`Seller`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SellerRef<'a> {
+    /// The `id` field.
+    pub id: i64,
+    /// The `name` field.
+    pub name: &'a str,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for SellerRef<'a> {
+    type Owned = Seller;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Seller as flexbuf::FlexCoder>::FINGERPRINT, &m, &Seller::LAYOUT)?;
+        let f_id = match __lookup(&m, fast, 0, "id")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
+            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
+            None => Default::default(),
+        };
+        let f_name = match __lookup(&m, fast, 1, "name")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            id: f_id,
+            name: f_name,
+        })
+    }
+
+    fn into_owned(self) -> Seller {
+        Seller {
+            id: self.id,
+            name: String::from(self.name),
+        }
     }
 }
 

@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// The `arrays.Anchor` union.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,6 +44,21 @@ impl flexbuf::FlexCoder for Anchor {
         };
         cx.leave();
         out
+    }
+}
+
+/// [`Anchor`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type AnchorRef<'a> = Anchor;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Anchor {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -177,6 +194,21 @@ impl flexbuf::FlexCoder for Body {
             ubig: f_ubig,
             small: f_small,
         })
+    }
+}
+
+/// [`Body`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type BodyRef<'a> = Body;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Body {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -350,6 +382,56 @@ impl flexbuf::FlexCoder for Track {
     }
 }
 
+/// [`Track`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TrackRef<'a> {
+    /// The `points` field.
+    pub points: Vec<[f32; 2]>,
+    /// The `marks` field.
+    pub marks: std::collections::BTreeMap<&'a str, [i32; 3]>,
+    /// The `anchor` field.
+    pub anchor: Option<Anchor>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for TrackRef<'a> {
+    type Owned = Track;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Track as flexbuf::FlexCoder>::FINGERPRINT, &m, &Track::LAYOUT)?;
+        let f_anchor = match __lookup(&m, fast, 0, "anchor")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(<Anchor as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("anchor"))?),
+            None => None,
+        };
+        let f_marks = match __lookup(&m, fast, 1, "marks")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("marks"))),
+            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_array::<i32, 3>(e1, cx, __field::i32) }).map_err(__at_key("marks"))?,
+            None => Default::default(),
+        };
+        let f_points = match __lookup(&m, fast, 2, "points")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("points"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_array::<f32, 2>(e1, cx, __field::f32) }).map_err(__at_key("points"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            points: f_points,
+            marks: f_marks,
+            anchor: f_anchor,
+        })
+    }
+
+    fn into_owned(self) -> Track {
+        Track {
+            points: self.points,
+            marks: self.marks.into_iter().map(|(k, e1)| (String::from(k), e1)).collect(),
+            anchor: self.anchor,
+        }
+    }
+}
+
 /// Reads single fields of a [`Track`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct TrackView<'a> {
@@ -446,6 +528,21 @@ impl flexbuf::FlexCoder for Wide {
         Ok(Self {
             samples: f_samples,
         })
+    }
+}
+
+/// [`Wide`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type WideRef<'a> = Wide;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Wide {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 

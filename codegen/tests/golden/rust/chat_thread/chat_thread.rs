@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// A chat thread with its participants and 100 messages (the root of
 /// chat_thread.json).
@@ -77,6 +79,65 @@ impl flexbuf::FlexCoder for ChatThread {
             participants: f_participants,
             messages: f_messages,
         })
+    }
+}
+
+/// [`ChatThread`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChatThreadRef<'a> {
+    /// The `thread_id` field.
+    pub thread_id: &'a str,
+    /// The `title` field.
+    pub title: &'a str,
+    /// The `participants` field.
+    pub participants: Vec<ParticipantRef<'a>>,
+    /// The `messages` field.
+    pub messages: Vec<ChatMessageRef<'a>>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ChatThreadRef<'a> {
+    type Owned = ChatThread;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<ChatThread as flexbuf::FlexCoder>::FINGERPRINT, &m, &ChatThread::LAYOUT)?;
+        let f_messages = match __lookup(&m, fast, 0, "messages")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("messages"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ChatMessageRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("messages"))?,
+            None => Default::default(),
+        };
+        let f_participants = match __lookup(&m, fast, 1, "participants")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("participants"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ParticipantRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("participants"))?,
+            None => Default::default(),
+        };
+        let f_thread_id = match __lookup(&m, fast, 2, "thread_id")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("thread_id"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("thread_id"))?,
+            None => Default::default(),
+        };
+        let f_title = match __lookup(&m, fast, 3, "title")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("title"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            thread_id: f_thread_id,
+            title: f_title,
+            participants: f_participants,
+            messages: f_messages,
+        })
+    }
+
+    fn into_owned(self) -> ChatThread {
+        ChatThread {
+            thread_id: String::from(self.thread_id),
+            title: String::from(self.title),
+            participants: self.participants.into_iter().map(flexbuf::FlexBorrow::into_owned).collect(),
+            messages: self.messages.into_iter().map(flexbuf::FlexBorrow::into_owned).collect(),
+        }
     }
 }
 
@@ -206,6 +267,74 @@ impl flexbuf::FlexCoder for Participant {
             role: f_role,
             avatar: f_avatar,
         })
+    }
+}
+
+/// [`Participant`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ParticipantRef<'a> {
+    /// The `id` field.
+    pub id: i64,
+    /// The `name` field.
+    pub name: &'a str,
+    /// The `handle` field.
+    pub handle: &'a str,
+    /// The `role` field.
+    pub role: &'a str,
+    /// The `avatar` field.
+    pub avatar: &'a str,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ParticipantRef<'a> {
+    type Owned = Participant;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Participant as flexbuf::FlexCoder>::FINGERPRINT, &m, &Participant::LAYOUT)?;
+        let f_avatar = match __lookup(&m, fast, 0, "avatar")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("avatar"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("avatar"))?,
+            None => Default::default(),
+        };
+        let f_handle = match __lookup(&m, fast, 1, "handle")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("handle"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("handle"))?,
+            None => Default::default(),
+        };
+        let f_id = match __lookup(&m, fast, 2, "id")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
+            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
+            None => Default::default(),
+        };
+        let f_name = match __lookup(&m, fast, 3, "name")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
+            None => Default::default(),
+        };
+        let f_role = match __lookup(&m, fast, 4, "role")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("role"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("role"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            id: f_id,
+            name: f_name,
+            handle: f_handle,
+            role: f_role,
+            avatar: f_avatar,
+        })
+    }
+
+    fn into_owned(self) -> Participant {
+        Participant {
+            id: self.id,
+            name: String::from(self.name),
+            handle: String::from(self.handle),
+            role: String::from(self.role),
+            avatar: String::from(self.avatar),
+        }
     }
 }
 
@@ -400,6 +529,119 @@ impl flexbuf::FlexCoder for ChatMessage {
             edited: f_edited,
             metadata: f_metadata,
         })
+    }
+}
+
+/// [`ChatMessage`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChatMessageRef<'a> {
+    /// The `id` field.
+    pub id: i64,
+    /// The `author` field.
+    pub author: i64,
+    /// The `sent_at` field.
+    pub sent_at: &'a str,
+    /// The `kind` field.
+    pub kind: &'a str,
+    /// The `text` field.
+    pub text: &'a str,
+    /// Emoji to count; `{}` on many messages.
+    pub reactions: std::collections::BTreeMap<&'a str, i64>,
+    /// Null except on `reply` messages.
+    pub reply_to: Option<i64>,
+    /// Empty except on `image` and `file` messages.
+    pub attachments: Vec<AttachmentRef<'a>>,
+    /// The `edited` field.
+    pub edited: bool,
+    /// `{}` on most messages; the keys present depend on `kind`.
+    pub metadata: ChatMetadataRef<'a>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ChatMessageRef<'a> {
+    type Owned = ChatMessage;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<ChatMessage as flexbuf::FlexCoder>::FINGERPRINT, &m, &ChatMessage::LAYOUT)?;
+        let f_attachments = match __lookup(&m, fast, 0, "attachments")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("attachments"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <AttachmentRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("attachments"))?,
+            None => Default::default(),
+        };
+        let f_author = match __lookup(&m, fast, 1, "author")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("author"))),
+            Some(v) => __field::i64(v).map_err(__at_key("author"))?,
+            None => Default::default(),
+        };
+        let f_edited = match __lookup(&m, fast, 2, "edited")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("edited"))),
+            Some(v) => __field::bool(v).map_err(__at_key("edited"))?,
+            None => Default::default(),
+        };
+        let f_id = match __lookup(&m, fast, 3, "id")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
+            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
+            None => Default::default(),
+        };
+        let f_kind = match __lookup(&m, fast, 4, "kind")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("kind"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("kind"))?,
+            None => Default::default(),
+        };
+        let f_metadata = match __lookup(&m, fast, 5, "metadata")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("metadata"))),
+            Some(v) => <ChatMetadataRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("metadata"))?,
+            None => return Err(__missing("metadata")),
+        };
+        let f_reactions = match __lookup(&m, fast, 6, "reactions")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("reactions"))),
+            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }).map_err(__at_key("reactions"))?,
+            None => Default::default(),
+        };
+        let f_reply_to = match __lookup(&m, fast, 7, "reply_to")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::i64(v).map_err(__at_key("reply_to"))?),
+            None => None,
+        };
+        let f_sent_at = match __lookup(&m, fast, 8, "sent_at")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sent_at"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("sent_at"))?,
+            None => Default::default(),
+        };
+        let f_text = match __lookup(&m, fast, 9, "text")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("text"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("text"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            id: f_id,
+            author: f_author,
+            sent_at: f_sent_at,
+            kind: f_kind,
+            text: f_text,
+            reactions: f_reactions,
+            reply_to: f_reply_to,
+            attachments: f_attachments,
+            edited: f_edited,
+            metadata: f_metadata,
+        })
+    }
+
+    fn into_owned(self) -> ChatMessage {
+        ChatMessage {
+            id: self.id,
+            author: self.author,
+            sent_at: String::from(self.sent_at),
+            kind: String::from(self.kind),
+            text: String::from(self.text),
+            reactions: self.reactions.into_iter().map(|(k, e1)| (String::from(k), e1)).collect(),
+            reply_to: self.reply_to,
+            attachments: self.attachments.into_iter().map(flexbuf::FlexBorrow::into_owned).collect(),
+            edited: self.edited,
+            metadata: flexbuf::FlexBorrow::into_owned(self.metadata),
+        }
     }
 }
 
@@ -640,6 +882,110 @@ impl flexbuf::FlexCoder for Attachment {
             mime: f_mime,
             sha256: f_sha256,
         })
+    }
+}
+
+/// [`Attachment`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AttachmentRef<'a> {
+    /// The `type` field.
+    pub r#type: &'a str,
+    /// The `size` field.
+    pub size: i64,
+    /// The `url` field.
+    pub url: Option<&'a str>,
+    /// The `width` field.
+    pub width: Option<i64>,
+    /// The `height` field.
+    pub height: Option<i64>,
+    /// The `alt` field.
+    pub alt: Option<&'a str>,
+    /// The `name` field.
+    pub name: Option<&'a str>,
+    /// The `mime` field.
+    pub mime: Option<&'a str>,
+    /// The `sha256` field.
+    pub sha256: Option<&'a str>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for AttachmentRef<'a> {
+    type Owned = Attachment;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Attachment as flexbuf::FlexCoder>::FINGERPRINT, &m, &Attachment::LAYOUT)?;
+        let f_alt = match __lookup(&m, fast, 0, "alt")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("alt"))?),
+            None => None,
+        };
+        let f_height = match __lookup(&m, fast, 1, "height")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::i64(v).map_err(__at_key("height"))?),
+            None => None,
+        };
+        let f_mime = match __lookup(&m, fast, 2, "mime")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("mime"))?),
+            None => None,
+        };
+        let f_name = match __lookup(&m, fast, 3, "name")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("name"))?),
+            None => None,
+        };
+        let f_sha256 = match __lookup(&m, fast, 4, "sha256")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("sha256"))?),
+            None => None,
+        };
+        let f_size = match __lookup(&m, fast, 5, "size")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("size"))),
+            Some(v) => __field::i64(v).map_err(__at_key("size"))?,
+            None => Default::default(),
+        };
+        let f_type = match __lookup(&m, fast, 6, "type")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("type"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("type"))?,
+            None => Default::default(),
+        };
+        let f_url = match __lookup(&m, fast, 7, "url")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("url"))?),
+            None => None,
+        };
+        let f_width = match __lookup(&m, fast, 8, "width")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::i64(v).map_err(__at_key("width"))?),
+            None => None,
+        };
+        cx.leave();
+        Ok(Self {
+            r#type: f_type,
+            size: f_size,
+            url: f_url,
+            width: f_width,
+            height: f_height,
+            alt: f_alt,
+            name: f_name,
+            mime: f_mime,
+            sha256: f_sha256,
+        })
+    }
+
+    fn into_owned(self) -> Attachment {
+        Attachment {
+            r#type: String::from(self.r#type),
+            size: self.size,
+            url: self.url.map(String::from),
+            width: self.width,
+            height: self.height,
+            alt: self.alt.map(String::from),
+            name: self.name.map(String::from),
+            mime: self.mime.map(String::from),
+            sha256: self.sha256.map(String::from),
+        }
     }
 }
 
@@ -891,6 +1237,101 @@ impl flexbuf::FlexCoder for ChatMetadata {
             closes_at: f_closes_at,
             multiple: f_multiple,
         })
+    }
+}
+
+/// [`ChatMetadata`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChatMetadataRef<'a> {
+    /// The `client` field.
+    pub client: Option<&'a str>,
+    /// The `lang` field.
+    pub lang: Option<&'a str>,
+    /// The `event` field.
+    pub event: Option<&'a str>,
+    /// The `actor` field.
+    pub actor: Option<i64>,
+    /// The `options` field.
+    pub options: Option<Vec<&'a str>>,
+    /// The `votes` field.
+    pub votes: Option<::std::borrow::Cow<'a, [i64]>>,
+    /// The `closes_at` field.
+    pub closes_at: Option<&'a str>,
+    /// The `multiple` field.
+    pub multiple: Option<bool>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ChatMetadataRef<'a> {
+    type Owned = ChatMetadata;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<ChatMetadata as flexbuf::FlexCoder>::FINGERPRINT, &m, &ChatMetadata::LAYOUT)?;
+        let f_actor = match __lookup(&m, fast, 0, "actor")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::i64(v).map_err(__at_key("actor"))?),
+            None => None,
+        };
+        let f_client = match __lookup(&m, fast, 1, "client")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("client"))?),
+            None => None,
+        };
+        let f_closes_at = match __lookup(&m, fast, 2, "closes_at")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("closes_at"))?),
+            None => None,
+        };
+        let f_event = match __lookup(&m, fast, 3, "event")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("event"))?),
+            None => None,
+        };
+        let f_lang = match __lookup(&m, fast, 4, "lang")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("lang"))?),
+            None => None,
+        };
+        let f_multiple = match __lookup(&m, fast, 5, "multiple")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::bool(v).map_err(__at_key("multiple"))?),
+            None => None,
+        };
+        let f_options = match __lookup(&m, fast, 6, "options")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("options"))?),
+            None => None,
+        };
+        let f_votes = match __lookup(&m, fast, 7, "votes")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("votes"))?),
+            None => None,
+        };
+        cx.leave();
+        Ok(Self {
+            client: f_client,
+            lang: f_lang,
+            event: f_event,
+            actor: f_actor,
+            options: f_options,
+            votes: f_votes,
+            closes_at: f_closes_at,
+            multiple: f_multiple,
+        })
+    }
+
+    fn into_owned(self) -> ChatMetadata {
+        ChatMetadata {
+            client: self.client.map(String::from),
+            lang: self.lang.map(String::from),
+            event: self.event.map(String::from),
+            actor: self.actor,
+            options: self.options.map(|e1| e1.into_iter().map(String::from).collect()),
+            votes: self.votes.map(::std::borrow::Cow::into_owned),
+            closes_at: self.closes_at.map(String::from),
+            multiple: self.multiple,
+        }
     }
 }
 

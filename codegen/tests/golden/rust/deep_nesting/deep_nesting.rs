@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// One level; the innermost has no child.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -82,6 +84,74 @@ impl flexbuf::FlexCoder for DeepLevel {
             even: f_even,
             child: f_child,
         })
+    }
+}
+
+/// [`DeepLevel`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepLevelRef<'a> {
+    /// The `depth` field.
+    pub depth: i64,
+    /// The `weight` field.
+    pub weight: f64,
+    /// The `label` field.
+    pub label: &'a str,
+    /// The `even` field.
+    pub even: bool,
+    /// The `child` field.
+    pub child: Option<Box<DeepLevelRef<'a>>>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for DeepLevelRef<'a> {
+    type Owned = DeepLevel;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<DeepLevel as flexbuf::FlexCoder>::FINGERPRINT, &m, &DeepLevel::LAYOUT)?;
+        let f_child = match __lookup(&m, fast, 0, "child")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(<DeepLevelRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map(Box::new).map_err(__at_key("child"))?),
+            None => None,
+        };
+        let f_depth = match __lookup(&m, fast, 1, "depth")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("depth"))),
+            Some(v) => __field::i64(v).map_err(__at_key("depth"))?,
+            None => Default::default(),
+        };
+        let f_even = match __lookup(&m, fast, 2, "even")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("even"))),
+            Some(v) => __field::bool(v).map_err(__at_key("even"))?,
+            None => Default::default(),
+        };
+        let f_label = match __lookup(&m, fast, 3, "label")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("label"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("label"))?,
+            None => Default::default(),
+        };
+        let f_weight = match __lookup(&m, fast, 4, "weight")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("weight"))),
+            Some(v) => __field::f64(v).map_err(__at_key("weight"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            depth: f_depth,
+            weight: f_weight,
+            label: f_label,
+            even: f_even,
+            child: f_child,
+        })
+    }
+
+    fn into_owned(self) -> DeepLevel {
+        DeepLevel {
+            depth: self.depth,
+            weight: self.weight,
+            label: String::from(self.label),
+            even: self.even,
+            child: self.child.map(|v| Box::new(flexbuf::FlexBorrow::into_owned(*v))),
+        }
     }
 }
 

@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// The `defects.Color` enum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -115,6 +117,21 @@ impl flexbuf::FlexCoder for Shape {
         };
         cx.leave();
         out
+    }
+}
+
+/// [`Shape`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type ShapeRef<'a> = Shape;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Shape {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -256,6 +273,106 @@ impl flexbuf::FlexCoder for Profile {
     }
 }
 
+/// [`Profile`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProfileRef<'a> {
+    /// The `id` field.
+    pub id: u32,
+    /// JSON null decodes to null; absence to "anon".
+    pub nickname: Option<&'a str>,
+    /// The `age` field.
+    pub age: Option<i32>,
+    /// The `note` field.
+    pub note: Option<&'a str>,
+    /// The `score` field.
+    pub score: Option<f64>,
+    /// The `active` field.
+    pub active: Option<bool>,
+    /// The `tint` field.
+    pub tint: Option<Color>,
+}
+
+impl Default for ProfileRef<'_> {
+    fn default() -> Self {
+        Self {
+            id: Default::default(),
+            nickname: Some("anon"),
+            age: Some(18_i32),
+            note: None,
+            score: Some(1.5_f64),
+            active: Some(true),
+            tint: Some(Color::Green),
+        }
+    }
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ProfileRef<'a> {
+    type Owned = Profile;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Profile as flexbuf::FlexCoder>::FINGERPRINT, &m, &Profile::LAYOUT)?;
+        let f_active = match __lookup(&m, fast, 0, "active")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::bool(v).map_err(__at_key("active"))?),
+            None => Some(true),
+        };
+        let f_age = match __lookup(&m, fast, 1, "age")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::i32(v).map_err(__at_key("age"))?),
+            None => Some(18_i32),
+        };
+        let f_id = match __lookup(&m, fast, 2, "id")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
+            Some(v) => __field::u32(v).map_err(__at_key("id"))?,
+            None => return Err(__missing("id")),
+        };
+        let f_nickname = match __lookup(&m, fast, 3, "nickname")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("nickname"))?),
+            None => Some("anon"),
+        };
+        let f_note = match __lookup(&m, fast, 4, "note")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("note"))?),
+            None => None,
+        };
+        let f_score = match __lookup(&m, fast, 5, "score")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::f64(v).map_err(__at_key("score"))?),
+            None => Some(1.5_f64),
+        };
+        let f_tint = match __lookup(&m, fast, 6, "tint")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))).map_err(__at_key("tint"))?),
+            None => Some(Color::Green),
+        };
+        cx.leave();
+        Ok(Self {
+            id: f_id,
+            nickname: f_nickname,
+            age: f_age,
+            note: f_note,
+            score: f_score,
+            active: f_active,
+            tint: f_tint,
+        })
+    }
+
+    fn into_owned(self) -> Profile {
+        Profile {
+            id: self.id,
+            nickname: self.nickname.map(String::from),
+            age: self.age,
+            note: self.note.map(String::from),
+            score: self.score,
+            active: self.active,
+            tint: self.tint,
+        }
+    }
+}
+
 /// Reads single fields of a [`Profile`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct ProfileView<'a> {
@@ -394,6 +511,47 @@ impl flexbuf::FlexCoder for Address {
     }
 }
 
+/// [`Address`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AddressRef<'a> {
+    /// The `street` field.
+    pub street: &'a str,
+    /// The `zip` field.
+    pub zip: &'a str,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for AddressRef<'a> {
+    type Owned = Address;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Address as flexbuf::FlexCoder>::FINGERPRINT, &m, &Address::LAYOUT)?;
+        let f_street = match __lookup(&m, fast, 0, "street")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("street"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("street"))?,
+            None => return Err(__missing("street")),
+        };
+        let f_zip = match __lookup(&m, fast, 1, "zip")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("zip"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("zip"))?,
+            None => return Err(__missing("zip")),
+        };
+        cx.leave();
+        Ok(Self {
+            street: f_street,
+            zip: f_zip,
+        })
+    }
+
+    fn into_owned(self) -> Address {
+        Address {
+            street: String::from(self.street),
+            zip: String::from(self.zip),
+        }
+    }
+}
+
 /// Reads single fields of a [`Address`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct AddressView<'a> {
@@ -491,6 +649,56 @@ impl flexbuf::FlexCoder for Contact {
             email: f_email,
             phone: f_phone,
         })
+    }
+}
+
+/// [`Contact`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContactRef<'a> {
+    /// The `email` field.
+    pub email: &'a str,
+    /// The `phone` field.
+    pub phone: &'a str,
+}
+
+impl Default for ContactRef<'_> {
+    fn default() -> Self {
+        Self {
+            email: Default::default(),
+            phone: "none",
+        }
+    }
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ContactRef<'a> {
+    type Owned = Contact;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Contact as flexbuf::FlexCoder>::FINGERPRINT, &m, &Contact::LAYOUT)?;
+        let f_email = match __lookup(&m, fast, 0, "email")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("email"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("email"))?,
+            None => Default::default(),
+        };
+        let f_phone = match __lookup(&m, fast, 1, "phone")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("phone"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("phone"))?,
+            None => "none",
+        };
+        cx.leave();
+        Ok(Self {
+            email: f_email,
+            phone: f_phone,
+        })
+    }
+
+    fn into_owned(self) -> Contact {
+        Contact {
+            email: String::from(self.email),
+            phone: String::from(self.phone),
+        }
     }
 }
 
@@ -667,6 +875,116 @@ impl flexbuf::FlexCoder for Settings {
     }
 }
 
+/// [`Settings`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SettingsRef<'a> {
+    /// The `theme` field.
+    pub theme: &'a str,
+    /// The `volume` field.
+    pub volume: u8,
+    /// The `muted` field.
+    pub muted: bool,
+    /// The `ratio` field.
+    pub ratio: f32,
+    /// The `tags` field.
+    pub tags: Vec<&'a str>,
+    /// The `limits` field.
+    pub limits: std::collections::BTreeMap<&'a str, i64>,
+    /// The `nickname` field.
+    pub nickname: Option<&'a str>,
+    /// The `color` field.
+    pub color: Color,
+}
+
+impl Default for SettingsRef<'_> {
+    fn default() -> Self {
+        Self {
+            theme: "light",
+            volume: 5_u8,
+            muted: Default::default(),
+            ratio: 0.5_f32,
+            tags: Default::default(),
+            limits: Default::default(),
+            nickname: None,
+            color: Default::default(),
+        }
+    }
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for SettingsRef<'a> {
+    type Owned = Settings;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Settings as flexbuf::FlexCoder>::FINGERPRINT, &m, &Settings::LAYOUT)?;
+        let f_color = match __lookup(&m, fast, 0, "color")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("color"))),
+            Some(v) => __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))).map_err(__at_key("color"))?,
+            None => Default::default(),
+        };
+        let f_limits = match __lookup(&m, fast, 1, "limits")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("limits"))),
+            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }).map_err(__at_key("limits"))?,
+            None => Default::default(),
+        };
+        let f_muted = match __lookup(&m, fast, 2, "muted")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("muted"))),
+            Some(v) => __field::bool(v).map_err(__at_key("muted"))?,
+            None => Default::default(),
+        };
+        let f_nickname = match __lookup(&m, fast, 3, "nickname")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("nickname"))?),
+            None => None,
+        };
+        let f_ratio = match __lookup(&m, fast, 4, "ratio")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("ratio"))),
+            Some(v) => __field::f32(v).map_err(__at_key("ratio"))?,
+            None => 0.5_f32,
+        };
+        let f_tags = match __lookup(&m, fast, 5, "tags")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("tags"))?,
+            None => Default::default(),
+        };
+        let f_theme = match __lookup(&m, fast, 6, "theme")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("theme"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("theme"))?,
+            None => "light",
+        };
+        let f_volume = match __lookup(&m, fast, 7, "volume")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("volume"))),
+            Some(v) => __field::u8(v).map_err(__at_key("volume"))?,
+            None => 5_u8,
+        };
+        cx.leave();
+        Ok(Self {
+            theme: f_theme,
+            volume: f_volume,
+            muted: f_muted,
+            ratio: f_ratio,
+            tags: f_tags,
+            limits: f_limits,
+            nickname: f_nickname,
+            color: f_color,
+        })
+    }
+
+    fn into_owned(self) -> Settings {
+        Settings {
+            theme: String::from(self.theme),
+            volume: self.volume,
+            muted: self.muted,
+            ratio: self.ratio,
+            tags: self.tags.into_iter().map(String::from).collect(),
+            limits: self.limits.into_iter().map(|(k, e1)| (String::from(k), e1)).collect(),
+            nickname: self.nickname.map(String::from),
+            color: self.color,
+        }
+    }
+}
+
 /// Reads single fields of a [`Settings`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct SettingsView<'a> {
@@ -777,6 +1095,21 @@ impl flexbuf::FlexCoder for Empty {
     }
 }
 
+/// [`Empty`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type EmptyRef<'a> = Empty;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Empty {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
+    }
+}
+
 /// Reads single fields of a [`Empty`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct EmptyView<'a> {
@@ -843,6 +1176,21 @@ impl flexbuf::FlexCoder for Circle {
         Ok(Self {
             radius: f_radius,
         })
+    }
+}
+
+/// [`Circle`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type CircleRef<'a> = Circle;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Circle {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -918,6 +1266,21 @@ impl flexbuf::FlexCoder for Square {
         Ok(Self {
             side: f_side,
         })
+    }
+}
+
+/// [`Square`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type SquareRef<'a> = Square;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Square {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -1087,6 +1450,106 @@ impl flexbuf::FlexCoder for Canvas {
     }
 }
 
+/// [`Canvas`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CanvasRef<'a> {
+    /// The `color` field.
+    pub color: Color,
+    /// The `level` field.
+    pub level: Level,
+    /// The `tint` field.
+    pub tint: Option<Color>,
+    /// The `palette` field.
+    pub palette: Vec<Color>,
+    /// The `shape` field.
+    pub shape: Option<Shape>,
+    /// The `shapes` field.
+    pub shapes: Vec<Shape>,
+    /// The `layers` field.
+    pub layers: std::collections::BTreeMap<&'a str, Shape>,
+}
+
+impl Default for CanvasRef<'_> {
+    fn default() -> Self {
+        Self {
+            color: Default::default(),
+            level: Level::High,
+            tint: None,
+            palette: Default::default(),
+            shape: None,
+            shapes: Default::default(),
+            layers: Default::default(),
+        }
+    }
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for CanvasRef<'a> {
+    type Owned = Canvas;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Canvas as flexbuf::FlexCoder>::FINGERPRINT, &m, &Canvas::LAYOUT)?;
+        let f_color = match __lookup(&m, fast, 0, "color")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("color"))),
+            Some(v) => __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))).map_err(__at_key("color"))?,
+            None => Default::default(),
+        };
+        let f_layers = match __lookup(&m, fast, 1, "layers")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("layers"))),
+            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Shape as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("layers"))?,
+            None => Default::default(),
+        };
+        let f_level = match __lookup(&m, fast, 2, "level")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("level"))),
+            Some(v) => __field::i64(v).and_then(|raw| Level::from_value(raw).ok_or_else(|| __unknown_enum("Level", raw, &v))).map_err(__at_key("level"))?,
+            None => Level::High,
+        };
+        let f_palette = match __lookup(&m, fast, 3, "palette")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("palette"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &e1))) }).map_err(__at_key("palette"))?,
+            None => Default::default(),
+        };
+        let f_shape = match __lookup(&m, fast, 4, "shape")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(<Shape as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("shape"))?),
+            None => None,
+        };
+        let f_shapes = match __lookup(&m, fast, 5, "shapes")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("shapes"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Shape as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("shapes"))?,
+            None => Default::default(),
+        };
+        let f_tint = match __lookup(&m, fast, 6, "tint")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))).map_err(__at_key("tint"))?),
+            None => None,
+        };
+        cx.leave();
+        Ok(Self {
+            color: f_color,
+            level: f_level,
+            tint: f_tint,
+            palette: f_palette,
+            shape: f_shape,
+            shapes: f_shapes,
+            layers: f_layers,
+        })
+    }
+
+    fn into_owned(self) -> Canvas {
+        Canvas {
+            color: self.color,
+            level: self.level,
+            tint: self.tint,
+            palette: self.palette,
+            shape: self.shape,
+            shapes: self.shapes,
+            layers: self.layers.into_iter().map(|(k, e1)| (String::from(k), e1)).collect(),
+        }
+    }
+}
+
 /// Reads single fields of a [`Canvas`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct CanvasView<'a> {
@@ -1222,6 +1685,56 @@ impl flexbuf::FlexCoder for Seller {
     }
 }
 
+/// [`Seller`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SellerRef<'a> {
+    /// The `id` field.
+    pub id: u64,
+    /// The `name` field.
+    pub name: &'a str,
+    /// The `rating` field.
+    pub rating: u8,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for SellerRef<'a> {
+    type Owned = Seller;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Seller as flexbuf::FlexCoder>::FINGERPRINT, &m, &Seller::LAYOUT)?;
+        let f_id = match __lookup(&m, fast, 0, "id")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
+            Some(v) => __field::u64(v).map_err(__at_key("id"))?,
+            None => return Err(__missing("id")),
+        };
+        let f_name = match __lookup(&m, fast, 1, "name")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
+            None => return Err(__missing("name")),
+        };
+        let f_rating = match __lookup(&m, fast, 2, "rating")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("rating"))),
+            Some(v) => __field::u8(v).map_err(__at_key("rating"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            id: f_id,
+            name: f_name,
+            rating: f_rating,
+        })
+    }
+
+    fn into_owned(self) -> Seller {
+        Seller {
+            id: self.id,
+            name: String::from(self.name),
+            rating: self.rating,
+        }
+    }
+}
+
 /// Reads single fields of a [`Seller`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct SellerView<'a> {
@@ -1346,6 +1859,74 @@ impl flexbuf::FlexCoder for Item {
             seller: f_seller,
             tags: f_tags,
         })
+    }
+}
+
+/// [`Item`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ItemRef<'a> {
+    /// The `sku` field.
+    pub sku: &'a str,
+    /// The `qty` field.
+    pub qty: u16,
+    /// The `price` field.
+    pub price: f64,
+    /// The `seller` field.
+    pub seller: SellerRef<'a>,
+    /// The `tags` field.
+    pub tags: Vec<&'a str>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ItemRef<'a> {
+    type Owned = Item;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Item as flexbuf::FlexCoder>::FINGERPRINT, &m, &Item::LAYOUT)?;
+        let f_price = match __lookup(&m, fast, 0, "price")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("price"))),
+            Some(v) => __field::f64(v).map_err(__at_key("price"))?,
+            None => Default::default(),
+        };
+        let f_qty = match __lookup(&m, fast, 1, "qty")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("qty"))),
+            Some(v) => __field::u16(v).map_err(__at_key("qty"))?,
+            None => Default::default(),
+        };
+        let f_seller = match __lookup(&m, fast, 2, "seller")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("seller"))),
+            Some(v) => <SellerRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("seller"))?,
+            None => return Err(__missing("seller")),
+        };
+        let f_sku = match __lookup(&m, fast, 3, "sku")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sku"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("sku"))?,
+            None => return Err(__missing("sku")),
+        };
+        let f_tags = match __lookup(&m, fast, 4, "tags")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("tags"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            sku: f_sku,
+            qty: f_qty,
+            price: f_price,
+            seller: f_seller,
+            tags: f_tags,
+        })
+    }
+
+    fn into_owned(self) -> Item {
+        Item {
+            sku: String::from(self.sku),
+            qty: self.qty,
+            price: self.price,
+            seller: flexbuf::FlexBorrow::into_owned(self.seller),
+            tags: self.tags.into_iter().map(String::from).collect(),
+        }
     }
 }
 
@@ -1521,6 +2102,92 @@ impl flexbuf::FlexCoder for Order {
             notes: f_notes,
             label: f_label,
         })
+    }
+}
+
+/// [`Order`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OrderRef<'a> {
+    /// The `id` field.
+    pub id: i64,
+    /// The `items` field.
+    pub items: Vec<ItemRef<'a>>,
+    /// The `by_sku` field.
+    pub by_sku: std::collections::BTreeMap<&'a str, ItemRef<'a>>,
+    /// The `sellers` field.
+    pub sellers: std::collections::BTreeMap<&'a str, SellerRef<'a>>,
+    /// The `matrix` field.
+    pub matrix: Vec<::std::borrow::Cow<'a, [i32]>>,
+    /// The `notes` field.
+    pub notes: Vec<&'a str>,
+    /// The `label` field.
+    pub label: &'a str,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for OrderRef<'a> {
+    type Owned = Order;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Order as flexbuf::FlexCoder>::FINGERPRINT, &m, &Order::LAYOUT)?;
+        let f_by_sku = match __lookup(&m, fast, 0, "by_sku")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("by_sku"))),
+            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("by_sku"))?,
+            None => Default::default(),
+        };
+        let f_label = match __lookup(&m, fast, 1, "display label")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("display label"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("display label"))?,
+            None => Default::default(),
+        };
+        let f_id = match __lookup(&m, fast, 2, "id")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
+            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
+            None => return Err(__missing("id")),
+        };
+        let f_items = match __lookup(&m, fast, 3, "items")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("items"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("items"))?,
+            None => Default::default(),
+        };
+        let f_matrix = match __lookup(&m, fast, 4, "matrix")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("matrix"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_cow::<i32>(e1, cx, __field::i32) }).map_err(__at_key("matrix"))?,
+            None => Default::default(),
+        };
+        let f_notes = match __lookup(&m, fast, 5, "notes")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("notes"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("notes"))?,
+            None => Default::default(),
+        };
+        let f_sellers = match __lookup(&m, fast, 6, "sellers")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sellers"))),
+            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <SellerRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("sellers"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            id: f_id,
+            items: f_items,
+            by_sku: f_by_sku,
+            sellers: f_sellers,
+            matrix: f_matrix,
+            notes: f_notes,
+            label: f_label,
+        })
+    }
+
+    fn into_owned(self) -> Order {
+        Order {
+            id: self.id,
+            items: self.items.into_iter().map(flexbuf::FlexBorrow::into_owned).collect(),
+            by_sku: self.by_sku.into_iter().map(|(k, e1)| (String::from(k), flexbuf::FlexBorrow::into_owned(e1))).collect(),
+            sellers: self.sellers.into_iter().map(|(k, e1)| (String::from(k), flexbuf::FlexBorrow::into_owned(e1))).collect(),
+            matrix: self.matrix.into_iter().map(::std::borrow::Cow::into_owned).collect(),
+            notes: self.notes.into_iter().map(String::from).collect(),
+            label: String::from(self.label),
+        }
     }
 }
 
@@ -1731,6 +2398,137 @@ impl flexbuf::FlexCoder for Ranges {
             flag: f_flag,
             data: f_data,
         })
+    }
+}
+
+/// [`Ranges`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RangesRef<'a> {
+    /// The `u8v` field.
+    pub u8v: u8,
+    /// The `i8v` field.
+    pub i8v: i8,
+    /// The `u16v` field.
+    pub u16v: u16,
+    /// The `i16v` field.
+    pub i16v: i16,
+    /// The `u32v` field.
+    pub u32v: u32,
+    /// The `i32v` field.
+    pub i32v: i32,
+    /// The `u64v` field.
+    pub u64v: u64,
+    /// The `i64v` field.
+    pub i64v: i64,
+    /// The `f32v` field.
+    pub f32v: f32,
+    /// The `f64v` field.
+    pub f64v: f64,
+    /// The `flag` field.
+    pub flag: bool,
+    /// The `data` field.
+    pub data: &'a [u8],
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for RangesRef<'a> {
+    type Owned = Ranges;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Ranges as flexbuf::FlexCoder>::FINGERPRINT, &m, &Ranges::LAYOUT)?;
+        let f_data = match __lookup(&m, fast, 0, "data")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("data"))),
+            Some(v) => __field::blob(v, cx).map_err(__at_key("data"))?,
+            None => Default::default(),
+        };
+        let f_f32v = match __lookup(&m, fast, 1, "f32v")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f32v"))),
+            Some(v) => __field::f32(v).map_err(__at_key("f32v"))?,
+            None => Default::default(),
+        };
+        let f_f64v = match __lookup(&m, fast, 2, "f64v")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f64v"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f64v"))?,
+            None => Default::default(),
+        };
+        let f_flag = match __lookup(&m, fast, 3, "flag")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("flag"))),
+            Some(v) => __field::bool(v).map_err(__at_key("flag"))?,
+            None => Default::default(),
+        };
+        let f_i16v = match __lookup(&m, fast, 4, "i16v")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i16v"))),
+            Some(v) => __field::i16(v).map_err(__at_key("i16v"))?,
+            None => Default::default(),
+        };
+        let f_i32v = match __lookup(&m, fast, 5, "i32v")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i32v"))),
+            Some(v) => __field::i32(v).map_err(__at_key("i32v"))?,
+            None => Default::default(),
+        };
+        let f_i64v = match __lookup(&m, fast, 6, "i64v")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i64v"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i64v"))?,
+            None => Default::default(),
+        };
+        let f_i8v = match __lookup(&m, fast, 7, "i8v")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i8v"))),
+            Some(v) => __field::i8(v).map_err(__at_key("i8v"))?,
+            None => Default::default(),
+        };
+        let f_u16v = match __lookup(&m, fast, 8, "u16v")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u16v"))),
+            Some(v) => __field::u16(v).map_err(__at_key("u16v"))?,
+            None => Default::default(),
+        };
+        let f_u32v = match __lookup(&m, fast, 9, "u32v")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u32v"))),
+            Some(v) => __field::u32(v).map_err(__at_key("u32v"))?,
+            None => Default::default(),
+        };
+        let f_u64v = match __lookup(&m, fast, 10, "u64v")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u64v"))),
+            Some(v) => __field::u64(v).map_err(__at_key("u64v"))?,
+            None => Default::default(),
+        };
+        let f_u8v = match __lookup(&m, fast, 11, "u8v")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u8v"))),
+            Some(v) => __field::u8(v).map_err(__at_key("u8v"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            u8v: f_u8v,
+            i8v: f_i8v,
+            u16v: f_u16v,
+            i16v: f_i16v,
+            u32v: f_u32v,
+            i32v: f_i32v,
+            u64v: f_u64v,
+            i64v: f_i64v,
+            f32v: f_f32v,
+            f64v: f_f64v,
+            flag: f_flag,
+            data: f_data,
+        })
+    }
+
+    fn into_owned(self) -> Ranges {
+        Ranges {
+            u8v: self.u8v,
+            i8v: self.i8v,
+            u16v: self.u16v,
+            i16v: self.i16v,
+            u32v: self.u32v,
+            i32v: self.i32v,
+            u64v: self.u64v,
+            i64v: self.i64v,
+            f32v: self.f32v,
+            f64v: self.f64v,
+            flag: self.flag,
+            data: <[u8]>::to_vec(self.data),
+        }
     }
 }
 
@@ -1962,6 +2760,119 @@ impl flexbuf::FlexCoder for Vectors {
             colors: f_colors,
             blobs: f_blobs,
         })
+    }
+}
+
+/// [`Vectors`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VectorsRef<'a> {
+    /// The `bools` field.
+    pub bools: Vec<bool>,
+    /// The `u8s` field.
+    pub u8s: ::std::borrow::Cow<'a, [u8]>,
+    /// The `i16s` field.
+    pub i16s: ::std::borrow::Cow<'a, [i16]>,
+    /// The `u32s` field.
+    pub u32s: ::std::borrow::Cow<'a, [u32]>,
+    /// The `i64s` field.
+    pub i64s: ::std::borrow::Cow<'a, [i64]>,
+    /// The `u64s` field.
+    pub u64s: ::std::borrow::Cow<'a, [u64]>,
+    /// The `f32s` field.
+    pub f32s: ::std::borrow::Cow<'a, [f32]>,
+    /// The `f64s` field.
+    pub f64s: ::std::borrow::Cow<'a, [f64]>,
+    /// The `colors` field.
+    pub colors: Vec<Color>,
+    /// The `blobs` field.
+    pub blobs: Vec<&'a [u8]>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for VectorsRef<'a> {
+    type Owned = Vectors;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Vectors as flexbuf::FlexCoder>::FINGERPRINT, &m, &Vectors::LAYOUT)?;
+        let f_blobs = match __lookup(&m, fast, 0, "blobs")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("blobs"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::blob(e1, cx) }).map_err(__at_key("blobs"))?,
+            None => Default::default(),
+        };
+        let f_bools = match __lookup(&m, fast, 1, "bools")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("bools"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::bool(e1) }).map_err(__at_key("bools"))?,
+            None => Default::default(),
+        };
+        let f_colors = match __lookup(&m, fast, 2, "colors")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("colors"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &e1))) }).map_err(__at_key("colors"))?,
+            None => Default::default(),
+        };
+        let f_f32s = match __lookup(&m, fast, 3, "f32s")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f32s"))),
+            Some(v) => __field::scalar_cow::<f32>(v, cx, __field::f32).map_err(__at_key("f32s"))?,
+            None => Default::default(),
+        };
+        let f_f64s = match __lookup(&m, fast, 4, "f64s")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f64s"))),
+            Some(v) => __field::scalar_cow::<f64>(v, cx, __field::f64).map_err(__at_key("f64s"))?,
+            None => Default::default(),
+        };
+        let f_i16s = match __lookup(&m, fast, 5, "i16s")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i16s"))),
+            Some(v) => __field::scalar_cow::<i16>(v, cx, __field::i16).map_err(__at_key("i16s"))?,
+            None => Default::default(),
+        };
+        let f_i64s = match __lookup(&m, fast, 6, "i64s")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i64s"))),
+            Some(v) => __field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("i64s"))?,
+            None => Default::default(),
+        };
+        let f_u32s = match __lookup(&m, fast, 7, "u32s")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u32s"))),
+            Some(v) => __field::scalar_cow::<u32>(v, cx, __field::u32).map_err(__at_key("u32s"))?,
+            None => Default::default(),
+        };
+        let f_u64s = match __lookup(&m, fast, 8, "u64s")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u64s"))),
+            Some(v) => __field::scalar_cow::<u64>(v, cx, __field::u64).map_err(__at_key("u64s"))?,
+            None => Default::default(),
+        };
+        let f_u8s = match __lookup(&m, fast, 9, "u8s")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u8s"))),
+            Some(v) => __field::scalar_cow::<u8>(v, cx, __field::u8).map_err(__at_key("u8s"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            bools: f_bools,
+            u8s: f_u8s,
+            i16s: f_i16s,
+            u32s: f_u32s,
+            i64s: f_i64s,
+            u64s: f_u64s,
+            f32s: f_f32s,
+            f64s: f_f64s,
+            colors: f_colors,
+            blobs: f_blobs,
+        })
+    }
+
+    fn into_owned(self) -> Vectors {
+        Vectors {
+            bools: self.bools,
+            u8s: ::std::borrow::Cow::into_owned(self.u8s),
+            i16s: ::std::borrow::Cow::into_owned(self.i16s),
+            u32s: ::std::borrow::Cow::into_owned(self.u32s),
+            i64s: ::std::borrow::Cow::into_owned(self.i64s),
+            u64s: ::std::borrow::Cow::into_owned(self.u64s),
+            f32s: ::std::borrow::Cow::into_owned(self.f32s),
+            f64s: ::std::borrow::Cow::into_owned(self.f64s),
+            colors: self.colors,
+            blobs: self.blobs.into_iter().map(<[u8]>::to_vec).collect(),
+        }
     }
 }
 

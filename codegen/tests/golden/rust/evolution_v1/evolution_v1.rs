@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// The `evo1.Status` enum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -74,6 +76,21 @@ impl flexbuf::FlexCoder for Pet {
     }
 }
 
+/// [`Pet`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type PetRef<'a> = Pet;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Pet {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
+    }
+}
+
 /// v2 adds optional and defaulted fields.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AddOptional {
@@ -111,6 +128,21 @@ impl flexbuf::FlexCoder for AddOptional {
         Ok(Self {
             id: f_id,
         })
+    }
+}
+
+/// [`AddOptional`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type AddOptionalRef<'a> = AddOptional;
+
+impl<'a> flexbuf::FlexBorrow<'a> for AddOptional {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -186,6 +218,21 @@ impl flexbuf::FlexCoder for AddRequired {
         Ok(Self {
             id: f_id,
         })
+    }
+}
+
+/// [`AddRequired`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type AddRequiredRef<'a> = AddRequired;
+
+impl<'a> flexbuf::FlexBorrow<'a> for AddRequired {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -270,6 +317,47 @@ impl flexbuf::FlexCoder for RemoveField {
             id: f_id,
             legacy: f_legacy,
         })
+    }
+}
+
+/// [`RemoveField`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RemoveFieldRef<'a> {
+    /// The `id` field.
+    pub id: i32,
+    /// The `legacy` field.
+    pub legacy: &'a str,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for RemoveFieldRef<'a> {
+    type Owned = RemoveField;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<RemoveField as flexbuf::FlexCoder>::FINGERPRINT, &m, &RemoveField::LAYOUT)?;
+        let f_id = match __lookup(&m, fast, 0, "id")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
+            Some(v) => __field::i32(v).map_err(__at_key("id"))?,
+            None => Default::default(),
+        };
+        let f_legacy = match __lookup(&m, fast, 1, "legacy")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("legacy"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("legacy"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            id: f_id,
+            legacy: f_legacy,
+        })
+    }
+
+    fn into_owned(self) -> RemoveField {
+        RemoveField {
+            id: self.id,
+            legacy: String::from(self.legacy),
+        }
     }
 }
 
@@ -360,6 +448,47 @@ impl flexbuf::FlexCoder for Rename {
             title: f_title,
             year: f_year,
         })
+    }
+}
+
+/// [`Rename`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RenameRef<'a> {
+    /// The `title` field.
+    pub title: &'a str,
+    /// The `year` field.
+    pub year: i32,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for RenameRef<'a> {
+    type Owned = Rename;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Rename as flexbuf::FlexCoder>::FINGERPRINT, &m, &Rename::LAYOUT)?;
+        let f_title = match __lookup(&m, fast, 0, "title")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("title"))?,
+            None => Default::default(),
+        };
+        let f_year = match __lookup(&m, fast, 1, "year")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("year"))),
+            Some(v) => __field::i32(v).map_err(__at_key("year"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            title: f_title,
+            year: f_year,
+        })
+    }
+
+    fn into_owned(self) -> Rename {
+        Rename {
+            title: String::from(self.title),
+            year: self.year,
+        }
     }
 }
 
@@ -462,6 +591,56 @@ impl flexbuf::FlexCoder for Reorder {
     }
 }
 
+/// [`Reorder`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReorderRef<'a> {
+    /// The `a` field.
+    pub a: i32,
+    /// The `b` field.
+    pub b: &'a str,
+    /// The `c` field.
+    pub c: bool,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ReorderRef<'a> {
+    type Owned = Reorder;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Reorder as flexbuf::FlexCoder>::FINGERPRINT, &m, &Reorder::LAYOUT)?;
+        let f_a = match __lookup(&m, fast, 0, "a")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("a"))),
+            Some(v) => __field::i32(v).map_err(__at_key("a"))?,
+            None => Default::default(),
+        };
+        let f_b = match __lookup(&m, fast, 1, "b")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("b"))?,
+            None => Default::default(),
+        };
+        let f_c = match __lookup(&m, fast, 2, "c")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("c"))),
+            Some(v) => __field::bool(v).map_err(__at_key("c"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            a: f_a,
+            b: f_b,
+            c: f_c,
+        })
+    }
+
+    fn into_owned(self) -> Reorder {
+        Reorder {
+            a: self.a,
+            b: String::from(self.b),
+            c: self.c,
+        }
+    }
+}
+
 /// Reads single fields of a [`Reorder`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct ReorderView<'a> {
@@ -558,6 +737,47 @@ impl flexbuf::FlexCoder for Widen {
     }
 }
 
+/// [`Widen`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WidenRef<'a> {
+    /// The `count` field.
+    pub count: i32,
+    /// The `samples` field.
+    pub samples: ::std::borrow::Cow<'a, [i32]>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for WidenRef<'a> {
+    type Owned = Widen;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Widen as flexbuf::FlexCoder>::FINGERPRINT, &m, &Widen::LAYOUT)?;
+        let f_count = match __lookup(&m, fast, 0, "count")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("count"))),
+            Some(v) => __field::i32(v).map_err(__at_key("count"))?,
+            None => Default::default(),
+        };
+        let f_samples = match __lookup(&m, fast, 1, "samples")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("samples"))),
+            Some(v) => __field::scalar_cow::<i32>(v, cx, __field::i32).map_err(__at_key("samples"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            count: f_count,
+            samples: f_samples,
+        })
+    }
+
+    fn into_owned(self) -> Widen {
+        Widen {
+            count: self.count,
+            samples: ::std::borrow::Cow::into_owned(self.samples),
+        }
+    }
+}
+
 /// Reads single fields of a [`Widen`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct WidenView<'a> {
@@ -636,6 +856,38 @@ impl flexbuf::FlexCoder for Retype {
         Ok(Self {
             code: f_code,
         })
+    }
+}
+
+/// [`Retype`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RetypeRef<'a> {
+    /// The `code` field.
+    pub code: &'a str,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for RetypeRef<'a> {
+    type Owned = Retype;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Retype as flexbuf::FlexCoder>::FINGERPRINT, &m, &Retype::LAYOUT)?;
+        let f_code = match __lookup(&m, fast, 0, "code")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("code"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("code"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            code: f_code,
+        })
+    }
+
+    fn into_owned(self) -> Retype {
+        Retype {
+            code: String::from(self.code),
+        }
     }
 }
 
@@ -720,6 +972,47 @@ impl flexbuf::FlexCoder for Member {
             name: f_name,
             status: f_status,
         })
+    }
+}
+
+/// [`Member`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemberRef<'a> {
+    /// The `name` field.
+    pub name: &'a str,
+    /// The `status` field.
+    pub status: Status,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for MemberRef<'a> {
+    type Owned = Member;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Member as flexbuf::FlexCoder>::FINGERPRINT, &m, &Member::LAYOUT)?;
+        let f_name = match __lookup(&m, fast, 0, "name")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
+            None => Default::default(),
+        };
+        let f_status = match __lookup(&m, fast, 1, "status")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("status"))),
+            Some(v) => __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))).map_err(__at_key("status"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            name: f_name,
+            status: f_status,
+        })
+    }
+
+    fn into_owned(self) -> Member {
+        Member {
+            name: String::from(self.name),
+            status: self.status,
+        }
     }
 }
 
@@ -808,6 +1101,38 @@ impl flexbuf::FlexCoder for Team {
     }
 }
 
+/// [`Team`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TeamRef<'a> {
+    /// The `members` field.
+    pub members: Vec<MemberRef<'a>>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for TeamRef<'a> {
+    type Owned = Team;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Team as flexbuf::FlexCoder>::FINGERPRINT, &m, &Team::LAYOUT)?;
+        let f_members = match __lookup(&m, fast, 0, "members")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("members"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <MemberRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("members"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            members: f_members,
+        })
+    }
+
+    fn into_owned(self) -> Team {
+        Team {
+            members: self.members.into_iter().map(flexbuf::FlexBorrow::into_owned).collect(),
+        }
+    }
+}
+
 /// Reads single fields of a [`Team`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct TeamView<'a> {
@@ -885,6 +1210,21 @@ impl flexbuf::FlexCoder for Owner {
         Ok(Self {
             pet: f_pet,
         })
+    }
+}
+
+/// [`Owner`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type OwnerRef<'a> = Owner;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Owner {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 

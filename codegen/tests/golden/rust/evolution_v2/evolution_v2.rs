@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// The `evo2.Status` enum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -82,6 +84,21 @@ impl flexbuf::FlexCoder for Pet {
         };
         cx.leave();
         out
+    }
+}
+
+/// [`Pet`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type PetRef<'a> = Pet;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Pet {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -170,6 +187,76 @@ impl flexbuf::FlexCoder for AddOptional {
             count: f_count,
             note: f_note,
         })
+    }
+}
+
+/// [`AddOptional`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddOptionalRef<'a> {
+    /// The `id` field.
+    pub id: i32,
+    /// The `nickname` field.
+    pub nickname: Option<&'a str>,
+    /// The `count` field.
+    pub count: u32,
+    /// The `note` field.
+    pub note: Option<&'a str>,
+}
+
+impl Default for AddOptionalRef<'_> {
+    fn default() -> Self {
+        Self {
+            id: Default::default(),
+            nickname: Some("new"),
+            count: 7_u32,
+            note: None,
+        }
+    }
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for AddOptionalRef<'a> {
+    type Owned = AddOptional;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<AddOptional as flexbuf::FlexCoder>::FINGERPRINT, &m, &AddOptional::LAYOUT)?;
+        let f_count = match __lookup(&m, fast, 0, "count")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("count"))),
+            Some(v) => __field::u32(v).map_err(__at_key("count"))?,
+            None => 7_u32,
+        };
+        let f_id = match __lookup(&m, fast, 1, "id")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
+            Some(v) => __field::i32(v).map_err(__at_key("id"))?,
+            None => Default::default(),
+        };
+        let f_nickname = match __lookup(&m, fast, 2, "nickname")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("nickname"))?),
+            None => Some("new"),
+        };
+        let f_note = match __lookup(&m, fast, 3, "note")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("note"))?),
+            None => None,
+        };
+        cx.leave();
+        Ok(Self {
+            id: f_id,
+            nickname: f_nickname,
+            count: f_count,
+            note: f_note,
+        })
+    }
+
+    fn into_owned(self) -> AddOptional {
+        AddOptional {
+            id: self.id,
+            nickname: self.nickname.map(String::from),
+            count: self.count,
+            note: self.note.map(String::from),
+        }
     }
 }
 
@@ -281,6 +368,47 @@ impl flexbuf::FlexCoder for AddRequired {
     }
 }
 
+/// [`AddRequired`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AddRequiredRef<'a> {
+    /// The `id` field.
+    pub id: i32,
+    /// The `owner` field.
+    pub owner: &'a str,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for AddRequiredRef<'a> {
+    type Owned = AddRequired;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<AddRequired as flexbuf::FlexCoder>::FINGERPRINT, &m, &AddRequired::LAYOUT)?;
+        let f_id = match __lookup(&m, fast, 0, "id")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
+            Some(v) => __field::i32(v).map_err(__at_key("id"))?,
+            None => Default::default(),
+        };
+        let f_owner = match __lookup(&m, fast, 1, "owner")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("owner"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("owner"))?,
+            None => return Err(__missing("owner")),
+        };
+        cx.leave();
+        Ok(Self {
+            id: f_id,
+            owner: f_owner,
+        })
+    }
+
+    fn into_owned(self) -> AddRequired {
+        AddRequired {
+            id: self.id,
+            owner: String::from(self.owner),
+        }
+    }
+}
+
 /// Reads single fields of a [`AddRequired`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct AddRequiredView<'a> {
@@ -359,6 +487,21 @@ impl flexbuf::FlexCoder for RemoveField {
         Ok(Self {
             id: f_id,
         })
+    }
+}
+
+/// [`RemoveField`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type RemoveFieldRef<'a> = RemoveField;
+
+impl<'a> flexbuf::FlexBorrow<'a> for RemoveField {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -443,6 +586,47 @@ impl flexbuf::FlexCoder for Rename {
             name: f_name,
             year: f_year,
         })
+    }
+}
+
+/// [`Rename`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RenameRef<'a> {
+    /// The `name` field.
+    pub name: &'a str,
+    /// The `year` field.
+    pub year: i32,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for RenameRef<'a> {
+    type Owned = Rename;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Rename as flexbuf::FlexCoder>::FINGERPRINT, &m, &Rename::LAYOUT)?;
+        let f_name = match __lookup(&m, fast, 0, "title")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("title"))?,
+            None => Default::default(),
+        };
+        let f_year = match __lookup(&m, fast, 1, "year")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("year"))),
+            Some(v) => __field::i32(v).map_err(__at_key("year"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            name: f_name,
+            year: f_year,
+        })
+    }
+
+    fn into_owned(self) -> Rename {
+        Rename {
+            name: String::from(self.name),
+            year: self.year,
+        }
     }
 }
 
@@ -545,6 +729,56 @@ impl flexbuf::FlexCoder for Reorder {
     }
 }
 
+/// [`Reorder`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReorderRef<'a> {
+    /// The `c` field.
+    pub c: bool,
+    /// The `a` field.
+    pub a: i32,
+    /// The `b` field.
+    pub b: &'a str,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ReorderRef<'a> {
+    type Owned = Reorder;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Reorder as flexbuf::FlexCoder>::FINGERPRINT, &m, &Reorder::LAYOUT)?;
+        let f_a = match __lookup(&m, fast, 0, "a")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("a"))),
+            Some(v) => __field::i32(v).map_err(__at_key("a"))?,
+            None => Default::default(),
+        };
+        let f_b = match __lookup(&m, fast, 1, "b")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("b"))?,
+            None => Default::default(),
+        };
+        let f_c = match __lookup(&m, fast, 2, "c")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("c"))),
+            Some(v) => __field::bool(v).map_err(__at_key("c"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            c: f_c,
+            a: f_a,
+            b: f_b,
+        })
+    }
+
+    fn into_owned(self) -> Reorder {
+        Reorder {
+            c: self.c,
+            a: self.a,
+            b: String::from(self.b),
+        }
+    }
+}
+
 /// Reads single fields of a [`Reorder`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct ReorderView<'a> {
@@ -641,6 +875,47 @@ impl flexbuf::FlexCoder for Widen {
     }
 }
 
+/// [`Widen`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WidenRef<'a> {
+    /// The `count` field.
+    pub count: i64,
+    /// The `samples` field.
+    pub samples: ::std::borrow::Cow<'a, [i64]>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for WidenRef<'a> {
+    type Owned = Widen;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Widen as flexbuf::FlexCoder>::FINGERPRINT, &m, &Widen::LAYOUT)?;
+        let f_count = match __lookup(&m, fast, 0, "count")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("count"))),
+            Some(v) => __field::i64(v).map_err(__at_key("count"))?,
+            None => Default::default(),
+        };
+        let f_samples = match __lookup(&m, fast, 1, "samples")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("samples"))),
+            Some(v) => __field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("samples"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            count: f_count,
+            samples: f_samples,
+        })
+    }
+
+    fn into_owned(self) -> Widen {
+        Widen {
+            count: self.count,
+            samples: ::std::borrow::Cow::into_owned(self.samples),
+        }
+    }
+}
+
 /// Reads single fields of a [`Widen`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct WidenView<'a> {
@@ -719,6 +994,21 @@ impl flexbuf::FlexCoder for Retype {
         Ok(Self {
             code: f_code,
         })
+    }
+}
+
+/// [`Retype`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type RetypeRef<'a> = Retype;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Retype {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -815,6 +1105,56 @@ impl flexbuf::FlexCoder for Member {
     }
 }
 
+/// [`Member`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemberRef<'a> {
+    /// The `name` field.
+    pub name: &'a str,
+    /// The `status` field.
+    pub status: Status,
+    /// The `role` field.
+    pub role: &'a str,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for MemberRef<'a> {
+    type Owned = Member;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Member as flexbuf::FlexCoder>::FINGERPRINT, &m, &Member::LAYOUT)?;
+        let f_name = match __lookup(&m, fast, 0, "name")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
+            None => Default::default(),
+        };
+        let f_role = match __lookup(&m, fast, 1, "role")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("role"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("role"))?,
+            None => return Err(__missing("role")),
+        };
+        let f_status = match __lookup(&m, fast, 2, "status")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("status"))),
+            Some(v) => __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))).map_err(__at_key("status"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            name: f_name,
+            status: f_status,
+            role: f_role,
+        })
+    }
+
+    fn into_owned(self) -> Member {
+        Member {
+            name: String::from(self.name),
+            status: self.status,
+            role: String::from(self.role),
+        }
+    }
+}
+
 /// Reads single fields of a [`Member`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct MemberView<'a> {
@@ -906,6 +1246,38 @@ impl flexbuf::FlexCoder for Team {
     }
 }
 
+/// [`Team`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TeamRef<'a> {
+    /// The `members` field.
+    pub members: Vec<MemberRef<'a>>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for TeamRef<'a> {
+    type Owned = Team;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Team as flexbuf::FlexCoder>::FINGERPRINT, &m, &Team::LAYOUT)?;
+        let f_members = match __lookup(&m, fast, 0, "members")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("members"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <MemberRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("members"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            members: f_members,
+        })
+    }
+
+    fn into_owned(self) -> Team {
+        Team {
+            members: self.members.into_iter().map(flexbuf::FlexBorrow::into_owned).collect(),
+        }
+    }
+}
+
 /// Reads single fields of a [`Team`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct TeamView<'a> {
@@ -983,6 +1355,21 @@ impl flexbuf::FlexCoder for Owner {
         Ok(Self {
             pet: f_pet,
         })
+    }
+}
+
+/// [`Owner`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type OwnerRef<'a> = Owner;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Owner {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 

@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// Enum variants named like keywords.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -101,6 +103,21 @@ impl flexbuf::FlexCoder for Type {
         };
         cx.leave();
         out
+    }
+}
+
+/// [`Type`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type TypeRef<'a> = Type;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Type {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -523,6 +540,407 @@ impl flexbuf::FlexCoder for Object {
     }
 }
 
+/// [`Object`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObjectRef<'a> {
+    /// The `read` field.
+    pub read: i32,
+    /// The `readField` field.
+    pub read_field: i32,
+    /// The `raw` field.
+    pub raw: &'a str,
+    /// The `new` field.
+    pub new: bool,
+    /// The `map` field.
+    pub map: std::collections::BTreeMap<&'a str, i32>,
+    /// The `class` field.
+    pub class: &'a str,
+    /// The `fun` field.
+    pub fun: i32,
+    /// The `self` field.
+    pub self_: i32,
+    /// The `type` field.
+    pub r#type: &'a str,
+    /// The `object` field.
+    pub object: i32,
+    /// The `init` field.
+    pub init: i32,
+    /// The `encode` field.
+    pub encode: i32,
+    /// The `decode` field.
+    pub decode: i32,
+    /// The `fromBytes` field.
+    pub from_bytes: i32,
+    /// The `constructor` field.
+    pub constructor: i32,
+    /// The `cx` field.
+    pub cx: i32,
+    /// The `value` field.
+    pub value: i32,
+    /// The `flexMap` field.
+    pub flex_map: i32,
+    /// The `is` field.
+    pub is: i32,
+    /// The `in` field.
+    pub r#in: i32,
+    /// The `def` field.
+    pub def: i32,
+    /// The `fn` field.
+    pub r#fn: i32,
+    /// The `match` field.
+    pub r#match: i32,
+    /// The `let` field.
+    pub r#let: i32,
+    /// The `val` field.
+    pub val: i32,
+    /// The `when` field.
+    pub when: i32,
+    /// The `None` field.
+    pub none: i32,
+    /// The `True` field.
+    pub r#true: bool,
+    /// The `super` field.
+    pub super_: i32,
+    /// The `crate` field.
+    pub crate_: i32,
+    /// The `async` field.
+    pub r#async: i32,
+    /// The `yield` field.
+    pub r#yield: i32,
+    /// The `typeof` field.
+    pub r#typeof: i32,
+    /// The `keys` field.
+    pub keys: ::std::vec::Vec<&'a str>,
+    /// The `b` field.
+    pub b: i32,
+    /// The `r` field.
+    pub r: i32,
+    /// The `m` field.
+    pub m: i32,
+    /// The `fast` field.
+    pub fast: i32,
+    /// The `other` field.
+    pub other: i32,
+    /// The `cls` field.
+    pub cls: i32,
+    /// The `kind` field.
+    pub kind: Kind,
+    /// The `__proto__` field.
+    pub proto: i32,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ObjectRef<'a> {
+    type Owned = Object;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Object as flexbuf::FlexCoder>::FINGERPRINT, &m, &Object::LAYOUT)?;
+        let f_none = match __lookup(&m, fast, 0, "None")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("None"))),
+            Some(v) => __field::i32(v).map_err(__at_key("None"))?,
+            None => Default::default(),
+        };
+        let f_true = match __lookup(&m, fast, 1, "True")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("True"))),
+            Some(v) => __field::bool(v).map_err(__at_key("True"))?,
+            None => Default::default(),
+        };
+        let f_proto = match __lookup(&m, fast, 2, "__proto__")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("__proto__"))),
+            Some(v) => __field::i32(v).map_err(__at_key("__proto__"))?,
+            None => Default::default(),
+        };
+        let f_async = match __lookup(&m, fast, 3, "async")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("async"))),
+            Some(v) => __field::i32(v).map_err(__at_key("async"))?,
+            None => Default::default(),
+        };
+        let f_b = match __lookup(&m, fast, 4, "b")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b"))),
+            Some(v) => __field::i32(v).map_err(__at_key("b"))?,
+            None => Default::default(),
+        };
+        let f_class = match __lookup(&m, fast, 5, "class")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("class"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("class"))?,
+            None => Default::default(),
+        };
+        let f_cls = match __lookup(&m, fast, 6, "cls")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("cls"))),
+            Some(v) => __field::i32(v).map_err(__at_key("cls"))?,
+            None => Default::default(),
+        };
+        let f_constructor = match __lookup(&m, fast, 7, "constructor")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("constructor"))),
+            Some(v) => __field::i32(v).map_err(__at_key("constructor"))?,
+            None => Default::default(),
+        };
+        let f_crate_ = match __lookup(&m, fast, 8, "crate")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("crate"))),
+            Some(v) => __field::i32(v).map_err(__at_key("crate"))?,
+            None => Default::default(),
+        };
+        let f_cx = match __lookup(&m, fast, 9, "cx")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("cx"))),
+            Some(v) => __field::i32(v).map_err(__at_key("cx"))?,
+            None => Default::default(),
+        };
+        let f_decode = match __lookup(&m, fast, 10, "decode")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("decode"))),
+            Some(v) => __field::i32(v).map_err(__at_key("decode"))?,
+            None => Default::default(),
+        };
+        let f_def = match __lookup(&m, fast, 11, "def")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("def"))),
+            Some(v) => __field::i32(v).map_err(__at_key("def"))?,
+            None => Default::default(),
+        };
+        let f_encode = match __lookup(&m, fast, 12, "encode")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("encode"))),
+            Some(v) => __field::i32(v).map_err(__at_key("encode"))?,
+            None => Default::default(),
+        };
+        let f_fast = match __lookup(&m, fast, 13, "fast")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fast"))),
+            Some(v) => __field::i32(v).map_err(__at_key("fast"))?,
+            None => Default::default(),
+        };
+        let f_flex_map = match __lookup(&m, fast, 14, "flexMap")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("flexMap"))),
+            Some(v) => __field::i32(v).map_err(__at_key("flexMap"))?,
+            None => Default::default(),
+        };
+        let f_fn = match __lookup(&m, fast, 15, "fn")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fn"))),
+            Some(v) => __field::i32(v).map_err(__at_key("fn"))?,
+            None => Default::default(),
+        };
+        let f_from_bytes = match __lookup(&m, fast, 16, "fromBytes")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fromBytes"))),
+            Some(v) => __field::i32(v).map_err(__at_key("fromBytes"))?,
+            None => Default::default(),
+        };
+        let f_fun = match __lookup(&m, fast, 17, "fun")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fun"))),
+            Some(v) => __field::i32(v).map_err(__at_key("fun"))?,
+            None => Default::default(),
+        };
+        let f_in = match __lookup(&m, fast, 18, "in")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("in"))),
+            Some(v) => __field::i32(v).map_err(__at_key("in"))?,
+            None => Default::default(),
+        };
+        let f_init = match __lookup(&m, fast, 19, "init")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("init"))),
+            Some(v) => __field::i32(v).map_err(__at_key("init"))?,
+            None => Default::default(),
+        };
+        let f_is = match __lookup(&m, fast, 20, "is")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("is"))),
+            Some(v) => __field::i32(v).map_err(__at_key("is"))?,
+            None => Default::default(),
+        };
+        let f_keys = match __lookup(&m, fast, 21, "keys")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("keys"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("keys"))?,
+            None => Default::default(),
+        };
+        let f_kind = match __lookup(&m, fast, 22, "kind")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("kind"))),
+            Some(v) => __field::i64(v).and_then(|raw| Kind::from_value(raw).ok_or_else(|| __unknown_enum("Kind", raw, &v))).map_err(__at_key("kind"))?,
+            None => Default::default(),
+        };
+        let f_let = match __lookup(&m, fast, 23, "let")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("let"))),
+            Some(v) => __field::i32(v).map_err(__at_key("let"))?,
+            None => Default::default(),
+        };
+        let f_m = match __lookup(&m, fast, 24, "m")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("m"))),
+            Some(v) => __field::i32(v).map_err(__at_key("m"))?,
+            None => Default::default(),
+        };
+        let f_map = match __lookup(&m, fast, 25, "map")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("map"))),
+            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i32(e1) }).map_err(__at_key("map"))?,
+            None => Default::default(),
+        };
+        let f_match = match __lookup(&m, fast, 26, "match")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("match"))),
+            Some(v) => __field::i32(v).map_err(__at_key("match"))?,
+            None => Default::default(),
+        };
+        let f_new = match __lookup(&m, fast, 27, "new")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("new"))),
+            Some(v) => __field::bool(v).map_err(__at_key("new"))?,
+            None => Default::default(),
+        };
+        let f_object = match __lookup(&m, fast, 28, "object")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("object"))),
+            Some(v) => __field::i32(v).map_err(__at_key("object"))?,
+            None => Default::default(),
+        };
+        let f_other = match __lookup(&m, fast, 29, "other")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("other"))),
+            Some(v) => __field::i32(v).map_err(__at_key("other"))?,
+            None => Default::default(),
+        };
+        let f_r = match __lookup(&m, fast, 30, "r")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("r"))),
+            Some(v) => __field::i32(v).map_err(__at_key("r"))?,
+            None => Default::default(),
+        };
+        let f_raw = match __lookup(&m, fast, 31, "raw")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("raw"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("raw"))?,
+            None => Default::default(),
+        };
+        let f_read = match __lookup(&m, fast, 32, "read")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("read"))),
+            Some(v) => __field::i32(v).map_err(__at_key("read"))?,
+            None => Default::default(),
+        };
+        let f_read_field = match __lookup(&m, fast, 33, "readField")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("readField"))),
+            Some(v) => __field::i32(v).map_err(__at_key("readField"))?,
+            None => Default::default(),
+        };
+        let f_self_ = match __lookup(&m, fast, 34, "self")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("self"))),
+            Some(v) => __field::i32(v).map_err(__at_key("self"))?,
+            None => Default::default(),
+        };
+        let f_super_ = match __lookup(&m, fast, 35, "super")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("super"))),
+            Some(v) => __field::i32(v).map_err(__at_key("super"))?,
+            None => Default::default(),
+        };
+        let f_type = match __lookup(&m, fast, 36, "type")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("type"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("type"))?,
+            None => Default::default(),
+        };
+        let f_typeof = match __lookup(&m, fast, 37, "typeof")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("typeof"))),
+            Some(v) => __field::i32(v).map_err(__at_key("typeof"))?,
+            None => Default::default(),
+        };
+        let f_val = match __lookup(&m, fast, 38, "val")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("val"))),
+            Some(v) => __field::i32(v).map_err(__at_key("val"))?,
+            None => Default::default(),
+        };
+        let f_value = match __lookup(&m, fast, 39, "value")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("value"))),
+            Some(v) => __field::i32(v).map_err(__at_key("value"))?,
+            None => Default::default(),
+        };
+        let f_when = match __lookup(&m, fast, 40, "when")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("when"))),
+            Some(v) => __field::i32(v).map_err(__at_key("when"))?,
+            None => Default::default(),
+        };
+        let f_yield = match __lookup(&m, fast, 41, "yield")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("yield"))),
+            Some(v) => __field::i32(v).map_err(__at_key("yield"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            read: f_read,
+            read_field: f_read_field,
+            raw: f_raw,
+            new: f_new,
+            map: f_map,
+            class: f_class,
+            fun: f_fun,
+            self_: f_self_,
+            r#type: f_type,
+            object: f_object,
+            init: f_init,
+            encode: f_encode,
+            decode: f_decode,
+            from_bytes: f_from_bytes,
+            constructor: f_constructor,
+            cx: f_cx,
+            value: f_value,
+            flex_map: f_flex_map,
+            is: f_is,
+            r#in: f_in,
+            def: f_def,
+            r#fn: f_fn,
+            r#match: f_match,
+            r#let: f_let,
+            val: f_val,
+            when: f_when,
+            none: f_none,
+            r#true: f_true,
+            super_: f_super_,
+            crate_: f_crate_,
+            r#async: f_async,
+            r#yield: f_yield,
+            r#typeof: f_typeof,
+            keys: f_keys,
+            b: f_b,
+            r: f_r,
+            m: f_m,
+            fast: f_fast,
+            other: f_other,
+            cls: f_cls,
+            kind: f_kind,
+            proto: f_proto,
+        })
+    }
+
+    fn into_owned(self) -> Object {
+        Object {
+            read: self.read,
+            read_field: self.read_field,
+            raw: ::std::string::String::from(self.raw),
+            new: self.new,
+            map: self.map.into_iter().map(|(k, e1)| (::std::string::String::from(k), e1)).collect(),
+            class: ::std::string::String::from(self.class),
+            fun: self.fun,
+            self_: self.self_,
+            r#type: ::std::string::String::from(self.r#type),
+            object: self.object,
+            init: self.init,
+            encode: self.encode,
+            decode: self.decode,
+            from_bytes: self.from_bytes,
+            constructor: self.constructor,
+            cx: self.cx,
+            value: self.value,
+            flex_map: self.flex_map,
+            is: self.is,
+            r#in: self.r#in,
+            def: self.def,
+            r#fn: self.r#fn,
+            r#match: self.r#match,
+            r#let: self.r#let,
+            val: self.val,
+            when: self.when,
+            none: self.none,
+            r#true: self.r#true,
+            super_: self.super_,
+            crate_: self.crate_,
+            r#async: self.r#async,
+            r#yield: self.r#yield,
+            r#typeof: self.r#typeof,
+            keys: self.keys.into_iter().map(::std::string::String::from).collect(),
+            b: self.b,
+            r: self.r,
+            m: self.m,
+            fast: self.fast,
+            other: self.other,
+            cls: self.cls,
+            kind: self.kind,
+            proto: self.proto,
+        }
+    }
+}
+
 /// Reads single fields of a [`Object`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct ObjectView<'a> {
@@ -867,6 +1285,56 @@ impl flexbuf::FlexCoder for String {
     }
 }
 
+/// [`String`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StringRef<'a> {
+    /// The `s` field.
+    pub s: &'a str,
+    /// The `o` field.
+    pub o: ::core::option::Option<i32>,
+    /// The `v` field.
+    pub v: ::std::borrow::Cow<'a, [i32]>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for StringRef<'a> {
+    type Owned = String;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<String as flexbuf::FlexCoder>::FINGERPRINT, &m, &String::LAYOUT)?;
+        let f_o = match __lookup(&m, fast, 0, "o")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::i32(v).map_err(__at_key("o"))?),
+            None => None,
+        };
+        let f_s = match __lookup(&m, fast, 1, "s")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s"))?,
+            None => Default::default(),
+        };
+        let f_v = match __lookup(&m, fast, 2, "v")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("v"))),
+            Some(v) => __field::scalar_cow::<i32>(v, cx, __field::i32).map_err(__at_key("v"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            s: f_s,
+            o: f_o,
+            v: f_v,
+        })
+    }
+
+    fn into_owned(self) -> String {
+        String {
+            s: ::std::string::String::from(self.s),
+            o: self.o,
+            v: ::std::borrow::Cow::into_owned(self.v),
+        }
+    }
+}
+
 /// Reads single fields of a [`String`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct StringView<'a> {
@@ -961,6 +1429,38 @@ impl flexbuf::FlexCoder for List {
     }
 }
 
+/// [`List`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListRef<'a> {
+    /// The `items` field.
+    pub items: ::std::vec::Vec<StringRef<'a>>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ListRef<'a> {
+    type Owned = List;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<List as flexbuf::FlexCoder>::FINGERPRINT, &m, &List::LAYOUT)?;
+        let f_items = match __lookup(&m, fast, 0, "items")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("items"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <StringRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("items"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            items: f_items,
+        })
+    }
+
+    fn into_owned(self) -> List {
+        List {
+            items: self.items.into_iter().map(flexbuf::FlexBorrow::into_owned).collect(),
+        }
+    }
+}
+
 /// Reads single fields of a [`List`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct ListView<'a> {
@@ -1047,6 +1547,47 @@ impl flexbuf::FlexCoder for Result {
             ok: f_ok,
             value: f_value,
         })
+    }
+}
+
+/// [`Result`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResultRef<'a> {
+    /// The `ok` field.
+    pub ok: bool,
+    /// The `value` field.
+    pub value: ::core::option::Option<&'a str>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ResultRef<'a> {
+    type Owned = Result;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Result as flexbuf::FlexCoder>::FINGERPRINT, &m, &Result::LAYOUT)?;
+        let f_ok = match __lookup(&m, fast, 0, "ok")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("ok"))),
+            Some(v) => __field::bool(v).map_err(__at_key("ok"))?,
+            None => Default::default(),
+        };
+        let f_value = match __lookup(&m, fast, 1, "value")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("value"))?),
+            None => None,
+        };
+        cx.leave();
+        Ok(Self {
+            ok: f_ok,
+            value: f_value,
+        })
+    }
+
+    fn into_owned(self) -> Result {
+        Result {
+            ok: self.ok,
+            value: self.value.map(::std::string::String::from),
+        }
     }
 }
 
@@ -1152,6 +1693,56 @@ impl flexbuf::FlexCoder for Error {
     }
 }
 
+/// [`Error`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErrorRef<'a> {
+    /// The `text` field.
+    pub text: &'a str,
+    /// The `code` field.
+    pub code: i32,
+}
+
+impl Default for ErrorRef<'_> {
+    fn default() -> Self {
+        Self {
+            text: Default::default(),
+            code: 7_i32,
+        }
+    }
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ErrorRef<'a> {
+    type Owned = Error;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Error as flexbuf::FlexCoder>::FINGERPRINT, &m, &Error::LAYOUT)?;
+        let f_code = match __lookup(&m, fast, 0, "code")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("code"))),
+            Some(v) => __field::i32(v).map_err(__at_key("code"))?,
+            None => 7_i32,
+        };
+        let f_text = match __lookup(&m, fast, 1, "message")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("message"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("message"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            text: f_text,
+            code: f_code,
+        })
+    }
+
+    fn into_owned(self) -> Error {
+        Error {
+            text: ::std::string::String::from(self.text),
+            code: self.code,
+        }
+    }
+}
+
 /// Reads single fields of a [`Error`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct ErrorView<'a> {
@@ -1235,6 +1826,21 @@ impl flexbuf::FlexCoder for Option {
         Ok(Self {
             some: f_some,
         })
+    }
+}
+
+/// [`Option`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type OptionRef<'a> = Option;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Option {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -1324,6 +1930,21 @@ impl flexbuf::FlexCoder for Vec {
     }
 }
 
+/// [`Vec`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type VecRef<'a> = Vec;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Vec {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
+    }
+}
+
 /// Reads single fields of a [`Vec`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct VecView<'a> {
@@ -1401,6 +2022,21 @@ impl flexbuf::FlexCoder for Box {
         Ok(Self {
             inner: f_inner,
         })
+    }
+}
+
+/// [`Box`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type BoxRef<'a> = Box;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Box {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -1487,6 +2123,38 @@ impl flexbuf::FlexCoder for Map {
     }
 }
 
+/// [`Map`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MapRef<'a> {
+    /// The `entries` field.
+    pub entries: std::collections::BTreeMap<&'a str, ListRef<'a>>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for MapRef<'a> {
+    type Owned = Map;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Map as flexbuf::FlexCoder>::FINGERPRINT, &m, &Map::LAYOUT)?;
+        let f_entries = match __lookup(&m, fast, 0, "entries")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("entries"))),
+            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ListRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("entries"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            entries: f_entries,
+        })
+    }
+
+    fn into_owned(self) -> Map {
+        Map {
+            entries: self.entries.into_iter().map(|(k, e1)| (::std::string::String::from(k), flexbuf::FlexBorrow::into_owned(e1))).collect(),
+        }
+    }
+}
+
 /// Reads single fields of a [`Map`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct MapView<'a> {
@@ -1559,6 +2227,38 @@ impl flexbuf::FlexCoder for Array {
         Ok(Self {
             a: f_a,
         })
+    }
+}
+
+/// [`Array`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ArrayRef<'a> {
+    /// The `a` field.
+    pub a: ::std::borrow::Cow<'a, [i64]>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ArrayRef<'a> {
+    type Owned = Array;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Array as flexbuf::FlexCoder>::FINGERPRINT, &m, &Array::LAYOUT)?;
+        let f_a = match __lookup(&m, fast, 0, "a")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("a"))),
+            Some(v) => __field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("a"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            a: f_a,
+        })
+    }
+
+    fn into_owned(self) -> Array {
+        Array {
+            a: ::std::borrow::Cow::into_owned(self.a),
+        }
     }
 }
 

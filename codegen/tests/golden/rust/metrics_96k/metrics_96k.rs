@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// Numeric-only monitoring data, about 96 KiB (the root of metrics_96k.json).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -54,6 +56,47 @@ impl flexbuf::FlexCoder for Metrics {
             series: f_series,
             counters: f_counters,
         })
+    }
+}
+
+/// [`Metrics`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetricsRef<'a> {
+    /// The `series` field.
+    pub series: Vec<MetricSeriesRef<'a>>,
+    /// The `counters` field.
+    pub counters: ::std::borrow::Cow<'a, [i64]>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for MetricsRef<'a> {
+    type Owned = Metrics;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Metrics as flexbuf::FlexCoder>::FINGERPRINT, &m, &Metrics::LAYOUT)?;
+        let f_counters = match __lookup(&m, fast, 0, "counters")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("counters"))),
+            Some(v) => __field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("counters"))?,
+            None => Default::default(),
+        };
+        let f_series = match __lookup(&m, fast, 1, "series")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("series"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <MetricSeriesRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("series"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            series: f_series,
+            counters: f_counters,
+        })
+    }
+
+    fn into_owned(self) -> Metrics {
+        Metrics {
+            series: self.series.into_iter().map(flexbuf::FlexBorrow::into_owned).collect(),
+            counters: ::std::borrow::Cow::into_owned(self.counters),
+        }
     }
 }
 
@@ -153,6 +196,56 @@ impl flexbuf::FlexCoder for MetricSeries {
             step_s: f_step_s,
             points: f_points,
         })
+    }
+}
+
+/// [`MetricSeries`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetricSeriesRef<'a> {
+    /// The `name` field.
+    pub name: &'a str,
+    /// The `step_s` field.
+    pub step_s: i64,
+    /// The `points` field.
+    pub points: ::std::borrow::Cow<'a, [f64]>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for MetricSeriesRef<'a> {
+    type Owned = MetricSeries;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<MetricSeries as flexbuf::FlexCoder>::FINGERPRINT, &m, &MetricSeries::LAYOUT)?;
+        let f_name = match __lookup(&m, fast, 0, "name")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
+            None => Default::default(),
+        };
+        let f_points = match __lookup(&m, fast, 1, "points")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("points"))),
+            Some(v) => __field::scalar_cow::<f64>(v, cx, __field::f64).map_err(__at_key("points"))?,
+            None => Default::default(),
+        };
+        let f_step_s = match __lookup(&m, fast, 2, "step_s")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("step_s"))),
+            Some(v) => __field::i64(v).map_err(__at_key("step_s"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            name: f_name,
+            step_s: f_step_s,
+            points: f_points,
+        })
+    }
+
+    fn into_owned(self) -> MetricSeries {
+        MetricSeries {
+            name: String::from(self.name),
+            step_s: self.step_s,
+            points: ::std::borrow::Cow::into_owned(self.points),
+        }
     }
 }
 

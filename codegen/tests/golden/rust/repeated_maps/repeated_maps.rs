@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// 1,000 rows with the same 8 keys (the root of repeated_maps.json).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -45,6 +47,38 @@ impl flexbuf::FlexCoder for RepeatedMaps {
         Ok(Self {
             rows: f_rows,
         })
+    }
+}
+
+/// [`RepeatedMaps`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RepeatedMapsRef<'a> {
+    /// The `rows` field.
+    pub rows: Vec<RepeatedRowRef<'a>>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for RepeatedMapsRef<'a> {
+    type Owned = RepeatedMaps;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<RepeatedMaps as flexbuf::FlexCoder>::FINGERPRINT, &m, &RepeatedMaps::LAYOUT)?;
+        let f_rows = match __lookup(&m, fast, 0, "rows")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("rows"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <RepeatedRowRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("rows"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            rows: f_rows,
+        })
+    }
+
+    fn into_owned(self) -> RepeatedMaps {
+        RepeatedMaps {
+            rows: self.rows.into_iter().map(flexbuf::FlexBorrow::into_owned).collect(),
+        }
     }
 }
 
@@ -183,6 +217,101 @@ impl flexbuf::FlexCoder for RepeatedRow {
             logins: f_logins,
             updated_at: f_updated_at,
         })
+    }
+}
+
+/// [`RepeatedRow`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RepeatedRowRef<'a> {
+    /// The `id` field.
+    pub id: i64,
+    /// The `name` field.
+    pub name: &'a str,
+    /// The `status` field.
+    pub status: &'a str,
+    /// The `region` field.
+    pub region: &'a str,
+    /// The `balance` field.
+    pub balance: f64,
+    /// The `active` field.
+    pub active: bool,
+    /// The `logins` field.
+    pub logins: i64,
+    /// The `updated_at` field.
+    pub updated_at: &'a str,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for RepeatedRowRef<'a> {
+    type Owned = RepeatedRow;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<RepeatedRow as flexbuf::FlexCoder>::FINGERPRINT, &m, &RepeatedRow::LAYOUT)?;
+        let f_active = match __lookup(&m, fast, 0, "active")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("active"))),
+            Some(v) => __field::bool(v).map_err(__at_key("active"))?,
+            None => Default::default(),
+        };
+        let f_balance = match __lookup(&m, fast, 1, "balance")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("balance"))),
+            Some(v) => __field::f64(v).map_err(__at_key("balance"))?,
+            None => Default::default(),
+        };
+        let f_id = match __lookup(&m, fast, 2, "id")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
+            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
+            None => Default::default(),
+        };
+        let f_logins = match __lookup(&m, fast, 3, "logins")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("logins"))),
+            Some(v) => __field::i64(v).map_err(__at_key("logins"))?,
+            None => Default::default(),
+        };
+        let f_name = match __lookup(&m, fast, 4, "name")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
+            None => Default::default(),
+        };
+        let f_region = match __lookup(&m, fast, 5, "region")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("region"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("region"))?,
+            None => Default::default(),
+        };
+        let f_status = match __lookup(&m, fast, 6, "status")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("status"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("status"))?,
+            None => Default::default(),
+        };
+        let f_updated_at = match __lookup(&m, fast, 7, "updated_at")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("updated_at"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("updated_at"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            id: f_id,
+            name: f_name,
+            status: f_status,
+            region: f_region,
+            balance: f_balance,
+            active: f_active,
+            logins: f_logins,
+            updated_at: f_updated_at,
+        })
+    }
+
+    fn into_owned(self) -> RepeatedRow {
+        RepeatedRow {
+            id: self.id,
+            name: String::from(self.name),
+            status: String::from(self.status),
+            region: String::from(self.region),
+            balance: self.balance,
+            active: self.active,
+            logins: self.logins,
+            updated_at: String::from(self.updated_at),
+        }
     }
 }
 

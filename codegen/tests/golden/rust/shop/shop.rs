@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// The `acme.shop.Color` enum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -85,6 +87,21 @@ impl flexbuf::FlexCoder for Payload {
     }
 }
 
+/// [`Payload`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type PayloadRef<'a> = Payload;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Payload {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
+    }
+}
+
 /// A point on Earth, in degrees.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Geo {
@@ -131,6 +148,21 @@ impl flexbuf::FlexCoder for Geo {
             lat: f_lat,
             lon: f_lon,
         })
+    }
+}
+
+/// [`Geo`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type GeoRef<'a> = Geo;
+
+impl<'a> flexbuf::FlexBorrow<'a> for Geo {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -244,6 +276,65 @@ impl flexbuf::FlexCoder for Image {
             height: f_height,
             alt: f_alt,
         })
+    }
+}
+
+/// [`Image`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImageRef<'a> {
+    /// The `url` field.
+    pub url: &'a str,
+    /// The `width` field.
+    pub width: u32,
+    /// The `height` field.
+    pub height: u32,
+    /// The `alt` field.
+    pub alt: Option<&'a str>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ImageRef<'a> {
+    type Owned = Image;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Image as flexbuf::FlexCoder>::FINGERPRINT, &m, &Image::LAYOUT)?;
+        let f_alt = match __lookup(&m, fast, 0, "alt")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("alt"))?),
+            None => None,
+        };
+        let f_height = match __lookup(&m, fast, 1, "height")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("height"))),
+            Some(v) => __field::u32(v).map_err(__at_key("height"))?,
+            None => Default::default(),
+        };
+        let f_url = match __lookup(&m, fast, 2, "url")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("url"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("url"))?,
+            None => return Err(__missing("url")),
+        };
+        let f_width = match __lookup(&m, fast, 3, "width")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("width"))),
+            Some(v) => __field::u32(v).map_err(__at_key("width"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            url: f_url,
+            width: f_width,
+            height: f_height,
+            alt: f_alt,
+        })
+    }
+
+    fn into_owned(self) -> Image {
+        Image {
+            url: String::from(self.url),
+            width: self.width,
+            height: self.height,
+            alt: self.alt.map(String::from),
+        }
     }
 }
 
@@ -452,6 +543,126 @@ impl flexbuf::FlexCoder for Address {
             attrs: f_attrs,
             display: f_display,
         })
+    }
+}
+
+/// [`Address`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AddressRef<'a> {
+    /// The `street` field.
+    pub street: &'a str,
+    /// The `zip` field.
+    pub zip: &'a str,
+    /// The `city` field.
+    pub city: &'a str,
+    /// Explicit null and absence stay distinct.
+    pub note: Option<&'a str>,
+    /// The `floor` field.
+    pub floor: Option<i32>,
+    /// The `geo` field.
+    pub geo: Option<GeoRef<'a>>,
+    /// The `tags` field.
+    pub tags: Vec<&'a str>,
+    /// The `attrs` field.
+    pub attrs: std::collections::BTreeMap<&'a str, i64>,
+    /// The `display` field.
+    pub display: &'a str,
+}
+
+impl Default for AddressRef<'_> {
+    fn default() -> Self {
+        Self {
+            street: Default::default(),
+            zip: Default::default(),
+            city: "Springfield",
+            note: None,
+            floor: Some(0_i32),
+            geo: None,
+            tags: Default::default(),
+            attrs: Default::default(),
+            display: Default::default(),
+        }
+    }
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for AddressRef<'a> {
+    type Owned = Address;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Address as flexbuf::FlexCoder>::FINGERPRINT, &m, &Address::LAYOUT)?;
+        let f_attrs = match __lookup(&m, fast, 0, "attrs")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("attrs"))),
+            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }).map_err(__at_key("attrs"))?,
+            None => Default::default(),
+        };
+        let f_city = match __lookup(&m, fast, 1, "city")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("city"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("city"))?,
+            None => "Springfield",
+        };
+        let f_display = match __lookup(&m, fast, 2, "displayName")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("displayName"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("displayName"))?,
+            None => Default::default(),
+        };
+        let f_floor = match __lookup(&m, fast, 3, "floor")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::i32(v).map_err(__at_key("floor"))?),
+            None => Some(0_i32),
+        };
+        let f_geo = match __lookup(&m, fast, 4, "geo")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(<GeoRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("geo"))?),
+            None => None,
+        };
+        let f_note = match __lookup(&m, fast, 5, "note")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("note"))?),
+            None => None,
+        };
+        let f_street = match __lookup(&m, fast, 6, "street")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("street"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("street"))?,
+            None => return Err(__missing("street")),
+        };
+        let f_tags = match __lookup(&m, fast, 7, "tags")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("tags"))?,
+            None => Default::default(),
+        };
+        let f_zip = match __lookup(&m, fast, 8, "zip")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("zip"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("zip"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            street: f_street,
+            zip: f_zip,
+            city: f_city,
+            note: f_note,
+            floor: f_floor,
+            geo: f_geo,
+            tags: f_tags,
+            attrs: f_attrs,
+            display: f_display,
+        })
+    }
+
+    fn into_owned(self) -> Address {
+        Address {
+            street: String::from(self.street),
+            zip: String::from(self.zip),
+            city: String::from(self.city),
+            note: self.note.map(String::from),
+            floor: self.floor,
+            geo: self.geo,
+            tags: self.tags.into_iter().map(String::from).collect(),
+            attrs: self.attrs.into_iter().map(|(k, e1)| (String::from(k), e1)).collect(),
+            display: String::from(self.display),
+        }
     }
 }
 

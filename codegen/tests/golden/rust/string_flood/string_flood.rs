@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// 6,000 unique ASCII strings (the root of string_flood.json).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -59,6 +61,47 @@ impl flexbuf::FlexCoder for StringFlood {
             strings: f_strings,
             map: f_map,
         })
+    }
+}
+
+/// [`StringFlood`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StringFloodRef<'a> {
+    /// 5,000 strings of 5 to 60 characters.
+    pub strings: Vec<&'a str>,
+    /// 500 unique keys to unique values.
+    pub map: std::collections::BTreeMap<&'a str, &'a str>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for StringFloodRef<'a> {
+    type Owned = StringFlood;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<StringFlood as flexbuf::FlexCoder>::FINGERPRINT, &m, &StringFlood::LAYOUT)?;
+        let f_map = match __lookup(&m, fast, 0, "map")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("map"))),
+            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("map"))?,
+            None => Default::default(),
+        };
+        let f_strings = match __lookup(&m, fast, 1, "strings")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("strings"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("strings"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            strings: f_strings,
+            map: f_map,
+        })
+    }
+
+    fn into_owned(self) -> StringFlood {
+        StringFlood {
+            strings: self.strings.into_iter().map(String::from).collect(),
+            map: self.map.into_iter().map(|(k, e1)| (String::from(k), String::from(e1))).collect(),
+        }
     }
 }
 

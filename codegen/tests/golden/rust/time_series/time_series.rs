@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// One sensor stream: three parallel vectors of 4,096 samples (the root of
 /// time_series.json).
@@ -96,6 +98,92 @@ impl flexbuf::FlexCoder for TimeSeries {
             values: f_values,
             quality: f_quality,
         })
+    }
+}
+
+/// [`TimeSeries`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TimeSeriesRef<'a> {
+    /// The `sensor` field.
+    pub sensor: &'a str,
+    /// `°C`
+    pub unit: &'a str,
+    /// Epoch milliseconds.
+    pub start: i64,
+    /// The `interval_ms` field.
+    pub interval_ms: i64,
+    /// Strictly increasing epoch milliseconds (64-bit values).
+    pub timestamps: ::std::borrow::Cow<'a, [i64]>,
+    /// The `values` field.
+    pub values: ::std::borrow::Cow<'a, [f64]>,
+    /// Small ints 0..3, mostly 0.
+    pub quality: ::std::borrow::Cow<'a, [i64]>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for TimeSeriesRef<'a> {
+    type Owned = TimeSeries;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<TimeSeries as flexbuf::FlexCoder>::FINGERPRINT, &m, &TimeSeries::LAYOUT)?;
+        let f_interval_ms = match __lookup(&m, fast, 0, "interval_ms")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("interval_ms"))),
+            Some(v) => __field::i64(v).map_err(__at_key("interval_ms"))?,
+            None => Default::default(),
+        };
+        let f_quality = match __lookup(&m, fast, 1, "quality")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("quality"))),
+            Some(v) => __field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("quality"))?,
+            None => Default::default(),
+        };
+        let f_sensor = match __lookup(&m, fast, 2, "sensor")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sensor"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("sensor"))?,
+            None => Default::default(),
+        };
+        let f_start = match __lookup(&m, fast, 3, "start")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("start"))),
+            Some(v) => __field::i64(v).map_err(__at_key("start"))?,
+            None => Default::default(),
+        };
+        let f_timestamps = match __lookup(&m, fast, 4, "timestamps")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("timestamps"))),
+            Some(v) => __field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("timestamps"))?,
+            None => Default::default(),
+        };
+        let f_unit = match __lookup(&m, fast, 5, "unit")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("unit"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("unit"))?,
+            None => Default::default(),
+        };
+        let f_values = match __lookup(&m, fast, 6, "values")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("values"))),
+            Some(v) => __field::scalar_cow::<f64>(v, cx, __field::f64).map_err(__at_key("values"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            sensor: f_sensor,
+            unit: f_unit,
+            start: f_start,
+            interval_ms: f_interval_ms,
+            timestamps: f_timestamps,
+            values: f_values,
+            quality: f_quality,
+        })
+    }
+
+    fn into_owned(self) -> TimeSeries {
+        TimeSeries {
+            sensor: String::from(self.sensor),
+            unit: String::from(self.unit),
+            start: self.start,
+            interval_ms: self.interval_ms,
+            timestamps: ::std::borrow::Cow::into_owned(self.timestamps),
+            values: ::std::borrow::Cow::into_owned(self.values),
+            quality: ::std::borrow::Cow::into_owned(self.quality),
+        }
     }
 }
 

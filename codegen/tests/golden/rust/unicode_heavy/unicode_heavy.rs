@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// A multilingual document: one section per script (the root of
 /// unicode_heavy.json).
@@ -146,6 +148,137 @@ impl flexbuf::FlexCoder for UnicodeHeavy {
             emoji: f_emoji,
             mixed: f_mixed,
         })
+    }
+}
+
+/// [`UnicodeHeavy`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnicodeHeavyRef<'a> {
+    /// The `title` field.
+    pub title: &'a str,
+    /// The `chinese` field.
+    pub chinese: ScriptSectionRef<'a>,
+    /// The `japanese` field.
+    pub japanese: ScriptSectionRef<'a>,
+    /// The `korean` field.
+    pub korean: ScriptSectionRef<'a>,
+    /// The `russian` field.
+    pub russian: ScriptSectionRef<'a>,
+    /// The `greek` field.
+    pub greek: ScriptSectionRef<'a>,
+    /// The `arabic` field.
+    pub arabic: ScriptSectionRef<'a>,
+    /// The `hebrew` field.
+    pub hebrew: ScriptSectionRef<'a>,
+    /// The `hindi` field.
+    pub hindi: ScriptSectionRef<'a>,
+    /// The `thai` field.
+    pub thai: ScriptSectionRef<'a>,
+    /// The `emoji` field.
+    pub emoji: ScriptSectionRef<'a>,
+    /// Mixed-script keys and values.
+    pub mixed: std::collections::BTreeMap<&'a str, &'a str>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for UnicodeHeavyRef<'a> {
+    type Owned = UnicodeHeavy;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<UnicodeHeavy as flexbuf::FlexCoder>::FINGERPRINT, &m, &UnicodeHeavy::LAYOUT)?;
+        let f_emoji = match __lookup(&m, fast, 0, "emoji")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("emoji"))),
+            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("emoji"))?,
+            None => return Err(__missing("emoji")),
+        };
+        let f_title = match __lookup(&m, fast, 1, "title")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("title"))?,
+            None => Default::default(),
+        };
+        let f_greek = match __lookup(&m, fast, 2, "Ελληνικά")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("Ελληνικά"))),
+            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("Ελληνικά"))?,
+            None => return Err(__missing("Ελληνικά")),
+        };
+        let f_russian = match __lookup(&m, fast, 3, "Русский")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("Русский"))),
+            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("Русский"))?,
+            None => return Err(__missing("Русский")),
+        };
+        let f_hebrew = match __lookup(&m, fast, 4, "עברית")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("עברית"))),
+            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("עברית"))?,
+            None => return Err(__missing("עברית")),
+        };
+        let f_arabic = match __lookup(&m, fast, 5, "العربية")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("العربية"))),
+            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("العربية"))?,
+            None => return Err(__missing("العربية")),
+        };
+        let f_hindi = match __lookup(&m, fast, 6, "हिन्दी")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("हिन्दी"))),
+            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("हिन्दी"))?,
+            None => return Err(__missing("हिन्दी")),
+        };
+        let f_thai = match __lookup(&m, fast, 7, "ไทย")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("ไทย"))),
+            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("ไทย"))?,
+            None => return Err(__missing("ไทย")),
+        };
+        let f_chinese = match __lookup(&m, fast, 8, "中文")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("中文"))),
+            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("中文"))?,
+            None => return Err(__missing("中文")),
+        };
+        let f_japanese = match __lookup(&m, fast, 9, "日本語")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("日本語"))),
+            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("日本語"))?,
+            None => return Err(__missing("日本語")),
+        };
+        let f_mixed = match __lookup(&m, fast, 10, "混合/смешанный/مختلط")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("混合/смешанный/مختلط"))),
+            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("混合/смешанный/مختلط"))?,
+            None => Default::default(),
+        };
+        let f_korean = match __lookup(&m, fast, 11, "한국어")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("한국어"))),
+            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("한국어"))?,
+            None => return Err(__missing("한국어")),
+        };
+        cx.leave();
+        Ok(Self {
+            title: f_title,
+            chinese: f_chinese,
+            japanese: f_japanese,
+            korean: f_korean,
+            russian: f_russian,
+            greek: f_greek,
+            arabic: f_arabic,
+            hebrew: f_hebrew,
+            hindi: f_hindi,
+            thai: f_thai,
+            emoji: f_emoji,
+            mixed: f_mixed,
+        })
+    }
+
+    fn into_owned(self) -> UnicodeHeavy {
+        UnicodeHeavy {
+            title: String::from(self.title),
+            chinese: flexbuf::FlexBorrow::into_owned(self.chinese),
+            japanese: flexbuf::FlexBorrow::into_owned(self.japanese),
+            korean: flexbuf::FlexBorrow::into_owned(self.korean),
+            russian: flexbuf::FlexBorrow::into_owned(self.russian),
+            greek: flexbuf::FlexBorrow::into_owned(self.greek),
+            arabic: flexbuf::FlexBorrow::into_owned(self.arabic),
+            hebrew: flexbuf::FlexBorrow::into_owned(self.hebrew),
+            hindi: flexbuf::FlexBorrow::into_owned(self.hindi),
+            thai: flexbuf::FlexBorrow::into_owned(self.thai),
+            emoji: flexbuf::FlexBorrow::into_owned(self.emoji),
+            mixed: self.mixed.into_iter().map(|(k, e1)| (String::from(k), String::from(e1))).collect(),
+        }
     }
 }
 
@@ -305,6 +438,47 @@ impl flexbuf::FlexCoder for ScriptSection {
             glossary: f_glossary,
             paragraphs: f_paragraphs,
         })
+    }
+}
+
+/// [`ScriptSection`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScriptSectionRef<'a> {
+    /// Non-ASCII terms to definitions.
+    pub glossary: std::collections::BTreeMap<&'a str, &'a str>,
+    /// The `paragraphs` field.
+    pub paragraphs: Vec<&'a str>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for ScriptSectionRef<'a> {
+    type Owned = ScriptSection;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<ScriptSection as flexbuf::FlexCoder>::FINGERPRINT, &m, &ScriptSection::LAYOUT)?;
+        let f_glossary = match __lookup(&m, fast, 0, "glossary")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("glossary"))),
+            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("glossary"))?,
+            None => Default::default(),
+        };
+        let f_paragraphs = match __lookup(&m, fast, 1, "paragraphs")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("paragraphs"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("paragraphs"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            glossary: f_glossary,
+            paragraphs: f_paragraphs,
+        })
+    }
+
+    fn into_owned(self) -> ScriptSection {
+        ScriptSection {
+            glossary: self.glossary.into_iter().map(|(k, e1)| (String::from(k), String::from(e1))).collect(),
+            paragraphs: self.paragraphs.into_iter().map(String::from).collect(),
+        }
     }
 }
 

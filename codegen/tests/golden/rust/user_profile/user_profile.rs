@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// A single user profile (the root of user_profile.json).
 #[derive(Clone, Debug, PartialEq)]
@@ -332,6 +334,308 @@ impl flexbuf::FlexCoder for UserProfile {
     }
 }
 
+/// [`UserProfile`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserProfileRef<'a> {
+    /// The `id` field.
+    pub id: i64,
+    /// The `uuid` field.
+    pub uuid: &'a str,
+    /// The `username` field.
+    pub username: &'a str,
+    /// The `display_name` field.
+    pub display_name: &'a str,
+    /// The `email` field.
+    pub email: &'a str,
+    /// The `email_verified` field.
+    pub email_verified: bool,
+    /// The `verified` field.
+    pub verified: bool,
+    /// The `phone` field.
+    pub phone: &'a str,
+    /// RFC 3339 timestamps.
+    pub created_at: &'a str,
+    /// The `updated_at` field.
+    pub updated_at: &'a str,
+    /// The `last_login_at` field.
+    pub last_login_at: &'a str,
+    /// The `age` field.
+    pub age: i64,
+    /// The `score` field.
+    pub score: f64,
+    /// The `reputation` field.
+    pub reputation: i64,
+    /// A whole number stored as a float (`3.0`): must stay a float.
+    pub karma_ratio: f64,
+    /// The `is_admin` field.
+    pub is_admin: bool,
+    /// The `is_bot` field.
+    pub is_bot: bool,
+    /// The `locale` field.
+    pub locale: &'a str,
+    /// The `timezone` field.
+    pub timezone: &'a str,
+    /// The `tags` field.
+    pub tags: Vec<&'a str>,
+    /// The `address` field.
+    pub address: UserAddressRef<'a>,
+    /// The `settings` field.
+    pub settings: UserSettingsRef<'a>,
+    /// The `linked_accounts` field.
+    pub linked_accounts: Vec<LinkedAccountRef<'a>>,
+    /// The `stats` field.
+    pub stats: UserStatsRef<'a>,
+    /// The `avatar_url` field.
+    pub avatar_url: &'a str,
+    /// Non-ASCII text (Swedish, Japanese, Russian, emoji).
+    pub bio: &'a str,
+    /// The `website` field.
+    pub website: &'a str,
+    /// The `pronouns` field.
+    pub pronouns: &'a str,
+    /// Null in the fixture; a date when set.
+    pub birthday: Option<&'a str>,
+    /// Null in the fixture; a user id when set.
+    pub referrer_id: Option<i64>,
+    /// The `subscription` field.
+    pub subscription: SubscriptionRef<'a>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for UserProfileRef<'a> {
+    type Owned = UserProfile;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<UserProfile as flexbuf::FlexCoder>::FINGERPRINT, &m, &UserProfile::LAYOUT)?;
+        let f_address = match __lookup(&m, fast, 0, "address")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("address"))),
+            Some(v) => <UserAddressRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("address"))?,
+            None => return Err(__missing("address")),
+        };
+        let f_age = match __lookup(&m, fast, 1, "age")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("age"))),
+            Some(v) => __field::i64(v).map_err(__at_key("age"))?,
+            None => Default::default(),
+        };
+        let f_avatar_url = match __lookup(&m, fast, 2, "avatar_url")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("avatar_url"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("avatar_url"))?,
+            None => Default::default(),
+        };
+        let f_bio = match __lookup(&m, fast, 3, "bio")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("bio"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("bio"))?,
+            None => Default::default(),
+        };
+        let f_birthday = match __lookup(&m, fast, 4, "birthday")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("birthday"))?),
+            None => None,
+        };
+        let f_created_at = match __lookup(&m, fast, 5, "created_at")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("created_at"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("created_at"))?,
+            None => Default::default(),
+        };
+        let f_display_name = match __lookup(&m, fast, 6, "display_name")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("display_name"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("display_name"))?,
+            None => Default::default(),
+        };
+        let f_email = match __lookup(&m, fast, 7, "email")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("email"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("email"))?,
+            None => Default::default(),
+        };
+        let f_email_verified = match __lookup(&m, fast, 8, "email_verified")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("email_verified"))),
+            Some(v) => __field::bool(v).map_err(__at_key("email_verified"))?,
+            None => Default::default(),
+        };
+        let f_id = match __lookup(&m, fast, 9, "id")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
+            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
+            None => Default::default(),
+        };
+        let f_is_admin = match __lookup(&m, fast, 10, "is_admin")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("is_admin"))),
+            Some(v) => __field::bool(v).map_err(__at_key("is_admin"))?,
+            None => Default::default(),
+        };
+        let f_is_bot = match __lookup(&m, fast, 11, "is_bot")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("is_bot"))),
+            Some(v) => __field::bool(v).map_err(__at_key("is_bot"))?,
+            None => Default::default(),
+        };
+        let f_karma_ratio = match __lookup(&m, fast, 12, "karma_ratio")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("karma_ratio"))),
+            Some(v) => __field::f64(v).map_err(__at_key("karma_ratio"))?,
+            None => Default::default(),
+        };
+        let f_last_login_at = match __lookup(&m, fast, 13, "last_login_at")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("last_login_at"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("last_login_at"))?,
+            None => Default::default(),
+        };
+        let f_linked_accounts = match __lookup(&m, fast, 14, "linked_accounts")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("linked_accounts"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <LinkedAccountRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("linked_accounts"))?,
+            None => Default::default(),
+        };
+        let f_locale = match __lookup(&m, fast, 15, "locale")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("locale"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("locale"))?,
+            None => Default::default(),
+        };
+        let f_phone = match __lookup(&m, fast, 16, "phone")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("phone"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("phone"))?,
+            None => Default::default(),
+        };
+        let f_pronouns = match __lookup(&m, fast, 17, "pronouns")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("pronouns"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("pronouns"))?,
+            None => Default::default(),
+        };
+        let f_referrer_id = match __lookup(&m, fast, 18, "referrer_id")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::i64(v).map_err(__at_key("referrer_id"))?),
+            None => None,
+        };
+        let f_reputation = match __lookup(&m, fast, 19, "reputation")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("reputation"))),
+            Some(v) => __field::i64(v).map_err(__at_key("reputation"))?,
+            None => Default::default(),
+        };
+        let f_score = match __lookup(&m, fast, 20, "score")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("score"))),
+            Some(v) => __field::f64(v).map_err(__at_key("score"))?,
+            None => Default::default(),
+        };
+        let f_settings = match __lookup(&m, fast, 21, "settings")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("settings"))),
+            Some(v) => <UserSettingsRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("settings"))?,
+            None => return Err(__missing("settings")),
+        };
+        let f_stats = match __lookup(&m, fast, 22, "stats")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("stats"))),
+            Some(v) => <UserStatsRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("stats"))?,
+            None => return Err(__missing("stats")),
+        };
+        let f_subscription = match __lookup(&m, fast, 23, "subscription")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("subscription"))),
+            Some(v) => <SubscriptionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("subscription"))?,
+            None => return Err(__missing("subscription")),
+        };
+        let f_tags = match __lookup(&m, fast, 24, "tags")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
+            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("tags"))?,
+            None => Default::default(),
+        };
+        let f_timezone = match __lookup(&m, fast, 25, "timezone")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("timezone"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("timezone"))?,
+            None => Default::default(),
+        };
+        let f_updated_at = match __lookup(&m, fast, 26, "updated_at")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("updated_at"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("updated_at"))?,
+            None => Default::default(),
+        };
+        let f_username = match __lookup(&m, fast, 27, "username")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("username"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("username"))?,
+            None => Default::default(),
+        };
+        let f_uuid = match __lookup(&m, fast, 28, "uuid")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("uuid"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("uuid"))?,
+            None => Default::default(),
+        };
+        let f_verified = match __lookup(&m, fast, 29, "verified")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("verified"))),
+            Some(v) => __field::bool(v).map_err(__at_key("verified"))?,
+            None => Default::default(),
+        };
+        let f_website = match __lookup(&m, fast, 30, "website")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("website"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("website"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            id: f_id,
+            uuid: f_uuid,
+            username: f_username,
+            display_name: f_display_name,
+            email: f_email,
+            email_verified: f_email_verified,
+            verified: f_verified,
+            phone: f_phone,
+            created_at: f_created_at,
+            updated_at: f_updated_at,
+            last_login_at: f_last_login_at,
+            age: f_age,
+            score: f_score,
+            reputation: f_reputation,
+            karma_ratio: f_karma_ratio,
+            is_admin: f_is_admin,
+            is_bot: f_is_bot,
+            locale: f_locale,
+            timezone: f_timezone,
+            tags: f_tags,
+            address: f_address,
+            settings: f_settings,
+            linked_accounts: f_linked_accounts,
+            stats: f_stats,
+            avatar_url: f_avatar_url,
+            bio: f_bio,
+            website: f_website,
+            pronouns: f_pronouns,
+            birthday: f_birthday,
+            referrer_id: f_referrer_id,
+            subscription: f_subscription,
+        })
+    }
+
+    fn into_owned(self) -> UserProfile {
+        UserProfile {
+            id: self.id,
+            uuid: String::from(self.uuid),
+            username: String::from(self.username),
+            display_name: String::from(self.display_name),
+            email: String::from(self.email),
+            email_verified: self.email_verified,
+            verified: self.verified,
+            phone: String::from(self.phone),
+            created_at: String::from(self.created_at),
+            updated_at: String::from(self.updated_at),
+            last_login_at: String::from(self.last_login_at),
+            age: self.age,
+            score: self.score,
+            reputation: self.reputation,
+            karma_ratio: self.karma_ratio,
+            is_admin: self.is_admin,
+            is_bot: self.is_bot,
+            locale: String::from(self.locale),
+            timezone: String::from(self.timezone),
+            tags: self.tags.into_iter().map(String::from).collect(),
+            address: flexbuf::FlexBorrow::into_owned(self.address),
+            settings: flexbuf::FlexBorrow::into_owned(self.settings),
+            linked_accounts: self.linked_accounts.into_iter().map(flexbuf::FlexBorrow::into_owned).collect(),
+            stats: self.stats,
+            avatar_url: String::from(self.avatar_url),
+            bio: String::from(self.bio),
+            website: String::from(self.website),
+            pronouns: String::from(self.pronouns),
+            birthday: self.birthday.map(String::from),
+            referrer_id: self.referrer_id,
+            subscription: flexbuf::FlexBorrow::into_owned(self.subscription),
+        }
+    }
+}
+
 /// Reads single fields of a [`UserProfile`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct UserProfileView<'a> {
@@ -629,6 +933,74 @@ impl flexbuf::FlexCoder for UserAddress {
     }
 }
 
+/// [`UserAddress`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserAddressRef<'a> {
+    /// The `street` field.
+    pub street: &'a str,
+    /// The `city` field.
+    pub city: &'a str,
+    /// The `zip` field.
+    pub zip: &'a str,
+    /// The `country` field.
+    pub country: &'a str,
+    /// The `geo` field.
+    pub geo: GeoPointRef<'a>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for UserAddressRef<'a> {
+    type Owned = UserAddress;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<UserAddress as flexbuf::FlexCoder>::FINGERPRINT, &m, &UserAddress::LAYOUT)?;
+        let f_city = match __lookup(&m, fast, 0, "city")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("city"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("city"))?,
+            None => Default::default(),
+        };
+        let f_country = match __lookup(&m, fast, 1, "country")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("country"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("country"))?,
+            None => Default::default(),
+        };
+        let f_geo = match __lookup(&m, fast, 2, "geo")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("geo"))),
+            Some(v) => <GeoPointRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("geo"))?,
+            None => return Err(__missing("geo")),
+        };
+        let f_street = match __lookup(&m, fast, 3, "street")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("street"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("street"))?,
+            None => Default::default(),
+        };
+        let f_zip = match __lookup(&m, fast, 4, "zip")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("zip"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("zip"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            street: f_street,
+            city: f_city,
+            zip: f_zip,
+            country: f_country,
+            geo: f_geo,
+        })
+    }
+
+    fn into_owned(self) -> UserAddress {
+        UserAddress {
+            street: String::from(self.street),
+            city: String::from(self.city),
+            zip: String::from(self.zip),
+            country: String::from(self.country),
+            geo: self.geo,
+        }
+    }
+}
+
 /// Reads single fields of a [`UserAddress`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct UserAddressView<'a> {
@@ -734,6 +1106,21 @@ impl flexbuf::FlexCoder for GeoPoint {
             lat: f_lat,
             lon: f_lon,
         })
+    }
+}
+
+/// [`GeoPoint`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type GeoPointRef<'a> = GeoPoint;
+
+impl<'a> flexbuf::FlexBorrow<'a> for GeoPoint {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
     }
 }
 
@@ -854,6 +1241,74 @@ impl flexbuf::FlexCoder for UserSettings {
     }
 }
 
+/// [`UserSettings`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserSettingsRef<'a> {
+    /// The `theme` field.
+    pub theme: &'a str,
+    /// The `notifications` field.
+    pub notifications: NotificationSettingsRef<'a>,
+    /// The `language` field.
+    pub language: &'a str,
+    /// The `two_factor` field.
+    pub two_factor: bool,
+    /// The `font_scale` field.
+    pub font_scale: f64,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for UserSettingsRef<'a> {
+    type Owned = UserSettings;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<UserSettings as flexbuf::FlexCoder>::FINGERPRINT, &m, &UserSettings::LAYOUT)?;
+        let f_font_scale = match __lookup(&m, fast, 0, "font_scale")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("font_scale"))),
+            Some(v) => __field::f64(v).map_err(__at_key("font_scale"))?,
+            None => Default::default(),
+        };
+        let f_language = match __lookup(&m, fast, 1, "language")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("language"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("language"))?,
+            None => Default::default(),
+        };
+        let f_notifications = match __lookup(&m, fast, 2, "notifications")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("notifications"))),
+            Some(v) => <NotificationSettingsRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("notifications"))?,
+            None => return Err(__missing("notifications")),
+        };
+        let f_theme = match __lookup(&m, fast, 3, "theme")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("theme"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("theme"))?,
+            None => Default::default(),
+        };
+        let f_two_factor = match __lookup(&m, fast, 4, "two_factor")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("two_factor"))),
+            Some(v) => __field::bool(v).map_err(__at_key("two_factor"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            theme: f_theme,
+            notifications: f_notifications,
+            language: f_language,
+            two_factor: f_two_factor,
+            font_scale: f_font_scale,
+        })
+    }
+
+    fn into_owned(self) -> UserSettings {
+        UserSettings {
+            theme: String::from(self.theme),
+            notifications: self.notifications,
+            language: String::from(self.language),
+            two_factor: self.two_factor,
+            font_scale: self.font_scale,
+        }
+    }
+}
+
 /// Reads single fields of a [`UserSettings`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct UserSettingsView<'a> {
@@ -971,6 +1426,21 @@ impl flexbuf::FlexCoder for NotificationSettings {
     }
 }
 
+/// [`NotificationSettings`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type NotificationSettingsRef<'a> = NotificationSettings;
+
+impl<'a> flexbuf::FlexBorrow<'a> for NotificationSettings {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
+    }
+}
+
 /// Reads single fields of a [`NotificationSettings`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct NotificationSettingsView<'a> {
@@ -1082,6 +1552,65 @@ impl flexbuf::FlexCoder for LinkedAccount {
             linked_at: f_linked_at,
             primary: f_primary,
         })
+    }
+}
+
+/// [`LinkedAccount`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkedAccountRef<'a> {
+    /// The `provider` field.
+    pub provider: &'a str,
+    /// The `handle` field.
+    pub handle: &'a str,
+    /// The `linked_at` field.
+    pub linked_at: &'a str,
+    /// The `primary` field.
+    pub primary: bool,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for LinkedAccountRef<'a> {
+    type Owned = LinkedAccount;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<LinkedAccount as flexbuf::FlexCoder>::FINGERPRINT, &m, &LinkedAccount::LAYOUT)?;
+        let f_handle = match __lookup(&m, fast, 0, "handle")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("handle"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("handle"))?,
+            None => Default::default(),
+        };
+        let f_linked_at = match __lookup(&m, fast, 1, "linked_at")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("linked_at"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("linked_at"))?,
+            None => Default::default(),
+        };
+        let f_primary = match __lookup(&m, fast, 2, "primary")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("primary"))),
+            Some(v) => __field::bool(v).map_err(__at_key("primary"))?,
+            None => Default::default(),
+        };
+        let f_provider = match __lookup(&m, fast, 3, "provider")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("provider"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("provider"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            provider: f_provider,
+            handle: f_handle,
+            linked_at: f_linked_at,
+            primary: f_primary,
+        })
+    }
+
+    fn into_owned(self) -> LinkedAccount {
+        LinkedAccount {
+            provider: String::from(self.provider),
+            handle: String::from(self.handle),
+            linked_at: String::from(self.linked_at),
+            primary: self.primary,
+        }
     }
 }
 
@@ -1223,6 +1752,21 @@ impl flexbuf::FlexCoder for UserStats {
     }
 }
 
+/// [`UserStats`] has nothing to borrow from a buffer: it is its own borrowed form.
+pub type UserStatsRef<'a> = UserStats;
+
+impl<'a> flexbuf::FlexBorrow<'a> for UserStats {
+    type Owned = Self;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        <Self as flexbuf::FlexCoder>::decode_from(r, cx)
+    }
+
+    fn into_owned(self) -> Self {
+        self
+    }
+}
+
 /// Reads single fields of a [`UserStats`] straight from the bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct UserStatsView<'a> {
@@ -1352,6 +1896,65 @@ impl flexbuf::FlexCoder for Subscription {
             price: f_price,
             seats: f_seats,
         })
+    }
+}
+
+/// [`Subscription`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SubscriptionRef<'a> {
+    /// The `plan` field.
+    pub plan: &'a str,
+    /// The `renews_at` field.
+    pub renews_at: &'a str,
+    /// The `price` field.
+    pub price: f64,
+    /// The `seats` field.
+    pub seats: i64,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for SubscriptionRef<'a> {
+    type Owned = Subscription;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<Subscription as flexbuf::FlexCoder>::FINGERPRINT, &m, &Subscription::LAYOUT)?;
+        let f_plan = match __lookup(&m, fast, 0, "plan")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("plan"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("plan"))?,
+            None => Default::default(),
+        };
+        let f_price = match __lookup(&m, fast, 1, "price")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("price"))),
+            Some(v) => __field::f64(v).map_err(__at_key("price"))?,
+            None => Default::default(),
+        };
+        let f_renews_at = match __lookup(&m, fast, 2, "renews_at")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("renews_at"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("renews_at"))?,
+            None => Default::default(),
+        };
+        let f_seats = match __lookup(&m, fast, 3, "seats")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("seats"))),
+            Some(v) => __field::i64(v).map_err(__at_key("seats"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            plan: f_plan,
+            renews_at: f_renews_at,
+            price: f_price,
+            seats: f_seats,
+        })
+    }
+
+    fn into_owned(self) -> Subscription {
+        Subscription {
+            plan: String::from(self.plan),
+            renews_at: String::from(self.renews_at),
+            price: self.price,
+            seats: self.seats,
+        }
     }
 }
 

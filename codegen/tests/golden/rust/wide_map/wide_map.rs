@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// One flat map of 80 fields: 16 each of ints, floats, bools, short strings
 /// and nulls, the key prefix giving the type (the root of wide_map.json).
@@ -834,6 +836,749 @@ impl flexbuf::FlexCoder for WideMap {
             s_78: f_s_78,
             n_79: f_n_79,
         })
+    }
+}
+
+/// [`WideMap`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WideMapRef<'a> {
+    /// The `i_00` field.
+    pub i_00: i64,
+    /// The `f_01` field.
+    pub f_01: f64,
+    /// The `b_02` field.
+    pub b_02: bool,
+    /// The `s_03` field.
+    pub s_03: &'a str,
+    /// The `n_04` field.
+    pub n_04: Option<&'a str>,
+    /// The `i_05` field.
+    pub i_05: i64,
+    /// The `f_06` field.
+    pub f_06: f64,
+    /// The `b_07` field.
+    pub b_07: bool,
+    /// The `s_08` field.
+    pub s_08: &'a str,
+    /// The `n_09` field.
+    pub n_09: Option<&'a str>,
+    /// The `i_10` field.
+    pub i_10: i64,
+    /// The `f_11` field.
+    pub f_11: f64,
+    /// The `b_12` field.
+    pub b_12: bool,
+    /// The `s_13` field.
+    pub s_13: &'a str,
+    /// The `n_14` field.
+    pub n_14: Option<&'a str>,
+    /// The `i_15` field.
+    pub i_15: i64,
+    /// The `f_16` field.
+    pub f_16: f64,
+    /// The `b_17` field.
+    pub b_17: bool,
+    /// The `s_18` field.
+    pub s_18: &'a str,
+    /// The `n_19` field.
+    pub n_19: Option<&'a str>,
+    /// The `i_20` field.
+    pub i_20: i64,
+    /// The `f_21` field.
+    pub f_21: f64,
+    /// The `b_22` field.
+    pub b_22: bool,
+    /// The `s_23` field.
+    pub s_23: &'a str,
+    /// The `n_24` field.
+    pub n_24: Option<&'a str>,
+    /// The `i_25` field.
+    pub i_25: i64,
+    /// The `f_26` field.
+    pub f_26: f64,
+    /// The `b_27` field.
+    pub b_27: bool,
+    /// The `s_28` field.
+    pub s_28: &'a str,
+    /// The `n_29` field.
+    pub n_29: Option<&'a str>,
+    /// The `i_30` field.
+    pub i_30: i64,
+    /// The `f_31` field.
+    pub f_31: f64,
+    /// The `b_32` field.
+    pub b_32: bool,
+    /// The `s_33` field.
+    pub s_33: &'a str,
+    /// The `n_34` field.
+    pub n_34: Option<&'a str>,
+    /// The `i_35` field.
+    pub i_35: i64,
+    /// The `f_36` field.
+    pub f_36: f64,
+    /// The `b_37` field.
+    pub b_37: bool,
+    /// The `s_38` field.
+    pub s_38: &'a str,
+    /// The `n_39` field.
+    pub n_39: Option<&'a str>,
+    /// The `i_40` field.
+    pub i_40: i64,
+    /// The `f_41` field.
+    pub f_41: f64,
+    /// The `b_42` field.
+    pub b_42: bool,
+    /// The `s_43` field.
+    pub s_43: &'a str,
+    /// The `n_44` field.
+    pub n_44: Option<&'a str>,
+    /// The `i_45` field.
+    pub i_45: i64,
+    /// The `f_46` field.
+    pub f_46: f64,
+    /// The `b_47` field.
+    pub b_47: bool,
+    /// The `s_48` field.
+    pub s_48: &'a str,
+    /// The `n_49` field.
+    pub n_49: Option<&'a str>,
+    /// The `i_50` field.
+    pub i_50: i64,
+    /// The `f_51` field.
+    pub f_51: f64,
+    /// The `b_52` field.
+    pub b_52: bool,
+    /// The `s_53` field.
+    pub s_53: &'a str,
+    /// The `n_54` field.
+    pub n_54: Option<&'a str>,
+    /// The `i_55` field.
+    pub i_55: i64,
+    /// The `f_56` field.
+    pub f_56: f64,
+    /// The `b_57` field.
+    pub b_57: bool,
+    /// The `s_58` field.
+    pub s_58: &'a str,
+    /// The `n_59` field.
+    pub n_59: Option<&'a str>,
+    /// The `i_60` field.
+    pub i_60: i64,
+    /// The `f_61` field.
+    pub f_61: f64,
+    /// The `b_62` field.
+    pub b_62: bool,
+    /// The `s_63` field.
+    pub s_63: &'a str,
+    /// The `n_64` field.
+    pub n_64: Option<&'a str>,
+    /// The `i_65` field.
+    pub i_65: i64,
+    /// The `f_66` field.
+    pub f_66: f64,
+    /// The `b_67` field.
+    pub b_67: bool,
+    /// The `s_68` field.
+    pub s_68: &'a str,
+    /// The `n_69` field.
+    pub n_69: Option<&'a str>,
+    /// The `i_70` field.
+    pub i_70: i64,
+    /// The `f_71` field.
+    pub f_71: f64,
+    /// The `b_72` field.
+    pub b_72: bool,
+    /// The `s_73` field.
+    pub s_73: &'a str,
+    /// The `n_74` field.
+    pub n_74: Option<&'a str>,
+    /// The `i_75` field.
+    pub i_75: i64,
+    /// The `f_76` field.
+    pub f_76: f64,
+    /// The `b_77` field.
+    pub b_77: bool,
+    /// The `s_78` field.
+    pub s_78: &'a str,
+    /// The `n_79` field.
+    pub n_79: Option<&'a str>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for WideMapRef<'a> {
+    type Owned = WideMap;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<WideMap as flexbuf::FlexCoder>::FINGERPRINT, &m, &WideMap::LAYOUT)?;
+        let f_b_02 = match __lookup(&m, fast, 0, "b_02")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_02"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_02"))?,
+            None => Default::default(),
+        };
+        let f_b_07 = match __lookup(&m, fast, 1, "b_07")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_07"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_07"))?,
+            None => Default::default(),
+        };
+        let f_b_12 = match __lookup(&m, fast, 2, "b_12")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_12"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_12"))?,
+            None => Default::default(),
+        };
+        let f_b_17 = match __lookup(&m, fast, 3, "b_17")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_17"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_17"))?,
+            None => Default::default(),
+        };
+        let f_b_22 = match __lookup(&m, fast, 4, "b_22")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_22"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_22"))?,
+            None => Default::default(),
+        };
+        let f_b_27 = match __lookup(&m, fast, 5, "b_27")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_27"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_27"))?,
+            None => Default::default(),
+        };
+        let f_b_32 = match __lookup(&m, fast, 6, "b_32")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_32"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_32"))?,
+            None => Default::default(),
+        };
+        let f_b_37 = match __lookup(&m, fast, 7, "b_37")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_37"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_37"))?,
+            None => Default::default(),
+        };
+        let f_b_42 = match __lookup(&m, fast, 8, "b_42")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_42"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_42"))?,
+            None => Default::default(),
+        };
+        let f_b_47 = match __lookup(&m, fast, 9, "b_47")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_47"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_47"))?,
+            None => Default::default(),
+        };
+        let f_b_52 = match __lookup(&m, fast, 10, "b_52")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_52"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_52"))?,
+            None => Default::default(),
+        };
+        let f_b_57 = match __lookup(&m, fast, 11, "b_57")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_57"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_57"))?,
+            None => Default::default(),
+        };
+        let f_b_62 = match __lookup(&m, fast, 12, "b_62")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_62"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_62"))?,
+            None => Default::default(),
+        };
+        let f_b_67 = match __lookup(&m, fast, 13, "b_67")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_67"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_67"))?,
+            None => Default::default(),
+        };
+        let f_b_72 = match __lookup(&m, fast, 14, "b_72")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_72"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_72"))?,
+            None => Default::default(),
+        };
+        let f_b_77 = match __lookup(&m, fast, 15, "b_77")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_77"))),
+            Some(v) => __field::bool(v).map_err(__at_key("b_77"))?,
+            None => Default::default(),
+        };
+        let f_f_01 = match __lookup(&m, fast, 16, "f_01")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_01"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_01"))?,
+            None => Default::default(),
+        };
+        let f_f_06 = match __lookup(&m, fast, 17, "f_06")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_06"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_06"))?,
+            None => Default::default(),
+        };
+        let f_f_11 = match __lookup(&m, fast, 18, "f_11")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_11"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_11"))?,
+            None => Default::default(),
+        };
+        let f_f_16 = match __lookup(&m, fast, 19, "f_16")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_16"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_16"))?,
+            None => Default::default(),
+        };
+        let f_f_21 = match __lookup(&m, fast, 20, "f_21")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_21"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_21"))?,
+            None => Default::default(),
+        };
+        let f_f_26 = match __lookup(&m, fast, 21, "f_26")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_26"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_26"))?,
+            None => Default::default(),
+        };
+        let f_f_31 = match __lookup(&m, fast, 22, "f_31")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_31"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_31"))?,
+            None => Default::default(),
+        };
+        let f_f_36 = match __lookup(&m, fast, 23, "f_36")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_36"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_36"))?,
+            None => Default::default(),
+        };
+        let f_f_41 = match __lookup(&m, fast, 24, "f_41")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_41"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_41"))?,
+            None => Default::default(),
+        };
+        let f_f_46 = match __lookup(&m, fast, 25, "f_46")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_46"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_46"))?,
+            None => Default::default(),
+        };
+        let f_f_51 = match __lookup(&m, fast, 26, "f_51")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_51"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_51"))?,
+            None => Default::default(),
+        };
+        let f_f_56 = match __lookup(&m, fast, 27, "f_56")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_56"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_56"))?,
+            None => Default::default(),
+        };
+        let f_f_61 = match __lookup(&m, fast, 28, "f_61")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_61"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_61"))?,
+            None => Default::default(),
+        };
+        let f_f_66 = match __lookup(&m, fast, 29, "f_66")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_66"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_66"))?,
+            None => Default::default(),
+        };
+        let f_f_71 = match __lookup(&m, fast, 30, "f_71")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_71"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_71"))?,
+            None => Default::default(),
+        };
+        let f_f_76 = match __lookup(&m, fast, 31, "f_76")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_76"))),
+            Some(v) => __field::f64(v).map_err(__at_key("f_76"))?,
+            None => Default::default(),
+        };
+        let f_i_00 = match __lookup(&m, fast, 32, "i_00")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_00"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_00"))?,
+            None => Default::default(),
+        };
+        let f_i_05 = match __lookup(&m, fast, 33, "i_05")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_05"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_05"))?,
+            None => Default::default(),
+        };
+        let f_i_10 = match __lookup(&m, fast, 34, "i_10")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_10"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_10"))?,
+            None => Default::default(),
+        };
+        let f_i_15 = match __lookup(&m, fast, 35, "i_15")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_15"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_15"))?,
+            None => Default::default(),
+        };
+        let f_i_20 = match __lookup(&m, fast, 36, "i_20")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_20"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_20"))?,
+            None => Default::default(),
+        };
+        let f_i_25 = match __lookup(&m, fast, 37, "i_25")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_25"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_25"))?,
+            None => Default::default(),
+        };
+        let f_i_30 = match __lookup(&m, fast, 38, "i_30")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_30"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_30"))?,
+            None => Default::default(),
+        };
+        let f_i_35 = match __lookup(&m, fast, 39, "i_35")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_35"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_35"))?,
+            None => Default::default(),
+        };
+        let f_i_40 = match __lookup(&m, fast, 40, "i_40")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_40"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_40"))?,
+            None => Default::default(),
+        };
+        let f_i_45 = match __lookup(&m, fast, 41, "i_45")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_45"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_45"))?,
+            None => Default::default(),
+        };
+        let f_i_50 = match __lookup(&m, fast, 42, "i_50")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_50"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_50"))?,
+            None => Default::default(),
+        };
+        let f_i_55 = match __lookup(&m, fast, 43, "i_55")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_55"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_55"))?,
+            None => Default::default(),
+        };
+        let f_i_60 = match __lookup(&m, fast, 44, "i_60")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_60"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_60"))?,
+            None => Default::default(),
+        };
+        let f_i_65 = match __lookup(&m, fast, 45, "i_65")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_65"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_65"))?,
+            None => Default::default(),
+        };
+        let f_i_70 = match __lookup(&m, fast, 46, "i_70")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_70"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_70"))?,
+            None => Default::default(),
+        };
+        let f_i_75 = match __lookup(&m, fast, 47, "i_75")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_75"))),
+            Some(v) => __field::i64(v).map_err(__at_key("i_75"))?,
+            None => Default::default(),
+        };
+        let f_n_04 = match __lookup(&m, fast, 48, "n_04")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_04"))?),
+            None => None,
+        };
+        let f_n_09 = match __lookup(&m, fast, 49, "n_09")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_09"))?),
+            None => None,
+        };
+        let f_n_14 = match __lookup(&m, fast, 50, "n_14")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_14"))?),
+            None => None,
+        };
+        let f_n_19 = match __lookup(&m, fast, 51, "n_19")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_19"))?),
+            None => None,
+        };
+        let f_n_24 = match __lookup(&m, fast, 52, "n_24")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_24"))?),
+            None => None,
+        };
+        let f_n_29 = match __lookup(&m, fast, 53, "n_29")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_29"))?),
+            None => None,
+        };
+        let f_n_34 = match __lookup(&m, fast, 54, "n_34")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_34"))?),
+            None => None,
+        };
+        let f_n_39 = match __lookup(&m, fast, 55, "n_39")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_39"))?),
+            None => None,
+        };
+        let f_n_44 = match __lookup(&m, fast, 56, "n_44")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_44"))?),
+            None => None,
+        };
+        let f_n_49 = match __lookup(&m, fast, 57, "n_49")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_49"))?),
+            None => None,
+        };
+        let f_n_54 = match __lookup(&m, fast, 58, "n_54")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_54"))?),
+            None => None,
+        };
+        let f_n_59 = match __lookup(&m, fast, 59, "n_59")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_59"))?),
+            None => None,
+        };
+        let f_n_64 = match __lookup(&m, fast, 60, "n_64")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_64"))?),
+            None => None,
+        };
+        let f_n_69 = match __lookup(&m, fast, 61, "n_69")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_69"))?),
+            None => None,
+        };
+        let f_n_74 = match __lookup(&m, fast, 62, "n_74")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_74"))?),
+            None => None,
+        };
+        let f_n_79 = match __lookup(&m, fast, 63, "n_79")? {
+            Some(v) if v.is_null() => None,
+            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_79"))?),
+            None => None,
+        };
+        let f_s_03 = match __lookup(&m, fast, 64, "s_03")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_03"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_03"))?,
+            None => Default::default(),
+        };
+        let f_s_08 = match __lookup(&m, fast, 65, "s_08")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_08"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_08"))?,
+            None => Default::default(),
+        };
+        let f_s_13 = match __lookup(&m, fast, 66, "s_13")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_13"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_13"))?,
+            None => Default::default(),
+        };
+        let f_s_18 = match __lookup(&m, fast, 67, "s_18")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_18"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_18"))?,
+            None => Default::default(),
+        };
+        let f_s_23 = match __lookup(&m, fast, 68, "s_23")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_23"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_23"))?,
+            None => Default::default(),
+        };
+        let f_s_28 = match __lookup(&m, fast, 69, "s_28")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_28"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_28"))?,
+            None => Default::default(),
+        };
+        let f_s_33 = match __lookup(&m, fast, 70, "s_33")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_33"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_33"))?,
+            None => Default::default(),
+        };
+        let f_s_38 = match __lookup(&m, fast, 71, "s_38")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_38"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_38"))?,
+            None => Default::default(),
+        };
+        let f_s_43 = match __lookup(&m, fast, 72, "s_43")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_43"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_43"))?,
+            None => Default::default(),
+        };
+        let f_s_48 = match __lookup(&m, fast, 73, "s_48")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_48"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_48"))?,
+            None => Default::default(),
+        };
+        let f_s_53 = match __lookup(&m, fast, 74, "s_53")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_53"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_53"))?,
+            None => Default::default(),
+        };
+        let f_s_58 = match __lookup(&m, fast, 75, "s_58")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_58"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_58"))?,
+            None => Default::default(),
+        };
+        let f_s_63 = match __lookup(&m, fast, 76, "s_63")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_63"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_63"))?,
+            None => Default::default(),
+        };
+        let f_s_68 = match __lookup(&m, fast, 77, "s_68")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_68"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_68"))?,
+            None => Default::default(),
+        };
+        let f_s_73 = match __lookup(&m, fast, 78, "s_73")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_73"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_73"))?,
+            None => Default::default(),
+        };
+        let f_s_78 = match __lookup(&m, fast, 79, "s_78")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_78"))),
+            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_78"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            i_00: f_i_00,
+            f_01: f_f_01,
+            b_02: f_b_02,
+            s_03: f_s_03,
+            n_04: f_n_04,
+            i_05: f_i_05,
+            f_06: f_f_06,
+            b_07: f_b_07,
+            s_08: f_s_08,
+            n_09: f_n_09,
+            i_10: f_i_10,
+            f_11: f_f_11,
+            b_12: f_b_12,
+            s_13: f_s_13,
+            n_14: f_n_14,
+            i_15: f_i_15,
+            f_16: f_f_16,
+            b_17: f_b_17,
+            s_18: f_s_18,
+            n_19: f_n_19,
+            i_20: f_i_20,
+            f_21: f_f_21,
+            b_22: f_b_22,
+            s_23: f_s_23,
+            n_24: f_n_24,
+            i_25: f_i_25,
+            f_26: f_f_26,
+            b_27: f_b_27,
+            s_28: f_s_28,
+            n_29: f_n_29,
+            i_30: f_i_30,
+            f_31: f_f_31,
+            b_32: f_b_32,
+            s_33: f_s_33,
+            n_34: f_n_34,
+            i_35: f_i_35,
+            f_36: f_f_36,
+            b_37: f_b_37,
+            s_38: f_s_38,
+            n_39: f_n_39,
+            i_40: f_i_40,
+            f_41: f_f_41,
+            b_42: f_b_42,
+            s_43: f_s_43,
+            n_44: f_n_44,
+            i_45: f_i_45,
+            f_46: f_f_46,
+            b_47: f_b_47,
+            s_48: f_s_48,
+            n_49: f_n_49,
+            i_50: f_i_50,
+            f_51: f_f_51,
+            b_52: f_b_52,
+            s_53: f_s_53,
+            n_54: f_n_54,
+            i_55: f_i_55,
+            f_56: f_f_56,
+            b_57: f_b_57,
+            s_58: f_s_58,
+            n_59: f_n_59,
+            i_60: f_i_60,
+            f_61: f_f_61,
+            b_62: f_b_62,
+            s_63: f_s_63,
+            n_64: f_n_64,
+            i_65: f_i_65,
+            f_66: f_f_66,
+            b_67: f_b_67,
+            s_68: f_s_68,
+            n_69: f_n_69,
+            i_70: f_i_70,
+            f_71: f_f_71,
+            b_72: f_b_72,
+            s_73: f_s_73,
+            n_74: f_n_74,
+            i_75: f_i_75,
+            f_76: f_f_76,
+            b_77: f_b_77,
+            s_78: f_s_78,
+            n_79: f_n_79,
+        })
+    }
+
+    fn into_owned(self) -> WideMap {
+        WideMap {
+            i_00: self.i_00,
+            f_01: self.f_01,
+            b_02: self.b_02,
+            s_03: String::from(self.s_03),
+            n_04: self.n_04.map(String::from),
+            i_05: self.i_05,
+            f_06: self.f_06,
+            b_07: self.b_07,
+            s_08: String::from(self.s_08),
+            n_09: self.n_09.map(String::from),
+            i_10: self.i_10,
+            f_11: self.f_11,
+            b_12: self.b_12,
+            s_13: String::from(self.s_13),
+            n_14: self.n_14.map(String::from),
+            i_15: self.i_15,
+            f_16: self.f_16,
+            b_17: self.b_17,
+            s_18: String::from(self.s_18),
+            n_19: self.n_19.map(String::from),
+            i_20: self.i_20,
+            f_21: self.f_21,
+            b_22: self.b_22,
+            s_23: String::from(self.s_23),
+            n_24: self.n_24.map(String::from),
+            i_25: self.i_25,
+            f_26: self.f_26,
+            b_27: self.b_27,
+            s_28: String::from(self.s_28),
+            n_29: self.n_29.map(String::from),
+            i_30: self.i_30,
+            f_31: self.f_31,
+            b_32: self.b_32,
+            s_33: String::from(self.s_33),
+            n_34: self.n_34.map(String::from),
+            i_35: self.i_35,
+            f_36: self.f_36,
+            b_37: self.b_37,
+            s_38: String::from(self.s_38),
+            n_39: self.n_39.map(String::from),
+            i_40: self.i_40,
+            f_41: self.f_41,
+            b_42: self.b_42,
+            s_43: String::from(self.s_43),
+            n_44: self.n_44.map(String::from),
+            i_45: self.i_45,
+            f_46: self.f_46,
+            b_47: self.b_47,
+            s_48: String::from(self.s_48),
+            n_49: self.n_49.map(String::from),
+            i_50: self.i_50,
+            f_51: self.f_51,
+            b_52: self.b_52,
+            s_53: String::from(self.s_53),
+            n_54: self.n_54.map(String::from),
+            i_55: self.i_55,
+            f_56: self.f_56,
+            b_57: self.b_57,
+            s_58: String::from(self.s_58),
+            n_59: self.n_59.map(String::from),
+            i_60: self.i_60,
+            f_61: self.f_61,
+            b_62: self.b_62,
+            s_63: String::from(self.s_63),
+            n_64: self.n_64.map(String::from),
+            i_65: self.i_65,
+            f_66: self.f_66,
+            b_67: self.b_67,
+            s_68: String::from(self.s_68),
+            n_69: self.n_69.map(String::from),
+            i_70: self.i_70,
+            f_71: self.f_71,
+            b_72: self.b_72,
+            s_73: String::from(self.s_73),
+            n_74: self.n_74.map(String::from),
+            i_75: self.i_75,
+            f_76: self.f_76,
+            b_77: self.b_77,
+            s_78: String::from(self.s_78),
+            n_79: self.n_79.map(String::from),
+        }
     }
 }
 

@@ -3,6 +3,8 @@
 use flexbuf::typed::{at_key as __at_key, field as __field, lookup as __lookup, missing as __missing, unexpected_null as __null, union_entry as __union_entry, unknown_enum as __unknown_enum, unknown_variant as __unknown_variant};
 #[allow(unused_imports)]
 use flexbuf::FlexCoder as _;
+#[allow(unused_imports)]
+use flexbuf::FlexBorrow as _;
 
 /// 10,000 small ints and one `i64::MAX` (the root of width_bomb.json).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -41,6 +43,38 @@ impl flexbuf::FlexCoder for WidthBomb {
         Ok(Self {
             values: f_values,
         })
+    }
+}
+
+/// [`WidthBomb`] with its strings, blobs, map keys and numeric vectors borrowed from the buffer (see [`flexbuf::FlexBorrow`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WidthBombRef<'a> {
+    /// The `values` field.
+    pub values: ::std::borrow::Cow<'a, [i64]>,
+}
+
+impl<'a> flexbuf::FlexBorrow<'a> for WidthBombRef<'a> {
+    type Owned = WidthBomb;
+
+    fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
+        cx.enter()?;
+        let m = r.as_map()?;
+        let fast = cx.layout_proven(<WidthBomb as flexbuf::FlexCoder>::FINGERPRINT, &m, &WidthBomb::LAYOUT)?;
+        let f_values = match __lookup(&m, fast, 0, "values")? {
+            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("values"))),
+            Some(v) => __field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("values"))?,
+            None => Default::default(),
+        };
+        cx.leave();
+        Ok(Self {
+            values: f_values,
+        })
+    }
+
+    fn into_owned(self) -> WidthBomb {
+        WidthBomb {
+            values: ::std::borrow::Cow::into_owned(self.values),
+        }
     }
 }
 
