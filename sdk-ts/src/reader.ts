@@ -120,13 +120,18 @@ function compareKey(b: Buf, at: number, probe: Uint8Array): number {
 
 /** Root slot of a finished buffer: `[slot position, slot width, packed type]`. */
 export function rootSlot(b: Buf): [number, number, number] {
-  const n = b.u8.length;
+  return rootOf(b.u8);
+}
+
+/** {@link rootSlot} of raw bytes. */
+export function rootOf(u8: Uint8Array): [number, number, number] {
+  const n = u8.length;
   if (n < 3) throw fail("Truncated", "a buffer has at least 3 bytes", 0);
-  const w = b.u8[n - 1];
+  const w = u8[n - 1];
   if (w !== 1 && w !== 2 && w !== 4 && w !== 8) throw fail("BadWidth", `root width ${w}`, n - 1);
   const pos = n - 2 - w;
   if (pos < 0) throw fail("Truncated", "root slot before the buffer", 0);
-  return [pos, w, b.u8[n - 2]];
+  return [pos, w, u8[n - 2]];
 }
 
 /** The root value of `bytes`, for checked reads. */

@@ -20,7 +20,7 @@
 import { Builder, KeyLayout, KeyVector, Share } from "./builder.js";
 import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError, PathSegment } from "./error.js";
-import { Buf, rootSlot } from "./reader.js";
+import { rootOf } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, isTypedVector, T, typedElement, typeName } from "./types.js";
 import { compareUtf8, readUtf8, utf8Bytes } from "./utf8.js";
 import { verify } from "./verify.js";
@@ -185,8 +185,6 @@ export function checkArray<V extends ArrayLike<unknown>>(v: V, n: number, offset
 export class DecodeContext {
   /** The bytes. */
   readonly u8: Uint8Array;
-  /** Little-endian view of them. */
-  readonly dv: DataView;
   /** Buffer length. */
   readonly n: number;
   /** Element width set by {@link map} and {@link vector}. */
@@ -205,8 +203,10 @@ export class DecodeContext {
   private readonly keyedOnly: boolean;
   private nodes: number;
   private bytes: number;
-  private readonly layouts = new Map<number, KeySet | null>();
-  private readonly checked = new Set<number>();
+  // Created on first need: a small message decodes without allocating them.
+  private view: DataView | null = null;
+  private layouts: Map<number, KeySet | null> | null = null;
+  private checked: Set<number> | null = null;
   /** Serial number of this decode (see {@link KeySet.provenBy}). */
   private readonly serial = ++decodes;
   /** Keys of `{string: T}` fields already decoded, by position. */
@@ -215,7 +215,6 @@ export class DecodeContext {
   constructor(bytes: Uint8Array, options: TypedDecodeOptions = {}) {
     if (options.verify) verify(bytes, { maxDepth: options.maxDepth });
     this.u8 = bytes;
-    this.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.n = bytes.length;
     this.maxDepth = options.maxDepth ?? 64;
     this.keyedOnly = options.keyedOnly ?? false;
@@ -224,9 +223,15 @@ export class DecodeContext {
     this.bytes = budget.maxBytes;
   }
 
+  /** Little-endian view of the bytes (made on first use: floats and bigints only). */
+  get dv(): DataView {
+    const u8 = this.u8;
+    return this.view ?? (this.view = new DataView(u8.buffer, u8.byteOffset, u8.byteLength));
+  }
+
   /** The root slot: `[p, w, t]`. */
   root(): [number, number, number] {
-    return rootSlot(new Buf(this.u8));
+    return rootOf(this.u8);
   }
 
   /** Adds a path segment to a decode error. */
@@ -331,7 +336,8 @@ export class DecodeContext {
     const id = ka * 16 + kw;
     // The one comparison: this type's keys vector already proven in this buffer.
     if (keys.provenAt === id && keys.provenBy === this.serial) return !this.keyedOnly;
-    const known = this.layouts.get(id);
+    const layouts = this.layouts ?? (this.layouts = new Map());
+    const known = layouts.get(id);
     if (known === keys || (known != null && known.layout === keys.layout)) {
       keys.provenBy = this.serial;
       keys.provenAt = id;
@@ -340,21 +346,35 @@ export class DecodeContext {
     // Exactly the expected keys: valid UTF-8 and strictly ascending by
     // construction, so the general key check is only needed otherwise.
     if (this.matches(ka, kw, n, keys)) {
-      this.layouts.set(id, keys);
+      layouts.set(id, keys);
       keys.provenBy = this.serial;
       keys.provenAt = id;
       return !this.keyedOnly;
     }
-    if (!this.checked.has(id)) {
+    const checked = this.checked ?? (this.checked = new Set());
+    if (!checked.has(id)) {
       this.checkKeys(ka, kw, n);
-      this.checked.add(id);
+      checked.add(id);
     }
     return false;
   }
 
   private matches(ka: number, kw: number, n: number, keys: KeySet): boolean {
     if (n !== keys.names.length) return false;
+    if (n === 0) return true;
     const u8 = this.u8;
+    // Encoders write a type's keys as one block (Builder.keyVectorFor): then
+    // the proof is one run over the block's bytes plus one offset per key.
+    const { block, starts } = keys.layout;
+    const k0 = this.follow(ka, kw);
+    if (k0 + block.length <= this.n) {
+      let laidOut = true;
+      for (let i = 1; i < n && laidOut; i++) laidOut = this.follow(ka + i * kw, kw) === k0 + starts[i];
+      if (laidOut) {
+        for (let j = 0; j < block.length; j++) if (u8[k0 + j] !== block[j]) return false;
+        return true;
+      }
+    }
     for (let i = 0; i < n; i++) {
       const k = this.follow(ka + i * kw, kw);
       const want = keys.bytes[i];
@@ -556,12 +576,12 @@ export class DecodeContext {
     const code = t >> 2;
     if (code === T.Float) {
       if (w === 8) {
-        if (p + 8 > this.n) throw fail("Truncated", "read past the end of the buffer", p);
-        return this.dv.getFloat64(p, true);
+        if (p < 0 || p + 8 > this.n) throw fail("Truncated", "read past the end of the buffer", p);
+        return f64At(this.u8, p);
       }
       if (w === 4) {
-        if (p + 4 > this.n) throw fail("Truncated", "read past the end of the buffer", p);
-        return this.dv.getFloat32(p, true);
+        if (p < 0 || p + 4 > this.n) throw fail("Truncated", "read past the end of the buffer", p);
+        return f32At(this.u8, p);
       }
       throw fail("BadWidth", `a float cannot be ${w} bytes wide`, p);
     }
@@ -629,7 +649,8 @@ export class DecodeContext {
     const out: number[] = new Array(n);
     try {
       if (e === T.Float && vw === 8) {
-        for (let i = 0; i < n; i++) out[i] = this.dv.getFloat64(d + i * 8, true);
+        const u8 = this.u8;
+        for (let i = 0; i < n; i++) out[i] = f64At(u8, d + i * 8);
       } else {
         for (let i = 0; i < n; i++) {
           try {
@@ -646,6 +667,30 @@ export class DecodeContext {
   }
 }
 
+// Floats through one scratch word instead of a DataView per buffer; the
+// scratch's byte order is the platform's, so big-endian hosts use a DataView.
+const scratch = new Float64Array(1);
+const scratch32 = new Float32Array(scratch.buffer, 0, 1);
+const scratchU8 = new Uint8Array(scratch.buffer);
+const LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** The little-endian f64 at `p` (the caller checked the bounds). */
+function f64At(u8: Uint8Array, p: number): number {
+  if (!LITTLE) return new DataView(u8.buffer, u8.byteOffset).getFloat64(p, true);
+  const s = scratchU8;
+  s[0] = u8[p]; s[1] = u8[p + 1]; s[2] = u8[p + 2]; s[3] = u8[p + 3];
+  s[4] = u8[p + 4]; s[5] = u8[p + 5]; s[6] = u8[p + 6]; s[7] = u8[p + 7];
+  return scratch[0];
+}
+
+/** The little-endian f32 at `p` (the caller checked the bounds). */
+function f32At(u8: Uint8Array, p: number): number {
+  if (!LITTLE) return new DataView(u8.buffer, u8.byteOffset).getFloat32(p, true);
+  const s = scratchU8;
+  s[0] = u8[p]; s[1] = u8[p + 1]; s[2] = u8[p + 2]; s[3] = u8[p + 3];
+  return scratch32[0];
+}
+
 /** The little-endian u32 at `p` (the caller checked the bounds). */
 function u32(u8: Uint8Array, p: number): number {
   return (u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24)) >>> 0;
@@ -655,6 +700,6 @@ function u32(u8: Uint8Array, p: number): number {
 export function decodeTyped<V>(bytes: Uint8Array, from: (c: DecodeContext, p: number, w: number, t: number) => V,
   options?: TypedDecodeOptions): V {
   const c = new DecodeContext(bytes, options);
-  const [p, w, t] = c.root();
+  const [p, w, t] = rootOf(bytes);
   return from(c, p, w, t);
 }

@@ -457,6 +457,8 @@ impl super::ModuleItems for Gen<'_> {
             &format!("const fast = c.layout(d, mw, n, __{name}_keys);"),
         );
         self.line(1, "const ka = c.ka, kw = c.kw;");
+        // The values' type bytes follow the values; `c.map` bounds-checked them.
+        self.line(1, "const u8 = c.u8, tb = d + n * mw;");
         self.line(1, "let f = \"\";");
         self.line(1, "try {");
         self.line(2, "let i: number, ft: number;");
@@ -483,7 +485,7 @@ impl super::ModuleItems for Gen<'_> {
             };
             self.line(2, &format!("if (i < 0) {absent};"));
             self.line(2, "else {");
-            self.line(3, "ft = c.type(d, mw, n, -1, i);");
+            self.line(3, "ft = u8[tb + i];");
             let dec = self.decode_expr(&f.ty, "d + i * mw", "mw", "ft", 1);
             if f.optional {
                 self.line(3, &format!("{var} = c.isNull(ft) ? null : {dec};"));

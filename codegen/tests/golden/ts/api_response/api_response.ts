@@ -50,6 +50,7 @@ export function decodeApiResponseFrom(c: fb.DecodeContext, p: number, w: number,
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __ApiResponse_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -58,7 +59,7 @@ export function decodeApiResponseFrom(c: fb.DecodeContext, p: number, w: number,
     let f_items: Array<ApiItem>;
     if (i < 0) f_items = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_items = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<ApiItem> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<ApiItem> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeApiItemFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "page";
@@ -66,7 +67,7 @@ export function decodeApiResponseFrom(c: fb.DecodeContext, p: number, w: number,
     let f_page: number | bigint;
     if (i < 0) f_page = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_page = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "status";
@@ -74,7 +75,7 @@ export function decodeApiResponseFrom(c: fb.DecodeContext, p: number, w: number,
     let f_status: string;
     if (i < 0) f_status = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_status = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "total";
@@ -82,7 +83,7 @@ export function decodeApiResponseFrom(c: fb.DecodeContext, p: number, w: number,
     let f_total: number | bigint;
     if (i < 0) f_total = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_total = c.i64(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -246,6 +247,7 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __ApiItem_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -254,7 +256,7 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_category: string;
     if (i < 0) f_category = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_category = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "created_at";
@@ -262,7 +264,7 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_createdAt: string;
     if (i < 0) f_createdAt = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_createdAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "dimensions";
@@ -270,7 +272,7 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_dimensions: Dimensions;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_dimensions = decodeDimensionsFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "id";
@@ -278,7 +280,7 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_id: number | bigint;
     if (i < 0) f_id = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_id = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "in_stock";
@@ -286,7 +288,7 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_inStock: boolean;
     if (i < 0) f_inStock = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_inStock = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "name";
@@ -294,7 +296,7 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_name: string;
     if (i < 0) f_name = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_name = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "price";
@@ -302,7 +304,7 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_price: number;
     if (i < 0) f_price = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_price = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "quantity";
@@ -310,7 +312,7 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_quantity: number | bigint;
     if (i < 0) f_quantity = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_quantity = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "rating";
@@ -318,7 +320,7 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_rating: number;
     if (i < 0) f_rating = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_rating = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "seller";
@@ -326,7 +328,7 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_seller: Seller;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_seller = decodeSellerFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "sku";
@@ -334,7 +336,7 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_sku: string;
     if (i < 0) f_sku = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_sku = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "tags";
@@ -342,7 +344,7 @@ export function decodeApiItemFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_tags: Array<string>;
     if (i < 0) f_tags = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_tags = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<string> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<string> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -501,6 +503,7 @@ export function decodeDimensionsFrom(c: fb.DecodeContext, p: number, w: number, 
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Dimensions_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -509,7 +512,7 @@ export function decodeDimensionsFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_d: number;
     if (i < 0) f_d = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_d = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "h";
@@ -517,7 +520,7 @@ export function decodeDimensionsFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_h: number;
     if (i < 0) f_h = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_h = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "w";
@@ -525,7 +528,7 @@ export function decodeDimensionsFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_w: number;
     if (i < 0) f_w = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_w = c.f64(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -621,6 +624,7 @@ export function decodeSellerFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Seller_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -629,7 +633,7 @@ export function decodeSellerFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_id: number | bigint;
     if (i < 0) f_id = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_id = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "name";
@@ -637,7 +641,7 @@ export function decodeSellerFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_name: string;
     if (i < 0) f_name = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_name = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();

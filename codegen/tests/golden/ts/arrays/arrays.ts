@@ -170,6 +170,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Body_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -178,7 +179,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_big: Array<number | bigint>;
     if (i < 0) f_big = new Array<number | bigint>(2).fill(0);
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_big = fb.checkArray(((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft)), 2, d + i * mw);
     }
     f = "flags";
@@ -186,7 +187,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_flags: Array<boolean>;
     if (i < 0) f_flags = new Array<boolean>(2).fill(false);
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_flags = fb.checkArray(((c: fb.DecodeContext, p: number, w: number, t: number): Array<boolean> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<boolean> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.bool(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft)), 2, d + i * mw);
     }
     f = "level";
@@ -194,7 +195,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_level: Array<number>;
     if (i < 0) f_level = new Array<number>(1).fill(0);
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_level = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.int(q, qw, qt, 0, 255)), 1, d + i * mw);
     }
     f = "matrix";
@@ -202,7 +203,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_matrix: Array<number>;
     if (i < 0) f_matrix = new Array<number>(9).fill(0);
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_matrix = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.f32(q, qw, qt)), 9, d + i * mw);
     }
     f = "pos";
@@ -210,7 +211,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_pos: Array<number>;
     if (i < 0) f_pos = new Array<number>(3).fill(0);
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_pos = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.f32(q, qw, qt)), 3, d + i * mw);
     }
     f = "quat";
@@ -218,7 +219,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_quat: Array<number>;
     if (i < 0) f_quat = new Array<number>(4).fill(0);
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_quat = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.f64(q, qw, qt)), 4, d + i * mw);
     }
     f = "small";
@@ -226,7 +227,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_small: Array<number>;
     if (i < 0) f_small = new Array<number>(3).fill(0);
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_small = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.int(q, qw, qt, -128, 127)), 3, d + i * mw);
     }
     f = "span";
@@ -234,7 +235,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_span: Array<number>;
     if (i < 0) f_span = new Array<number>(2).fill(0);
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_span = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.int(q, qw, qt, -32768, 32767)), 2, d + i * mw);
     }
     f = "tint";
@@ -242,7 +243,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_tint: Array<number> | null;
     if (i < 0) f_tint = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_tint = c.isNull(ft) ? null : fb.checkArray(c.numbers(d + i * mw, mw, ft, (c, q, qw, qt) => c.int(q, qw, qt, 0, 255)), 3, d + i * mw);
     }
     f = "ubig";
@@ -250,7 +251,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_ubig: Array<number | bigint>;
     if (i < 0) f_ubig = new Array<number | bigint>(3).fill(0);
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_ubig = fb.checkArray(((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.u64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft)), 3, d + i * mw);
     }
     f = "uuid";
@@ -258,7 +259,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_uuid: Array<number>;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_uuid = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.int(q, qw, qt, 0, 4294967295)), 4, d + i * mw);
     }
     c.leave();
@@ -439,6 +440,7 @@ export function decodeTrackFrom(c: fb.DecodeContext, p: number, w: number, t: nu
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Track_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -447,7 +449,7 @@ export function decodeTrackFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_anchor: Anchor | null;
     if (i < 0) f_anchor = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_anchor = c.isNull(ft) ? null : decodeAnchorFrom(c, d + i * mw, mw, ft);
     }
     f = "marks";
@@ -455,7 +457,7 @@ export function decodeTrackFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_marks: { [key: string]: Array<number> };
     if (i < 0) f_marks = {};
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_marks = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: Array<number> } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: Array<number> } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, fb.checkArray(c.numbers(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)), (c, q, qw, qt) => c.int(q, qw, qt, -2147483648, 2147483647)), 3, d1 + j1 * w1)); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "points";
@@ -463,7 +465,7 @@ export function decodeTrackFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_points: Array<Array<number>>;
     if (i < 0) f_points = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_points = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<Array<number>> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<Array<number>> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = fb.checkArray(c.numbers(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)), (c, q, qw, qt) => c.f32(q, qw, qt)), 2, d1 + j1 * w1); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -556,6 +558,7 @@ export function decodeWideFrom(c: fb.DecodeContext, p: number, w: number, t: num
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Wide_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -564,7 +567,7 @@ export function decodeWideFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_samples: Array<number>;
     if (i < 0) f_samples = new Array<number>(40).fill(0);
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_samples = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.int(q, qw, qt, 0, 65535)), 40, d + i * mw);
     }
     c.leave();

@@ -55,6 +55,7 @@ export function decodeChatThreadFrom(c: fb.DecodeContext, p: number, w: number, 
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __ChatThread_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -63,7 +64,7 @@ export function decodeChatThreadFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_messages: Array<ChatMessage>;
     if (i < 0) f_messages = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_messages = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<ChatMessage> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<ChatMessage> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeChatMessageFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "participants";
@@ -71,7 +72,7 @@ export function decodeChatThreadFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_participants: Array<Participant>;
     if (i < 0) f_participants = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_participants = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<Participant> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<Participant> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeParticipantFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "thread_id";
@@ -79,7 +80,7 @@ export function decodeChatThreadFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_threadId: string;
     if (i < 0) f_threadId = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_threadId = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "title";
@@ -87,7 +88,7 @@ export function decodeChatThreadFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_title: string;
     if (i < 0) f_title = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_title = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -204,6 +205,7 @@ export function decodeParticipantFrom(c: fb.DecodeContext, p: number, w: number,
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Participant_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -212,7 +214,7 @@ export function decodeParticipantFrom(c: fb.DecodeContext, p: number, w: number,
     let f_avatar: string;
     if (i < 0) f_avatar = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_avatar = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "handle";
@@ -220,7 +222,7 @@ export function decodeParticipantFrom(c: fb.DecodeContext, p: number, w: number,
     let f_handle: string;
     if (i < 0) f_handle = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_handle = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "id";
@@ -228,7 +230,7 @@ export function decodeParticipantFrom(c: fb.DecodeContext, p: number, w: number,
     let f_id: number | bigint;
     if (i < 0) f_id = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_id = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "name";
@@ -236,7 +238,7 @@ export function decodeParticipantFrom(c: fb.DecodeContext, p: number, w: number,
     let f_name: string;
     if (i < 0) f_name = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_name = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "role";
@@ -244,7 +246,7 @@ export function decodeParticipantFrom(c: fb.DecodeContext, p: number, w: number,
     let f_role: string;
     if (i < 0) f_role = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_role = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -418,6 +420,7 @@ export function decodeChatMessageFrom(c: fb.DecodeContext, p: number, w: number,
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __ChatMessage_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -426,7 +429,7 @@ export function decodeChatMessageFrom(c: fb.DecodeContext, p: number, w: number,
     let f_attachments: Array<Attachment>;
     if (i < 0) f_attachments = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_attachments = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<Attachment> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<Attachment> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeAttachmentFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "author";
@@ -434,7 +437,7 @@ export function decodeChatMessageFrom(c: fb.DecodeContext, p: number, w: number,
     let f_author: number | bigint;
     if (i < 0) f_author = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_author = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "edited";
@@ -442,7 +445,7 @@ export function decodeChatMessageFrom(c: fb.DecodeContext, p: number, w: number,
     let f_edited: boolean;
     if (i < 0) f_edited = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_edited = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "id";
@@ -450,7 +453,7 @@ export function decodeChatMessageFrom(c: fb.DecodeContext, p: number, w: number,
     let f_id: number | bigint;
     if (i < 0) f_id = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_id = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "kind";
@@ -458,7 +461,7 @@ export function decodeChatMessageFrom(c: fb.DecodeContext, p: number, w: number,
     let f_kind: string;
     if (i < 0) f_kind = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_kind = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "metadata";
@@ -466,7 +469,7 @@ export function decodeChatMessageFrom(c: fb.DecodeContext, p: number, w: number,
     let f_metadata: ChatMetadata;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_metadata = decodeChatMetadataFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "reactions";
@@ -474,7 +477,7 @@ export function decodeChatMessageFrom(c: fb.DecodeContext, p: number, w: number,
     let f_reactions: { [key: string]: number | bigint };
     if (i < 0) f_reactions = {};
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_reactions = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: number | bigint } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: number | bigint } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "reply_to";
@@ -482,7 +485,7 @@ export function decodeChatMessageFrom(c: fb.DecodeContext, p: number, w: number,
     let f_replyTo: number | bigint | null;
     if (i < 0) f_replyTo = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_replyTo = c.isNull(ft) ? null : c.i64(d + i * mw, mw, ft);
     }
     f = "sent_at";
@@ -490,7 +493,7 @@ export function decodeChatMessageFrom(c: fb.DecodeContext, p: number, w: number,
     let f_sentAt: string;
     if (i < 0) f_sentAt = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_sentAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "text";
@@ -498,7 +501,7 @@ export function decodeChatMessageFrom(c: fb.DecodeContext, p: number, w: number,
     let f_text: string;
     if (i < 0) f_text = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_text = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -702,6 +705,7 @@ export function decodeAttachmentFrom(c: fb.DecodeContext, p: number, w: number, 
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Attachment_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -710,7 +714,7 @@ export function decodeAttachmentFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_alt: string | null;
     if (i < 0) f_alt = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_alt = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "height";
@@ -718,7 +722,7 @@ export function decodeAttachmentFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_height: number | bigint | null;
     if (i < 0) f_height = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_height = c.isNull(ft) ? null : c.i64(d + i * mw, mw, ft);
     }
     f = "mime";
@@ -726,7 +730,7 @@ export function decodeAttachmentFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_mime: string | null;
     if (i < 0) f_mime = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_mime = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "name";
@@ -734,7 +738,7 @@ export function decodeAttachmentFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_name: string | null;
     if (i < 0) f_name = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_name = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "sha256";
@@ -742,7 +746,7 @@ export function decodeAttachmentFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_sha256: string | null;
     if (i < 0) f_sha256 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_sha256 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "size";
@@ -750,7 +754,7 @@ export function decodeAttachmentFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_size: number | bigint;
     if (i < 0) f_size = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_size = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "type";
@@ -758,7 +762,7 @@ export function decodeAttachmentFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_type: string;
     if (i < 0) f_type = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_type = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "url";
@@ -766,7 +770,7 @@ export function decodeAttachmentFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_url: string | null;
     if (i < 0) f_url = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_url = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "width";
@@ -774,7 +778,7 @@ export function decodeAttachmentFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_width: number | bigint | null;
     if (i < 0) f_width = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_width = c.isNull(ft) ? null : c.i64(d + i * mw, mw, ft);
     }
     c.leave();
@@ -971,6 +975,7 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __ChatMetadata_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -979,7 +984,7 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
     let f_actor: number | bigint | null;
     if (i < 0) f_actor = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_actor = c.isNull(ft) ? null : c.i64(d + i * mw, mw, ft);
     }
     f = "client";
@@ -987,7 +992,7 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
     let f_client: string | null;
     if (i < 0) f_client = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_client = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "closes_at";
@@ -995,7 +1000,7 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
     let f_closesAt: string | null;
     if (i < 0) f_closesAt = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_closesAt = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "event";
@@ -1003,7 +1008,7 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
     let f_event: string | null;
     if (i < 0) f_event = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_event = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "lang";
@@ -1011,7 +1016,7 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
     let f_lang: string | null;
     if (i < 0) f_lang = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_lang = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "multiple";
@@ -1019,7 +1024,7 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
     let f_multiple: boolean | null;
     if (i < 0) f_multiple = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_multiple = c.isNull(ft) ? null : c.bool(d + i * mw, mw, ft);
     }
     f = "options";
@@ -1027,7 +1032,7 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
     let f_options: Array<string> | null;
     if (i < 0) f_options = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_options = c.isNull(ft) ? null : ((c: fb.DecodeContext, p: number, w: number, t: number): Array<string> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<string> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, ft);
     }
     f = "votes";
@@ -1035,7 +1040,7 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
     let f_votes: Array<number | bigint> | null;
     if (i < 0) f_votes = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_votes = c.isNull(ft) ? null : ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, ft);
     }
     c.leave();

@@ -54,6 +54,7 @@ export function decodeDeepLevelFrom(c: fb.DecodeContext, p: number, w: number, t
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __DeepLevel_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -62,7 +63,7 @@ export function decodeDeepLevelFrom(c: fb.DecodeContext, p: number, w: number, t
     let f_child: DeepLevel | null;
     if (i < 0) f_child = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_child = c.isNull(ft) ? null : decodeDeepLevelFrom(c, d + i * mw, mw, ft);
     }
     f = "depth";
@@ -70,7 +71,7 @@ export function decodeDeepLevelFrom(c: fb.DecodeContext, p: number, w: number, t
     let f_depth: number | bigint;
     if (i < 0) f_depth = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_depth = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "even";
@@ -78,7 +79,7 @@ export function decodeDeepLevelFrom(c: fb.DecodeContext, p: number, w: number, t
     let f_even: boolean;
     if (i < 0) f_even = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_even = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "label";
@@ -86,7 +87,7 @@ export function decodeDeepLevelFrom(c: fb.DecodeContext, p: number, w: number, t
     let f_label: string;
     if (i < 0) f_label = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_label = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "weight";
@@ -94,7 +95,7 @@ export function decodeDeepLevelFrom(c: fb.DecodeContext, p: number, w: number, t
     let f_weight: number;
     if (i < 0) f_weight = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_weight = c.f64(d + i * mw, mw, c.nn(ft));
     }
     c.leave();

@@ -166,6 +166,7 @@ export function decodeProfileFrom(c: fb.DecodeContext, p: number, w: number, t: 
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Profile_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -174,7 +175,7 @@ export function decodeProfileFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_active: boolean | null;
     if (i < 0) f_active = true;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_active = c.isNull(ft) ? null : c.bool(d + i * mw, mw, ft);
     }
     f = "age";
@@ -182,7 +183,7 @@ export function decodeProfileFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_age: number | null;
     if (i < 0) f_age = 18;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_age = c.isNull(ft) ? null : c.int(d + i * mw, mw, ft, -2147483648, 2147483647);
     }
     f = "id";
@@ -190,7 +191,7 @@ export function decodeProfileFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_id: number;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_id = c.int(d + i * mw, mw, c.nn(ft), 0, 4294967295);
     }
     f = "nickname";
@@ -198,7 +199,7 @@ export function decodeProfileFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_nickname: string | null;
     if (i < 0) f_nickname = "anon";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_nickname = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "note";
@@ -206,7 +207,7 @@ export function decodeProfileFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_note: string | null;
     if (i < 0) f_note = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_note = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "score";
@@ -214,7 +215,7 @@ export function decodeProfileFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_score: number | null;
     if (i < 0) f_score = 1.5;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_score = c.isNull(ft) ? null : c.f64(d + i * mw, mw, ft);
     }
     f = "tint";
@@ -222,7 +223,7 @@ export function decodeProfileFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_tint: Color | null;
     if (i < 0) f_tint = Color.Green;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_tint = c.isNull(ft) ? null : (c.enumValue(d + i * mw, mw, ft, ColorValues, "Color") as Color);
     }
     c.leave();
@@ -350,6 +351,7 @@ export function decodeAddressFrom(c: fb.DecodeContext, p: number, w: number, t: 
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Address_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -358,7 +360,7 @@ export function decodeAddressFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_street: string;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_street = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "zip";
@@ -366,7 +368,7 @@ export function decodeAddressFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_zip: string;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_zip = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -457,6 +459,7 @@ export function decodeContactFrom(c: fb.DecodeContext, p: number, w: number, t: 
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Contact_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -465,7 +468,7 @@ export function decodeContactFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_email: string;
     if (i < 0) f_email = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_email = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "phone";
@@ -473,7 +476,7 @@ export function decodeContactFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_phone: string;
     if (i < 0) f_phone = "none";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_phone = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -606,6 +609,7 @@ export function decodeSettingsFrom(c: fb.DecodeContext, p: number, w: number, t:
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Settings_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -614,7 +618,7 @@ export function decodeSettingsFrom(c: fb.DecodeContext, p: number, w: number, t:
     let f_color: Color;
     if (i < 0) f_color = Color.Red;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_color = (c.enumValue(d + i * mw, mw, c.nn(ft), ColorValues, "Color") as Color);
     }
     f = "limits";
@@ -622,7 +626,7 @@ export function decodeSettingsFrom(c: fb.DecodeContext, p: number, w: number, t:
     let f_limits: { [key: string]: number | bigint };
     if (i < 0) f_limits = {};
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_limits = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: number | bigint } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: number | bigint } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "muted";
@@ -630,7 +634,7 @@ export function decodeSettingsFrom(c: fb.DecodeContext, p: number, w: number, t:
     let f_muted: boolean;
     if (i < 0) f_muted = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_muted = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "nickname";
@@ -638,7 +642,7 @@ export function decodeSettingsFrom(c: fb.DecodeContext, p: number, w: number, t:
     let f_nickname: string | null;
     if (i < 0) f_nickname = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_nickname = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "ratio";
@@ -646,7 +650,7 @@ export function decodeSettingsFrom(c: fb.DecodeContext, p: number, w: number, t:
     let f_ratio: number;
     if (i < 0) f_ratio = Math.fround(0.5);
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_ratio = c.f32(d + i * mw, mw, c.nn(ft));
     }
     f = "tags";
@@ -654,7 +658,7 @@ export function decodeSettingsFrom(c: fb.DecodeContext, p: number, w: number, t:
     let f_tags: Array<string>;
     if (i < 0) f_tags = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_tags = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<string> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<string> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "theme";
@@ -662,7 +666,7 @@ export function decodeSettingsFrom(c: fb.DecodeContext, p: number, w: number, t:
     let f_theme: string;
     if (i < 0) f_theme = "light";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_theme = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "volume";
@@ -670,7 +674,7 @@ export function decodeSettingsFrom(c: fb.DecodeContext, p: number, w: number, t:
     let f_volume: number;
     if (i < 0) f_volume = 5;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_volume = c.int(d + i * mw, mw, c.nn(ft), 0, 255);
     }
     c.leave();
@@ -853,6 +857,7 @@ export function decodeCircleFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Circle_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -861,7 +866,7 @@ export function decodeCircleFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_radius: number;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_radius = c.f64(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -940,6 +945,7 @@ export function decodeSquareFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Square_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -948,7 +954,7 @@ export function decodeSquareFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_side: number;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_side = c.int(d + i * mw, mw, c.nn(ft), 0, 4294967295);
     }
     c.leave();
@@ -1077,6 +1083,7 @@ export function decodeCanvasFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Canvas_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1085,7 +1092,7 @@ export function decodeCanvasFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_color: Color;
     if (i < 0) f_color = Color.Red;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_color = (c.enumValue(d + i * mw, mw, c.nn(ft), ColorValues, "Color") as Color);
     }
     f = "layers";
@@ -1093,7 +1100,7 @@ export function decodeCanvasFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_layers: { [key: string]: Shape };
     if (i < 0) f_layers = {};
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_layers = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: Shape } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: Shape } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, decodeShapeFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "level";
@@ -1101,7 +1108,7 @@ export function decodeCanvasFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_level: Level;
     if (i < 0) f_level = Level.High;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_level = (c.enumValue(d + i * mw, mw, c.nn(ft), LevelValues, "Level") as Level);
     }
     f = "palette";
@@ -1109,7 +1116,7 @@ export function decodeCanvasFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_palette: Array<Color>;
     if (i < 0) f_palette = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_palette = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<Color> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<Color> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = (c.enumValue(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)), ColorValues, "Color") as Color); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "shape";
@@ -1117,7 +1124,7 @@ export function decodeCanvasFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_shape: Shape | null;
     if (i < 0) f_shape = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_shape = c.isNull(ft) ? null : decodeShapeFrom(c, d + i * mw, mw, ft);
     }
     f = "shapes";
@@ -1125,7 +1132,7 @@ export function decodeCanvasFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_shapes: Array<Shape>;
     if (i < 0) f_shapes = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_shapes = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<Shape> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<Shape> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeShapeFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "tint";
@@ -1133,7 +1140,7 @@ export function decodeCanvasFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_tint: Color | null;
     if (i < 0) f_tint = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_tint = c.isNull(ft) ? null : (c.enumValue(d + i * mw, mw, ft, ColorValues, "Color") as Color);
     }
     c.leave();
@@ -1260,6 +1267,7 @@ export function decodeSellerFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Seller_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1268,7 +1276,7 @@ export function decodeSellerFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_id: number | bigint;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_id = c.u64(d + i * mw, mw, c.nn(ft));
     }
     f = "name";
@@ -1276,7 +1284,7 @@ export function decodeSellerFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_name: string;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_name = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "rating";
@@ -1284,7 +1292,7 @@ export function decodeSellerFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_rating: number;
     if (i < 0) f_rating = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_rating = c.int(d + i * mw, mw, c.nn(ft), 0, 255);
     }
     c.leave();
@@ -1400,6 +1408,7 @@ export function decodeItemFrom(c: fb.DecodeContext, p: number, w: number, t: num
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Item_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1408,7 +1417,7 @@ export function decodeItemFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_price: number;
     if (i < 0) f_price = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_price = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "qty";
@@ -1416,7 +1425,7 @@ export function decodeItemFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_qty: number;
     if (i < 0) f_qty = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_qty = c.int(d + i * mw, mw, c.nn(ft), 0, 65535);
     }
     f = "seller";
@@ -1424,7 +1433,7 @@ export function decodeItemFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_seller: Seller;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_seller = decodeSellerFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "sku";
@@ -1432,7 +1441,7 @@ export function decodeItemFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_sku: string;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_sku = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "tags";
@@ -1440,7 +1449,7 @@ export function decodeItemFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_tags: Array<string>;
     if (i < 0) f_tags = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_tags = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<string> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<string> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -1597,6 +1606,7 @@ export function decodeOrderFrom(c: fb.DecodeContext, p: number, w: number, t: nu
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Order_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1605,7 +1615,7 @@ export function decodeOrderFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_bySku: { [key: string]: Item };
     if (i < 0) f_bySku = {};
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_bySku = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: Item } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: Item } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, decodeItemFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "display label";
@@ -1613,7 +1623,7 @@ export function decodeOrderFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_label: string;
     if (i < 0) f_label = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_label = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "id";
@@ -1621,7 +1631,7 @@ export function decodeOrderFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_id: number | bigint;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_id = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "items";
@@ -1629,7 +1639,7 @@ export function decodeOrderFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_items: Array<Item>;
     if (i < 0) f_items = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_items = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<Item> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<Item> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeItemFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "matrix";
@@ -1637,7 +1647,7 @@ export function decodeOrderFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_matrix: Array<Array<number>>;
     if (i < 0) f_matrix = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_matrix = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<Array<number>> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<Array<number>> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.numbers(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)), (c, q, qw, qt) => c.int(q, qw, qt, -2147483648, 2147483647)); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "notes";
@@ -1645,7 +1655,7 @@ export function decodeOrderFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_notes: Array<string>;
     if (i < 0) f_notes = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_notes = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<string> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<string> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "sellers";
@@ -1653,7 +1663,7 @@ export function decodeOrderFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_sellers: { [key: string]: Seller };
     if (i < 0) f_sellers = {};
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_sellers = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: Seller } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: Seller } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, decodeSellerFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -1823,6 +1833,7 @@ export function decodeRangesFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Ranges_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1831,7 +1842,7 @@ export function decodeRangesFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_data: Uint8Array;
     if (i < 0) f_data = new Uint8Array(0);
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_data = c.blob(d + i * mw, mw, c.nn(ft));
     }
     f = "f32v";
@@ -1839,7 +1850,7 @@ export function decodeRangesFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_f32v: number;
     if (i < 0) f_f32v = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f32v = c.f32(d + i * mw, mw, c.nn(ft));
     }
     f = "f64v";
@@ -1847,7 +1858,7 @@ export function decodeRangesFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_f64v: number;
     if (i < 0) f_f64v = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f64v = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "flag";
@@ -1855,7 +1866,7 @@ export function decodeRangesFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_flag: boolean;
     if (i < 0) f_flag = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_flag = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "i16v";
@@ -1863,7 +1874,7 @@ export function decodeRangesFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_i16v: number;
     if (i < 0) f_i16v = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i16v = c.int(d + i * mw, mw, c.nn(ft), -32768, 32767);
     }
     f = "i32v";
@@ -1871,7 +1882,7 @@ export function decodeRangesFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_i32v: number;
     if (i < 0) f_i32v = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i32v = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "i64v";
@@ -1879,7 +1890,7 @@ export function decodeRangesFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_i64v: number | bigint;
     if (i < 0) f_i64v = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i64v = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i8v";
@@ -1887,7 +1898,7 @@ export function decodeRangesFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_i8v: number;
     if (i < 0) f_i8v = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i8v = c.int(d + i * mw, mw, c.nn(ft), -128, 127);
     }
     f = "u16v";
@@ -1895,7 +1906,7 @@ export function decodeRangesFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_u16v: number;
     if (i < 0) f_u16v = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_u16v = c.int(d + i * mw, mw, c.nn(ft), 0, 65535);
     }
     f = "u32v";
@@ -1903,7 +1914,7 @@ export function decodeRangesFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_u32v: number;
     if (i < 0) f_u32v = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_u32v = c.int(d + i * mw, mw, c.nn(ft), 0, 4294967295);
     }
     f = "u64v";
@@ -1911,7 +1922,7 @@ export function decodeRangesFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_u64v: number | bigint;
     if (i < 0) f_u64v = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_u64v = c.u64(d + i * mw, mw, c.nn(ft));
     }
     f = "u8v";
@@ -1919,7 +1930,7 @@ export function decodeRangesFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_u8v: number;
     if (i < 0) f_u8v = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_u8v = c.int(d + i * mw, mw, c.nn(ft), 0, 255);
     }
     c.leave();
@@ -2118,6 +2129,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Vectors_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -2126,7 +2138,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_blobs: Array<Uint8Array>;
     if (i < 0) f_blobs = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_blobs = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<Uint8Array> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<Uint8Array> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.blob(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "bools";
@@ -2134,7 +2146,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_bools: Array<boolean>;
     if (i < 0) f_bools = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_bools = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<boolean> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<boolean> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.bool(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "colors";
@@ -2142,7 +2154,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_colors: Array<Color>;
     if (i < 0) f_colors = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_colors = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<Color> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<Color> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = (c.enumValue(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)), ColorValues, "Color") as Color); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "f32s";
@@ -2150,7 +2162,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f32s: Array<number>;
     if (i < 0) f_f32s = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f32s = c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.f32(q, qw, qt));
     }
     f = "f64s";
@@ -2158,7 +2170,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f64s: Array<number>;
     if (i < 0) f_f64s = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f64s = c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.f64(q, qw, qt));
     }
     f = "i16s";
@@ -2166,7 +2178,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i16s: Array<number>;
     if (i < 0) f_i16s = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i16s = c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.int(q, qw, qt, -32768, 32767));
     }
     f = "i64s";
@@ -2174,7 +2186,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i64s: Array<number | bigint>;
     if (i < 0) f_i64s = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i64s = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "u32s";
@@ -2182,7 +2194,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_u32s: Array<number>;
     if (i < 0) f_u32s = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_u32s = c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.int(q, qw, qt, 0, 4294967295));
     }
     f = "u64s";
@@ -2190,7 +2202,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_u64s: Array<number | bigint>;
     if (i < 0) f_u64s = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_u64s = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.u64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "u8s";
@@ -2198,7 +2210,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_u8s: Array<number>;
     if (i < 0) f_u8s = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_u8s = c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.int(q, qw, qt, 0, 255));
     }
     c.leave();

@@ -98,6 +98,7 @@ export function decodeAddOptionalFrom(c: fb.DecodeContext, p: number, w: number,
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __AddOptional_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -106,7 +107,7 @@ export function decodeAddOptionalFrom(c: fb.DecodeContext, p: number, w: number,
     let f_id: number;
     if (i < 0) f_id = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_id = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     c.leave();
@@ -185,6 +186,7 @@ export function decodeAddRequiredFrom(c: fb.DecodeContext, p: number, w: number,
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __AddRequired_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -193,7 +195,7 @@ export function decodeAddRequiredFrom(c: fb.DecodeContext, p: number, w: number,
     let f_id: number;
     if (i < 0) f_id = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_id = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     c.leave();
@@ -277,6 +279,7 @@ export function decodeRemoveFieldFrom(c: fb.DecodeContext, p: number, w: number,
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __RemoveField_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -285,7 +288,7 @@ export function decodeRemoveFieldFrom(c: fb.DecodeContext, p: number, w: number,
     let f_id: number;
     if (i < 0) f_id = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_id = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "legacy";
@@ -293,7 +296,7 @@ export function decodeRemoveFieldFrom(c: fb.DecodeContext, p: number, w: number,
     let f_legacy: string;
     if (i < 0) f_legacy = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_legacy = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -383,6 +386,7 @@ export function decodeRenameFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Rename_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -391,7 +395,7 @@ export function decodeRenameFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_title: string;
     if (i < 0) f_title = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_title = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "year";
@@ -399,7 +403,7 @@ export function decodeRenameFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_year: number;
     if (i < 0) f_year = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_year = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     c.leave();
@@ -494,6 +498,7 @@ export function decodeReorderFrom(c: fb.DecodeContext, p: number, w: number, t: 
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Reorder_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -502,7 +507,7 @@ export function decodeReorderFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_a: number;
     if (i < 0) f_a = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_a = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "b";
@@ -510,7 +515,7 @@ export function decodeReorderFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b: string;
     if (i < 0) f_b = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "c";
@@ -518,7 +523,7 @@ export function decodeReorderFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_c: boolean;
     if (i < 0) f_c = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_c = c.bool(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -614,6 +619,7 @@ export function decodeWidenFrom(c: fb.DecodeContext, p: number, w: number, t: nu
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Widen_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -622,7 +628,7 @@ export function decodeWidenFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_count: number;
     if (i < 0) f_count = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_count = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "samples";
@@ -630,7 +636,7 @@ export function decodeWidenFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_samples: Array<number>;
     if (i < 0) f_samples = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_samples = c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.int(q, qw, qt, -2147483648, 2147483647));
     }
     c.leave();
@@ -715,6 +721,7 @@ export function decodeRetypeFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Retype_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -723,7 +730,7 @@ export function decodeRetypeFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_code: string;
     if (i < 0) f_code = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_code = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -807,6 +814,7 @@ export function decodeMemberFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Member_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -815,7 +823,7 @@ export function decodeMemberFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_name: string;
     if (i < 0) f_name = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_name = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "status";
@@ -823,7 +831,7 @@ export function decodeMemberFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_status: Status;
     if (i < 0) f_status = Status.Active;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_status = (c.enumValue(d + i * mw, mw, c.nn(ft), StatusValues, "Status") as Status);
     }
     c.leave();
@@ -912,6 +920,7 @@ export function decodeTeamFrom(c: fb.DecodeContext, p: number, w: number, t: num
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Team_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -920,7 +929,7 @@ export function decodeTeamFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_members: Array<Member>;
     if (i < 0) f_members = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_members = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<Member> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<Member> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeMemberFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -1002,6 +1011,7 @@ export function decodeOwnerFrom(c: fb.DecodeContext, p: number, w: number, t: nu
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Owner_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1010,7 +1020,7 @@ export function decodeOwnerFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_pet: Pet | null;
     if (i < 0) f_pet = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_pet = c.isNull(ft) ? null : decodePetFrom(c, d + i * mw, mw, ft);
     }
     c.leave();

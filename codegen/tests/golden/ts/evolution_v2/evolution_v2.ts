@@ -124,6 +124,7 @@ export function decodeAddOptionalFrom(c: fb.DecodeContext, p: number, w: number,
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __AddOptional_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -132,7 +133,7 @@ export function decodeAddOptionalFrom(c: fb.DecodeContext, p: number, w: number,
     let f_count: number;
     if (i < 0) f_count = 7;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_count = c.int(d + i * mw, mw, c.nn(ft), 0, 4294967295);
     }
     f = "id";
@@ -140,7 +141,7 @@ export function decodeAddOptionalFrom(c: fb.DecodeContext, p: number, w: number,
     let f_id: number;
     if (i < 0) f_id = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_id = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "nickname";
@@ -148,7 +149,7 @@ export function decodeAddOptionalFrom(c: fb.DecodeContext, p: number, w: number,
     let f_nickname: string | null;
     if (i < 0) f_nickname = "new";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_nickname = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "note";
@@ -156,7 +157,7 @@ export function decodeAddOptionalFrom(c: fb.DecodeContext, p: number, w: number,
     let f_note: string | null;
     if (i < 0) f_note = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_note = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     c.leave();
@@ -257,6 +258,7 @@ export function decodeAddRequiredFrom(c: fb.DecodeContext, p: number, w: number,
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __AddRequired_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -265,7 +267,7 @@ export function decodeAddRequiredFrom(c: fb.DecodeContext, p: number, w: number,
     let f_id: number;
     if (i < 0) f_id = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_id = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "owner";
@@ -273,7 +275,7 @@ export function decodeAddRequiredFrom(c: fb.DecodeContext, p: number, w: number,
     let f_owner: string;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_owner = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -355,6 +357,7 @@ export function decodeRemoveFieldFrom(c: fb.DecodeContext, p: number, w: number,
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __RemoveField_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -363,7 +366,7 @@ export function decodeRemoveFieldFrom(c: fb.DecodeContext, p: number, w: number,
     let f_id: number;
     if (i < 0) f_id = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_id = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     c.leave();
@@ -444,6 +447,7 @@ export function decodeRenameFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Rename_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -452,7 +456,7 @@ export function decodeRenameFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_name: string;
     if (i < 0) f_name = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_name = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "year";
@@ -460,7 +464,7 @@ export function decodeRenameFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_year: number;
     if (i < 0) f_year = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_year = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     c.leave();
@@ -552,6 +556,7 @@ export function decodeReorderFrom(c: fb.DecodeContext, p: number, w: number, t: 
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Reorder_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -560,7 +565,7 @@ export function decodeReorderFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_a: number;
     if (i < 0) f_a = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_a = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "b";
@@ -568,7 +573,7 @@ export function decodeReorderFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b: string;
     if (i < 0) f_b = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "c";
@@ -576,7 +581,7 @@ export function decodeReorderFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_c: boolean;
     if (i < 0) f_c = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_c = c.bool(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -669,6 +674,7 @@ export function decodeWidenFrom(c: fb.DecodeContext, p: number, w: number, t: nu
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Widen_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -677,7 +683,7 @@ export function decodeWidenFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_count: number | bigint;
     if (i < 0) f_count = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_count = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "samples";
@@ -685,7 +691,7 @@ export function decodeWidenFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_samples: Array<number | bigint>;
     if (i < 0) f_samples = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_samples = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -767,6 +773,7 @@ export function decodeRetypeFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Retype_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -775,7 +782,7 @@ export function decodeRetypeFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_code: number | bigint;
     if (i < 0) f_code = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_code = c.i64(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -861,6 +868,7 @@ export function decodeMemberFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Member_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -869,7 +877,7 @@ export function decodeMemberFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_name: string;
     if (i < 0) f_name = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_name = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "role";
@@ -877,7 +885,7 @@ export function decodeMemberFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_role: string;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_role = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "status";
@@ -885,7 +893,7 @@ export function decodeMemberFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_status: Status;
     if (i < 0) f_status = Status.Active;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_status = (c.enumValue(d + i * mw, mw, c.nn(ft), StatusValues, "Status") as Status);
     }
     c.leave();
@@ -977,6 +985,7 @@ export function decodeTeamFrom(c: fb.DecodeContext, p: number, w: number, t: num
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Team_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -985,7 +994,7 @@ export function decodeTeamFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_members: Array<Member>;
     if (i < 0) f_members = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_members = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<Member> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<Member> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeMemberFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -1064,6 +1073,7 @@ export function decodeOwnerFrom(c: fb.DecodeContext, p: number, w: number, t: nu
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Owner_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1072,7 +1082,7 @@ export function decodeOwnerFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_pet: Pet | null;
     if (i < 0) f_pet = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_pet = c.isNull(ft) ? null : decodePetFrom(c, d + i * mw, mw, ft);
     }
     c.leave();

@@ -338,6 +338,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Object_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -346,7 +347,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_None: number;
     if (i < 0) f_None = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_None = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "True";
@@ -354,7 +355,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_True: boolean;
     if (i < 0) f_True = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_True = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "__proto__";
@@ -362,7 +363,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f__Proto_: number;
     if (i < 0) f__Proto_ = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f__Proto_ = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "async";
@@ -370,7 +371,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_async: number;
     if (i < 0) f_async = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_async = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "b";
@@ -378,7 +379,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_b: number;
     if (i < 0) f_b = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "class";
@@ -386,7 +387,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_class: string;
     if (i < 0) f_class = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_class = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "cls";
@@ -394,7 +395,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_cls: number;
     if (i < 0) f_cls = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_cls = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "constructor";
@@ -402,7 +403,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_constructor: number;
     if (i < 0) f_constructor = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_constructor = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "crate";
@@ -410,7 +411,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_crate: number;
     if (i < 0) f_crate = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_crate = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "cx";
@@ -418,7 +419,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_cx: number;
     if (i < 0) f_cx = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_cx = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "decode";
@@ -426,7 +427,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_decode: number;
     if (i < 0) f_decode = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_decode = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "def";
@@ -434,7 +435,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_def: number;
     if (i < 0) f_def = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_def = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "encode";
@@ -442,7 +443,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_encode: number;
     if (i < 0) f_encode = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_encode = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "fast";
@@ -450,7 +451,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_fast: number;
     if (i < 0) f_fast = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_fast = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "flexMap";
@@ -458,7 +459,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_flexMap: number;
     if (i < 0) f_flexMap = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_flexMap = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "fn";
@@ -466,7 +467,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_fn: number;
     if (i < 0) f_fn = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_fn = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "fromBytes";
@@ -474,7 +475,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_fromBytes: number;
     if (i < 0) f_fromBytes = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_fromBytes = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "fun";
@@ -482,7 +483,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_fun: number;
     if (i < 0) f_fun = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_fun = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "in";
@@ -490,7 +491,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_in: number;
     if (i < 0) f_in = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_in = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "init";
@@ -498,7 +499,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_init: number;
     if (i < 0) f_init = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_init = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "is";
@@ -506,7 +507,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_is: number;
     if (i < 0) f_is = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_is = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "keys";
@@ -514,7 +515,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_keys: Array<string>;
     if (i < 0) f_keys = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_keys = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<string> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<string> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "kind";
@@ -522,7 +523,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_kind: Kind;
     if (i < 0) f_kind = Kind.class;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_kind = (c.enumValue(d + i * mw, mw, c.nn(ft), KindValues, "Kind") as Kind);
     }
     f = "let";
@@ -530,7 +531,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_let: number;
     if (i < 0) f_let = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_let = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "m";
@@ -538,7 +539,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_m: number;
     if (i < 0) f_m = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_m = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "map";
@@ -546,7 +547,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_map: { [key: string]: number };
     if (i < 0) f_map = {};
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_map = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: number } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: number } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, c.int(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)), -2147483648, 2147483647)); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "match";
@@ -554,7 +555,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_match: number;
     if (i < 0) f_match = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_match = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "new";
@@ -562,7 +563,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_new: boolean;
     if (i < 0) f_new = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_new = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "object";
@@ -570,7 +571,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_object: number;
     if (i < 0) f_object = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_object = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "other";
@@ -578,7 +579,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_other: number;
     if (i < 0) f_other = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_other = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "r";
@@ -586,7 +587,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_r: number;
     if (i < 0) f_r = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_r = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "raw";
@@ -594,7 +595,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_raw: string;
     if (i < 0) f_raw = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_raw = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "read";
@@ -602,7 +603,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_read: number;
     if (i < 0) f_read = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_read = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "readField";
@@ -610,7 +611,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_readField: number;
     if (i < 0) f_readField = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_readField = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "self";
@@ -618,7 +619,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_self: number;
     if (i < 0) f_self = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_self = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "super";
@@ -626,7 +627,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_super: number;
     if (i < 0) f_super = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_super = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "type";
@@ -634,7 +635,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_type: string;
     if (i < 0) f_type = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_type = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "typeof";
@@ -642,7 +643,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_typeof: number;
     if (i < 0) f_typeof = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_typeof = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "val";
@@ -650,7 +651,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_val: number;
     if (i < 0) f_val = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_val = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "value";
@@ -658,7 +659,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_value: number;
     if (i < 0) f_value = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_value = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "when";
@@ -666,7 +667,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_when: number;
     if (i < 0) f_when = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_when = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "yield";
@@ -674,7 +675,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_yield: number;
     if (i < 0) f_yield = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_yield = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     c.leave();
@@ -1012,6 +1013,7 @@ export function decodeStringFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __String_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1020,7 +1022,7 @@ export function decodeStringFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_o: number | null;
     if (i < 0) f_o = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_o = c.isNull(ft) ? null : c.int(d + i * mw, mw, ft, -2147483648, 2147483647);
     }
     f = "s";
@@ -1028,7 +1030,7 @@ export function decodeStringFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_s: string;
     if (i < 0) f_s = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "v";
@@ -1036,7 +1038,7 @@ export function decodeStringFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_v: Array<number>;
     if (i < 0) f_v = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_v = c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.int(q, qw, qt, -2147483648, 2147483647));
     }
     c.leave();
@@ -1129,6 +1131,7 @@ export function decodeListFrom(c: fb.DecodeContext, p: number, w: number, t: num
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __List_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1137,7 +1140,7 @@ export function decodeListFrom(c: fb.DecodeContext, p: number, w: number, t: num
     let f_items: Array<String>;
     if (i < 0) f_items = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_items = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<String> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<String> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeStringFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -1221,6 +1224,7 @@ export function decodeResultFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Result_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1229,7 +1233,7 @@ export function decodeResultFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_ok: boolean;
     if (i < 0) f_ok = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_ok = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "value";
@@ -1237,7 +1241,7 @@ export function decodeResultFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_value: string | null;
     if (i < 0) f_value = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_value = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     c.leave();
@@ -1325,6 +1329,7 @@ export function decodeErrorFrom(c: fb.DecodeContext, p: number, w: number, t: nu
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Error_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1333,7 +1338,7 @@ export function decodeErrorFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_code: number;
     if (i < 0) f_code = 7;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_code = c.int(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647);
     }
     f = "message";
@@ -1341,7 +1346,7 @@ export function decodeErrorFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_text: string;
     if (i < 0) f_text = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_text = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -1426,6 +1431,7 @@ export function decodeOptionFrom(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Option_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1434,7 +1440,7 @@ export function decodeOptionFrom(c: fb.DecodeContext, p: number, w: number, t: n
     let f_some: Option | null;
     if (i < 0) f_some = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_some = c.isNull(ft) ? null : decodeOptionFrom(c, d + i * mw, mw, ft);
     }
     c.leave();
@@ -1511,6 +1517,7 @@ export function decodeVecFrom(c: fb.DecodeContext, p: number, w: number, t: numb
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Vec_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1519,7 +1526,7 @@ export function decodeVecFrom(c: fb.DecodeContext, p: number, w: number, t: numb
     let f_x: number;
     if (i < 0) f_x = Math.fround(0.5);
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_x = c.f32(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -1598,6 +1605,7 @@ export function decodeBoxFrom(c: fb.DecodeContext, p: number, w: number, t: numb
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Box_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1606,7 +1614,7 @@ export function decodeBoxFrom(c: fb.DecodeContext, p: number, w: number, t: numb
     let f_inner: Box | null;
     if (i < 0) f_inner = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_inner = c.isNull(ft) ? null : decodeBoxFrom(c, d + i * mw, mw, ft);
     }
     c.leave();
@@ -1689,6 +1697,7 @@ export function decodeMapFrom(c: fb.DecodeContext, p: number, w: number, t: numb
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Map_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1697,7 +1706,7 @@ export function decodeMapFrom(c: fb.DecodeContext, p: number, w: number, t: numb
     let f_entries: { [key: string]: List };
     if (i < 0) f_entries = {};
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_entries = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: List } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: List } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, decodeListFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -1773,6 +1782,7 @@ export function decodeArray_From(c: fb.DecodeContext, p: number, w: number, t: n
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Array__keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1781,7 +1791,7 @@ export function decodeArray_From(c: fb.DecodeContext, p: number, w: number, t: n
     let f_a: Array<number | bigint>;
     if (i < 0) f_a = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_a = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();

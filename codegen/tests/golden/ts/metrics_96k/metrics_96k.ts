@@ -40,6 +40,7 @@ export function decodeMetricsFrom(c: fb.DecodeContext, p: number, w: number, t: 
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Metrics_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -48,7 +49,7 @@ export function decodeMetricsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_counters: Array<number | bigint>;
     if (i < 0) f_counters = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_counters = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "series";
@@ -56,7 +57,7 @@ export function decodeMetricsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_series: Array<MetricSeries>;
     if (i < 0) f_series = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_series = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<MetricSeries> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<MetricSeries> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeMetricSeriesFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -151,6 +152,7 @@ export function decodeMetricSeriesFrom(c: fb.DecodeContext, p: number, w: number
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __MetricSeries_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -159,7 +161,7 @@ export function decodeMetricSeriesFrom(c: fb.DecodeContext, p: number, w: number
     let f_name: string;
     if (i < 0) f_name = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_name = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "points";
@@ -167,7 +169,7 @@ export function decodeMetricSeriesFrom(c: fb.DecodeContext, p: number, w: number
     let f_points: Array<number>;
     if (i < 0) f_points = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_points = c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.f64(q, qw, qt));
     }
     f = "step_s";
@@ -175,7 +177,7 @@ export function decodeMetricSeriesFrom(c: fb.DecodeContext, p: number, w: number
     let f_stepS: number | bigint;
     if (i < 0) f_stepS = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_stepS = c.i64(d + i * mw, mw, c.nn(ft));
     }
     c.leave();

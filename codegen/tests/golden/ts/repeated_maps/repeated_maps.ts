@@ -35,6 +35,7 @@ export function decodeRepeatedMapsFrom(c: fb.DecodeContext, p: number, w: number
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __RepeatedMaps_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -43,7 +44,7 @@ export function decodeRepeatedMapsFrom(c: fb.DecodeContext, p: number, w: number
     let f_rows: Array<RepeatedRow>;
     if (i < 0) f_rows = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_rows = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<RepeatedRow> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<RepeatedRow> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeRepeatedRowFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -157,6 +158,7 @@ export function decodeRepeatedRowFrom(c: fb.DecodeContext, p: number, w: number,
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __RepeatedRow_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -165,7 +167,7 @@ export function decodeRepeatedRowFrom(c: fb.DecodeContext, p: number, w: number,
     let f_active: boolean;
     if (i < 0) f_active = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_active = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "balance";
@@ -173,7 +175,7 @@ export function decodeRepeatedRowFrom(c: fb.DecodeContext, p: number, w: number,
     let f_balance: number;
     if (i < 0) f_balance = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_balance = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "id";
@@ -181,7 +183,7 @@ export function decodeRepeatedRowFrom(c: fb.DecodeContext, p: number, w: number,
     let f_id: number | bigint;
     if (i < 0) f_id = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_id = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "logins";
@@ -189,7 +191,7 @@ export function decodeRepeatedRowFrom(c: fb.DecodeContext, p: number, w: number,
     let f_logins: number | bigint;
     if (i < 0) f_logins = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_logins = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "name";
@@ -197,7 +199,7 @@ export function decodeRepeatedRowFrom(c: fb.DecodeContext, p: number, w: number,
     let f_name: string;
     if (i < 0) f_name = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_name = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "region";
@@ -205,7 +207,7 @@ export function decodeRepeatedRowFrom(c: fb.DecodeContext, p: number, w: number,
     let f_region: string;
     if (i < 0) f_region = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_region = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "status";
@@ -213,7 +215,7 @@ export function decodeRepeatedRowFrom(c: fb.DecodeContext, p: number, w: number,
     let f_status: string;
     if (i < 0) f_status = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_status = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "updated_at";
@@ -221,7 +223,7 @@ export function decodeRepeatedRowFrom(c: fb.DecodeContext, p: number, w: number,
     let f_updatedAt: string;
     if (i < 0) f_updatedAt = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_updatedAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();

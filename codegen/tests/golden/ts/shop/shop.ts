@@ -111,6 +111,7 @@ export function decodeGeoFrom(c: fb.DecodeContext, p: number, w: number, t: numb
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Geo_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -119,7 +120,7 @@ export function decodeGeoFrom(c: fb.DecodeContext, p: number, w: number, t: numb
     let f_lat: number;
     if (i < 0) f_lat = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_lat = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "lon";
@@ -127,7 +128,7 @@ export function decodeGeoFrom(c: fb.DecodeContext, p: number, w: number, t: numb
     let f_lon: number;
     if (i < 0) f_lon = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_lon = c.f64(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -230,6 +231,7 @@ export function decodeImageFrom(c: fb.DecodeContext, p: number, w: number, t: nu
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Image_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -238,7 +240,7 @@ export function decodeImageFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_alt: string | null;
     if (i < 0) f_alt = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_alt = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "height";
@@ -246,7 +248,7 @@ export function decodeImageFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_height: number;
     if (i < 0) f_height = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_height = c.int(d + i * mw, mw, c.nn(ft), 0, 4294967295);
     }
     f = "url";
@@ -254,7 +256,7 @@ export function decodeImageFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_url: string;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_url = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "width";
@@ -262,7 +264,7 @@ export function decodeImageFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     let f_width: number;
     if (i < 0) f_width = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_width = c.int(d + i * mw, mw, c.nn(ft), 0, 4294967295);
     }
     c.leave();
@@ -422,6 +424,7 @@ export function decodeAddressFrom(c: fb.DecodeContext, p: number, w: number, t: 
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Address_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -430,7 +433,7 @@ export function decodeAddressFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_attrs: { [key: string]: number | bigint };
     if (i < 0) f_attrs = {};
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_attrs = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: number | bigint } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: number | bigint } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "city";
@@ -438,7 +441,7 @@ export function decodeAddressFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_city: string;
     if (i < 0) f_city = "Springfield";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_city = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "displayName";
@@ -446,7 +449,7 @@ export function decodeAddressFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_display: string;
     if (i < 0) f_display = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_display = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "floor";
@@ -454,7 +457,7 @@ export function decodeAddressFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_floor: number | null;
     if (i < 0) f_floor = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_floor = c.isNull(ft) ? null : c.int(d + i * mw, mw, ft, -2147483648, 2147483647);
     }
     f = "geo";
@@ -462,7 +465,7 @@ export function decodeAddressFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_geo: Geo | null;
     if (i < 0) f_geo = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_geo = c.isNull(ft) ? null : decodeGeoFrom(c, d + i * mw, mw, ft);
     }
     f = "note";
@@ -470,7 +473,7 @@ export function decodeAddressFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_note: string | null;
     if (i < 0) f_note = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_note = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "street";
@@ -478,7 +481,7 @@ export function decodeAddressFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_street: string;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_street = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "tags";
@@ -486,7 +489,7 @@ export function decodeAddressFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_tags: Array<string>;
     if (i < 0) f_tags = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_tags = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<string> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<string> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "zip";
@@ -494,7 +497,7 @@ export function decodeAddressFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_zip: string;
     if (i < 0) f_zip = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_zip = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();

@@ -74,6 +74,7 @@ export function decodeTimeSeriesFrom(c: fb.DecodeContext, p: number, w: number, 
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __TimeSeries_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -82,7 +83,7 @@ export function decodeTimeSeriesFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_intervalMs: number | bigint;
     if (i < 0) f_intervalMs = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_intervalMs = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "quality";
@@ -90,7 +91,7 @@ export function decodeTimeSeriesFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_quality: Array<number | bigint>;
     if (i < 0) f_quality = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_quality = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "sensor";
@@ -98,7 +99,7 @@ export function decodeTimeSeriesFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_sensor: string;
     if (i < 0) f_sensor = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_sensor = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "start";
@@ -106,7 +107,7 @@ export function decodeTimeSeriesFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_start: number | bigint;
     if (i < 0) f_start = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_start = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "timestamps";
@@ -114,7 +115,7 @@ export function decodeTimeSeriesFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_timestamps: Array<number | bigint>;
     if (i < 0) f_timestamps = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_timestamps = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "unit";
@@ -122,7 +123,7 @@ export function decodeTimeSeriesFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_unit: string;
     if (i < 0) f_unit = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_unit = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "values";
@@ -130,7 +131,7 @@ export function decodeTimeSeriesFrom(c: fb.DecodeContext, p: number, w: number, 
     let f_values: Array<number>;
     if (i < 0) f_values = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_values = c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.f64(q, qw, qt));
     }
     c.leave();

@@ -106,6 +106,7 @@ export function decodeUnicodeHeavyFrom(c: fb.DecodeContext, p: number, w: number
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __UnicodeHeavy_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -114,7 +115,7 @@ export function decodeUnicodeHeavyFrom(c: fb.DecodeContext, p: number, w: number
     let f_emoji: ScriptSection;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_emoji = decodeScriptSectionFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "title";
@@ -122,7 +123,7 @@ export function decodeUnicodeHeavyFrom(c: fb.DecodeContext, p: number, w: number
     let f_title: string;
     if (i < 0) f_title = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_title = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "Ελληνικά";
@@ -130,7 +131,7 @@ export function decodeUnicodeHeavyFrom(c: fb.DecodeContext, p: number, w: number
     let f_greek: ScriptSection;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_greek = decodeScriptSectionFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "Русский";
@@ -138,7 +139,7 @@ export function decodeUnicodeHeavyFrom(c: fb.DecodeContext, p: number, w: number
     let f_russian: ScriptSection;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_russian = decodeScriptSectionFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "עברית";
@@ -146,7 +147,7 @@ export function decodeUnicodeHeavyFrom(c: fb.DecodeContext, p: number, w: number
     let f_hebrew: ScriptSection;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_hebrew = decodeScriptSectionFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "العربية";
@@ -154,7 +155,7 @@ export function decodeUnicodeHeavyFrom(c: fb.DecodeContext, p: number, w: number
     let f_arabic: ScriptSection;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_arabic = decodeScriptSectionFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "हिन्दी";
@@ -162,7 +163,7 @@ export function decodeUnicodeHeavyFrom(c: fb.DecodeContext, p: number, w: number
     let f_hindi: ScriptSection;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_hindi = decodeScriptSectionFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "ไทย";
@@ -170,7 +171,7 @@ export function decodeUnicodeHeavyFrom(c: fb.DecodeContext, p: number, w: number
     let f_thai: ScriptSection;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_thai = decodeScriptSectionFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "中文";
@@ -178,7 +179,7 @@ export function decodeUnicodeHeavyFrom(c: fb.DecodeContext, p: number, w: number
     let f_chinese: ScriptSection;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_chinese = decodeScriptSectionFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "日本語";
@@ -186,7 +187,7 @@ export function decodeUnicodeHeavyFrom(c: fb.DecodeContext, p: number, w: number
     let f_japanese: ScriptSection;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_japanese = decodeScriptSectionFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "混合/смешанный/مختلط";
@@ -194,7 +195,7 @@ export function decodeUnicodeHeavyFrom(c: fb.DecodeContext, p: number, w: number
     let f_mixed: { [key: string]: string };
     if (i < 0) f_mixed = {};
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_mixed = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: string } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: string } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "한국어";
@@ -202,7 +203,7 @@ export function decodeUnicodeHeavyFrom(c: fb.DecodeContext, p: number, w: number
     let f_korean: ScriptSection;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_korean = decodeScriptSectionFrom(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -367,6 +368,7 @@ export function decodeScriptSectionFrom(c: fb.DecodeContext, p: number, w: numbe
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __ScriptSection_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -375,7 +377,7 @@ export function decodeScriptSectionFrom(c: fb.DecodeContext, p: number, w: numbe
     let f_glossary: { [key: string]: string };
     if (i < 0) f_glossary = {};
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_glossary = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: string } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: string } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "paragraphs";
@@ -383,7 +385,7 @@ export function decodeScriptSectionFrom(c: fb.DecodeContext, p: number, w: numbe
     let f_paragraphs: Array<string>;
     if (i < 0) f_paragraphs = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_paragraphs = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<string> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<string> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();

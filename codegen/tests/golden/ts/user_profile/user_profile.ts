@@ -214,6 +214,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __UserProfile_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -222,7 +223,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_address: UserAddress;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_address = decodeUserAddressFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "age";
@@ -230,7 +231,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_age: number | bigint;
     if (i < 0) f_age = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_age = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "avatar_url";
@@ -238,7 +239,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_avatarUrl: string;
     if (i < 0) f_avatarUrl = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_avatarUrl = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "bio";
@@ -246,7 +247,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_bio: string;
     if (i < 0) f_bio = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_bio = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "birthday";
@@ -254,7 +255,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_birthday: string | null;
     if (i < 0) f_birthday = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_birthday = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "created_at";
@@ -262,7 +263,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_createdAt: string;
     if (i < 0) f_createdAt = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_createdAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "display_name";
@@ -270,7 +271,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_displayName: string;
     if (i < 0) f_displayName = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_displayName = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "email";
@@ -278,7 +279,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_email: string;
     if (i < 0) f_email = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_email = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "email_verified";
@@ -286,7 +287,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_emailVerified: boolean;
     if (i < 0) f_emailVerified = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_emailVerified = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "id";
@@ -294,7 +295,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_id: number | bigint;
     if (i < 0) f_id = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_id = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "is_admin";
@@ -302,7 +303,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_isAdmin: boolean;
     if (i < 0) f_isAdmin = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_isAdmin = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "is_bot";
@@ -310,7 +311,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_isBot: boolean;
     if (i < 0) f_isBot = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_isBot = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "karma_ratio";
@@ -318,7 +319,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_karmaRatio: number;
     if (i < 0) f_karmaRatio = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_karmaRatio = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "last_login_at";
@@ -326,7 +327,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_lastLoginAt: string;
     if (i < 0) f_lastLoginAt = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_lastLoginAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "linked_accounts";
@@ -334,7 +335,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_linkedAccounts: Array<LinkedAccount>;
     if (i < 0) f_linkedAccounts = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_linkedAccounts = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<LinkedAccount> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<LinkedAccount> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeLinkedAccountFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "locale";
@@ -342,7 +343,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_locale: string;
     if (i < 0) f_locale = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_locale = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "phone";
@@ -350,7 +351,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_phone: string;
     if (i < 0) f_phone = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_phone = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "pronouns";
@@ -358,7 +359,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_pronouns: string;
     if (i < 0) f_pronouns = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_pronouns = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "referrer_id";
@@ -366,7 +367,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_referrerId: number | bigint | null;
     if (i < 0) f_referrerId = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_referrerId = c.isNull(ft) ? null : c.i64(d + i * mw, mw, ft);
     }
     f = "reputation";
@@ -374,7 +375,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_reputation: number | bigint;
     if (i < 0) f_reputation = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_reputation = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "score";
@@ -382,7 +383,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_score: number;
     if (i < 0) f_score = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_score = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "settings";
@@ -390,7 +391,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_settings: UserSettings;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_settings = decodeUserSettingsFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "stats";
@@ -398,7 +399,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_stats: UserStats;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_stats = decodeUserStatsFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "subscription";
@@ -406,7 +407,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_subscription: Subscription;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_subscription = decodeSubscriptionFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "tags";
@@ -414,7 +415,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_tags: Array<string>;
     if (i < 0) f_tags = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_tags = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<string> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<string> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     f = "timezone";
@@ -422,7 +423,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_timezone: string;
     if (i < 0) f_timezone = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_timezone = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "updated_at";
@@ -430,7 +431,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_updatedAt: string;
     if (i < 0) f_updatedAt = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_updatedAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "username";
@@ -438,7 +439,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_username: string;
     if (i < 0) f_username = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_username = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "uuid";
@@ -446,7 +447,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_uuid: string;
     if (i < 0) f_uuid = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_uuid = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "verified";
@@ -454,7 +455,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_verified: boolean;
     if (i < 0) f_verified = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_verified = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "website";
@@ -462,7 +463,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     let f_website: string;
     if (i < 0) f_website = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_website = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -754,6 +755,7 @@ export function decodeUserAddressFrom(c: fb.DecodeContext, p: number, w: number,
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __UserAddress_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -762,7 +764,7 @@ export function decodeUserAddressFrom(c: fb.DecodeContext, p: number, w: number,
     let f_city: string;
     if (i < 0) f_city = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_city = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "country";
@@ -770,7 +772,7 @@ export function decodeUserAddressFrom(c: fb.DecodeContext, p: number, w: number,
     let f_country: string;
     if (i < 0) f_country = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_country = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "geo";
@@ -778,7 +780,7 @@ export function decodeUserAddressFrom(c: fb.DecodeContext, p: number, w: number,
     let f_geo: GeoPoint;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_geo = decodeGeoPointFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "street";
@@ -786,7 +788,7 @@ export function decodeUserAddressFrom(c: fb.DecodeContext, p: number, w: number,
     let f_street: string;
     if (i < 0) f_street = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_street = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "zip";
@@ -794,7 +796,7 @@ export function decodeUserAddressFrom(c: fb.DecodeContext, p: number, w: number,
     let f_zip: string;
     if (i < 0) f_zip = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_zip = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -902,6 +904,7 @@ export function decodeGeoPointFrom(c: fb.DecodeContext, p: number, w: number, t:
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __GeoPoint_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -910,7 +913,7 @@ export function decodeGeoPointFrom(c: fb.DecodeContext, p: number, w: number, t:
     let f_lat: number;
     if (i < 0) f_lat = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_lat = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "lon";
@@ -918,7 +921,7 @@ export function decodeGeoPointFrom(c: fb.DecodeContext, p: number, w: number, t:
     let f_lon: number;
     if (i < 0) f_lon = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_lon = c.f64(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -1024,6 +1027,7 @@ export function decodeUserSettingsFrom(c: fb.DecodeContext, p: number, w: number
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __UserSettings_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1032,7 +1036,7 @@ export function decodeUserSettingsFrom(c: fb.DecodeContext, p: number, w: number
     let f_fontScale: number;
     if (i < 0) f_fontScale = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_fontScale = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "language";
@@ -1040,7 +1044,7 @@ export function decodeUserSettingsFrom(c: fb.DecodeContext, p: number, w: number
     let f_language: string;
     if (i < 0) f_language = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_language = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "notifications";
@@ -1048,7 +1052,7 @@ export function decodeUserSettingsFrom(c: fb.DecodeContext, p: number, w: number
     let f_notifications: NotificationSettings;
     if (i < 0) throw fb.missing();
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_notifications = decodeNotificationSettingsFrom(c, d + i * mw, mw, c.nn(ft));
     }
     f = "theme";
@@ -1056,7 +1060,7 @@ export function decodeUserSettingsFrom(c: fb.DecodeContext, p: number, w: number
     let f_theme: string;
     if (i < 0) f_theme = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_theme = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "two_factor";
@@ -1064,7 +1068,7 @@ export function decodeUserSettingsFrom(c: fb.DecodeContext, p: number, w: number
     let f_twoFactor: boolean;
     if (i < 0) f_twoFactor = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_twoFactor = c.bool(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -1177,6 +1181,7 @@ export function decodeNotificationSettingsFrom(c: fb.DecodeContext, p: number, w
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __NotificationSettings_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1185,7 +1190,7 @@ export function decodeNotificationSettingsFrom(c: fb.DecodeContext, p: number, w
     let f_email: boolean;
     if (i < 0) f_email = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_email = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "push";
@@ -1193,7 +1198,7 @@ export function decodeNotificationSettingsFrom(c: fb.DecodeContext, p: number, w
     let f_push: boolean;
     if (i < 0) f_push = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_push = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "sms";
@@ -1201,7 +1206,7 @@ export function decodeNotificationSettingsFrom(c: fb.DecodeContext, p: number, w
     let f_sms: boolean;
     if (i < 0) f_sms = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_sms = c.bool(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -1307,6 +1312,7 @@ export function decodeLinkedAccountFrom(c: fb.DecodeContext, p: number, w: numbe
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __LinkedAccount_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1315,7 +1321,7 @@ export function decodeLinkedAccountFrom(c: fb.DecodeContext, p: number, w: numbe
     let f_handle: string;
     if (i < 0) f_handle = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_handle = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "linked_at";
@@ -1323,7 +1329,7 @@ export function decodeLinkedAccountFrom(c: fb.DecodeContext, p: number, w: numbe
     let f_linkedAt: string;
     if (i < 0) f_linkedAt = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_linkedAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "primary";
@@ -1331,7 +1337,7 @@ export function decodeLinkedAccountFrom(c: fb.DecodeContext, p: number, w: numbe
     let f_primary: boolean;
     if (i < 0) f_primary = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_primary = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "provider";
@@ -1339,7 +1345,7 @@ export function decodeLinkedAccountFrom(c: fb.DecodeContext, p: number, w: numbe
     let f_provider: string;
     if (i < 0) f_provider = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_provider = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -1461,6 +1467,7 @@ export function decodeUserStatsFrom(c: fb.DecodeContext, p: number, w: number, t
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __UserStats_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1469,7 +1476,7 @@ export function decodeUserStatsFrom(c: fb.DecodeContext, p: number, w: number, t
     let f_bytesUploaded: number | bigint;
     if (i < 0) f_bytesUploaded = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_bytesUploaded = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "comments";
@@ -1477,7 +1484,7 @@ export function decodeUserStatsFrom(c: fb.DecodeContext, p: number, w: number, t
     let f_comments: number | bigint;
     if (i < 0) f_comments = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_comments = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "followers";
@@ -1485,7 +1492,7 @@ export function decodeUserStatsFrom(c: fb.DecodeContext, p: number, w: number, t
     let f_followers: number | bigint;
     if (i < 0) f_followers = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_followers = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "following";
@@ -1493,7 +1500,7 @@ export function decodeUserStatsFrom(c: fb.DecodeContext, p: number, w: number, t
     let f_following: number | bigint;
     if (i < 0) f_following = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_following = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "likes_received";
@@ -1501,7 +1508,7 @@ export function decodeUserStatsFrom(c: fb.DecodeContext, p: number, w: number, t
     let f_likesReceived: number | bigint;
     if (i < 0) f_likesReceived = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_likesReceived = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "posts";
@@ -1509,7 +1516,7 @@ export function decodeUserStatsFrom(c: fb.DecodeContext, p: number, w: number, t
     let f_posts: number | bigint;
     if (i < 0) f_posts = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_posts = c.i64(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
@@ -1633,6 +1640,7 @@ export function decodeSubscriptionFrom(c: fb.DecodeContext, p: number, w: number
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __Subscription_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -1641,7 +1649,7 @@ export function decodeSubscriptionFrom(c: fb.DecodeContext, p: number, w: number
     let f_plan: string;
     if (i < 0) f_plan = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_plan = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "price";
@@ -1649,7 +1657,7 @@ export function decodeSubscriptionFrom(c: fb.DecodeContext, p: number, w: number
     let f_price: number;
     if (i < 0) f_price = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_price = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "renews_at";
@@ -1657,7 +1665,7 @@ export function decodeSubscriptionFrom(c: fb.DecodeContext, p: number, w: number
     let f_renewsAt: string;
     if (i < 0) f_renewsAt = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_renewsAt = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "seats";
@@ -1665,7 +1673,7 @@ export function decodeSubscriptionFrom(c: fb.DecodeContext, p: number, w: number
     let f_seats: number | bigint;
     if (i < 0) f_seats = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_seats = c.i64(d + i * mw, mw, c.nn(ft));
     }
     c.leave();

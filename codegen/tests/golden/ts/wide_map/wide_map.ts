@@ -476,6 +476,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __WideMap_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -484,7 +485,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b02: boolean;
     if (i < 0) f_b02 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b02 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_07";
@@ -492,7 +493,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b07: boolean;
     if (i < 0) f_b07 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b07 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_12";
@@ -500,7 +501,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b12: boolean;
     if (i < 0) f_b12 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b12 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_17";
@@ -508,7 +509,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b17: boolean;
     if (i < 0) f_b17 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b17 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_22";
@@ -516,7 +517,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b22: boolean;
     if (i < 0) f_b22 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b22 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_27";
@@ -524,7 +525,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b27: boolean;
     if (i < 0) f_b27 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b27 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_32";
@@ -532,7 +533,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b32: boolean;
     if (i < 0) f_b32 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b32 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_37";
@@ -540,7 +541,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b37: boolean;
     if (i < 0) f_b37 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b37 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_42";
@@ -548,7 +549,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b42: boolean;
     if (i < 0) f_b42 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b42 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_47";
@@ -556,7 +557,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b47: boolean;
     if (i < 0) f_b47 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b47 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_52";
@@ -564,7 +565,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b52: boolean;
     if (i < 0) f_b52 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b52 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_57";
@@ -572,7 +573,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b57: boolean;
     if (i < 0) f_b57 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b57 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_62";
@@ -580,7 +581,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b62: boolean;
     if (i < 0) f_b62 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b62 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_67";
@@ -588,7 +589,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b67: boolean;
     if (i < 0) f_b67 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b67 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_72";
@@ -596,7 +597,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b72: boolean;
     if (i < 0) f_b72 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b72 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "b_77";
@@ -604,7 +605,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_b77: boolean;
     if (i < 0) f_b77 = false;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_b77 = c.bool(d + i * mw, mw, c.nn(ft));
     }
     f = "f_01";
@@ -612,7 +613,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f01: number;
     if (i < 0) f_f01 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f01 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_06";
@@ -620,7 +621,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f06: number;
     if (i < 0) f_f06 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f06 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_11";
@@ -628,7 +629,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f11: number;
     if (i < 0) f_f11 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f11 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_16";
@@ -636,7 +637,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f16: number;
     if (i < 0) f_f16 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f16 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_21";
@@ -644,7 +645,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f21: number;
     if (i < 0) f_f21 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f21 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_26";
@@ -652,7 +653,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f26: number;
     if (i < 0) f_f26 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f26 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_31";
@@ -660,7 +661,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f31: number;
     if (i < 0) f_f31 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f31 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_36";
@@ -668,7 +669,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f36: number;
     if (i < 0) f_f36 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f36 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_41";
@@ -676,7 +677,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f41: number;
     if (i < 0) f_f41 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f41 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_46";
@@ -684,7 +685,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f46: number;
     if (i < 0) f_f46 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f46 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_51";
@@ -692,7 +693,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f51: number;
     if (i < 0) f_f51 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f51 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_56";
@@ -700,7 +701,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f56: number;
     if (i < 0) f_f56 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f56 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_61";
@@ -708,7 +709,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f61: number;
     if (i < 0) f_f61 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f61 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_66";
@@ -716,7 +717,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f66: number;
     if (i < 0) f_f66 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f66 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_71";
@@ -724,7 +725,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f71: number;
     if (i < 0) f_f71 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f71 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "f_76";
@@ -732,7 +733,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_f76: number;
     if (i < 0) f_f76 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_f76 = c.f64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_00";
@@ -740,7 +741,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i00: number | bigint;
     if (i < 0) f_i00 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i00 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_05";
@@ -748,7 +749,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i05: number | bigint;
     if (i < 0) f_i05 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i05 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_10";
@@ -756,7 +757,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i10: number | bigint;
     if (i < 0) f_i10 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i10 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_15";
@@ -764,7 +765,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i15: number | bigint;
     if (i < 0) f_i15 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i15 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_20";
@@ -772,7 +773,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i20: number | bigint;
     if (i < 0) f_i20 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i20 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_25";
@@ -780,7 +781,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i25: number | bigint;
     if (i < 0) f_i25 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i25 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_30";
@@ -788,7 +789,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i30: number | bigint;
     if (i < 0) f_i30 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i30 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_35";
@@ -796,7 +797,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i35: number | bigint;
     if (i < 0) f_i35 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i35 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_40";
@@ -804,7 +805,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i40: number | bigint;
     if (i < 0) f_i40 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i40 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_45";
@@ -812,7 +813,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i45: number | bigint;
     if (i < 0) f_i45 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i45 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_50";
@@ -820,7 +821,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i50: number | bigint;
     if (i < 0) f_i50 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i50 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_55";
@@ -828,7 +829,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i55: number | bigint;
     if (i < 0) f_i55 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i55 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_60";
@@ -836,7 +837,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i60: number | bigint;
     if (i < 0) f_i60 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i60 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_65";
@@ -844,7 +845,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i65: number | bigint;
     if (i < 0) f_i65 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i65 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_70";
@@ -852,7 +853,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i70: number | bigint;
     if (i < 0) f_i70 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i70 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "i_75";
@@ -860,7 +861,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_i75: number | bigint;
     if (i < 0) f_i75 = 0;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_i75 = c.i64(d + i * mw, mw, c.nn(ft));
     }
     f = "n_04";
@@ -868,7 +869,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n04: string | null;
     if (i < 0) f_n04 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n04 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_09";
@@ -876,7 +877,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n09: string | null;
     if (i < 0) f_n09 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n09 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_14";
@@ -884,7 +885,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n14: string | null;
     if (i < 0) f_n14 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n14 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_19";
@@ -892,7 +893,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n19: string | null;
     if (i < 0) f_n19 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n19 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_24";
@@ -900,7 +901,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n24: string | null;
     if (i < 0) f_n24 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n24 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_29";
@@ -908,7 +909,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n29: string | null;
     if (i < 0) f_n29 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n29 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_34";
@@ -916,7 +917,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n34: string | null;
     if (i < 0) f_n34 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n34 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_39";
@@ -924,7 +925,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n39: string | null;
     if (i < 0) f_n39 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n39 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_44";
@@ -932,7 +933,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n44: string | null;
     if (i < 0) f_n44 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n44 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_49";
@@ -940,7 +941,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n49: string | null;
     if (i < 0) f_n49 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n49 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_54";
@@ -948,7 +949,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n54: string | null;
     if (i < 0) f_n54 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n54 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_59";
@@ -956,7 +957,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n59: string | null;
     if (i < 0) f_n59 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n59 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_64";
@@ -964,7 +965,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n64: string | null;
     if (i < 0) f_n64 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n64 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_69";
@@ -972,7 +973,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n69: string | null;
     if (i < 0) f_n69 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n69 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_74";
@@ -980,7 +981,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n74: string | null;
     if (i < 0) f_n74 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n74 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "n_79";
@@ -988,7 +989,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_n79: string | null;
     if (i < 0) f_n79 = null;
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_n79 = c.isNull(ft) ? null : c.str(d + i * mw, mw, ft);
     }
     f = "s_03";
@@ -996,7 +997,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s03: string;
     if (i < 0) f_s03 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s03 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_08";
@@ -1004,7 +1005,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s08: string;
     if (i < 0) f_s08 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s08 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_13";
@@ -1012,7 +1013,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s13: string;
     if (i < 0) f_s13 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s13 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_18";
@@ -1020,7 +1021,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s18: string;
     if (i < 0) f_s18 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s18 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_23";
@@ -1028,7 +1029,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s23: string;
     if (i < 0) f_s23 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s23 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_28";
@@ -1036,7 +1037,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s28: string;
     if (i < 0) f_s28 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s28 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_33";
@@ -1044,7 +1045,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s33: string;
     if (i < 0) f_s33 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s33 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_38";
@@ -1052,7 +1053,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s38: string;
     if (i < 0) f_s38 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s38 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_43";
@@ -1060,7 +1061,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s43: string;
     if (i < 0) f_s43 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s43 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_48";
@@ -1068,7 +1069,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s48: string;
     if (i < 0) f_s48 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s48 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_53";
@@ -1076,7 +1077,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s53: string;
     if (i < 0) f_s53 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s53 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_58";
@@ -1084,7 +1085,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s58: string;
     if (i < 0) f_s58 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s58 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_63";
@@ -1092,7 +1093,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s63: string;
     if (i < 0) f_s63 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s63 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_68";
@@ -1100,7 +1101,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s68: string;
     if (i < 0) f_s68 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s68 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_73";
@@ -1108,7 +1109,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s73: string;
     if (i < 0) f_s73 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s73 = c.str(d + i * mw, mw, c.nn(ft));
     }
     f = "s_78";
@@ -1116,7 +1117,7 @@ export function decodeWideMapFrom(c: fb.DecodeContext, p: number, w: number, t: 
     let f_s78: string;
     if (i < 0) f_s78 = "";
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_s78 = c.str(d + i * mw, mw, c.nn(ft));
     }
     c.leave();

@@ -31,6 +31,7 @@ export function decodeWidthBombFrom(c: fb.DecodeContext, p: number, w: number, t
   const mw = c.w, n = c.c;
   const fast = c.layout(d, mw, n, __WidthBomb_keys);
   const ka = c.ka, kw = c.kw;
+  const u8 = c.u8, tb = d + n * mw;
   let f = "";
   try {
     let i: number, ft: number;
@@ -39,7 +40,7 @@ export function decodeWidthBombFrom(c: fb.DecodeContext, p: number, w: number, t
     let f_values: Array<number | bigint>;
     if (i < 0) f_values = [];
     else {
-      ft = c.type(d, mw, n, -1, i);
+      ft = u8[tb + i];
       f_values = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
