@@ -1,7 +1,9 @@
 // `cargo xtask bench ts`: the TypeScript SDK side by side with its peers on
-// conformance/fixtures, one run, medians via tinybench. With --write, the
+// conformance/fixtures, one run, medians via tinybench, in Node (one process
+// per fixture) and then in headless Chromium (browser.mjs, one page per
+// fixture); both run the decode/encode rows of suite.mjs. With --write, the
 // "## TypeScript SDK" section of docs/benchmarks.md is replaced.
-//   node bench/bench.mjs [--write] [--time MS] [--only FIXTURE]
+//   node bench/bench.mjs [--write] [--time MS] [--only FIXTURE] [--no-browser]
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -10,11 +12,13 @@ import { pack, unpack } from "msgpackr";
 import * as flex from "flatbuffers/mjs/flexbuffers.js";
 import * as pure from "../dist/index.js";
 import * as node from "../dist/node.js";
+import { measure } from "./suite.mjs";
 
 const args = process.argv.slice(2);
 const WRITE = args.includes("--write");
 const TIME = Number(args[args.indexOf("--time") + 1]) || 150;
 const ONLY = args.includes("--only") ? args[args.indexOf("--only") + 1] : null;
+const BROWSER = !args.includes("--no-browser");
 const root = new URL("../../", import.meta.url);
 const gen = new URL("../test/gen/out/", import.meta.url);
 
@@ -24,13 +28,11 @@ const ROOTS = {
   repeated_maps: "RepeatedMaps", width_bomb: "WidthBomb", deep_nesting: null,
 };
 
-const te = new TextEncoder();
-const td = new TextDecoder();
 let sink = 0;
 const use = (x) => { sink ^= typeof x === "object" && x !== null ? 1 : 0; };
 
 async function median(fns) {
-  const bench = new Bench({ time: TIME, warmupTime: 50 });
+  const bench = new Bench({ time: TIME, warmupTime: Math.min(50, TIME) });
   for (const [name, fn] of Object.entries(fns)) if (fn) bench.add(name, fn);
   await bench.run();
   const out = {};
@@ -39,15 +41,6 @@ async function median(fns) {
     else out[t.name] = t.result.latency.p50 * 1000; // µs
   }
   return out;
-}
-
-function works(f) {
-  try {
-    f();
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const results = [];
@@ -66,33 +59,9 @@ if (!ONLY) {
 for (const [fixture, type] of Object.entries(ROOTS)) {
   if (ONLY !== fixture) continue;
   const text = readFileSync(new URL(`conformance/fixtures/${fixture}.json`, root), "utf8");
-  const value = JSON.parse(text);
   const generic = pure.fromJSON(text);
-  const jsonBytes = te.encode(text);
-  const msg = pack(value);
-  const theirs = flex.encode(value);
-  const theirsBuf = theirs.buffer.slice(theirs.byteOffset, theirs.byteOffset + theirs.byteLength);
-  let typed = null;
-  if (type && existsSync(new URL(`${fixture}.js`, gen))) {
-    const m = await import(new URL(`${fixture}.js`, gen));
-    const v = m[`decode${type}`](generic);
-    typed = { m, v, bytes: m[`encode${type}`](v), dec: m[`decode${type}`], enc: m[`encode${type}`] };
-  }
-  const peerReads = works(() => flex.toObject(theirsBuf));
-  const decode = await median({
-    "flexbuf": () => use(pure.decode(generic)),
-    "flexbuf typed": typed && (() => use(typed.dec(typed.bytes))),
-    "flatbuffers": peerReads ? () => use(flex.toObject(theirsBuf)) : null,
-    "JSON.parse": () => use(JSON.parse(td.decode(jsonBytes))),
-    "msgpackr": () => use(unpack(msg)),
-  });
-  const encode = await median({
-    "flexbuf": () => use(pure.encode(value)),
-    "flexbuf typed": typed && (() => use(typed.enc(typed.v))),
-    "flatbuffers": () => use(flex.encode(value)),
-    "JSON.stringify": () => use(te.encode(JSON.stringify(value))),
-    "msgpackr": () => use(pack(value)),
-  });
+  const typed = type && existsSync(new URL(`${fixture}.js`, gen)) ? await import(new URL(`${fixture}.js`, gen)) : null;
+  const { decode, encode, sizes, peerReads } = await measure({ fb: pure, pack, unpack, flex, Bench, time: TIME, fixture, text, typed, type });
   const native = await median({
     "verify pure": () => use(pure.verify(generic)),
     "verify native": () => use(node.verify(generic)),
@@ -101,27 +70,27 @@ for (const [fixture, type] of Object.entries(ROOTS)) {
     "fromJSON pure": () => use(pure.fromJSON(text)),
     "fromJSON native": () => use(node.fromJSON(text)),
   });
-  const sizes = { json: jsonBytes.length, flexbuf: generic.length, typed: typed?.bytes.length ?? null, flatbuffers: theirs.length, msgpackr: msg.length };
   results.push({ fixture, decode, encode, native, sizes, peerReads });
   console.log(JSON.stringify({ fixture, decode, encode, native, sizes, peerReads }));
 }
 if (ONLY) process.exit(0);
+const browser = BROWSER ? await (await import("./browser.mjs")).runBrowser(Object.entries(ROOTS), TIME) : null;
 
 const fmt = (x) => (x === null || x === undefined ? "n/a" : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const ratio = (a, b) => (a == null || b == null ? "n/a" : `${(b / a).toFixed(2)}x`);
 
-function table(title, key, cols, base, peers) {
+function table(title, key, cols, base, peers, rows = results) {
   let s = `### ${title}\n\nMedian µs per operation (lower is better); ratios are peer time / flexbuf time (above 1: flexbuf faster).\n\n`;
   s += `| fixture | ${cols.join(" | ")} | ${peers.map(([a, b]) => `${a} vs ${b}`).join(" | ")} |\n`;
   s += `| --- | ${cols.map(() => "---:").join(" | ")} | ${peers.map(() => "---:").join(" | ")} |\n`;
-  for (const r of results) {
+  for (const r of rows) {
     const row = r[key];
     s += `| ${r.fixture} | ${cols.map((c) => fmt(row[c])).join(" | ")} | ${peers.map(([a, b]) => ratio(row[a], row[b])).join(" | ")} |\n`;
   }
   return s + "\n";
 }
 
-function targets() {
+function targets(results) {
   const lines = [];
   const check = (label, pairs) => {
     const bad = pairs.filter((p) => p.ok === false);
@@ -133,14 +102,30 @@ function targets() {
   check("generic decode at least 3x faster than npm flatbuffers flexbuffers", results.map((r) => pair(r.fixture, r.decode["flexbuf"], r.decode["flatbuffers"], 3)));
   check("typed decode faster than JSON.parse from bytes on every fixture", results.map((r) => pair(r.fixture, r.decode["flexbuf typed"], r.decode["JSON.parse"])));
   check("typed encode faster than JSON.stringify to bytes on every fixture", results.map((r) => pair(r.fixture, r.encode["flexbuf typed"], r.encode["JSON.stringify"])));
+  check("generic encode at least as fast as JSON.stringify to bytes", results.map((r) => pair(r.fixture, r.encode["flexbuf"], r.encode["JSON.stringify"])));
   check("generic decode at least as fast as msgpackr", results.map((r) => pair(r.fixture, r.decode["flexbuf"], r.decode["msgpackr"])));
   check("typed decode at least as fast as msgpackr", results.map((r) => pair(r.fixture, r.decode["flexbuf typed"], r.decode["msgpackr"])));
   return lines.join("\n") + "\n";
 }
 
+function browserSection({ rows, version }) {
+  const decodeCols = ["flexbuf", "flexbuf typed", "flatbuffers", "JSON.parse", "msgpackr"];
+  const encodeCols = ["flexbuf", "flexbuf typed", "flatbuffers", "JSON.stringify", "msgpackr"];
+  return `### Chromium
+
+The same decode and encode tasks (\`bench/suite.mjs\`) in headless Chromium (${version}), driven by playwright-core as in
+\`test/browser.test.mjs\`: the pure-TS package from \`dist/\` and the generated coders served as ES modules, one fresh page
+per fixture, tinybench ${TIME} ms per task.
+
+${table("Chromium: decode (bytes -> JS values)", "decode", decodeCols, "flexbuf", [["flexbuf", "flatbuffers"], ["flexbuf", "msgpackr"], ["flexbuf typed", "JSON.parse"], ["flexbuf typed", "msgpackr"]], rows)}${table("Chromium: encode (JS values -> bytes)", "encode", encodeCols, "flexbuf", [["flexbuf", "flatbuffers"], ["flexbuf", "JSON.stringify"], ["flexbuf typed", "JSON.stringify"], ["flexbuf typed", "msgpackr"]], rows)}### Targets in Chromium (this run)
+
+${targets(rows)}`;
+}
+
 const section = `## TypeScript SDK
 
-Command: \`cargo xtask bench ts\` (runs \`node bench/bench.mjs --write\` in \`sdk-ts/\`; tinybench ${TIME} ms per task, medians, one run).
+Command: \`cargo xtask bench ts\` (runs \`node bench/bench.mjs --write\` in \`sdk-ts/\`; tinybench ${TIME} ms per task, medians, one run;
+each fixture in its own Node process, then all of them again in headless Chromium, see "Chromium" below).
 Node ${process.version}, ${process.arch}. Peers: npm \`flatbuffers\` (its \`flexbuffers\`), \`JSON.parse(TextDecoder.decode(bytes))\` /
 \`TextEncoder.encode(JSON.stringify(v))\`, \`msgpackr\`. "flexbuf" is the generic \`decode\`/\`encode\` of plain values;
 "flexbuf typed" the coders generated by \`flexbuf gen --lang ts\` from \`conformance/schemas\` (\`deep_nesting\` has none: its
@@ -156,7 +141,8 @@ ${results.map((r) => `| ${r.fixture} | ${r.sizes.json} | ${r.sizes.flexbuf} | ${
 
 ### Targets (this run)
 
-${targets()}
+${targets(results)}
+${browser ? browserSection(browser) : "### Chromium\n\nNot run (`--no-browser`).\n"}
 ### Native decision
 
 The Node entry (\`import "flexbuf"\` on Node) routes \`verify\`, \`toJSON\` and \`fromJSON\` through the native core when the

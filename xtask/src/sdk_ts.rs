@@ -231,11 +231,14 @@ pub fn conformance_command() -> duct::Expression {
 }
 
 /// `cargo xtask bench ts`: runs `sdk-ts/bench/bench.mjs` (tinybench) on the
-/// shared fixtures and rewrites the "## TypeScript SDK" section of
-/// `docs/benchmarks.md`. Builds first.
+/// shared fixtures in Node (one process per fixture) and then in headless
+/// Chromium (`bench/browser.mjs`, playwright-core), and rewrites the
+/// "## TypeScript SDK" section of `docs/benchmarks.md` with both tables.
+/// Builds first.
 pub fn bench() -> Result<()> {
     build()?;
     generate_test_coders()?;
+    ensure_chromium()?;
     util::step(
         "node bench/bench.mjs --write",
         node(&["bench/bench.mjs", "--write"]),
