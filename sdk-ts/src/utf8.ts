@@ -94,10 +94,12 @@ export function readUtf8(buf: Uint8Array, at: number, len: number): string | und
       return undefined;
     }
   }
-  // Short strings: UTF-16 code units gathered in one reused array, then one
-  // String.fromCharCode call (one string allocated, not one per character).
+  // Short strings: UTF-16 code units gathered in a reused array of exactly
+  // `len` elements (all of them when the text is ASCII), then one
+  // String.fromCharCode call: one string allocated, not one per character,
+  // and no array resized.
   const end = at + len;
-  const out = units;
+  const out = UNITS[len];
   let u = 0;
   let i = at;
   while (i < end) {
@@ -140,12 +142,14 @@ export function readUtf8(buf: Uint8Array, at: number, len: number): string | und
     }
     out[u++] = cp;
   }
-  out.length = u;
-  return String.fromCharCode.apply(null, out);
+  if (u === len) return String.fromCharCode.apply(null, out);
+  const exact = UNITS[u];
+  for (let j = 0; j < u; j++) exact[j] = out[j];
+  return String.fromCharCode.apply(null, exact);
 }
 
-/** Scratch code units of {@link readUtf8} (at most DECODE_LOOP_MAX). */
-const units: number[] = [];
+/** `UNITS[n]`: scratch code units of {@link readUtf8}, an array of exactly n numbers. */
+const UNITS: number[][] = Array.from({ length: DECODE_LOOP_MAX }, (_, n) => new Array<number>(n).fill(0));
 
 /** True when `len` bytes at `at` are valid UTF-8. */
 export function isUtf8(buf: Uint8Array, at: number, len: number): boolean {
