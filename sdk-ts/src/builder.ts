@@ -401,7 +401,7 @@ export class Builder {
       w = real;
       data = moved;
     }
-    buf.fill(0, start, data - (1 << w));
+    if (data - (1 << w) > start) buf.fill(0, start, data - (1 << w));
     this.len = data - (1 << w);
     this.writeUInt(written, 1 << w);
     buf[data + written] = 0;

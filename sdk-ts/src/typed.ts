@@ -48,6 +48,15 @@ export class KeySet {
   provenBy = 0;
   /** @internal */
   provenAt = -1;
+  /**
+   * The encode ({@link EncodeContext} serial number) that last wrote these
+   * keys, and the keys vector it wrote: its one-comparison lookup. Another
+   * encode overwrites it; the context's own list still has the vector.
+   * @internal
+   */
+  encodedBy = 0;
+  /** @internal */
+  encodedKv: KeyVector | null = null;
 
   /** @internal */
   constructor(names: readonly string[], layout: KeyLayout) {
@@ -89,19 +98,21 @@ export const NO_KEYS: KeySet = keySet([]);
  * `EncodeContext::key_vector_for`, byte for byte.
  */
 export class EncodeContext {
-  private readonly vectors = new Map<KeySet, KeyVector>();
-  private readonly written: { layout: KeyLayout; kv: KeyVector }[] = [];
+  /** Serial number of this context (see {@link KeySet.encodedBy}). */
+  private readonly serial = ++encodes;
+  private written: { layout: KeyLayout; kv: KeyVector }[] | null = null;
 
   /** The keys vector of `keys`, written on first use in this buffer. */
   keyVector(b: Builder, keys: KeySet): KeyVector {
-    const kv = this.vectors.get(keys);
-    return kv === undefined ? this.firstUse(b, keys) : kv;
+    const kv = keys.encodedKv;
+    return kv !== null && keys.encodedBy === this.serial ? kv : this.firstUse(b, keys);
   }
 
   private firstUse(b: Builder, keys: KeySet): KeyVector {
     const layout = keys.layout;
+    const written = this.written ?? (this.written = []);
     let kv: KeyVector | undefined;
-    for (const w of this.written) {
+    for (const w of written) {
       if (w.layout === layout || w.layout.sameKeys(layout)) {
         kv = w.kv;
         break;
@@ -109,12 +120,15 @@ export class EncodeContext {
     }
     if (kv === undefined) {
       kv = b.keyVectorFor(layout);
-      this.written.push({ layout, kv });
+      written.push({ layout, kv });
     }
-    this.vectors.set(keys, kv);
+    keys.encodedBy = this.serial;
+    keys.encodedKv = kv;
     return kv;
   }
 }
+
+let encodes = 0;
 
 /** Options of generated decoders. */
 export interface TypedDecodeOptions {
