@@ -12,7 +12,7 @@ import { pack, unpack } from "msgpackr";
 import * as flex from "flatbuffers/mjs/flexbuffers.js";
 import * as pure from "../dist/index.js";
 import * as node from "../dist/node.js";
-import { measure } from "./suite.mjs";
+import { measure, median as batchedMedian } from "./suite.mjs";
 
 const args = process.argv.slice(2);
 const WRITE = args.includes("--write");
@@ -31,17 +31,7 @@ const ROOTS = {
 let sink = 0;
 const use = (x) => { sink ^= typeof x === "object" && x !== null ? 1 : 0; };
 
-async function median(fns) {
-  const bench = new Bench({ time: TIME, warmupTime: Math.min(50, TIME) });
-  for (const [name, fn] of Object.entries(fns)) if (fn) bench.add(name, fn);
-  await bench.run();
-  const out = {};
-  for (const t of bench.tasks) {
-    if (t.result?.error) out[t.name] = null;
-    else out[t.name] = t.result.latency.p50 * 1000; // µs
-  }
-  return out;
-}
+const median = (fns) => batchedMedian(Bench, TIME, fns);
 
 const results = [];
 // Each fixture runs in its own Node process (the parent only aggregates), so
@@ -124,7 +114,7 @@ ${targets(rows)}`;
 
 const section = `## TypeScript SDK
 
-Command: \`cargo xtask bench ts\` (runs \`node bench/bench.mjs --write\` in \`sdk-ts/\`; tinybench ${TIME} ms per task, medians, one run;
+Command: \`cargo xtask bench ts\` (runs \`node bench/bench.mjs --write\` in \`sdk-ts/\`; tinybench ${TIME} ms per task, medians of samples that are each a batch of calls of about 1 ms, divided by the batch size, one run;
 each fixture in its own Node process, then all of them again in headless Chromium, see "Chromium" below).
 Node ${process.version}, ${process.arch}. Peers: npm \`flatbuffers\` (its \`flexbuffers\`), \`JSON.parse(TextDecoder.decode(bytes))\` /
 \`TextEncoder.encode(JSON.stringify(v))\`, \`msgpackr\`. "flexbuf" is the generic \`decode\`/\`encode\` of plain values;

@@ -44,8 +44,10 @@ const TYPES = { ".js": "text/javascript", ".mjs": "text/javascript", ".json": "a
 function serve() {
   const server = createServer((req, res) => {
     const url = new URL(req.url, "http://localhost");
+    // Cross-origin isolation: performance.now() gets 5 µs resolution instead of 100 µs.
+    const isolated = { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" };
     if (url.pathname === "/") {
-      res.writeHead(200, { "content-type": "text/html" });
+      res.writeHead(200, { "content-type": "text/html", ...isolated });
       res.end(PAGE);
       return;
     }
@@ -54,7 +56,7 @@ function serve() {
       if (!url.pathname.startsWith(prefix)) continue;
       const path = normalize(join(dir, decodeURIComponent(url.pathname.slice(prefix.length))));
       if (!path.startsWith(dir) || !existsSync(path) || !statSync(path).isFile()) break;
-      res.writeHead(200, { "content-type": TYPES[extname(path)] ?? "application/octet-stream" });
+      res.writeHead(200, { "content-type": TYPES[extname(path)] ?? "application/octet-stream", ...isolated });
       res.end(readFileSync(path));
       return;
     }
@@ -89,7 +91,7 @@ export async function runBrowser(fixtures, time) {
       const q = new URLSearchParams({ fixture, time: String(time), type: typedOk ? type : "" });
       await page.goto(`http://127.0.0.1:${server.address().port}/?${q}`);
       const r = await page.waitForFunction(() => window.__result, null, { timeout: 600000 }).then((h) => h.jsonValue());
-      version ||= await page.evaluate(() => navigator.userAgent);
+      version ||= await page.evaluate(() => `${navigator.userAgent}, crossOriginIsolated ${self.crossOriginIsolated}`);
       await page.close();
       if (r.error || errors.length) throw new Error(`browser bench of ${fixture} failed: ${r.error ?? errors.join("; ")}`);
       rows.push(r);
