@@ -27,8 +27,14 @@ const utf8Write = typeof nodeProto?.utf8Write === "function" ? nodeProto.utf8Wri
 
 /** Strings shorter than this are encoded by the JS loop. */
 const ENCODE_LOOP_MAX = 48;
-/** Strings with fewer bytes than this are decoded by the JS loop. */
-const DECODE_LOOP_MAX = 16;
+/** Strings with fewer bytes than this may be decoded by the JS loop ({@link utf8Loop}). */
+const DECODE_LOOP_MAX = 64;
+/**
+ * Strings with fewer bytes than this are decoded by the JS loop: on Node up to
+ * 8 bytes (its native slice is cheaper beyond), elsewhere up to 64 (a
+ * `subarray` and a `TextDecoder` call cost more than the loop for them).
+ */
+const LOOP_BELOW = utf8Slice !== undefined ? 8 : DECODE_LOOP_MAX;
 
 /**
  * Writes the UTF-8 of `s` at `at` (the caller reserved `3 * s.length` bytes) and
@@ -81,7 +87,7 @@ export function utf8Bytes(s: string): Uint8Array {
  * (the caller turns that into an error with its own offset).
  */
 export function readUtf8(buf: Uint8Array, at: number, len: number): string | undefined {
-  if (len >= DECODE_LOOP_MAX || (utf8Slice !== undefined && len >= 8)) {
+  if (len >= LOOP_BELOW) {
     if (utf8Slice !== undefined) {
       // Lenient native decode; U+FFFD in the result means the bytes may be
       // invalid (or hold a real U+FFFD): only then validate strictly.
@@ -94,6 +100,15 @@ export function readUtf8(buf: Uint8Array, at: number, len: number): string | und
       return undefined;
     }
   }
+  return utf8Loop(buf, at, len);
+}
+
+/**
+ * The JS decoder of {@link readUtf8} for `len` below 64, with the same strict
+ * rule as the verifier (exported for tests: Node never takes it past 8 bytes).
+ * @internal
+ */
+export function utf8Loop(buf: Uint8Array, at: number, len: number): string | undefined {
   // Short strings: UTF-16 code units gathered in a reused array of exactly
   // `len` elements (all of them when the text is ASCII), then one
   // String.fromCharCode call: one string allocated, not one per character,

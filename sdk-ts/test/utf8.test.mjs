@@ -65,3 +65,31 @@ test("valid UTF-8 decodes as a fatal TextDecoder does, at every length", () => {
     }
   }
 });
+
+test("the JS loop (browsers and Workers decode strings below 64 bytes with it) follows the same rule at every length", async () => {
+  const { utf8Loop } = await import("../dist/utf8.js");
+  const te = new TextEncoder();
+  const strict = (bytes) => {
+    try {
+      return fatal.decode(bytes);
+    } catch {
+      return undefined;
+    }
+  };
+  let n = 0;
+  const samples = [...BAD, ...GOOD.map((s) => [...te.encode(s)])];
+  for (const mid of samples) {
+    for (let before = 0; before + mid.length < 64; before++) {
+      for (const after of [0, 1, 2]) {
+        const bytes = Uint8Array.from([...pad(before), ...mid, ...pad(after)]);
+        if (bytes.length >= 64) continue;
+        // At an offset inside a larger buffer, with bytes either side that must not be read.
+        const buf = Uint8Array.from([0xff, ...bytes, 0x80]);
+        assert.equal(utf8Loop(buf, 1, bytes.length), strict(bytes), `${[...bytes]}`);
+        n++;
+      }
+    }
+  }
+  assert.equal(utf8Loop(new Uint8Array(0), 0, 0), "");
+  assert.ok(n > 2000, `${n}`);
+});
