@@ -13,6 +13,8 @@
 //! Types from every namespace go into one module by their short names (a
 //! clash is reported), as in the Rust backend.
 
+use std::cell::RefCell;
+
 use flexbuf::schema::{short_name, Absent, DefaultValue, EnumDef, TypeRef};
 
 use super::{quoted, Backend, FloatForm, GeneratedFile};
@@ -143,9 +145,11 @@ impl Backend for TypeScript {
             plan,
             b: self,
             w: CodeWriter::new("  "),
+            helpers: RefCell::new(Vec::new()),
         };
         g.header();
         super::emit_items(plan, &mut g);
+        g.emit_helpers();
         Ok(vec![GeneratedFile {
             path: format!("{}.ts", plan.stem).into(),
             contents: g.w.finish(),
@@ -204,6 +208,10 @@ struct Gen<'p> {
     plan: &'p Plan<'p>,
     b: &'p TypeScript,
     w: CodeWriter,
+    /// Module-level decoders of vector, map and element types, as
+    /// `(name, definition)`, one per distinct definition: a field decoder
+    /// calls them instead of creating a closure on every decode.
+    helpers: RefCell<Vec<(String, String)>>,
 }
 
 impl Gen<'_> {
@@ -728,6 +736,30 @@ impl Gen<'_> {
         }
     }
 
+    /// The name of the module-level function `{prefix}N` with `signature_and_body`
+    /// (everything after its name), registered on first use.
+    fn helper(&self, prefix: &str, signature_and_body: &str) -> String {
+        let mut helpers = self.helpers.borrow_mut();
+        if let Some((name, _)) = helpers
+            .iter()
+            .find(|(n, def)| n.starts_with(prefix) && def == signature_and_body)
+        {
+            return name.clone();
+        }
+        let name = format!("{prefix}{}", helpers.len() + 1);
+        helpers.push((name.clone(), signature_and_body.to_string()));
+        name
+    }
+
+    /// Writes the helpers registered by [`Self::helper`] (function declarations
+    /// are hoisted, so the module's functions may call them from above).
+    fn emit_helpers(&mut self) {
+        let helpers = self.helpers.take();
+        for (name, def) in helpers {
+            self.w.raw(&format!("function {name}{def}\n\n"));
+        }
+    }
+
     /// An expression decoding the non-null value at slot `p` (width `w`, packed type `t`).
     fn decode_expr(&self, ty: &TypeRef, p: &str, w: &str, t: &str, depth: usize) -> String {
         match ty {
@@ -765,7 +797,11 @@ impl Gen<'_> {
                 if e.is_scalar() && !matches!(**e, TypeRef::Bool | TypeRef::I64 | TypeRef::U64) =>
             {
                 let read = self.decode_expr(e, "q", "qw", "qt", depth + 1);
-                format!("c.numbers({p}, {w}, {t}, (c, q, qw, qt) => {read})")
+                let reader = self.helper(
+                    "__read",
+                    &format!("(c: fb.DecodeContext, q: number, qw: number, qt: number): number {{\n  return {read};\n}}"),
+                );
+                format!("c.numbers({p}, {w}, {t}, {reader})")
             }
             TypeRef::Vector(e) => {
                 let (d, vw, vn, ve, j) = (
@@ -783,9 +819,13 @@ impl Gen<'_> {
                     depth + 1,
                 );
                 let ety = self.ts_type(e);
-                format!(
-                    "((c: fb.DecodeContext, p: number, w: number, t: number): Array<{ety}> => {{ const {d} = c.vector(p, w, c.nn(t, p)); const {vw} = c.w, {vn} = c.c, {ve} = c.e; const out: Array<{ety}> = new Array({vn}); for (let {j} = 0; {j} < {vn}; {j}++) {{ try {{ out[{j}] = {inner}; }} catch (x) {{ throw c.at(x, {j}); }} }} c.leave(); return out; }})(c, {p}, {w}, {t})"
-                )
+                let f = self.helper(
+                    "__decodeList",
+                    &format!(
+                        "(c: fb.DecodeContext, p: number, w: number, t: number): Array<{ety}> {{\n  const {d} = c.vector(p, w, c.nn(t, p));\n  const {vw} = c.w, {vn} = c.c, {ve} = c.e;\n  const out: Array<{ety}> = new Array({vn});\n  for (let {j} = 0; {j} < {vn}; {j}++) {{\n    try {{\n      out[{j}] = {inner};\n    }} catch (x) {{\n      throw c.at(x, {j});\n    }}\n  }}\n  c.leave();\n  return out;\n}}"
+                    ),
+                );
+                format!("{f}(c, {p}, {w}, {t})")
             }
             TypeRef::Map(e) => {
                 let (d, mw, mn, j, k) = (
@@ -803,9 +843,13 @@ impl Gen<'_> {
                     depth + 1,
                 );
                 let ety = self.ts_type(e);
-                format!(
-                    "((c: fb.DecodeContext, p: number, w: number, t: number): {{ [key: string]: {ety} }} => {{ const {d} = c.map(p, w, c.nn(t, p)); const {mw} = c.w, {mn} = c.c; c.layout({d}, {mw}, {mn}, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: {{ [key: string]: {ety} }} = {{}}; for (let {j} = 0; {j} < {mn}; {j}++) {{ c.node(); const {k} = c.key(ka, kw, {j}); try {{ fb.setEntry(out, {k}, {inner}); }} catch (x) {{ throw c.at(x, {k}); }} }} c.leave(); return out; }})(c, {p}, {w}, {t})"
-                )
+                let f = self.helper(
+                    "__decodeDict",
+                    &format!(
+                        "(c: fb.DecodeContext, p: number, w: number, t: number): {{ [key: string]: {ety} }} {{\n  const {d} = c.map(p, w, c.nn(t, p));\n  const {mw} = c.w, {mn} = c.c;\n  c.layout({d}, {mw}, {mn}, fb.NO_KEYS);\n  const ka = c.ka, kw = c.kw;\n  const out: {{ [key: string]: {ety} }} = {{}};\n  for (let {j} = 0; {j} < {mn}; {j}++) {{\n    c.node();\n    const {k} = c.key(ka, kw, {j});\n    try {{\n      fb.setEntry(out, {k}, {inner});\n    }} catch (x) {{\n      throw c.at(x, {k});\n    }}\n  }}\n  c.leave();\n  return out;\n}}"
+                    ),
+                );
+                format!("{f}(c, {p}, {w}, {t})")
             }
             narrow => {
                 let (lo, hi) = int_range(narrow).unwrap_or((i64::MIN, i64::MAX));

@@ -65,7 +65,7 @@ export function decodeChatThreadFrom(c: fb.DecodeContext, p: number, w: number, 
     if (i < 0) f_messages = [];
     else {
       ft = u8[tb + i];
-      f_messages = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<ChatMessage> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<ChatMessage> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeChatMessageFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_messages = __decodeList1(c, d + i * mw, mw, c.nn(ft));
     }
     f = "participants";
     i = fast ? 1 : c.find(ka, kw, n, __ChatThread_keys.bytes[1]);
@@ -73,7 +73,7 @@ export function decodeChatThreadFrom(c: fb.DecodeContext, p: number, w: number, 
     if (i < 0) f_participants = [];
     else {
       ft = u8[tb + i];
-      f_participants = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<Participant> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<Participant> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeParticipantFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_participants = __decodeList2(c, d + i * mw, mw, c.nn(ft));
     }
     f = "thread_id";
     i = fast ? 2 : c.find(ka, kw, n, __ChatThread_keys.bytes[2]);
@@ -430,7 +430,7 @@ export function decodeChatMessageFrom(c: fb.DecodeContext, p: number, w: number,
     if (i < 0) f_attachments = [];
     else {
       ft = u8[tb + i];
-      f_attachments = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<Attachment> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<Attachment> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeAttachmentFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_attachments = __decodeList3(c, d + i * mw, mw, c.nn(ft));
     }
     f = "author";
     i = fast ? 1 : c.find(ka, kw, n, __ChatMessage_keys.bytes[1]);
@@ -478,7 +478,7 @@ export function decodeChatMessageFrom(c: fb.DecodeContext, p: number, w: number,
     if (i < 0) f_reactions = {};
     else {
       ft = u8[tb + i];
-      f_reactions = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: number | bigint } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: number | bigint } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_reactions = __decodeDict4(c, d + i * mw, mw, c.nn(ft));
     }
     f = "reply_to";
     i = fast ? 7 : c.find(ka, kw, n, __ChatMessage_keys.bytes[7]);
@@ -1033,7 +1033,7 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
     if (i < 0) f_options = null;
     else {
       ft = u8[tb + i];
-      f_options = c.isNull(ft) ? null : ((c: fb.DecodeContext, p: number, w: number, t: number): Array<string> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<string> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, ft);
+      f_options = c.isNull(ft) ? null : __decodeList5(c, d + i * mw, mw, ft);
     }
     f = "votes";
     i = fast ? 7 : c.find(ka, kw, n, __ChatMetadata_keys.bytes[7]);
@@ -1041,7 +1041,7 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
     if (i < 0) f_votes = null;
     else {
       ft = u8[tb + i];
-      f_votes = c.isNull(ft) ? null : ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, ft);
+      f_votes = c.isNull(ft) ? null : __decodeList6(c, d + i * mw, mw, ft);
     }
     c.leave();
     return { client: f_client, lang: f_lang, event: f_event, actor: f_actor, options: f_options, votes: f_votes, closesAt: f_closesAt, multiple: f_multiple };
@@ -1138,5 +1138,99 @@ export class ChatMetadataView {
     if (r === undefined || r.isNull) return null;
     return r.asVector();
   }
+}
+
+function __decodeList1(c: fb.DecodeContext, p: number, w: number, t: number): Array<ChatMessage> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<ChatMessage> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = decodeChatMessageFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
+}
+
+function __decodeList2(c: fb.DecodeContext, p: number, w: number, t: number): Array<Participant> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<Participant> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = decodeParticipantFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
+}
+
+function __decodeList3(c: fb.DecodeContext, p: number, w: number, t: number): Array<Attachment> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<Attachment> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = decodeAttachmentFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
+}
+
+function __decodeDict4(c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: number | bigint } {
+  const d1 = c.map(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c;
+  c.layout(d1, w1, n1, fb.NO_KEYS);
+  const ka = c.ka, kw = c.kw;
+  const out: { [key: string]: number | bigint } = {};
+  for (let j1 = 0; j1 < n1; j1++) {
+    c.node();
+    const k1 = c.key(ka, kw, j1);
+    try {
+      fb.setEntry(out, k1, c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1))));
+    } catch (x) {
+      throw c.at(x, k1);
+    }
+  }
+  c.leave();
+  return out;
+}
+
+function __decodeList5(c: fb.DecodeContext, p: number, w: number, t: number): Array<string> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<string> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
+}
+
+function __decodeList6(c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<number | bigint> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
 }
 

@@ -637,7 +637,7 @@ export function decodeWidenFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     if (i < 0) f_samples = [];
     else {
       ft = u8[tb + i];
-      f_samples = c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.int(q, qw, qt, -2147483648, 2147483647));
+      f_samples = c.numbers(d + i * mw, mw, c.nn(ft), __read1);
     }
     c.leave();
     return { count: f_count, samples: f_samples };
@@ -930,7 +930,7 @@ export function decodeTeamFrom(c: fb.DecodeContext, p: number, w: number, t: num
     if (i < 0) f_members = [];
     else {
       ft = u8[tb + i];
-      f_members = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<Member> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<Member> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeMemberFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_members = __decodeList2(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
     return { members: f_members };
@@ -1069,5 +1069,24 @@ export class OwnerView {
     if (r === undefined || r.isNull) return null;
     return r;
   }
+}
+
+function __read1(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
+  return c.int(q, qw, qt, -2147483648, 2147483647);
+}
+
+function __decodeList2(c: fb.DecodeContext, p: number, w: number, t: number): Array<Member> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<Member> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = decodeMemberFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
 }
 

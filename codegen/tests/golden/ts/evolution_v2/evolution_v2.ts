@@ -692,7 +692,7 @@ export function decodeWidenFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     if (i < 0) f_samples = [];
     else {
       ft = u8[tb + i];
-      f_samples = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_samples = __decodeList1(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
     return { count: f_count, samples: f_samples };
@@ -995,7 +995,7 @@ export function decodeTeamFrom(c: fb.DecodeContext, p: number, w: number, t: num
     if (i < 0) f_members = [];
     else {
       ft = u8[tb + i];
-      f_members = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<Member> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<Member> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeMemberFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_members = __decodeList2(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
     return { members: f_members };
@@ -1131,5 +1131,35 @@ export class OwnerView {
     if (r === undefined || r.isNull) return null;
     return r;
   }
+}
+
+function __decodeList1(c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<number | bigint> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
+}
+
+function __decodeList2(c: fb.DecodeContext, p: number, w: number, t: number): Array<Member> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<Member> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = decodeMemberFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
 }
 

@@ -516,7 +516,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     if (i < 0) f_keys = [];
     else {
       ft = u8[tb + i];
-      f_keys = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<string> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<string> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_keys = __decodeList1(c, d + i * mw, mw, c.nn(ft));
     }
     f = "kind";
     i = fast ? 22 : c.find(ka, kw, n, __Object_keys.bytes[22]);
@@ -548,7 +548,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     if (i < 0) f_map = {};
     else {
       ft = u8[tb + i];
-      f_map = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: number } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: number } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, c.int(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)), -2147483648, 2147483647)); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_map = __decodeDict2(c, d + i * mw, mw, c.nn(ft));
     }
     f = "match";
     i = fast ? 26 : c.find(ka, kw, n, __Object_keys.bytes[26]);
@@ -1039,7 +1039,7 @@ export function decodeStringFrom(c: fb.DecodeContext, p: number, w: number, t: n
     if (i < 0) f_v = [];
     else {
       ft = u8[tb + i];
-      f_v = c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.int(q, qw, qt, -2147483648, 2147483647));
+      f_v = c.numbers(d + i * mw, mw, c.nn(ft), __read3);
     }
     c.leave();
     return { s: f_s, o: f_o, v: f_v };
@@ -1141,7 +1141,7 @@ export function decodeListFrom(c: fb.DecodeContext, p: number, w: number, t: num
     if (i < 0) f_items = [];
     else {
       ft = u8[tb + i];
-      f_items = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<String> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<String> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeStringFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_items = __decodeList4(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
     return { items: f_items };
@@ -1707,7 +1707,7 @@ export function decodeMapFrom(c: fb.DecodeContext, p: number, w: number, t: numb
     if (i < 0) f_entries = {};
     else {
       ft = u8[tb + i];
-      f_entries = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: List } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: List } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, decodeListFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_entries = __decodeDict5(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
     return { entries: f_entries };
@@ -1792,7 +1792,7 @@ export function decodeArray_From(c: fb.DecodeContext, p: number, w: number, t: n
     if (i < 0) f_a = [];
     else {
       ft = u8[tb + i];
-      f_a = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_a = __decodeList6(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
     return { a: f_a };
@@ -1839,5 +1839,92 @@ export class Array_View {
     const r = this.map.get("a");
     return r.asVector();
   }
+}
+
+function __decodeList1(c: fb.DecodeContext, p: number, w: number, t: number): Array<string> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<string> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
+}
+
+function __decodeDict2(c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: number } {
+  const d1 = c.map(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c;
+  c.layout(d1, w1, n1, fb.NO_KEYS);
+  const ka = c.ka, kw = c.kw;
+  const out: { [key: string]: number } = {};
+  for (let j1 = 0; j1 < n1; j1++) {
+    c.node();
+    const k1 = c.key(ka, kw, j1);
+    try {
+      fb.setEntry(out, k1, c.int(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)), -2147483648, 2147483647));
+    } catch (x) {
+      throw c.at(x, k1);
+    }
+  }
+  c.leave();
+  return out;
+}
+
+function __read3(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
+  return c.int(q, qw, qt, -2147483648, 2147483647);
+}
+
+function __decodeList4(c: fb.DecodeContext, p: number, w: number, t: number): Array<String> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<String> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = decodeStringFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
+}
+
+function __decodeDict5(c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: List } {
+  const d1 = c.map(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c;
+  c.layout(d1, w1, n1, fb.NO_KEYS);
+  const ka = c.ka, kw = c.kw;
+  const out: { [key: string]: List } = {};
+  for (let j1 = 0; j1 < n1; j1++) {
+    c.node();
+    const k1 = c.key(ka, kw, j1);
+    try {
+      fb.setEntry(out, k1, decodeListFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1))));
+    } catch (x) {
+      throw c.at(x, k1);
+    }
+  }
+  c.leave();
+  return out;
+}
+
+function __decodeList6(c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<number | bigint> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
 }
 

@@ -50,7 +50,7 @@ export function decodeMetricsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_counters = [];
     else {
       ft = u8[tb + i];
-      f_counters = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_counters = __decodeList1(c, d + i * mw, mw, c.nn(ft));
     }
     f = "series";
     i = fast ? 1 : c.find(ka, kw, n, __Metrics_keys.bytes[1]);
@@ -58,7 +58,7 @@ export function decodeMetricsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_series = [];
     else {
       ft = u8[tb + i];
-      f_series = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<MetricSeries> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<MetricSeries> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeMetricSeriesFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_series = __decodeList2(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
     return { series: f_series, counters: f_counters };
@@ -170,7 +170,7 @@ export function decodeMetricSeriesFrom(c: fb.DecodeContext, p: number, w: number
     if (i < 0) f_points = [];
     else {
       ft = u8[tb + i];
-      f_points = c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.f64(q, qw, qt));
+      f_points = c.numbers(d + i * mw, mw, c.nn(ft), __read3);
     }
     f = "step_s";
     i = fast ? 2 : c.find(ka, kw, n, __MetricSeries_keys.bytes[2]);
@@ -237,5 +237,39 @@ export class MetricSeriesView {
     const r = this.map.get("step_s");
     return this.readField(r, (c, p, w, t) => c.i64(p, w, t));
   }
+}
+
+function __decodeList1(c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<number | bigint> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
+}
+
+function __decodeList2(c: fb.DecodeContext, p: number, w: number, t: number): Array<MetricSeries> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<MetricSeries> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = decodeMetricSeriesFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
+}
+
+function __read3(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
+  return c.f64(q, qw, qt);
 }
 

@@ -45,7 +45,7 @@ export function decodeRepeatedMapsFrom(c: fb.DecodeContext, p: number, w: number
     if (i < 0) f_rows = [];
     else {
       ft = u8[tb + i];
-      f_rows = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<RepeatedRow> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<RepeatedRow> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = decodeRepeatedRowFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_rows = __decodeList1(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
     return { rows: f_rows };
@@ -313,5 +313,20 @@ export class RepeatedRowView {
     const r = this.map.get("updated_at");
     return r.asString();
   }
+}
+
+function __decodeList1(c: fb.DecodeContext, p: number, w: number, t: number): Array<RepeatedRow> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<RepeatedRow> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = decodeRepeatedRowFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
 }
 

@@ -92,7 +92,7 @@ export function decodeTimeSeriesFrom(c: fb.DecodeContext, p: number, w: number, 
     if (i < 0) f_quality = [];
     else {
       ft = u8[tb + i];
-      f_quality = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_quality = __decodeList1(c, d + i * mw, mw, c.nn(ft));
     }
     f = "sensor";
     i = fast ? 2 : c.find(ka, kw, n, __TimeSeries_keys.bytes[2]);
@@ -116,7 +116,7 @@ export function decodeTimeSeriesFrom(c: fb.DecodeContext, p: number, w: number, 
     if (i < 0) f_timestamps = [];
     else {
       ft = u8[tb + i];
-      f_timestamps = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_timestamps = __decodeList1(c, d + i * mw, mw, c.nn(ft));
     }
     f = "unit";
     i = fast ? 5 : c.find(ka, kw, n, __TimeSeries_keys.bytes[5]);
@@ -132,7 +132,7 @@ export function decodeTimeSeriesFrom(c: fb.DecodeContext, p: number, w: number, 
     if (i < 0) f_values = [];
     else {
       ft = u8[tb + i];
-      f_values = c.numbers(d + i * mw, mw, c.nn(ft), (c, q, qw, qt) => c.f64(q, qw, qt));
+      f_values = c.numbers(d + i * mw, mw, c.nn(ft), __read2);
     }
     c.leave();
     return { sensor: f_sensor, unit: f_unit, start: f_start, intervalMs: f_intervalMs, timestamps: f_timestamps, values: f_values, quality: f_quality };
@@ -223,5 +223,24 @@ export class TimeSeriesView {
     const r = this.map.get("values");
     return r.asVector();
   }
+}
+
+function __decodeList1(c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<number | bigint> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
+}
+
+function __read2(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
+  return c.f64(q, qw, qt);
 }
 

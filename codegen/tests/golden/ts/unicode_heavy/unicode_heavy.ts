@@ -196,7 +196,7 @@ export function decodeUnicodeHeavyFrom(c: fb.DecodeContext, p: number, w: number
     if (i < 0) f_mixed = {};
     else {
       ft = u8[tb + i];
-      f_mixed = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: string } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: string } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_mixed = __decodeDict1(c, d + i * mw, mw, c.nn(ft));
     }
     f = "한국어";
     i = fast ? 11 : c.find(ka, kw, n, __UnicodeHeavy_keys.bytes[11]);
@@ -378,7 +378,7 @@ export function decodeScriptSectionFrom(c: fb.DecodeContext, p: number, w: numbe
     if (i < 0) f_glossary = {};
     else {
       ft = u8[tb + i];
-      f_glossary = ((c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: string } => { const d1 = c.map(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c; c.layout(d1, w1, n1, fb.NO_KEYS); const ka = c.ka, kw = c.kw; const out: { [key: string]: string } = {}; for (let j1 = 0; j1 < n1; j1++) { c.node(); const k1 = c.key(ka, kw, j1); try { fb.setEntry(out, k1, c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)))); } catch (x) { throw c.at(x, k1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_glossary = __decodeDict1(c, d + i * mw, mw, c.nn(ft));
     }
     f = "paragraphs";
     i = fast ? 1 : c.find(ka, kw, n, __ScriptSection_keys.bytes[1]);
@@ -386,7 +386,7 @@ export function decodeScriptSectionFrom(c: fb.DecodeContext, p: number, w: numbe
     if (i < 0) f_paragraphs = [];
     else {
       ft = u8[tb + i];
-      f_paragraphs = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<string> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<string> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_paragraphs = __decodeList2(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
     return { glossary: f_glossary, paragraphs: f_paragraphs };
@@ -441,5 +441,39 @@ export class ScriptSectionView {
     const r = this.map.get("paragraphs");
     return r.asVector();
   }
+}
+
+function __decodeDict1(c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: string } {
+  const d1 = c.map(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c;
+  c.layout(d1, w1, n1, fb.NO_KEYS);
+  const ka = c.ka, kw = c.kw;
+  const out: { [key: string]: string } = {};
+  for (let j1 = 0; j1 < n1; j1++) {
+    c.node();
+    const k1 = c.key(ka, kw, j1);
+    try {
+      fb.setEntry(out, k1, c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1))));
+    } catch (x) {
+      throw c.at(x, k1);
+    }
+  }
+  c.leave();
+  return out;
+}
+
+function __decodeList2(c: fb.DecodeContext, p: number, w: number, t: number): Array<string> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<string> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
 }
 

@@ -41,7 +41,7 @@ export function decodeWidthBombFrom(c: fb.DecodeContext, p: number, w: number, t
     if (i < 0) f_values = [];
     else {
       ft = u8[tb + i];
-      f_values = ((c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> => { const d1 = c.vector(p, w, c.nn(t, p)); const w1 = c.w, n1 = c.c, e1 = c.e; const out: Array<number | bigint> = new Array(n1); for (let j1 = 0; j1 < n1; j1++) { try { out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1))); } catch (x) { throw c.at(x, j1); } } c.leave(); return out; })(c, d + i * mw, mw, c.nn(ft));
+      f_values = __decodeList1(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
     return { values: f_values };
@@ -88,5 +88,20 @@ export class WidthBombView {
     const r = this.map.get("values");
     return r.asVector();
   }
+}
+
+function __decodeList1(c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> {
+  const d1 = c.vector(p, w, c.nn(t, p));
+  const w1 = c.w, n1 = c.c, e1 = c.e;
+  const out: Array<number | bigint> = new Array(n1);
+  for (let j1 = 0; j1 < n1; j1++) {
+    try {
+      out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
+    } catch (x) {
+      throw c.at(x, j1);
+    }
+  }
+  c.leave();
+  return out;
 }
 
