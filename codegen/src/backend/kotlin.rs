@@ -340,8 +340,19 @@ impl Gen<'_> {
 
     // ---- decoding ---------------------------------------------------------------
 
-    /// An expression decoding element `i` of vector `v` as `t` (null rejected).
+    /// An expression decoding element `i` of vector `v` as `t` (null rejected),
+    /// charging string and blob bytes to the decode context `cx`.
     fn decode(&self, t: &TypeRef, v: &str, i: &str, pkg: &str, depth: usize) -> String {
+        match t {
+            TypeRef::String => format!("Fields.string({v}, {i}, cx)"),
+            TypeRef::Bytes => format!("Fields.bytes({v}, {i}, cx)"),
+            _ => self.decode_one(t, v, i, pkg, depth),
+        }
+    }
+
+    /// As [`Self::decode`], without a decode context for strings and blobs (a
+    /// view's single read has no expansion to bound).
+    fn decode_one(&self, t: &TypeRef, v: &str, i: &str, pkg: &str, depth: usize) -> String {
         match t {
             TypeRef::Bool => format!("Fields.bool({v}, {i})"),
             TypeRef::I8 => format!("Fields.i8({v}, {i})"),
@@ -612,7 +623,11 @@ impl Gen<'_> {
             if f.optional {
                 ty.push('?');
             }
-            let dec = self.decode(&f.ty, "v", "i", &pkg, 1);
+            let dec = if needs_cx(&f.ty) {
+                self.decode(&f.ty, "v", "i", &pkg, 1)
+            } else {
+                self.decode_one(&f.ty, "v", "i", &pkg, 1)
+            };
             let absent = if fp.absent == Absent::Required {
                 format!("throw Typed.missing({key})")
             } else {

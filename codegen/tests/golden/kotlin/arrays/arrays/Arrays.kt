@@ -377,7 +377,7 @@ public object AnchorFlexCoder : FlexCoder<Anchor> {
         val i = 0
         return when (val k = m.key(0)) {
             "At" -> Typed.at("At") { Anchor.At(Typed.array(Fields.floatList(v, i, cx), 2)) }
-            "Named" -> Typed.at("Named") { Anchor.Named(Fields.string(v, i)) }
+            "Named" -> Typed.at("Named") { Anchor.Named(Fields.string(v, i, cx)) }
             else -> throw Typed.badUnion("unknown variant " + k + " of union Anchor", r.offset)
         }
     }

@@ -56,9 +56,9 @@ public object ProfileFlexCoder : FlexCoder<Profile> {
         i = Typed.index(m, fast, 2, KEYS)
         val f2: UInt = if (i < 0) throw Typed.missing("id") else Typed.at("id") { Fields.u32(v, i) }
         i = Typed.index(m, fast, 3, KEYS)
-        val f3: String? = if (i < 0) "anon" else if (Fields.isNull(v, i)) null else Typed.at("nickname") { Fields.string(v, i) }
+        val f3: String? = if (i < 0) "anon" else if (Fields.isNull(v, i)) null else Typed.at("nickname") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 4, KEYS)
-        val f4: String? = if (i < 0) null else if (Fields.isNull(v, i)) null else Typed.at("note") { Fields.string(v, i) }
+        val f4: String? = if (i < 0) null else if (Fields.isNull(v, i)) null else Typed.at("note") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 5, KEYS)
         val f5: Double? = if (i < 0) 1.5 else if (Fields.isNull(v, i)) null else Typed.at("score") { Fields.f64(v, i) }
         i = Typed.index(m, fast, 6, KEYS)
@@ -166,9 +166,9 @@ public object AddressFlexCoder : FlexCoder<Address> {
         val v = m.values
         var i: Int
         i = Typed.index(m, fast, 0, KEYS)
-        val f0: String = if (i < 0) throw Typed.missing("street") else Typed.at("street") { Fields.string(v, i) }
+        val f0: String = if (i < 0) throw Typed.missing("street") else Typed.at("street") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 1, KEYS)
-        val f1: String = if (i < 0) throw Typed.missing("zip") else Typed.at("zip") { Fields.string(v, i) }
+        val f1: String = if (i < 0) throw Typed.missing("zip") else Typed.at("zip") { Fields.string(v, i, cx) }
         return Address(street = f0, zip = f1)
     }
 }
@@ -233,9 +233,9 @@ public object ContactFlexCoder : FlexCoder<Contact> {
         val v = m.values
         var i: Int
         i = Typed.index(m, fast, 0, KEYS)
-        val f0: String = if (i < 0) "" else Typed.at("email") { Fields.string(v, i) }
+        val f0: String = if (i < 0) "" else Typed.at("email") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 1, KEYS)
-        val f1: String = if (i < 0) "none" else Typed.at("phone") { Fields.string(v, i) }
+        val f1: String = if (i < 0) "none" else Typed.at("phone") { Fields.string(v, i, cx) }
         return Contact(email = f0, phone = f1)
     }
 }
@@ -317,13 +317,13 @@ public object SettingsFlexCoder : FlexCoder<Settings> {
         i = Typed.index(m, fast, 2, KEYS)
         val f2: Boolean = if (i < 0) false else Typed.at("muted") { Fields.bool(v, i) }
         i = Typed.index(m, fast, 3, KEYS)
-        val f3: String? = if (i < 0) null else if (Fields.isNull(v, i)) null else Typed.at("nickname") { Fields.string(v, i) }
+        val f3: String? = if (i < 0) null else if (Fields.isNull(v, i)) null else Typed.at("nickname") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 4, KEYS)
         val f4: Float = if (i < 0) 0.5f else Typed.at("ratio") { Fields.f32(v, i) }
         i = Typed.index(m, fast, 5, KEYS)
-        val f5: List<String> = if (i < 0) emptyList() else Typed.at("tags") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1) } }
+        val f5: List<String> = if (i < 0) emptyList() else Typed.at("tags") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1, cx) } }
         i = Typed.index(m, fast, 6, KEYS)
-        val f6: String = if (i < 0) "light" else Typed.at("theme") { Fields.string(v, i) }
+        val f6: String = if (i < 0) "light" else Typed.at("theme") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 7, KEYS)
         val f7: UByte = if (i < 0) 5.toUByte() else Typed.at("volume") { Fields.u8(v, i) }
         return Settings(theme = f6, volume = f7, muted = f2, ratio = f4, tags = f5, limits = f1, nickname = f3, color = f0)
@@ -380,7 +380,7 @@ public value class SettingsView(public val flexMap: FlexMap) {
             val i = flexMap.indexOf(SettingsFlexCoder.KEYS.bytes[5])
             val v = flexMap.values
             val cx = DecodeContext(flexMap.buffer.size)
-            return if (i < 0) emptyList() else Typed.at("tags") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1) } }
+            return if (i < 0) emptyList() else Typed.at("tags") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1, cx) } }
         }
 
     /** The `theme` field (absent: its default). */
@@ -726,7 +726,7 @@ public object SellerFlexCoder : FlexCoder<Seller> {
         i = Typed.index(m, fast, 0, KEYS)
         val f0: ULong = if (i < 0) throw Typed.missing("id") else Typed.at("id") { Fields.u64(v, i) }
         i = Typed.index(m, fast, 1, KEYS)
-        val f1: String = if (i < 0) throw Typed.missing("name") else Typed.at("name") { Fields.string(v, i) }
+        val f1: String = if (i < 0) throw Typed.missing("name") else Typed.at("name") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 2, KEYS)
         val f2: UByte = if (i < 0) 0.toUByte() else Typed.at("rating") { Fields.u8(v, i) }
         return Seller(id = f0, name = f1, rating = f2)
@@ -812,9 +812,9 @@ public object ItemFlexCoder : FlexCoder<Item> {
         i = Typed.index(m, fast, 2, KEYS)
         val f2: Seller = if (i < 0) throw Typed.missing("seller") else Typed.at("seller") { Fields.message(SellerFlexCoder, v, i, cx) }
         i = Typed.index(m, fast, 3, KEYS)
-        val f3: String = if (i < 0) throw Typed.missing("sku") else Typed.at("sku") { Fields.string(v, i) }
+        val f3: String = if (i < 0) throw Typed.missing("sku") else Typed.at("sku") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 4, KEYS)
-        val f4: List<String> = if (i < 0) emptyList() else Typed.at("tags") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1) } }
+        val f4: List<String> = if (i < 0) emptyList() else Typed.at("tags") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1, cx) } }
         return Item(sku = f3, qty = f1, price = f0, seller = f2, tags = f4)
     }
 }
@@ -861,7 +861,7 @@ public value class ItemView(public val flexMap: FlexMap) {
             val i = flexMap.indexOf(ItemFlexCoder.KEYS.bytes[4])
             val v = flexMap.values
             val cx = DecodeContext(flexMap.buffer.size)
-            return if (i < 0) emptyList() else Typed.at("tags") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1) } }
+            return if (i < 0) emptyList() else Typed.at("tags") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1, cx) } }
         }
 
     public companion object {
@@ -918,7 +918,7 @@ public object OrderFlexCoder : FlexCoder<Order> {
         i = Typed.index(m, fast, 0, KEYS)
         val f0: Map<String, Item> = if (i < 0) emptyMap() else Typed.at("by_sku") { Fields.stringMap(v, i, cx) { v1, i1 -> Fields.message(ItemFlexCoder, v1, i1, cx) } }
         i = Typed.index(m, fast, 1, KEYS)
-        val f1: String = if (i < 0) "" else Typed.at("display label") { Fields.string(v, i) }
+        val f1: String = if (i < 0) "" else Typed.at("display label") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 2, KEYS)
         val f2: Long = if (i < 0) throw Typed.missing("id") else Typed.at("id") { Fields.i64(v, i) }
         i = Typed.index(m, fast, 3, KEYS)
@@ -926,7 +926,7 @@ public object OrderFlexCoder : FlexCoder<Order> {
         i = Typed.index(m, fast, 4, KEYS)
         val f4: List<List<Int>> = if (i < 0) emptyList() else Typed.at("matrix") { Fields.list(v, i, cx) { v1, i1 -> Fields.intList(v1, i1, cx) } }
         i = Typed.index(m, fast, 5, KEYS)
-        val f5: List<String> = if (i < 0) emptyList() else Typed.at("notes") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1) } }
+        val f5: List<String> = if (i < 0) emptyList() else Typed.at("notes") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1, cx) } }
         i = Typed.index(m, fast, 6, KEYS)
         val f6: Map<String, Seller> = if (i < 0) emptyMap() else Typed.at("sellers") { Fields.stringMap(v, i, cx) { v1, i1 -> Fields.message(SellerFlexCoder, v1, i1, cx) } }
         return Order(id = f2, items = f3, bySku = f0, sellers = f6, matrix = f4, notes = f5, label = f1)
@@ -985,7 +985,7 @@ public value class OrderView(public val flexMap: FlexMap) {
             val i = flexMap.indexOf(OrderFlexCoder.KEYS.bytes[5])
             val v = flexMap.values
             val cx = DecodeContext(flexMap.buffer.size)
-            return if (i < 0) emptyList() else Typed.at("notes") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1) } }
+            return if (i < 0) emptyList() else Typed.at("notes") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1, cx) } }
         }
 
     /** The `sellers` field (absent: its default). */
@@ -1057,7 +1057,7 @@ public object RangesFlexCoder : FlexCoder<Ranges> {
         val v = m.values
         var i: Int
         i = Typed.index(m, fast, 0, KEYS)
-        val f0: ByteArray = if (i < 0) ByteArray(0) else Typed.at("data") { Fields.bytes(v, i) }
+        val f0: ByteArray = if (i < 0) ByteArray(0) else Typed.at("data") { Fields.bytes(v, i, cx) }
         i = Typed.index(m, fast, 1, KEYS)
         val f1: Float = if (i < 0) 0.0f else Typed.at("f32v") { Fields.f32(v, i) }
         i = Typed.index(m, fast, 2, KEYS)
@@ -1240,7 +1240,7 @@ public object VectorsFlexCoder : FlexCoder<Vectors> {
         val v = m.values
         var i: Int
         i = Typed.index(m, fast, 0, KEYS)
-        val f0: List<ByteArray> = if (i < 0) emptyList() else Typed.at("blobs") { Fields.list(v, i, cx) { v1, i1 -> Fields.bytes(v1, i1) } }
+        val f0: List<ByteArray> = if (i < 0) emptyList() else Typed.at("blobs") { Fields.list(v, i, cx) { v1, i1 -> Fields.bytes(v1, i1, cx) } }
         i = Typed.index(m, fast, 1, KEYS)
         val f1: List<Boolean> = if (i < 0) emptyList() else Typed.at("bools") { Fields.boolList(v, i, cx) }
         i = Typed.index(m, fast, 2, KEYS)
@@ -1272,7 +1272,7 @@ public value class VectorsView(public val flexMap: FlexMap) {
             val i = flexMap.indexOf(VectorsFlexCoder.KEYS.bytes[0])
             val v = flexMap.values
             val cx = DecodeContext(flexMap.buffer.size)
-            return if (i < 0) emptyList() else Typed.at("blobs") { Fields.list(v, i, cx) { v1, i1 -> Fields.bytes(v1, i1) } }
+            return if (i < 0) emptyList() else Typed.at("blobs") { Fields.list(v, i, cx) { v1, i1 -> Fields.bytes(v1, i1, cx) } }
         }
 
     /** The `bools` field (absent: its default). */
@@ -1458,7 +1458,7 @@ public object ShapeFlexCoder : FlexCoder<Shape> {
         return when (val k = m.key(0)) {
             "Circle" -> Typed.at("Circle") { Shape.Circle(Fields.message(CircleFlexCoder, v, i, cx)) }
             "square" -> Typed.at("square") { Shape.Square(Fields.message(SquareFlexCoder, v, i, cx)) }
-            "Label" -> Typed.at("Label") { Shape.Label(Fields.string(v, i)) }
+            "Label" -> Typed.at("Label") { Shape.Label(Fields.string(v, i, cx)) }
             else -> throw Typed.badUnion("unknown variant " + k + " of union Shape", r.offset)
         }
     }

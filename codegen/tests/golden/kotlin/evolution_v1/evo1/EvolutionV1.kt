@@ -149,7 +149,7 @@ public object RemoveFieldFlexCoder : FlexCoder<RemoveField> {
         i = Typed.index(m, fast, 0, KEYS)
         val f0: Int = if (i < 0) 0 else Typed.at("id") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 1, KEYS)
-        val f1: String = if (i < 0) "" else Typed.at("legacy") { Fields.string(v, i) }
+        val f1: String = if (i < 0) "" else Typed.at("legacy") { Fields.string(v, i, cx) }
         return RemoveField(id = f0, legacy = f1)
     }
 }
@@ -213,7 +213,7 @@ public object RenameFlexCoder : FlexCoder<Rename> {
         val v = m.values
         var i: Int
         i = Typed.index(m, fast, 0, KEYS)
-        val f0: String = if (i < 0) "" else Typed.at("title") { Fields.string(v, i) }
+        val f0: String = if (i < 0) "" else Typed.at("title") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 1, KEYS)
         val f1: Int = if (i < 0) 0 else Typed.at("year") { Fields.i32(v, i) }
         return Rename(title = f0, year = f1)
@@ -283,7 +283,7 @@ public object ReorderFlexCoder : FlexCoder<Reorder> {
         i = Typed.index(m, fast, 0, KEYS)
         val f0: Int = if (i < 0) 0 else Typed.at("a") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 1, KEYS)
-        val f1: String = if (i < 0) "" else Typed.at("b") { Fields.string(v, i) }
+        val f1: String = if (i < 0) "" else Typed.at("b") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 2, KEYS)
         val f2: Boolean = if (i < 0) false else Typed.at("c") { Fields.bool(v, i) }
         return Reorder(a = f0, b = f1, c = f2)
@@ -422,7 +422,7 @@ public object RetypeFlexCoder : FlexCoder<Retype> {
         val v = m.values
         var i: Int
         i = Typed.index(m, fast, 0, KEYS)
-        val f0: String = if (i < 0) "" else Typed.at("code") { Fields.string(v, i) }
+        val f0: String = if (i < 0) "" else Typed.at("code") { Fields.string(v, i, cx) }
         return Retype(code = f0)
     }
 }
@@ -478,7 +478,7 @@ public object MemberFlexCoder : FlexCoder<Member> {
         val v = m.values
         var i: Int
         i = Typed.index(m, fast, 0, KEYS)
-        val f0: String = if (i < 0) "" else Typed.at("name") { Fields.string(v, i) }
+        val f0: String = if (i < 0) "" else Typed.at("name") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 1, KEYS)
         val f1: Status = if (i < 0) Status.Active else Typed.at("status") { Status.fromFlex(v, i) }
         return Member(name = f0, status = f1)
@@ -682,8 +682,8 @@ public object PetFlexCoder : FlexCoder<Pet> {
         val v = m.values
         val i = 0
         return when (val k = m.key(0)) {
-            "Dog" -> Typed.at("Dog") { Pet.Dog(Fields.string(v, i)) }
-            "Cat" -> Typed.at("Cat") { Pet.Cat(Fields.string(v, i)) }
+            "Dog" -> Typed.at("Dog") { Pet.Dog(Fields.string(v, i, cx)) }
+            "Cat" -> Typed.at("Cat") { Pet.Cat(Fields.string(v, i, cx)) }
             else -> throw Typed.badUnion("unknown variant " + k + " of union Pet", r.offset)
         }
     }

@@ -45,9 +45,9 @@ public object AddOptionalFlexCoder : FlexCoder<AddOptional> {
         i = Typed.index(m, fast, 1, KEYS)
         val f1: Int = if (i < 0) 0 else Typed.at("id") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 2, KEYS)
-        val f2: String? = if (i < 0) "new" else if (Fields.isNull(v, i)) null else Typed.at("nickname") { Fields.string(v, i) }
+        val f2: String? = if (i < 0) "new" else if (Fields.isNull(v, i)) null else Typed.at("nickname") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 3, KEYS)
-        val f3: String? = if (i < 0) null else if (Fields.isNull(v, i)) null else Typed.at("note") { Fields.string(v, i) }
+        val f3: String? = if (i < 0) null else if (Fields.isNull(v, i)) null else Typed.at("note") { Fields.string(v, i, cx) }
         return AddOptional(id = f1, nickname = f2, count = f0, note = f3)
     }
 }
@@ -127,7 +127,7 @@ public object AddRequiredFlexCoder : FlexCoder<AddRequired> {
         i = Typed.index(m, fast, 0, KEYS)
         val f0: Int = if (i < 0) 0 else Typed.at("id") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 1, KEYS)
-        val f1: String = if (i < 0) throw Typed.missing("owner") else Typed.at("owner") { Fields.string(v, i) }
+        val f1: String = if (i < 0) throw Typed.missing("owner") else Typed.at("owner") { Fields.string(v, i, cx) }
         return AddRequired(id = f0, owner = f1)
     }
 }
@@ -242,7 +242,7 @@ public object RenameFlexCoder : FlexCoder<Rename> {
         val v = m.values
         var i: Int
         i = Typed.index(m, fast, 0, KEYS)
-        val f0: String = if (i < 0) "" else Typed.at("title") { Fields.string(v, i) }
+        val f0: String = if (i < 0) "" else Typed.at("title") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 1, KEYS)
         val f1: Int = if (i < 0) 0 else Typed.at("year") { Fields.i32(v, i) }
         return Rename(name = f0, year = f1)
@@ -310,7 +310,7 @@ public object ReorderFlexCoder : FlexCoder<Reorder> {
         i = Typed.index(m, fast, 0, KEYS)
         val f0: Int = if (i < 0) 0 else Typed.at("a") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 1, KEYS)
-        val f1: String = if (i < 0) "" else Typed.at("b") { Fields.string(v, i) }
+        val f1: String = if (i < 0) "" else Typed.at("b") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 2, KEYS)
         val f2: Boolean = if (i < 0) false else Typed.at("c") { Fields.bool(v, i) }
         return Reorder(c = f2, a = f0, b = f1)
@@ -501,9 +501,9 @@ public object MemberFlexCoder : FlexCoder<Member> {
         val v = m.values
         var i: Int
         i = Typed.index(m, fast, 0, KEYS)
-        val f0: String = if (i < 0) "" else Typed.at("name") { Fields.string(v, i) }
+        val f0: String = if (i < 0) "" else Typed.at("name") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 1, KEYS)
-        val f1: String = if (i < 0) throw Typed.missing("role") else Typed.at("role") { Fields.string(v, i) }
+        val f1: String = if (i < 0) throw Typed.missing("role") else Typed.at("role") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 2, KEYS)
         val f2: Status = if (i < 0) Status.Active else Typed.at("status") { Status.fromFlex(v, i) }
         return Member(name = f0, status = f2, role = f1)
@@ -719,9 +719,9 @@ public object PetFlexCoder : FlexCoder<Pet> {
         val v = m.values
         val i = 0
         return when (val k = m.key(0)) {
-            "Dog" -> Typed.at("Dog") { Pet.Dog(Fields.string(v, i)) }
-            "Cat" -> Typed.at("Cat") { Pet.Cat(Fields.string(v, i)) }
-            "Fish" -> Typed.at("Fish") { Pet.Fish(Fields.string(v, i)) }
+            "Dog" -> Typed.at("Dog") { Pet.Dog(Fields.string(v, i, cx)) }
+            "Cat" -> Typed.at("Cat") { Pet.Cat(Fields.string(v, i, cx)) }
+            "Fish" -> Typed.at("Fish") { Pet.Fish(Fields.string(v, i, cx)) }
             else -> throw Typed.badUnion("unknown variant " + k + " of union Pet", r.offset)
         }
     }

@@ -131,7 +131,7 @@ public object ObjectFlexCoder : FlexCoder<Object> {
         i = Typed.index(m, fast, 4, KEYS)
         val f4: Int = if (i < 0) 0 else Typed.at("b") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 5, KEYS)
-        val f5: kotlin.String = if (i < 0) "" else Typed.at("class") { Fields.string(v, i) }
+        val f5: kotlin.String = if (i < 0) "" else Typed.at("class") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 6, KEYS)
         val f6: Int = if (i < 0) 0 else Typed.at("cls") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 7, KEYS)
@@ -163,7 +163,7 @@ public object ObjectFlexCoder : FlexCoder<Object> {
         i = Typed.index(m, fast, 20, KEYS)
         val f20: Int = if (i < 0) 0 else Typed.at("is") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 21, KEYS)
-        val f21: kotlin.collections.List<kotlin.String> = if (i < 0) emptyList() else Typed.at("keys") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1) } }
+        val f21: kotlin.collections.List<kotlin.String> = if (i < 0) emptyList() else Typed.at("keys") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1, cx) } }
         i = Typed.index(m, fast, 22, KEYS)
         val f22: Kind = if (i < 0) Kind.`class` else Typed.at("kind") { Kind.fromFlex(v, i) }
         i = Typed.index(m, fast, 23, KEYS)
@@ -183,7 +183,7 @@ public object ObjectFlexCoder : FlexCoder<Object> {
         i = Typed.index(m, fast, 30, KEYS)
         val f30: Int = if (i < 0) 0 else Typed.at("r") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 31, KEYS)
-        val f31: kotlin.String = if (i < 0) "" else Typed.at("raw") { Fields.string(v, i) }
+        val f31: kotlin.String = if (i < 0) "" else Typed.at("raw") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 32, KEYS)
         val f32: Int = if (i < 0) 0 else Typed.at("read") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 33, KEYS)
@@ -193,7 +193,7 @@ public object ObjectFlexCoder : FlexCoder<Object> {
         i = Typed.index(m, fast, 35, KEYS)
         val f35: Int = if (i < 0) 0 else Typed.at("super") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 36, KEYS)
-        val f36: kotlin.String = if (i < 0) "" else Typed.at("type") { Fields.string(v, i) }
+        val f36: kotlin.String = if (i < 0) "" else Typed.at("type") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 37, KEYS)
         val f37: Int = if (i < 0) 0 else Typed.at("typeof") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 38, KEYS)
@@ -385,7 +385,7 @@ public value class ObjectView(public val flexMap: FlexMap) {
             val i = flexMap.indexOf(ObjectFlexCoder.KEYS.bytes[21])
             val v = flexMap.values
             val cx = DecodeContext(flexMap.buffer.size)
-            return if (i < 0) emptyList() else Typed.at("keys") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1) } }
+            return if (i < 0) emptyList() else Typed.at("keys") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1, cx) } }
         }
 
     /** The `kind` field (absent: its default). */
@@ -593,7 +593,7 @@ public object StringFlexCoder : FlexCoder<String> {
         i = Typed.index(m, fast, 0, KEYS)
         val f0: Int? = if (i < 0) null else if (Fields.isNull(v, i)) null else Typed.at("o") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 1, KEYS)
-        val f1: kotlin.String = if (i < 0) "" else Typed.at("s") { Fields.string(v, i) }
+        val f1: kotlin.String = if (i < 0) "" else Typed.at("s") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 2, KEYS)
         val f2: kotlin.collections.List<Int> = if (i < 0) emptyList() else Typed.at("v") { Fields.intList(v, i, cx) }
         return String(s = f1, o = f0, v = f2)
@@ -721,7 +721,7 @@ public object ResultFlexCoder : FlexCoder<Result> {
         i = Typed.index(m, fast, 0, KEYS)
         val f0: Boolean = if (i < 0) false else Typed.at("ok") { Fields.bool(v, i) }
         i = Typed.index(m, fast, 1, KEYS)
-        val f1: kotlin.String? = if (i < 0) null else if (Fields.isNull(v, i)) null else Typed.at("value") { Fields.string(v, i) }
+        val f1: kotlin.String? = if (i < 0) null else if (Fields.isNull(v, i)) null else Typed.at("value") { Fields.string(v, i, cx) }
         return Result(ok = f0, value = f1)
     }
 }
@@ -786,7 +786,7 @@ public object ErrorFlexCoder : FlexCoder<Error> {
         i = Typed.index(m, fast, 0, KEYS)
         val f0: Int = if (i < 0) (7) else Typed.at("code") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 1, KEYS)
-        val f1: kotlin.String = if (i < 0) "" else Typed.at("message") { Fields.string(v, i) }
+        val f1: kotlin.String = if (i < 0) "" else Typed.at("message") { Fields.string(v, i, cx) }
         return Error(text = f1, code = f0)
     }
 }

@@ -109,11 +109,11 @@ public object ImageFlexCoder : FlexCoder<Image> {
         val v = m.values
         var i: Int
         i = Typed.index(m, fast, 0, KEYS)
-        val f0: String? = if (i < 0) null else if (Fields.isNull(v, i)) null else Typed.at("alt") { Fields.string(v, i) }
+        val f0: String? = if (i < 0) null else if (Fields.isNull(v, i)) null else Typed.at("alt") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 1, KEYS)
         val f1: UInt = if (i < 0) 0u else Typed.at("height") { Fields.u32(v, i) }
         i = Typed.index(m, fast, 2, KEYS)
-        val f2: String = if (i < 0) throw Typed.missing("url") else Typed.at("url") { Fields.string(v, i) }
+        val f2: String = if (i < 0) throw Typed.missing("url") else Typed.at("url") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 3, KEYS)
         val f3: UInt = if (i < 0) 0u else Typed.at("width") { Fields.u32(v, i) }
         return Image(url = f2, width = f3, height = f1, alt = f0)

@@ -80,6 +80,24 @@ public object Utf8 {
     public fun decode(b: ByteArray, from: Int, to: Int): String = if (from == to) "" else b.decodeToString(from, to)
 
     /**
+     * Decodes `b[from, to)` from untrusted bytes in one pass, failing with
+     * [ErrorKind.InvalidUtf8] at [at] exactly when [invalidAt] finds a bad
+     * sequence. The platform decoder (on the JVM `String(bytes, off, len,
+     * UTF_8)`, whose ASCII check and Latin-1 copy are intrinsics) replaces every
+     * sequence that Rust's `str::from_utf8` rejects with U+FFFD, so a result
+     * without U+FFFD is valid; only a result with one (rare: malformed input or
+     * a real U+FFFD) pays for the strict check. `Utf8Test` pins that property
+     * over every 1- to 3-byte sequence and the 4-byte leads.
+     */
+    public fun decodeChecked(b: ByteArray, from: Int, to: Int, at: Int): String {
+        if (from == to) return ""
+        val s = b.decodeToString(from, to)
+        // indexOf of a char above U+00FF is O(1) on a Latin-1 string.
+        if (s.indexOf('\uFFFD') >= 0 && invalidAt(b, from, to) >= 0) fail(ErrorKind.InvalidUtf8, at)
+        return s
+    }
+
+    /**
      * Encodes [s] at `dst[at]` and returns the end position. [dst] must have room
      * for `3 * s.length` bytes from [at] (the worst case: every UTF-16 unit takes
      * at most three bytes; a surrogate pair takes four for two units). A lone

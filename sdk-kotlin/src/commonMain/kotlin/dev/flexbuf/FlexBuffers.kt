@@ -78,15 +78,26 @@ public object FlexBuffers {
         return builder.finishInPlace()
     }
 
-    /** Verifies untrusted [bytes] and decodes the root value. */
+    /**
+     * Decodes the root value of untrusted [bytes] in one checked pass (no separate
+     * verification): every read is bounds-checked, every string returned is
+     * checked UTF-8, nesting and expansion are bounded ([DecodeContext]), and any
+     * problem is a [FlexException] naming the field path. For every buffer [verify]
+     * accepts the result is exactly [decodeStrict]'s; parts of the buffer the
+     * type does not read (unknown fields) are not checked.
+     */
     public fun <T> decode(coder: FlexCoder<T>, bytes: ByteArray): T =
+        coder.decode(FlexRef.root(bytes), DecodeContext(bytes.size))
+
+    /** Verifies the whole of untrusted [bytes] first (unknown fields included), then decodes the root value. */
+    public fun <T> decodeStrict(coder: FlexCoder<T>, bytes: ByteArray): T =
         coder.decode(verify(bytes).root(), DecodeContext(bytes.size))
 
     /** Decodes an already verified buffer. */
     public fun <T> decode(coder: FlexCoder<T>, verified: Verified): T =
         coder.decode(verified.root(), DecodeContext(verified.bytes.size))
 
-    /** Decodes by key only (never by position), for buffers written with another schema version. */
+    /** Decodes by key only (never by position), for buffers written with another schema version; one checked pass, as [decode]. */
     public fun <T> decodeKeyed(coder: FlexCoder<T>, bytes: ByteArray): T =
-        coder.decode(verify(bytes).root(), DecodeContext(Budget.forInput(bytes.size), keyedOnly = true))
+        coder.decode(FlexRef.root(bytes), DecodeContext(Budget.forInput(bytes.size), keyedOnly = true))
 }

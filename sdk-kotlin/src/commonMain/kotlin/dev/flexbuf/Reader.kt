@@ -82,8 +82,7 @@ public class FlexRef internal constructor(
             T.KEY -> { start = dataOffset(); end = keyEnd(buffer, start) }
             else -> mismatch("string")
         }
-        if (!trusted && Utf8.invalidAt(buffer, start, end) >= 0) fail(ErrorKind.InvalidUtf8, offset)
-        return Utf8.decode(buffer, start, end)
+        return if (trusted) Utf8.decode(buffer, start, end) else Utf8.decodeChecked(buffer, start, end, offset)
     }
 
     /** The bytes of a string, key or blob: `[start, end)` in [buffer] packed as `start shl 32 | end`. */
@@ -269,8 +268,7 @@ public class FlexMap internal constructor(
     public fun key(i: Int): String {
         val at = keyAt(i)
         val end = keyEnd(values.buffer, at)
-        if (!values.trusted && Utf8.invalidAt(values.buffer, at, end) >= 0) fail(ErrorKind.InvalidUtf8, at)
-        return Utf8.decode(values.buffer, at, end)
+        return if (values.trusted) Utf8.decode(values.buffer, at, end) else Utf8.decodeChecked(values.buffer, at, end, at)
     }
 
     /** Value [i]. */

@@ -1,5 +1,9 @@
 package dev.flexbuf
 
+import kotlin.concurrent.atomics.AtomicInt
+import kotlin.concurrent.atomics.ExperimentalAtomicApi
+import kotlin.concurrent.atomics.fetchAndIncrement
+
 /**
  * A type with a generated (or hand-written) FlexBuffers coder.
  *
@@ -43,6 +47,9 @@ public class WireKeys(vararg names: String) {
     /** Where each name starts in [block]. */
     internal val starts: IntArray = IntArray(names.size)
 
+    /** A number unique to this instance: its key in the per-buffer tables of [EncodeContext] and [DecodeContext] ([SlotIndex]). */
+    internal val slot: Int = nextSlot()
+
     init {
         var n = 0
         for (i in bytes.indices) {
@@ -55,6 +62,68 @@ public class WireKeys(vararg names: String) {
         }
         block = ByteArray(n)
         for (i in bytes.indices) bytes[i].copyInto(block, starts[i])
+    }
+
+    @OptIn(ExperimentalAtomicApi::class)
+    private companion object {
+        val slots = AtomicInt(0)
+
+        fun nextSlot(): Int = slots.fetchAndIncrement()
+    }
+}
+
+/**
+ * Maps [WireKeys.slot]s to dense indices 0, 1, 2, ... in order of first use,
+ * so per-buffer tables stay as small as the number of types in the buffer
+ * however many types a program loads. An open-addressed table: slots are
+ * sequential, so a lookup is almost always one probe.
+ */
+internal class SlotIndex {
+    private var tags = IntArray(16) // slot + 1; 0 = empty
+    private var dense = IntArray(16)
+
+    /** Number of slots seen. */
+    var size: Int = 0
+        private set
+
+    /** The dense index of [slot]; a new slot gets [size] (before the call). */
+    fun of(slot: Int): Int {
+        val mask = tags.size - 1
+        var h = slot and mask
+        while (true) {
+            val t = tags[h]
+            if (t == slot + 1) return dense[h]
+            if (t == 0) break
+            h = (h + 1) and mask
+        }
+        if (2 * (size + 1) > tags.size) {
+            grow()
+            return of(slot)
+        }
+        tags[h] = slot + 1
+        dense[h] = size
+        return size++
+    }
+
+    private fun grow() {
+        val oldTags = tags
+        val oldDense = dense
+        tags = IntArray(oldTags.size * 2)
+        dense = IntArray(oldTags.size * 2)
+        val mask = tags.size - 1
+        for (k in oldTags.indices) {
+            if (oldTags[k] == 0) continue
+            var h = (oldTags[k] - 1) and mask
+            while (tags[h] != 0) h = (h + 1) and mask
+            tags[h] = oldTags[k]
+            dense[h] = oldDense[k]
+        }
+    }
+
+    /** Forgets every slot. */
+    fun clear() {
+        tags.fill(0)
+        size = 0
     }
 }
 
@@ -71,15 +140,23 @@ public class EncodeContext {
     private var vectors = arrayOfNulls<KeyVector>(8)
     private var blocks = arrayOfNulls<ByteArray>(8)
     private var n = 0
+    // By the dense index of WireKeys.slot: the keys vector of that type in this buffer.
+    private val slots = SlotIndex()
+    private var bySlot = arrayOfNulls<KeyVector>(8)
 
     /** The keys vector for type [id], written on first use in this buffer. */
     public fun keyVector(b: FlexBuilder, id: Long, keys: WireKeys): KeyVector {
-        for (i in 0 until n) if (ids[i] == id) return vectors[i]!!
-        return firstUse(b, id, keys)
+        val s = slots.of(keys.slot)
+        if (s < bySlot.size) bySlot[s]?.let { return it }
+        val kv = firstUse(b, id, keys)
+        if (s >= bySlot.size) bySlot = bySlot.copyOf(maxOf(s + 1, bySlot.size * 2))
+        bySlot[s] = kv
+        return kv
     }
 
     private fun firstUse(b: FlexBuilder, id: Long, keys: WireKeys): KeyVector {
         var kv: KeyVector? = null
+        for (i in 0 until n) if (ids[i] == id) return vectors[i]!!
         for (i in 0 until n) {
             val other = blocks[i]!!
             if (other === keys.block || other.contentEquals(keys.block)) { kv = vectors[i]; break }
@@ -101,49 +178,95 @@ public class EncodeContext {
     public fun reset() {
         for (i in 0 until n) { vectors[i] = null; blocks[i] = null }
         n = 0
+        bySlot.fill(null)
+        slots.clear()
     }
 }
 
 /**
- * Per-buffer decoding state: proven layouts and the expansion budget.
+ * Per-buffer decoding state: proven layouts, nesting depth and the expansion budget.
  *
- * @param budget the expansion budget charged per message and element.
+ * Generated decoders read untrusted bytes through checked readers in one pass
+ * ([FlexBuffers.decode]); this context bounds that pass: every message and
+ * element is charged to [budget], every string and blob byte too (so a string
+ * shared by every element of a vector cannot expand without limit), and
+ * nesting below the root deeper than [maxDepth] is [ErrorKind.DepthLimit].
+ *
+ * @param budget the expansion budget.
  * @param keyedOnly never read by position (the writer's schema is known to differ).
+ * @param maxDepth deepest nesting of messages and collections below the root (the verifier's default limit).
  */
-public class DecodeContext(private val budget: Budget, private val keyedOnly: Boolean = false) {
+public class DecodeContext(
+    private val budget: Budget,
+    private val keyedOnly: Boolean = false,
+    private val maxDepth: Int = 64,
+) {
     /** A context for a buffer of [len] bytes with the default budget. */
     public constructor(len: Int) : this(Budget.forInput(len))
 
-    private val ids = LongArray(64)
-    private val offsets = IntArray(64)
-    private val results = BooleanArray(64)
-    private var n = 0
+    // By the dense index of WireKeys.slot: the keys vector (position shl 4 | width,
+    // plus 1; 0 for none) last proven to be the type's keys, and the last one refuted.
+    private val slots = SlotIndex()
+    private var proven = LongArray(8)
+    private var refuted = LongArray(8)
+    private var depth = 0
 
     /** Charges one decoded node against the budget. */
     public fun charge() { budget.node() }
 
-    /** Charges [n] bytes (bulk copies). */
+    /** Charges [n] bytes (strings, blobs, bulk copies). */
     public fun chargeBytes(n: Long) { budget.bytes(n) }
+
+    /** Enters one level of nesting (a message or collection below the root). */
+    public fun enter() {
+        if (++depth > maxDepth) fail(ErrorKind.DepthLimit, -1, "deeper than $maxDepth")
+    }
+
+    /** Leaves the level [enter] opened (skipped when decoding fails: the context is then discarded). */
+    public fun leave() { depth-- }
 
     /**
      * True when [m]'s keys are exactly [keys] (same strings, same order), so fields
-     * may be read by position. Proven once per keys vector per buffer.
+     * may be read by position. Once a keys vector is proven for a type, every later
+     * map of that type pointing at it costs one comparison; proving it is one
+     * comparison of bytes against the type's key block when the keys are laid out
+     * as encoders write them ([FlexBuilder.keyVectorFor]), else one per key.
      */
-    public fun layoutMatches(id: Long, m: FlexMap, keys: WireKeys): Boolean {
+    public fun layoutMatches(@Suppress("UNUSED_PARAMETER") id: Long, m: FlexMap, keys: WireKeys): Boolean {
         budget.node()
         if (keyedOnly) return false
-        val at = m.keysOffset
-        for (i in 0 until n) if (ids[i] == id && offsets[i] == at) return results[i]
-        var ok = m.size == keys.bytes.size
-        if (ok) {
-            for (i in 0 until m.size) {
-                if (!m.keyEquals(i, keys.bytes[i])) { ok = false; break }
-            }
+        val s = slots.of(keys.slot)
+        if (s >= proven.size) {
+            val n = maxOf(s + 1, proven.size * 2)
+            proven = proven.copyOf(n)
+            refuted = refuted.copyOf(n)
         }
-        if (n < 64) {
-            ids[n] = id; offsets[n] = at; results[n] = ok; n++
-        }
+        // The position and width of a keys vector determine its size and every key.
+        val at = ((m.keysOffset.toLong() shl 4) or m.keysWidth.toLong()) + 1
+        if (proven[s] == at) return true
+        if (refuted[s] == at) return false
+        val ok = prove(m, keys)
+        if (ok) proven[s] = at else refuted[s] = at
         return ok
+    }
+
+    private fun prove(m: FlexMap, keys: WireKeys): Boolean {
+        val n = keys.starts.size
+        if (m.size != n) return false
+        if (n == 0) return true
+        val b = m.buffer
+        val block = keys.block
+        val first = m.keyAt(0)
+        var contiguous = first + block.size <= b.size
+        if (contiguous) {
+            for (i in 1 until n) if (m.keyAt(i) != first + keys.starts[i]) { contiguous = false; break }
+        }
+        if (contiguous) {
+            for (k in block.indices) if (b[first + k] != block[k]) return false
+            return true
+        }
+        for (i in 0 until n) if (!m.keyEquals(i, keys.bytes[i])) return false
+        return true
     }
 }
 
@@ -327,7 +450,7 @@ public object Fields {
     /** An `f32`. */
     public fun f32(v: FlexVector, i: Int): Float = f64(v, i).toFloat()
 
-    /** A string. */
+    /** A string (a single read: no budget to charge). */
     public fun string(v: FlexVector, i: Int): String {
         if (typeAt(v, i) != T.STRING) {
             if (typeAt(v, i) == T.KEY) return v[i].asString()
@@ -336,17 +459,39 @@ public object Fields {
         val b = v.buffer
         val data = follow(b, v.data + i * v.width, v.width)
         val n = sizeOf(b, data, 1 shl (packedWidth(v, i)))
-        if (!v.trusted && Utf8.invalidAt(b, data, data + n) >= 0) fail(ErrorKind.InvalidUtf8, data)
-        return Utf8.decode(b, data, data + n)
+        return if (v.trusted) Utf8.decode(b, data, data + n) else Utf8.decodeChecked(b, data, data + n, data)
+    }
+
+    /** A string whose bytes are charged to [cx]'s budget (a string shared by many fields is charged at each). */
+    public fun string(v: FlexVector, i: Int, cx: DecodeContext): String {
+        if (typeAt(v, i) != T.STRING) {
+            if (typeAt(v, i) == T.KEY) return v[i].asString().also { cx.chargeBytes(it.length.toLong()) }
+            nullOr(v, i, "string")
+        }
+        val b = v.buffer
+        val data = follow(b, v.data + i * v.width, v.width)
+        val n = sizeOf(b, data, 1 shl (packedWidth(v, i)))
+        cx.chargeBytes(n.toLong())
+        return if (v.trusted) Utf8.decode(b, data, data + n) else Utf8.decodeChecked(b, data, data + n, data)
     }
 
     private fun packedWidth(v: FlexVector, i: Int): Int =
         if (v.elemType >= 0) 0 else v.buffer.u8(v.data + v.size * v.width + i) and 3
 
-    /** A blob, copied. */
+    /** A blob, copied (a single read: no budget to charge). */
     public fun bytes(v: FlexVector, i: Int): ByteArray {
         if (typeAt(v, i) != T.BLOB) nullOr(v, i, "blob")
         return v[i].asBlob()
+    }
+
+    /** A blob, copied, its bytes charged to [cx]'s budget before the copy. */
+    public fun bytes(v: FlexVector, i: Int, cx: DecodeContext): ByteArray {
+        if (typeAt(v, i) != T.BLOB) nullOr(v, i, "blob")
+        val r = v[i].bytesRange()
+        val from = (r ushr 32).toInt()
+        val to = r.toInt()
+        cx.chargeBytes((to - from).toLong())
+        return v.buffer.copyOfRange(from, to)
     }
 
     /** Element [i] as a vector (maps are refused, unlike [FlexRef.asVector]). */
@@ -363,35 +508,47 @@ public object Fields {
     }
 
     /** A message decoded with [coder]. */
-    public fun <T> message(coder: FlexCoder<T>, v: FlexVector, i: Int, cx: DecodeContext): T = coder.decode(ref(v, i), cx)
+    public fun <T> message(coder: FlexCoder<T>, v: FlexVector, i: Int, cx: DecodeContext): T {
+        val r = ref(v, i)
+        cx.enter()
+        val out = coder.decode(r, cx)
+        cx.leave()
+        return out
+    }
 
     /** A vector decoded element by element with [elem]; errors name the index. */
     public inline fun <E> list(v: FlexVector, i: Int, cx: DecodeContext, elem: (FlexVector, Int) -> E): List<E> {
         val vec = vector(v, i)
+        cx.enter()
         val out = ArrayList<E>(vec.size)
         for (j in 0 until vec.size) {
             cx.charge()
             out.add(try { elem(vec, j) } catch (e: FlexException) { throw e.inIndex(j) })
         }
+        cx.leave()
         return out
     }
 
     /** A `{string: T}` map decoded with [value], in wire (sorted) order; errors name the key. */
     public inline fun <E> stringMap(v: FlexVector, i: Int, cx: DecodeContext, value: (FlexVector, Int) -> E): Map<String, E> {
         val m = map(v, i)
+        cx.enter()
         val out = LinkedHashMap<String, E>(m.size * 2)
         val values = m.values
         for (j in 0 until m.size) {
             cx.charge()
             val k = m.key(j)
+            cx.chargeBytes(k.length.toLong())
             out[k] = try { value(values, j) } catch (e: FlexException) { throw e.inKey(k) }
         }
+        cx.leave()
         return out
     }
 
     private inline fun <A> scalarList(
         v: FlexVector, i: Int, cx: DecodeContext, elem: Int, width: Int,
-        make: (Int) -> A, bulk: (A, ByteArray, Int, Int) -> Unit, one: (A, FlexVector, Int) -> Unit,
+        make: (Int) -> A, bulk: (A, ByteArray, Int, Int) -> Unit, wide: (A, FlexVector, Int) -> Boolean,
+        one: (A, FlexVector, Int) -> Unit,
     ): A {
         val vec = vector(v, i)
         val n = vec.size
@@ -399,6 +556,8 @@ public object Fields {
         if (vec.elemType == elem && vec.width == width) {
             cx.chargeBytes(n.toLong() * width)
             bulk(out, vec.buffer, vec.data, n)
+        } else if (vec.elemType >= 0 && wide(out, vec, n)) {
+            cx.chargeBytes(n.toLong() * width)
         } else {
             for (j in 0 until n) {
                 cx.charge()
@@ -408,47 +567,90 @@ public object Fields {
         return out
     }
 
+    /**
+     * Widens typed integer vector [vec] into a target of [width] bytes in one loop
+     * when every element fits it without a check (narrower signed into signed,
+     * narrower unsigned into either); false (nothing written) otherwise, for the
+     * checked element-by-element path.
+     */
+    private inline fun widenInts(vec: FlexVector, n: Int, signedTarget: Boolean, width: Int, put: (Int, Long) -> Unit): Boolean {
+        val w = vec.width
+        val fits = when (vec.elemType) {
+            T.INT -> signedTarget && w <= width
+            T.UINT -> if (signedTarget) w < width else w <= width
+            else -> false
+        }
+        if (!fits) return false
+        val b = vec.buffer
+        val d = vec.data
+        if (vec.elemType == T.INT) for (k in 0 until n) put(k, b.intAt(d + k * w, w))
+        else for (k in 0 until n) put(k, b.uintAt(d + k * w, w))
+        return true
+    }
+
     /** `[i32]` into an [IntArray] behind a read-only list. */
     public fun intList(v: FlexVector, i: Int, cx: DecodeContext): List<Int> = IntList(scalarList(v, i, cx, T.INT, 4, ::IntArray,
-        { a, b, d, n -> for (k in 0 until n) a[k] = b.i32le(d + 4 * k) }, { a, vec, j -> a[j] = i32(vec, j) }))
+        { a, b, d, n -> for (k in 0 until n) a[k] = b.i32le(d + 4 * k) },
+        { a, vec, n -> widenInts(vec, n, true, 4) { k, x -> a[k] = x.toInt() } }, { a, vec, j -> a[j] = i32(vec, j) }))
 
     /** `[i64]` into a [LongArray]. */
     public fun longList(v: FlexVector, i: Int, cx: DecodeContext): List<Long> = LongList(scalarList(v, i, cx, T.INT, 8, ::LongArray,
-        { a, b, d, n -> for (k in 0 until n) a[k] = b.i64le(d + 8 * k) }, { a, vec, j -> a[j] = i64(vec, j) }))
+        { a, b, d, n -> for (k in 0 until n) a[k] = b.i64le(d + 8 * k) },
+        { a, vec, n -> widenInts(vec, n, true, 8) { k, x -> a[k] = x } }, { a, vec, j -> a[j] = i64(vec, j) }))
 
     /** `[i16]` into a [ShortArray]. */
     public fun shortList(v: FlexVector, i: Int, cx: DecodeContext): List<Short> = ShortList(scalarList(v, i, cx, T.INT, 2, ::ShortArray,
-        { a, b, d, n -> for (k in 0 until n) a[k] = b.u16(d + 2 * k).toShort() }, { a, vec, j -> a[j] = i16(vec, j) }))
+        { a, b, d, n -> for (k in 0 until n) a[k] = b.u16(d + 2 * k).toShort() },
+        { a, vec, n -> widenInts(vec, n, true, 2) { k, x -> a[k] = x.toShort() } }, { a, vec, j -> a[j] = i16(vec, j) }))
 
     /** `[i8]` into a [ByteArray]. */
     public fun byteList(v: FlexVector, i: Int, cx: DecodeContext): List<Byte> = ByteList(scalarList(v, i, cx, T.INT, 1, ::ByteArray,
-        { a, b, d, n -> b.copyInto(a, 0, d, d + n) }, { a, vec, j -> a[j] = i8(vec, j) }))
+        { a, b, d, n -> b.copyInto(a, 0, d, d + n) }, { _, _, _ -> false }, { a, vec, j -> a[j] = i8(vec, j) }))
 
     /** `[u8]` into a [ByteArray]. */
     public fun ubyteList(v: FlexVector, i: Int, cx: DecodeContext): List<UByte> = UByteList(scalarList(v, i, cx, T.UINT, 1, ::ByteArray,
-        { a, b, d, n -> b.copyInto(a, 0, d, d + n) }, { a, vec, j -> a[j] = u8(vec, j).toByte() }))
+        { a, b, d, n -> b.copyInto(a, 0, d, d + n) }, { _, _, _ -> false }, { a, vec, j -> a[j] = u8(vec, j).toByte() }))
 
     /** `[u16]` into a [ShortArray]. */
     public fun ushortList(v: FlexVector, i: Int, cx: DecodeContext): List<UShort> = UShortList(scalarList(v, i, cx, T.UINT, 2, ::ShortArray,
-        { a, b, d, n -> for (k in 0 until n) a[k] = b.u16(d + 2 * k).toShort() }, { a, vec, j -> a[j] = u16(vec, j).toShort() }))
+        { a, b, d, n -> for (k in 0 until n) a[k] = b.u16(d + 2 * k).toShort() },
+        { a, vec, n -> widenInts(vec, n, false, 2) { k, x -> a[k] = x.toShort() } }, { a, vec, j -> a[j] = u16(vec, j).toShort() }))
 
     /** `[u32]` into an [IntArray]. */
     public fun uintList(v: FlexVector, i: Int, cx: DecodeContext): List<UInt> = UIntList(scalarList(v, i, cx, T.UINT, 4, ::IntArray,
-        { a, b, d, n -> for (k in 0 until n) a[k] = b.i32le(d + 4 * k) }, { a, vec, j -> a[j] = u32(vec, j).toInt() }))
+        { a, b, d, n -> for (k in 0 until n) a[k] = b.i32le(d + 4 * k) },
+        { a, vec, n -> widenInts(vec, n, false, 4) { k, x -> a[k] = x.toInt() } }, { a, vec, j -> a[j] = u32(vec, j).toInt() }))
 
     /** `[u64]` into a [LongArray]. */
     public fun ulongList(v: FlexVector, i: Int, cx: DecodeContext): List<ULong> = ULongList(scalarList(v, i, cx, T.UINT, 8, ::LongArray,
-        { a, b, d, n -> for (k in 0 until n) a[k] = b.i64le(d + 8 * k) }, { a, vec, j -> a[j] = ulongBits(vec, j) }))
+        { a, b, d, n -> for (k in 0 until n) a[k] = b.i64le(d + 8 * k) },
+        { a, vec, n -> widenInts(vec, n, false, 8) { k, x -> a[k] = x } }, { a, vec, j -> a[j] = ulongBits(vec, j) }))
 
-    /** `[f64]` into a [DoubleArray]. */
+    /** `[f64]` into a [DoubleArray] (a vector of f32 widened in one loop). */
     public fun doubleList(v: FlexVector, i: Int, cx: DecodeContext): List<Double> = DoubleList(scalarList(v, i, cx, T.FLOAT, 8, ::DoubleArray,
-        { a, b, d, n -> for (k in 0 until n) a[k] = Double.fromBits(b.i64le(d + 8 * k)) }, { a, vec, j -> a[j] = f64(vec, j) }))
+        { a, b, d, n -> for (k in 0 until n) a[k] = Double.fromBits(b.i64le(d + 8 * k)) },
+        { a, vec, n ->
+            if (vec.elemType == T.FLOAT && vec.width == 4) {
+                val b = vec.buffer
+                val d = vec.data
+                for (k in 0 until n) a[k] = Float.fromBits(b.i32le(d + 4 * k)).toDouble()
+                true
+            } else false
+        }, { a, vec, j -> a[j] = f64(vec, j) }))
 
-    /** `[f32]` into a [FloatArray]. */
+    /** `[f32]` into a [FloatArray] (a vector of f64 narrowed in one loop). */
     public fun floatList(v: FlexVector, i: Int, cx: DecodeContext): List<Float> = FloatList(scalarList(v, i, cx, T.FLOAT, 4, ::FloatArray,
-        { a, b, d, n -> for (k in 0 until n) a[k] = Float.fromBits(b.i32le(d + 4 * k)) }, { a, vec, j -> a[j] = f32(vec, j) }))
+        { a, b, d, n -> for (k in 0 until n) a[k] = Float.fromBits(b.i32le(d + 4 * k)) },
+        { a, vec, n ->
+            if (vec.elemType == T.FLOAT && vec.width == 8) {
+                val b = vec.buffer
+                val d = vec.data
+                for (k in 0 until n) a[k] = Double.fromBits(b.i64le(d + 8 * k)).toFloat()
+                true
+            } else false
+        }, { a, vec, j -> a[j] = f32(vec, j) }))
 
     /** `[bool]` into a [BooleanArray]. */
     public fun boolList(v: FlexVector, i: Int, cx: DecodeContext): List<Boolean> = BoolList(scalarList(v, i, cx, T.BOOL, 1, ::BooleanArray,
-        { a, b, d, n -> for (k in 0 until n) a[k] = b[d + k].toInt() != 0 }, { a, vec, j -> a[j] = bool(vec, j) }))
+        { a, b, d, n -> for (k in 0 until n) a[k] = b[d + k].toInt() != 0 }, { _, _, _ -> false }, { a, vec, j -> a[j] = bool(vec, j) }))
 }

@@ -57,21 +57,21 @@ public object AddressFlexCoder : FlexCoder<Address> {
         i = Typed.index(m, fast, 0, KEYS)
         val f0: Map<String, Long> = if (i < 0) emptyMap() else Typed.at("attrs") { Fields.stringMap(v, i, cx) { v1, i1 -> Fields.i64(v1, i1) } }
         i = Typed.index(m, fast, 1, KEYS)
-        val f1: String = if (i < 0) "Springfield" else Typed.at("city") { Fields.string(v, i) }
+        val f1: String = if (i < 0) "Springfield" else Typed.at("city") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 2, KEYS)
-        val f2: String = if (i < 0) "" else Typed.at("displayName") { Fields.string(v, i) }
+        val f2: String = if (i < 0) "" else Typed.at("displayName") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 3, KEYS)
         val f3: Int? = if (i < 0) (0) else if (Fields.isNull(v, i)) null else Typed.at("floor") { Fields.i32(v, i) }
         i = Typed.index(m, fast, 4, KEYS)
         val f4: common.Geo? = if (i < 0) null else if (Fields.isNull(v, i)) null else Typed.at("geo") { Fields.message(common.GeoFlexCoder, v, i, cx) }
         i = Typed.index(m, fast, 5, KEYS)
-        val f5: String? = if (i < 0) null else if (Fields.isNull(v, i)) null else Typed.at("note") { Fields.string(v, i) }
+        val f5: String? = if (i < 0) null else if (Fields.isNull(v, i)) null else Typed.at("note") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 6, KEYS)
-        val f6: String = if (i < 0) throw Typed.missing("street") else Typed.at("street") { Fields.string(v, i) }
+        val f6: String = if (i < 0) throw Typed.missing("street") else Typed.at("street") { Fields.string(v, i, cx) }
         i = Typed.index(m, fast, 7, KEYS)
-        val f7: List<String> = if (i < 0) emptyList() else Typed.at("tags") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1) } }
+        val f7: List<String> = if (i < 0) emptyList() else Typed.at("tags") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1, cx) } }
         i = Typed.index(m, fast, 8, KEYS)
-        val f8: String = if (i < 0) "" else Typed.at("zip") { Fields.string(v, i) }
+        val f8: String = if (i < 0) "" else Typed.at("zip") { Fields.string(v, i, cx) }
         return Address(street = f6, zip = f8, city = f1, note = f5, floor = f3, geo = f4, tags = f7, attrs = f0, display = f2)
     }
 }
@@ -143,7 +143,7 @@ public value class AddressView(public val flexMap: FlexMap) {
             val i = flexMap.indexOf(AddressFlexCoder.KEYS.bytes[7])
             val v = flexMap.values
             val cx = DecodeContext(flexMap.buffer.size)
-            return if (i < 0) emptyList() else Typed.at("tags") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1) } }
+            return if (i < 0) emptyList() else Typed.at("tags") { Fields.list(v, i, cx) { v1, i1 -> Fields.string(v1, i1, cx) } }
         }
 
     /** The `zip` field (absent: its default). */
@@ -230,7 +230,7 @@ public object PayloadFlexCoder : FlexCoder<Payload> {
         val v = m.values
         val i = 0
         return when (val k = m.key(0)) {
-            "Text" -> Typed.at("Text") { Payload.Text(Fields.string(v, i)) }
+            "Text" -> Typed.at("Text") { Payload.Text(Fields.string(v, i, cx)) }
             "Image" -> Typed.at("Image") { Payload.Image(Fields.message(common.ImageFlexCoder, v, i, cx)) }
             "ref" -> Typed.at("ref") { Payload.Ref(Fields.message(AddressFlexCoder, v, i, cx)) }
             else -> throw Typed.badUnion("unknown variant " + k + " of union Payload", r.offset)

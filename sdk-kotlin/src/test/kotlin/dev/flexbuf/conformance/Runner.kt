@@ -387,6 +387,20 @@ object Runner {
         else -> null
     }
 
+    /**
+     * What a typed decode did, comparable across entry points: `ok` and the
+     * re-encoded bytes, or the error's kind and path. Only [FlexException] is an
+     * outcome; anything else thrown propagates.
+     */
+    fun <T> typedOutcome(coder: FlexCoder<T>, decode: () -> T): String {
+        val value = try {
+            decode()
+        } catch (e: FlexException) {
+            return "error ${e.kind} at ${e.path ?: "$"}"
+        }
+        return "ok " + hex(FlexBuffers.encode(coder, value))
+    }
+
     @Suppress("UNCHECKED_CAST")
     fun typedCategory(root: File): Result {
         val files = (root.resolve("typed").listFiles { f -> f.name.endsWith(".json") } ?: emptyArray()).sortedBy { it.name }
@@ -420,6 +434,10 @@ object Runner {
         if (verified == null) {
             return if (err?.get("kind")?.jsonPrimitive?.content == "invalid") null else "verifier rejected the input"
         }
+        // The one-pass checked decode must agree with verify-then-decode on every buffer the verifier accepts.
+        val onePass = typedOutcome(coder) { FlexBuffers.decode(coder, input) }
+        val strict = typedOutcome(coder) { FlexBuffers.decode(coder, verified) }
+        if (onePass != strict) return "one-pass decode: $onePass; verify then decode: $strict"
         val value = try {
             FlexBuffers.decode(coder, verified)
         } catch (e: FlexException) {
