@@ -167,8 +167,12 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
     }
 
     /**
-     * Pushes a UTF-8 string, encoded in one pass straight into the buffer (room
-     * for the worst case is reserved first, then the length prefix is written).
+     * Pushes a UTF-8 string, encoded in one pass straight into the buffer: room
+     * for the worst case is reserved, the text is written where a prefix as wide
+     * as its length in UTF-16 units needs it (exact for ASCII, and for any text
+     * whose UTF-8 length needs the same prefix width), then the prefix. Only a
+     * text whose UTF-8 length crosses a width boundary (255, 65,535 bytes) that
+     * its UTF-16 length does not is moved once.
      */
     public fun string(s: String) {
         check()
@@ -177,17 +181,18 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
             if (hit != null) { push(hit ushr 2, T.STRING, (hit and 3).toInt()); return }
         }
         val n = s.length
-        val wMax = T.widthU(n * 3L)
-        val bMax = 1 shl wMax
+        val bMax = 1 shl T.widthU(n * 3L)
         ensure(n * 3 + 2 * bMax + 1)
         val start = len
-        var data = start + pad(start, bMax) + bMax
+        val wGuess = T.widthU(n.toLong())
+        val bGuess = 1 shl wGuess
+        var data = start + pad(start, bGuess) + bGuess
         if (scratch.size < n) scratch = CharArray(maxOf(n, scratch.size * 2))
         val end = Utf8.encodeInto(s, buf, data, scratch)
         val byteLen = end - data
         val w = T.widthU(byteLen.toLong())
-        if (w != wMax) {
-            // The prefix is narrower than reserved: move the text down to its real place.
+        if (w != wGuess) {
+            // The prefix is wider than guessed: move the text up to its real place (inside the reserve).
             val bw = 1 shl w
             val real = start + pad(start, bw) + bw
             buf.copyInto(buf, real, data, end)
