@@ -11,7 +11,6 @@ import dev.flexbuf.FlexMap
 import dev.flexbuf.FlexRef
 import dev.flexbuf.FlexType
 import dev.flexbuf.FlexVector
-import dev.flexbuf.verify
 import kotlinx.serialization.BinaryFormat
 import kotlinx.serialization.DeserializationStrategy
 import kotlinx.serialization.ExperimentalSerializationApi
@@ -31,8 +30,11 @@ import kotlinx.serialization.modules.SerializersModule
  * any `@Serializable` class. Classes (and sealed hierarchies, as
  * `{"type": serialName, "value": {...}}`) become maps keyed by serial names,
  * lists become vectors, maps become maps (keys as strings), enums their names,
- * `ByteArray` a blob, null stays null. Decoding verifies the bytes first and
- * looks fields up by key, skipping unknown ones.
+ * `ByteArray` a blob, null stays null. Decoding reads untrusted bytes in one
+ * checked pass (bounds, types and UTF-8 of what it reads, the verifier's depth
+ * limit, the expansion budget with string bytes), matching fields by key and
+ * skipping unknown ones; [decodeFromByteArrayStrict] verifies the whole buffer
+ * first.
  *
  * When [registry] holds a generated coder under the serializer's serial name
  * (see the generated `XxxFlexRegistrar.registerAll`), that coder is used
@@ -65,8 +67,20 @@ public open class Flex(
 
     override fun <T> decodeFromByteArray(deserializer: DeserializationStrategy<T>, bytes: ByteArray): T {
         fast<T>(deserializer.descriptor.serialName)?.let { return FlexBuffers.decode(it, bytes) }
-        val root = verify(bytes).root()
-        return ValueDecoder(root, serializersModule, Budget.forInput(bytes.size)).decodeSerializableValue(deserializer)
+        return ValueDecoder(FlexRef.root(bytes), serializersModule, DecodeState(Budget.forInput(bytes.size)))
+            .decodeSerializableValue(deserializer)
+    }
+
+    /**
+     * As [decodeFromByteArray] after [dev.flexbuf.verify] accepted the whole of
+     * [bytes] (unknown fields included); for every buffer it accepts, the same
+     * result as the one-pass [decodeFromByteArray].
+     */
+    public fun <T> decodeFromByteArrayStrict(deserializer: DeserializationStrategy<T>, bytes: ByteArray): T {
+        val verified = dev.flexbuf.verify(bytes)
+        fast<T>(deserializer.descriptor.serialName)?.let { return FlexBuffers.decode(it, verified) }
+        return ValueDecoder(verified.root(), serializersModule, DecodeState(Budget.forInput(bytes.size)))
+            .decodeSerializableValue(deserializer)
     }
 
     /** Encodes with a caller-owned [builder] (cleared first); returns the length of `builder.buffer[0, length)`, valid until its next use. */
@@ -150,37 +164,79 @@ private class FlexEncoder(val b: FlexBuilder, override val serializersModule: Se
     }
 }
 
+/**
+ * One decode's shared state: the budget, the nesting depth (the verifier's
+ * default limit, so cycles and deep input end in [ErrorKind.DepthLimit]), and
+ * per class and keys vector the element index of each key, so maps sharing a
+ * keys vector decode and look up their keys once per buffer.
+ */
+private class DecodeState(val budget: Budget) {
+    var depth = 0
+    private val descriptors = arrayOfNulls<SerialDescriptor>(CACHED)
+    private val keyVectors = LongArray(CACHED)
+    private val indices = arrayOfNulls<IntArray>(CACHED)
+    private var n = 0
+
+    fun enter(at: Int) {
+        if (++depth > MAX_DEPTH) throw FlexException(ErrorKind.DepthLimit, at, "deeper than $MAX_DEPTH")
+    }
+
+    /** Element index of each key of [map] in [descriptor] ([CompositeDecoder.UNKNOWN_NAME] for unknown keys). */
+    fun indices(descriptor: SerialDescriptor, map: FlexMap): IntArray {
+        val id = (map.keysOffset.toLong() shl 4) or map.keysWidth.toLong()
+        for (i in 0 until n) if (keyVectors[i] == id && descriptors[i] === descriptor) return indices[i]!!
+        val out = IntArray(map.size) { descriptor.getElementIndex(map.key(it)) }
+        budget.bytes(map.size.toLong())
+        // Past CACHED class/keys-vector pairs per buffer, the last slot is reused.
+        val at = if (n < CACHED) n++ else CACHED - 1
+        descriptors[at] = descriptor
+        keyVectors[at] = id
+        indices[at] = out
+        return out
+    }
+
+    companion object {
+        const val MAX_DEPTH = 64
+        const val CACHED = 32
+    }
+}
+
 /** Reads primitives from [cur]; structures open child decoders over it. */
 @OptIn(ExperimentalSerializationApi::class)
 private abstract class FlexDecoderBase(
     override val serializersModule: SerializersModule,
-    val budget: Budget,
+    val st: DecodeState,
 ) : AbstractDecoder() {
     abstract val cur: FlexRef
 
     override fun decodeElementIndex(descriptor: SerialDescriptor): Int = CompositeDecoder.DECODE_DONE
 
     override fun beginStructure(descriptor: SerialDescriptor): CompositeDecoder {
-        budget.node()
+        st.budget.node()
         val r = cur
+        st.enter(r.offset)
         return when (kindOf(descriptor)) {
             K_LIST -> {
                 if (!r.isVector) throw FlexException(ErrorKind.TypeMismatch, r.offset, "expected a vector for ${descriptor.serialName}, found ${r.type.wireName}")
-                ListDecoder(r.asVector(), serializersModule, budget)
+                ListDecoder(r.asVector(), serializersModule, st)
             }
-            K_MAP -> MapDecoder(r.asMap(), serializersModule, budget)
-            else -> ClassDecoder(r.asMap(), serializersModule, budget)
+            K_MAP -> MapDecoder(r.asMap(), serializersModule, st)
+            else -> r.asMap().let { ClassDecoder(it, st.indices(descriptor, it), serializersModule, st) }
         }
     }
 
-    private fun text(): String = cur.asString()
+    override fun endStructure(descriptor: SerialDescriptor) {
+        st.depth--
+    }
+
+    private fun text(): String = cur.asString().also { st.budget.bytes(it.length.toLong()) }
 
     override fun decodeNotNullMark(): Boolean = !cur.isNull
     override fun decodeNull(): Nothing? = null
     override fun decodeBoolean(): Boolean = if (cur.type == FlexType.KEY) text().toBoolean() else cur.asBool()
     private fun long(lo: Long, hi: Long): Long {
         val r = cur
-        val v = if (r.type == FlexType.KEY) text().toLong() else r.asLong()
+        val v = if (r.type == FlexType.KEY) parsed(text().toLongOrNull(), "an integer") else r.asLong()
         if (v < lo || v > hi) throw FlexException(ErrorKind.OutOfRange, r.offset, "$v")
         return v
     }
@@ -188,9 +244,13 @@ private abstract class FlexDecoderBase(
     override fun decodeShort(): Short = long(Short.MIN_VALUE.toLong(), Short.MAX_VALUE.toLong()).toShort()
     override fun decodeInt(): Int = long(Int.MIN_VALUE.toLong(), Int.MAX_VALUE.toLong()).toInt()
     override fun decodeLong(): Long = long(Long.MIN_VALUE, Long.MAX_VALUE)
-    override fun decodeFloat(): Float = if (cur.type == FlexType.KEY) text().toFloat() else cur.asDouble().toFloat()
-    override fun decodeDouble(): Double = if (cur.type == FlexType.KEY) text().toDouble() else cur.asDouble()
-    override fun decodeChar(): Char = text().single()
+    override fun decodeFloat(): Float = if (cur.type == FlexType.KEY) parsed(text().toFloatOrNull(), "a number") else cur.asDouble().toFloat()
+    override fun decodeDouble(): Double = if (cur.type == FlexType.KEY) parsed(text().toDoubleOrNull(), "a number") else cur.asDouble()
+    override fun decodeChar(): Char = text().let { if (it.length == 1) it[0] else parsed(null, "one character") }
+
+    /** A map key's text parsed as a primitive (map keys are strings on the wire), or a [FlexException]. */
+    private fun <P : Any> parsed(value: P?, expected: String): P =
+        value ?: throw FlexException(ErrorKind.TypeMismatch, cur.offset, "expected $expected, found a key that is not one")
     override fun decodeString(): String = text()
     override fun decodeEnum(enumDescriptor: SerialDescriptor): Int {
         val name = text()
@@ -201,14 +261,14 @@ private abstract class FlexDecoderBase(
 
     @Suppress("UNCHECKED_CAST")
     override fun <T> decodeSerializableValue(deserializer: DeserializationStrategy<T>): T {
-        if (deserializer.descriptor == byteArrayDescriptor) return cur.asBlob() as T
+        if (deserializer.descriptor == byteArrayDescriptor) return cur.asBlob().also { st.budget.bytes(it.size.toLong()) } as T
         return super.decodeSerializableValue(deserializer)
     }
 }
 
-private class ValueDecoder(override val cur: FlexRef, module: SerializersModule, budget: Budget) : FlexDecoderBase(module, budget)
+private class ValueDecoder(override val cur: FlexRef, module: SerializersModule, st: DecodeState) : FlexDecoderBase(module, st)
 
-private class ClassDecoder(val map: FlexMap, module: SerializersModule, budget: Budget) : FlexDecoderBase(module, budget) {
+private class ClassDecoder(val map: FlexMap, val index: IntArray, module: SerializersModule, st: DecodeState) : FlexDecoderBase(module, st) {
     private var next = 0
     private var current: FlexRef? = null
     override val cur: FlexRef get() = current!!
@@ -216,9 +276,9 @@ private class ClassDecoder(val map: FlexMap, module: SerializersModule, budget: 
     override fun decodeElementIndex(descriptor: SerialDescriptor): Int {
         while (next < map.size) {
             val i = next++
-            val idx = descriptor.getElementIndex(map.key(i))
+            val idx = index[i]
             if (idx != CompositeDecoder.UNKNOWN_NAME) {
-                budget.node()
+                st.budget.node()
                 current = map.value(i)
                 return idx
             }
@@ -227,7 +287,7 @@ private class ClassDecoder(val map: FlexMap, module: SerializersModule, budget: 
     }
 }
 
-private class ListDecoder(val vec: FlexVector, module: SerializersModule, budget: Budget) : FlexDecoderBase(module, budget) {
+private class ListDecoder(val vec: FlexVector, module: SerializersModule, st: DecodeState) : FlexDecoderBase(module, st) {
     private var next = 0
     private var current: FlexRef? = null
     override val cur: FlexRef get() = current!!
@@ -236,13 +296,13 @@ private class ListDecoder(val vec: FlexVector, module: SerializersModule, budget
 
     override fun decodeElementIndex(descriptor: SerialDescriptor): Int {
         if (next >= vec.size) return CompositeDecoder.DECODE_DONE
-        budget.node()
+        st.budget.node()
         current = vec[next]
         return next++
     }
 }
 
-private class MapDecoder(val map: FlexMap, module: SerializersModule, budget: Budget) : FlexDecoderBase(module, budget) {
+private class MapDecoder(val map: FlexMap, module: SerializersModule, st: DecodeState) : FlexDecoderBase(module, st) {
     private var next = 0
     private var current: FlexRef? = null
     override val cur: FlexRef get() = current!!
@@ -251,7 +311,7 @@ private class MapDecoder(val map: FlexMap, module: SerializersModule, budget: Bu
 
     override fun decodeElementIndex(descriptor: SerialDescriptor): Int {
         if (next >= 2 * map.size) return CompositeDecoder.DECODE_DONE
-        budget.node()
+        st.budget.node()
         val i = next / 2
         current = if (next % 2 == 0) map.keyRef(i) else map.value(i)
         return next++
