@@ -30,11 +30,14 @@ const ENCODE_LOOP_MAX = 48;
 /** Strings with fewer bytes than this may be decoded by the JS loop ({@link utf8Loop}). */
 const DECODE_LOOP_MAX = 64;
 /**
- * Strings with fewer bytes than this are decoded by the JS loop: on Node up to
- * 8 bytes (its native slice is cheaper beyond), elsewhere up to 64 (a
- * `subarray` and a `TextDecoder` call cost more than the loop for them).
+ * Strings with fewer bytes than this are decoded by the JS loop: on Node below
+ * 16 bytes (beyond, one call of its native slice costs less than the loop;
+ * the earlier cut at 8 was set against a loop that allocated a string per
+ * character), elsewhere below 64 (a `subarray` and a `TextDecoder` call cost
+ * more than the loop for them). Not measured yet: reasoned from the work
+ * each does, to be checked by the next `cargo xtask bench ts`.
  */
-const LOOP_BELOW = utf8Slice !== undefined ? 8 : DECODE_LOOP_MAX;
+const LOOP_BELOW = utf8Slice !== undefined ? 16 : DECODE_LOOP_MAX;
 
 /**
  * Writes the UTF-8 of `s` at `at` (the caller reserved `3 * s.length` bytes) and
@@ -105,7 +108,7 @@ export function readUtf8(buf: Uint8Array, at: number, len: number): string | und
 
 /**
  * The JS decoder of {@link readUtf8} for `len` below 64, with the same strict
- * rule as the verifier (exported for tests: Node never takes it past 8 bytes).
+ * rule as the verifier (exported for tests: Node never takes it past 16 bytes).
  * @internal
  */
 export function utf8Loop(buf: Uint8Array, at: number, len: number): string | undefined {
