@@ -22,7 +22,7 @@ import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError, PathSegment } from "./error.js";
 import { rootOf } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, isTypedVector, T, typedElement, typeName } from "./types.js";
-import { compareUtf8, readUtf8, utf8Bytes } from "./utf8.js";
+import { compareUtf8, readUtf8, StringCache, utf8Bytes } from "./utf8.js";
 import { verify } from "./verify.js";
 
 /**
@@ -223,6 +223,8 @@ export class DecodeContext {
   private checked: Set<number> | null = null;
   /** Serial number of this decode (see {@link KeySet.provenBy}). */
   private readonly serial = ++decodes;
+  /** Strings referenced more than once become JS strings once. */
+  private readonly strings = new StringCache();
   /** Keys of `{string: T}` fields already decoded, by position. */
   private keyCache: Map<number, string> | null = null;
 
@@ -625,7 +627,10 @@ export class DecodeContext {
       const at = this.follow(p, w);
       const len = this.size(at, 1 << (t & 3), 1);
       if (at + len >= this.n || this.u8[at + len] !== 0) throw fail("MissingNul", "string without its NUL", at + len);
-      return this.utf8(at, len);
+      if ((this.bytes -= len) < 0) throw budgetExceeded(at);
+      const s = this.strings.read(this.u8, at, len, at * 4 + (t & 3));
+      if (s === undefined) throw fail("InvalidUtf8", "string is not valid UTF-8", at);
+      return s;
     }
     if (code === T.Key) {
       const at = this.follow(p, w);

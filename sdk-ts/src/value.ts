@@ -22,7 +22,7 @@ import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError } from "./error.js";
 import { Buf, IntMode, rootSlot } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement } from "./types.js";
-import { readUtf8 } from "./utf8.js";
+import { readUtf8, StringCache } from "./utf8.js";
 
 /** Options of {@link decode}. */
 export interface DecodeOptions {
@@ -71,6 +71,8 @@ class Decoder {
   readonly keysCache = new Map<number, string[]>();
   /** Total UTF-16 length of each cached keys vector, charged on every use. */
   readonly keysBytes = new Map<number, number>();
+  /** Shared strings become JS strings once. */
+  readonly strings = new StringCache();
   /** Keys already decoded, by position. */
   readonly keyCache = new Map<number, string>();
 
@@ -223,7 +225,10 @@ class Decoder {
         const at = this.follow(slot, pw);
         const len = this.size(at, w, 1, 1);
         if (this.u8[at + len] !== 0) throw fail("MissingNul", "string without its NUL", at + len);
-        return this.str(at, len);
+        if ((this.bytes -= len) < 0) throw budgetExceeded(at);
+        const s = this.strings.read(this.u8, at, len, at * 4 + (packed & 3));
+        if (s === undefined) throw fail("InvalidUtf8", "string is not valid UTF-8", at);
+        return s;
       }
       case T.Map: return this.map(this.follow(slot, pw), 1 << (packed & 3), depth + 1);
       case T.Vector: return this.vector(this.follow(slot, pw), 1 << (packed & 3), depth + 1);

@@ -93,3 +93,33 @@ test("the JS loop (browsers and Workers decode strings below 64 bytes with it) f
   assert.equal(utf8Loop(new Uint8Array(0), 0, 0), "");
   assert.ok(n > 2000, `${n}`);
 });
+
+test("strings shared by the builder decode to equal strings, each use charged to the budget, invalid ones rejected at every use", () => {
+  const text = "shared string é ".repeat(8);
+  const b = new fb.Builder({ share: fb.Share.All });
+  b.startVector();
+  for (let i = 0; i < 500; i++) {
+    b.string(text);
+    b.string(`unique ${i}`);
+  }
+  b.endVector();
+  const bytes = b.finish();
+  const once = new TextEncoder().encode(text).length;
+  assert.ok(bytes.length < 500 * once, "the builder stored the string once");
+  const want = Array.from({ length: 1000 }, (_, i) => (i % 2 === 0 ? text : `unique ${i >> 1}`));
+  assert.deepEqual(fb.decode(bytes), want);
+  const c = new fb.DecodeContext(bytes);
+  const [p, w, t] = c.root();
+  const d = c.vector(p, w, t);
+  const got = [];
+  for (let i = 0; i < c.c; i++) got.push(c.str(d + i * c.w, c.w, c.type(d, c.w, 1000, c.e, i)));
+  assert.deepEqual(got, want);
+  // Every reference counts: 500 uses of the shared string exceed a budget that one use fits in.
+  const budget = { maxNodes: 1 << 20, maxBytes: 100 * once };
+  assert.throws(() => fb.decode(bytes, { budget }), (e) => e.kind === "BudgetExceeded");
+  // A shared string that is not UTF-8 fails, whichever reference reaches it first.
+  const bad = bytes.slice();
+  const at = Buffer.from(bad).indexOf(Buffer.from("shared string"));
+  bad[at] = 0xff;
+  assert.throws(() => fb.decode(bad), (e) => e.kind === "InvalidUtf8");
+});
