@@ -83,6 +83,9 @@ test("checked generation refuses a default a number cannot hold exactly", async 
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /M\.x.*beyond 2\^53/);
     assert.equal(run("bigint").status, 0);
+    const other = spawnSync(cli, ["gen", "--lang", "rust", "--ts-int64", "checked", join(tmp, "big.fxs"), "-o", tmp], { encoding: "utf8" });
+    assert.notEqual(other.status, 0);
+    assert.match(other.stderr, /--ts-int64 applies to --lang ts only/);
     assert.match(readFileSync(join(tmp, "big.ts"), "utf8"), /9007199254740993n/);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
