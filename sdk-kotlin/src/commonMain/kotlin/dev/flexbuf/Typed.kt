@@ -136,49 +136,39 @@ internal class SlotIndex {
  * `EncodeContext::key_vector_for`, byte for byte.
  */
 public class EncodeContext {
-    private var ids = LongArray(8)
+    // By the dense index of WireKeys.slot (first use order): the type's keys vector and key block.
+    private val slots = SlotIndex()
     private var vectors = arrayOfNulls<KeyVector>(8)
     private var blocks = arrayOfNulls<ByteArray>(8)
-    private var n = 0
-    // By the dense index of WireKeys.slot: the keys vector of that type in this buffer.
-    private val slots = SlotIndex()
-    private var bySlot = arrayOfNulls<KeyVector>(8)
 
-    /** The keys vector for type [id], written on first use in this buffer. */
-    public fun keyVector(b: FlexBuilder, id: Long, keys: WireKeys): KeyVector {
+    /** The keys vector for type [id] (whose wire names are [keys]), written on first use in this buffer. */
+    public fun keyVector(b: FlexBuilder, @Suppress("UNUSED_PARAMETER") id: Long, keys: WireKeys): KeyVector {
         val s = slots.of(keys.slot)
-        if (s < bySlot.size) bySlot[s]?.let { return it }
-        val kv = firstUse(b, id, keys)
-        if (s >= bySlot.size) bySlot = bySlot.copyOf(maxOf(s + 1, bySlot.size * 2))
-        bySlot[s] = kv
-        return kv
+        if (s < vectors.size) vectors[s]?.let { return it }
+        return firstUse(b, s, keys)
     }
 
-    private fun firstUse(b: FlexBuilder, id: Long, keys: WireKeys): KeyVector {
+    private fun firstUse(b: FlexBuilder, s: Int, keys: WireKeys): KeyVector {
         var kv: KeyVector? = null
-        for (i in 0 until n) if (ids[i] == id) return vectors[i]!!
-        for (i in 0 until n) {
-            val other = blocks[i]!!
+        for (i in 0 until minOf(slots.size, blocks.size)) {
+            val other = blocks[i] ?: continue
             if (other === keys.block || other.contentEquals(keys.block)) { kv = vectors[i]; break }
         }
         if (kv == null) kv = b.keyVectorFor(keys)
-        if (n == ids.size) {
-            ids = ids.copyOf(n * 2)
-            vectors = vectors.copyOf(n * 2)
-            blocks = blocks.copyOf(n * 2)
+        if (s >= vectors.size) {
+            val n = maxOf(s + 1, vectors.size * 2)
+            vectors = vectors.copyOf(n)
+            blocks = blocks.copyOf(n)
         }
-        ids[n] = id
-        vectors[n] = kv
-        blocks[n] = keys.block
-        n++
+        vectors[s] = kv
+        blocks[s] = keys.block
         return kv
     }
 
     /** Forgets every keys vector (for reuse with a cleared builder). */
     public fun reset() {
-        for (i in 0 until n) { vectors[i] = null; blocks[i] = null }
-        n = 0
-        bySlot.fill(null)
+        vectors.fill(null)
+        blocks.fill(null)
         slots.clear()
     }
 }
