@@ -22,7 +22,7 @@ import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError } from "./error.js";
 import { Buf, IntMode, rootSlot } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement } from "./types.js";
-import { readUtf8, StringCache } from "./utf8.js";
+import { compareUtf8, readUtf8, StringCache } from "./utf8.js";
 
 /** Options of {@link decode}. */
 export interface DecodeOptions {
@@ -411,8 +411,9 @@ function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
     return;
   }
   b.startMap();
-  for (const k in o) {
-    if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
+  const keys = sortedOwnKeys(o);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
     const e = o[k];
     const te = typeof e;
     if (te === "undefined" || te === "function" || te === "symbol") continue;
@@ -420,6 +421,39 @@ function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
     push(b, e, depth + 1, maxDepth);
   }
   b.endMap();
+}
+
+/** Sorted key lists of recently seen object shapes, by first key (bounded). */
+const ORDERS = new Map<string, { keys: string[]; sorted: readonly string[] }>();
+const ORDERS_MAX = 256;
+
+/**
+ * The own enumerable keys of `o` (those `for...in` with `hasOwnProperty`
+ * gives) in wire order. Objects of one shape list their keys in the same
+ * order, so the sorted list is remembered: a record encoded again costs one
+ * pass of comparisons instead of a sort in the builder.
+ */
+function sortedOwnKeys(o: object): readonly string[] {
+  const keys = Object.keys(o);
+  const n = keys.length;
+  if (n < 2) return keys;
+  const hit = ORDERS.get(keys[0]);
+  if (hit !== undefined && hit.keys.length === n) {
+    const known = hit.keys;
+    let same = true;
+    for (let i = 1; i < n && same; i++) same = known[i] === keys[i];
+    if (same) return hit.sorted;
+  }
+  let sorted: readonly string[] = keys;
+  for (let i = 1; i < n; i++) {
+    if (compareUtf8(keys[i - 1], keys[i]) > 0) {
+      sorted = keys.slice().sort(compareUtf8);
+      break;
+    }
+  }
+  if (ORDERS.size >= ORDERS_MAX) ORDERS.clear();
+  ORDERS.set(keys[0], { keys, sorted });
+  return sorted;
 }
 
 function pushView(b: Builder, v: ArrayBufferView): void {

@@ -133,3 +133,23 @@ test("typed arrays encode as typed vectors", () => {
   assert.equal(r.get("i").typeName, "vector_int");
   assert.deepEqual(fb.decode(bytes), { f: [1.5, 2], i: [1, -300] });
 });
+
+test("encode: objects of one shape reuse their sorted key order; other shapes with the same first key do not", () => {
+  const sortedCopy = (o) => Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+  const shapes = [
+    { z: 1, b: "x", a: [1, 2], é: null },
+    { z: 2, b: "y", a: [3], é: true },
+    { z: 3, q: "y", a: [3], é: true }, // same first key and length, another key
+    { z: 4, b: "w", a: [], "😀": 1 },
+    { z: 5, b: "v", e: undefined, a: 1 }, // undefined skipped, as JSON.stringify does
+    { z: 6 },
+    { z: 7, b: "x", a: [1, 2], é: null },
+  ];
+  for (let round = 0; round < 3; round++) {
+    for (const o of shapes) {
+      const bytes = fb.encode(o);
+      assert.deepEqual(Buffer.from(bytes), Buffer.from(fb.encode(sortedCopy(o))), JSON.stringify(o));
+      assert.deepEqual(fb.decode(bytes), JSON.parse(JSON.stringify(o)));
+    }
+  }
+});
