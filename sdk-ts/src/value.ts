@@ -426,6 +426,11 @@ function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
 /** Sorted key lists of recently seen object shapes, by first key (bounded). */
 const ORDERS = new Map<string, { keys: string[]; sorted: readonly string[] }>();
 const ORDERS_MAX = 256;
+/**
+ * Objects with more keys are dictionaries rather than records: their order
+ * is not remembered, so the cache never holds more than 256 x 64 key names.
+ */
+const ORDER_KEYS_MAX = 64;
 
 /**
  * The own enumerable keys of `o` (those `for...in` with `hasOwnProperty`
@@ -437,7 +442,7 @@ function sortedOwnKeys(o: object): readonly string[] {
   const keys = Object.keys(o);
   const n = keys.length;
   if (n < 2) return keys;
-  const hit = ORDERS.get(keys[0]);
+  const hit = n > ORDER_KEYS_MAX ? undefined : ORDERS.get(keys[0]);
   if (hit !== undefined && hit.keys.length === n) {
     const known = hit.keys;
     let same = true;
@@ -451,6 +456,7 @@ function sortedOwnKeys(o: object): readonly string[] {
       break;
     }
   }
+  if (n > ORDER_KEYS_MAX) return sorted;
   if (ORDERS.size >= ORDERS_MAX) ORDERS.clear();
   ORDERS.set(keys[0], { keys, sorted });
   return sorted;

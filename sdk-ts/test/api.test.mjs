@@ -144,6 +144,7 @@ test("encode: objects of one shape reuse their sorted key order; other shapes wi
     { z: 5, b: "v", e: undefined, a: 1 }, // undefined skipped, as JSON.stringify does
     { z: 6 },
     { z: 7, b: "x", a: [1, 2], é: null },
+    Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${(i * 37) % 100}`, i])), // a dictionary: not remembered
   ];
   for (let round = 0; round < 3; round++) {
     for (const o of shapes) {
