@@ -38,6 +38,7 @@ pub mod backend;
 pub mod build;
 pub mod names;
 pub mod plan;
+pub mod request;
 pub mod writer;
 
 pub use backend::{Backend, GeneratedFile};

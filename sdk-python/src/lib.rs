@@ -9,6 +9,7 @@ mod builder;
 mod decode;
 mod encode;
 mod errors;
+mod generate;
 mod input;
 mod reference;
 mod typed;
@@ -157,6 +158,8 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(to_json, m)?)?;
     m.add_function(wrap_pyfunction!(from_json, m)?)?;
     m.add_function(wrap_pyfunction!(typed::compile_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(generate::generate, m)?)?;
+    m.add_function(wrap_pyfunction!(generate::languages, m)?)?;
     m.add_class::<reference::Reference>()?;
     m.add_class::<reference::ReferenceIter>()?;
     m.add_class::<builder::PyBuilder>()?;

@@ -13,8 +13,9 @@
 Every call crosses into native code once: ``loads`` verifies the bytes (with
 the GIL released for large buffers) and builds the Python objects in Rust;
 ``dumps`` walks the objects and writes the buffer there. ``read`` returns a
-lazy zero-copy :class:`Reference`; generated classes (``flexbuf gen --lang
-python``) decode and encode through a compiled schema.
+lazy zero-copy :class:`Reference`; generated classes (``python -m flexbuf gen
+--lang python schema.fxs -o pkg/``, or :func:`generate`) decode and encode
+through a compiled schema.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from ._native import (
     compile_schema,
     dumps,
     from_json,
+    generate,
+    languages,
     loads,
     read,
     to_json,
@@ -52,6 +55,8 @@ __all__ = [
     "to_json",
     "from_json",
     "compile_schema",
+    "generate",
+    "languages",
     "Reference",
     "Builder",
     "ValueHandle",

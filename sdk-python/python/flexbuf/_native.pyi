@@ -1,6 +1,8 @@
 """Type stubs of the native core (checked against the module by mypy.stubtest)."""
 
 import builtins
+import os
+import pathlib
 import sys
 from collections.abc import Iterator, Mapping
 from typing import Any, final
@@ -16,6 +18,8 @@ __all__ = [
     "compile_schema",
     "dumps",
     "from_json",
+    "generate",
+    "languages",
     "loads",
     "read",
     "to_json",
@@ -43,6 +47,21 @@ def from_json(text: str | Buffer, *, share_strings: bool = False) -> bytes:
 
 def compile_schema(schema: bytes, classes: Mapping[str, type]) -> CompiledSchema:
     """Compiles a schema (``Schema::to_bytes()``) against generated classes."""
+
+def generate(
+    lang: str,
+    schema: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    ts_int64: str | None = None,
+) -> list[pathlib.Path]:
+    """Generates coders for ``lang`` from a ``.fxs`` schema into ``output``.
+
+    Returns the paths written. Raises ``ValueError`` with the generator's
+    ``file:line:column`` diagnostics when the request or the schema is wrong.
+    """
+
+def languages() -> list[tuple[str, str]]:
+    """``(name, summary)`` of every language the generator knows."""
 
 @final
 class Reference:
