@@ -8,7 +8,9 @@
 //! - `decode`: untrusted bytes to an owned value. The generated coder decodes
 //!   in one checked pass (`from_flex`); the flexbuf serde tier verifies
 //!   first; flatbuffers verifies (`root`) and then reads every field
-//!   (`unpack`).
+//!   (`unpack`). Beside them, `generated_borrowed` (the generated `Ref`
+//!   type's `from_flex_borrowed`: strings and map keys borrowed) and
+//!   `rmp_serde_borrowed` (serde structs borrowing `&str`s, `serde_ref`).
 //! - `partial`: 1-3 fields (see each fixture's `Fixture::PARTIAL`), through
 //!   the generated views (checked reads, no verification) and through
 //!   flatbuffers accessors after `root` (verifies the whole buffer) or
@@ -24,7 +26,7 @@ use std::time::Duration;
 
 use criterion::Criterion;
 use flatbuffers::FlatBufferBuilder;
-use flexbuf::FlexCoder;
+use flexbuf::{FlexBorrow, FlexCoder};
 use flexbuf_bench_typed::{model, Fixture, Format, Loaded};
 use prost::Message as _;
 
@@ -98,6 +100,17 @@ fn decode_group<F: Fixture>(c: &mut Criterion, encoded: &BTreeMap<Format, Vec<u8
     let input = |f: Format| encoded[&f].as_slice();
     g.bench_function(Format::Generated.id(), |b| {
         b.iter(|| F::Gen::from_flex(black_box(input(Format::Generated))).unwrap())
+    });
+    g.bench_function("generated_borrowed", |b| {
+        b.iter(|| {
+            <F::GenRef<'_> as FlexBorrow>::from_flex_borrowed(black_box(input(Format::Generated)))
+                .unwrap()
+        })
+    });
+    g.bench_function("rmp_serde_borrowed", |b| {
+        b.iter(|| {
+            rmp_serde::from_slice::<F::SerdeRef<'_>>(black_box(input(Format::RmpSerde))).unwrap()
+        })
     });
     g.bench_function(Format::FlexbufSerde.id(), |b| {
         b.iter(|| flexbuf::from_slice::<F::Serde>(black_box(input(Format::FlexbufSerde))).unwrap())

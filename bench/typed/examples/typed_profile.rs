@@ -7,14 +7,17 @@
 //! ```
 //!
 //! Arguments: fixture, operation (`decode`: `from_flex`; `strict`:
-//! `from_flex_strict`; `encode`: `encode_with`; `json`, `rmp`, `prost`: the
-//! peers' decode; `rmp_encode`, `prost_encode`: theirs into a reused `Vec`), and the repetition count. The difference between the totals of
+//! `from_flex_strict`; `borrowed`: the `Ref` type's `from_flex_borrowed`;
+//! `encode`: `encode_with`; `json`, `rmp`, `prost`: the peers' decode;
+//! `rmp_borrowed`: `rmp_serde` into the borrowing serde structs;
+//! `rmp_encode`, `prost_encode`: theirs into a reused `Vec`), and the
+//! repetition count. The difference between the totals of
 //! two counts, divided by the difference of the counts, is the cost of one
 //! operation without the set-up.
 
 use std::hint::black_box;
 
-use flexbuf::FlexCoder;
+use flexbuf::{FlexBorrow, FlexCoder};
 use flexbuf_bench_typed::{model, Fixture, Format, Loaded};
 use prost::Message as _;
 
@@ -26,6 +29,20 @@ fn run<F: Fixture>(op: &str, n: usize) {
             let b = bytes(Format::Generated);
             for _ in 0..n {
                 black_box(F::Gen::from_flex(black_box(&b)).unwrap());
+            }
+        }
+        "borrowed" => {
+            let b = bytes(Format::Generated);
+            for _ in 0..n {
+                black_box(
+                    <F::GenRef<'_> as FlexBorrow>::from_flex_borrowed(black_box(&b)).unwrap(),
+                );
+            }
+        }
+        "rmp_borrowed" => {
+            let b = bytes(Format::RmpSerde);
+            for _ in 0..n {
+                black_box(rmp_serde::from_slice::<F::SerdeRef<'_>>(black_box(&b)).unwrap());
             }
         }
         "strict" => {

@@ -5,10 +5,10 @@ use std::fmt::{self, Debug};
 use std::path::{Path, PathBuf};
 
 use flatbuffers::{FlatBufferBuilder, Follow, InvalidFlatbuffer, Verifiable, WIPOffset};
-use flexbuf::FlexCoder;
+use flexbuf::{FlexBorrow, FlexCoder};
 use prost::Message as _;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One value read by a partial read. Probes from different formats are
 /// compared to prove they read the same fields.
@@ -38,8 +38,12 @@ pub trait Fixture: Sized + 'static {
 
     /// The root type flexbuf generated from the `.fxs` schema.
     type Gen: FlexCoder + Clone + PartialEq + Debug;
+    /// The generated root's borrowed form (`{Name}Ref<'a>`).
+    type GenRef<'a>: FlexBorrow<'a, Owned = Self::Gen>;
     /// The serde struct mirroring the schema.
     type Serde: Serialize + DeserializeOwned + Clone + PartialEq + Debug;
+    /// The same serde struct borrowing its strings and map keys (`serde_ref`).
+    type SerdeRef<'a>: Serialize + Deserialize<'a> + Debug;
     /// The prost message mirroring the schema.
     type Proto: prost::Message + Default + PartialEq + DeserializeOwned;
     /// The FlatBuffers object-API (owned) root type.

@@ -32,6 +32,18 @@ macro_rules! generated_modules {
             )*
         }
 
+        /// serde structs borrowing their strings and map keys, one module per
+        /// `conformance/schemas/<fixture>.fxs`: `rmp_serde`'s borrowed decode.
+        pub mod serde_ref {
+            $(
+                #[doc = concat!("Borrowing serde structs of `conformance/schemas/", stringify!($name), ".fxs`.")]
+                #[allow(missing_docs)]
+                pub mod $name {
+                    include!(concat!(env!("OUT_DIR"), "/serde_ref/", stringify!($name), ".rs"));
+                }
+            )*
+        }
+
         /// prost messages, one module per `proto/<fixture>.proto`.
         pub mod pb {
             $(

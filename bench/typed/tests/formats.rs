@@ -1,6 +1,6 @@
 //! Every format must carry the same data, or the benchmark compares unequal work.
 
-use flexbuf::FlexCoder;
+use flexbuf::{FlexBorrow, FlexCoder};
 use flexbuf_bench_typed::{model, Field, Fixture, Format, Loaded};
 use serde_json::Value;
 
@@ -44,6 +44,22 @@ fn check<F: Fixture>() {
             F::NAME
         );
     }
+
+    // The borrowed forms decode the same data: the generated `Ref` back to
+    // the owned value, the borrowing serde structs to the same MessagePack.
+    let borrowed = <F::GenRef<'_> as FlexBorrow>::from_flex_borrowed(&gen_bytes).unwrap();
+    assert!(
+        borrowed.into_owned() == loaded.gen,
+        "{}: generated Ref differs",
+        F::NAME
+    );
+    let rmp = loaded.encode(Format::RmpSerde).unwrap();
+    let serde_ref: F::SerdeRef<'_> = rmp_serde::from_slice(&rmp).unwrap();
+    assert!(
+        rmp_serde::to_vec(&serde_ref).unwrap() == rmp,
+        "{}: borrowing serde struct differs",
+        F::NAME
+    );
 
     // The partial reads see the same fields in every path.
     let expected = F::probe_owned(&loaded.gen);

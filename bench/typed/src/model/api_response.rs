@@ -105,7 +105,9 @@ impl Fixture for ApiResponse {
     const PARTIAL: &'static str = "`items[50].name`, `items[50].price`, `items[50].seller.id`";
 
     type Gen = gen::ApiResponse;
+    type GenRef<'a> = gen::ApiResponseRef<'a>;
     type Serde = Self;
+    type SerdeRef<'a> = crate::serde_ref::api_response::ApiResponse<'a>;
     type Proto = pb::ApiResponse;
     type Fb = fb::ApiResponseT;
     type FbRoot<'a> = fb::ApiResponse<'a>;

@@ -159,7 +159,9 @@ impl Fixture for ChatThread {
         "`messages[50].author`, `messages[50].text`, `messages[50].reply_to`";
 
     type Gen = gen::ChatThread;
+    type GenRef<'a> = gen::ChatThreadRef<'a>;
     type Serde = Self;
+    type SerdeRef<'a> = crate::serde_ref::chat_thread::ChatThread<'a>;
     type Proto = pb::ChatThread;
     type Fb = fb::ChatThreadT;
     type FbRoot<'a> = fb::ChatThread<'a>;

@@ -51,7 +51,9 @@ impl Fixture for Metrics {
     const PARTIAL: &'static str = "`series[50].name`, `series[50].points[64]`, `counters[256]`";
 
     type Gen = gen::Metrics;
+    type GenRef<'a> = gen::MetricsRef<'a>;
     type Serde = Self;
+    type SerdeRef<'a> = crate::serde_ref::metrics_96k::Metrics<'a>;
     type Proto = pb::Metrics;
     type Fb = fb::MetricsT;
     type FbRoot<'a> = fb::Metrics<'a>;

@@ -57,7 +57,9 @@ impl Fixture for RepeatedMaps {
     const PARTIAL: &'static str = "`rows[500].name`, `rows[500].balance`, `rows[500].logins`";
 
     type Gen = gen::RepeatedMaps;
+    type GenRef<'a> = gen::RepeatedMapsRef<'a>;
     type Serde = Self;
+    type SerdeRef<'a> = crate::serde_ref::repeated_maps::RepeatedMaps<'a>;
     type Proto = pb::RepeatedMaps;
     type Fb = fb::RepeatedMapsT;
     type FbRoot<'a> = fb::RepeatedMaps<'a>;

@@ -41,7 +41,9 @@ impl Fixture for StringFlood {
     const PARTIAL: &'static str = "`strings[2500]`, `strings[4999]`";
 
     type Gen = gen::StringFlood;
+    type GenRef<'a> = gen::StringFloodRef<'a>;
     type Serde = Self;
+    type SerdeRef<'a> = crate::serde_ref::string_flood::StringFlood<'a>;
     type Proto = pb::StringFlood;
     type Fb = fb::StringFloodT;
     type FbRoot<'a> = fb::StringFlood<'a>;

@@ -41,7 +41,9 @@ impl Fixture for TimeSeries {
     const PARTIAL: &'static str = "`sensor`, `values[2048]`, `timestamps[2048]`";
 
     type Gen = gen::TimeSeries;
+    type GenRef<'a> = gen::TimeSeriesRef<'a>;
     type Serde = Self;
+    type SerdeRef<'a> = crate::serde_ref::time_series::TimeSeries<'a>;
     type Proto = pb::TimeSeries;
     type Fb = fb::TimeSeriesT;
     type FbRoot<'a> = fb::TimeSeries<'a>;

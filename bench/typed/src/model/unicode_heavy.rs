@@ -88,7 +88,9 @@ impl Fixture for UnicodeHeavy {
     const PARTIAL: &'static str = "`title`, `日本語.paragraphs[3]`, `emoji.paragraphs[0]`";
 
     type Gen = gen::UnicodeHeavy;
+    type GenRef<'a> = gen::UnicodeHeavyRef<'a>;
     type Serde = Self;
+    type SerdeRef<'a> = crate::serde_ref::unicode_heavy::UnicodeHeavy<'a>;
     type Proto = pb::UnicodeHeavy;
     type Fb = fb::UnicodeHeavyT;
     type FbRoot<'a> = fb::UnicodeHeavy<'a>;

@@ -228,7 +228,9 @@ impl Fixture for UserProfile {
     const PARTIAL: &'static str = "`username`, `address.geo.lat`, `stats.followers`";
 
     type Gen = gen::UserProfile;
+    type GenRef<'a> = gen::UserProfileRef<'a>;
     type Serde = Self;
+    type SerdeRef<'a> = crate::serde_ref::user_profile::UserProfile<'a>;
     type Proto = pb::UserProfile;
     type Fb = fb::UserProfileT;
     type FbRoot<'a> = fb::UserProfile<'a>;

@@ -184,7 +184,9 @@ impl Fixture for WideMap {
     const PARTIAL: &'static str = "`i_40`, `f_41`, `s_43`";
 
     type Gen = gen::WideMap;
+    type GenRef<'a> = gen::WideMapRef<'a>;
     type Serde = Self;
+    type SerdeRef<'a> = crate::serde_ref::wide_map::WideMap<'a>;
     type Proto = pb::WideMap;
     type Fb = fb::WideMapT;
     type FbRoot<'a> = fb::WideMap<'a>;

@@ -29,7 +29,9 @@ impl Fixture for WidthBomb {
     const PARTIAL: &'static str = "`values[5000]`, `values[9999]`";
 
     type Gen = gen::WidthBomb;
+    type GenRef<'a> = gen::WidthBombRef<'a>;
     type Serde = Self;
+    type SerdeRef<'a> = crate::serde_ref::width_bomb::WidthBomb<'a>;
     type Proto = pb::WidthBomb;
     type Fb = fb::WidthBombT;
     type FbRoot<'a> = fb::WidthBomb<'a>;
