@@ -421,3 +421,32 @@ export class MapRef {
 }
 
 export { compareKey, isInline };
+
+// Floats through one scratch word instead of a DataView per buffer; the
+// scratch's byte order is the platform's, so big-endian hosts use a DataView.
+const scratch = new Float64Array(1);
+const scratch32 = new Float32Array(scratch.buffer, 0, 1);
+const scratchU8 = new Uint8Array(scratch.buffer);
+const LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** The little-endian f64 at `p` (the caller checked the bounds). */
+export function f64At(u8: Uint8Array, p: number): number {
+  if (!LITTLE) return new DataView(u8.buffer, u8.byteOffset).getFloat64(p, true);
+  const s = scratchU8;
+  s[0] = u8[p]; s[1] = u8[p + 1]; s[2] = u8[p + 2]; s[3] = u8[p + 3];
+  s[4] = u8[p + 4]; s[5] = u8[p + 5]; s[6] = u8[p + 6]; s[7] = u8[p + 7];
+  return scratch[0];
+}
+
+/** The little-endian f32 at `p` (the caller checked the bounds). */
+export function f32At(u8: Uint8Array, p: number): number {
+  if (!LITTLE) return new DataView(u8.buffer, u8.byteOffset).getFloat32(p, true);
+  const s = scratchU8;
+  s[0] = u8[p]; s[1] = u8[p + 1]; s[2] = u8[p + 2]; s[3] = u8[p + 3];
+  return scratch32[0];
+}
+
+/** The little-endian u32 at `p` (the caller checked the bounds). */
+export function u32(u8: Uint8Array, p: number): number {
+  return (u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24)) >>> 0;
+}

@@ -20,7 +20,7 @@
 import { Builder, BuilderOptions } from "./builder.js";
 import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError } from "./error.js";
-import { Buf, IntMode, rootSlot } from "./reader.js";
+import { f32At, f64At, IntMode, rootOf, u32 } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement } from "./types.js";
 import { compareUtf8, readUtf8, StringCache } from "./utf8.js";
 
@@ -52,15 +52,11 @@ export type Decoded = null | boolean | number | bigint | string | Uint8Array | D
 
 const TWO32 = 4294967296;
 
-/** The little-endian u32 at `p` (the caller checked the bounds). */
-function u32(u8: Uint8Array, p: number): number {
-  return (u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24)) >>> 0;
-}
 
 /** One decode pass over one buffer. */
 class Decoder {
   readonly u8: Uint8Array;
-  readonly dv: DataView;
+  private view: DataView | null = null;
   readonly n: number;
   readonly mode: IntMode;
   readonly maxDepth: number;
@@ -78,7 +74,6 @@ class Decoder {
 
   constructor(u8: Uint8Array, o: DecodeOptions) {
     this.u8 = u8;
-    this.dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
     this.n = u8.length;
     this.mode = o.int64 ?? "auto";
     this.maxDepth = o.maxDepth ?? 64;
@@ -90,6 +85,12 @@ class Decoder {
 
   // Offsets, sizes and integers come from the Uint8Array with 32-bit
   // arithmetic; DataView and BigInt only for floats and values beyond 2^53.
+  /** Little-endian view of the bytes, made on first use (bigints only). */
+  get dv(): DataView {
+    const u8 = this.u8;
+    return this.view ?? (this.view = new DataView(u8.buffer, u8.byteOffset, u8.byteLength));
+  }
+
   uint(pos: number, w: number): number {
     if (pos + w > this.n) throw fail("Truncated", "read past the end of the buffer", pos);
     const u8 = this.u8;
@@ -144,7 +145,7 @@ class Decoder {
   float(pos: number, w: number): number {
     if (w !== 4 && w !== 8) throw fail("BadWidth", `a float cannot be ${w} bytes wide`, pos);
     if (pos + w > this.n) throw fail("Truncated", "read past the end of the buffer", pos);
-    return w === 4 ? this.dv.getFloat32(pos, true) : this.dv.getFloat64(pos, true);
+    return w === 4 ? f32At(this.u8, pos) : f64At(this.u8, pos);
   }
 
   /** Length prefix of the sized data at `data`, bounds-checked for `len * unit + extra` bytes. */
@@ -316,7 +317,7 @@ class Decoder {
         for (let i = 0; i < len; i++) out[i] = this.uintv(at + i * w, w);
         break;
       case T.Float:
-        if (w === 8) for (let i = 0; i < len; i++) out[i] = this.dv.getFloat64(at + i * 8, true);
+        if (w === 8) for (let i = 0; i < len; i++) out[i] = f64At(this.u8, at + i * 8);
         else for (let i = 0; i < len; i++) out[i] = this.float(at + i * w, w);
         break;
       case T.Bool:
@@ -335,7 +336,7 @@ class Decoder {
  */
 export function decode(bytes: Uint8Array, options: DecodeOptions = {}): Decoded {
   const d = new Decoder(bytes, options);
-  const [slot, w, packed] = rootSlot(new Buf(bytes));
+  const [slot, w, packed] = rootOf(bytes);
   return d.value(slot, w, packed, 0);
 }
 
