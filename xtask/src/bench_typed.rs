@@ -145,6 +145,8 @@ fn write_report(root: &Path, criterion: &Path, started: SystemTime) -> Result<()
     let notes = notes_of(&old);
     let section = report.render(&machine(), &today(), notes.as_deref());
     std::fs::write(&doc_path, splice_section(&old, HEADING, &section))?;
+    let svg = report.suite(&today()).write(&crate::chart::dir(root))?;
+    println!("xtask: wrote {} (and its .json)", svg.display());
     for line in report.targets() {
         println!("{line}");
     }
@@ -301,6 +303,11 @@ impl Report {
              for trusted bytes; shown as the floor).\n"
         );
 
+        let _ = writeln!(
+            s,
+            "![Typed coders: peer time / generated time per fixture, log scale](bench/typed.svg)\n\n\
+             (Every median and ratio of this run: `docs/bench/typed.json`.)\n"
+        );
         let labels: Vec<&str> = FORMATS.iter().map(|f| f.1).collect();
         let _ = writeln!(s, "### Decode (median time)\n");
         render_table(&mut s, &labels, &self.decode);
@@ -372,6 +379,33 @@ impl Report {
             let _ = writeln!(s, "| {fixture} | {} |", cells.join(" | "));
         }
         s.push('\n');
+    }
+
+    /// The run as `docs/bench/typed.{json,svg}`: decode, borrowed decode and
+    /// encode, each peer against the generated coder.
+    fn suite(&self, date: &str) -> crate::chart::Suite {
+        let fixtures: Vec<String> = FIXTURES.iter().map(|f| f.0.to_string()).collect();
+        let panel = |name: &str, rows: &[Row], labels: &[&str]| {
+            let columns = labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (l.to_string(), rows.iter().map(|r| r.times[i]).collect()))
+                .collect();
+            crate::chart::Panel::from_medians(name, fixtures.clone(), columns)
+        };
+        let formats: Vec<&str> = FORMATS.iter().map(|f| f.1).collect();
+        let borrowed: Vec<&str> = BORROWED.iter().map(|f| f.1).collect();
+        crate::chart::Suite {
+            name: "typed",
+            title: "Typed coders (Rust): peer time / generated time".into(),
+            command: "cargo xtask bench typed".into(),
+            date: date.to_string(),
+            panels: vec![
+                panel("decode", &self.decode, &formats),
+                panel("borrowed decode", &self.borrowed, &borrowed[..2]),
+                panel("encode", &self.encode, &formats),
+            ],
+        }
     }
 
     /// One verdict per target of the typed-coders issue (13).

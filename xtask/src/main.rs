@@ -12,6 +12,7 @@
 
 mod bench;
 mod bench_typed;
+mod chart;
 mod conformance;
 mod fuzz;
 mod report;
