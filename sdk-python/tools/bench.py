@@ -8,7 +8,9 @@ same field names, wire names and defaults).
 
 Each measurement auto-calibrates its loop count so one repeat takes at least
 20 ms (one call for slow peers), runs 7 repeats and reports the median time
-per call. Prints Markdown tables and writes them to target/python-bench.md.
+per call. Prints Markdown tables and writes them to target/python-bench.md,
+and every median to target/python-bench.json (from which `cargo xtask bench
+python` writes the Python section of docs/benchmarks.md and its chart).
 """
 
 from __future__ import annotations
@@ -177,6 +179,20 @@ def main() -> int:
         untyped: list[list[str]] = []
         dumps_rows: list[list[str]] = []
         typed_rows: list[list[str]] = []
+        # Medians in seconds per panel and column, one per fixture (None: not
+        # measured), for target/python-bench.json and the chart.
+        panels: dict[str, dict[str, list[float | None]]] = {
+            "loads": {},
+            "dumps": {},
+            "typed decode": {},
+            "typed encode": {},
+        }
+        typed_names: list[str] = []
+
+        def record(panel: str, **columns: float | None) -> None:
+            for column, seconds in columns.items():
+                panels[panel].setdefault(column.replace("_", "."), []).append(seconds)
+
         met = {"loads_50x": True, "dumps_50x": True, "loads_vs_orjson": True, "typed_vs_msgpack": True}
         for name in names:
             with open(FIXTURES / f"{name}.json", encoding="utf-8") as f:
@@ -196,6 +212,8 @@ def main() -> int:
             t_orjson = measure(lambda: orjson.loads(oj))
             t_mj = measure(lambda: msgspec.json.decode(oj))
             t_mp = measure(lambda: msgspec.msgpack.decode(mp))
+            record("loads", flexbuf=t_loads, orjson=t_orjson, msgspec_json=t_mj,
+                   msgspec_msgpack=t_mp, json=t_json)
             untyped.append(
                 [name, f"{len(fb):,}", f"{len(oj):,}", fmt_us(t_loads), fmt_us(peer_loads), fmt_us(t_json),
                  fmt_us(t_orjson), fmt_us(t_mj), fmt_us(t_mp), ratio(peer_loads, t_loads), ratio(t_orjson, t_loads)]
@@ -209,6 +227,8 @@ def main() -> int:
             d_orjson = measure(lambda: orjson.dumps(obj))
             d_mj = measure(lambda: msgspec.json.encode(obj))
             d_mp = measure(lambda: msgspec.msgpack.encode(obj))
+            record("dumps", flexbuf=d_fb, orjson=d_orjson, msgspec_json=d_mj,
+                   msgspec_msgpack=d_mp, json=d_json)
             dumps_rows.append(
                 [name, fmt_us(d_fb), fmt_us(peer_dumps), fmt_us(d_json), fmt_us(d_orjson), fmt_us(d_mj),
                  fmt_us(d_mp), ratio(peer_dumps, d_fb), ratio(d_orjson, d_fb)]
@@ -235,6 +255,9 @@ def main() -> int:
             t_enc = measure(lambda: value.encode())
             t_emp = measure(lambda: msgspec.msgpack.encode(sv))
             t_ej = measure(lambda: msgspec.json.encode(sv))
+            typed_names.append(name)
+            record("typed decode", flexbuf=t_dec, msgspec_msgpack=t_smp, msgspec_json=t_sj)
+            record("typed encode", flexbuf=t_enc, msgspec_msgpack=t_emp, msgspec_json=t_ej)
             typed_rows.append(
                 [name, f"{len(typed):,}", fmt_us(t_dec), fmt_us(t_smp), fmt_us(t_sj), ratio(t_smp, t_dec),
                  fmt_us(t_enc), fmt_us(t_emp), fmt_us(t_ej), ratio(t_emp, t_enc)]
@@ -288,6 +311,17 @@ def main() -> int:
     target = ROOT / "target" / "python-bench.md"
     target.parent.mkdir(exist_ok=True)
     target.write_text(text + "\n", encoding="utf-8")
+    results = {
+        "unit": "seconds (median per call)",
+        "panels": {
+            panel: {
+                "fixtures": typed_names if panel.startswith("typed") else names,
+                "columns": columns,
+            }
+            for panel, columns in panels.items()
+        },
+    }
+    (ROOT / "target" / "python-bench.json").write_text(json.dumps(results, indent=1) + "\n")
     return 0
 
 

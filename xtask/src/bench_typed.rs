@@ -14,9 +14,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::report::{
-    fmt_count, fmt_ratio, fmt_time, median_point_estimate, section_range, splice_section, today,
-};
+use crate::report::{fmt_count, fmt_ratio, fmt_time, median_point_estimate, splice_section, today};
 use crate::util::{self, Result};
 
 /// The command the suite runs, as printed in the report.
@@ -24,9 +22,6 @@ const COMMAND: &str = "cargo bench --manifest-path bench/typed/Cargo.toml";
 
 /// The section of `docs/benchmarks.md` this suite owns.
 const HEADING: &str = "## Typed coders (Rust)";
-
-/// The hand-written subsection carried over when the section is rewritten.
-const NOTES_HEADING: &str = "### Notes";
 
 /// Fixtures in report order, with the fields the partial read reads (as in
 /// each fixture's `Fixture::PARTIAL` in `bench/typed/src/model/`).
@@ -507,15 +502,7 @@ fn verdict(name: &str, pairs: &[(&str, f64)], needed: f64) -> String {
 
 /// The hand-written `### Notes` subsection of the current section, if any.
 fn notes_of(doc: &str) -> Option<String> {
-    let lines: Vec<&str> = doc.split_inclusive('\n').collect();
-    let (start, end) = section_range(&lines, HEADING)?;
-    let section = &lines[start..end];
-    let from = section.iter().position(|l| l.trim_end() == NOTES_HEADING)?;
-    let to = section[from + 1..]
-        .iter()
-        .position(|l| l.starts_with("### "))
-        .map_or(section.len(), |i| from + 1 + i);
-    Some(section[from..to].concat())
+    crate::report::notes_of(doc, HEADING)
 }
 
 /// "2 cores (CPU model), linux, rustc x.y.z".

@@ -83,6 +83,20 @@ pub fn splice_section(doc: &str, heading: &str, section: &str) -> String {
     out
 }
 
+/// The hand-written `### Notes` subsection of the section under `heading`,
+/// if any: kept when a benchmark command rewrites the rest of the section.
+pub fn notes_of(doc: &str, heading: &str) -> Option<String> {
+    let lines: Vec<&str> = doc.split_inclusive('\n').collect();
+    let (start, end) = section_range(&lines, heading)?;
+    let section = &lines[start..end];
+    let from = section.iter().position(|l| l.trim_end() == "### Notes")?;
+    let to = section[from + 1..]
+        .iter()
+        .position(|l| l.starts_with("### "))
+        .map_or(section.len(), |i| from + 1 + i);
+    Some(section[from..to].concat())
+}
+
 /// The 1-minute load average (Linux), to show how busy the shared machine was.
 pub fn load_average() -> Option<f64> {
     std::fs::read_to_string("/proc/loadavg")

@@ -196,10 +196,119 @@ pub fn conformance_command() -> duct::Expression {
 pub fn bench() -> Result<()> {
     build()?;
     let cli = util::flexbuf_cli()?;
+    let load = crate::report::load_average();
     step(
         "python sdk-python/tools/bench.py",
         duct::cmd(python(), ["sdk-python/tools/bench.py"])
             .dir(root())
             .env("FLEXBUF_CLI", &cli),
-    )
+    )?;
+    write_report(load)
+}
+
+/// The section of `docs/benchmarks.md` the Python benchmark writes.
+const HEADING: &str = "## Python SDK";
+
+/// Splices `target/python-bench.md` into the Python section of
+/// `docs/benchmarks.md` (keeping its `### Notes`) and writes
+/// `docs/bench/python.{json,svg}` from `target/python-bench.json`.
+fn write_report(load: Option<f64>) -> Result<()> {
+    let target = util::target_dir();
+    let tables = std::fs::read_to_string(target.join("python-bench.md"))?;
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(target.join("python-bench.json"))?)?;
+    let date = crate::report::today();
+    let suite = python_suite(&results, &date)?;
+    let svg = suite.write(&crate::chart::dir(&root()))?;
+    let doc_path = root().join("docs/benchmarks.md");
+    let old = std::fs::read_to_string(&doc_path).unwrap_or_default();
+    let notes = crate::report::notes_of(&old, HEADING);
+    let load = load.map_or("unknown".to_string(), |l| format!("{l:.2}"));
+    let mut section = format!(
+        "{HEADING}\n\nReproduce with `cargo xtask bench python` (runs \
+         `sdk-python/tools/bench.py` with the release wheel installed in `.venv`, then \
+         writes this section and `docs/bench/python.{{json,svg}}`). Date: {date}; load \
+         average when it started: {load}. Every figure is a median; ratios come from \
+         the same run.\n\n\
+         ![Python: peer time / flexbuf time per fixture, log scale](bench/python.svg)\n\n\
+         {}\n",
+        tables.trim_end()
+    );
+    if let Some(notes) = notes {
+        section.push('\n');
+        section.push_str(notes.trim_end());
+        section.push_str("\n\n");
+    }
+    std::fs::write(
+        &doc_path,
+        crate::report::splice_section(&old, HEADING, &section),
+    )?;
+    println!("xtask: wrote {} and {}", doc_path.display(), svg.display());
+    Ok(())
+}
+
+/// The chart suite of the Python run: one panel per table, every peer
+/// against flexbuf (`columns.flexbuf` first).
+fn python_suite(results: &serde_json::Value, date: &str) -> Result<crate::chart::Suite> {
+    let panels = results["panels"]
+        .as_object()
+        .ok_or("python-bench.json: no panels")?;
+    let mut out = Vec::new();
+    for (name, panel) in panels {
+        let fixtures: Vec<String> = panel["fixtures"]
+            .as_array()
+            .ok_or("python-bench.json: a panel without fixtures")?
+            .iter()
+            .filter_map(|f| f.as_str().map(str::to_string))
+            .collect();
+        let columns = panel["columns"]
+            .as_object()
+            .ok_or("python-bench.json: a panel without columns")?;
+        let times = |v: &serde_json::Value| -> Vec<Option<f64>> {
+            v.as_array()
+                .map(|a| a.iter().map(|t| t.as_f64().map(|s| s * 1e9)).collect())
+                .unwrap_or_default()
+        };
+        let mut cols = vec![(
+            "flexbuf".to_string(),
+            times(
+                columns
+                    .get("flexbuf")
+                    .ok_or("python-bench.json: no flexbuf column")?,
+            ),
+        )];
+        cols.extend(
+            columns
+                .iter()
+                .filter(|(k, _)| *k != "flexbuf")
+                .map(|(k, v)| (k.clone(), times(v))),
+        );
+        out.push(crate::chart::Panel::from_medians(name, fixtures, cols));
+    }
+    Ok(crate::chart::Suite {
+        name: "python",
+        title: "Python SDK: peer time / flexbuf time".into(),
+        command: "cargo xtask bench python".into(),
+        date: date.to_string(),
+        panels: out,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_suite_puts_flexbuf_first_and_converts_seconds() {
+        let results = serde_json::json!({"panels": {"loads": {
+            "fixtures": ["a", "b"],
+            "columns": {"orjson": [2e-6, null], "flexbuf": [1e-6, 4e-6]}
+        }}});
+        let suite = python_suite(&results, "2026-12-01").unwrap();
+        let p = &suite.panels[0];
+        assert_eq!(p.baseline, "flexbuf");
+        assert_eq!(p.medians[0].ratios, vec![Some(1000.0), Some(4000.0)]);
+        assert_eq!(p.series[0].peer, "orjson");
+        assert_eq!(p.series[0].ratios, vec![Some(2.0), None]);
+    }
 }
