@@ -171,6 +171,8 @@ fn core() -> Result<()> {
     let doc_path = root.join("docs").join("benchmarks.md");
     let old = std::fs::read_to_string(&doc_path).unwrap_or_default();
     std::fs::write(&doc_path, splice_section(&old, CORE_HEADING, &section))?;
+    let svg = report.suite(&today()).write(&crate::chart::dir(&root))?;
+    println!("xtask: wrote {} (and its .json)", svg.display());
     println!("{}", report.summary());
     println!("xtask: wrote {}", doc_path.display());
     Ok(())
@@ -271,6 +273,37 @@ struct CoreReport {
 }
 
 impl CoreReport {
+    /// The run as `docs/bench/core.{json,svg}`: encode, full read and JSON
+    /// transcoding, each peer against flexbuf.
+    fn suite(&self, date: &str) -> crate::chart::Suite {
+        let panel = |name: &str, rows: &[Row], columns: &[Column]| {
+            let fixtures = rows.iter().map(|r| r.fixture.to_string()).collect();
+            let cols = columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    (
+                        c.label.to_string(),
+                        rows.iter().map(|r| r.times[i]).collect(),
+                    )
+                })
+                .collect();
+            crate::chart::Panel::from_medians(name, fixtures, cols)
+        };
+        crate::chart::Suite {
+            name: "core",
+            title: "Rust core: peer time / flexbuf time".into(),
+            command: "cargo xtask bench core".into(),
+            date: date.to_string(),
+            panels: vec![
+                panel("encode", &self.encode, &ENCODE),
+                panel("full read", &self.read, &READ),
+                panel("from_json", &self.from_json, &JSON),
+                panel("to_json", &self.to_json, &JSON),
+            ],
+        }
+    }
+
     fn collect(results: &Results, sizes: &Sizes) -> Result<CoreReport> {
         let size = |fixture: &str, format: &str| -> Result<u64> {
             sizes
@@ -363,6 +396,11 @@ impl CoreReport {
             "Reproduce with `cargo xtask bench core`, which runs `{CORE_COMMAND}` \
              (criterion: 1 s warm-up, 2 s measurement, 20 samples per benchmark) \
              and rewrites this section from `target/criterion/*/*/new/estimates.json`.\n"
+        );
+        let _ = writeln!(
+            s,
+            "![Rust core: peer time / flexbuf time per fixture, log scale](bench/core.svg)\n\n\
+             (Every median and ratio of this run: `docs/bench/core.json`.)\n"
         );
         let _ = writeln!(
             s,
