@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -132,6 +133,27 @@ def test_fixture_models_decode_what_dumps_wrote(fixture_models: dict[str, Module
     value = api.ApiResponse.decode(flexbuf.dumps(fixture("api_response")))
     assert value.items[3].seller.name == fixture("api_response")["items"][3]["seller"]["name"]
     assert flexbuf.loads(value.encode()) == fixture("api_response")
+
+
+def test_decoded_objects_holding_no_tracked_object_are_left_to_refcounting(
+    fixture_models: dict[str, ModuleType], defects: ModuleType
+) -> None:
+    api = fixture_models["api_response"]
+    value = api.ApiResponse.decode(flexbuf.dumps(fixture("api_response")))
+    item = value.items[0]
+    # Scalars and strings only, then containers of those: none can be in a cycle.
+    for obj in (item.dimensions, item.seller, item.tags, item, value.items, value):
+        assert not gc.is_tracked(obj), type(obj)
+    # The same values built in Python are tracked as usual, and compare equal.
+    assert gc.is_tracked(api.Dimensions(w=1.0)) and gc.is_tracked(list(item.tags))
+    assert api.ApiResponse.decode(value.encode()) == value
+    # A union value is a tracked wrapper: the instance and list holding it stay tracked.
+    d = defects
+    canvas = d.Canvas.decode(d.Canvas(shapes=[d.ShapeLabel("hi")], shape=d.ShapeLabel("x")).encode())
+    assert gc.is_tracked(canvas.shapes) and gc.is_tracked(canvas)
+    # An untracked list still takes any value; it is only not visited by the collector.
+    item.tags.append([1])
+    assert item.tags[-1] == [1]
 
 
 def test_arrays_are_tuples_of_their_length(arrays: ModuleType) -> None:

@@ -43,6 +43,7 @@ impl<'py> Decoder<'_, 'py> {
         let m = r.as_map()?;
         let fast = self.cx.layout_matches(idx as u64, &m, &msg.keys)?;
         let obj = alloc(self.py, &msg.class)?;
+        let mut atomic = true;
         for (i, f) in msg.fields.iter().enumerate() {
             let v = match lookup(&m, fast, i, &f.wire)? {
                 Some(v) if v.is_null() => {
@@ -64,8 +65,13 @@ impl<'py> Decoder<'_, 'py> {
                     Absent::Missing => return Err(DFail::Core(missing(&f.wire))),
                 },
             };
+            atomic &= !gc_tracked(&v);
             // SAFETY: the offset was read from this class's slot descriptor.
             unsafe { set_slot(&obj, f.offset, v) };
+        }
+        if atomic {
+            // SAFETY: `alloc` returned a tracked instance of a GC type.
+            unsafe { gc_untrack(&obj) };
         }
         Ok(obj)
     }
@@ -93,6 +99,7 @@ impl<'py> Decoder<'_, 'py> {
         // SAFETY: PyList_New returns a new list of n NULL items, or NULL with an exception.
         let list =
             unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n as ffi::Py_ssize_t))? };
+        let mut atomic = true;
         for i in 0..n {
             self.cx.charge()?;
             let e = v.get(i)?;
@@ -102,8 +109,13 @@ impl<'py> Decoder<'_, 'py> {
                 self.value(el, e)
             }
             .map_err(|f| f.at(PathSegment::Index(i)))?;
+            atomic &= !gc_tracked(&item);
             // SAFETY: i < n; PyList_SET_ITEM steals the reference into an empty slot.
             unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr()) };
+        }
+        if atomic {
+            // SAFETY: PyList_New returned a tracked list.
+            unsafe { gc_untrack(&list) };
         }
         // SAFETY: PyList_New returned a list.
         Ok(unsafe { list.cast_into_unchecked::<PyList>() })

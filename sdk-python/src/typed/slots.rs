@@ -74,3 +74,25 @@ pub(super) fn alloc<'py>(py: Python<'py>, class: &Py<PyType>) -> PyResult<Bound<
         Bound::from_owned_ptr_or_err(py, alloc(tp, 0))
     }
 }
+
+/// Whether the cyclic garbage collector tracks `v` (only containers that
+/// could be part of a reference cycle are tracked).
+#[inline]
+pub(super) fn gc_tracked(v: &Bound<'_, PyAny>) -> bool {
+    // SAFETY: any live object may be asked; non-GC types answer 0.
+    unsafe { ffi::PyObject_GC_IsTracked(v.as_ptr()) == 1 }
+}
+
+/// Stops the cyclic garbage collector tracking `obj`, a freshly decoded
+/// instance or list whose every reference is to an untracked object: it
+/// cannot be part of a cycle as decoded (msgspec does the same for its
+/// Structs), so collections need not visit it.
+///
+/// # Safety
+/// `obj` must be a tracked object of a GC type (a generated class instance or
+/// a list, as [`alloc`] and `PyList_New` return them).
+#[inline]
+pub(super) unsafe fn gc_untrack(obj: &Bound<'_, PyAny>) {
+    // SAFETY: per the contract, `obj` is tracked, so untracking it once is valid.
+    unsafe { ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) }
+}
