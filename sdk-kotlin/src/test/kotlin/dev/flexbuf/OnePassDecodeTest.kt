@@ -54,13 +54,16 @@ class OnePassDecodeTest {
     private fun <T> check(what: String, coder: FlexCoder<T>, bytes: ByteArray): Boolean {
         val verified = try { verify(bytes) } catch (_: FlexException) { null }
         val onePass = outcome("$what one-pass", coder) { FlexBuffers.decode(coder, bytes) }
-        outcome("$what keyed", coder) { FlexBuffers.decodeKeyed(coder, bytes) }
+        val keyed = outcome("$what keyed", coder) { FlexBuffers.decodeKeyed(coder, bytes) }
         val strict = outcome("$what strict", coder) { FlexBuffers.decodeStrict(coder, bytes) }
         if (verified == null) {
             assertTrue(strict.error != null, "$what: decodeStrict accepted a buffer verify rejects")
             return false
         }
         assertEquals(strict, onePass, "$what as ${coder.typeName}")
+        // On a valid buffer, reading by position (after the layout proof) must equal reading every field by key:
+        // this is what catches a proof that accepts a keys vector it should not.
+        assertEquals(keyed, onePass, "$what as ${coder.typeName}: positional and keyed decode differ")
         return true
     }
 
