@@ -292,6 +292,14 @@ impl DecodeContext {
         self.budget.node()
     }
 
+    /// Charges `n` bytes of decoded output (a string, a blob, a map key)
+    /// against the budget: one stored string may be referred to from many
+    /// places, and each reference becomes its own copy.
+    #[inline]
+    pub fn charge_bytes(&mut self, n: usize) -> Result<()> {
+        self.budget.bytes(n)
+    }
+
     /// True when `map`'s keys are exactly those of `layout` (same strings,
     /// same order), so fields may be read by position. Proven once per keys
     /// vector per buffer and type; see [`Layout::proves`].

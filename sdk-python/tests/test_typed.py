@@ -156,6 +156,19 @@ def test_decoded_objects_holding_no_tracked_object_are_left_to_refcounting(
     assert item.tags[-1] == [1]
 
 
+def test_a_string_shared_by_every_element_hits_the_budget(
+    fixture_models: dict[str, ModuleType],
+) -> None:
+    # One 64 KiB string stored once and referred to 20,000 times: a small
+    # buffer that would decode to 1.3 GB of str objects.
+    data = flexbuf.dumps({"strings": ["x" * 65536] * 20_000}, share_strings=True)
+    assert len(data) < 200_000
+    flexbuf.validate(data)
+    with pytest.raises(flexbuf.BudgetError) as e:
+        fixture_models["string_flood"].StringFlood.decode(data)
+    assert e.value.path is not None and e.value.path.startswith("$.strings["), e.value.path
+
+
 def test_arrays_are_tuples_of_their_length(arrays: ModuleType) -> None:
     b = arrays.Body(uuid=[1, 2, 3, 4], pos=(1.5, 2, 3))
     back = arrays.Body.decode(b.encode())

@@ -135,13 +135,10 @@ impl<'py> Decoder<'_, 'py> {
             Ty::U64 => uint_obj(py, field::u64(r)?),
             Ty::F32 => float_obj(py, field::f32(r)?.into()),
             Ty::F64 => float_obj(py, field::f64(r)?),
-            Ty::Str => str_obj(py, field::str(r)?)?,
-            Ty::Bytes => {
-                if r.is_null() {
-                    return Err(unexpected_null(&r).into());
-                }
-                PyBytes::new(py, r.as_blob()?).into_any()
-            }
+            // Strings, blobs and keys are charged by their length: each
+            // reference to one stored string becomes its own Python object.
+            Ty::Str => str_obj(py, field::str_charged(r, &mut self.cx)?)?,
+            Ty::Bytes => PyBytes::new(py, field::blob(r, &mut self.cx)?).into_any(),
             Ty::Array { el, len, .. } => {
                 let list = self.list(el, r)?;
                 if list.len() != *len {
@@ -166,6 +163,7 @@ impl<'py> Decoder<'_, 'py> {
                 for i in 0..m.len() {
                     self.cx.charge()?;
                     let k = m.key(i)?;
+                    self.cx.charge_bytes(k.len())?;
                     let e = m.value(i)?;
                     let item = if e.is_null() {
                         Err(DFail::Core(unexpected_null(&e)))
