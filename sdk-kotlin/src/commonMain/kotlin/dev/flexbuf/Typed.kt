@@ -141,7 +141,11 @@ public class EncodeContext {
     private var vectors = arrayOfNulls<KeyVector>(8)
     private var blocks = arrayOfNulls<ByteArray>(8)
 
-    /** The keys vector for type [id] (whose wire names are [keys]), written on first use in this buffer. */
+    /**
+     * The keys vector of the type whose wire names are [keys], written on first use
+     * in this buffer. [id] (the type's fingerprint, passed by generated code) is not
+     * needed: each [WireKeys] instance identifies its type.
+     */
     public fun keyVector(b: FlexBuilder, @Suppress("UNUSED_PARAMETER") id: Long, keys: WireKeys): KeyVector {
         val s = slots.of(keys.slot)
         if (s < vectors.size) vectors[s]?.let { return it }
@@ -221,6 +225,8 @@ public class DecodeContext(
      * map of that type pointing at it costs one comparison; proving it is one
      * comparison of bytes against the type's key block when the keys are laid out
      * as encoders write them ([FlexBuilder.keyVectorFor]), else one per key.
+     * [id] (the fingerprint generated code passes) is not needed: proofs are kept
+     * per [WireKeys] instance.
      */
     public fun layoutMatches(@Suppress("UNUSED_PARAMETER") id: Long, m: FlexMap, keys: WireKeys): Boolean {
         budget.node()
