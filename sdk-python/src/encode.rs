@@ -40,6 +40,16 @@ impl EncodeFail {
         }))
     }
 
+    /// A failure of `class` with a core error `kind` (its name becomes the
+    /// exception's `kind`).
+    pub fn of_kind(class: Class, kind: ErrorKind) -> Self {
+        EncodeFail(Box::new(Inner {
+            class,
+            error: Error::new(kind),
+            py: None,
+        }))
+    }
+
     /// A Python exception raised while reading the object.
     pub fn py(e: PyErr) -> Self {
         EncodeFail(Box::new(Inner {
@@ -261,9 +271,10 @@ impl Encoder<'_> {
 
 fn enter(depth: usize) -> Result<usize, EncodeFail> {
     if depth >= MAX_DEPTH {
-        return Err(EncodeFail::new(
+        // A reference cycle (`x = []; x.append(x)`) ends here too.
+        return Err(EncodeFail::of_kind(
             Class::Encode,
-            format!("nesting deeper than {MAX_DEPTH} levels (or a reference cycle)"),
+            ErrorKind::DepthLimit(MAX_DEPTH),
         ));
     }
     Ok(depth + 1)

@@ -103,8 +103,9 @@ def test_unsupported_types_raise_type_error_naming_the_path() -> None:
 def test_cycles_and_deep_nesting_stop_at_the_verifier_limit() -> None:
     loop: list[object] = []
     loop.append(loop)
-    with pytest.raises(flexbuf.EncodeError, match="nesting deeper than 64"):
+    with pytest.raises(flexbuf.EncodeError, match="nesting deeper than the limit of 64") as e:
         flexbuf.dumps(loop)
+    assert e.value.kind == "DepthLimit"
     deep: object = 1
     for _ in range(64):
         deep = [deep]

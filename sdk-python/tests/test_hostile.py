@@ -106,4 +106,4 @@ def test_json_nested_1000_deep_is_rejected() -> None:
 
 def test_python_objects_nested_1000_deep_are_refused() -> None:
     outcomes = attempt("dumps", "1000")
-    assert outcomes["dumps"] != "ok", outcomes
+    assert outcomes["dumps"] == "EncodeError:DepthLimit", outcomes
