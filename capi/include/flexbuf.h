@@ -477,7 +477,8 @@ flexbuf_status flexbuf_to_json(const uint8_t *data, size_t len, uint32_t options
 
 /* Parses len bytes of UTF-8 JSON text (borrowed for the call) into a
  * FlexBuffer in *result, owned by the caller until flexbuf_buffer_release.
- * Malformed JSON is FLEXBUF_ERR_JSON with the offset in the last error. On
+ * Malformed JSON, or nesting deeper than the limit (kind DepthLimit), is
+ * FLEXBUF_ERR_JSON with the offset in the last error. On
  * failure *result is {NULL, 0, 0}. Thread-safe. */
 flexbuf_status flexbuf_from_json(const char *text, size_t len, flexbuf_buffer *result);
 

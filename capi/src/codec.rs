@@ -10,7 +10,7 @@ use flexbuf::JsonOptions;
 use crate::memory::{input, input_str, out, register, zero, FlexbufBuffer, FlexbufBytes};
 use crate::status::{
     guard, Failure, FlexbufStatus, FLEXBUF_ERR_ALLOC, FLEXBUF_ERR_FINGERPRINT,
-    FLEXBUF_ERR_INVALID_BUFFER, FLEXBUF_ERR_NOT_FOUND, FLEXBUF_ERR_SCHEMA,
+    FLEXBUF_ERR_INVALID_BUFFER, FLEXBUF_ERR_JSON, FLEXBUF_ERR_NOT_FOUND, FLEXBUF_ERR_SCHEMA,
 };
 
 /// `flexbuf_to_json` option: indent with two spaces per level.
@@ -56,11 +56,23 @@ pub unsafe extern "C" fn flexbuf_from_json(
     zero(result, FlexbufBuffer::ZERO);
     guard(|| {
         let slot = out(result, "result")?;
-        let bytes = from_json_with(input_str(text, len, "text")?, &JsonOptions::default())?;
+        let bytes = from_json_with(input_str(text, len, "text")?, &JsonOptions::default())
+            .map_err(json_text_failure)?;
         let n = bytes.len();
         *slot = register(bytes, n);
         Ok(())
     })
+}
+
+/// A failure parsing JSON text: nesting past the depth limit (the core's
+/// `DepthLimit`, classed with invalid buffers) is a JSON error here, as the
+/// header promises for any text `from_json` refuses; the kind stays `DepthLimit`.
+fn json_text_failure(e: flexbuf::Error) -> Failure {
+    let mut f = Failure::from(e);
+    if f.status == FLEXBUF_ERR_INVALID_BUFFER {
+        f.status = FLEXBUF_ERR_JSON;
+    }
+    f
 }
 
 /// An opened envelope (`flexbuf_envelope` in C).
