@@ -79,8 +79,9 @@ public class WireKeys(vararg names: String) {
  * sequential, so a lookup is almost always one probe.
  */
 internal class SlotIndex {
-    private var tags = IntArray(16) // slot + 1; 0 = empty
-    private var dense = IntArray(16)
+    // Sized for the few types most buffers hold (a power of two; doubled when half full).
+    private var tags = IntArray(8) // slot + 1; 0 = empty
+    private var dense = IntArray(8)
 
     /** Number of slots seen. */
     var size: Int = 0
@@ -138,8 +139,8 @@ internal class SlotIndex {
 public class EncodeContext {
     // By the dense index of WireKeys.slot (first use order): the type's keys vector and key block.
     private val slots = SlotIndex()
-    private var vectors = arrayOfNulls<KeyVector>(8)
-    private var blocks = arrayOfNulls<ByteArray>(8)
+    private var vectors = arrayOfNulls<KeyVector>(4)
+    private var blocks = arrayOfNulls<ByteArray>(4)
 
     /**
      * The keys vector of the type whose wire names are [keys], written on first use
@@ -201,8 +202,8 @@ public class DecodeContext(
     // By the dense index of WireKeys.slot: the keys vector (position shl 4 | width,
     // plus 1; 0 for none) last proven to be the type's keys, and the last one refuted.
     private val slots = SlotIndex()
-    private var proven = LongArray(8)
-    private var refuted = LongArray(8)
+    private var proven = LongArray(4)
+    private var refuted = LongArray(4)
     private var depth = 0
 
     /** Charges one decoded node against the budget. */
