@@ -1,0 +1,35 @@
+//! Runs `to_json` (or, with `serde`, `serde_json::to_string` of the same
+//! document as a `serde_json::Value`) `N` times on one fixture, for
+//! instruction counts under `valgrind --tool=callgrind`:
+//!
+//! ```text
+//! cargo build --release --example json_instructions
+//! valgrind --tool=callgrind target/release/examples/json_instructions api_response to_json 11
+//! ```
+//!
+//! Counts for `N` = 1 and 11 differ by ten conversions; setup cancels out.
+
+use std::hint::black_box;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [fixture, mode, times] = &args[..] else {
+        eprintln!("usage: json_instructions <fixture> <to_json|serde> <times>");
+        std::process::exit(2);
+    };
+    let path = format!(
+        "{}/../conformance/fixtures/{fixture}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("fixture exists");
+    let bytes = flexbuf::from_json(&text).expect("fixture converts");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("fixture parses");
+    let times: usize = times.parse().expect("a count");
+    for _ in 0..times {
+        let n = match mode.as_str() {
+            "serde" => serde_json::to_string(black_box(&value)).unwrap().len(),
+            _ => flexbuf::to_json(black_box(&bytes)).unwrap().len(),
+        };
+        black_box(n);
+    }
+}
