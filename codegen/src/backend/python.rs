@@ -558,12 +558,18 @@ impl<'p> Gen<'p> {
 
         // One native call each way.
         let decode_doc = [
-            format!("Verifies ``data`` and decodes one ``{name}`` from it (one native call)."),
+            format!("Decodes one ``{name}`` from untrusted ``data`` (one native call)."),
+            String::new(),
+            "One checked pass: every read is checked (bounds, widths, field types,".to_string(),
+            "UTF-8), under the depth limit and the expansion budget. Parts of the".to_string(),
+            "buffer the type does not read are not checked; ``strict=True`` verifies".to_string(),
+            "the whole buffer first, as ``flexbuf.validate`` does.".to_string(),
             String::new(),
             "Raises:".to_string(),
             "    flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.".to_string(),
             "    flexbuf.SchemaError: the data does not fit the schema (``.path`` says where)."
                 .to_string(),
+            "    flexbuf.BudgetError: shared data would expand past the budget.".to_string(),
         ];
         let encode_doc = format!("Encodes this ``{name}`` as a FlexBuffer (one native call).");
         self.codec_methods(&name, &decode_doc, &encode_doc);
@@ -588,16 +594,17 @@ impl<'p> Gen<'p> {
         self.line(
             1,
             &format!(
-                "def decode(cls, data: {} | {} | {}) -> {name}:",
+                "def decode(cls, data: {} | {} | {}, *, strict: {} = False) -> {name}:",
                 self.py("bytes"),
                 self.py("bytearray"),
-                self.py("memoryview")
+                self.py("memoryview"),
+                self.py("bool")
             ),
         );
         self.docstring(2, decode_doc);
         self.line(
             2,
-            &format!("value: {name} = _SCHEMA.decode(_T_{name}, data)"),
+            &format!("value: {name} = _SCHEMA.decode(_T_{name}, data, strict)"),
         );
         self.line(2, "return value");
         self.line(0, "");
@@ -645,9 +652,15 @@ impl<'p> Gen<'p> {
         self.line(0, "");
         self.codec_methods(
             &name,
-            &[format!(
-                "Verifies ``data`` and decodes one ``{name}`` variant from it (one native call)."
-            )],
+            &[
+                format!(
+                    "Decodes one ``{name}`` variant from untrusted ``data`` (one native call)."
+                ),
+                String::new(),
+                "One checked pass, as a message's ``decode``; ``strict=True`` verifies the"
+                    .to_string(),
+                "whole buffer first.".to_string(),
+            ],
             "Encodes this variant as a FlexBuffer (one native call).",
         );
         for ((v, class), payload) in u.variants.iter().zip(&classes).zip(&payloads) {

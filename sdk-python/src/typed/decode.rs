@@ -38,6 +38,15 @@ pub(super) struct Decoder<'s, 'py> {
 
 impl<'py> Decoder<'_, 'py> {
     fn message(&mut self, idx: usize, r: Reader<'_>) -> DOut<'py> {
+        // Messages (and unions) are where a recursive schema recurses: the
+        // depth limit also ends a map that contains itself.
+        self.cx.enter()?;
+        let out = self.message_fields(idx, r);
+        self.cx.leave();
+        out
+    }
+
+    fn message_fields(&mut self, idx: usize, r: Reader<'_>) -> DOut<'py> {
         let s = self.s;
         let msg = &s.msgs[idx];
         let m = r.as_map()?;
@@ -186,19 +195,27 @@ impl<'py> Decoder<'_, 'py> {
             }
             Ty::Union(i) => {
                 self.cx.charge()?;
-                let u = &self.s.unions[*i];
-                let (tag, v) = union_entry("", r).map_err(|e| e.with_type_name(&u.short))?;
-                let Some(variant) = u.variants.iter().find(|x| x.wire == tag) else {
-                    return Err(unknown_variant("", tag, &r).with_type_name(&u.short).into());
-                };
-                let payload = self
-                    .value(&variant.ty, v)
-                    .map_err(|f| f.at(PathSegment::Key(&variant.wire)))?;
-                let obj = alloc(py, &variant.class)?;
-                // SAFETY: the offset was read from this class's `value` slot.
-                unsafe { set_slot(&obj, variant.offset, payload) };
-                obj
+                self.cx.enter()?;
+                let out = self.union(*i, r);
+                self.cx.leave();
+                out?
             }
         })
+    }
+
+    /// A value of union `i`: its one-entry map, the payload in its variant's class.
+    fn union(&mut self, i: usize, r: Reader<'_>) -> DOut<'py> {
+        let u = &self.s.unions[i];
+        let (tag, v) = union_entry("", r).map_err(|e| e.with_type_name(&u.short))?;
+        let Some(variant) = u.variants.iter().find(|x| x.wire == tag) else {
+            return Err(unknown_variant("", tag, &r).with_type_name(&u.short).into());
+        };
+        let payload = self
+            .value(&variant.ty, v)
+            .map_err(|f| f.at(PathSegment::Key(&variant.wire)))?;
+        let obj = alloc(self.py, &variant.class)?;
+        // SAFETY: the offset was read from this class's `value` slot.
+        unsafe { set_slot(&obj, variant.offset, payload) };
+        Ok(obj)
     }
 }

@@ -55,14 +55,20 @@ class ApiResponse:
         return f"ApiResponse(status={self.status!r}, page={self.page!r}, total={self.total!r}, items={self.items!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> ApiResponse:
-        """Verifies ``data`` and decodes one ``ApiResponse`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> ApiResponse:
+        """Decodes one ``ApiResponse`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: ApiResponse = _SCHEMA.decode(_T_ApiResponse, data)
+        value: ApiResponse = _SCHEMA.decode(_T_ApiResponse, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -134,14 +140,20 @@ class ApiItem:
         return f"ApiItem(id={self.id!r}, sku={self.sku!r}, name={self.name!r}, price={self.price!r}, quantity={self.quantity!r}, in_stock={self.in_stock!r}, tags={self.tags!r}, category={self.category!r}, rating={self.rating!r}, created_at={self.created_at!r}, dimensions={self.dimensions!r}, seller={self.seller!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> ApiItem:
-        """Verifies ``data`` and decodes one ``ApiItem`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> ApiItem:
+        """Decodes one ``ApiItem`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: ApiItem = _SCHEMA.decode(_T_ApiItem, data)
+        value: ApiItem = _SCHEMA.decode(_T_ApiItem, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -181,14 +193,20 @@ class Dimensions:
         return f"Dimensions(w={self.w!r}, h={self.h!r}, d={self.d!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Dimensions:
-        """Verifies ``data`` and decodes one ``Dimensions`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Dimensions:
+        """Decodes one ``Dimensions`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Dimensions = _SCHEMA.decode(_T_Dimensions, data)
+        value: Dimensions = _SCHEMA.decode(_T_Dimensions, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -225,14 +243,20 @@ class Seller:
         return f"Seller(id={self.id!r}, name={self.name!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Seller:
-        """Verifies ``data`` and decodes one ``Seller`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Seller:
+        """Decodes one ``Seller`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Seller = _SCHEMA.decode(_T_Seller, data)
+        value: Seller = _SCHEMA.decode(_T_Seller, data, strict)
         return value
 
     def encode(self) -> bytes:

@@ -90,14 +90,20 @@ class Body:
         return f"Body(pos={self.pos!r}, uuid={self.uuid!r}, span={self.span!r}, quat={self.quat!r}, level={self.level!r}, matrix={self.matrix!r}, flags={self.flags!r}, tint={self.tint!r}, big={self.big!r}, ubig={self.ubig!r}, small={self.small!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Body:
-        """Verifies ``data`` and decodes one ``Body`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Body:
+        """Decodes one ``Body`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Body = _SCHEMA.decode(_T_Body, data)
+        value: Body = _SCHEMA.decode(_T_Body, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -137,14 +143,20 @@ class Track:
         return f"Track(points={self.points!r}, marks={self.marks!r}, anchor={self.anchor!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Track:
-        """Verifies ``data`` and decodes one ``Track`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Track:
+        """Decodes one ``Track`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Track = _SCHEMA.decode(_T_Track, data)
+        value: Track = _SCHEMA.decode(_T_Track, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -180,14 +192,20 @@ class Wide:
         return f"Wide(samples={self.samples!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Wide:
-        """Verifies ``data`` and decodes one ``Wide`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Wide:
+        """Decodes one ``Wide`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Wide = _SCHEMA.decode(_T_Wide, data)
+        value: Wide = _SCHEMA.decode(_T_Wide, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -206,9 +224,13 @@ class Anchor:
     value: tuple[float, float] | str
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Anchor:
-        """Verifies ``data`` and decodes one ``Anchor`` variant from it (one native call)."""
-        value: Anchor = _SCHEMA.decode(_T_Anchor, data)
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Anchor:
+        """Decodes one ``Anchor`` variant from untrusted ``data`` (one native call).
+
+        One checked pass, as a message's ``decode``; ``strict=True`` verifies the
+        whole buffer first.
+        """
+        value: Anchor = _SCHEMA.decode(_T_Anchor, data, strict)
         return value
 
     def encode(self) -> bytes:

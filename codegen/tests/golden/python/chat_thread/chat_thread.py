@@ -58,14 +58,20 @@ class ChatThread:
         return f"ChatThread(thread_id={self.thread_id!r}, title={self.title!r}, participants={self.participants!r}, messages={self.messages!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> ChatThread:
-        """Verifies ``data`` and decodes one ``ChatThread`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> ChatThread:
+        """Decodes one ``ChatThread`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: ChatThread = _SCHEMA.decode(_T_ChatThread, data)
+        value: ChatThread = _SCHEMA.decode(_T_ChatThread, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -111,14 +117,20 @@ class Participant:
         return f"Participant(id={self.id!r}, name={self.name!r}, handle={self.handle!r}, role={self.role!r}, avatar={self.avatar!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Participant:
-        """Verifies ``data`` and decodes one ``Participant`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Participant:
+        """Decodes one ``Participant`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Participant = _SCHEMA.decode(_T_Participant, data)
+        value: Participant = _SCHEMA.decode(_T_Participant, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -186,14 +198,20 @@ class ChatMessage:
         return f"ChatMessage(id={self.id!r}, author={self.author!r}, sent_at={self.sent_at!r}, kind={self.kind!r}, text={self.text!r}, reactions={self.reactions!r}, reply_to={self.reply_to!r}, attachments={self.attachments!r}, edited={self.edited!r}, metadata={self.metadata!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> ChatMessage:
-        """Verifies ``data`` and decodes one ``ChatMessage`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> ChatMessage:
+        """Decodes one ``ChatMessage`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: ChatMessage = _SCHEMA.decode(_T_ChatMessage, data)
+        value: ChatMessage = _SCHEMA.decode(_T_ChatMessage, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -253,14 +271,20 @@ class Attachment:
         return f"Attachment(type={self.type!r}, size={self.size!r}, url={self.url!r}, width={self.width!r}, height={self.height!r}, alt={self.alt!r}, name={self.name!r}, mime={self.mime!r}, sha256={self.sha256!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Attachment:
-        """Verifies ``data`` and decodes one ``Attachment`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Attachment:
+        """Decodes one ``Attachment`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Attachment = _SCHEMA.decode(_T_Attachment, data)
+        value: Attachment = _SCHEMA.decode(_T_Attachment, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -315,14 +339,20 @@ class ChatMetadata:
         return f"ChatMetadata(client={self.client!r}, lang={self.lang!r}, event={self.event!r}, actor={self.actor!r}, options={self.options!r}, votes={self.votes!r}, closes_at={self.closes_at!r}, multiple={self.multiple!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> ChatMetadata:
-        """Verifies ``data`` and decodes one ``ChatMetadata`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> ChatMetadata:
+        """Decodes one ``ChatMetadata`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: ChatMetadata = _SCHEMA.decode(_T_ChatMetadata, data)
+        value: ChatMetadata = _SCHEMA.decode(_T_ChatMetadata, data, strict)
         return value
 
     def encode(self) -> bytes:

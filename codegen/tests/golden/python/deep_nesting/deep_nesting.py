@@ -55,14 +55,20 @@ class DeepLevel:
         return f"DeepLevel(depth={self.depth!r}, weight={self.weight!r}, label={self.label!r}, even={self.even!r}, child={self.child!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> DeepLevel:
-        """Verifies ``data`` and decodes one ``DeepLevel`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> DeepLevel:
+        """Decodes one ``DeepLevel`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: DeepLevel = _SCHEMA.decode(_T_DeepLevel, data)
+        value: DeepLevel = _SCHEMA.decode(_T_DeepLevel, data, strict)
         return value
 
     def encode(self) -> bytes:

@@ -99,14 +99,20 @@ class Profile:
         return f"Profile(id={self.id!r}, nickname={self.nickname!r}, age={self.age!r}, note={self.note!r}, score={self.score!r}, active={self.active!r}, tint={self.tint!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Profile:
-        """Verifies ``data`` and decodes one ``Profile`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Profile:
+        """Decodes one ``Profile`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Profile = _SCHEMA.decode(_T_Profile, data)
+        value: Profile = _SCHEMA.decode(_T_Profile, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -143,14 +149,20 @@ class Address:
         return f"Address(street={self.street!r}, zip={self.zip!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Address:
-        """Verifies ``data`` and decodes one ``Address`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Address:
+        """Decodes one ``Address`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Address = _SCHEMA.decode(_T_Address, data)
+        value: Address = _SCHEMA.decode(_T_Address, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -189,14 +201,20 @@ class Contact:
         return f"Contact(email={self.email!r}, phone={self.phone!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Contact:
-        """Verifies ``data`` and decodes one ``Contact`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Contact:
+        """Decodes one ``Contact`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Contact = _SCHEMA.decode(_T_Contact, data)
+        value: Contact = _SCHEMA.decode(_T_Contact, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -251,14 +269,20 @@ class Settings:
         return f"Settings(theme={self.theme!r}, volume={self.volume!r}, muted={self.muted!r}, ratio={self.ratio!r}, tags={self.tags!r}, limits={self.limits!r}, nickname={self.nickname!r}, color={self.color!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Settings:
-        """Verifies ``data`` and decodes one ``Settings`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Settings:
+        """Decodes one ``Settings`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Settings = _SCHEMA.decode(_T_Settings, data)
+        value: Settings = _SCHEMA.decode(_T_Settings, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -284,14 +308,20 @@ class Empty:
         return "Empty()"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Empty:
-        """Verifies ``data`` and decodes one ``Empty`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Empty:
+        """Decodes one ``Empty`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Empty = _SCHEMA.decode(_T_Empty, data)
+        value: Empty = _SCHEMA.decode(_T_Empty, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -325,14 +355,20 @@ class Circle:
         return f"Circle(radius={self.radius!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Circle:
-        """Verifies ``data`` and decodes one ``Circle`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Circle:
+        """Decodes one ``Circle`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Circle = _SCHEMA.decode(_T_Circle, data)
+        value: Circle = _SCHEMA.decode(_T_Circle, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -366,14 +402,20 @@ class Square:
         return f"Square(side={self.side!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Square:
-        """Verifies ``data`` and decodes one ``Square`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Square:
+        """Decodes one ``Square`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Square = _SCHEMA.decode(_T_Square, data)
+        value: Square = _SCHEMA.decode(_T_Square, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -425,14 +467,20 @@ class Canvas:
         return f"Canvas(color={self.color!r}, level={self.level!r}, tint={self.tint!r}, palette={self.palette!r}, shape={self.shape!r}, shapes={self.shapes!r}, layers={self.layers!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Canvas:
-        """Verifies ``data`` and decodes one ``Canvas`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Canvas:
+        """Decodes one ``Canvas`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Canvas = _SCHEMA.decode(_T_Canvas, data)
+        value: Canvas = _SCHEMA.decode(_T_Canvas, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -472,14 +520,20 @@ class Seller:
         return f"Seller(id={self.id!r}, name={self.name!r}, rating={self.rating!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Seller:
-        """Verifies ``data`` and decodes one ``Seller`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Seller:
+        """Decodes one ``Seller`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Seller = _SCHEMA.decode(_T_Seller, data)
+        value: Seller = _SCHEMA.decode(_T_Seller, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -525,14 +579,20 @@ class Item:
         return f"Item(sku={self.sku!r}, qty={self.qty!r}, price={self.price!r}, seller={self.seller!r}, tags={self.tags!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Item:
-        """Verifies ``data`` and decodes one ``Item`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Item:
+        """Decodes one ``Item`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Item = _SCHEMA.decode(_T_Item, data)
+        value: Item = _SCHEMA.decode(_T_Item, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -588,14 +648,20 @@ class Order:
         return f"Order(id={self.id!r}, items={self.items!r}, by_sku={self.by_sku!r}, sellers={self.sellers!r}, matrix={self.matrix!r}, notes={self.notes!r}, label={self.label!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Order:
-        """Verifies ``data`` and decodes one ``Order`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Order:
+        """Decodes one ``Order`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Order = _SCHEMA.decode(_T_Order, data)
+        value: Order = _SCHEMA.decode(_T_Order, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -662,14 +728,20 @@ class Ranges:
         return f"Ranges(u8v={self.u8v!r}, i8v={self.i8v!r}, u16v={self.u16v!r}, i16v={self.i16v!r}, u32v={self.u32v!r}, i32v={self.i32v!r}, u64v={self.u64v!r}, i64v={self.i64v!r}, f32v={self.f32v!r}, f64v={self.f64v!r}, flag={self.flag!r}, data={self.data!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Ranges:
-        """Verifies ``data`` and decodes one ``Ranges`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Ranges:
+        """Decodes one ``Ranges`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Ranges = _SCHEMA.decode(_T_Ranges, data)
+        value: Ranges = _SCHEMA.decode(_T_Ranges, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -732,14 +804,20 @@ class Vectors:
         return f"Vectors(bools={self.bools!r}, u8s={self.u8s!r}, i16s={self.i16s!r}, u32s={self.u32s!r}, i64s={self.i64s!r}, u64s={self.u64s!r}, f32s={self.f32s!r}, f64s={self.f64s!r}, colors={self.colors!r}, blobs={self.blobs!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Vectors:
-        """Verifies ``data`` and decodes one ``Vectors`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Vectors:
+        """Decodes one ``Vectors`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Vectors = _SCHEMA.decode(_T_Vectors, data)
+        value: Vectors = _SCHEMA.decode(_T_Vectors, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -758,9 +836,13 @@ class Shape:
     value: Circle | Square | str
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Shape:
-        """Verifies ``data`` and decodes one ``Shape`` variant from it (one native call)."""
-        value: Shape = _SCHEMA.decode(_T_Shape, data)
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Shape:
+        """Decodes one ``Shape`` variant from untrusted ``data`` (one native call).
+
+        One checked pass, as a message's ``decode``; ``strict=True`` verifies the
+        whole buffer first.
+        """
+        value: Shape = _SCHEMA.decode(_T_Shape, data, strict)
         return value
 
     def encode(self) -> bytes:

@@ -63,14 +63,20 @@ class AddOptional:
         return f"AddOptional(id={self.id!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> AddOptional:
-        """Verifies ``data`` and decodes one ``AddOptional`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> AddOptional:
+        """Decodes one ``AddOptional`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: AddOptional = _SCHEMA.decode(_T_AddOptional, data)
+        value: AddOptional = _SCHEMA.decode(_T_AddOptional, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -104,14 +110,20 @@ class AddRequired:
         return f"AddRequired(id={self.id!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> AddRequired:
-        """Verifies ``data`` and decodes one ``AddRequired`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> AddRequired:
+        """Decodes one ``AddRequired`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: AddRequired = _SCHEMA.decode(_T_AddRequired, data)
+        value: AddRequired = _SCHEMA.decode(_T_AddRequired, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -148,14 +160,20 @@ class RemoveField:
         return f"RemoveField(id={self.id!r}, legacy={self.legacy!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> RemoveField:
-        """Verifies ``data`` and decodes one ``RemoveField`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> RemoveField:
+        """Decodes one ``RemoveField`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: RemoveField = _SCHEMA.decode(_T_RemoveField, data)
+        value: RemoveField = _SCHEMA.decode(_T_RemoveField, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -192,14 +210,20 @@ class Rename:
         return f"Rename(title={self.title!r}, year={self.year!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Rename:
-        """Verifies ``data`` and decodes one ``Rename`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Rename:
+        """Decodes one ``Rename`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Rename = _SCHEMA.decode(_T_Rename, data)
+        value: Rename = _SCHEMA.decode(_T_Rename, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -239,14 +263,20 @@ class Reorder:
         return f"Reorder(a={self.a!r}, b={self.b!r}, c={self.c!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Reorder:
-        """Verifies ``data`` and decodes one ``Reorder`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Reorder:
+        """Decodes one ``Reorder`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Reorder = _SCHEMA.decode(_T_Reorder, data)
+        value: Reorder = _SCHEMA.decode(_T_Reorder, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -283,14 +313,20 @@ class Widen:
         return f"Widen(count={self.count!r}, samples={self.samples!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Widen:
-        """Verifies ``data`` and decodes one ``Widen`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Widen:
+        """Decodes one ``Widen`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Widen = _SCHEMA.decode(_T_Widen, data)
+        value: Widen = _SCHEMA.decode(_T_Widen, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -324,14 +360,20 @@ class Retype:
         return f"Retype(code={self.code!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Retype:
-        """Verifies ``data`` and decodes one ``Retype`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Retype:
+        """Decodes one ``Retype`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Retype = _SCHEMA.decode(_T_Retype, data)
+        value: Retype = _SCHEMA.decode(_T_Retype, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -368,14 +410,20 @@ class Member:
         return f"Member(name={self.name!r}, status={self.status!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Member:
-        """Verifies ``data`` and decodes one ``Member`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Member:
+        """Decodes one ``Member`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Member = _SCHEMA.decode(_T_Member, data)
+        value: Member = _SCHEMA.decode(_T_Member, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -409,14 +457,20 @@ class Team:
         return f"Team(members={self.members!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Team:
-        """Verifies ``data`` and decodes one ``Team`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Team:
+        """Decodes one ``Team`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Team = _SCHEMA.decode(_T_Team, data)
+        value: Team = _SCHEMA.decode(_T_Team, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -450,14 +504,20 @@ class Owner:
         return f"Owner(pet={self.pet!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Owner:
-        """Verifies ``data`` and decodes one ``Owner`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Owner:
+        """Decodes one ``Owner`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Owner = _SCHEMA.decode(_T_Owner, data)
+        value: Owner = _SCHEMA.decode(_T_Owner, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -476,9 +536,13 @@ class Pet:
     value: str
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Pet:
-        """Verifies ``data`` and decodes one ``Pet`` variant from it (one native call)."""
-        value: Pet = _SCHEMA.decode(_T_Pet, data)
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Pet:
+        """Decodes one ``Pet`` variant from untrusted ``data`` (one native call).
+
+        One checked pass, as a message's ``decode``; ``strict=True`` verifies the
+        whole buffer first.
+        """
+        value: Pet = _SCHEMA.decode(_T_Pet, data, strict)
         return value
 
     def encode(self) -> bytes:

@@ -195,14 +195,20 @@ class Object:
         return f"Object(read={self.read!r}, read_field={self.read_field!r}, raw={self.raw!r}, new={self.new!r}, map={self.map!r}, class_={self.class_!r}, fun={self.fun!r}, self_={self.self_!r}, type={self.type!r}, object={self.object!r}, init={self.init!r}, encode_={self.encode_!r}, decode_={self.decode_!r}, from_bytes={self.from_bytes!r}, constructor={self.constructor!r}, cx={self.cx!r}, value={self.value!r}, flex_map={self.flex_map!r}, is_={self.is_!r}, in_={self.in_!r}, def_={self.def_!r}, fn={self.fn!r}, match={self.match!r}, let={self.let!r}, val={self.val!r}, when={self.when!r}, none={self.none!r}, true={self.true!r}, super={self.super!r}, crate={self.crate!r}, async_={self.async_!r}, yield_={self.yield_!r}, typeof={self.typeof!r}, keys={self.keys!r}, b={self.b!r}, r={self.r!r}, m={self.m!r}, fast={self.fast!r}, other={self.other!r}, cls={self.cls!r}, kind={self.kind!r}, proto____={self.proto____!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Object:
-        """Verifies ``data`` and decodes one ``Object`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Object:
+        """Decodes one ``Object`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Object = _SCHEMA.decode(_T_Object, data)
+        value: Object = _SCHEMA.decode(_T_Object, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -242,14 +248,20 @@ class String:
         return f"String(s={self.s!r}, o={self.o!r}, v={self.v!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> String:
-        """Verifies ``data`` and decodes one ``String`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> String:
+        """Decodes one ``String`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: String = _SCHEMA.decode(_T_String, data)
+        value: String = _SCHEMA.decode(_T_String, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -283,14 +295,20 @@ class List:
         return f"List(items={self.items!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> List:
-        """Verifies ``data`` and decodes one ``List`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> List:
+        """Decodes one ``List`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: List = _SCHEMA.decode(_T_List, data)
+        value: List = _SCHEMA.decode(_T_List, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -327,14 +345,20 @@ class Result:
         return f"Result(ok={self.ok!r}, value={self.value!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Result:
-        """Verifies ``data`` and decodes one ``Result`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Result:
+        """Decodes one ``Result`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Result = _SCHEMA.decode(_T_Result, data)
+        value: Result = _SCHEMA.decode(_T_Result, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -375,14 +399,20 @@ class Error:
         return f"Error(text={self.text!r}, code={self.code!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Error:
-        """Verifies ``data`` and decodes one ``Error`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Error:
+        """Decodes one ``Error`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Error = _SCHEMA.decode(_T_Error, data)
+        value: Error = _SCHEMA.decode(_T_Error, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -416,14 +446,20 @@ class Option:
         return f"Option(some={self.some!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Option:
-        """Verifies ``data`` and decodes one ``Option`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Option:
+        """Decodes one ``Option`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Option = _SCHEMA.decode(_T_Option, data)
+        value: Option = _SCHEMA.decode(_T_Option, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -457,14 +493,20 @@ class Vec:
         return f"Vec(x={self.x!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Vec:
-        """Verifies ``data`` and decodes one ``Vec`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Vec:
+        """Decodes one ``Vec`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Vec = _SCHEMA.decode(_T_Vec, data)
+        value: Vec = _SCHEMA.decode(_T_Vec, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -498,14 +540,20 @@ class Box:
         return f"Box(inner={self.inner!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Box:
-        """Verifies ``data`` and decodes one ``Box`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Box:
+        """Decodes one ``Box`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Box = _SCHEMA.decode(_T_Box, data)
+        value: Box = _SCHEMA.decode(_T_Box, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -539,14 +587,20 @@ class Map:
         return f"Map(entries={self.entries!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Map:
-        """Verifies ``data`` and decodes one ``Map`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Map:
+        """Decodes one ``Map`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Map = _SCHEMA.decode(_T_Map, data)
+        value: Map = _SCHEMA.decode(_T_Map, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -580,14 +634,20 @@ class Array:
         return f"Array(a={self.a!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Array:
-        """Verifies ``data`` and decodes one ``Array`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Array:
+        """Decodes one ``Array`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Array = _SCHEMA.decode(_T_Array, data)
+        value: Array = _SCHEMA.decode(_T_Array, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -606,9 +666,13 @@ class Type:
     value: String | Error | Kind | int
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Type:
-        """Verifies ``data`` and decodes one ``Type`` variant from it (one native call)."""
-        value: Type = _SCHEMA.decode(_T_Type, data)
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Type:
+        """Decodes one ``Type`` variant from untrusted ``data`` (one native call).
+
+        One checked pass, as a message's ``decode``; ``strict=True`` verifies the
+        whole buffer first.
+        """
+        value: Type = _SCHEMA.decode(_T_Type, data, strict)
         return value
 
     def encode(self) -> bytes:

@@ -47,14 +47,20 @@ class Metrics:
         return f"Metrics(series={self.series!r}, counters={self.counters!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Metrics:
-        """Verifies ``data`` and decodes one ``Metrics`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Metrics:
+        """Decodes one ``Metrics`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Metrics = _SCHEMA.decode(_T_Metrics, data)
+        value: Metrics = _SCHEMA.decode(_T_Metrics, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -94,14 +100,20 @@ class MetricSeries:
         return f"MetricSeries(name={self.name!r}, step_s={self.step_s!r}, points={self.points!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> MetricSeries:
-        """Verifies ``data`` and decodes one ``MetricSeries`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> MetricSeries:
+        """Decodes one ``MetricSeries`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: MetricSeries = _SCHEMA.decode(_T_MetricSeries, data)
+        value: MetricSeries = _SCHEMA.decode(_T_MetricSeries, data, strict)
         return value
 
     def encode(self) -> bytes:

@@ -44,14 +44,20 @@ class RepeatedMaps:
         return f"RepeatedMaps(rows={self.rows!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> RepeatedMaps:
-        """Verifies ``data`` and decodes one ``RepeatedMaps`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> RepeatedMaps:
+        """Decodes one ``RepeatedMaps`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: RepeatedMaps = _SCHEMA.decode(_T_RepeatedMaps, data)
+        value: RepeatedMaps = _SCHEMA.decode(_T_RepeatedMaps, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -106,14 +112,20 @@ class RepeatedRow:
         return f"RepeatedRow(id={self.id!r}, name={self.name!r}, status={self.status!r}, region={self.region!r}, balance={self.balance!r}, active={self.active!r}, logins={self.logins!r}, updated_at={self.updated_at!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> RepeatedRow:
-        """Verifies ``data`` and decodes one ``RepeatedRow`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> RepeatedRow:
+        """Decodes one ``RepeatedRow`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: RepeatedRow = _SCHEMA.decode(_T_RepeatedRow, data)
+        value: RepeatedRow = _SCHEMA.decode(_T_RepeatedRow, data, strict)
         return value
 
     def encode(self) -> bytes:

@@ -61,14 +61,20 @@ class Geo:
         return f"Geo(lat={self.lat!r}, lon={self.lon!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Geo:
-        """Verifies ``data`` and decodes one ``Geo`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Geo:
+        """Decodes one ``Geo`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Geo = _SCHEMA.decode(_T_Geo, data)
+        value: Geo = _SCHEMA.decode(_T_Geo, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -111,14 +117,20 @@ class Image:
         return f"Image(url={self.url!r}, width={self.width!r}, height={self.height!r}, alt={self.alt!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Image:
-        """Verifies ``data`` and decodes one ``Image`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Image:
+        """Decodes one ``Image`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Image = _SCHEMA.decode(_T_Image, data)
+        value: Image = _SCHEMA.decode(_T_Image, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -181,14 +193,20 @@ class Address:
         return f"Address(street={self.street!r}, zip={self.zip!r}, city={self.city!r}, note={self.note!r}, floor={self.floor!r}, geo={self.geo!r}, tags={self.tags!r}, attrs={self.attrs!r}, display={self.display!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Address:
-        """Verifies ``data`` and decodes one ``Address`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Address:
+        """Decodes one ``Address`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Address = _SCHEMA.decode(_T_Address, data)
+        value: Address = _SCHEMA.decode(_T_Address, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -207,9 +225,13 @@ class Payload:
     value: str | Image | Address
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Payload:
-        """Verifies ``data`` and decodes one ``Payload`` variant from it (one native call)."""
-        value: Payload = _SCHEMA.decode(_T_Payload, data)
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Payload:
+        """Decodes one ``Payload`` variant from untrusted ``data`` (one native call).
+
+        One checked pass, as a message's ``decode``; ``strict=True`` verifies the
+        whole buffer first.
+        """
+        value: Payload = _SCHEMA.decode(_T_Payload, data, strict)
         return value
 
     def encode(self) -> bytes:

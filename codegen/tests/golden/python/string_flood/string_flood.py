@@ -51,14 +51,20 @@ class StringFlood:
         return f"StringFlood(strings={self.strings!r}, map={self.map!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> StringFlood:
-        """Verifies ``data`` and decodes one ``StringFlood`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> StringFlood:
+        """Decodes one ``StringFlood`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: StringFlood = _SCHEMA.decode(_T_StringFlood, data)
+        value: StringFlood = _SCHEMA.decode(_T_StringFlood, data, strict)
         return value
 
     def encode(self) -> bytes:

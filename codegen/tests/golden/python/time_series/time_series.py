@@ -69,14 +69,20 @@ class TimeSeries:
         return f"TimeSeries(sensor={self.sensor!r}, unit={self.unit!r}, start={self.start!r}, interval_ms={self.interval_ms!r}, timestamps={self.timestamps!r}, values={self.values!r}, quality={self.quality!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> TimeSeries:
-        """Verifies ``data`` and decodes one ``TimeSeries`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> TimeSeries:
+        """Decodes one ``TimeSeries`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: TimeSeries = _SCHEMA.decode(_T_TimeSeries, data)
+        value: TimeSeries = _SCHEMA.decode(_T_TimeSeries, data, strict)
         return value
 
     def encode(self) -> bytes:

@@ -91,14 +91,20 @@ class UnicodeHeavy:
         return f"UnicodeHeavy(title={self.title!r}, chinese={self.chinese!r}, japanese={self.japanese!r}, korean={self.korean!r}, russian={self.russian!r}, greek={self.greek!r}, arabic={self.arabic!r}, hebrew={self.hebrew!r}, hindi={self.hindi!r}, thai={self.thai!r}, emoji={self.emoji!r}, mixed={self.mixed!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> UnicodeHeavy:
-        """Verifies ``data`` and decodes one ``UnicodeHeavy`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> UnicodeHeavy:
+        """Decodes one ``UnicodeHeavy`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: UnicodeHeavy = _SCHEMA.decode(_T_UnicodeHeavy, data)
+        value: UnicodeHeavy = _SCHEMA.decode(_T_UnicodeHeavy, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -139,14 +145,20 @@ class ScriptSection:
         return f"ScriptSection(glossary={self.glossary!r}, paragraphs={self.paragraphs!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> ScriptSection:
-        """Verifies ``data`` and decodes one ``ScriptSection`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> ScriptSection:
+        """Decodes one ``ScriptSection`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: ScriptSection = _SCHEMA.decode(_T_ScriptSection, data)
+        value: ScriptSection = _SCHEMA.decode(_T_ScriptSection, data, strict)
         return value
 
     def encode(self) -> bytes:

@@ -148,14 +148,20 @@ class UserProfile:
         return f"UserProfile(id={self.id!r}, uuid={self.uuid!r}, username={self.username!r}, display_name={self.display_name!r}, email={self.email!r}, email_verified={self.email_verified!r}, verified={self.verified!r}, phone={self.phone!r}, created_at={self.created_at!r}, updated_at={self.updated_at!r}, last_login_at={self.last_login_at!r}, age={self.age!r}, score={self.score!r}, reputation={self.reputation!r}, karma_ratio={self.karma_ratio!r}, is_admin={self.is_admin!r}, is_bot={self.is_bot!r}, locale={self.locale!r}, timezone={self.timezone!r}, tags={self.tags!r}, address={self.address!r}, settings={self.settings!r}, linked_accounts={self.linked_accounts!r}, stats={self.stats!r}, avatar_url={self.avatar_url!r}, bio={self.bio!r}, website={self.website!r}, pronouns={self.pronouns!r}, birthday={self.birthday!r}, referrer_id={self.referrer_id!r}, subscription={self.subscription!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> UserProfile:
-        """Verifies ``data`` and decodes one ``UserProfile`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> UserProfile:
+        """Decodes one ``UserProfile`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: UserProfile = _SCHEMA.decode(_T_UserProfile, data)
+        value: UserProfile = _SCHEMA.decode(_T_UserProfile, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -201,14 +207,20 @@ class UserAddress:
         return f"UserAddress(street={self.street!r}, city={self.city!r}, zip={self.zip!r}, country={self.country!r}, geo={self.geo!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> UserAddress:
-        """Verifies ``data`` and decodes one ``UserAddress`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> UserAddress:
+        """Decodes one ``UserAddress`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: UserAddress = _SCHEMA.decode(_T_UserAddress, data)
+        value: UserAddress = _SCHEMA.decode(_T_UserAddress, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -245,14 +257,20 @@ class GeoPoint:
         return f"GeoPoint(lat={self.lat!r}, lon={self.lon!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> GeoPoint:
-        """Verifies ``data`` and decodes one ``GeoPoint`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> GeoPoint:
+        """Decodes one ``GeoPoint`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: GeoPoint = _SCHEMA.decode(_T_GeoPoint, data)
+        value: GeoPoint = _SCHEMA.decode(_T_GeoPoint, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -298,14 +316,20 @@ class UserSettings:
         return f"UserSettings(theme={self.theme!r}, notifications={self.notifications!r}, language={self.language!r}, two_factor={self.two_factor!r}, font_scale={self.font_scale!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> UserSettings:
-        """Verifies ``data`` and decodes one ``UserSettings`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> UserSettings:
+        """Decodes one ``UserSettings`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: UserSettings = _SCHEMA.decode(_T_UserSettings, data)
+        value: UserSettings = _SCHEMA.decode(_T_UserSettings, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -345,14 +369,20 @@ class NotificationSettings:
         return f"NotificationSettings(email={self.email!r}, push={self.push!r}, sms={self.sms!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> NotificationSettings:
-        """Verifies ``data`` and decodes one ``NotificationSettings`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> NotificationSettings:
+        """Decodes one ``NotificationSettings`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: NotificationSettings = _SCHEMA.decode(_T_NotificationSettings, data)
+        value: NotificationSettings = _SCHEMA.decode(_T_NotificationSettings, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -395,14 +425,20 @@ class LinkedAccount:
         return f"LinkedAccount(provider={self.provider!r}, handle={self.handle!r}, linked_at={self.linked_at!r}, primary={self.primary!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> LinkedAccount:
-        """Verifies ``data`` and decodes one ``LinkedAccount`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> LinkedAccount:
+        """Decodes one ``LinkedAccount`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: LinkedAccount = _SCHEMA.decode(_T_LinkedAccount, data)
+        value: LinkedAccount = _SCHEMA.decode(_T_LinkedAccount, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -451,14 +487,20 @@ class UserStats:
         return f"UserStats(posts={self.posts!r}, comments={self.comments!r}, followers={self.followers!r}, following={self.following!r}, likes_received={self.likes_received!r}, bytes_uploaded={self.bytes_uploaded!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> UserStats:
-        """Verifies ``data`` and decodes one ``UserStats`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> UserStats:
+        """Decodes one ``UserStats`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: UserStats = _SCHEMA.decode(_T_UserStats, data)
+        value: UserStats = _SCHEMA.decode(_T_UserStats, data, strict)
         return value
 
     def encode(self) -> bytes:
@@ -501,14 +543,20 @@ class Subscription:
         return f"Subscription(plan={self.plan!r}, renews_at={self.renews_at!r}, price={self.price!r}, seats={self.seats!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> Subscription:
-        """Verifies ``data`` and decodes one ``Subscription`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> Subscription:
+        """Decodes one ``Subscription`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: Subscription = _SCHEMA.decode(_T_Subscription, data)
+        value: Subscription = _SCHEMA.decode(_T_Subscription, data, strict)
         return value
 
     def encode(self) -> bytes:

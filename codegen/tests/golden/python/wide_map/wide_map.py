@@ -283,14 +283,20 @@ class WideMap:
         return f"WideMap(i_00={self.i_00!r}, f_01={self.f_01!r}, b_02={self.b_02!r}, s_03={self.s_03!r}, n_04={self.n_04!r}, i_05={self.i_05!r}, f_06={self.f_06!r}, b_07={self.b_07!r}, s_08={self.s_08!r}, n_09={self.n_09!r}, i_10={self.i_10!r}, f_11={self.f_11!r}, b_12={self.b_12!r}, s_13={self.s_13!r}, n_14={self.n_14!r}, i_15={self.i_15!r}, f_16={self.f_16!r}, b_17={self.b_17!r}, s_18={self.s_18!r}, n_19={self.n_19!r}, i_20={self.i_20!r}, f_21={self.f_21!r}, b_22={self.b_22!r}, s_23={self.s_23!r}, n_24={self.n_24!r}, i_25={self.i_25!r}, f_26={self.f_26!r}, b_27={self.b_27!r}, s_28={self.s_28!r}, n_29={self.n_29!r}, i_30={self.i_30!r}, f_31={self.f_31!r}, b_32={self.b_32!r}, s_33={self.s_33!r}, n_34={self.n_34!r}, i_35={self.i_35!r}, f_36={self.f_36!r}, b_37={self.b_37!r}, s_38={self.s_38!r}, n_39={self.n_39!r}, i_40={self.i_40!r}, f_41={self.f_41!r}, b_42={self.b_42!r}, s_43={self.s_43!r}, n_44={self.n_44!r}, i_45={self.i_45!r}, f_46={self.f_46!r}, b_47={self.b_47!r}, s_48={self.s_48!r}, n_49={self.n_49!r}, i_50={self.i_50!r}, f_51={self.f_51!r}, b_52={self.b_52!r}, s_53={self.s_53!r}, n_54={self.n_54!r}, i_55={self.i_55!r}, f_56={self.f_56!r}, b_57={self.b_57!r}, s_58={self.s_58!r}, n_59={self.n_59!r}, i_60={self.i_60!r}, f_61={self.f_61!r}, b_62={self.b_62!r}, s_63={self.s_63!r}, n_64={self.n_64!r}, i_65={self.i_65!r}, f_66={self.f_66!r}, b_67={self.b_67!r}, s_68={self.s_68!r}, n_69={self.n_69!r}, i_70={self.i_70!r}, f_71={self.f_71!r}, b_72={self.b_72!r}, s_73={self.s_73!r}, n_74={self.n_74!r}, i_75={self.i_75!r}, f_76={self.f_76!r}, b_77={self.b_77!r}, s_78={self.s_78!r}, n_79={self.n_79!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> WideMap:
-        """Verifies ``data`` and decodes one ``WideMap`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> WideMap:
+        """Decodes one ``WideMap`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: WideMap = _SCHEMA.decode(_T_WideMap, data)
+        value: WideMap = _SCHEMA.decode(_T_WideMap, data, strict)
         return value
 
     def encode(self) -> bytes:

@@ -43,14 +43,20 @@ class WidthBomb:
         return f"WidthBomb(values={self.values!r})"
 
     @classmethod
-    def decode(cls, data: bytes | bytearray | memoryview) -> WidthBomb:
-        """Verifies ``data`` and decodes one ``WidthBomb`` from it (one native call).
+    def decode(cls, data: bytes | bytearray | memoryview, *, strict: bool = False) -> WidthBomb:
+        """Decodes one ``WidthBomb`` from untrusted ``data`` (one native call).
+
+        One checked pass: every read is checked (bounds, widths, field types,
+        UTF-8), under the depth limit and the expansion budget. Parts of the
+        buffer the type does not read are not checked; ``strict=True`` verifies
+        the whole buffer first, as ``flexbuf.validate`` does.
 
         Raises:
             flexbuf.ValidationError: ``data`` is not a valid FlexBuffer.
             flexbuf.SchemaError: the data does not fit the schema (``.path`` says where).
+            flexbuf.BudgetError: shared data would expand past the budget.
         """
-        value: WidthBomb = _SCHEMA.decode(_T_WidthBomb, data)
+        value: WidthBomb = _SCHEMA.decode(_T_WidthBomb, data, strict)
         return value
 
     def encode(self) -> bytes:
