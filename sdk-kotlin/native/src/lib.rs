@@ -1,16 +1,20 @@
 //! JNI entry points of the Kotlin SDK (`dev.flexbuf.jvm.FlexNative`): the Rust
 //! core's verifier, JSON conversion and schema fingerprints, one native call per
-//! buffer (never per field). Errors come back as a `dev.flexbuf.FlexException`
+//! buffer (never per field), and the code generator (`generate`, behind the
+//! Maven plugin). Errors come back as a `dev.flexbuf.FlexException`
 //! built by the Kotlin side from (kind name, offset, message, path), so Kotlin
 //! code sees the same error type whichever side failed.
 
-use jni::objects::{JByteArray, JClass, JString, JValue};
-use jni::sys::{jbyteArray, jint, jlong, jstring};
+use std::path::PathBuf;
+
+use flexbuf_codegen::request::{GenError, GenRequest};
+use jni::objects::{JByteArray, JClass, JObject, JString, JValue};
+use jni::sys::{jbyteArray, jint, jlong, jobjectArray, jstring};
 use jni::JNIEnv;
 
 /// The ABI version the Kotlin loader checks before any other call; bump it on
 /// any change of a signature below.
-pub const ABI_VERSION: jint = 1;
+pub const ABI_VERSION: jint = 2;
 
 /// Throws `dev.flexbuf.jvm.FlexNative.NativeError` carrying the core error.
 fn throw(env: &mut JNIEnv, e: &flexbuf::Error) {
@@ -177,5 +181,109 @@ pub extern "system" fn Java_dev_flexbuf_jvm_FlexNative_fingerprint(
             throw(&mut env, &e);
             0
         }
+    }
+}
+
+/// Reads a Java string argument; `None` (with `IllegalArgumentException`
+/// thrown) when it cannot be read. A null reference reads as `None` without
+/// throwing only when `optional`.
+fn string_arg(env: &mut JNIEnv, s: &JString, optional: bool) -> Result<Option<String>, ()> {
+    if s.is_null() {
+        if optional {
+            return Ok(None);
+        }
+        let _ = env.throw_new("java/lang/NullPointerException", "null argument");
+        return Err(());
+    }
+    match env.get_string(s) {
+        Ok(v) => Ok(Some(v.into())),
+        Err(_) => {
+            let _ = env.throw_new(
+                "java/lang/IllegalArgumentException",
+                "cannot read the string",
+            );
+            Err(())
+        }
+    }
+}
+
+/// `FlexNative.generate(lang, schema, output, tsInt64): Array<String>`: runs
+/// the code generator ([`GenRequest`], the one every host shares) and returns
+/// the paths written. Failures throw `dev.flexbuf.jvm.GenerateException` with
+/// `usage` true for a bad request and false for schema errors, the message
+/// being the generator's `file:line:column` diagnostics.
+#[no_mangle]
+pub extern "system" fn Java_dev_flexbuf_jvm_FlexNative_generate(
+    mut env: JNIEnv,
+    _c: JClass,
+    lang: JString,
+    schema: JString,
+    output: JString,
+    ts_int64: JString,
+) -> jobjectArray {
+    let args = (|| {
+        Ok::<_, ()>((
+            string_arg(&mut env, &lang, false)?.unwrap_or_default(),
+            string_arg(&mut env, &schema, false)?.unwrap_or_default(),
+            string_arg(&mut env, &output, false)?.unwrap_or_default(),
+            string_arg(&mut env, &ts_int64, true)?,
+        ))
+    })();
+    let Ok((lang, schema, output, ts_int64)) = args else {
+        return std::ptr::null_mut();
+    };
+    let (schema, output) = (PathBuf::from(schema), PathBuf::from(output));
+    let request = GenRequest {
+        lang: &lang,
+        schema: &schema,
+        output: &output,
+        ts_int64: ts_int64.as_deref(),
+    };
+    let made = match request.run() {
+        Ok(paths) => paths_array(&mut env, &paths),
+        Err(e) => {
+            let usage = matches!(e, GenError::Usage(_));
+            throw_generate(&mut env, usage, &e.to_string());
+            return std::ptr::null_mut();
+        }
+    };
+    match made {
+        Ok(a) => a,
+        Err(_) => {
+            if !env.exception_check().unwrap_or(false) {
+                let _ = env.throw_new(
+                    "java/lang/IllegalStateException",
+                    "cannot return the generated paths",
+                );
+            }
+            std::ptr::null_mut()
+        }
+    }
+}
+
+fn paths_array(env: &mut JNIEnv, paths: &[PathBuf]) -> jni::errors::Result<jobjectArray> {
+    let class = env.find_class("java/lang/String")?;
+    let array = env.new_object_array(paths.len() as i32, class, JObject::null())?;
+    for (i, p) in paths.iter().enumerate() {
+        let s = env.new_string(p.to_string_lossy())?;
+        env.set_object_array_element(&array, i as i32, s)?;
+    }
+    Ok(array.into_raw())
+}
+
+/// Throws `dev.flexbuf.jvm.GenerateException(usage, message)`.
+fn throw_generate(env: &mut JNIEnv, usage: bool, message: &str) {
+    let made = (|| -> jni::errors::Result<()> {
+        let class = env.find_class("dev/flexbuf/jvm/GenerateException")?;
+        let m = env.new_string(message)?;
+        let obj = env.new_object(
+            class,
+            "(ZLjava/lang/String;)V",
+            &[JValue::Bool(usage.into()), JValue::Object(&m)],
+        )?;
+        env.throw(jni::objects::JThrowable::from(obj))
+    })();
+    if made.is_err() && !env.exception_check().unwrap_or(false) {
+        let _ = env.throw_new("java/lang/IllegalStateException", message);
     }
 }

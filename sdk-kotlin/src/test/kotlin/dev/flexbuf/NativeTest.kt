@@ -1,6 +1,7 @@
 package dev.flexbuf
 
 import dev.flexbuf.jvm.FlexNative
+import dev.flexbuf.jvm.GenerateException
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
@@ -26,6 +27,24 @@ class NativeTest {
         val compiled = File(System.getProperty("flexbuf.repo", "..")).resolve("sdk-kotlin/target/generated-test-sources/defects.schema.bin")
         if (!compiled.exists()) return
         assertTrue(FlexNative.checkFingerprint(compiled.readBytes(), "defects.Profile", defects.ProfileFlexCoder.FINGERPRINT))
+    }
+
+    @Test
+    fun generatorOverJniWritesCodersOrReportsDiagnostics() {
+        val dir = kotlin.io.path.createTempDirectory("flexbuf-gen").toFile()
+        try {
+            val good = dir.resolve("point.fxs").apply { writeText("namespace geo;\nmessage Point { x: f64; y: f64; }\n") }
+            val written = FlexNative.generate("kotlin", good, dir.resolve("out"))
+            assertEquals(1, written.size)
+            assertTrue(written[0].readText().contains("data class Point("), written[0].readText())
+
+            val bad = dir.resolve("bad.fxs").apply { writeText("message A { x: nosuch; }\n") }
+            val e = assertThrows<GenerateException> { FlexNative.generate("kotlin", bad, dir.resolve("bad-out")) }
+            assertTrue(!e.usage && e.message!!.contains("bad.fxs:1:"), e.message)
+            assertTrue(assertThrows<GenerateException> { FlexNative.generate("cobol", good, dir) }.usage)
+        } finally {
+            dir.deleteRecursively()
+        }
     }
 
     private fun probe(path: String): String {

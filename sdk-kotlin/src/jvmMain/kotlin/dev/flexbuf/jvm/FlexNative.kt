@@ -10,12 +10,21 @@ import java.nio.file.StandardCopyOption
 public class NativeError(public val kind: String, public val offset: Long, message: String, public val path: String) :
     RuntimeException(message)
 
+/**
+ * The code generator refused a request ([usage]: unknown language, an option
+ * for another language, an output directory that cannot be created) or found
+ * errors in the schema; [message] is the generator's diagnostics, one
+ * `file:line:column: ...` per problem.
+ */
+public class GenerateException(public val usage: Boolean, message: String) : RuntimeException(message)
+
 /** The native library is missing, cannot be loaded, or is a different version than this jar expects. */
 public class NativeLibraryException(message: String, cause: Throwable? = null) : RuntimeException(message, cause)
 
 /**
  * The Rust core over JNI: verification, JSON conversion and schema fingerprints,
- * one native call per buffer.
+ * one native call per buffer, and the Rust code generator ([generate], used
+ * by the Maven plugin).
  *
  * The library is loaded on first use from the path in the system property
  * [PATH_PROPERTY] when set, else from the jar's `dev/flexbuf/native/<os>-<arch>/`
@@ -28,7 +37,7 @@ public object FlexNative {
     public const val PATH_PROPERTY: String = "dev.flexbuf.native.path"
 
     /** The ABI version this jar was built against (`ABI_VERSION` in sdk-kotlin/native). */
-    public const val EXPECTED_ABI: Int = 1
+    public const val EXPECTED_ABI: Int = 2
 
     /** `<os>-<arch>`, the jar folder holding this platform's library (e.g. `linux-x86_64`). */
     public val platform: String by lazy {
@@ -115,6 +124,7 @@ public object FlexNative {
     @JvmStatic private external fun toJson(bytes: ByteArray): String
     @JvmStatic private external fun fromJson(text: String): ByteArray
     @JvmStatic private external fun fingerprint(schema: ByteArray, typeName: String): Long
+    @JvmStatic private external fun generate(lang: String, schema: String, output: String, tsInt64: String?): Array<String>
 
     private inline fun <R> call(block: () -> R): R {
         load()
@@ -144,4 +154,24 @@ public object FlexNative {
     /** True when the generated coder's fingerprint equals the one the compiled schema gives [typeName]. */
     public fun checkFingerprint(compiledSchema: ByteArray, typeName: String, expected: Long): Boolean =
         schemaFingerprint(compiledSchema, typeName) == expected
+
+    /**
+     * Runs the Rust code generator (the one `flexbuf gen` runs): generates
+     * [lang] coders (`kotlin`, `rust`, `python`, `ts`) from [schema] and its
+     * imports into [output] (created when missing) and returns the files
+     * written. [tsInt64] is the TypeScript `i64`/`u64` policy (`auto`,
+     * `checked`, `bigint`), for `ts` only. Throws [GenerateException] with the
+     * generator's diagnostics when the request or the schema is wrong, and
+     * [NativeLibraryException] when the library cannot be loaded.
+     *
+     * ```
+     * val files = FlexNative.generate("kotlin", File("shop.fxs"), File("build/generated/flexbuf"))
+     * ```
+     */
+    @JvmStatic
+    @JvmOverloads
+    public fun generate(lang: String, schema: File, output: File, tsInt64: String? = null): List<File> {
+        load()
+        return generate(lang, schema.path, output.path, tsInt64).map(::File)
+    }
 }
