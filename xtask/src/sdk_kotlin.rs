@@ -1,7 +1,10 @@
 //! The Kotlin SDK (`sdk-kotlin/`): the JNI crate `flexbuf-kotlin-native`, the
 //! generated test coders, the Maven build (installed into the local Maven
-//! repository as `dev.flexbuf:flexbuf-kotlin:0.1.0`), JUnit tests, the
-//! conformance runner and the JMH benchmarks (`sdk-kotlin/bench`).
+//! repository as `dev.flexbuf:flexbuf-kotlin:0.1.0`), the Maven plugin
+//! (`sdk-kotlin/maven-plugin`, installed as
+//! `dev.flexbuf:flexbuf-maven-plugin:0.1.0`) and the consumer project that
+//! tests it, JUnit tests, the conformance runner and the JMH benchmarks
+//! (`sdk-kotlin/bench`).
 //!
 //! Maven (and a JDK) come from apt when missing; every Maven artifact is
 //! downloaded into the default local repository (`~/.m2`) by Maven itself.
@@ -12,6 +15,16 @@ use crate::util::{cargo, root, step, Result};
 
 fn sdk() -> PathBuf {
     root().join("sdk-kotlin")
+}
+
+fn plugin() -> PathBuf {
+    sdk().join("maven-plugin")
+}
+
+/// A project using the SDK and the plugin as the README says (`mvn verify`
+/// generates, compiles and round-trips; its `broken` profile must fail).
+fn consumer() -> PathBuf {
+    plugin().join("src/it/consumer")
 }
 
 /// `<os>-<arch>` as `dev.flexbuf.jvm.FlexNative.platform` spells it.
@@ -54,8 +67,8 @@ fn schemas() -> Result<Vec<PathBuf>> {
 }
 
 /// Builds the JNI library, generates the test coders (`flexbuf gen --lang kotlin`),
-/// packs the library into the jar's platform folder and installs the jar into
-/// the local Maven repository.
+/// packs the library into the jar's platform folder and installs the jar, then
+/// the Maven plugin (which depends on it), into the local Maven repository.
 pub fn build() -> Result<()> {
     ensure_tools()?;
     step(
@@ -81,13 +94,44 @@ pub fn build() -> Result<()> {
         "mvn install (sdk-kotlin, dev.flexbuf:flexbuf-kotlin:0.1.0)",
         mvn(&sdk(), &["install", "-DskipTests"]),
     )?;
+    step(
+        "mvn install (sdk-kotlin/maven-plugin, dev.flexbuf:flexbuf-maven-plugin:0.1.0)",
+        mvn(&plugin(), &["install", "-DskipTests"]),
+    )?;
     Ok(())
 }
 
-/// Runs the JUnit 5 suite through Surefire (builds first).
+/// Runs the SDK's and the plugin's JUnit 5 suites through Surefire, then the
+/// consumer project: `mvn verify` must generate, compile and round-trip, and
+/// its `broken` profile must fail with the generator's diagnostic (builds first).
 pub fn test() -> Result<()> {
     build()?;
-    step("mvn test (sdk-kotlin)", mvn(&sdk(), &["test"]))
+    step("mvn test (sdk-kotlin)", mvn(&sdk(), &["test"]))?;
+    step(
+        "mvn test (sdk-kotlin/maven-plugin)",
+        mvn(&plugin(), &["test"]),
+    )?;
+    step(
+        "mvn verify (sdk-kotlin/maven-plugin/src/it/consumer)",
+        mvn(&consumer(), &["clean", "verify"]),
+    )?;
+    println!("==> mvn -Pbroken generate-sources (consumer, must fail)");
+    let out = mvn(&consumer(), &["-Pbroken", "generate-sources"])
+        .stderr_to_stdout()
+        .stdout_capture()
+        .unchecked()
+        .run()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let expected = "bad.fxs:5:13: error: unknown type `NoSuchType`";
+    if out.status.success() || !text.contains(expected) {
+        return Err(format!(
+            "the consumer's broken schema must fail the build with `{expected}`; \
+             got {} and:\n{text}",
+            out.status
+        )
+        .into());
+    }
+    Ok(())
 }
 
 /// The benchmarks issue 16 judges: generated encode and decode, the `Flex`
