@@ -47,6 +47,33 @@ class NativeTest {
         }
     }
 
+    @Test
+    fun generateCommandRunsTheGeneratorAsAJavaMainClass() {
+        val dir = kotlin.io.path.createTempDirectory("flexbuf-gen-main").toFile()
+        try {
+            val good = dir.resolve("point.fxs").apply { writeText("namespace geo;\nmessage Point { x: f64; }\n") }
+            val bad = dir.resolve("bad.fxs").apply { writeText("message A { x: nosuch; }\n") }
+            fun run(vararg args: String): Pair<Int, String> {
+                val java = File(System.getProperty("java.home"), "bin/java").path
+                val p = ProcessBuilder(listOf(java, "-cp", System.getProperty("java.class.path"), "dev.flexbuf.jvm.Generate") + args)
+                    .redirectErrorStream(true).start()
+                assertTrue(p.waitFor(60, TimeUnit.SECONDS))
+                return p.exitValue() to p.inputStream.readBytes().decodeToString()
+            }
+            val out = dir.resolve("out").path
+            val (ok, printed) = run("--lang", "kotlin", "-o", out, good.path)
+            assertEquals(0, ok, printed)
+            assertTrue(File(out, "geo/Point.kt").readText().contains("data class Point("), printed)
+            val (failed, diag) = run("-o", out, bad.path)
+            assertEquals(1, failed, diag)
+            assertTrue(diag.contains("bad.fxs:1:"), diag)
+            assertEquals(2, run(good.path).first)
+            assertEquals(2, run("--lang", "cobol", "-o", out, good.path).first)
+        } finally {
+            dir.deleteRecursively()
+        }
+    }
+
     private fun probe(path: String): String {
         val java = File(System.getProperty("java.home"), "bin/java").path
         val p = ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), "-Ddev.flexbuf.native.path=$path", "dev.flexbuf.NativeProbeKt")
