@@ -242,5 +242,96 @@ pub fn bench() -> Result<()> {
     util::step(
         "node bench/bench.mjs --write",
         node(&["bench/bench.mjs", "--write"]),
-    )
+    )?;
+    let raw = util::root().join("target/ts-bench.json");
+    let results: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&raw)?)?;
+    let svg =
+        ts_suite(&results, &crate::report::today())?.write(&crate::chart::dir(&util::root()))?;
+    println!("xtask: wrote {} (and its .json)", svg.display());
+    Ok(())
+}
+
+/// The columns of each chart panel: the typed coder (the baseline) first.
+const CHART_COLUMNS: [&str; 5] = [
+    "flexbuf typed",
+    "flexbuf",
+    "JSON.parse",
+    "msgpackr",
+    "flatbuffers",
+];
+
+/// The chart suite of a `bench.mjs` run: decode and encode in Node and in
+/// Chromium, each peer against the generated coder. `JSON.parse` stands for
+/// `JSON.stringify` in the encode panels (the same column of the tables).
+fn ts_suite(results: &serde_json::Value, date: &str) -> Result<crate::chart::Suite> {
+    let mut panels = Vec::new();
+    for (env, label) in [("node", "Node"), ("chromium", "Chromium")] {
+        let Some(rows) = results[env].as_array() else {
+            continue;
+        };
+        let fixtures: Vec<String> = rows
+            .iter()
+            .filter_map(|r| r["fixture"].as_str().map(str::to_string))
+            .collect();
+        for op in ["decode", "encode"] {
+            let columns = CHART_COLUMNS
+                .iter()
+                .map(|&c| {
+                    let key = if op == "encode" && c == "JSON.parse" {
+                        "JSON.stringify"
+                    } else {
+                        c
+                    };
+                    let times = rows.iter().map(|r| r[op][key].as_f64()).collect();
+                    (key.to_string(), times)
+                })
+                .collect();
+            panels.push(crate::chart::Panel::from_medians(
+                &format!("{label} {op}"),
+                fixtures.clone(),
+                columns,
+            ));
+        }
+    }
+    if panels.is_empty() {
+        return Err("ts-bench.json: no node or chromium rows".into());
+    }
+    Ok(crate::chart::Suite {
+        name: "ts",
+        title: "TypeScript SDK: peer time / flexbuf typed time".into(),
+        command: "cargo xtask bench ts".into(),
+        date: date.to_string(),
+        panels,
+    })
+}
+
+#[cfg(test)]
+mod chart_tests {
+    use super::*;
+
+    #[test]
+    fn the_suite_has_a_panel_per_environment_and_operation() {
+        let row = serde_json::json!({"fixture": "user_profile",
+            "decode": {"flexbuf typed": 2.0, "flexbuf": 3.0, "JSON.parse": 4.0, "msgpackr": 1.0, "flatbuffers": null},
+            "encode": {"flexbuf typed": 1.0, "flexbuf": 2.0, "JSON.stringify": 3.0, "msgpackr": 2.0, "flatbuffers": 9.0}});
+        let results = serde_json::json!({"node": [row.clone()], "chromium": [row]});
+        let suite = ts_suite(&results, "2026-12-01").unwrap();
+        let names: Vec<&str> = suite.panels.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "Node decode",
+                "Node encode",
+                "Chromium decode",
+                "Chromium encode"
+            ]
+        );
+        let decode = &suite.panels[0];
+        assert_eq!(decode.baseline, "flexbuf typed");
+        assert_eq!(decode.series[1].peer, "JSON.parse");
+        assert_eq!(decode.series[1].ratios, vec![Some(2.0)]);
+        assert_eq!(decode.series[3].ratios, vec![None]);
+        assert_eq!(suite.panels[1].series[1].peer, "JSON.stringify");
+        assert_eq!(suite.panels[1].series[1].ratios, vec![Some(3.0)]);
+    }
 }
