@@ -115,6 +115,19 @@ pub fn test() -> Result<()> {
         "mvn verify (sdk-kotlin/maven-plugin/src/it/consumer)",
         mvn(&consumer(), &["clean", "verify"]),
     )?;
+    let readme = readme_project()?;
+    step(
+        "mvn verify (sdk-kotlin/README.md's Maven lines in target/kotlin-readme-project)",
+        mvn(&readme, &["verify"]),
+    )?;
+    let report = readme.join("target/surefire-reports/TEST-shop.app.RoundTripTest.xml");
+    if !report.exists() {
+        return Err(format!(
+            "the README project ran no round-trip test ({} missing)",
+            report.display()
+        )
+        .into());
+    }
     println!("==> mvn -Pbroken generate-sources (consumer, must fail)");
     let out = mvn(&consumer(), &["-Pbroken", "generate-sources"])
         .stderr_to_stdout()
@@ -130,6 +143,83 @@ pub fn test() -> Result<()> {
             out.status
         )
         .into());
+    }
+    Ok(())
+}
+
+/// The fenced blocks of `markdown` whose info string is `lang`.
+fn fenced<'a>(markdown: &'a str, lang: &str) -> Vec<&'a str> {
+    let open = format!("```{lang}\n");
+    let mut out = Vec::new();
+    let mut rest = markdown;
+    while let Some(start) = rest.find(&open) {
+        let body = &rest[start + open.len()..];
+        let Some(end) = body.find("\n```") else {
+            break;
+        };
+        out.push(&body[..end + 1]);
+        rest = &body[end + 4..];
+    }
+    out
+}
+
+/// A scratch project (`target/kotlin-readme-project`) built from the Maven
+/// lines of `sdk-kotlin/README.md` exactly as written (the `flexbuf-kotlin`
+/// dependency and the `<build>` section with the plugin), plus JUnit for the
+/// consumer's sources it copies (schema, code, round-trip test).
+fn readme_project() -> Result<PathBuf> {
+    let readme = std::fs::read_to_string(sdk().join("README.md"))?;
+    let blocks = fenced(&readme, "xml");
+    let find = |start: &str, has: &str| {
+        blocks
+            .iter()
+            .find(|b| b.trim_start().starts_with(start) && b.contains(has))
+            .copied()
+            .ok_or_else(|| format!("sdk-kotlin/README.md has no ```xml block {start}...{has}"))
+    };
+    let dependency = find("<dependency>", "<artifactId>flexbuf-kotlin</artifactId>")?;
+    let build = find("<build>", "<artifactId>flexbuf-maven-plugin</artifactId>")?;
+    let dir = crate::util::target_dir().join("kotlin-readme-project");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    copy_tree(&consumer().join("src/main"), &dir.join("src/main"))?;
+    copy_tree(&consumer().join("src/test"), &dir.join("src/test"))?;
+    let pom = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.flexbuf.it</groupId>
+  <artifactId>readme-project</artifactId>
+  <version>1.0</version>
+  <properties>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+{dependency}    <dependency>
+      <groupId>org.junit.jupiter</groupId>
+      <artifactId>junit-jupiter</artifactId>
+      <version>5.14.4</version>
+      <scope>test</scope>
+    </dependency>
+  </dependencies>
+{build}</project>
+"#
+    );
+    std::fs::write(dir.join("pom.xml"), pom)?;
+    Ok(dir)
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
     }
     Ok(())
 }
@@ -323,4 +413,25 @@ pub fn prepare_conformance() -> Result<()> {
 /// The Kotlin conformance runner (`mvn exec:java`), printing JSON result lines.
 pub fn conformance_command() -> duct::Expression {
     mvn(&sdk(), &["exec:java"])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_readme_has_the_maven_lines_the_scratch_project_is_built_from() {
+        let dir = readme_project().unwrap();
+        let pom = std::fs::read_to_string(dir.join("pom.xml")).unwrap();
+        assert!(
+            pom.contains("<artifactId>flexbuf-kotlin</artifactId>"),
+            "{pom}"
+        );
+        assert!(pom.contains("<goal>generate</goal>"), "{pom}");
+        assert!(dir.join("src/main/flexbuf/shop.fxs").exists());
+        assert_eq!(
+            fenced("a\n```xml\n<x/>\n```\n```sh\nls\n```\n", "xml"),
+            ["<x/>\n"]
+        );
+    }
 }
