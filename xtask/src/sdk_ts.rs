@@ -171,7 +171,8 @@ pub fn test() -> Result<()> {
     files.sort();
     let mut args = vec!["--test"];
     args.extend(files.iter().map(String::as_str));
-    util::step("node --test (sdk-ts)", node(&args))?;
+    let cli = util::flexbuf_cli()?;
+    util::step("node --test (sdk-ts)", node(&args).env("FLEXBUF_CLI", &cli))?;
     install_test()
 }
 
@@ -214,9 +215,64 @@ fn install_test() -> Result<()> {
     let result = util::step(
         "use the installed package",
         duct::cmd("node", ["--input-type=module", "-e", script]).dir(&dir),
-    );
+    )
+    .and_then(|()| generated_coders_in(&dir));
     let _ = std::fs::remove_dir_all(&dir);
     result
+}
+
+/// In the consumer project `dir` (the tarball installed): `npx flexbuf gen
+/// --lang ts` through the installed package's native addon, the output
+/// compiled with tsc against the installed `flexbuf`, and one message round-tripped.
+fn generated_coders_in(dir: &Path) -> Result<()> {
+    std::fs::write(
+        dir.join("point.fxs"),
+        "namespace demo;\n/// A labelled point.\nmessage Point { x: f64; y: f64; label: string; tags: [string]; }\n",
+    )?;
+    util::step(
+        "npx flexbuf gen --lang ts point.fxs -o src/gen (installed package)",
+        duct::cmd(
+            "npx",
+            [
+                "--no-install",
+                "flexbuf",
+                "gen",
+                "--lang",
+                "ts",
+                "point.fxs",
+                "-o",
+                "src/gen",
+            ],
+        )
+        .dir(dir),
+    )?;
+    std::fs::write(
+        dir.join("tsconfig.json"),
+        r#"{"compilerOptions": {"target": "ES2020", "module": "NodeNext", "moduleResolution": "NodeNext",
+            "strict": true, "types": [], "lib": ["ES2020"], "outDir": "out"}, "include": ["src/gen/*.ts"]}"#,
+    )?;
+    let tsc = sdk().join("node_modules/typescript/bin/tsc");
+    util::step(
+        "tsc (generated coders against the installed package)",
+        duct::cmd(
+            "node",
+            [tsc.to_string_lossy().as_ref(), "-p", "tsconfig.json"],
+        )
+        .dir(dir),
+    )?;
+    let script = "import * as fb from 'flexbuf'; \
+        const { encodePoint, decodePoint } = await import('./out/point.js'); \
+        const p = { x: 1.5, y: -2, label: 'here', tags: ['a', 'b'] }; \
+        const bytes = encodePoint(p); \
+        const back = decodePoint(bytes); \
+        if (JSON.stringify(back) !== JSON.stringify(p)) throw new Error('round trip: ' + JSON.stringify(back)); \
+        if (fb.toJSON(bytes) !== '{\"label\":\"here\",\"tags\":[\"a\",\"b\"],\"x\":1.5,\"y\":-2.0}') throw new Error('bytes: ' + fb.toJSON(bytes)); \
+        console.log('generated coders work in the consumer project');";
+    // The consumer is an ES module package (`"type": "module"`), so `out/point.js` loads as ESM.
+    util::step(
+        "round-trip through the generated coders",
+        duct::cmd("node", ["--input-type=module", "-e", script]).dir(dir),
+    )
 }
 
 /// Prepares the conformance runner: the package and addon built, test coders generated.

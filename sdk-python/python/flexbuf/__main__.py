@@ -55,7 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         written = _native.generate(args.lang, args.schema, args.output, args.ts_int64)
     except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
+        # The generator's diagnostics already read `file:line:column: error: ...`.
+        print(e, file=sys.stderr)
         return 1
     for path in written:
         print(f"wrote {path}")

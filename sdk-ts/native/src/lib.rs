@@ -97,11 +97,59 @@ fn from_json(mut cx: FunctionContext) -> JsResult<JsValue> {
     }
 }
 
+/// `generate(lang, schema, output, tsInt64 | null) -> { written: string[] } |
+/// { error: "usage" | "schema", message }`: the Rust code generator
+/// (`flexbuf_codegen::request`), for `npx flexbuf gen`. A `"usage"` error is a
+/// wrong request; a `"schema"` one carries the diagnostics
+/// (`file:line:column: ...`) or names a file that could not be read or written.
+fn generate(mut cx: FunctionContext) -> JsResult<JsObject> {
+    use flexbuf_codegen::request::{GenError, GenRequest};
+    let lang = cx.argument::<JsString>(0)?.value(&mut cx);
+    let schema = cx.argument::<JsString>(1)?.value(&mut cx);
+    let output = cx.argument::<JsString>(2)?.value(&mut cx);
+    let ts_int64 = match cx.argument_opt(3) {
+        Some(v) => v
+            .downcast::<JsString, _>(&mut cx)
+            .ok()
+            .map(|s| s.value(&mut cx)),
+        None => None,
+    };
+    let request = GenRequest {
+        lang: &lang,
+        schema: std::path::Path::new(&schema),
+        output: std::path::Path::new(&output),
+        ts_int64: ts_int64.as_deref(),
+    };
+    let out = cx.empty_object();
+    match request.run() {
+        Ok(paths) => {
+            let written = cx.empty_array();
+            for (i, p) in paths.iter().enumerate() {
+                let s = cx.string(p.to_string_lossy());
+                written.set(&mut cx, i as u32, s)?;
+            }
+            out.set(&mut cx, "written", written)?;
+        }
+        Err(e) => {
+            let (kind, message) = match e {
+                GenError::Usage(m) => ("usage", m),
+                GenError::Schema(m) => ("schema", m),
+            };
+            let k = cx.string(kind);
+            out.set(&mut cx, "error", k)?;
+            let m = cx.string(message);
+            out.set(&mut cx, "message", m)?;
+        }
+    }
+    Ok(out)
+}
+
 /// Registers the exported functions.
 #[neon::main]
 fn main(mut cx: ModuleContext) -> NeonResult<()> {
     cx.export_function("verify", verify)?;
     cx.export_function("toJSON", to_json)?;
     cx.export_function("fromJSON", from_json)?;
+    cx.export_function("generate", generate)?;
     Ok(())
 }
