@@ -139,7 +139,71 @@ pub fn test() -> Result<()> {
             .dir(root())
             .env("FLEXBUF_CLI", &cli),
     )?;
-    keywords_module()
+    keywords_module()?;
+    install_test()
+}
+
+/// The README's lines in a scratch project: `pip install .` (from the
+/// repository root) into a fresh virtual environment, then `python -m
+/// flexbuf gen --lang python schema.fxs -o pkg/` and a round trip through the
+/// generated class, all with that environment's Python.
+fn install_test() -> Result<()> {
+    let dir = std::env::temp_dir().join(format!("flexbuf-pip-install-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    let venv = dir.join("venv");
+    let result = (|| -> Result<()> {
+        step(
+            "python3 -m venv (scratch project)",
+            duct::cmd(
+                "python3",
+                ["-m".as_ref(), "venv".as_ref(), venv.as_os_str()],
+            ),
+        )?;
+        let py = venv.join("bin/python");
+        step(
+            "pip install . (from the repository root, into the scratch venv)",
+            duct::cmd(&py, ["-m", "pip", "install", "-q", "."])
+                .dir(root())
+                // maturin builds into the repository's target directory, so the
+                // crates compiled for the wheel are reused.
+                .env("CARGO_TARGET_DIR", util::target_dir()),
+        )?;
+        std::fs::write(
+            dir.join("point.fxs"),
+            "namespace demo;\nmessage Point { x: f64; y: f64; label: string; tags: [string]; }\n",
+        )?;
+        step(
+            "python -m flexbuf gen --lang python point.fxs -o pkg/",
+            duct::cmd(
+                &py,
+                [
+                    "-m",
+                    "flexbuf",
+                    "gen",
+                    "--lang",
+                    "python",
+                    "point.fxs",
+                    "-o",
+                    "pkg/",
+                ],
+            )
+            .dir(&dir),
+        )?;
+        let script = "import flexbuf\n\
+            from pkg.point import Point\n\
+            p = Point(x=1.5, y=-2.0, label='here', tags=['a', 'b'])\n\
+            data = p.encode()\n\
+            assert Point.decode(data) == p, Point.decode(data)\n\
+            assert flexbuf.loads(data) == {'label': 'here', 'tags': ['a', 'b'], 'x': 1.5, 'y': -2.0}\n\
+            print('pip-installed package and generated class work')\n";
+        step(
+            "round-trip through the generated class (scratch venv)",
+            duct::cmd(&py, ["-c", script]).dir(&dir),
+        )
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }
 
 /// The keywords schema (names that clash with Python and the generated API)
