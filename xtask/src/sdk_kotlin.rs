@@ -103,7 +103,9 @@ pub fn build() -> Result<()> {
 
 /// Runs the SDK's and the plugin's JUnit 5 suites through Surefire, then the
 /// consumer project: `mvn verify` must generate, compile and round-trip, and
-/// its `broken` profile must fail with the generator's diagnostic (builds first).
+/// a scratch project made of the README's Maven lines must do the same, and
+/// the consumer's `broken` profile must fail with the generator's diagnostic
+/// (builds first).
 pub fn test() -> Result<()> {
     build()?;
     step("mvn test (sdk-kotlin)", mvn(&sdk(), &["test"]))?;
