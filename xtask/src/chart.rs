@@ -98,6 +98,49 @@ impl Suite {
         Ok(svg)
     }
 
+    /// A suite read back from its `docs/bench/<name>.json` (for redrawing).
+    pub fn from_json(name: &'static str, j: &serde_json::Value) -> Result<Suite> {
+        let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+        let columns = |table: &serde_json::Value, fixtures: &[String]| -> Vec<Series> {
+            table
+                .as_object()
+                .map(|m| {
+                    m.iter()
+                        .map(|(peer, by)| Series {
+                            peer: peer.clone(),
+                            ratios: fixtures.iter().map(|f| by[f].as_f64()).collect(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let panels = j["panels"]
+            .as_array()
+            .ok_or_else(|| format!("{name}.json: no panels"))?
+            .iter()
+            .map(|p| {
+                let fixtures: Vec<String> = p["fixtures"]
+                    .as_array()
+                    .map(|a| a.iter().map(text).collect())
+                    .unwrap_or_default();
+                Panel {
+                    name: text(&p["name"]),
+                    baseline: text(&p["baseline"]),
+                    series: columns(&p["ratios"], &fixtures),
+                    medians: columns(&p["medians_ns"], &fixtures),
+                    fixtures,
+                }
+            })
+            .collect();
+        Ok(Suite {
+            name,
+            title: text(&j["title"]),
+            command: text(&j["command"]),
+            date: text(&j["date"]),
+            panels,
+        })
+    }
+
     fn json(&self) -> serde_json::Value {
         let panels: Vec<serde_json::Value> = self
             .panels
@@ -161,6 +204,23 @@ impl Suite {
     }
 }
 
+/// `cargo xtask chart`: redraws every `docs/bench/<suite>.svg` from its
+/// `.json` (after a change to the drawing, without re-running a benchmark).
+pub fn redraw(root: &Path) -> Result<()> {
+    const SUITES: [&str; 4] = ["core", "typed", "python", "ts"];
+    for name in SUITES {
+        let path = dir(root).join(format!("{name}.json"));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let suite = Suite::from_json(name, &serde_json::from_str(&text)?)?;
+        let svg = dir(root).join(format!("{name}.svg"));
+        std::fs::write(&svg, suite.svg()?)?;
+        println!("xtask: redrew {}", svg.display());
+    }
+    Ok(())
+}
+
 fn draw_err<E: std::fmt::Debug>(e: E) -> Box<dyn std::error::Error> {
     format!("drawing the chart: {e:?}").into()
 }
@@ -203,12 +263,13 @@ where
         .margin(10)
         .x_label_area_size(60)
         .y_label_area_size(55)
-        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), (lo..hi).log_scale())
+        // Two empty slots on the right keep the legend off the last fixtures.
+        .build_cartesian_2d(-0.5f64..(n as f64 + 1.5), (lo..hi).log_scale())
         .map_err(draw_err)?;
     let fixtures = panel.fixtures.clone();
     chart
         .configure_mesh()
-        .x_labels(n)
+        .x_labels(n + 2)
         .x_label_formatter(&|x| {
             let i = x.round();
             if (x - i).abs() < 1e-6 && i >= 0.0 {
@@ -223,7 +284,7 @@ where
         .map_err(draw_err)?;
     chart
         .draw_series(LineSeries::new(
-            [(-0.5, 1.0), (n as f64 - 0.5, 1.0)],
+            [(-0.5, 1.0), (n as f64 + 1.5, 1.0)],
             BLACK.stroke_width(2),
         ))
         .map_err(draw_err)?
@@ -294,6 +355,26 @@ mod tests {
         }
         // Three measured points, one circle each (legend circles add one per peer).
         assert_eq!(svg.matches("<circle").count(), 3 + 2);
+    }
+
+    #[test]
+    fn a_suite_reads_back_from_its_json() {
+        let back = Suite::from_json("demo", &suite().json()).unwrap();
+        assert_eq!(back.title, "Demo");
+        let (a, b) = (&suite().panels[0], &back.panels[0]);
+        assert_eq!(a.fixtures, b.fixtures);
+        assert_eq!(a.baseline, b.baseline);
+        let peers = |p: &Panel| -> Vec<(String, Vec<Option<f64>>)> {
+            let mut v: Vec<_> = p
+                .series
+                .iter()
+                .map(|s| (s.peer.clone(), s.ratios.clone()))
+                .collect();
+            v.sort_by(|x, y| x.0.cmp(&y.0));
+            v
+        };
+        assert_eq!(peers(a), peers(b));
+        assert_eq!(back.svg().unwrap().matches("<circle").count(), 3 + 2);
     }
 
     #[test]

@@ -32,7 +32,7 @@ fn usage() -> String {
     let sdks: Vec<&str> = sdk_table::SDKS.iter().map(|s| s.name).collect();
     format!(
         "usage: cargo xtask <build-all | test | conformance [--regen] | bench <core | typed | {}> \
-         | fuzz <{}> [--seconds N] [--build-only] | ci>",
+         | fuzz <{}> [--seconds N] [--build-only] | chart | ci>",
         sdks.join(" | "),
         fuzz::TARGETS.join(" | ")
     )
@@ -45,6 +45,7 @@ fn main() -> ExitCode {
         Some("test") | Some("ci") => test(),
         Some("conformance") => conformance::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("chart") => chart::redraw(&util::root()),
         Some("bench") => match args.get(1).map(String::as_str) {
             Some("typed") => bench_typed::run(),
             Some(name) if sdk_table::find(name).is_some() => {
