@@ -79,8 +79,12 @@ def test_one_input(data: bytes) -> None:
             e = fails(call)
             assert isinstance(e, flexbuf.ValidationError), f"{name}: {e!r} on bytes validate rejects"
         for cls in CLASSES:
-            e = fails(lambda: cls.decode(data))
-            assert isinstance(e, flexbuf.ValidationError), f"{cls.__name__}.decode: {e!r}"
+            # `strict=True` verifies first, so it refuses what validate refuses.
+            e = fails(lambda: cls.decode(data, strict=True))
+            assert isinstance(e, flexbuf.ValidationError), f"{cls.__name__}.decode(strict): {e!r}"
+            # The one-pass decode reads only what the class reads: it may
+            # succeed or fail with any FlexError (`fails` lets nothing else by).
+            fails(lambda: cls.decode(data))
         return
     try:
         value = flexbuf.loads(data)
@@ -92,7 +96,19 @@ def test_one_input(data: bytes) -> None:
     e = fails(lambda: flexbuf.to_json(data))
     assert e is None or e.kind in ("NonFiniteFloat", "BudgetExceeded"), repr(e)
     for cls in CLASSES:
-        fails(lambda: cls.decode(data))
+        # On bytes validate accepts, the one pass and the strict decode agree:
+        # the same value (compared by re-encoding) or the same error.
+        one = outcome(lambda: cls.decode(data))
+        strict = outcome(lambda: cls.decode(data, strict=True))
+        assert one == strict, f"{cls.__name__}: one-pass {one!r} != strict {strict!r}"
+
+
+def outcome(call) -> tuple[str, object]:
+    """A decode's result comparable across entry points: its bytes, or its error."""
+    try:
+        return ("value", call().encode())
+    except flexbuf.FlexError as e:
+        return ("error", (type(e).__name__, e.kind, e.path))
 
 
 def main() -> None:
