@@ -178,16 +178,8 @@ fn serde_type(rust: &flexbuf_codegen::backend::rust::Rust, t: &flexbuf::schema::
         TypeRef::Bytes | TypeRef::Enum(_) | TypeRef::Union(_) => {
             panic!("the benchmark's borrowed serde peers do not model {t:?} (no fixture uses it)")
         }
-        TypeRef::Bool => "bool".into(),
-        TypeRef::I8 => "i8".into(),
-        TypeRef::I16 => "i16".into(),
-        TypeRef::I32 => "i32".into(),
-        TypeRef::I64 => "i64".into(),
-        TypeRef::U8 => "u8".into(),
-        TypeRef::U16 => "u16".into(),
-        TypeRef::U32 => "u32".into(),
-        TypeRef::U64 => "u64".into(),
-        TypeRef::F32 => "f32".into(),
-        TypeRef::F64 => "f64".into(),
+        scalar => flexbuf_codegen::backend::rust::scalar_name(scalar)
+            .expect("every other type is matched above")
+            .to_string(),
     }
 }

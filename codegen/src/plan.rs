@@ -201,29 +201,25 @@ impl<'p> Plan<'p> {
             .chain(self.unions.iter().map(|u| u.def.name.as_str()))
     }
 
-    /// Whether a value of type `t` holds anything a borrowed decode takes
-    /// from the buffer: a string, a blob, a map (its keys) or a vector of
-    /// numbers, directly or through messages. Enums, unions and fixed-length
-    /// arrays are always decoded owned.
-    pub fn borrows(&self, t: &TypeRef) -> bool {
-        self.borrows_inner(t, &mut Vec::new())
-    }
-
-    fn borrows_inner<'a>(&'a self, t: &'a TypeRef, seen: &mut Vec<&'a str>) -> bool {
-        match t {
-            TypeRef::String | TypeRef::Bytes | TypeRef::Map(_) => true,
-            TypeRef::Vector(e) if e.is_scalar() => **e != TypeRef::Bool,
-            TypeRef::Vector(e) => self.borrows_inner(e, seen),
-            TypeRef::Message(n) => {
-                if seen.contains(&n.as_str()) {
-                    return false;
+    /// The qualified names of the messages that hold anything a borrowed
+    /// decode takes from the buffer ([`borrows_given`]), directly or through
+    /// other messages: the fixed point of "some field borrows".
+    pub fn borrowing_messages(&self) -> std::collections::HashSet<String> {
+        let mut set = std::collections::HashSet::new();
+        loop {
+            let before = set.len();
+            for m in &self.messages {
+                if !set.contains(&m.def.name)
+                    && m.fields
+                        .iter()
+                        .any(|f| borrows_given(&f.def.ty, &|n| set.contains(n)))
+                {
+                    set.insert(m.def.name.clone());
                 }
-                seen.push(n);
-                self.schema
-                    .message(n)
-                    .is_some_and(|m| m.fields.iter().any(|f| self.borrows_inner(&f.ty, seen)))
             }
-            _ => false,
+            if set.len() == before {
+                return set;
+            }
         }
     }
 
@@ -320,5 +316,19 @@ impl Facts<'_> {
             }
             _ => false,
         }
+    }
+}
+
+/// Whether a value of type `t` holds anything a borrowed decode takes from
+/// the buffer: a string, a blob, a map (its keys) or a vector of numbers,
+/// directly or through a message for which `message` says so. Enums, unions
+/// and fixed-length arrays are always decoded owned.
+pub fn borrows_given(t: &TypeRef, message: &dyn Fn(&str) -> bool) -> bool {
+    match t {
+        TypeRef::String | TypeRef::Bytes | TypeRef::Map(_) => true,
+        TypeRef::Vector(e) if e.is_scalar() => **e != TypeRef::Bool,
+        TypeRef::Vector(e) => borrows_given(e, message),
+        TypeRef::Message(n) => message(n),
+        _ => false,
     }
 }

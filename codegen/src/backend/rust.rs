@@ -90,12 +90,7 @@ impl Backend for Rust {
             b: self,
             w: CodeWriter::new("    "),
             shadowed: crate::names::declared(self, plan, ""),
-            borrowing: plan
-                .messages
-                .iter()
-                .filter(|m| plan.borrows(&TypeRef::Message(m.def.name.clone())))
-                .map(|m| m.def.name.clone())
-                .collect(),
+            borrowing: plan.borrowing_messages(),
         };
         g.header();
         super::emit_items(plan, &mut g);
@@ -155,6 +150,25 @@ fn ident(name: &str) -> String {
     }
 }
 
+/// The Rust type of a scalar schema type (`i64` for `i64`, `bool` for
+/// `bool`, ...), `None` for the others.
+pub fn scalar_name(t: &TypeRef) -> Option<&'static str> {
+    Some(match t {
+        TypeRef::Bool => "bool",
+        TypeRef::I8 => "i8",
+        TypeRef::I16 => "i16",
+        TypeRef::I32 => "i32",
+        TypeRef::I64 => "i64",
+        TypeRef::U8 => "u8",
+        TypeRef::U16 => "u16",
+        TypeRef::U32 => "u32",
+        TypeRef::U64 => "u64",
+        TypeRef::F32 => "f32",
+        TypeRef::F64 => "f64",
+        _ => return None,
+    })
+}
+
 /// The name of a message's borrowed form.
 fn ref_name(qualified: &str) -> String {
     format!("{}Ref", short_name(qualified))
@@ -171,7 +185,7 @@ struct Gen<'p> {
     /// Names the generated types take (a prelude name among them is
     /// written by its full path).
     shadowed: std::collections::HashSet<String>,
-    /// Messages with something to borrow ([`Plan::borrows`]); the others
+    /// Messages with something to borrow ([`Plan::borrowing_messages`]); the others
     /// are their own borrowed form.
     borrowing: std::collections::HashSet<String>,
 }
@@ -226,18 +240,10 @@ impl<'p> Gen<'p> {
     }
 
     fn rust_type(&self, t: &TypeRef) -> String {
+        if let Some(name) = scalar_name(t) {
+            return name.into();
+        }
         match t {
-            TypeRef::Bool => "bool".into(),
-            TypeRef::I8 => "i8".into(),
-            TypeRef::I16 => "i16".into(),
-            TypeRef::I32 => "i32".into(),
-            TypeRef::I64 => "i64".into(),
-            TypeRef::U8 => "u8".into(),
-            TypeRef::U16 => "u16".into(),
-            TypeRef::U32 => "u32".into(),
-            TypeRef::U64 => "u64".into(),
-            TypeRef::F32 => "f32".into(),
-            TypeRef::F64 => "f64".into(),
             TypeRef::String => self.std("String").into(),
             TypeRef::Bytes => format!("{}<u8>", self.std("Vec")),
             TypeRef::Vector(e) => format!("{}<{}>", self.std("Vec"), self.rust_type(e)),
@@ -248,6 +254,7 @@ impl<'p> Gen<'p> {
                 self.rust_type(v)
             ),
             TypeRef::Message(n) | TypeRef::Enum(n) | TypeRef::Union(n) => self.b.type_name(n),
+            scalar => unreachable!("scalar_name names every scalar, not {scalar:?}"),
         }
     }
 
@@ -617,13 +624,7 @@ impl Gen<'_> {
     /// Whether the `Ref` form of type `t` borrows from the buffer (else it
     /// is the owned type).
     fn borrows(&self, t: &TypeRef) -> bool {
-        match t {
-            TypeRef::String | TypeRef::Bytes | TypeRef::Map(_) => true,
-            TypeRef::Vector(e) if e.is_scalar() => **e != TypeRef::Bool,
-            TypeRef::Vector(e) => self.borrows(e),
-            TypeRef::Message(n) => self.borrowing.contains(n),
-            _ => false,
-        }
+        crate::plan::borrows_given(t, &|n| self.borrowing.contains(n))
     }
 
     /// The type of `t` in a `Ref` struct.
