@@ -712,10 +712,7 @@ pub mod field {
     /// stored string may be referred to from many places).
     #[inline]
     pub fn string(r: Reader<'_>, cx: &mut DecodeContext) -> Result<String> {
-        reject_null(&r)?;
-        let s = r.as_str()?;
-        cx.budget.bytes(s.len())?;
-        Ok(s.to_owned())
+        str_charged(r, cx).map(str::to_owned)
     }
 
     /// A string field, borrowed from the buffer.
