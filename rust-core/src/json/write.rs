@@ -321,6 +321,38 @@ impl Trusted<'_, '_> {
         self.budget.bytes(self.out.len() - before)
     }
 
+    /// Writes an inline int, uint or float (the elements of numeric arrays)
+    /// as [`value`](Self::value) would, without its general dispatch; false
+    /// (nothing written or charged) for every other type.
+    #[inline(always)]
+    fn inline_number(&mut self, slot: usize, pw: usize, packed: u8) -> Result<bool> {
+        const INT: u8 = FlexType::Int as u8;
+        const UINT: u8 = FlexType::UInt as u8;
+        const FLOAT: u8 = FlexType::Float as u8;
+        let code = packed >> 2;
+        if !matches!(code, INT | UINT | FLOAT) {
+            return Ok(false);
+        }
+        self.budget.node().map_err(|e| e.with_offset(slot))?;
+        let before = self.out.len();
+        match code {
+            INT => {
+                let i = self.int(slot, pw);
+                self.int_text(i)
+            }
+            UINT => {
+                let u = self.uint(slot, pw);
+                write_u64(&mut self.out, u)
+            }
+            _ => {
+                let f = self.float(slot, pw);
+                self.float_text(f, slot)?
+            }
+        }
+        self.budget.bytes(self.out.len() - before)?;
+        Ok(true)
+    }
+
     fn float_text(&mut self, f: f64, at: usize) -> Result<()> {
         push_float(&mut self.out, self.non_finite, f).map_err(|e| e.with_offset(at))
     }
@@ -352,13 +384,18 @@ impl Trusted<'_, '_> {
             if self.pretty {
                 self.out.push(b' ');
             }
-            self.value(at + i * w, w, self.buf[types + i])
-                .map_err(|e| {
-                    // SAFETY: the verifier checked that every key is UTF-8.
-                    e.in_segment(PathSegment::Key(unsafe {
-                        core::str::from_utf8_unchecked(key)
-                    }))
-                })?;
+            let (slot, ty) = (at + i * w, self.buf[types + i]);
+            let written = match self.inline_number(slot, w, ty) {
+                Ok(true) => Ok(()),
+                Ok(false) => self.value(slot, w, ty),
+                Err(e) => Err(e),
+            };
+            written.map_err(|e| {
+                // SAFETY: the verifier checked that every key is UTF-8.
+                e.in_segment(PathSegment::Key(unsafe {
+                    core::str::from_utf8_unchecked(key)
+                }))
+            })?;
         }
         self.indent -= 1;
         if len > 0 {
@@ -401,8 +438,14 @@ impl Trusted<'_, '_> {
             }
             push_newline(&mut self.out, self.pretty, self.indent);
             let ty = packed.unwrap_or_else(|| self.buf[types + i]);
-            self.value(at + i * w, w, ty)
-                .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
+            let slot = at + i * w;
+            match self.inline_number(slot, w, ty) {
+                Ok(true) => {}
+                Ok(false) => self
+                    .value(slot, w, ty)
+                    .map_err(|e| e.in_segment(PathSegment::Index(i)))?,
+                Err(e) => return Err(e.in_segment(PathSegment::Index(i))),
+            }
         }
         self.indent -= 1;
         if len > 0 {
@@ -415,26 +458,23 @@ impl Trusted<'_, '_> {
 
 /// Writes UTF-8 `s` as a JSON string literal (RFC 8259 escapes, non-ASCII
 /// kept as is): runs with nothing to escape are found a word at a time and
-/// copied whole.
+/// copied whole; the last word, read overlapping the one before it, covers
+/// the tail, so only strings shorter than a word, and the bytes around an
+/// escape, are looked at one by one.
 fn write_escaped_bytes(out: &mut Vec<u8>, s: &[u8]) {
     out.reserve(s.len() + 2);
-    // Short and clean (most keys and many values): two overlapping word loads.
-    if (8..=16).contains(&s.len())
-        && !super::needs_escape(word(s, 0))
-        && !super::needs_escape(word(s, s.len() - 8))
-    {
-        out.push(b'"');
-        out.extend_from_slice(s);
-        out.push(b'"');
-        return;
-    }
     out.push(b'"');
     let mut start = 0;
     let mut i = 0;
-    while i < s.len() {
-        if i + 8 <= s.len() && !super::needs_escape(word(s, i)) {
-            i += 8;
-            continue;
+    let n = s.len();
+    while i < n {
+        if i + 8 <= n {
+            if !super::needs_escape(word(s, i)) {
+                i += 8;
+                continue;
+            }
+        } else if n >= 8 && !super::needs_escape(word(s, n - 8)) {
+            break;
         }
         let b = s[i];
         let esc: &[u8] = match b {
@@ -475,32 +515,49 @@ const DIGITS2: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// Appends the decimal digits of `v`, two at a time.
+/// Appends the decimal digits of `v`: the length comes first (from the
+/// base-10 logarithm), then the digits are written from the last one back,
+/// four at a time, straight into the reserved spare capacity.
 pub(crate) fn write_u64(out: &mut Vec<u8>, mut v: u64) {
     if v < 10 {
         out.push(b'0' + v as u8);
         return;
     }
-    let mut buf = [0u8; 20];
-    let mut at = buf.len();
-    while v >= 100 {
-        let d = (v % 100) as usize * 2;
-        v /= 100;
-        at -= 2;
-        buf[at..at + 2].copy_from_slice(&DIGITS2[d..d + 2]);
-    }
-    if v >= 10 {
-        let d = v as usize * 2;
-        at -= 2;
-        buf[at..at + 2].copy_from_slice(&DIGITS2[d..d + 2]);
-    } else {
-        at -= 1;
-        buf[at] = b'0' + v as u8;
-    }
-    // A few bytes: pushed one by one rather than through a library copy.
-    out.reserve(buf.len() - at);
-    for &b in &buf[at..] {
-        out.push(b);
+    let n = v.ilog10() as usize + 1;
+    out.reserve(n);
+    let len = out.len();
+    // SAFETY: `n` bytes after `len` are reserved. `at` starts at `n` and every
+    // write below first moves it down by the bytes it writes, so each write
+    // lands inside those `n` bytes; the digit count of `v` makes `at` end at
+    // exactly 0 (asserted in debug builds), so all `n` are written before
+    // `set_len`. `DIGITS2` reads are at `2 * d` for `d < 100`.
+    unsafe {
+        let dst = out.as_mut_ptr().add(len);
+        let pair = |d: u64, to: *mut u8| {
+            core::ptr::copy_nonoverlapping(DIGITS2.as_ptr().add(d as usize * 2), to, 2)
+        };
+        let mut at = n;
+        while v >= 10_000 {
+            let four = v % 10_000;
+            v /= 10_000;
+            at -= 4;
+            pair(four / 100, dst.add(at));
+            pair(four % 100, dst.add(at + 2));
+        }
+        if v >= 100 {
+            at -= 2;
+            pair(v % 100, dst.add(at));
+            v /= 100;
+        }
+        if v >= 10 {
+            at -= 2;
+            pair(v, dst.add(at));
+        } else {
+            at -= 1;
+            *dst.add(at) = b'0' + v as u8;
+        }
+        debug_assert_eq!(at, 0);
+        out.set_len(len + n);
     }
 }
 
@@ -522,14 +579,14 @@ pub(crate) fn write_f64(out: &mut Vec<u8>, f: f64) {
 }
 
 /// `{f:?}` of a finite float that is not a small whole number.
-#[cfg(not(feature = "ryu"))]
+#[cfg(not(feature = "zmij"))]
 fn shortest_f64(out: &mut Vec<u8>, f: f64) {
     std_debug_f64(out, f)
 }
 
 /// True when the exact decimal value of a non-zero `f` may have at most 18
 /// significant digits (as 0.5 or 797.25 do; 0.1 does not). Conservative.
-#[cfg(feature = "ryu")]
+#[cfg(feature = "zmij")]
 fn short_exact_decimal(f: f64) -> bool {
     const LIMIT: u128 = 1_000_000_000_000_000_000;
     let bits = f.to_bits();
@@ -570,11 +627,11 @@ fn std_debug_f64(out: &mut Vec<u8>, f: f64) {
     let _ = write!(Sink(out), "{f:?}");
 }
 
-/// `{f:?}` of a finite float that is not a small whole number: ryu finds the
+/// `{f:?}` of a finite float that is not a small whole number: zmij finds the
 /// same shortest round-trip digits as the standard library, and they are laid
 /// out by the standard library's rule (plain from 1e-4 up to 1e16, `1.5e-7`
-/// style outside).
-#[cfg(feature = "ryu")]
+/// style outside; zmij writes `1.5e-07` and `1e+16`, and plain from 1e-5).
+#[cfg(feature = "zmij")]
 fn shortest_f64(out: &mut Vec<u8>, f: f64) {
     if f == 0.0 {
         out.extend_from_slice(if f.is_sign_negative() {
@@ -589,7 +646,7 @@ fn shortest_f64(out: &mut Vec<u8>, f: f64) {
     if short_exact_decimal(f) {
         return std_debug_f64(out, f);
     }
-    let mut buffer = ryu::Buffer::new();
+    let mut buffer = zmij::Buffer::new();
     let text = buffer.format_finite(f).as_bytes();
     // Between 1e-4 and 1e16 both write plain decimals: the text is the same.
     if (1e-4..1e16).contains(&f.abs()) {
@@ -658,10 +715,11 @@ fn shortest_f64(out: &mut Vec<u8>, f: f64) {
     }
 }
 
-#[cfg(feature = "ryu")]
+#[cfg(feature = "zmij")]
 fn parse_exp(text: &[u8]) -> i32 {
     let (neg, digits) = match text.split_first() {
         Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
         _ => (false, text),
     };
     let v = digits.iter().fold(0i32, |v, &d| v * 10 + (d - b'0') as i32);
@@ -720,10 +778,20 @@ mod tests {
         };
         assert_eq!(escaped("a\"b\\c\n\u{1}é"), "\"a\\\"b\\\\c\\n\\u0001é\"");
         // Every byte position inside and across the 8-byte words.
+        // Every length up to three words, so the overlapping tail word and
+        // strings shorter than a word are both covered; one and two escapes.
         for c in ['"', '\\', '\n', '\u{1f}', '\u{7f}', 'é', ' ', '\u{10}'] {
-            for pad in 0..20 {
-                let text = format!("{}{c}{}", "x".repeat(pad), "y".repeat(19 - pad));
-                assert_eq!(escaped(&text), reference_escape(&text), "{text:?}");
+            for len in 1..=24 {
+                for pad in 0..len {
+                    let text = format!("{}{c}{}", "x".repeat(pad), "y".repeat(len - 1 - pad));
+                    assert_eq!(escaped(&text), reference_escape(&text), "{text:?}");
+                    for second in pad + 1..len {
+                        let mut two: Vec<char> = text.chars().collect();
+                        two[second] = '\t';
+                        let two: String = two.into_iter().collect();
+                        assert_eq!(escaped(&two), reference_escape(&two), "{two:?}");
+                    }
+                }
             }
         }
     }

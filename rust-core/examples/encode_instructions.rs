@@ -1,0 +1,87 @@
+//! Encodes one fixture `N` times, as `cargo xtask bench core`'s encode rows
+//! do (a reused builder driven by walking a `serde_json::Value`; the peers
+//! serialize the same `Value` into a reused `Vec`), for instruction counts
+//! under `valgrind --tool=callgrind`:
+//!
+//! ```text
+//! cargo build --release -p flexbuf --example encode_instructions
+//! valgrind --tool=callgrind target/release/examples/encode_instructions user_profile flexbuf 11
+//! ```
+//!
+//! Modes: `flexbuf`, `serde_json`, `rmp_serde`. Counts for `N` = 1 and 11
+//! differ by ten encodings; setup cancels out.
+
+use std::hint::black_box;
+
+use flexbuf::Builder;
+use serde_json::Value;
+
+fn push(b: &mut Builder, value: &Value) -> flexbuf::Result<()> {
+    match value {
+        Value::Null => b.null(),
+        Value::Bool(v) => b.bool(*v),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                b.int(i);
+            } else if let Some(u) = n.as_u64() {
+                b.uint(u);
+            } else {
+                b.double(n.as_f64().unwrap_or(f64::NAN));
+            }
+        }
+        Value::String(s) => b.string(s),
+        Value::Array(items) => {
+            b.start_vector();
+            for item in items {
+                push(b, item)?;
+            }
+            b.end_vector()?;
+        }
+        Value::Object(map) => {
+            b.start_map();
+            for (k, v) in map {
+                b.key(k);
+                push(b, v)?;
+            }
+            b.end_map()?;
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [fixture, mode, times] = &args[..] else {
+        eprintln!("usage: encode_instructions <fixture> <flexbuf|serde_json|rmp_serde> <times>");
+        std::process::exit(2);
+    };
+    let path = format!(
+        "{}/../conformance/fixtures/{fixture}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("fixture exists");
+    let value: Value = serde_json::from_str(&text).expect("fixture parses");
+    let times: usize = times.parse().expect("a count");
+    let mut builder = Builder::new();
+    let mut out = Vec::new();
+    for _ in 0..times {
+        let n = match mode.as_str() {
+            "serde_json" => {
+                out.clear();
+                serde_json::to_writer(&mut out, black_box(&value)).unwrap();
+                out.len()
+            }
+            "rmp_serde" => {
+                out.clear();
+                rmp_serde::encode::write(&mut out, black_box(&value)).unwrap();
+                out.len()
+            }
+            _ => {
+                builder.clear();
+                push(&mut builder, black_box(&value)).unwrap();
+                builder.finish().unwrap().len()
+            }
+        };
+        black_box(n);
+    }
+}
