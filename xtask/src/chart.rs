@@ -207,7 +207,7 @@ impl Suite {
 /// `cargo xtask chart`: redraws every `docs/bench/<suite>.svg` from its
 /// `.json` (after a change to the drawing, without re-running a benchmark).
 pub fn redraw(root: &Path) -> Result<()> {
-    const SUITES: [&str; 4] = ["core", "typed", "python", "ts"];
+    const SUITES: [&str; 5] = ["core", "typed", "python", "ts", "kotlin"];
     for name in SUITES {
         let path = dir(root).join(format!("{name}.json"));
         let Ok(text) = std::fs::read_to_string(&path) else {

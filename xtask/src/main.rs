@@ -11,6 +11,7 @@
 //! - `ci`: what `.ci/run` calls; runs the README's test command.
 
 mod bench;
+mod bench_kotlin;
 mod bench_typed;
 mod chart;
 mod conformance;

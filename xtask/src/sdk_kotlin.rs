@@ -98,6 +98,69 @@ pub fn build() -> Result<()> {
         "mvn install (sdk-kotlin/maven-plugin, dev.flexbuf:flexbuf-maven-plugin:0.1.0)",
         mvn(&plugin(), &["install", "-DskipTests"]),
     )?;
+    step(
+        "mvn install (gradle/, dev.flexbuf:flexbuf-catalog:0.1.0, the Gradle version catalog)",
+        mvn(&root().join("gradle"), &["install"]),
+    )?;
+    Ok(())
+}
+
+/// `[versions]` of the Gradle version catalog `text` (`name = "value"` lines).
+fn catalog_versions(text: &str) -> Vec<(String, String)> {
+    let mut in_versions = false;
+    let mut out = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_versions = line == "[versions]";
+        } else if let (true, Some((k, v))) = (in_versions, line.split_once('=')) {
+            out.push((k.trim().to_string(), v.trim().trim_matches('"').to_string()));
+        }
+    }
+    out
+}
+
+/// The text of `<tag>` in a pom (its first occurrence).
+fn pom_value<'a>(pom: &'a str, tag: &str) -> Option<&'a str> {
+    let open = format!("<{tag}>");
+    let start = pom.find(&open)? + open.len();
+    let end = start + pom[start..].find(&format!("</{tag}>"))?;
+    Some(pom[start..end].trim())
+}
+
+/// The catalog names the SDK's own version and the Kotlin and
+/// kotlinx-serialization versions its pom builds with, and the installed
+/// artifact is the catalog file Gradle resolves.
+fn check_catalog() -> Result<()> {
+    let text = std::fs::read_to_string(root().join("gradle/libs.versions.toml"))?;
+    let pom = std::fs::read_to_string(sdk().join("pom.xml"))?;
+    let versions = catalog_versions(&text);
+    for (key, tag) in [
+        ("flexbuf", "version"),
+        ("kotlin", "kotlin.version"),
+        ("kotlinx-serialization", "serialization.version"),
+    ] {
+        let catalog = versions
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str());
+        let built = pom_value(&pom, tag);
+        if catalog.is_none() || catalog != built {
+            return Err(format!(
+                "gradle/libs.versions.toml: `{key}` is {catalog:?}, sdk-kotlin/pom.xml's <{tag}> is {built:?}"
+            )
+            .into());
+        }
+    }
+    let home = std::env::var_os("HOME").ok_or("HOME is not set")?;
+    let installed = Path::new(&home)
+        .join(".m2/repository/dev/flexbuf/flexbuf-catalog/0.1.0/flexbuf-catalog-0.1.0.toml");
+    if std::fs::read_to_string(&installed)? != text {
+        return Err(format!("{} is not the catalog", installed.display()).into());
+    }
+    println!(
+        "==> Gradle version catalog: versions agree with sdk-kotlin/pom.xml; installed as {}",
+        installed.display()
+    );
     Ok(())
 }
 
@@ -108,6 +171,7 @@ pub fn build() -> Result<()> {
 /// (builds first).
 pub fn test() -> Result<()> {
     build()?;
+    check_catalog()?;
     step("mvn test (sdk-kotlin)", mvn(&sdk(), &["test"]))?;
     step(
         "mvn test (sdk-kotlin/maven-plugin)",
@@ -229,17 +293,25 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
 /// The benchmarks issue 16 judges: generated encode and decode, the `Flex`
 /// format's decode, and the kotlinx JSON (text and bytes) and ProtoBuf peers.
 /// `FLEXBUF_BENCH_ALL=1` runs every benchmark of `CodecBench`.
-const JUDGED: &str = r"\.(genEncode|genDecode|flexDecode|jsonEncode|jsonEncodeBytes|jsonDecode|protoEncode|protoDecode)$";
+pub(crate) const JUDGED: &str = r"\.(genEncode|genDecode|flexDecode|jsonEncode|jsonEncodeBytes|jsonDecode|protoEncode|protoDecode)$";
 
 /// Runs the JMH benchmarks (`sdk-kotlin/bench`) with issue 16's settings (two
 /// forks, three 1 s warm-ups, five 1 s measurements, JMH's GC profiler for
-/// allocation per operation) and prints the tables. About 20 minutes.
+/// allocation per operation), then writes the Kotlin section of
+/// `docs/benchmarks.md` and `docs/bench/kotlin.{json,svg}`. About 25 minutes.
+///
+/// With `FLEXBUF_BENCH_REPORT_ONLY=1` it only rewrites the report from the
+/// last run's `sdk-kotlin/bench/target/jmh-result.json`.
 pub fn bench() -> Result<()> {
-    build()?;
     let bench = sdk().join("bench");
+    if std::env::var_os("FLEXBUF_BENCH_REPORT_ONLY").is_some_and(|v| v != "0") {
+        return crate::bench_kotlin::write_report(&bench.join("target/jmh-result.json"), None);
+    }
+    build()?;
     step("mvn package (sdk-kotlin/bench)", mvn(&bench, &["package"]))?;
     let jar = bench.join("target/benchmarks.jar");
     let out = bench.join("target/jmh-result.json");
+    let load = crate::report::load_average();
     let fixtures = root().join("conformance/fixtures");
     let mut args: Vec<String> = vec![
         format!("-Dflexbuf.fixtures={}", fixtures.display()),
@@ -260,151 +332,7 @@ pub fn bench() -> Result<()> {
         "java -jar benchmarks.jar",
         duct::cmd("java", args).dir(&bench),
     )?;
-    summarize(&out)
-}
-
-/// Median of a benchmark's raw iteration scores (microseconds per operation).
-fn median(v: &serde_json::Value) -> Option<f64> {
-    let mut xs: Vec<f64> = v
-        .get("primaryMetric")?
-        .get("rawData")?
-        .as_array()?
-        .iter()
-        .filter_map(|fork| fork.as_array())
-        .flatten()
-        .filter_map(|x| x.as_f64())
-        .collect();
-    if xs.is_empty() {
-        return None;
-    }
-    xs.sort_by(|a, b| a.total_cmp(b));
-    Some(xs[xs.len() / 2])
-}
-
-/// JMH's error of the mean (99.9% confidence half-width), microseconds.
-fn error(v: &serde_json::Value) -> Option<f64> {
-    v.get("primaryMetric")?.get("scoreError")?.as_f64()
-}
-
-/// Bytes allocated per operation (`gc.alloc.rate.norm` of JMH's GC profiler;
-/// older JMH versions prefix secondary metric names with `·`).
-fn alloc(v: &serde_json::Value) -> Option<f64> {
-    v.get("secondaryMetrics")?
-        .as_object()?
-        .iter()
-        .find(|(k, _)| k.trim_start_matches('·') == "gc.alloc.rate.norm")?
-        .1
-        .get("score")?
-        .as_f64()
-}
-
-/// One benchmark's figures.
-#[derive(Clone, Copy)]
-struct Cell {
-    median: f64,
-    error: Option<f64>,
-    alloc: Option<f64>,
-}
-
-/// Prints the JMH results as the markdown tables of `docs/benchmarks.md`:
-/// time (median and error), ratios against the peers, and allocation.
-fn summarize(path: &Path) -> Result<()> {
-    use std::collections::BTreeMap;
-    let results: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path)?)?;
-    let mut table: BTreeMap<String, BTreeMap<String, Cell>> = Default::default();
-    for r in results.as_array().into_iter().flatten() {
-        let (Some(name), Some(fixture), Some(m)) = (
-            r.get("benchmark").and_then(|b| b.as_str()),
-            r.get("params")
-                .and_then(|p| p.get("fixture"))
-                .and_then(|f| f.as_str()),
-            median(r),
-        ) else {
-            continue;
-        };
-        let op = name.rsplit('.').next().unwrap_or(name).to_string();
-        let cell = Cell {
-            median: m,
-            error: error(r),
-            alloc: alloc(r),
-        };
-        table
-            .entry(fixture.to_string())
-            .or_default()
-            .insert(op, cell);
-    }
-    let all = [
-        "genEncode",
-        "genDecode",
-        "flexEncode",
-        "flexDecode",
-        "jsonEncode",
-        "jsonEncodeBytes",
-        "jsonDecode",
-        "jsonDecodeBytes",
-        "protoEncode",
-        "protoDecode",
-        "fbEncode",
-        "fbDecode",
-    ];
-    let cols: Vec<&str> = all
-        .iter()
-        .copied()
-        .filter(|c| table.values().any(|row| row.contains_key(*c)))
-        .collect();
-    let ratio = |row: &BTreeMap<String, Cell>, a: &str, b: &str| match (row.get(a), row.get(b)) {
-        (Some(x), Some(y)) if y.median > 0.0 => format!("{:.2}x", x.median / y.median),
-        _ => "n/a".to_string(),
-    };
-
-    println!("\nmedian microseconds per operation (± JMH error, 99.9%)\n");
-    println!("| fixture | {} |", cols.join(" | "));
-    println!("|---|{}", "---|".repeat(cols.len()));
-    for (fixture, row) in &table {
-        let cells: Vec<String> = cols
-            .iter()
-            .map(|c| match row.get(*c) {
-                Some(Cell {
-                    median,
-                    error: Some(e),
-                    ..
-                }) => format!("{median:.2} ± {e:.2}"),
-                Some(c) => format!("{:.2}", c.median),
-                None => "n/a".into(),
-            })
-            .collect();
-        println!("| {fixture} | {} |", cells.join(" | "));
-    }
-
-    println!("\nratios (peer time / ours: above 1.00x we are faster)\n");
-    println!("| fixture | JSON/gen dec | Proto/gen dec | JSON/gen enc | JSON bytes/gen enc | Proto/gen enc | JSON/Flex dec |");
-    println!("|---|---|---|---|---|---|---|");
-    for (fixture, row) in &table {
-        println!(
-            "| {fixture} | {} | {} | {} | {} | {} | {} |",
-            ratio(row, "jsonDecode", "genDecode"),
-            ratio(row, "protoDecode", "genDecode"),
-            ratio(row, "jsonEncode", "genEncode"),
-            ratio(row, "jsonEncodeBytes", "genEncode"),
-            ratio(row, "protoEncode", "genEncode"),
-            ratio(row, "jsonDecode", "flexDecode"),
-        );
-    }
-
-    println!("\nbytes allocated per operation (JMH -prof gc, gc.alloc.rate.norm)\n");
-    println!("| fixture | {} |", cols.join(" | "));
-    println!("|---|{}", "---|".repeat(cols.len()));
-    for (fixture, row) in &table {
-        let cells: Vec<String> = cols
-            .iter()
-            .map(|c| match row.get(*c).and_then(|c| c.alloc) {
-                Some(a) => format!("{a:.0}"),
-                None => "n/a".into(),
-            })
-            .collect();
-        println!("| {fixture} | {} |", cells.join(" | "));
-    }
-    Ok(())
+    crate::bench_kotlin::write_report(&out, load)
 }
 
 /// Prepares the Kotlin conformance runner (native library, generated coders, jar).
@@ -435,5 +363,22 @@ mod tests {
             fenced("a\n```xml\n<x/>\n```\n```sh\nls\n```\n", "xml"),
             ["<x/>\n"]
         );
+    }
+
+    #[test]
+    fn catalog_versions_are_read_from_the_versions_table_only() {
+        let text = "# c\n[versions]\nflexbuf = \"0.1.0\"\nkotlin=\"2\"\n[libraries]\nx = { module = \"a:b\" }\n";
+        assert_eq!(
+            catalog_versions(text),
+            [
+                ("flexbuf".to_string(), "0.1.0".to_string()),
+                ("kotlin".to_string(), "2".to_string())
+            ]
+        );
+        assert_eq!(
+            pom_value("<a><version>1</version><version>2</version>", "version"),
+            Some("1")
+        );
+        assert_eq!(pom_value("<a/>", "version"), None);
     }
 }
