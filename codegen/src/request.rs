@@ -5,6 +5,14 @@
 //! expects and hands the result here, so every one of them generates the same
 //! files from the same schema and reports the same diagnostics.
 //!
+//! The Swift SDK (the next phase) plugs in the same way: a `swift` backend
+//! joins [`backend::BACKENDS`] (so every host above can generate Swift too),
+//! and a SwiftPM build-tool plugin declared in the root `Package.swift` runs
+//! the `flexbuf` CLI, built from this workspace offline, as
+//! `flexbuf gen --lang swift <schema> -o <the plugin's work directory>` for
+//! each `.fxs` file of a target, so SwiftPM compiles the output as part of the
+//! build. Nothing in this module needs to change for it.
+//!
 //! ```
 //! use flexbuf_codegen::request::{GenError, GenRequest};
 //! let dir = std::env::temp_dir().join(format!("fxs-request-doc-{}", std::process::id()));

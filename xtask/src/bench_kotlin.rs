@@ -311,7 +311,7 @@ fn preamble(date: &str, load: Option<f64>, java: &str) -> String {
          and writes this section and `docs/bench/kotlin.{{json,svg}}` from the JMH result \
          (`FLEXBUF_BENCH_ALL=1` runs every benchmark of `CodecBench`). Settings are issue 16's: \
          two forks, three one-second warm-ups, five one-second measurements, JMH's GC profiler. \
-         Date: {date}; {java}; load average when it started: {load}. Times are medians of the \
+         Date: {date}; {java}; load average before it started: {load}. Times are medians of the \
          ten measured iterations, errors JMH's 99.9% interval.\n\n\
          Codecs: `gen` = generated coders (`FlexBuffers.encode` / `FlexBuffers.decode`, the \
          one-pass checked decode of untrusted bytes); `flex` = the `Flex` kotlinx.serialization \

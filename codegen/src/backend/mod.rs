@@ -110,7 +110,9 @@ pub(crate) fn emit_items(plan: &Plan<'_>, g: &mut impl ModuleItems) {
     }
 }
 
-/// Every backend, in the order `flexbuf gen --help` lists them.
+/// Every backend, in the order `flexbuf gen --help` lists them. Every host of
+/// the generator (see [`crate::request`]) lists and finds languages here, so a
+/// backend added to this list (`swift` is next) is available in all of them.
 pub static BACKENDS: &[&dyn Backend] = &[
     &rust::Rust,
     &python::Python,
