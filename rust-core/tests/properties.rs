@@ -856,3 +856,68 @@ proptest! {
         );
     }
 }
+
+// ---- (c) the fuzz seed corpora -------------------------------------------------
+
+/// Every file of `fuzz/<dir>`, sorted by name.
+fn seed_files(dir: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz")
+        .join(dir);
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| {
+            let path = e.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&path).unwrap())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The seeds every byte-level fuzz target starts from (`verify_read`, `capi`,
+/// Python, Kotlin, TypeScript) pass the core fuzz oracle, so `cargo test`
+/// replays what a fuzz run begins with.
+#[test]
+fn the_byte_level_fuzz_seeds_pass_the_oracle() {
+    let seeds = seed_files("seeds/verify_read");
+    assert!(seeds.len() >= 30, "{} seeds", seeds.len());
+    let accepted = seeds
+        .iter()
+        .filter(|(_, data)| walk::check_bytes(data, caps()).is_some())
+        .count();
+    // The seeds are valid buffers (fixtures and hand-built edge cases).
+    assert_eq!(accepted, seeds.len());
+}
+
+/// The `json_roundtrip` target's seeds: what `from_json` accepts verifies,
+/// converts back (or fails only on a non-finite number or the budget) and
+/// passes the byte-level oracle.
+#[test]
+fn the_json_fuzz_seeds_pass_the_oracle() {
+    let seeds = seed_files("seeds/json_roundtrip");
+    assert!(!seeds.is_empty());
+    let mut converted = 0;
+    for (name, data) in &seeds {
+        let Ok(text) = std::str::from_utf8(data) else {
+            continue;
+        };
+        let Ok(buf) = flexbuf::from_json(text) else {
+            continue;
+        };
+        flexbuf::verify(&buf).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if let Err(e) = flexbuf::to_json(&buf) {
+            assert!(
+                matches!(
+                    e.kind(),
+                    ErrorKind::NonFiniteFloat | ErrorKind::BudgetExceeded
+                ),
+                "{name}: {e}"
+            );
+        }
+        assert!(walk::check_bytes(&buf, caps()).is_some(), "{name}");
+        converted += 1;
+    }
+    assert!(converted > 0);
+}
