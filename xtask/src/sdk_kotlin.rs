@@ -167,8 +167,8 @@ fn check_catalog() -> Result<()> {
 /// Runs the SDK's and the plugin's JUnit 5 suites through Surefire, then the
 /// consumer project: `mvn verify` must generate, compile and round-trip, and
 /// a scratch project made of the README's Maven lines must do the same, and
-/// the consumer's `broken` profile must fail with the generator's diagnostic
-/// (builds first).
+/// the consumer's `broken` profile must fail with the generator's diagnostic,
+/// and the Jazzer fuzz target replays its regression inputs (builds first).
 pub fn test() -> Result<()> {
     build()?;
     check_catalog()?;
@@ -210,6 +210,12 @@ pub fn test() -> Result<()> {
         )
         .into());
     }
+    // Without JAZZER_FUZZ, Jazzer's JUnit integration replays the target's
+    // seeds and regression inputs (the minimised findings) as tests.
+    step(
+        "mvn test (fuzz/kotlin: the Jazzer target replays its regression inputs)",
+        mvn(&root().join("fuzz/kotlin"), &["test"]).env_remove("JAZZER_FUZZ"),
+    )?;
     Ok(())
 }
 

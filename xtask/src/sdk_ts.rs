@@ -173,6 +173,13 @@ pub fn test() -> Result<()> {
     args.extend(files.iter().map(String::as_str));
     let cli = util::flexbuf_cli()?;
     util::step("node --test (sdk-ts)", node(&args).env("FLEXBUF_CLI", &cli))?;
+    // The TypeScript fuzz target's oracle over its seeds (a regression replay),
+    // then five seconds of seeded mutations; no Jazzer.js needed.
+    util::step(
+        "node fuzz/js/smoke.mjs 5 (the ts fuzz target over its seeds, then seeded mutations)",
+        duct::cmd("node", ["smoke.mjs", "5", "18", "../seeds/verify_read"])
+            .dir(util::root().join("fuzz/js")),
+    )?;
     install_test()
 }
 
