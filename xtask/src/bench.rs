@@ -676,7 +676,6 @@ impl CoreReport {
             ),
             1.0,
         ));
-        out.push(linearity(&self.linear));
         out
     }
 
