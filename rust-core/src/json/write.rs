@@ -247,6 +247,9 @@ impl Trusted<'_, '_> {
 
     /// The value in the `pw`-byte slot at `slot` whose packed type is `packed`.
     fn value(&mut self, slot: usize, pw: usize, packed: u8) -> Result<()> {
+        if self.inline_number(slot, pw, packed)? {
+            return Ok(());
+        }
         self.budget.node().map_err(|e| e.with_offset(slot))?;
         let before = self.out.len();
         let w = 1usize << (packed & 3);
@@ -260,17 +263,8 @@ impl Trusted<'_, '_> {
                 self.out
                     .extend_from_slice(if b { b"true" } else { b"false" })
             }
-            FlexType::Int => {
-                let i = self.int(slot, pw);
-                self.int_text(i)
-            }
-            FlexType::UInt => {
-                let u = self.uint(slot, pw);
-                write_u64(&mut self.out, u)
-            }
-            FlexType::Float => {
-                let f = self.float(slot, pw);
-                self.float_text(f, slot)?
+            FlexType::Int | FlexType::UInt | FlexType::Float => {
+                unreachable!("inline_number writes every inline number")
             }
             FlexType::IndirectInt => {
                 let i = self.int(self.target(slot, pw), w);
@@ -321,9 +315,10 @@ impl Trusted<'_, '_> {
         self.budget.bytes(self.out.len() - before)
     }
 
-    /// Writes an inline int, uint or float (the elements of numeric arrays)
-    /// as [`value`](Self::value) would, without its general dispatch; false
-    /// (nothing written or charged) for every other type.
+    /// Writes an inline int, uint or float (the elements of numeric arrays):
+    /// [`value`](Self::value) starts here, and arrays and maps call it
+    /// directly so their numbers skip the general dispatch; false (nothing
+    /// written or charged) for every other type.
     #[inline(always)]
     fn inline_number(&mut self, slot: usize, pw: usize, packed: u8) -> Result<bool> {
         const INT: u8 = FlexType::Int as u8;
