@@ -350,21 +350,11 @@ pub fn write_report(path: &Path, load: Option<f64>) -> Result<()> {
     let date = crate::report::today();
     let svg = suite(&table, &date).write(&crate::chart::dir(&root()))?;
     let doc_path = root().join("docs/benchmarks.md");
-    let old = std::fs::read_to_string(&doc_path).unwrap_or_default();
-    let mut section = preamble(&date, load, &java_version());
-    section.push_str(&tables(&table));
-    if let Some(notes) = crate::report::notes_of(&old, HEADING) {
-        section.push('\n');
-        section.push_str(notes.trim_end());
-        section.push('\n');
-    }
-    section.push('\n');
-    std::fs::write(
-        &doc_path,
-        crate::report::splice_section(&old, HEADING, &section),
-    )?;
+    let tables = tables(&table);
+    let section = preamble(&date, load, &java_version()) + &tables;
+    crate::report::write_section(&doc_path, HEADING, &section)?;
     println!("xtask: wrote {} and {}", doc_path.display(), svg.display());
-    print!("{}", tables(&table));
+    print!("{tables}");
     Ok(())
 }
 

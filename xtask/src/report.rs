@@ -1,5 +1,6 @@
 //! Helpers shared by the benchmark commands that write `docs/benchmarks.md`.
 
+use std::path::Path;
 use std::time::SystemTime;
 
 /// The `median.point_estimate` of a criterion `estimates.json`.
@@ -97,6 +98,21 @@ pub fn notes_of(doc: &str, heading: &str) -> Option<String> {
     Some(section[from..to].concat())
 }
 
+/// Rewrites the section under `heading` of the document at `doc_path` as
+/// `body` followed by the section's hand-written `### Notes`, if it had any;
+/// the rest of the document is kept.
+pub fn write_section(doc_path: &Path, heading: &str, body: &str) -> crate::util::Result<()> {
+    let old = std::fs::read_to_string(doc_path).unwrap_or_default();
+    let mut section = format!("{}\n", body.trim_end());
+    if let Some(notes) = notes_of(&old, heading) {
+        section.push('\n');
+        section.push_str(notes.trim_end());
+        section.push('\n');
+    }
+    std::fs::write(doc_path, splice_section(&old, heading, &section))?;
+    Ok(())
+}
+
 /// The 1-minute load average (Linux), to show how busy the shared machine was.
 pub fn load_average() -> Option<f64> {
     std::fs::read_to_string("/proc/loadavg")
@@ -129,4 +145,30 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     let year = yoe + era * 400 + i64::from(month <= 2);
     (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rewritten_section_keeps_its_notes_and_the_rest() {
+        let path = std::env::temp_dir().join(format!("flexbuf-report-{}.md", std::process::id()));
+        std::fs::write(
+            &path,
+            "# B\n\n## A\n\nold\n\n### Notes\n\nkept\n\n## C\n\nc\n",
+        )
+        .unwrap();
+        write_section(&path, "## A", "## A\n\nnew\n").unwrap();
+        let doc = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            doc,
+            "# B\n\n## A\n\nnew\n\n### Notes\n\nkept\n\n## C\n\nc\n"
+        );
+        write_section(&path, "## C", "## C\n\nd").unwrap();
+        let doc = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(doc.ends_with("\n\n## C\n\nd\n"), "{doc:?}");
+        assert!(!doc.contains("old"));
+    }
 }

@@ -285,10 +285,8 @@ fn write_report(load: Option<f64>) -> Result<()> {
     let suite = python_suite(&results, &date)?;
     let svg = suite.write(&crate::chart::dir(&root()))?;
     let doc_path = root().join("docs/benchmarks.md");
-    let old = std::fs::read_to_string(&doc_path).unwrap_or_default();
-    let notes = crate::report::notes_of(&old, HEADING);
     let load = load.map_or("unknown".to_string(), |l| format!("{l:.2}"));
-    let mut section = format!(
+    let section = format!(
         "{HEADING}\n\nReproduce with `cargo xtask bench python` (runs \
          `sdk-python/tools/bench.py` with the release wheel installed in `.venv`, then \
          writes this section and `docs/bench/python.{{json,svg}}`). Date: {date}; load \
@@ -298,15 +296,7 @@ fn write_report(load: Option<f64>) -> Result<()> {
          {}\n",
         tables.trim_end()
     );
-    if let Some(notes) = notes {
-        section.push('\n');
-        section.push_str(notes.trim_end());
-        section.push_str("\n\n");
-    }
-    std::fs::write(
-        &doc_path,
-        crate::report::splice_section(&old, HEADING, &section),
-    )?;
+    crate::report::write_section(&doc_path, HEADING, &section)?;
     println!("xtask: wrote {} and {}", doc_path.display(), svg.display());
     Ok(())
 }
