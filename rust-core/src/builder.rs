@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{BuilderError, Error, Result};
-use crate::pool::BytesPool;
+use crate::pool::{BytesPool, Probe};
 use crate::scalar::Scalar;
 use crate::types::{pack_type, padding, BitWidth, FlexType};
 
@@ -391,13 +391,13 @@ impl Builder {
         if self.closed() {
             return;
         }
-        if crate::utf8::scan_key(key).is_some() {
+        let probe = Probe::new(key);
+        if probe.has_nul() {
             self.fail(BuilderError::NulInKey.into());
         }
         let loc = self.buf.len();
         let at = if self.options.share.contains(ShareFlags::KEYS) {
-            // Compare with the terminator so "a" never matches the prefix of "ab".
-            match self.key_pool.find_or_insert(&self.buf, key, loc) {
+            match self.key_pool.find_or_insert_probe(&self.buf, &probe, loc) {
                 Some(existing) => existing,
                 None => {
                     self.write_key_bytes(key);
@@ -598,7 +598,7 @@ impl Builder {
                 return Err(self.fail(e));
             }
         }
-        let vec = self.create_vector(start, len, 1, typed, fixed, None);
+        let vec = self.create_vector::<1>(start, len, typed, fixed, None);
         self.stack.truncate(start);
         self.stack.push(vec);
         Ok(())
@@ -644,7 +644,7 @@ impl Builder {
         let keys = match self.shared_key_vector(start, len) {
             Some(k) => k,
             None => {
-                let k = self.create_vector(start, len, 2, true, false, None);
+                let k = self.create_vector::<2>(start, len, true, false, None);
                 if self.options.dedup_key_vectors {
                     let sig = self.key_signature(start);
                     self.key_vectors.insert(sig, k);
@@ -652,7 +652,7 @@ impl Builder {
                 k
             }
         };
-        let map = self.create_vector(start + 1, len, 2, false, false, Some(keys));
+        let map = self.create_vector::<2>(start + 1, len, false, false, Some(keys));
         self.stack.truncate(start);
         self.stack.push(map);
         Ok(())
@@ -669,7 +669,7 @@ impl Builder {
             self.key(k);
         }
         self.check()?;
-        let slot = self.create_vector(start, keys.len(), 1, true, false, None);
+        let slot = self.create_vector::<1>(start, keys.len(), true, false, None);
         self.stack.truncate(start);
         Ok(KeyVector {
             slot,
@@ -780,7 +780,7 @@ impl Builder {
         if len != keys.len {
             return Err(self.fail(BuilderError::MapEntryNotKey(len.min(keys.len)).into()));
         }
-        let map = self.create_vector(start, len, 1, false, false, Some(keys.slot));
+        let map = self.create_vector::<1>(start, len, false, false, Some(keys.slot));
         self.stack.truncate(start);
         self.stack.push(map);
         Ok(())
@@ -866,15 +866,14 @@ impl Builder {
         Ok(())
     }
 
-    /// The reference's `CreateVector`: elements are `stack[start], stack[start+step], ...`.
+    /// The reference's `CreateVector`: elements are `stack[start], stack[start + STEP], ...`.
     ///
     /// The element index used for width selection is the stack distance, so map
     /// entries (step 2) count double; this over-estimates some widths exactly as C++ does.
-    fn create_vector(
+    fn create_vector<const STEP: usize>(
         &mut self,
         start: usize,
         len: usize,
-        step: usize,
         typed: bool,
         fixed: bool,
         keys: Option<Slot>,
@@ -890,9 +889,9 @@ impl Builder {
         let range = if len == 0 {
             0..0
         } else {
-            start..start + (len - 1) * step + 1
+            start..start + (len - 1) * STEP + 1
         };
-        width = vector_width(&self.stack[range.clone()], step, buf_len, prefix, width);
+        width = vector_width::<STEP>(&self.stack[range.clone()], buf_len, prefix, width);
         let elem_type = match self.stack.get(start) {
             Some(s) if typed && len > 0 => s.ty,
             _ => FlexType::Key,
@@ -910,10 +909,10 @@ impl Builder {
         let elems = &self.stack[range];
         let types = if typed { None } else { Some(width) };
         match bytes {
-            1 => write_elements::<1>(&mut self.buf, elems, step, types),
-            2 => write_elements::<2>(&mut self.buf, elems, step, types),
-            4 => write_elements::<4>(&mut self.buf, elems, step, types),
-            _ => write_elements::<8>(&mut self.buf, elems, step, types),
+            1 => write_elements::<1, STEP>(&mut self.buf, elems, types),
+            2 => write_elements::<2, STEP>(&mut self.buf, elems, types),
+            4 => write_elements::<4, STEP>(&mut self.buf, elems, types),
+            _ => write_elements::<8, STEP>(&mut self.buf, elems, types),
         }
         let ty = if keys.is_some() {
             FlexType::Map
@@ -1124,43 +1123,41 @@ impl Builder {
     }
 }
 
-/// Appends the slots `elems[0], elems[step], ...` as `B`-byte elements,
+/// Appends the slots `elems[0], elems[STEP], ...` as `B`-byte elements,
 /// followed (when `types` gives the vector's width) by their packed type
 /// bytes, in one zeroed block with a fixed-size copy each.
 #[inline(always)]
-fn write_elements<const B: usize>(
+fn write_elements<const B: usize, const STEP: usize>(
     buf: &mut Vec<u8>,
     elems: &[Slot],
-    step: usize,
     types: Option<BitWidth>,
 ) {
-    let count = elems.len().div_ceil(step);
+    let count = elems.len().div_ceil(STEP);
     let base = buf.len();
     let type_bytes = if types.is_some() { count } else { 0 };
     buf.resize(base + count * B + type_bytes, 0);
     let (data, tail) = buf[base..].split_at_mut(count * B);
     let mut at = base as u64;
     for (k, out) in data.chunks_exact_mut(B).enumerate() {
-        let bits = elems[k * step].element_bits(at, B);
+        let bits = elems[k * STEP].element_bits(at, B);
         out.copy_from_slice(&bits.to_le_bytes()[..B]);
         at += B as u64;
     }
     if let Some(width) = types {
         for (k, t) in tail.iter_mut().enumerate() {
-            *t = elems[k * step].stored_packed(width);
+            *t = elems[k * STEP].stored_packed(width);
         }
     }
 }
 
 /// The narrowest width, at least `floor`, that holds every element of
-/// `elems[0], elems[step], ...` (element `j` sits `j + prefix` slots into a
+/// `elems[0], elems[STEP], ...` (element `j` sits `j + prefix` slots into a
 /// vector written at `buf_len`, after alignment): what
 /// [`Slot::elem_width_from`] gives element by element, with the alignment
 /// and the limit recomputed only when the width grows.
 #[inline]
-fn vector_width(
+fn vector_width<const STEP: usize>(
     elems: &[Slot],
-    step: usize,
     buf_len: usize,
     prefix: usize,
     floor: BitWidth,
@@ -1186,7 +1183,7 @@ fn vector_width(
                 base = (buf_len + padding(buf_len, b)) as u64;
             }
         }
-        j += step;
+        j += STEP;
     }
     BitWidth::from_bytes(b as u64).unwrap_or(BitWidth::W64)
 }

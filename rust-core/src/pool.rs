@@ -1,18 +1,28 @@
 //! Deduplication pools for the builder's key and string sharing.
 //!
-//! Entries are `(offset, len)` pairs into the builder's own buffer, so a lookup
-//! compares bytes in place and never allocates per key.
+//! Entries are ranges of the builder's own buffer, so a lookup never
+//! allocates per key; ranges of up to 16 bytes are compared by two words
+//! kept with the entry, longer ones in place.
 
 /// Open-addressed set of byte ranges of one buffer, keyed by content.
 #[derive(Default, Clone, Debug)]
 pub(crate) struct BytesPool {
-    /// `(offset, len, hash)` of every pooled range.
-    entries: Vec<(usize, usize, u64)>,
+    /// Every pooled range, with the words of its probe.
+    entries: Vec<Entry>,
     /// Index + 1 into `entries`; 0 marks an empty slot. Length is a power of two.
     table: Vec<u32>,
 }
 
-use crate::word::word;
+/// A pooled range: where it lives, and the words that identify it.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    off: usize,
+    len: usize,
+    hash: u64,
+    words: (u64, u64),
+}
+
+use crate::word::{word, zero_bytes};
 
 /// Little-endian load of `N` bytes at `i` (caller checks bounds).
 #[inline(always)]
@@ -43,13 +53,65 @@ fn short_words(b: &[u8]) -> (u64, u64) {
     }
 }
 
-/// A fast, non-cryptographic hash over bytes (8 bytes per step).
-#[inline]
-pub(crate) fn hash_bytes(bytes: &[u8]) -> u64 {
+/// Bytes looked up in a pool, with what every lookup needs computed once:
+/// the hash and, for up to 16 bytes, the two words that identify them, so
+/// a short key is compared with pooled ones without reading the buffer.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Probe<'a> {
+    bytes: &'a [u8],
+    words: (u64, u64),
+    hash: u64,
+}
+
+/// Longest range compared by its words alone.
+const SHORT: usize = 16;
+
+impl<'a> Probe<'a> {
+    /// The probe of `bytes`.
+    #[inline(always)]
+    pub(crate) fn new(bytes: &'a [u8]) -> Probe<'a> {
+        let words = if bytes.len() <= SHORT {
+            short_words(bytes)
+        } else {
+            (0, 0)
+        };
+        Probe {
+            bytes,
+            words,
+            hash: hash_with(bytes, words),
+        }
+    }
+
+    /// True when the bytes contain a NUL (which a key cannot hold). Short
+    /// ranges are answered from the words already loaded: the bytes of a
+    /// word that do not come from the input are set before the zero test.
+    #[inline(always)]
+    pub(crate) fn has_nul(&self) -> bool {
+        let n = self.bytes.len();
+        let (a, b) = self.words;
+        if n > SHORT {
+            return self.bytes.contains(&0);
+        }
+        let pad = match n {
+            8.. => 0,
+            4..=7 => 0xffff_ffff_0000_0000,
+            1..=3 => {
+                return zero_bytes(a | 0xffff_ffff_ff00_0000) != 0;
+            }
+            _ => return false,
+        };
+        zero_bytes(a | pad) | zero_bytes(b | pad) != 0
+    }
+}
+
+/// A fast, non-cryptographic hash over bytes (8 bytes per step); `words`
+/// are the probe's words when there are at most 16 bytes.
+#[inline(always)]
+fn hash_with(bytes: &[u8], words: (u64, u64)) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let mut h: u64 = bytes.len() as u64;
-    if bytes.len() <= 16 {
-        let (a, b) = short_words(bytes);
+    if bytes.len() <= SHORT {
+        let (a, b) = words;
         h = (h ^ a).wrapping_mul(K);
         h = (h.rotate_left(23) ^ b).wrapping_mul(K);
     } else {
@@ -70,13 +132,20 @@ pub(crate) fn hash_bytes(bytes: &[u8]) -> u64 {
     h ^ (h >> 29)
 }
 
+/// The hash of `bytes`, as a probe computes it.
+#[cfg(test)]
+pub(crate) fn hash_bytes(bytes: &[u8]) -> u64 {
+    Probe::new(bytes).hash
+}
+
 /// Byte equality, without a library call for short ranges.
 #[inline(always)]
+#[cfg(test)]
 pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
-    if a.len() <= 16 {
+    if a.len() <= SHORT {
         return short_words(a) == short_words(b);
     }
     a == b
@@ -92,28 +161,32 @@ impl BytesPool {
     /// Offset of a pooled range equal to `bytes`, if any.
     #[cfg(test)]
     fn find(&self, buf: &[u8], bytes: &[u8]) -> Option<usize> {
+        self.find_probe(buf, &Probe::new(bytes))
+    }
+
+    /// The offset of a pooled range equal to the probe's bytes.
+    #[inline(always)]
+    fn find_probe(&self, buf: &[u8], probe: &Probe) -> Option<usize> {
         if self.table.is_empty() {
             return None;
         }
-        let hash = hash_bytes(bytes);
-        self.find_hashed(buf, bytes, hash).ok()
-    }
-
-    /// Either the offset of an equal range, or `Err(hash)` for a following [`insert`](Self::insert).
-    fn find_hashed(&self, buf: &[u8], bytes: &[u8], hash: u64) -> Result<usize, u64> {
-        if self.table.is_empty() {
-            return Err(hash);
-        }
         let mask = self.table.len() - 1;
-        let mut i = hash as usize & mask;
+        let mut i = probe.hash as usize & mask;
+        let n = probe.bytes.len();
         loop {
-            match self.table[i] {
-                0 => return Err(hash),
-                slot => {
-                    let (off, len, h) = self.entries[slot as usize - 1];
-                    if h == hash && same_bytes(&buf[off..off + len], bytes) {
-                        return Ok(off);
-                    }
+            let slot = self.table[i];
+            if slot == 0 {
+                return None;
+            }
+            let e = &self.entries[slot as usize - 1];
+            if e.hash == probe.hash && e.len == n {
+                let same = if n <= SHORT {
+                    e.words == probe.words
+                } else {
+                    buf.get(e.off..e.off + n) == Some(probe.bytes)
+                };
+                if same {
+                    return Some(e.off);
                 }
             }
             i = (i + 1) & mask;
@@ -128,23 +201,39 @@ impl BytesPool {
         bytes: &[u8],
         new_offset: usize,
     ) -> Option<usize> {
-        match self.find_hashed(buf, bytes, hash_bytes(bytes)) {
-            Ok(off) => Some(off),
-            Err(hash) => {
-                self.insert(new_offset, bytes.len(), hash);
-                None
-            }
-        }
+        self.find_or_insert_probe(buf, &Probe::new(bytes), new_offset)
     }
 
-    fn insert(&mut self, off: usize, len: usize, hash: u64) {
+    /// [`find_or_insert`](Self::find_or_insert) for a probe already made.
+    #[inline]
+    pub(crate) fn find_or_insert_probe(
+        &mut self,
+        buf: &[u8],
+        probe: &Probe,
+        new_offset: usize,
+    ) -> Option<usize> {
+        let found = self.find_probe(buf, probe);
+        if found.is_none() {
+            self.insert(Entry {
+                off: new_offset,
+                len: probe.bytes.len(),
+                hash: probe.hash,
+                words: probe.words,
+            });
+        }
+        found
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn insert(&mut self, entry: Entry) {
         if (self.entries.len() + 1) * 2 > self.table.len() {
             self.grow();
         }
-        self.entries.push((off, len, hash));
+        self.entries.push(entry);
         let idx = self.entries.len() as u32;
         let mask = self.table.len() - 1;
-        let mut i = hash as usize & mask;
+        let mut i = entry.hash as usize & mask;
         while self.table[i] != 0 {
             i = (i + 1) & mask;
         }
@@ -156,8 +245,8 @@ impl BytesPool {
         self.table.clear();
         self.table.resize(cap, 0);
         let mask = cap - 1;
-        for (n, &(_, _, hash)) in self.entries.iter().enumerate() {
-            let mut i = hash as usize & mask;
+        for (n, e) in self.entries.iter().enumerate() {
+            let mut i = e.hash as usize & mask;
             while self.table[i] != 0 {
                 i = (i + 1) & mask;
             }
@@ -195,6 +284,32 @@ mod tests {
             assert!(same_bytes(a, &base[..n]));
         }
         assert!(!same_bytes(b"ab", b"abc"));
+    }
+
+    #[test]
+    fn a_nul_is_seen_at_every_position_and_length() {
+        for n in 0..=40usize {
+            let clean: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(!Probe::new(&clean).has_nul(), "{n}");
+            // High bytes must not read as NUL either.
+            assert!(!Probe::new(&vec![0xffu8; n]).has_nul(), "{n}");
+            for i in 0..n {
+                let mut k = clean.clone();
+                k[i] = 0;
+                assert!(Probe::new(&k).has_nul(), "{n} {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn probes_of_long_ranges_compare_in_place() {
+        let long = b"a key that is longer than sixteen bytes".to_vec();
+        let mut buf = long.clone();
+        buf.extend_from_slice(b"a key that is longer than sixteen byteZ");
+        let mut pool = BytesPool::default();
+        assert_eq!(pool.find_or_insert(&buf, &long, 0), None);
+        assert_eq!(pool.find(&buf, &long), Some(0));
+        assert_eq!(pool.find(&buf, &buf[long.len()..]), None);
     }
 
     #[test]
