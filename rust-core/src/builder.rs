@@ -637,6 +637,12 @@ impl Builder {
             Some(Open::Map(s)) => s,
             other => return self.unbalanced(other),
         };
+        if !self.options.dedup_key_vectors && one_pass_maps() {
+            if let Some(scan) = scan_map(&self.buf, &self.stack[start..]) {
+                self.write_scanned_map(start, scan);
+                return Ok(());
+            }
+        }
         if let Err(e) = self.sort_map_entries(start) {
             return Err(self.fail(e));
         }
@@ -656,6 +662,58 @@ impl Builder {
         self.stack.truncate(start);
         self.stack.push(map);
         Ok(())
+    }
+
+    /// The map of the `scan.len` entries at `stack[start..]`, which
+    /// [`scan_map`] found to be keys in ascending order each followed by its
+    /// value: the bytes [`create_vector`](Self::create_vector) writes for its
+    /// keys vector and then its values, with each width taken from the
+    /// bound the scan gathered when that bound fits (the exact search runs
+    /// only when it does not).
+    fn write_scanned_map(&mut self, start: usize, scan: MapScan) {
+        let n = scan.len;
+        let floor = self.force_min_width.max(BitWidth::of_u64(n as u64));
+        // Element `j` of the stack range sits `j + prefix` slots into the vector.
+        let keys_end = start + 2 * n - 1;
+        let buf_len = self.buf.len();
+        let width = match fits_below(buf_len, floor, 2 * (n - 1) + 1, scan.first_key) {
+            true => floor,
+            false => vector_width::<2>(&self.stack[start..keys_end], buf_len, 1, floor),
+        };
+        self.align(width);
+        self.write_uint(n as u64, width.bytes());
+        let keys_at = self.buf.len();
+        let elems = &self.stack[start..keys_end];
+        match width.bytes() {
+            1 => write_elements::<1, 2>(&mut self.buf, elems, None),
+            2 => write_elements::<2, 2>(&mut self.buf, elems, None),
+            4 => write_elements::<4, 2>(&mut self.buf, elems, None),
+            _ => write_elements::<8, 2>(&mut self.buf, elems, None),
+        }
+        let keys = Slot::new(keys_at as u64, FlexType::VectorKey, width);
+
+        let buf_len = self.buf.len();
+        let floor = keys.elem_width_from(buf_len, 0, floor).max(scan.inline);
+        let values = &self.stack[start + 1..start + 2 * n];
+        let width = match fits_below(buf_len, floor, 2 * (n - 1) + 3, scan.first_value) {
+            true => floor,
+            false => vector_width::<2>(values, buf_len, 3, floor),
+        };
+        let bytes = width.bytes();
+        self.align(width);
+        self.write_offset(keys.data, bytes);
+        self.write_uint(keys.width.bytes() as u64, bytes);
+        self.write_uint(n as u64, bytes);
+        let at = self.buf.len();
+        let values = &self.stack[start + 1..start + 2 * n];
+        match bytes {
+            1 => write_elements::<1, 2>(&mut self.buf, values, Some(width)),
+            2 => write_elements::<2, 2>(&mut self.buf, values, Some(width)),
+            4 => write_elements::<4, 2>(&mut self.buf, values, Some(width)),
+            _ => write_elements::<8, 2>(&mut self.buf, values, Some(width)),
+        }
+        self.stack.truncate(start);
+        self.stack.push(Slot::new(at as u64, FlexType::Map, width));
     }
 
     /// Writes a typed vector of `keys` (which must be strictly ascending in byte
@@ -1138,14 +1196,21 @@ fn write_elements<const B: usize, const STEP: usize>(
     buf.resize(base + count * B + type_bytes, 0);
     let (data, tail) = buf[base..].split_at_mut(count * B);
     let mut at = base as u64;
-    for (k, out) in data.chunks_exact_mut(B).enumerate() {
-        let bits = elems[k * STEP].element_bits(at, B);
-        out.copy_from_slice(&bits.to_le_bytes()[..B]);
-        at += B as u64;
-    }
-    if let Some(width) = types {
-        for (k, t) in tail.iter_mut().enumerate() {
-            *t = elems[k * STEP].stored_packed(width);
+    let slots = elems.iter().step_by(STEP);
+    match types {
+        // One loop writes each element and its type byte.
+        Some(width) => {
+            for ((out, t), slot) in data.chunks_exact_mut(B).zip(tail).zip(slots) {
+                out.copy_from_slice(&slot.element_bits(at, B).to_le_bytes()[..B]);
+                *t = slot.stored_packed(width);
+                at += B as u64;
+            }
+        }
+        None => {
+            for (out, slot) in data.chunks_exact_mut(B).zip(slots) {
+                out.copy_from_slice(&slot.element_bits(at, B).to_le_bytes()[..B]);
+                at += B as u64;
+            }
         }
     }
 }
@@ -1204,6 +1269,85 @@ impl Slot {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Off in tests that compare the one-pass map path with the general one.
+    static ONE_PASS_MAPS: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
+}
+
+/// Whether `end_map` may take the one-pass path (always, outside tests).
+#[inline(always)]
+fn one_pass_maps() -> bool {
+    #[cfg(test)]
+    return ONE_PASS_MAPS.with(|c| c.get());
+    #[cfg(not(test))]
+    true
+}
+
+/// What one pass over a map's entries found, for
+/// [`Builder::write_scanned_map`].
+#[derive(Clone, Copy, Debug)]
+struct MapScan {
+    /// Number of entries (at least one).
+    len: usize,
+    /// Lowest position any key points at.
+    first_key: u64,
+    /// Lowest position any offset value points at (`u64::MAX` when none does).
+    first_value: u64,
+    /// Widest inline value.
+    inline: BitWidth,
+}
+
+/// One pass over `entries` (key, value, key, value, ...): `None` unless
+/// there is at least one entry, every key slot is a key and the keys are
+/// strictly ascending, in which case nothing needs sorting and no error is
+/// possible. Anything else goes the general way, which sorts and reports.
+#[inline]
+fn scan_map(buf: &[u8], entries: &[Slot]) -> Option<MapScan> {
+    if entries.is_empty() || entries.len() % 2 != 0 {
+        return None;
+    }
+    let mut scan = MapScan {
+        len: entries.len() / 2,
+        first_key: u64::MAX,
+        first_value: u64::MAX,
+        inline: BitWidth::W8,
+    };
+    let mut prev: &[u8] = &[];
+    for (i, pair) in entries.chunks_exact(2).enumerate() {
+        let (k, v) = (&pair[0], &pair[1]);
+        if k.ty != FlexType::Key {
+            return None;
+        }
+        let key = slot_key(buf, k);
+        if i > 0 && key_order(prev, key) != core::cmp::Ordering::Less {
+            return None;
+        }
+        prev = key;
+        scan.first_key = scan.first_key.min(k.data);
+        if v.ty.is_inline() {
+            scan.inline = scan.inline.max(v.width);
+        } else {
+            scan.first_value = scan.first_value.min(v.data);
+        }
+    }
+    Some(scan)
+}
+
+/// True when every offset of a `floor`-wide vector written at `buf_len`,
+/// whose last element sits `last` slots in, to targets at or after
+/// `first` fits in `floor` bytes: the largest such offset is at most the
+/// last slot's position minus `first`.
+#[inline(always)]
+fn fits_below(buf_len: usize, floor: BitWidth, last: usize, first: u64) -> bool {
+    let b = floor.bytes();
+    if b >= 8 || first == u64::MAX {
+        return true;
+    }
+    let end = (buf_len + padding(buf_len, b) + last * b) as u64;
+    end.wrapping_sub(first) >> (8 * b) == 0 && end >= first
+}
+
 /// The bytes (without the NUL) of the key a slot points at.
 #[inline]
 fn slot_key<'b>(buf: &'b [u8], s: &Slot) -> &'b [u8] {
@@ -1227,6 +1371,60 @@ fn key_order(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one-pass map path writes exactly the bytes of the general one
+    /// (sort check, then `create_vector` twice): random entry counts,
+    /// strings long enough to need 2- and 4-byte offsets, inline values of
+    /// every width, forced minimum widths, and maps nested in vectors.
+    #[test]
+    fn maps_in_order_match_the_sorting_path() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n.max(1)
+        };
+        for round in 0..400 {
+            let count = 1 + next(30) as usize;
+            let keys: Vec<String> = (0..count).map(|i| format!("k{i:03}")).collect();
+            let values: Vec<(u64, usize)> = (0..count)
+                .map(|_| {
+                    (
+                        next(6),
+                        next(if round % 4 == 0 { 70_000 } else { 300 }) as usize,
+                    )
+                })
+                .collect();
+            let force = [BitWidth::W8, BitWidth::W16, BitWidth::W32][round % 3];
+            let build = |one_pass: bool| {
+                ONE_PASS_MAPS.with(|c| c.set(one_pass));
+                let mut b = Builder::new();
+                b.force_min_width(force);
+                b.start_vector();
+                for copy in 0..2 {
+                    b.start_map();
+                    for i in 0..count {
+                        b.key(&keys[i]);
+                        let (kind, size) = values[i];
+                        match kind {
+                            0 => b.int(-(size as i64) * 40_000 * (copy + 1)),
+                            1 => b.double(size as f64 + 0.1),
+                            2 => b.string(&"x".repeat(size)),
+                            3 => b.uint(u64::MAX >> (size % 64)),
+                            4 => b.bool(size % 2 == 0),
+                            _ => b.blob(&vec![7u8; size % 600]),
+                        }
+                    }
+                    b.end_map().unwrap();
+                }
+                b.end_vector().unwrap();
+                b.finish().unwrap().to_vec()
+            };
+            let general = build(false);
+            assert_eq!(build(true), general, "round {round}");
+        }
+    }
 
     /// The block path writes exactly the bytes the value-stack path writes
     /// for keys not yet in the pool: every key count up to 40, key lengths
