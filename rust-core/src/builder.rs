@@ -383,8 +383,32 @@ impl Builder {
     ///
     /// A key containing NUL cannot be stored; the builder then reports
     /// [`BuilderError::NulInKey`] from the next `end_*` or `finish`.
+    #[inline]
     pub fn key(&mut self, key: &str) {
-        self.key_bytes(key.as_bytes())
+        let bytes = key.as_bytes();
+        if !self.finished && self.options.share.contains(ShareFlags::KEYS) {
+            // The common case, inlined: a key already in the pool (it was
+            // checked for NUL when it came first).
+            let probe = Probe::new(bytes);
+            if let Some(at) = self.key_pool.find_probe(&self.buf, &probe) {
+                self.stack.push(Slot::key(at, bytes.len()));
+                return;
+            }
+            return self.new_key(bytes, probe);
+        }
+        self.key_bytes(bytes)
+    }
+
+    /// A key the pool does not hold yet: checked, written, pooled.
+    #[inline(never)]
+    fn new_key(&mut self, key: &[u8], probe: Probe) {
+        if probe.has_nul() {
+            self.fail(BuilderError::NulInKey.into());
+        }
+        let loc = self.buf.len();
+        self.key_pool.insert_probe(&probe, loc);
+        self.write_key_bytes(key);
+        self.stack.push(Slot::key(loc, key.len()));
     }
 
     fn key_bytes(&mut self, key: &[u8]) {
@@ -676,10 +700,12 @@ impl Builder {
         // Element `j` of the stack range sits `j + prefix` slots into the vector.
         let keys_end = start + 2 * n - 1;
         let buf_len = self.buf.len();
-        let width = match fits_below(buf_len, floor, 2 * (n - 1) + 1, scan.first_key) {
-            true => floor,
-            false => vector_width::<2>(&self.stack[start..keys_end], buf_len, 1, floor),
-        };
+        let at_first = 2 * scan.first_key.1 + 1;
+        let width =
+            match width_by_bounds(buf_len, floor, at_first, 2 * (n - 1) + 1, scan.first_key.0) {
+                Ok(w) => w,
+                Err(w) => vector_width::<2>(&self.stack[start..keys_end], buf_len, 1, w),
+            };
         self.align(width);
         self.write_uint(n as u64, width.bytes());
         let keys_at = self.buf.len();
@@ -695,9 +721,16 @@ impl Builder {
         let buf_len = self.buf.len();
         let floor = keys.elem_width_from(buf_len, 0, floor).max(scan.inline);
         let values = &self.stack[start + 1..start + 2 * n];
-        let width = match fits_below(buf_len, floor, 2 * (n - 1) + 3, scan.first_value) {
-            true => floor,
-            false => vector_width::<2>(values, buf_len, 3, floor),
+        let at_first = 2 * scan.first_value.1 + 3;
+        let width = match width_by_bounds(
+            buf_len,
+            floor,
+            at_first,
+            2 * (n - 1) + 3,
+            scan.first_value.0,
+        ) {
+            Ok(w) => w,
+            Err(w) => vector_width::<2>(values, buf_len, 3, w),
         };
         let bytes = width.bytes();
         self.align(width);
@@ -1183,7 +1216,9 @@ impl Builder {
 
 /// Appends the slots `elems[0], elems[STEP], ...` as `B`-byte elements,
 /// followed (when `types` gives the vector's width) by their packed type
-/// bytes, in one zeroed block with a fixed-size copy each.
+/// bytes: one reservation, then each element and type byte written once
+/// into the spare capacity (no zero fill first, which on the small vectors
+/// records are made of cost a call and a fill per vector).
 #[inline(always)]
 fn write_elements<const B: usize, const STEP: usize>(
     buf: &mut Vec<u8>,
@@ -1191,28 +1226,44 @@ fn write_elements<const B: usize, const STEP: usize>(
     types: Option<BitWidth>,
 ) {
     let count = elems.len().div_ceil(STEP);
-    let base = buf.len();
     let type_bytes = if types.is_some() { count } else { 0 };
-    buf.resize(base + count * B + type_bytes, 0);
-    let (data, tail) = buf[base..].split_at_mut(count * B);
+    let total = count * B + type_bytes;
+    buf.reserve(total);
+    let base = buf.len();
     let mut at = base as u64;
+    let spare = &mut buf.spare_capacity_mut()[..total];
+    let (data, tail) = spare.split_at_mut(count * B);
     let slots = elems.iter().step_by(STEP);
+    let mut written = 0;
     match types {
-        // One loop writes each element and its type byte.
         Some(width) => {
-            for ((out, t), slot) in data.chunks_exact_mut(B).zip(tail).zip(slots) {
-                out.copy_from_slice(&slot.element_bits(at, B).to_le_bytes()[..B]);
-                *t = slot.stored_packed(width);
+            for ((out, t), slot) in data.chunks_exact_mut(B).zip(tail.iter_mut()).zip(slots) {
+                let bits = slot.element_bits(at, B).to_le_bytes();
+                for (o, b) in out.iter_mut().zip(bits) {
+                    o.write(b);
+                }
+                t.write(slot.stored_packed(width));
                 at += B as u64;
+                written += 1;
             }
         }
         None => {
             for (out, slot) in data.chunks_exact_mut(B).zip(slots) {
-                out.copy_from_slice(&slot.element_bits(at, B).to_le_bytes()[..B]);
+                let bits = slot.element_bits(at, B).to_le_bytes();
+                for (o, b) in out.iter_mut().zip(bits) {
+                    o.write(b);
+                }
                 at += B as u64;
+                written += 1;
             }
         }
     }
+    // Every iterator above yields exactly `count` items (`count` chunks of
+    // `B`, `count` type bytes, `count` slots), so every byte was written.
+    assert_eq!(written, count);
+    // SAFETY: `total` bytes of spare capacity were reserved and the loops
+    // initialised all of them (checked just above); `u8` has no invalid values.
+    unsafe { buf.set_len(base + total) }
 }
 
 /// The narrowest width, at least `floor`, that holds every element of
@@ -1290,10 +1341,11 @@ fn one_pass_maps() -> bool {
 struct MapScan {
     /// Number of entries (at least one).
     len: usize,
-    /// Lowest position any key points at.
-    first_key: u64,
-    /// Lowest position any offset value points at (`u64::MAX` when none does).
-    first_value: u64,
+    /// Lowest position any key points at, and that key's entry index.
+    first_key: (u64, usize),
+    /// Lowest position any offset value points at (`u64::MAX` when none
+    /// does), and that value's entry index.
+    first_value: (u64, usize),
     /// Widest inline value.
     inline: BitWidth,
 }
@@ -1309,8 +1361,8 @@ fn scan_map(buf: &[u8], entries: &[Slot]) -> Option<MapScan> {
     }
     let mut scan = MapScan {
         len: entries.len() / 2,
-        first_key: u64::MAX,
-        first_value: u64::MAX,
+        first_key: (u64::MAX, 0),
+        first_value: (u64::MAX, 0),
         inline: BitWidth::W8,
     };
     let mut prev: &[u8] = &[];
@@ -1324,28 +1376,53 @@ fn scan_map(buf: &[u8], entries: &[Slot]) -> Option<MapScan> {
             return None;
         }
         prev = key;
-        scan.first_key = scan.first_key.min(k.data);
+        if k.data < scan.first_key.0 {
+            scan.first_key = (k.data, i);
+        }
         if v.ty.is_inline() {
             scan.inline = scan.inline.max(v.width);
         } else {
-            scan.first_value = scan.first_value.min(v.data);
+            if v.data < scan.first_value.0 {
+                scan.first_value = (v.data, i);
+            }
         }
     }
     Some(scan)
 }
 
-/// True when every offset of a `floor`-wide vector written at `buf_len`,
-/// whose last element sits `last` slots in, to targets at or after
-/// `first` fits in `floor` bytes: the largest such offset is at most the
-/// last slot's position minus `first`.
+/// The width of a vector written at `buf_len` whose offset elements point
+/// no lower than `first`, decided from two bounds where they suffice: at
+/// each width from `floor` up, the element pointing at `first` (sitting
+/// `at_first` slots in) has an offset no larger than the largest, and the
+/// last slot (`last` slots in) minus `first` is no smaller. `Ok(w)` when
+/// the upper bound fits at a width `w` whose narrower widths the lower
+/// bound ruled out: what the exact search gives. `Err(w)` when the bounds
+/// straddle the limit at `w`: the exact search must decide, from `w`.
 #[inline(always)]
-fn fits_below(buf_len: usize, floor: BitWidth, last: usize, first: u64) -> bool {
-    let b = floor.bytes();
-    if b >= 8 || first == u64::MAX {
-        return true;
+fn width_by_bounds(
+    buf_len: usize,
+    floor: BitWidth,
+    at_first: usize,
+    last: usize,
+    first: u64,
+) -> core::result::Result<BitWidth, BitWidth> {
+    if first == u64::MAX {
+        return Ok(floor);
     }
-    let end = (buf_len + padding(buf_len, b) + last * b) as u64;
-    end.wrapping_sub(first) >> (8 * b) == 0 && end >= first
+    let mut b = floor.bytes();
+    while b < 8 {
+        let base = (buf_len + padding(buf_len, b)) as u64;
+        let width = BitWidth::from_bytes(b as u64).unwrap_or(BitWidth::W64);
+        let fits = |slots: usize| (base + (slots * b) as u64 - first) >> (8 * b) == 0;
+        if fits(last) {
+            return Ok(width);
+        }
+        if fits(at_first) {
+            return Err(width);
+        }
+        b *= 2;
+    }
+    Ok(BitWidth::W64)
 }
 
 /// The bytes (without the NUL) of the key a slot points at.
@@ -1424,6 +1501,51 @@ mod tests {
             let general = build(false);
             assert_eq!(build(true), general, "round {round}");
         }
+        ONE_PASS_MAPS.with(|c| c.set(true));
+    }
+
+    /// The width bounds of the one-pass map path at the edge of a width:
+    /// values that all point at one string (their offsets grow along the
+    /// vector, so the first and last disagree) and keys written earlier
+    /// close together (two bytes apart, so at two-byte width later keys
+    /// are farther away), swept across the 1- and 2-byte limits.
+    #[test]
+    fn map_widths_at_the_limits_match_the_general_path() {
+        let build = |one_pass: bool, pad: usize, keys_first: bool| {
+            ONE_PASS_MAPS.with(|c| c.set(one_pass));
+            let mut b = Builder::new();
+            b.start_vector();
+            let keys = ["b", "c", "d", "e", "f", "g"];
+            if keys_first {
+                b.start_vector();
+                for k in keys {
+                    b.key(k);
+                }
+                b.end_typed_vector().unwrap();
+            }
+            b.blob(&vec![1u8; pad]);
+            b.string("shared");
+            let shared = b.last_value().unwrap();
+            b.start_map();
+            for k in keys {
+                b.key(k);
+                if keys_first {
+                    b.null();
+                } else {
+                    b.reuse_value(shared);
+                }
+            }
+            b.end_map().unwrap();
+            b.end_vector().unwrap();
+            b.finish().unwrap().to_vec()
+        };
+        for pad in (150..400).chain(65_200..65_560) {
+            for keys_first in [false, true] {
+                let general = build(false, pad, keys_first);
+                assert_eq!(build(true, pad, keys_first), general, "{pad} {keys_first}");
+            }
+        }
+        ONE_PASS_MAPS.with(|c| c.set(true));
     }
 
     /// The block path writes exactly the bytes the value-stack path writes

@@ -111,9 +111,10 @@ fn hash_with(bytes: &[u8], words: (u64, u64)) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let mut h: u64 = bytes.len() as u64;
     if bytes.len() <= SHORT {
+        // Two independent products, folded: short keys are the hot case.
         let (a, b) = words;
-        h = (h ^ a).wrapping_mul(K);
-        h = (h.rotate_left(23) ^ b).wrapping_mul(K);
+        let h = (h ^ a).wrapping_mul(K) ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        return h ^ (h >> 29) ^ (h >> 41);
     } else {
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
@@ -166,7 +167,7 @@ impl BytesPool {
 
     /// The offset of a pooled range equal to the probe's bytes.
     #[inline(always)]
-    fn find_probe(&self, buf: &[u8], probe: &Probe) -> Option<usize> {
+    pub(crate) fn find_probe(&self, buf: &[u8], probe: &Probe) -> Option<usize> {
         if self.table.is_empty() {
             return None;
         }
@@ -179,15 +180,14 @@ impl BytesPool {
                 return None;
             }
             let e = &self.entries[slot as usize - 1];
-            if e.hash == probe.hash && e.len == n {
-                let same = if n <= SHORT {
-                    e.words == probe.words
-                } else {
-                    buf.get(e.off..e.off + n) == Some(probe.bytes)
-                };
-                if same {
-                    return Some(e.off);
-                }
+            // Short ranges: the length and words decide; long ones: the hash, then the bytes.
+            let same = if n <= SHORT {
+                e.len == n && e.words == probe.words
+            } else {
+                e.hash == probe.hash && e.len == n && buf.get(e.off..e.off + n) == Some(probe.bytes)
+            };
+            if same {
+                return Some(e.off);
             }
             i = (i + 1) & mask;
         }
@@ -222,6 +222,16 @@ impl BytesPool {
             });
         }
         found
+    }
+
+    /// Records that the probe's bytes, known to be absent, will live at `off`.
+    pub(crate) fn insert_probe(&mut self, probe: &Probe, off: usize) {
+        self.insert(Entry {
+            off,
+            len: probe.bytes.len(),
+            hash: probe.hash,
+            words: probe.words,
+        });
     }
 
     #[cold]
