@@ -233,7 +233,7 @@ impl<'a> Verifier<'a> {
         self.utf8(target, len)
     }
 
-    #[inline]
+    #[inline(always)]
     fn utf8(&self, at: usize, len: usize) -> Result<()> {
         if utf8::is_utf8(&self.buf[at..at + len]) {
             Ok(())
@@ -313,7 +313,27 @@ impl<'a> Verifier<'a> {
                     {
                         continue;
                     }
-                    match self.value(target + i * w, w, packed, type_at, depth + 1) {
+                    // Strings (most of what records hold besides scalars),
+                    // maps and untyped vectors are dispatched here, as `value`
+                    // dispatches them, without its call.
+                    let slot = target + i * w;
+                    let child_w = 1 << (packed & 3);
+                    const STRING: u8 = FlexType::String as u8;
+                    const MAP: u8 = FlexType::Map as u8;
+                    const VECTOR: u8 = FlexType::Vector as u8;
+                    let r = match code {
+                        STRING => follow(self.buf, slot, w)
+                            .and_then(|at| self.string(at, child_w, packed))
+                            .map(|()| 0),
+                        MAP => follow(self.buf, slot, w).and_then(|at| {
+                            self.container(FlexType::Map, at, child_w, packed, depth + 1)
+                        }),
+                        VECTOR => follow(self.buf, slot, w).and_then(|at| {
+                            self.container(FlexType::Vector, at, child_w, packed, depth + 1)
+                        }),
+                        _ => self.value(slot, w, packed, type_at, depth + 1),
+                    };
+                    match r {
                         Ok(child) => h = h.max(child),
                         Err(e) => return Err(self.locate(e, keys, i)),
                     }
