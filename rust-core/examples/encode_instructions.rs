@@ -8,7 +8,9 @@
 //! valgrind --tool=callgrind target/release/examples/encode_instructions user_profile flexbuf 11
 //! ```
 //!
-//! Modes: `flexbuf`, `serde_json`, `rmp_serde`. Counts for `N` = 1 and 11
+//! Modes: `flexbuf`, `serde_json`, `rmp_serde`; for the serde tier,
+//! `to_vec` (`flexbuf::to_vec`, with `--features serde`) and
+//! `flexbuffers_to_vec` (the `flexbuffers` crate's). Counts for `N` = 1 and 11
 //! differ by ten encodings; setup cancels out.
 
 use std::hint::black_box;
@@ -52,7 +54,7 @@ fn push(b: &mut Builder, value: &Value) -> flexbuf::Result<()> {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [fixture, mode, times] = &args[..] else {
-        eprintln!("usage: encode_instructions <fixture> <flexbuf|serde_json|rmp_serde> <times>");
+        eprintln!("usage: encode_instructions <fixture> <flexbuf|serde_json|rmp_serde|to_vec|flexbuffers_to_vec> <times>");
         std::process::exit(2);
     };
     let path = format!(
@@ -76,6 +78,9 @@ fn main() {
                 rmp_serde::encode::write(&mut out, black_box(&value)).unwrap();
                 out.len()
             }
+            #[cfg(feature = "serde")]
+            "to_vec" => flexbuf::to_vec(black_box(&value)).unwrap().len(),
+            "flexbuffers_to_vec" => flexbuffers::to_vec(black_box(&value)).unwrap().len(),
             _ => {
                 builder.clear();
                 push(&mut builder, black_box(&value)).unwrap();

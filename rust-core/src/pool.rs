@@ -104,6 +104,21 @@ impl<'a> Probe<'a> {
     }
 }
 
+/// True when `bytes` contain a NUL, checked as the key pool checks a new
+/// key: two word tests for up to 16 bytes (no library call).
+#[inline]
+pub(crate) fn contains_nul(bytes: &[u8]) -> bool {
+    if bytes.len() > SHORT {
+        return bytes.contains(&0);
+    }
+    Probe {
+        bytes,
+        words: short_words(bytes),
+        hash: 0,
+    }
+    .has_nul()
+}
+
 /// A fast, non-cryptographic hash over bytes (8 bytes per step); `words`
 /// are the probe's words when there are at most 16 bytes.
 #[inline(always)]

@@ -384,7 +384,7 @@ impl ser::SerializeMap for Map<'_, '_> {
             keys: &mut self.ser.keys,
         })?;
         let text = &self.ser.keys[self.key_start..];
-        if text.contains('\0') {
+        if crate::pool::contains_nul(text.as_bytes()) {
             return Err(Error::from(BuilderError::NulInKey).in_segment(PathSegment::Key(text)));
         }
         self.ser.builder.key(text);
