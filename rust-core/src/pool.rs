@@ -106,6 +106,7 @@ impl<'a> Probe<'a> {
 
 /// True when `bytes` contain a NUL, checked as the key pool checks a new
 /// key: two word tests for up to 16 bytes (no library call).
+#[cfg(feature = "serde")]
 #[inline]
 pub(crate) fn contains_nul(bytes: &[u8]) -> bool {
     if bytes.len() > SHORT {
