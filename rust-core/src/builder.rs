@@ -1455,23 +1455,13 @@ mod tests {
     /// every width, forced minimum widths, and maps nested in vectors.
     #[test]
     fn maps_in_order_match_the_sorting_path() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n.max(1)
-        };
+        let mut rng = crate::test_support::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut next = |n: usize| rng.below(n);
         for round in 0..400 {
-            let count = 1 + next(30) as usize;
+            let count = 1 + next(30);
             let keys: Vec<String> = (0..count).map(|i| format!("k{i:03}")).collect();
-            let values: Vec<(u64, usize)> = (0..count)
-                .map(|_| {
-                    (
-                        next(6),
-                        next(if round % 4 == 0 { 70_000 } else { 300 }) as usize,
-                    )
-                })
+            let values: Vec<(usize, usize)> = (0..count)
+                .map(|_| (next(6), next(if round % 4 == 0 { 70_000 } else { 300 })))
                 .collect();
             let force = [BitWidth::W8, BitWidth::W16, BitWidth::W32][round % 3];
             let build = |one_pass: bool| {
@@ -1554,13 +1544,8 @@ mod tests {
     /// block, and forced minimum widths.
     #[test]
     fn key_blocks_match_the_value_stack_path() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n.max(1) as u64) as usize
-        };
+        let mut rng = crate::test_support::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: usize| rng.below(n);
         for round in 0..600 {
             let count = next(41);
             let long = round % 3 == 0;

@@ -1,5 +1,5 @@
 //! Inputs shared by unit tests: the conformance goldens, the invalid corpus
-//! and the fixtures, read from the repository.
+//! and the fixtures, read from the repository, and a seeded random source.
 
 use crate::builder::ShareFlags;
 use crate::json::{from_json_with, JsonOptions};
@@ -43,4 +43,28 @@ pub(crate) fn seeds() -> Vec<Vec<u8>> {
     }
     assert!(out.len() > 600, "found {} seeds", out.len());
     out
+}
+
+/// A small seeded random source (xorshift64) for randomized unit tests:
+/// the same seed gives the same sequence, so a failure can be replayed.
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    /// A source starting from `seed` (not zero).
+    pub(crate) fn new(seed: u64) -> Rng {
+        Rng(seed.max(1))
+    }
+
+    /// The next 64 random bits.
+    pub(crate) fn bits(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        (self.bits() % n.max(1) as u64) as usize
+    }
 }
