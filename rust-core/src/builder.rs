@@ -385,54 +385,35 @@ impl Builder {
     /// [`BuilderError::NulInKey`] from the next `end_*` or `finish`.
     #[inline]
     pub fn key(&mut self, key: &str) {
+        if self.closed() {
+            return;
+        }
         let bytes = key.as_bytes();
-        if !self.finished && self.options.share.contains(ShareFlags::KEYS) {
-            // The common case, inlined: a key already in the pool (it was
-            // checked for NUL when it came first).
-            let probe = Probe::new(bytes);
+        let probe = Probe::new(bytes);
+        let pooled = self.options.share.contains(ShareFlags::KEYS);
+        // The common case, inlined: a key already in the pool (it was
+        // checked for NUL when it came first).
+        if pooled {
             if let Some(at) = self.key_pool.find_probe(&self.buf, &probe) {
                 self.stack.push(Slot::key(at, bytes.len()));
                 return;
             }
-            return self.new_key(bytes, probe);
         }
-        self.key_bytes(bytes)
+        self.new_key(bytes, probe, pooled);
     }
 
-    /// A key the pool does not hold yet: checked, written, pooled.
+    /// A key not written yet: checked, written, and pooled when `pooled`.
     #[inline(never)]
-    fn new_key(&mut self, key: &[u8], probe: Probe) {
+    fn new_key(&mut self, key: &[u8], probe: Probe, pooled: bool) {
         if probe.has_nul() {
             self.fail(BuilderError::NulInKey.into());
         }
         let loc = self.buf.len();
-        self.key_pool.insert_probe(&probe, loc);
+        if pooled {
+            self.key_pool.insert_probe(&probe, loc);
+        }
         self.write_key_bytes(key);
         self.stack.push(Slot::key(loc, key.len()));
-    }
-
-    fn key_bytes(&mut self, key: &[u8]) {
-        if self.closed() {
-            return;
-        }
-        let probe = Probe::new(key);
-        if probe.has_nul() {
-            self.fail(BuilderError::NulInKey.into());
-        }
-        let loc = self.buf.len();
-        let at = if self.options.share.contains(ShareFlags::KEYS) {
-            match self.key_pool.find_or_insert_probe(&self.buf, &probe, loc) {
-                Some(existing) => existing,
-                None => {
-                    self.write_key_bytes(key);
-                    loc
-                }
-            }
-        } else {
-            self.write_key_bytes(key);
-            loc
-        };
-        self.stack.push(Slot::key(at, key.len()));
     }
 
     #[inline]
@@ -710,12 +691,7 @@ impl Builder {
         self.write_uint(n as u64, width.bytes());
         let keys_at = self.buf.len();
         let elems = &self.stack[start..keys_end];
-        match width.bytes() {
-            1 => write_elements::<1, 2>(&mut self.buf, elems, None),
-            2 => write_elements::<2, 2>(&mut self.buf, elems, None),
-            4 => write_elements::<4, 2>(&mut self.buf, elems, None),
-            _ => write_elements::<8, 2>(&mut self.buf, elems, None),
-        }
+        write_elements_at::<2>(&mut self.buf, width, elems, None);
         let keys = Slot::new(keys_at as u64, FlexType::VectorKey, width);
 
         let buf_len = self.buf.len();
@@ -739,12 +715,7 @@ impl Builder {
         self.write_uint(n as u64, bytes);
         let at = self.buf.len();
         let values = &self.stack[start + 1..start + 2 * n];
-        match bytes {
-            1 => write_elements::<1, 2>(&mut self.buf, values, Some(width)),
-            2 => write_elements::<2, 2>(&mut self.buf, values, Some(width)),
-            4 => write_elements::<4, 2>(&mut self.buf, values, Some(width)),
-            _ => write_elements::<8, 2>(&mut self.buf, values, Some(width)),
-        }
+        write_elements_at::<2>(&mut self.buf, width, values, Some(width));
         self.stack.truncate(start);
         self.stack.push(Slot::new(at as u64, FlexType::Map, width));
     }
@@ -999,12 +970,7 @@ impl Builder {
         let loc = self.buf.len();
         let elems = &self.stack[range];
         let types = if typed { None } else { Some(width) };
-        match bytes {
-            1 => write_elements::<1, STEP>(&mut self.buf, elems, types),
-            2 => write_elements::<2, STEP>(&mut self.buf, elems, types),
-            4 => write_elements::<4, STEP>(&mut self.buf, elems, types),
-            _ => write_elements::<8, STEP>(&mut self.buf, elems, types),
-        }
+        write_elements_at::<STEP>(&mut self.buf, width, elems, types);
         let ty = if keys.is_some() {
             FlexType::Map
         } else if typed {
@@ -1214,6 +1180,22 @@ impl Builder {
     }
 }
 
+/// [`write_elements`] at `width`: one fixed-size copy per element.
+#[inline(always)]
+fn write_elements_at<const STEP: usize>(
+    buf: &mut Vec<u8>,
+    width: BitWidth,
+    elems: &[Slot],
+    types: Option<BitWidth>,
+) {
+    match width {
+        BitWidth::W8 => write_elements::<1, STEP>(buf, elems, types),
+        BitWidth::W16 => write_elements::<2, STEP>(buf, elems, types),
+        BitWidth::W32 => write_elements::<4, STEP>(buf, elems, types),
+        BitWidth::W64 => write_elements::<8, STEP>(buf, elems, types),
+    }
+}
+
 /// Appends the slots `elems[0], elems[STEP], ...` as `B`-byte elements,
 /// followed (when `types` gives the vector's width) by their packed type
 /// bytes: one reservation, then each element and type byte written once
@@ -1381,10 +1363,8 @@ fn scan_map(buf: &[u8], entries: &[Slot]) -> Option<MapScan> {
         }
         if v.ty.is_inline() {
             scan.inline = scan.inline.max(v.width);
-        } else {
-            if v.data < scan.first_value.0 {
-                scan.first_value = (v.data, i);
-            }
+        } else if v.data < scan.first_value.0 {
+            scan.first_value = (v.data, i);
         }
     }
     Some(scan)

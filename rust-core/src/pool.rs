@@ -217,25 +217,10 @@ impl BytesPool {
         bytes: &[u8],
         new_offset: usize,
     ) -> Option<usize> {
-        self.find_or_insert_probe(buf, &Probe::new(bytes), new_offset)
-    }
-
-    /// [`find_or_insert`](Self::find_or_insert) for a probe already made.
-    #[inline]
-    pub(crate) fn find_or_insert_probe(
-        &mut self,
-        buf: &[u8],
-        probe: &Probe,
-        new_offset: usize,
-    ) -> Option<usize> {
-        let found = self.find_probe(buf, probe);
+        let probe = Probe::new(bytes);
+        let found = self.find_probe(buf, &probe);
         if found.is_none() {
-            self.insert(Entry {
-                off: new_offset,
-                len: probe.bytes.len(),
-                hash: probe.hash,
-                words: probe.words,
-            });
+            self.insert_probe(&probe, new_offset);
         }
         found
     }
