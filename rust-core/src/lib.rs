@@ -49,7 +49,7 @@ pub mod serde;
 mod test_support;
 pub mod typed;
 mod types;
-mod utf8;
+pub mod utf8;
 mod verify;
 mod word;
 

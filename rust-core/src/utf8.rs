@@ -22,9 +22,15 @@ pub(crate) fn is_utf8(bytes: &[u8]) -> bool {
     ascii || validate(bytes)
 }
 
-/// `bytes` as `&str` when it is well-formed UTF-8.
+/// `bytes` as `&str` when it is well-formed UTF-8 (the validator the
+/// verifier uses: SIMD with the default `simd-utf8` feature).
+///
+/// ```
+/// assert_eq!(flexbuf::utf8::as_str("héllo".as_bytes()), Some("héllo"));
+/// assert_eq!(flexbuf::utf8::as_str(&[0xff]), None);
+/// ```
 #[inline]
-pub(crate) fn as_str(bytes: &[u8]) -> Option<&str> {
+pub fn as_str(bytes: &[u8]) -> Option<&str> {
     if is_utf8(bytes) {
         // SAFETY: just validated.
         Some(unsafe { core::str::from_utf8_unchecked(bytes) })

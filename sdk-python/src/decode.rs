@@ -14,6 +14,8 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 
 use crate::errors::{to_py, Context};
+use crate::expand::Walk;
+pub use crate::pystr::str_obj;
 
 /// Deepest container nesting expanded (the verifier's default limit).
 pub const MAX_DEPTH: usize = 64;
@@ -87,9 +89,13 @@ impl<'py> Expander<'py> {
         }
     }
 
-    /// Expands `r` and everything below it.
+    /// Expands `r` and everything below it (through [`Walk`] when `r`
+    /// comes from a verified buffer).
     pub fn expand(&mut self, r: &Reader<'_>) -> PyResult<Bound<'py, PyAny>> {
         let py = self.py;
+        if let Some(out) = Walk::expand(py, r) {
+            return out;
+        }
         self.value(r, 0).map_err(|f| f.into_py(py))
     }
 
@@ -312,27 +318,4 @@ pub fn uint_obj(py: Python<'_>, u: u64) -> Bound<'_, PyAny> {
 pub fn float_obj(py: Python<'_>, f: f64) -> Bound<'_, PyAny> {
     // SAFETY: as for `int_obj`.
     unsafe { Bound::from_owned_ptr(py, ffi::PyFloat_FromDouble(f)) }
-}
-
-/// A `str` from valid UTF-8, copying ASCII straight into a compact string.
-#[inline]
-pub fn str_obj<'py>(py: Python<'py>, s: &str) -> PyResult<Bound<'py, PyAny>> {
-    let bytes = s.as_bytes();
-    // SAFETY: PyUnicode_New(n, 127) makes a compact ASCII string whose data area
-    // holds n bytes plus a NUL; we fill exactly n bytes of ASCII.
-    unsafe {
-        if bytes.is_ascii() {
-            let obj = ffi::PyUnicode_New(bytes.len() as ffi::Py_ssize_t, 127);
-            let obj = Bound::from_owned_ptr_or_err(py, obj)?;
-            let data = ffi::PyUnicode_DATA(obj.as_ptr()) as *mut u8;
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), data, bytes.len());
-            Ok(obj)
-        } else {
-            let obj = ffi::PyUnicode_FromStringAndSize(
-                bytes.as_ptr() as *const std::os::raw::c_char,
-                bytes.len() as ffi::Py_ssize_t,
-            );
-            Bound::from_owned_ptr_or_err(py, obj)
-        }
-    }
 }

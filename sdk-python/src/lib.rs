@@ -9,8 +9,10 @@ mod builder;
 mod decode;
 mod encode;
 mod errors;
+mod expand;
 mod generate;
 mod input;
+mod pystr;
 mod reference;
 mod typed;
 
@@ -20,7 +22,6 @@ use flexbuf::{Builder, JsonOptions, ShareFlags};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use crate::decode::Expander;
 use crate::encode::Encoder;
 use crate::errors::{Context, IntoPy};
 
@@ -70,9 +71,7 @@ fn dumps(py: Python<'_>, obj: &Bound<'_, PyAny>, share_strings: bool) -> PyResul
 #[pyfunction]
 fn loads<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let owner = input::to_bytes(data)?;
-    let bytes = input::slice(&owner);
-    let root = input::verify_bytes(py, bytes)?.root();
-    Expander::new(py, bytes.len()).expand(&root)
+    expand::loads(py, input::slice(&owner))
 }
 
 /// A lazy view of the root of `data`. With `verify=True` the whole buffer is

@@ -1,0 +1,591 @@
+//! Expansion of a buffer into Python objects in one pass (`loads`), and of
+//! a verified buffer (`Reference.to_python` on a verified reference).
+//!
+//! The same objects as [`crate::decode::Expander`] (which serves unverified
+//! references value by value), under the same budget and depth limit, read
+//! straight from the bytes, with keys from the process-wide [`KeyGuard`]
+//! table. Two modes share the walk:
+//!
+//! - `Walk<false>` expands a buffer the verifier has accepted: it keeps only
+//!   the bounds checks that make it memory-safe whatever the bytes.
+//! - `Walk<true>` expands unverified bytes and checks, on every value it
+//!   reaches, what the verifier checks there (type codes, widths, offsets,
+//!   sizes and spans, string terminators, UTF-8, strictly ascending map
+//!   keys, depth). It reaches every value the verifier does, so it succeeds
+//!   only on bytes the verifier accepts. On any failure it gives up, and
+//!   [`loads`] takes the strict path (verify, then `Walk<false>`), so errors
+//!   are the verifier's own, as they were before the two passes were fused.
+
+use flexbuf::{Budget, Error, ErrorKind, FlexType, Reader};
+use pyo3::ffi;
+use pyo3::prelude::*;
+
+use crate::decode::{bool_obj, float_obj, int_obj, uint_obj, Fail, MAX_DEPTH};
+use crate::input;
+use crate::pystr::{str_obj, KeyGuard, KEY_MAX_LEN};
+
+type Out<'py> = Result<Bound<'py, PyAny>, Fail>;
+
+// Type codes of the wire format (the high six bits of a packed type byte).
+const NULL: u8 = FlexType::Null as u8;
+const INT: u8 = FlexType::Int as u8;
+const UINT: u8 = FlexType::UInt as u8;
+const FLOAT: u8 = FlexType::Float as u8;
+const KEY: u8 = FlexType::Key as u8;
+const STRING: u8 = FlexType::String as u8;
+const INDIRECT_INT: u8 = FlexType::IndirectInt as u8;
+const INDIRECT_UINT: u8 = FlexType::IndirectUInt as u8;
+const INDIRECT_FLOAT: u8 = FlexType::IndirectFloat as u8;
+const MAP: u8 = FlexType::Map as u8;
+const VECTOR: u8 = FlexType::Vector as u8;
+const BLOB: u8 = FlexType::Blob as u8;
+const BOOL: u8 = FlexType::Bool as u8;
+
+/// Per-call cache of keys by offset (builders write each distinct key once).
+struct ByOffset<'py> {
+    /// (offset, length in bytes, the key).
+    slots: Vec<(usize, usize, Option<Bound<'py, PyAny>>)>,
+    mask: usize,
+}
+
+impl<'py> ByOffset<'py> {
+    /// A cache sized for a buffer of `len` bytes (one slot per 32 bytes,
+    /// between 16 and 512).
+    fn new(len: usize) -> Self {
+        let n = (len / 32).clamp(16, 512).next_power_of_two();
+        ByOffset {
+            slots: Vec::new(),
+            mask: n - 1,
+        }
+    }
+
+    #[inline]
+    fn slot(&self, at: usize) -> usize {
+        (at.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) & self.mask
+    }
+}
+
+/// One expansion; `CHECK` says whether the bytes are unverified.
+pub struct Walk<'py, 'b, const CHECK: bool> {
+    py: Python<'py>,
+    buf: &'b [u8],
+    budget: Budget,
+    by_offset: ByOffset<'py>,
+    table: Option<KeyGuard<'py>>,
+}
+
+/// Buffers below this size are expanded in one checked pass with the GIL
+/// held; larger ones are verified with the GIL released first.
+pub const ONE_PASS_LIMIT: usize = 1 << 20;
+
+/// `data` verified and expanded: in one checked pass when it is below
+/// [`ONE_PASS_LIMIT`], else (or when that pass finds anything wrong) by the
+/// verifier first, whose error is the one raised.
+pub fn loads<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    if data.len() < ONE_PASS_LIMIT {
+        match Walk::<true>::new(py, data).root() {
+            Ok(v) => return Ok(v),
+            Err(Fail::Py(e)) => return Err(e),
+            Err(Fail::Core(_)) => {}
+        }
+    }
+    let root = input::verify_bytes(py, data)?.root();
+    let mut w = Walk::<false>::new(py, data);
+    w.value(root.offset(), root.slot_width(), root.packed_type(), 0)
+        .map_err(|f| f.into_py(py))
+}
+
+impl<'py, 'b> Walk<'py, 'b, false> {
+    /// Expands the value `r` reads, which must come from a verified buffer
+    /// (`None` for an unverified reader: use `decode::Expander`).
+    pub fn expand(py: Python<'py>, r: &Reader<'b>) -> Option<PyResult<Bound<'py, PyAny>>> {
+        if !r.is_trusted() {
+            return None;
+        }
+        let mut w = Walk::<false>::new(py, r.buffer());
+        let out = w.value(r.offset(), r.slot_width(), r.packed_type(), 0);
+        Some(out.map_err(|f| f.into_py(py)))
+    }
+}
+
+impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
+    fn new(py: Python<'py>, buf: &'b [u8]) -> Self {
+        Walk {
+            py,
+            buf,
+            budget: Budget::for_input(buf.len()),
+            by_offset: ByOffset::new(buf.len()),
+            table: KeyGuard::take(py),
+        }
+    }
+
+    /// The root value, from the buffer's last two bytes (its width and type).
+    fn root(&mut self) -> Out<'py> {
+        let n = self.buf.len();
+        if n < 3 {
+            return Err(Error::at(ErrorKind::Truncated, 0).into());
+        }
+        let width = self.buf[n - 1] as usize;
+        if !matches!(width, 1 | 2 | 4 | 8) {
+            return Err(Error::at(ErrorKind::BadWidth(width as u64), n - 1).into());
+        }
+        let slot = (n - 2)
+            .checked_sub(width)
+            .ok_or_else(|| Error::at(ErrorKind::Truncated, 0))?;
+        self.value(slot, width, self.buf[n - 2], 0)
+    }
+
+    /// The value in the slot at `pos`, `pw` bytes wide, of packed type `packed`.
+    fn value(&mut self, pos: usize, pw: usize, packed: u8, depth: usize) -> Out<'py> {
+        self.budget.node()?;
+        let py = self.py;
+        let ty = packed >> 2;
+        let bw = 1usize << (packed & 3);
+        Ok(match ty {
+            NULL => py.None().into_bound(py),
+            INT => int_obj(py, int(self.buf, pos, pw)?),
+            UINT => uint_obj(py, uint(self.buf, pos, pw)?),
+            FLOAT => float_obj(py, float(self.buf, pos, pw)?),
+            BOOL => bool_obj(py, uint(self.buf, pos, pw)? != 0),
+            KEY => {
+                let at = follow(self.buf, pos, pw)?;
+                self.key(at)?.0
+            }
+            STRING => {
+                let at = follow(self.buf, pos, pw)?;
+                let bytes = sized(self.buf, at, bw)?;
+                self.budget.bytes(bytes.len())?;
+                let s = if CHECK {
+                    let end = at + bytes.len();
+                    if self.buf.get(end) != Some(&0) {
+                        return Err(Error::at(ErrorKind::MissingNul, end).into());
+                    }
+                    flexbuf::utf8::as_str(bytes)
+                        .ok_or_else(|| Error::at(ErrorKind::InvalidUtf8, at))?
+                } else {
+                    // SAFETY: a verified buffer's strings (sized, under a
+                    // String type byte) are valid UTF-8: the verifier
+                    // checked this one.
+                    unsafe { std::str::from_utf8_unchecked(bytes) }
+                };
+                str_obj(py, s)?
+            }
+            INDIRECT_INT => int_obj(py, int(self.buf, follow(self.buf, pos, pw)?, bw)?),
+            INDIRECT_UINT => uint_obj(py, uint(self.buf, follow(self.buf, pos, pw)?, bw)?),
+            INDIRECT_FLOAT => float_obj(py, float(self.buf, follow(self.buf, pos, pw)?, bw)?),
+            BLOB => {
+                let at = follow(self.buf, pos, pw)?;
+                let bytes = sized(self.buf, at, bw)?;
+                self.budget.bytes(bytes.len())?;
+                pyo3::types::PyBytes::new(py, bytes).into_any()
+            }
+            MAP => {
+                let depth = enter(depth, pos)?;
+                self.map(follow(self.buf, pos, pw)?, bw, depth)?
+            }
+            VECTOR => {
+                let depth = enter(depth, pos)?;
+                let at = follow(self.buf, pos, pw)?;
+                let n = size(self.buf, at, bw)?;
+                let types = at + n * bw;
+                // Elements and type bytes inside the buffer (`n` is at most
+                // the buffer's length, so this cannot overflow).
+                if types + n > self.buf.len() {
+                    return Err(Error::at(ErrorKind::SizeOutOfBounds, at).into());
+                }
+                self.list(n, |t, i| {
+                    let packed = byte(t.buf, types + i)?;
+                    t.element(at + i * bw, bw, packed, depth)
+                })?
+            }
+            _ => {
+                let depth = enter(depth, pos)?;
+                self.typed(packed, follow(self.buf, pos, pw)?, bw, depth)?
+            }
+        })
+    }
+
+    /// An element of an untyped vector or map: numbers read here, anything
+    /// else through [`value`](Self::value).
+    #[inline(always)]
+    fn element(&mut self, pos: usize, w: usize, packed: u8, depth: usize) -> Out<'py> {
+        let py = self.py;
+        match packed >> 2 {
+            INT => {
+                self.budget.node()?;
+                Ok(int_obj(py, int(self.buf, pos, w)?))
+            }
+            FLOAT => {
+                self.budget.node()?;
+                Ok(float_obj(py, float(self.buf, pos, w)?))
+            }
+            _ => self.value(pos, w, packed, depth),
+        }
+    }
+
+    /// A typed vector (with a length, or of fixed length 2-4) at `at`.
+    fn typed(&mut self, packed: u8, at: usize, bw: usize, depth: usize) -> Out<'py> {
+        let py = self.py;
+        let (elem, n) = match FlexType::from_code(packed >> 2) {
+            Some(t) if t.is_typed_vector() => (
+                t.typed_vector_element().unwrap_or(FlexType::Key),
+                size(self.buf, at, bw)?,
+            ),
+            Some(t) if t.is_fixed_typed_vector() => {
+                t.fixed_vector_element().unwrap_or((FlexType::Int, 2))
+            }
+            _ => return Err(Error::at(ErrorKind::UnknownType(packed), at).into()),
+        };
+        // Scalars are read in place; keys and (deprecated) strings as values
+        // whose type byte says width 1, as a typed vector's readers do.
+        match elem {
+            FlexType::Int => self.list(n, |t, i| {
+                t.budget.node()?;
+                Ok(int_obj(py, int(t.buf, at + i * bw, bw)?))
+            }),
+            FlexType::UInt => self.list(n, |t, i| {
+                t.budget.node()?;
+                Ok(uint_obj(py, uint(t.buf, at + i * bw, bw)?))
+            }),
+            FlexType::Float => self.list(n, |t, i| {
+                t.budget.node()?;
+                Ok(float_obj(py, float(t.buf, at + i * bw, bw)?))
+            }),
+            FlexType::Bool => self.list(n, |t, i| {
+                t.budget.node()?;
+                Ok(bool_obj(py, uint(t.buf, at + i * bw, bw)? != 0))
+            }),
+            FlexType::Key => self.list(n, |t, i| {
+                t.budget.node()?;
+                let k = follow(t.buf, at + i * bw, bw)?;
+                Ok(t.key(k)?.0)
+            }),
+            // A deprecated string vector: the verifier reads its elements
+            // as keys, this walk as strings; the strict path decides.
+            _ if CHECK => Err(Error::at(ErrorKind::UnknownType(packed), at).into()),
+            other => {
+                let packed = (other as u8) << 2;
+                self.list(n, |t, i| t.checked_value(at + i * bw, bw, packed, depth))
+            }
+        }
+    }
+
+    /// A value the verifier did not check as this walk reads it (a string
+    /// inside a deprecated string vector): through the checked expander's
+    /// rules, so its UTF-8 is validated here.
+    fn checked_value(&mut self, pos: usize, pw: usize, packed: u8, depth: usize) -> Out<'py> {
+        if packed >> 2 != STRING {
+            return self.value(pos, pw, packed, depth);
+        }
+        self.budget.node()?;
+        let at = follow(self.buf, pos, pw)?;
+        let bytes = sized(self.buf, at, 1)?;
+        let s = std::str::from_utf8(bytes).map_err(|_| Error::at(ErrorKind::InvalidUtf8, at))?;
+        self.budget.bytes(s.len())?;
+        Ok(str_obj(self.py, s)?)
+    }
+
+    /// A list of `n` items made by `item` (one node for the list itself).
+    #[inline(always)]
+    fn list(&mut self, n: usize, mut item: impl FnMut(&mut Self, usize) -> Out<'py>) -> Out<'py> {
+        self.budget.node()?;
+        // A length the verifier accepted fits in the buffer, so this
+        // allocation is bounded by the input size.
+        // SAFETY: PyList_New returns a new list of `n` NULL items, or NULL
+        // with an exception set.
+        let list = unsafe {
+            Bound::from_owned_ptr_or_err(self.py, ffi::PyList_New(n as ffi::Py_ssize_t))?
+        };
+        for i in 0..n {
+            let v = item(self, i)?;
+            // SAFETY: i < n; PyList_SET_ITEM steals the reference into an empty slot.
+            unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, v.into_ptr()) };
+        }
+        Ok(list)
+    }
+
+    /// The map whose values start at `at`, `bw` bytes each.
+    fn map(&mut self, at: usize, bw: usize, depth: usize) -> Out<'py> {
+        let py = self.py;
+        let n = size(self.buf, at, bw)?;
+        let prefix = at
+            .checked_sub(3 * bw)
+            .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, at))?;
+        let keys = follow(self.buf, prefix, bw)?;
+        let kw = uint(self.buf, prefix + bw, bw)? as usize;
+        if !matches!(kw, 1 | 2 | 4 | 8) {
+            return Err(Error::at(ErrorKind::BadWidth(kw as u64), prefix + bw).into());
+        }
+        let klen = size(self.buf, keys, kw)?;
+        if klen != n {
+            let e = ErrorKind::KeyValueLengthMismatch {
+                keys: klen as u64,
+                values: n as u64,
+            };
+            return Err(Error::at(e, at).into());
+        }
+        let types = at + n * bw;
+        // Both vectors inside the buffer (sizes are at most its length).
+        if types + n > self.buf.len() || keys + n * kw > self.buf.len() {
+            return Err(Error::at(ErrorKind::SizeOutOfBounds, at).into());
+        }
+        let mut prev: Option<KeyPos> = None;
+        let dict = new_dict(py, n)?;
+        for i in 0..n {
+            self.budget.node()?;
+            let k_at = follow(self.buf, keys + i * kw, kw)?;
+            let (k, pos) = self.key(k_at)?;
+            if CHECK {
+                if prev.is_some_and(|p| !p.before(&pos, self.buf)) {
+                    return Err(Error::at(ErrorKind::UnsortedKeys, k_at).into());
+                }
+                prev = Some(pos);
+            }
+            let packed = byte(self.buf, types + i)?;
+            let v = self.element(at + i * bw, bw, packed, depth)?;
+            // SAFETY: both are valid objects; PyDict_SetItem does not steal references.
+            if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k.as_ptr(), v.as_ptr()) } != 0 {
+                return Err(PyErr::fetch(py).into());
+            }
+        }
+        Ok(dict)
+    }
+
+    /// The key whose bytes start at `at`, and its length in bytes: by offset
+    /// within this buffer, then from the process-wide table, else made. In
+    /// either mode the key is found terminated and valid UTF-8.
+    #[inline]
+    fn key(&mut self, at: usize) -> Result<(Bound<'py, PyAny>, KeyPos), Fail> {
+        // Short ASCII keys (most keys) come straight from the table, which
+        // costs less than a miss in the cache by offset.
+        if let Some(table) = &mut self.table {
+            if let Some((n, head)) = self.buf.get(at..).and_then(short_ascii) {
+                self.budget.bytes(n)?;
+                let order =
+                    (u128::from(head[0].swap_bytes()) << 64) | u128::from(head[1].swap_bytes());
+                let pos = KeyPos {
+                    at,
+                    len: n,
+                    order: Some(order),
+                };
+                return Ok((table.short_ascii_key(n, head)?, pos));
+            }
+        }
+        if self.by_offset.slots.is_empty() {
+            let n = self.by_offset.mask + 1;
+            self.by_offset.slots.resize(n, (usize::MAX, 0, None));
+        }
+        let slot = self.by_offset.slot(at);
+        if let (o, len, Some(obj)) = &self.by_offset.slots[slot] {
+            if *o == at {
+                let (obj, len) = (obj.clone(), *len);
+                // The budget counts bytes produced, cached or not.
+                self.budget.bytes(len)?;
+                return Ok((
+                    obj,
+                    KeyPos {
+                        at,
+                        len,
+                        order: None,
+                    },
+                ));
+            }
+        }
+        let tail = self
+            .buf
+            .get(at..)
+            .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, at))?;
+        let n = nul(tail).ok_or_else(|| Error::at(ErrorKind::MissingNul, at))?;
+        let bytes = &tail[..n];
+        self.budget.bytes(n)?;
+        let obj = match &mut self.table {
+            Some(table) if n <= KEY_MAX_LEN && bytes.is_ascii() => table.ascii_key(bytes)?,
+            _ => {
+                let s = flexbuf::utf8::as_str(bytes)
+                    .ok_or_else(|| Error::at(ErrorKind::InvalidUtf8, at))?;
+                str_obj(self.py, s)?
+            }
+        };
+        self.by_offset.slots[slot] = (at, n, Some(obj.clone()));
+        Ok((
+            obj,
+            KeyPos {
+                at,
+                len: n,
+                order: None,
+            },
+        ))
+    }
+}
+
+/// Where a key's bytes are, and for a short ASCII key its first 16 bytes as
+/// a big-endian number (zero past its end): comparing two such numbers
+/// orders the keys as `strcmp` does, since keys hold no NUL.
+#[derive(Clone, Copy)]
+struct KeyPos {
+    at: usize,
+    len: usize,
+    order: Option<u128>,
+}
+
+impl KeyPos {
+    /// True when `self` sorts strictly before `next` (unsigned bytes).
+    #[inline]
+    fn before(&self, next: &KeyPos, buf: &[u8]) -> bool {
+        match (self.order, next.order) {
+            (Some(a), Some(b)) => a < b,
+            _ => buf.get(self.at..self.at + self.len) < buf.get(next.at..next.at + next.len),
+        }
+    }
+}
+
+/// The length and the two words (zero past the end) of an ASCII key of at
+/// most 15 bytes at the start of `tail`, when `tail` has 16 bytes to read.
+#[inline(always)]
+fn short_ascii(tail: &[u8]) -> Option<(usize, [u64; 2])> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let b: &[u8; 16] = tail.get(..16)?.try_into().ok()?;
+    let w0 = u64::from_le_bytes(b[..8].try_into().ok()?);
+    let w1 = u64::from_le_bytes(b[8..].try_into().ok()?);
+    // The lowest flagged byte of `(w - LO) & !w & HI` is the first zero byte.
+    let z0 = w0.wrapping_sub(LO) & !w0 & HI;
+    let (n, head) = if z0 != 0 {
+        let n = (z0.trailing_zeros() / 8) as usize;
+        (n, [w0 & low_bytes(n), 0])
+    } else {
+        let z1 = w1.wrapping_sub(LO) & !w1 & HI;
+        if z1 == 0 {
+            return None;
+        }
+        let n = (z1.trailing_zeros() / 8) as usize;
+        (8 + n, [w0, w1 & low_bytes(n)])
+    };
+    ((head[0] | head[1]) & HI == 0).then_some((n, head))
+}
+
+/// A mask of the low `n` bytes of a word (`n` < 8).
+#[inline(always)]
+fn low_bytes(n: usize) -> u64 {
+    (1u64 << (8 * n)) - 1
+}
+
+/// An empty dict with room for `n` entries, so filling it never resizes
+/// (`n` is bounded by the input: a verified map of `n` entries spans at
+/// least `n` bytes).
+#[inline]
+fn new_dict(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyAny>> {
+    #[cfg(all(not(Py_LIMITED_API), not(PyPy), not(GraalPy), not(Py_3_14)))]
+    {
+        extern "C" {
+            // In CPython's headers (cpython/dictobject.h) from 3.11 to 3.13.
+            fn _PyDict_NewPresized(minused: ffi::Py_ssize_t) -> *mut ffi::PyObject;
+        }
+        // SAFETY: returns a new reference, or NULL with an exception set.
+        unsafe { Bound::from_owned_ptr_or_err(py, _PyDict_NewPresized(n as ffi::Py_ssize_t)) }
+    }
+    #[cfg(any(Py_LIMITED_API, PyPy, GraalPy, Py_3_14))]
+    {
+        let _ = n;
+        // SAFETY: returns a new reference, or NULL with an exception set.
+        unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyDict_New()) }
+    }
+}
+
+/// Index of the first NUL in `b`, a word at a time.
+#[inline]
+fn nul(b: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while let Some(w) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
+        let z = w.wrapping_sub(LO) & !w & HI;
+        if z != 0 {
+            return Some(i + (z.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    b[i..].iter().position(|&c| c == 0).map(|p| i + p)
+}
+
+fn enter(depth: usize, pos: usize) -> Result<usize, Error> {
+    if depth >= MAX_DEPTH {
+        return Err(Error::at(ErrorKind::DepthLimit(MAX_DEPTH), pos));
+    }
+    Ok(depth + 1)
+}
+
+#[inline(always)]
+fn byte(buf: &[u8], pos: usize) -> Result<u8, Error> {
+    buf.get(pos)
+        .copied()
+        .ok_or_else(|| Error::at(ErrorKind::Truncated, pos))
+}
+
+/// The little-endian unsigned integer of `w` bytes (1, 2, 4 or 8) at `pos`.
+#[inline(always)]
+fn uint(buf: &[u8], pos: usize, w: usize) -> Result<u64, Error> {
+    let b = pos
+        .checked_add(w)
+        .and_then(|end| buf.get(pos..end))
+        .ok_or_else(|| Error::at(ErrorKind::Truncated, pos))?;
+    Ok(match w {
+        1 => b[0] as u64,
+        2 => u16::from_le_bytes([b[0], b[1]]) as u64,
+        4 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
+        // `w` is 8 here: callers pass widths from type bytes or checked ones.
+        _ => b.try_into().map(u64::from_le_bytes).unwrap_or(0),
+    })
+}
+
+/// The signed integer of `w` bytes at `pos`.
+#[inline(always)]
+fn int(buf: &[u8], pos: usize, w: usize) -> Result<i64, Error> {
+    let shift = 64 - 8 * w as u32;
+    Ok(((uint(buf, pos, w)? << shift) as i64) >> shift)
+}
+
+/// The float of `w` bytes (4 or 8) at `pos`.
+#[inline(always)]
+fn float(buf: &[u8], pos: usize, w: usize) -> Result<f64, Error> {
+    let u = uint(buf, pos, w)?;
+    match w {
+        4 => Ok(f32::from_bits(u as u32) as f64),
+        8 => Ok(f64::from_bits(u)),
+        _ => Err(Error::at(ErrorKind::BadWidth(w as u64), pos)),
+    }
+}
+
+/// The target of the offset in the slot at `pos`.
+#[inline(always)]
+fn follow(buf: &[u8], pos: usize, w: usize) -> Result<usize, Error> {
+    let off = uint(buf, pos, w)?;
+    if off > pos as u64 {
+        return Err(Error::at(ErrorKind::OffsetOutOfBounds, pos));
+    }
+    Ok(pos - off as usize)
+}
+
+/// The size prefix (`w` bytes just before `at`) of a vector, string or blob.
+#[inline(always)]
+fn size(buf: &[u8], at: usize, w: usize) -> Result<usize, Error> {
+    let len_at = at
+        .checked_sub(w)
+        .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, at))?;
+    let n = uint(buf, len_at, w)?;
+    // No vector of `n` elements fits in fewer than `n` bytes.
+    if n > buf.len() as u64 {
+        return Err(Error::at(ErrorKind::SizeOutOfBounds, len_at));
+    }
+    Ok(n as usize)
+}
+
+/// The bytes of the string or blob at `at` with a `w`-byte size prefix.
+#[inline(always)]
+fn sized(buf: &[u8], at: usize, w: usize) -> Result<&[u8], Error> {
+    let n = size(buf, at, w)?;
+    at.checked_add(n)
+        .and_then(|end| buf.get(at..end))
+        .ok_or_else(|| Error::at(ErrorKind::SizeOutOfBounds, at))
+}

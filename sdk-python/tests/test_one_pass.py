@@ -1,0 +1,140 @@
+"""`loads` expands unverified bytes in one checked pass: for any bytes it must
+behave exactly as the strict path (`validate`, then expanding the verified
+buffer): the same value for every buffer the verifier accepts, the same
+exception class, kind and offset for every buffer it rejects.
+
+The buffers are the conformance fixtures, the C++ goldens of the build
+cases, the typed goldens and the invalid corpus,
+and seeded random mutations of them (byte changes, truncations, splices),
+which reach the checks a well-formed buffer never does.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import flexbuf
+
+CONFORMANCE = Path(__file__).resolve().parents[2] / "conformance"
+FIXTURES = sorted((CONFORMANCE / "fixtures").glob("*.json"))
+INVALID = sorted((CONFORMANCE / "invalid").glob("*.bin"))
+CASES = sorted((CONFORMANCE / "cases").glob("*.json"))
+TYPED = sorted((CONFORMANCE / "typed" / "goldens").glob("*.bin"))
+
+
+def strict(data: bytes) -> tuple[str, Any]:
+    """The outcome of verifying first, then expanding."""
+    try:
+        flexbuf.validate(data)
+        return ("ok", flexbuf.read(data, verify=True).to_python())
+    except flexbuf.FlexError as e:
+        return (type(e).__name__, (e.kind, e.offset))
+
+
+def one_pass(data: bytes) -> tuple[str, Any]:
+    try:
+        return ("ok", flexbuf.loads(data))
+    except flexbuf.FlexError as e:
+        return (type(e).__name__, (e.kind, e.offset))
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equality that also holds between two NaNs and checks types exactly."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+def check(data: bytes) -> None:
+    want, got = strict(data), one_pass(data)
+    assert got[0] == want[0], (data[:64].hex(), want, got)
+    if want[0] == "ok":
+        assert same(got[1], want[1]), data[:64].hex()
+    else:
+        assert got[1] == want[1], (data[:64].hex(), want, got)
+
+
+def mutations(data: bytes, rng: random.Random, count: int) -> list[bytes]:
+    out = []
+    for _ in range(count):
+        b = bytearray(data)
+        op = rng.randrange(4)
+        if op == 0 and b:  # change a few bytes
+            for _ in range(rng.randint(1, 4)):
+                b[rng.randrange(len(b))] = rng.randrange(256)
+        elif op == 1 and b:  # change a byte near the end (types, widths, root)
+            i = max(0, len(b) - 1 - rng.randrange(min(len(b), 24)))
+            b[i] = rng.randrange(256)
+        elif op == 2 and len(b) > 3:  # truncate, keeping a root trailer
+            cut = rng.randrange(1, len(b) - 2)
+            b = b[:-cut - 2] + b[-2:]
+        elif b:  # copy a run of bytes over another place
+            i, j = rng.randrange(len(b)), rng.randrange(len(b))
+            n = rng.randint(1, 16)
+            b[j : j + n] = b[i : i + n]
+        out.append(bytes(b))
+    return out
+
+
+def seeds() -> list[bytes]:
+    bufs = [flexbuf.dumps(json.loads(p.read_text())) for p in FIXTURES]
+    bufs += [flexbuf.dumps(json.loads(p.read_text()), share_strings=True) for p in FIXTURES]
+    for p in CASES:
+        bufs += [bytes.fromhex(c["bytes"]) for c in json.loads(p.read_text())["cases"]]
+    bufs += [p.read_bytes() for p in TYPED]
+    bufs += [p.read_bytes() for p in INVALID]
+    return bufs
+
+
+def test_the_corpora_agree() -> None:
+    corpus = seeds()
+    assert len(corpus) > 400
+    for data in corpus:
+        check(data)
+
+
+def test_invalid_buffers_are_rejected_as_the_verifier_rejects_them() -> None:
+    rejected = 0
+    for p in INVALID:
+        data = p.read_bytes()
+        if strict(data)[0] != "ok":
+            rejected += 1
+        check(data)
+    assert rejected > 100
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mutated_buffers_agree(seed: int) -> None:
+    rng = random.Random(seed)
+    corpus = seeds()
+    small = [b for b in corpus if len(b) <= 4096]
+    large = [b for b in corpus if len(b) > 4096]
+    outcomes: set[str] = set()
+    for data in small:
+        for m in mutations(data, rng, 12):
+            check(m)
+            outcomes.add(strict(m)[0])
+    for data in rng.sample(large, min(len(large), 6)):
+        for m in mutations(data, rng, 3):
+            check(m)
+            outcomes.add(strict(m)[0])
+    # The mutations reach both outcomes, so agreement was tested on each.
+    assert "ok" in outcomes and "ValidationError" in outcomes, outcomes
+
+
+def test_short_inputs_agree() -> None:
+    for n in range(0, 4):
+        for data in (bytes(n), b"\xff" * n, b"\x01" * n):
+            check(data)
