@@ -4,10 +4,11 @@ On arbitrary bytes: ``validate``, ``loads``, ``read`` (lazy, checked, and
 verified), ``to_json`` and the ``decode`` of every class generated from
 ``conformance/typed/schemas/defects.fxs`` and ``conformance/schemas/api_response.fxs``
 must raise nothing but a ``flexbuf.FlexError``, never crash the interpreter,
-and agree: what ``validate`` rejects, ``loads``, ``read(verify=True)``,
+and agree: what ``validate`` rejects, ``loads`` rejects with the same kind and
+offset, and ``read(verify=True)``,
 ``to_json`` and every ``decode`` reject with ``ValidationError``; what it
-accepts, ``loads`` expands (or refuses on the budget) to exactly what the lazy
-checked reader expands.
+accepts, ``loads`` (one checked pass) expands (or refuses on the budget) to
+exactly what the lazy checked reader and the verified reader expand.
 
 Run (from the repository root, with the package built into .venv by
 ``cargo xtask build-all`` or ``cargo xtask test``; see sdk-python/fuzz/README.md)::
@@ -71,8 +72,12 @@ def test_one_input(data: bytes) -> None:
     assert verdict is None or isinstance(verdict, flexbuf.ValidationError), repr(verdict)
     lazy = fails(lambda: flexbuf.read(data).to_python())
     if verdict is not None:
+        # `loads` checks in one pass, then lets the verifier name the error:
+        # the same kind and offset as `validate`.
+        e = fails(lambda: flexbuf.loads(data))
+        assert isinstance(e, flexbuf.ValidationError), f"loads: {e!r} on bytes validate rejects"
+        assert (e.kind, e.offset) == (verdict.kind, verdict.offset), f"loads {e!r} != validate {verdict!r}"
         for name, call in (
-            ("loads", lambda: flexbuf.loads(data)),
             ("read(verify=True)", lambda: flexbuf.read(data, verify=True)),
             ("to_json", lambda: flexbuf.to_json(data)),
         ):
@@ -93,6 +98,8 @@ def test_one_input(data: bytes) -> None:
     assert lazy is None or isinstance(lazy, flexbuf.BudgetError), f"lazy read failed: {lazy!r}"
     if lazy is None:
         assert repr(flexbuf.read(data).to_python()) == repr(value), "lazy and verified expansion differ"
+    # The one pass expands exactly what verifying first and then expanding does.
+    assert repr(flexbuf.read(data, verify=True).to_python()) == repr(value), "one pass and verified expansion differ"
     e = fails(lambda: flexbuf.to_json(data))
     assert e is None or e.kind in ("NonFiniteFloat", "BudgetExceeded"), repr(e)
     for cls in CLASSES:

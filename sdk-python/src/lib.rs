@@ -66,8 +66,9 @@ fn dumps(py: Python<'_>, obj: &Bound<'_, PyAny>, share_strings: bool) -> PyResul
     })
 }
 
-/// Verifies `data` and expands it into Python objects (maps → dict, vectors →
-/// list, ...), under the expansion budget.
+/// Checks `data` as the verifier does and expands it into Python objects
+/// (maps → dict, vectors → list, ...), under the expansion budget: in one
+/// pass below 1 MiB, else verified first without the GIL (see `expand`).
 #[pyfunction]
 fn loads<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let owner = input::to_bytes(data)?;

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import array
 import gc
 import json
 import subprocess
@@ -205,3 +206,23 @@ def test_shop_schema_with_imports_and_keywords(shop: ModuleType) -> None:
     back = shop.Address.decode(a.encode())
     assert back == a and back.city == "Springfield" and back.floor == 0
     assert "displayName" in flexbuf.loads(a.encode())
+
+
+def test_numeric_vectors_decode_alike_at_every_width(fixture_models: dict[str, ModuleType]) -> None:
+    """Typed vectors of ints and floats (read in one loop) decode to what the
+    same numbers give in an untyped vector (read element by element)."""
+    ts = fixture_models["time_series"].TimeSeries
+    stamps = [-(2**63), -129, -1, 0, 1, 127, 2**31, 2**63 - 1]
+    floats = [1.5, -2.25, 0.0, float("inf")]
+    base = {"sensor": "s", "unit": "u", "start": 0, "interval_ms": 1}
+    plain = ts.decode(flexbuf.dumps({**base, "timestamps": stamps, "values": floats, "quality": [0, 3]}))
+    for stamp_code, values_code, quality_code in [("q", "d", "b"), ("q", "f", "h"), ("q", "d", "i"), ("q", "f", "B")]:
+        stamps_arr = array.array(stamp_code, stamps)
+        quality = array.array(quality_code, [0, 3])
+        typed = flexbuf.dumps({**base, "timestamps": stamps_arr, "values": array.array(values_code, floats), "quality": quality})
+        got = ts.decode(typed)
+        assert got == plain, (stamp_code, values_code, quality_code)
+        assert type(got.timestamps[0]) is int and type(got.values[0]) is float
+    # Narrow widths of ints, and an unsigned vector read into i64 (element by element).
+    small = ts.decode(flexbuf.dumps({**base, "timestamps": array.array("b", [-5, 7]), "values": [], "quality": array.array("H", [9])}))
+    assert (small.timestamps, small.quality) == ([-5, 7], [9])

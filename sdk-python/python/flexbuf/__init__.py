@@ -10,8 +10,9 @@
 >>> flexbuf.to_json(data)
 '{"id":7,"tags":["a","b"]}'
 
-Every call crosses into native code once: ``loads`` verifies the bytes (with
-the GIL released for large buffers) and builds the Python objects in Rust;
+Every call crosses into native code once: ``loads`` checks the bytes as it
+builds the Python objects in Rust (large buffers are verified first, with the
+GIL released);
 ``dumps`` walks the objects and writes the buffer there. ``read`` returns a
 lazy zero-copy :class:`Reference`; generated classes (``python -m flexbuf gen
 --lang python schema.fxs -o pkg/``, or :func:`generate`) decode and encode

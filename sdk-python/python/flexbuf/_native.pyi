@@ -31,7 +31,7 @@ def dumps(obj: Any, *, share_strings: bool = False) -> bytes:
     """Encodes dict/list/tuple/str/int/float/bool/None/bytes (and 1-D numeric buffers)."""
 
 def loads(data: Buffer) -> Any:
-    """Verifies ``data`` and expands it into Python objects."""
+    """Checks ``data`` as the verifier does and expands it into Python objects."""
 
 def read(data: Buffer, *, verify: bool = False) -> Reference:
     """A lazy zero-copy view of the root of ``data``."""

@@ -27,6 +27,14 @@ pub(super) fn int_value(v: &Bound<'_, PyAny>, expected: &str) -> Result<i128, En
     if !is_int {
         return Err(type_fail(expected, v));
     }
+    let mut overflow: std::os::raw::c_int = 0;
+    // SAFETY: `v` is an int; the call reports a value beyond i64 through
+    // `overflow` instead of raising.
+    let i = unsafe { ffi::PyLong_AsLongLongAndOverflow(v.as_ptr(), &mut overflow) };
+    if overflow == 0 {
+        return Ok(i.into());
+    }
+    // Beyond i64 (rare): the exact value, or an overflow beyond i128.
     v.extract::<i128>().map_err(|_| {
         EncodeFail::new(
             Class::EncodeOverflow,
@@ -57,7 +65,7 @@ pub(super) fn ranged<T: TryFrom<i128>>(v: &Bound<'_, PyAny>, name: &str) -> Resu
 /// The items of a list or tuple.
 pub(super) fn sequence<'py>(
     v: &Bound<'py, PyAny>,
-    expected: &str,
+    expected: impl FnOnce() -> String,
 ) -> Result<Vec<Bound<'py, PyAny>>, EncodeFail> {
     if let Ok(l) = v.cast::<PyList>() {
         return Ok(l.iter().collect());
@@ -65,7 +73,7 @@ pub(super) fn sequence<'py>(
     if let Ok(t) = v.cast::<PyTuple>() {
         return Ok(t.iter().collect());
     }
-    Err(type_fail(expected, v))
+    Err(type_fail(&expected(), v))
 }
 
 impl Encoder<'_, '_> {
@@ -193,7 +201,7 @@ impl Encoder<'_, '_> {
                 }
             }
             Ty::Array { el, len, fixed } => {
-                let items = sequence(v, &ty.name(s))?;
+                let items = sequence(v, || ty.name(s))?;
                 if items.len() != *len {
                     return Err(EncodeFail::new(
                         Class::EncodeType,
@@ -207,7 +215,7 @@ impl Encoder<'_, '_> {
                 self.scalar_items(el, &items, *fixed)?;
             }
             Ty::Vec(el) => {
-                let items = sequence(v, &ty.name(s))?;
+                let items = sequence(v, || ty.name(s))?;
                 if !self.scalar_items(el, &items, false)? {
                     self.b.start_vector();
                     for (i, e) in items.iter().enumerate() {
