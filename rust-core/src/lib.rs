@@ -50,6 +50,14 @@ mod test_support;
 pub mod typed;
 mod types;
 pub mod utf8;
+
+/// Checked reads of the wire format's primitives, for walkers outside this
+/// crate (the Python SDK expands buffers with them): little-endian integers
+/// and floats of a given width, and offsets followed backwards. Every read is
+/// bounds-checked and returns an error (never panics) outside the buffer.
+pub mod raw {
+    pub use crate::reader::{follow, read_float, read_int, read_uint};
+}
 mod verify;
 mod word;
 

@@ -40,7 +40,7 @@ impl core::fmt::Debug for Reader<'_> {
 /// One 8-byte load and a mask when 8 bytes are available (every slot but the
 /// last few of a buffer), so the width costs no branch.
 #[inline(always)]
-pub(crate) fn read_uint(buf: &[u8], pos: usize, width: usize) -> Result<u64> {
+pub fn read_uint(buf: &[u8], pos: usize, width: usize) -> Result<u64> {
     if let Some(b) = buf.get(pos..).and_then(|t| t.get(..8)) {
         let mut word = [0u8; 8];
         word.copy_from_slice(b);
@@ -71,8 +71,9 @@ fn read_uint_tail(buf: &[u8], pos: usize, width: usize) -> Result<u64> {
     })
 }
 
+/// The little-endian signed integer of `width` bytes (1, 2, 4 or 8) at `pos`.
 #[inline(always)]
-pub(crate) fn read_int(buf: &[u8], pos: usize, width: usize) -> Result<i64> {
+pub fn read_int(buf: &[u8], pos: usize, width: usize) -> Result<i64> {
     let u = read_uint(buf, pos, width)?;
     Ok(match width {
         1 => u as u8 as i8 as i64,
@@ -82,8 +83,9 @@ pub(crate) fn read_int(buf: &[u8], pos: usize, width: usize) -> Result<i64> {
     })
 }
 
+/// The little-endian float of `width` bytes (4 or 8) at `pos`.
 #[inline]
-pub(crate) fn read_float(buf: &[u8], pos: usize, width: usize) -> Result<f64> {
+pub fn read_float(buf: &[u8], pos: usize, width: usize) -> Result<f64> {
     let u = read_uint(buf, pos, width)?;
     match width {
         4 => Ok(f32::from_bits(u as u32) as f64),
@@ -95,7 +97,7 @@ pub(crate) fn read_float(buf: &[u8], pos: usize, width: usize) -> Result<f64> {
 
 /// Position reached by following the offset stored at `pos` (offsets point backwards).
 #[inline(always)]
-pub(crate) fn follow(buf: &[u8], pos: usize, width: usize) -> Result<usize> {
+pub fn follow(buf: &[u8], pos: usize, width: usize) -> Result<usize> {
     let off = read_uint(buf, pos, width)?;
     if off > pos as u64 {
         return Err(Error::at(ErrorKind::OffsetOutOfBounds, pos));

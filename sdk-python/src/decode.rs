@@ -9,6 +9,7 @@
 //! Containers nested deeper than [`MAX_DEPTH`] fail too, so even unverified
 //! bytes (a lazy [`crate::reference::Reference`]) cannot recurse without end.
 
+use flexbuf::raw::read_uint as read_le;
 use flexbuf::{Budget, Error, ErrorKind, FlexType, MapReader, Reader, VectorReader};
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -253,18 +254,6 @@ impl<'py> Expander<'py> {
         }
         self.value(&v.get(i)?, depth)
     }
-}
-
-/// A little-endian unsigned integer of `w` bytes (1, 2, 4 or 8) at `pos`.
-#[inline]
-fn read_le(buf: &[u8], pos: usize, w: usize) -> Result<u64, Error> {
-    let b = pos
-        .checked_add(w)
-        .and_then(|end| buf.get(pos..end))
-        .ok_or_else(|| Error::at(ErrorKind::Truncated, pos))?;
-    let mut a = [0u8; 8];
-    a[..w].copy_from_slice(b);
-    Ok(u64::from_le_bytes(a))
 }
 
 /// A string, also checking its NUL terminator when the buffer was not verified

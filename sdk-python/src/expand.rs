@@ -524,6 +524,11 @@ fn byte(buf: &[u8], pos: usize) -> Result<u8, Error> {
 }
 
 /// The little-endian unsigned integer of `w` bytes (1, 2, 4 or 8) at `pos`.
+///
+/// Not `flexbuf::raw::read_uint` (one 8-byte load and a mask, best for the
+/// verifier): in this walk a branch on the width, which repeats from slot to
+/// slot, measured about 5% fewer instructions per `loads` (api_response
+/// 1.38M against 1.45M, width_bomb 0.82M against 0.87M).
 #[inline(always)]
 fn uint(buf: &[u8], pos: usize, w: usize) -> Result<u64, Error> {
     let b = pos
