@@ -642,22 +642,15 @@ impl Builder {
             Some(Open::Map(s)) => s,
             other => return self.unbalanced(other),
         };
-        if !self.options.dedup_key_vectors && one_pass_maps() {
-            if let Some(scan) = scan_map(&self.buf, &self.stack[start..]) {
-                self.write_scanned_map(start, scan);
-                return Ok(());
-            }
+        if self.one_pass_map(start) {
+            return Ok(());
         }
         if let Err(e) = self.sort_map_entries(start) {
             return Err(self.fail(e));
         }
-        // Sorted now: the one-pass writer takes it unless keys vectors are
-        // deduplicated (or the entries are not all keys and values).
-        if !self.options.dedup_key_vectors && one_pass_maps() {
-            if let Some(scan) = scan_map(&self.buf, &self.stack[start..]) {
-                self.write_scanned_map(start, scan);
-                return Ok(());
-            }
+        // Sorted now, so the one-pass writer takes it unless it never does.
+        if self.one_pass_map(start) {
+            return Ok(());
         }
         let len = (self.stack.len() - start) / 2;
         let keys = match self.shared_key_vector(start, len) {
@@ -675,6 +668,22 @@ impl Builder {
         self.stack.truncate(start);
         self.stack.push(map);
         Ok(())
+    }
+
+    /// Writes the map of the entries at `stack[start..]` in one pass when
+    /// they are keys in ascending order each followed by its value (and
+    /// keys vectors are not deduplicated); false, writing nothing, otherwise.
+    fn one_pass_map(&mut self, start: usize) -> bool {
+        if self.options.dedup_key_vectors || !one_pass_maps() {
+            return false;
+        }
+        match scan_map(&self.buf, &self.stack[start..]) {
+            Some(scan) => {
+                self.write_scanned_map(start, scan);
+                true
+            }
+            None => false,
+        }
     }
 
     /// The map of the `scan.len` entries at `stack[start..]`, which

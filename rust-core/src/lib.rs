@@ -56,7 +56,7 @@ pub mod utf8;
 /// and floats of a given width, and offsets followed backwards. Every read is
 /// bounds-checked and returns an error (never panics) outside the buffer.
 pub mod raw {
-    pub use crate::reader::{follow, read_float, read_int, read_uint};
+    pub use crate::reader::{follow, key_at, read_float, read_int, read_uint};
 }
 mod verify;
 mod word;

@@ -447,9 +447,9 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Length of the key starting at `at`: bytes up to its NUL.
+/// The bytes of the key starting at `at`, up to its NUL (not checked for UTF-8).
 #[inline]
-pub(crate) fn key_at(buf: &[u8], at: usize) -> Result<&[u8]> {
+pub fn key_at(buf: &[u8], at: usize) -> Result<&[u8]> {
     let tail = buf
         .get(at..)
         .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, at))?;

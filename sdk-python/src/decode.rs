@@ -9,7 +9,7 @@
 //! Containers nested deeper than [`MAX_DEPTH`] fail too, so even unverified
 //! bytes (a lazy [`crate::reference::Reference`]) cannot recurse without end.
 
-use flexbuf::raw::read_uint as read_le;
+use flexbuf::raw::{key_at, read_uint as read_le};
 use flexbuf::{Budget, Error, ErrorKind, FlexType, MapReader, Reader, VectorReader};
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -17,6 +17,7 @@ use pyo3::prelude::*;
 use crate::errors::{to_py, Context};
 use crate::expand::Walk;
 pub use crate::pystr::str_obj;
+use crate::pystr::KeysByOffset;
 
 /// Deepest container nesting expanded (the verifier's default limit).
 pub const MAX_DEPTH: usize = 64;
@@ -53,31 +54,11 @@ impl Fail {
 
 type Out<'py> = Result<Bound<'py, PyAny>, Fail>;
 
-/// Direct-mapped cache of key strings by buffer offset: builders share equal
-/// keys, so most maps of a buffer reuse a handful of key objects.
-struct KeyCache<'py> {
-    slots: Vec<Option<(usize, Bound<'py, PyAny>)>>,
-}
-
-const KEY_CACHE_SLOTS: usize = 512;
-const KEY_CACHE_MAX_LEN: usize = 64;
-
-impl<'py> KeyCache<'py> {
-    fn new() -> Self {
-        KeyCache { slots: Vec::new() }
-    }
-
-    #[inline]
-    fn slot(offset: usize) -> usize {
-        (offset.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7) % KEY_CACHE_SLOTS
-    }
-}
-
 /// One expansion: its budget, depth limit and key cache.
 pub struct Expander<'py> {
     py: Python<'py>,
     budget: Budget,
-    keys: KeyCache<'py>,
+    keys: KeysByOffset<'py>,
 }
 
 impl<'py> Expander<'py> {
@@ -86,7 +67,7 @@ impl<'py> Expander<'py> {
         Expander {
             py,
             budget: Budget::for_input(len),
-            keys: KeyCache::new(),
+            keys: KeysByOffset::new(len),
         }
     }
 
@@ -138,32 +119,16 @@ impl<'py> Expander<'py> {
     /// The key whose bytes start at `at`, through the cache.
     #[inline]
     fn key_at(&mut self, buf: &[u8], at: usize) -> Out<'py> {
-        let slot = KeyCache::slot(at);
-        if let Some(Some((o, obj))) = self.keys.slots.get(slot) {
-            if *o == at {
-                // Charge the output again: the budget counts bytes produced.
-                let obj = obj.clone();
-                self.budget.bytes(len_of_str(&obj))?;
-                return Ok(obj);
-            }
+        if let Some((obj, len)) = self.keys.get(at) {
+            // Charge the output again: the budget counts bytes produced.
+            self.budget.bytes(len)?;
+            return Ok(obj);
         }
-        let tail = buf
-            .get(at..)
-            .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, at))?;
-        let n = tail
-            .iter()
-            .position(|&b| b == 0)
-            .ok_or_else(|| Error::at(ErrorKind::MissingNul, at))?;
-        let s =
-            std::str::from_utf8(&tail[..n]).map_err(|_| Error::at(ErrorKind::InvalidUtf8, at))?;
+        let bytes = key_at(buf, at)?;
+        let s = std::str::from_utf8(bytes).map_err(|_| Error::at(ErrorKind::InvalidUtf8, at))?;
         self.budget.bytes(s.len())?;
         let obj = str_obj(self.py, s)?;
-        if s.len() <= KEY_CACHE_MAX_LEN {
-            if self.keys.slots.is_empty() {
-                self.keys.slots.resize_with(KEY_CACHE_SLOTS, || None);
-            }
-            self.keys.slots[slot] = Some((at, obj.clone()));
-        }
+        self.keys.put(at, s.len(), &obj);
         Ok(obj)
     }
 
@@ -274,11 +239,6 @@ fn enter(depth: usize, r: &Reader<'_>) -> Result<usize, Error> {
         return Err(Error::at(ErrorKind::DepthLimit(MAX_DEPTH), r.offset()));
     }
     Ok(depth + 1)
-}
-
-fn len_of_str(obj: &Bound<'_, PyAny>) -> usize {
-    // SAFETY: `obj` is a str created by `str_obj`.
-    unsafe { ffi::PyUnicode_GET_LENGTH(obj.as_ptr()) as usize }
 }
 
 /// `None`, `True` or `False` as a new reference.

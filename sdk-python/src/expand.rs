@@ -16,13 +16,14 @@
 //!   [`loads`] takes the strict path (verify, then `Walk<false>`), so errors
 //!   are the verifier's own, as they were before the two passes were fused.
 
+use flexbuf::raw::key_at;
 use flexbuf::{Budget, Error, ErrorKind, FlexType, Reader};
 use pyo3::ffi;
 use pyo3::prelude::*;
 
 use crate::decode::{bool_obj, float_obj, int_obj, uint_obj, Fail, MAX_DEPTH};
 use crate::input;
-use crate::pystr::{str_obj, KeyGuard, KEY_MAX_LEN};
+use crate::pystr::{str_obj, KeyGuard, KeysByOffset, KEY_MAX_LEN};
 
 type Out<'py> = Result<Bound<'py, PyAny>, Fail>;
 
@@ -41,36 +42,12 @@ const VECTOR: u8 = FlexType::Vector as u8;
 const BLOB: u8 = FlexType::Blob as u8;
 const BOOL: u8 = FlexType::Bool as u8;
 
-/// Per-call cache of keys by offset (builders write each distinct key once).
-struct ByOffset<'py> {
-    /// (offset, length in bytes, the key).
-    slots: Vec<(usize, usize, Option<Bound<'py, PyAny>>)>,
-    mask: usize,
-}
-
-impl<'py> ByOffset<'py> {
-    /// A cache sized for a buffer of `len` bytes (one slot per 32 bytes,
-    /// between 16 and 512).
-    fn new(len: usize) -> Self {
-        let n = (len / 32).clamp(16, 512).next_power_of_two();
-        ByOffset {
-            slots: Vec::new(),
-            mask: n - 1,
-        }
-    }
-
-    #[inline]
-    fn slot(&self, at: usize) -> usize {
-        (at.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) & self.mask
-    }
-}
-
 /// One expansion; `CHECK` says whether the bytes are unverified.
 pub struct Walk<'py, 'b, const CHECK: bool> {
     py: Python<'py>,
     buf: &'b [u8],
     budget: Budget,
-    by_offset: ByOffset<'py>,
+    by_offset: KeysByOffset<'py>,
     table: Option<KeyGuard<'py>>,
 }
 
@@ -114,7 +91,7 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
             py,
             buf,
             budget: Budget::for_input(buf.len()),
-            by_offset: ByOffset::new(buf.len()),
+            by_offset: KeysByOffset::new(buf.len()),
             table: KeyGuard::take(py),
         }
     }
@@ -371,32 +348,18 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
                 return Ok((table.short_ascii_key(n, head)?, pos));
             }
         }
-        if self.by_offset.slots.is_empty() {
-            let n = self.by_offset.mask + 1;
-            self.by_offset.slots.resize(n, (usize::MAX, 0, None));
+        if let Some((obj, len)) = self.by_offset.get(at) {
+            // The budget counts bytes produced, cached or not.
+            self.budget.bytes(len)?;
+            let pos = KeyPos {
+                at,
+                len,
+                order: None,
+            };
+            return Ok((obj, pos));
         }
-        let slot = self.by_offset.slot(at);
-        if let (o, len, Some(obj)) = &self.by_offset.slots[slot] {
-            if *o == at {
-                let (obj, len) = (obj.clone(), *len);
-                // The budget counts bytes produced, cached or not.
-                self.budget.bytes(len)?;
-                return Ok((
-                    obj,
-                    KeyPos {
-                        at,
-                        len,
-                        order: None,
-                    },
-                ));
-            }
-        }
-        let tail = self
-            .buf
-            .get(at..)
-            .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, at))?;
-        let n = nul(tail).ok_or_else(|| Error::at(ErrorKind::MissingNul, at))?;
-        let bytes = &tail[..n];
+        let bytes = key_at(self.buf, at)?;
+        let n = bytes.len();
         self.budget.bytes(n)?;
         let obj = match &mut self.table {
             Some(table) if n <= KEY_MAX_LEN && bytes.is_ascii() => table.ascii_key(bytes)?,
@@ -406,7 +369,7 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
                 str_obj(self.py, s)?
             }
         };
-        self.by_offset.slots[slot] = (at, n, Some(obj.clone()));
+        self.by_offset.put(at, n, &obj);
         Ok((
             obj,
             KeyPos {
@@ -490,23 +453,6 @@ fn new_dict(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyAny>> {
         // SAFETY: returns a new reference, or NULL with an exception set.
         unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyDict_New()) }
     }
-}
-
-/// Index of the first NUL in `b`, a word at a time.
-#[inline]
-fn nul(b: &[u8]) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let mut i = 0;
-    while let Some(w) = b.get(i..i + 8) {
-        let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
-        let z = w.wrapping_sub(LO) & !w & HI;
-        if z != 0 {
-            return Some(i + (z.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    b[i..].iter().position(|&c| c == 0).map(|p| i + p)
 }
 
 fn enter(depth: usize, pos: usize) -> Result<usize, Error> {

@@ -138,6 +138,51 @@ fn ascii_obj<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> 
     }
 }
 
+/// Key objects of one buffer by the offset of their bytes: builders write
+/// each distinct key once, so the maps of a buffer share a handful of key
+/// objects. A direct-mapped cache, allocated on the first `put`.
+pub struct KeysByOffset<'py> {
+    /// (offset, length in bytes, the key).
+    slots: Vec<(usize, usize, Option<Bound<'py, PyAny>>)>,
+    mask: usize,
+}
+
+impl<'py> KeysByOffset<'py> {
+    /// A cache sized for a buffer of `len` bytes (one slot per 32 bytes,
+    /// between 16 and 512).
+    pub fn new(len: usize) -> Self {
+        let n = (len / 32).clamp(16, 512).next_power_of_two();
+        KeysByOffset {
+            slots: Vec::new(),
+            mask: n - 1,
+        }
+    }
+
+    #[inline]
+    fn slot(&self, at: usize) -> usize {
+        (at.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) & self.mask
+    }
+
+    /// The key at offset `at` and its length in bytes, if cached.
+    #[inline]
+    pub fn get(&self, at: usize) -> Option<(Bound<'py, PyAny>, usize)> {
+        match self.slots.get(self.slot(at)) {
+            Some((o, len, Some(obj))) if *o == at => Some((obj.clone(), *len)),
+            _ => None,
+        }
+    }
+
+    /// Remembers `obj`, the key of `len` bytes at offset `at`.
+    #[inline]
+    pub fn put(&mut self, at: usize, len: usize, obj: &Bound<'py, PyAny>) {
+        if self.slots.is_empty() {
+            self.slots.resize(self.mask + 1, (usize::MAX, 0, None));
+        }
+        let slot = self.slot(at);
+        self.slots[slot] = (at, len, Some(obj.clone()));
+    }
+}
+
 /// Keys up to this many bytes are cached across calls.
 pub const KEY_MAX_LEN: usize = 64;
 const SLOTS: usize = 2048;

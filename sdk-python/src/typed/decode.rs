@@ -1,5 +1,7 @@
 //! Decoding a buffer into generated objects, natively.
 
+use flexbuf::raw::{read_float, read_int, read_uint};
+
 use super::*;
 
 pub(super) enum DFail {
@@ -151,31 +153,18 @@ impl<'py> Decoder<'_, 'py> {
             (Ty::F64, Some(FlexType::Float)) if w >= 4 => Num::Float,
             _ => return Ok(None),
         };
-        let n = v.len();
-        // The reader checked that the elements lie inside the buffer.
-        let Some(data) = v.buffer().get(v.data_offset()..v.data_offset() + n * w) else {
-            return Ok(None);
-        };
+        let (n, buf, at) = (v.len(), v.buffer(), v.data_offset());
         let py = self.py;
         // SAFETY: PyList_New returns a new list of n NULL items, or NULL with an exception.
         let list =
             unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n as ffi::Py_ssize_t))? };
-        for (i, e) in data.chunks_exact(w).enumerate() {
+        for i in 0..n {
             self.cx.charge()?;
-            let u = match *e {
-                [a] => a.into(),
-                [a, b] => u16::from_le_bytes([a, b]).into(),
-                [a, b, c, d] => u32::from_le_bytes([a, b, c, d]).into(),
-                _ => e.try_into().map(u64::from_le_bytes).unwrap_or(0),
-            };
+            let pos = at + i * w;
             let item = match kind {
-                Num::Int => {
-                    let shift = 64 - 8 * w as u32;
-                    int_obj(py, ((u << shift) as i64) >> shift)
-                }
-                Num::UInt => uint_obj(py, u),
-                Num::Float if w == 4 => float_obj(py, f32::from_bits(u as u32).into()),
-                Num::Float => float_obj(py, f64::from_bits(u)),
+                Num::Int => int_obj(py, read_int(buf, pos, w)?),
+                Num::UInt => uint_obj(py, read_uint(buf, pos, w)?),
+                Num::Float => float_obj(py, read_float(buf, pos, w)?),
             };
             // SAFETY: i < n; PyList_SET_ITEM steals the reference into an empty slot.
             unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr()) };
