@@ -20,7 +20,7 @@
 import { Builder, KeyLayout, KeyVector, Share } from "./builder.js";
 import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError, PathSegment } from "./error.js";
-import { f32At, f64At, rootOf, u32 } from "./reader.js";
+import { f32At, f64At, littleEndianCopy, rootOf, u32 } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, isTypedVector, T, typedElement, typeName } from "./types.js";
 import { compareUtf8, readUtf8, StringCache, utf8Bytes } from "./utf8.js";
 import { verify } from "./verify.js";
@@ -649,7 +649,8 @@ export class DecodeContext {
     const at = this.follow(p, w);
     const len = this.size(at, 1 << (t & 3), 1);
     if ((this.bytes -= len) < 0) throw budgetExceeded(at);
-    return this.u8.slice(at, at + len);
+    // A copy even when the input is a Node Buffer (whose slice is a view).
+    return new Uint8Array(this.u8.subarray(at, at + len));
   }
 
   /** An enum value: an integer that must be one of `values`. */
@@ -659,17 +660,34 @@ export class DecodeContext {
     return v;
   }
 
-  /** A vector of numbers read with `read` (null elements are errors). */
-  numbers(p: number, w: number, t: number, read: (c: DecodeContext, p: number, w: number, t: number) => number): number[] {
+  /**
+   * A vector of floats read with `read` (null elements are errors). Typed
+   * vectors of floats are read in one loop; `f32` rounds each value as
+   * `read` would (the `f32` reader), so both paths give the same numbers.
+   */
+  numbers(p: number, w: number, t: number, read: (c: DecodeContext, p: number, w: number, t: number) => number,
+    f32 = false): number[] {
     const d = this.vector(p, w, this.nn(t, p));
     const vw = this.w;
     const n = this.c;
     const e = this.e;
     const out: number[] = new Array(n);
     try {
-      if (e === T.Float && vw === 8) {
+      if (e === T.Float && (vw === 8 || vw === 4)) {
+        // vector() bounds-checked all n elements.
         const u8 = this.u8;
-        for (let i = 0; i < n; i++) out[i] = f64At(u8, d + i * 8);
+        const copy = littleEndianCopy(u8, d, n * vw);
+        if (vw === 4) {
+          if (copy !== null) {
+            const a = new Float32Array(copy);
+            for (let i = 0; i < n; i++) out[i] = a[i];
+          } else for (let i = 0; i < n; i++) out[i] = f32At(u8, d + i * 4);
+        } else if (copy !== null) {
+          const a = new Float64Array(copy);
+          if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(a[i]);
+          else for (let i = 0; i < n; i++) out[i] = a[i];
+        } else if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(f64At(u8, d + i * 8));
+        else for (let i = 0; i < n; i++) out[i] = f64At(u8, d + i * 8);
       } else {
         for (let i = 0; i < n; i++) {
           try {
@@ -684,6 +702,100 @@ export class DecodeContext {
     }
     return out;
   }
+
+  /** Element `i` at `q` read by `read` (an error names the index): an integer outside the fast range. */
+  private element<V>(q: number, vw: number, et: number, i: number,
+    read: (c: DecodeContext, p: number, w: number, t: number) => V): V {
+    try {
+      return read(this, q, vw, et);
+    } catch (x) {
+      throw this.at(x, i);
+    }
+  }
+
+  /** `n` integers of `vw` bytes at `d` read byte by byte (1-byte elements, big-endian hosts). */
+  private elements(d: number, vw: number, n: number, signed: boolean): ArrayLike<number> {
+    const u8 = this.u8;
+    if (vw === 1) return signed ? new Int8Array(u8.buffer, u8.byteOffset + d, n) : u8.subarray(d, d + n);
+    const out = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const q = d + i * vw;
+      if (vw === 2) {
+        const x = u8[q] | (u8[q + 1] << 8);
+        out[i] = signed ? (x << 16) >> 16 : x;
+      } else if (vw === 4) {
+        const x = u8[q] | (u8[q + 1] << 8) | (u8[q + 2] << 16) | (u8[q + 3] << 24);
+        out[i] = signed ? x : x >>> 0;
+      } else {
+        const hi = u32(u8, q + 4);
+        out[i] = (signed ? hi | 0 : hi) * TWO32 + u32(u8, q);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A vector of integers read with `read` (null elements are errors), for
+   * fields whose elements are numbers in `[min, max]` (a safe-integer range).
+   * Typed vectors of integers are read in one loop: an element inside the
+   * range is taken as it is, and `read` decides every other one (a `bigint`,
+   * or an `OutOfRange` error with the element's index), so the result is
+   * exactly the one `read` gives for every element.
+   */
+  ints<V>(p: number, w: number, t: number, min: number, max: number,
+    read: (c: DecodeContext, p: number, w: number, t: number) => V): V[] {
+    const d = this.vector(p, w, this.nn(t, p));
+    const vw = this.w;
+    const n = this.c;
+    const e = this.e;
+    const out: V[] = new Array(n);
+    try {
+      if (e === T.Int || e === T.UInt) {
+        // vector() bounds-checked all n elements.
+        const u8 = this.u8;
+        const signed = e === T.Int;
+        const et = (e << 2) | (vw === 1 ? 0 : vw === 2 ? 1 : vw === 4 ? 2 : 3);
+        const copy = vw === 1 ? null : littleEndianCopy(u8, d, n * vw);
+        if (vw === 8 && copy !== null) {
+          // Exact whenever |value| < 2^53; anything larger fails the range test.
+          const words = new Uint32Array(copy);
+          for (let i = 0; i < n; i++) {
+            const hi = words[2 * i + 1];
+            const x = (signed ? hi | 0 : hi) * TWO32 + words[2 * i];
+            if (x >= min && x <= max) out[i] = x as V;
+            else out[i] = this.element(d + i * 8, 8, et, i, read);
+          }
+        } else {
+          const v = copy === null ? this.elements(d, vw, n, signed) : elementsOf(copy, vw, n, signed);
+          for (let i = 0; i < n; i++) {
+            const x = v[i];
+            if (x >= min && x <= max) out[i] = x as V;
+            else out[i] = this.element(d + i * vw, vw, et, i, read);
+          }
+        }
+      } else {
+        for (let i = 0; i < n; i++) {
+          try {
+            out[i] = read(this, d + i * vw, vw, this.type(d, vw, n, e, i));
+          } catch (x) {
+            throw this.at(x, i);
+          }
+        }
+      }
+    } finally {
+      this.depth--;
+    }
+    return out;
+  }
+}
+
+/**
+ * The `n` little-endian integers of `vw` (2 or 4) bytes in `copy`, as a
+ * typed-array view of it.
+ */
+function elementsOf(copy: ArrayBufferLike, vw: number, n: number, signed: boolean): ArrayLike<number> {
+  if (vw === 2) return signed ? new Int16Array(copy, 0, n) : new Uint16Array(copy, 0, n);
+  return signed ? new Int32Array(copy, 0, n) : new Uint32Array(copy, 0, n);
 }
 
 /** Decodes the root of `bytes` with a generated `from` function. */

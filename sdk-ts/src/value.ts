@@ -20,7 +20,7 @@
 import { Builder, BuilderOptions } from "./builder.js";
 import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError } from "./error.js";
-import { f32At, f64At, IntMode, rootOf, u32 } from "./reader.js";
+import { f32At, f64At, IntMode, littleEndianCopy, rootOf, u32 } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement } from "./types.js";
 import { compareUtf8, readUtf8, StringCache } from "./utf8.js";
 
@@ -51,6 +51,7 @@ export type Encodable =
 export type Decoded = null | boolean | number | bigint | string | Uint8Array | Decoded[] | { [key: string]: Decoded };
 
 const TWO32 = 4294967296;
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
 
 /** One decode pass over one buffer. */
@@ -241,7 +242,8 @@ class Decoder {
         const at = this.follow(slot, pw);
         const len = this.size(at, 1 << (packed & 3), 1, 0);
         if ((this.bytes -= len) < 0) throw budgetExceeded(at);
-        return this.copy ? this.u8.slice(at, at + len) : this.u8.subarray(at, at + len);
+        // A copy even when the input is a Node Buffer (whose slice is a view).
+        return this.copy ? new Uint8Array(this.u8.subarray(at, at + len)) : this.u8.subarray(at, at + len);
       }
       default:
         if (!isKnownType(t)) throw fail("UnknownType", `unknown type code ${t}`, slot);
@@ -284,6 +286,10 @@ class Decoder {
     const out: Decoded[] = new Array(len);
     const types = at + len * w;
     const u8 = this.u8;
+    if (len >= 8 && w >= 4 && this.numbers(at, w, len, out)) {
+      if ((this.bytes -= 2) < 0) throw budgetExceeded(at);
+      return out;
+    }
     for (let i = 0; i < len; i++) {
       try {
         out[i] = this.value(at + i * w, w, u8[types + i], depth);
@@ -293,6 +299,59 @@ class Decoder {
     }
     if ((this.bytes -= 2) < 0) throw budgetExceeded(at);
     return out;
+  }
+
+  /**
+   * Fills `out` with the elements of the untyped vector at `at` in bulk when
+   * they are all floats, or all integers in the "auto" mode (the JSON path
+   * writes numeric arrays as untyped vectors), and returns true; returns
+   * false, having read nothing, for any other vector. An inline scalar is
+   * read at the vector's width whatever its type byte's width bits say, so
+   * only the types are compared. The result and the budget charged are the
+   * per-element walk's.
+   */
+  numbers(at: number, w: number, len: number, out: Decoded[]): boolean {
+    const u8 = this.u8;
+    const types = at + len * w;
+    const t0 = u8[types] >> 2;
+    const ints = (t0 === T.Int || t0 === T.UInt) && this.mode === "auto";
+    if (t0 !== T.Float && !ints) return false;
+    if (this.nodes < len) return false;
+    for (let i = 1; i < len; i++) if (u8[types + i] >> 2 !== t0) return false;
+    const copy = littleEndianCopy(u8, at, len * w);
+    if (copy === null) return false;
+    this.nodes -= len;
+    if (ints) this.bulkInts(copy, at, w, len, t0 === T.Int, out);
+    else if (w === 8) {
+      const a = new Float64Array(copy, 0, len);
+      for (let i = 0; i < len; i++) out[i] = a[i];
+    } else {
+      const a = new Float32Array(copy, 0, len);
+      for (let i = 0; i < len; i++) out[i] = a[i];
+    }
+    return true;
+  }
+
+  /**
+   * `len` integers of `w` (2, 4 or 8) bytes from `copy` (a little-endian
+   * copy of the vector at `at`) into `out`, in the "auto" mode: safe
+   * integers as numbers, every other value through {@link int} /
+   * {@link uintv}, which make it a bigint.
+   */
+  bulkInts(copy: ArrayBufferLike, at: number, w: number, len: number, signed: boolean, out: Decoded[]): void {
+    if (w === 2 || w === 4) {
+      const a = w === 2 ? (signed ? new Int16Array(copy, 0, len) : new Uint16Array(copy, 0, len))
+        : signed ? new Int32Array(copy, 0, len) : new Uint32Array(copy, 0, len);
+      for (let i = 0; i < len; i++) out[i] = a[i];
+      return;
+    }
+    const words = new Uint32Array(copy, 0, 2 * len);
+    for (let i = 0; i < len; i++) {
+      const hi = words[2 * i + 1];
+      // Exact whenever |value| < 2^53; anything larger takes the checked read.
+      const v = (signed ? hi | 0 : hi) * TWO32 + words[2 * i];
+      out[i] = v >= -MAX_SAFE && v <= MAX_SAFE ? v : signed ? this.int(at + i * 8, 8) : this.uintv(at + i * 8, 8);
+    }
   }
 
   typed(at: number, t: number, w: number, depth: number): Decoded[] {
@@ -309,15 +368,27 @@ class Decoder {
     }
     if ((this.nodes -= len) < 0) throw budgetExceeded(at);
     const out: Decoded[] = new Array(len);
+    if (len === 0) return out;
+    // Bulk reads: the typed vector checked in bounds above, copied once on
+    // little-endian hosts (see littleEndianCopy) and read through a view.
+    const copy = w === 1 || (elem !== T.Int && elem !== T.UInt && elem !== T.Float) ? null : littleEndianCopy(this.u8, at, len * w);
     switch (elem) {
       case T.Int:
-        for (let i = 0; i < len; i++) out[i] = this.int(at + i * w, w);
+        if (copy !== null && this.mode === "auto") this.bulkInts(copy, at, w, len, true, out);
+        else for (let i = 0; i < len; i++) out[i] = this.int(at + i * w, w);
         break;
       case T.UInt:
-        for (let i = 0; i < len; i++) out[i] = this.uintv(at + i * w, w);
+        if (copy !== null && this.mode === "auto") this.bulkInts(copy, at, w, len, false, out);
+        else for (let i = 0; i < len; i++) out[i] = this.uintv(at + i * w, w);
         break;
       case T.Float:
-        if (w === 8) for (let i = 0; i < len; i++) out[i] = f64At(this.u8, at + i * 8);
+        if (copy !== null && w === 8) {
+          const a = new Float64Array(copy, 0, len);
+          for (let i = 0; i < len; i++) out[i] = a[i];
+        } else if (copy !== null && w === 4) {
+          const a = new Float32Array(copy, 0, len);
+          for (let i = 0; i < len; i++) out[i] = a[i];
+        } else if (w === 8) for (let i = 0; i < len; i++) out[i] = f64At(this.u8, at + i * 8);
         else for (let i = 0; i < len; i++) out[i] = this.float(at + i * w, w);
         break;
       case T.Bool:

@@ -123,3 +123,26 @@ test("strings shared by the builder decode to equal strings, each use charged to
   bad[at] = 0xff;
   assert.throws(() => fb.decode(bad), (e) => e.kind === "InvalidUtf8");
 });
+
+test("asciiArgs decodes every ASCII string of 0 to 16 bytes and declines any other byte at every position", async () => {
+  const { asciiArgs } = await import("../dist/utf8.js");
+  const buf = new Uint8Array(40);
+  for (let len = 0; len <= 16; len++) {
+    for (const at of [0, 3]) {
+      // Every ASCII byte value, NUL and DEL included, passes through.
+      for (let start = 0; start < 128; start += 16) {
+        for (let i = 0; i < len; i++) buf[at + i] = (start + i * 7) & 0x7f;
+        assert.equal(asciiArgs(buf, at, len), String.fromCharCode(...buf.subarray(at, at + len)), `len ${len} at ${at}`);
+      }
+      for (let bad = 0; bad < len; bad++) {
+        for (const b of [0x80, 0xc3, 0xff]) {
+          for (let i = 0; i < len; i++) buf[at + i] = 0x61 + i;
+          buf[at + bad] = b;
+          assert.equal(asciiArgs(buf, at, len), undefined, `len ${len}, byte ${b} at ${bad}`);
+        }
+      }
+    }
+  }
+  buf.fill(0x61);
+  assert.equal(asciiArgs(buf, 0, 17), undefined);
+});

@@ -793,15 +793,35 @@ impl Gen<'_> {
                 let vector = self.decode_expr(&TypeRef::Vector(e.clone()), p, w, t, depth);
                 format!("fb.checkArray({vector}, {n}, {p})")
             }
-            TypeRef::Vector(e)
-                if e.is_scalar() && !matches!(**e, TypeRef::Bool | TypeRef::I64 | TypeRef::U64) =>
-            {
+            TypeRef::Vector(e) if matches!(**e, TypeRef::F32 | TypeRef::F64) => {
                 let read = self.decode_expr(e, "q", "qw", "qt", depth + 1);
                 let reader = self.helper(
                     "__read",
                     &format!("(c: fb.DecodeContext, q: number, qw: number, qt: number): number {{\n  return {read};\n}}"),
                 );
-                format!("c.numbers({p}, {w}, {t}, {reader})")
+                let f32 = if **e == TypeRef::F32 { ", true" } else { "" };
+                format!("c.numbers({p}, {w}, {t}, {reader}{f32})")
+            }
+            TypeRef::Vector(e) if e.is_integer() => {
+                // Integers: elements inside [lo, hi] are taken in one loop,
+                // the reader decides the rest (bigints, range errors).
+                let read = self.decode_expr(e, "q", "qw", "qt", depth + 1);
+                let ety = self.ts_type(e);
+                let reader = self.helper(
+                    "__read",
+                    &format!("(c: fb.DecodeContext, q: number, qw: number, qt: number): {ety} {{\n  return {read};\n}}"),
+                );
+                let (lo, hi) = match (&**e, self.b.int64) {
+                    // Every element goes through the reader: it makes the bigints.
+                    (TypeRef::I64 | TypeRef::U64, Int64::BigInt) => ("1".to_string(), "0".to_string()),
+                    (TypeRef::I64, _) => ("-9007199254740991".to_string(), "9007199254740991".to_string()),
+                    (TypeRef::U64, _) => ("0".to_string(), "9007199254740991".to_string()),
+                    (narrow, _) => {
+                        let (lo, hi) = int_range(narrow).unwrap_or((1, 0));
+                        (lo.to_string(), hi.to_string())
+                    }
+                };
+                format!("c.ints({p}, {w}, {t}, {lo}, {hi}, {reader})")
             }
             TypeRef::Vector(e) => {
                 let (d, vw, vn, ve, j) = (

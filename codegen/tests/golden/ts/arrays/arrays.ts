@@ -39,7 +39,7 @@ export function decodeAnchorFrom(c: fb.DecodeContext, p: number, w: number, t: n
   let out: Anchor;
   try {
   switch (k) {
-    case "At": out = { kind: "At", value: fb.checkArray(c.numbers(d, mw, vt, __read1), 2, d) }; break;
+    case "At": out = { kind: "At", value: fb.checkArray(c.numbers(d, mw, vt, __read1, true), 2, d) }; break;
     case "Named": out = { kind: "Named", value: c.str(d, mw, vt) }; break;
     default:
       throw new fb.FlexError("UnknownUnionVariant", `unknown variant ${JSON.stringify(k)} of union Anchor`, p);
@@ -180,7 +180,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     if (i < 0) f_big = new Array<number | bigint>(2).fill(0);
     else {
       ft = u8[tb + i];
-      f_big = fb.checkArray(__decodeList2(c, d + i * mw, mw, c.nn(ft)), 2, d + i * mw);
+      f_big = fb.checkArray(c.ints(d + i * mw, mw, c.nn(ft), -9007199254740991, 9007199254740991, __read2), 2, d + i * mw);
     }
     f = "flags";
     i = fast ? 1 : c.find(ka, kw, n, __Body_keys.bytes[1]);
@@ -196,7 +196,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     if (i < 0) f_level = new Array<number>(1).fill(0);
     else {
       ft = u8[tb + i];
-      f_level = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), __read4), 1, d + i * mw);
+      f_level = fb.checkArray(c.ints(d + i * mw, mw, c.nn(ft), 0, 255, __read4), 1, d + i * mw);
     }
     f = "matrix";
     i = fast ? 3 : c.find(ka, kw, n, __Body_keys.bytes[3]);
@@ -204,7 +204,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     if (i < 0) f_matrix = new Array<number>(9).fill(0);
     else {
       ft = u8[tb + i];
-      f_matrix = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), __read1), 9, d + i * mw);
+      f_matrix = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), __read1, true), 9, d + i * mw);
     }
     f = "pos";
     i = fast ? 4 : c.find(ka, kw, n, __Body_keys.bytes[4]);
@@ -212,7 +212,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     if (i < 0) f_pos = new Array<number>(3).fill(0);
     else {
       ft = u8[tb + i];
-      f_pos = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), __read1), 3, d + i * mw);
+      f_pos = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), __read1, true), 3, d + i * mw);
     }
     f = "quat";
     i = fast ? 5 : c.find(ka, kw, n, __Body_keys.bytes[5]);
@@ -228,7 +228,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     if (i < 0) f_small = new Array<number>(3).fill(0);
     else {
       ft = u8[tb + i];
-      f_small = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), __read6), 3, d + i * mw);
+      f_small = fb.checkArray(c.ints(d + i * mw, mw, c.nn(ft), -128, 127, __read6), 3, d + i * mw);
     }
     f = "span";
     i = fast ? 7 : c.find(ka, kw, n, __Body_keys.bytes[7]);
@@ -236,7 +236,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     if (i < 0) f_span = new Array<number>(2).fill(0);
     else {
       ft = u8[tb + i];
-      f_span = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), __read7), 2, d + i * mw);
+      f_span = fb.checkArray(c.ints(d + i * mw, mw, c.nn(ft), -32768, 32767, __read7), 2, d + i * mw);
     }
     f = "tint";
     i = fast ? 8 : c.find(ka, kw, n, __Body_keys.bytes[8]);
@@ -244,7 +244,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     if (i < 0) f_tint = null;
     else {
       ft = u8[tb + i];
-      f_tint = c.isNull(ft) ? null : fb.checkArray(c.numbers(d + i * mw, mw, ft, __read4), 3, d + i * mw);
+      f_tint = c.isNull(ft) ? null : fb.checkArray(c.ints(d + i * mw, mw, ft, 0, 255, __read4), 3, d + i * mw);
     }
     f = "ubig";
     i = fast ? 9 : c.find(ka, kw, n, __Body_keys.bytes[9]);
@@ -252,7 +252,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     if (i < 0) f_ubig = new Array<number | bigint>(3).fill(0);
     else {
       ft = u8[tb + i];
-      f_ubig = fb.checkArray(__decodeList8(c, d + i * mw, mw, c.nn(ft)), 3, d + i * mw);
+      f_ubig = fb.checkArray(c.ints(d + i * mw, mw, c.nn(ft), 0, 9007199254740991, __read8), 3, d + i * mw);
     }
     f = "uuid";
     i = fast ? 10 : c.find(ka, kw, n, __Body_keys.bytes[10]);
@@ -260,7 +260,7 @@ export function decodeBodyFrom(c: fb.DecodeContext, p: number, w: number, t: num
     if (i < 0) throw fb.missing();
     else {
       ft = u8[tb + i];
-      f_uuid = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), __read9), 4, d + i * mw);
+      f_uuid = fb.checkArray(c.ints(d + i * mw, mw, c.nn(ft), 0, 4294967295, __read9), 4, d + i * mw);
     }
     c.leave();
     return { pos: f_pos, uuid: f_uuid, span: f_span, quat: f_quat, level: f_level, matrix: f_matrix, flags: f_flags, tint: f_tint, big: f_big, ubig: f_ubig, small: f_small };
@@ -307,7 +307,7 @@ export class BodyView {
    */
   get big(): Array<number | bigint> {
     const r = this.map.get("big");
-    return this.readField(r, (c, p, w, t) => fb.checkArray(__decodeList2(c, p, w, t), 2, p));
+    return this.readField(r, (c, p, w, t) => fb.checkArray(c.ints(p, w, t, -9007199254740991, 9007199254740991, __read2), 2, p));
   }
 
   /**
@@ -323,7 +323,7 @@ export class BodyView {
    */
   get level(): Array<number> {
     const r = this.map.get("level");
-    return this.readField(r, (c, p, w, t) => fb.checkArray(c.numbers(p, w, t, __read4), 1, p));
+    return this.readField(r, (c, p, w, t) => fb.checkArray(c.ints(p, w, t, 0, 255, __read4), 1, p));
   }
 
   /**
@@ -331,7 +331,7 @@ export class BodyView {
    */
   get matrix(): Array<number> {
     const r = this.map.get("matrix");
-    return this.readField(r, (c, p, w, t) => fb.checkArray(c.numbers(p, w, t, __read1), 9, p));
+    return this.readField(r, (c, p, w, t) => fb.checkArray(c.numbers(p, w, t, __read1, true), 9, p));
   }
 
   /**
@@ -339,7 +339,7 @@ export class BodyView {
    */
   get pos(): Array<number> {
     const r = this.map.get("pos");
-    return this.readField(r, (c, p, w, t) => fb.checkArray(c.numbers(p, w, t, __read1), 3, p));
+    return this.readField(r, (c, p, w, t) => fb.checkArray(c.numbers(p, w, t, __read1, true), 3, p));
   }
 
   /**
@@ -353,7 +353,7 @@ export class BodyView {
   /** The `small` field. */
   get small(): Array<number> {
     const r = this.map.get("small");
-    return this.readField(r, (c, p, w, t) => fb.checkArray(c.numbers(p, w, t, __read6), 3, p));
+    return this.readField(r, (c, p, w, t) => fb.checkArray(c.ints(p, w, t, -128, 127, __read6), 3, p));
   }
 
   /**
@@ -361,7 +361,7 @@ export class BodyView {
    */
   get span(): Array<number> {
     const r = this.map.get("span");
-    return this.readField(r, (c, p, w, t) => fb.checkArray(c.numbers(p, w, t, __read7), 2, p));
+    return this.readField(r, (c, p, w, t) => fb.checkArray(c.ints(p, w, t, -32768, 32767, __read7), 2, p));
   }
 
   /**
@@ -370,13 +370,13 @@ export class BodyView {
   get tint(): Array<number> | null {
     const r = this.map.find("tint");
     if (r === undefined || r.isNull) return null;
-    return this.readField(r, (c, p, w, t) => fb.checkArray(c.numbers(p, w, t, __read4), 3, p));
+    return this.readField(r, (c, p, w, t) => fb.checkArray(c.ints(p, w, t, 0, 255, __read4), 3, p));
   }
 
   /** The `ubig` field. */
   get ubig(): Array<number | bigint> {
     const r = this.map.get("ubig");
-    return this.readField(r, (c, p, w, t) => fb.checkArray(__decodeList8(c, p, w, t), 3, p));
+    return this.readField(r, (c, p, w, t) => fb.checkArray(c.ints(p, w, t, 0, 9007199254740991, __read8), 3, p));
   }
 
   /**
@@ -384,7 +384,7 @@ export class BodyView {
    */
   get uuid(): Array<number> {
     const r = this.map.get("uuid");
-    return this.readField(r, (c, p, w, t) => fb.checkArray(c.numbers(p, w, t, __read9), 4, p));
+    return this.readField(r, (c, p, w, t) => fb.checkArray(c.ints(p, w, t, 0, 4294967295, __read9), 4, p));
   }
 }
 
@@ -568,7 +568,7 @@ export function decodeWideFrom(c: fb.DecodeContext, p: number, w: number, t: num
     if (i < 0) f_samples = new Array<number>(40).fill(0);
     else {
       ft = u8[tb + i];
-      f_samples = fb.checkArray(c.numbers(d + i * mw, mw, c.nn(ft), __read13), 40, d + i * mw);
+      f_samples = fb.checkArray(c.ints(d + i * mw, mw, c.nn(ft), 0, 65535, __read13), 40, d + i * mw);
     }
     c.leave();
     return { samples: f_samples };
@@ -613,7 +613,7 @@ export class WideView {
   /** The `samples` field. */
   get samples(): Array<number> {
     const r = this.map.get("samples");
-    return this.readField(r, (c, p, w, t) => fb.checkArray(c.numbers(p, w, t, __read13), 40, p));
+    return this.readField(r, (c, p, w, t) => fb.checkArray(c.ints(p, w, t, 0, 65535, __read13), 40, p));
   }
 }
 
@@ -621,19 +621,8 @@ function __read1(c: fb.DecodeContext, q: number, qw: number, qt: number): number
   return c.f32(q, qw, qt);
 }
 
-function __decodeList2(c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> {
-  const d1 = c.vector(p, w, c.nn(t, p));
-  const w1 = c.w, n1 = c.c, e1 = c.e;
-  const out: Array<number | bigint> = new Array(n1);
-  for (let j1 = 0; j1 < n1; j1++) {
-    try {
-      out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
-    } catch (x) {
-      throw c.at(x, j1);
-    }
-  }
-  c.leave();
-  return out;
+function __read2(c: fb.DecodeContext, q: number, qw: number, qt: number): number | bigint {
+  return c.i64(q, qw, qt);
 }
 
 function __decodeList3(c: fb.DecodeContext, p: number, w: number, t: number): Array<boolean> {
@@ -667,19 +656,8 @@ function __read7(c: fb.DecodeContext, q: number, qw: number, qt: number): number
   return c.int(q, qw, qt, -32768, 32767);
 }
 
-function __decodeList8(c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> {
-  const d1 = c.vector(p, w, c.nn(t, p));
-  const w1 = c.w, n1 = c.c, e1 = c.e;
-  const out: Array<number | bigint> = new Array(n1);
-  for (let j1 = 0; j1 < n1; j1++) {
-    try {
-      out[j1] = c.u64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
-    } catch (x) {
-      throw c.at(x, j1);
-    }
-  }
-  c.leave();
-  return out;
+function __read8(c: fb.DecodeContext, q: number, qw: number, qt: number): number | bigint {
+  return c.u64(q, qw, qt);
 }
 
 function __read9(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
@@ -700,7 +678,7 @@ function __decodeDict11(c: fb.DecodeContext, p: number, w: number, t: number): {
     c.node();
     const k1 = c.key(ka, kw, j1);
     try {
-      fb.setEntry(out, k1, fb.checkArray(c.numbers(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)), __read10), 3, d1 + j1 * w1));
+      fb.setEntry(out, k1, fb.checkArray(c.ints(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1)), -2147483648, 2147483647, __read10), 3, d1 + j1 * w1));
     } catch (x) {
       throw c.at(x, k1);
     }
@@ -715,7 +693,7 @@ function __decodeList12(c: fb.DecodeContext, p: number, w: number, t: number): A
   const out: Array<Array<number>> = new Array(n1);
   for (let j1 = 0; j1 < n1; j1++) {
     try {
-      out[j1] = fb.checkArray(c.numbers(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)), __read1), 2, d1 + j1 * w1);
+      out[j1] = fb.checkArray(c.numbers(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)), __read1, true), 2, d1 + j1 * w1);
     } catch (x) {
       throw c.at(x, j1);
     }

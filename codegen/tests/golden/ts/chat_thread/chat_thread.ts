@@ -1041,7 +1041,7 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
     if (i < 0) f_votes = null;
     else {
       ft = u8[tb + i];
-      f_votes = c.isNull(ft) ? null : __decodeList6(c, d + i * mw, mw, ft);
+      f_votes = c.isNull(ft) ? null : c.ints(d + i * mw, mw, ft, -9007199254740991, 9007199254740991, __read6);
     }
     c.leave();
     return { client: f_client, lang: f_lang, event: f_event, actor: f_actor, options: f_options, votes: f_votes, closesAt: f_closesAt, multiple: f_multiple };
@@ -1219,18 +1219,7 @@ function __decodeList5(c: fb.DecodeContext, p: number, w: number, t: number): Ar
   return out;
 }
 
-function __decodeList6(c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> {
-  const d1 = c.vector(p, w, c.nn(t, p));
-  const w1 = c.w, n1 = c.c, e1 = c.e;
-  const out: Array<number | bigint> = new Array(n1);
-  for (let j1 = 0; j1 < n1; j1++) {
-    try {
-      out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
-    } catch (x) {
-      throw c.at(x, j1);
-    }
-  }
-  c.leave();
-  return out;
+function __read6(c: fb.DecodeContext, q: number, qw: number, qt: number): number | bigint {
+  return c.i64(q, qw, qt);
 }
 

@@ -2163,7 +2163,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_f32s = [];
     else {
       ft = u8[tb + i];
-      f_f32s = c.numbers(d + i * mw, mw, c.nn(ft), __read13);
+      f_f32s = c.numbers(d + i * mw, mw, c.nn(ft), __read13, true);
     }
     f = "f64s";
     i = fast ? 4 : c.find(ka, kw, n, __Vectors_keys.bytes[4]);
@@ -2179,7 +2179,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_i16s = [];
     else {
       ft = u8[tb + i];
-      f_i16s = c.numbers(d + i * mw, mw, c.nn(ft), __read15);
+      f_i16s = c.ints(d + i * mw, mw, c.nn(ft), -32768, 32767, __read15);
     }
     f = "i64s";
     i = fast ? 6 : c.find(ka, kw, n, __Vectors_keys.bytes[6]);
@@ -2187,7 +2187,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_i64s = [];
     else {
       ft = u8[tb + i];
-      f_i64s = __decodeList16(c, d + i * mw, mw, c.nn(ft));
+      f_i64s = c.ints(d + i * mw, mw, c.nn(ft), -9007199254740991, 9007199254740991, __read16);
     }
     f = "u32s";
     i = fast ? 7 : c.find(ka, kw, n, __Vectors_keys.bytes[7]);
@@ -2195,7 +2195,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_u32s = [];
     else {
       ft = u8[tb + i];
-      f_u32s = c.numbers(d + i * mw, mw, c.nn(ft), __read17);
+      f_u32s = c.ints(d + i * mw, mw, c.nn(ft), 0, 4294967295, __read17);
     }
     f = "u64s";
     i = fast ? 8 : c.find(ka, kw, n, __Vectors_keys.bytes[8]);
@@ -2203,7 +2203,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_u64s = [];
     else {
       ft = u8[tb + i];
-      f_u64s = __decodeList18(c, d + i * mw, mw, c.nn(ft));
+      f_u64s = c.ints(d + i * mw, mw, c.nn(ft), 0, 9007199254740991, __read18);
     }
     f = "u8s";
     i = fast ? 9 : c.find(ka, kw, n, __Vectors_keys.bytes[9]);
@@ -2211,7 +2211,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_u8s = [];
     else {
       ft = u8[tb + i];
-      f_u8s = c.numbers(d + i * mw, mw, c.nn(ft), __read19);
+      f_u8s = c.ints(d + i * mw, mw, c.nn(ft), 0, 255, __read19);
     }
     c.leave();
     return { bools: f_bools, u8s: f_u8s, i16s: f_i16s, u32s: f_u32s, i64s: f_i64s, u64s: f_u64s, f32s: f_f32s, f64s: f_f64s, colors: f_colors, blobs: f_blobs };
@@ -2441,7 +2441,7 @@ function __decodeList9(c: fb.DecodeContext, p: number, w: number, t: number): Ar
   const out: Array<Array<number>> = new Array(n1);
   for (let j1 = 0; j1 < n1; j1++) {
     try {
-      out[j1] = c.numbers(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)), __read8);
+      out[j1] = c.ints(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)), -2147483648, 2147483647, __read8);
     } catch (x) {
       throw c.at(x, j1);
     }
@@ -2511,38 +2511,16 @@ function __read15(c: fb.DecodeContext, q: number, qw: number, qt: number): numbe
   return c.int(q, qw, qt, -32768, 32767);
 }
 
-function __decodeList16(c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> {
-  const d1 = c.vector(p, w, c.nn(t, p));
-  const w1 = c.w, n1 = c.c, e1 = c.e;
-  const out: Array<number | bigint> = new Array(n1);
-  for (let j1 = 0; j1 < n1; j1++) {
-    try {
-      out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
-    } catch (x) {
-      throw c.at(x, j1);
-    }
-  }
-  c.leave();
-  return out;
+function __read16(c: fb.DecodeContext, q: number, qw: number, qt: number): number | bigint {
+  return c.i64(q, qw, qt);
 }
 
 function __read17(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
   return c.int(q, qw, qt, 0, 4294967295);
 }
 
-function __decodeList18(c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> {
-  const d1 = c.vector(p, w, c.nn(t, p));
-  const w1 = c.w, n1 = c.c, e1 = c.e;
-  const out: Array<number | bigint> = new Array(n1);
-  for (let j1 = 0; j1 < n1; j1++) {
-    try {
-      out[j1] = c.u64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
-    } catch (x) {
-      throw c.at(x, j1);
-    }
-  }
-  c.leave();
-  return out;
+function __read18(c: fb.DecodeContext, q: number, qw: number, qt: number): number | bigint {
+  return c.u64(q, qw, qt);
 }
 
 function __read19(c: fb.DecodeContext, q: number, qw: number, qt: number): number {

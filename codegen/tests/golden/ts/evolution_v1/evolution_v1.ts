@@ -637,7 +637,7 @@ export function decodeWidenFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     if (i < 0) f_samples = [];
     else {
       ft = u8[tb + i];
-      f_samples = c.numbers(d + i * mw, mw, c.nn(ft), __read1);
+      f_samples = c.ints(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647, __read1);
     }
     c.leave();
     return { count: f_count, samples: f_samples };

@@ -1039,7 +1039,7 @@ export function decodeStringFrom(c: fb.DecodeContext, p: number, w: number, t: n
     if (i < 0) f_v = [];
     else {
       ft = u8[tb + i];
-      f_v = c.numbers(d + i * mw, mw, c.nn(ft), __read3);
+      f_v = c.ints(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647, __read3);
     }
     c.leave();
     return { s: f_s, o: f_o, v: f_v };
@@ -1792,7 +1792,7 @@ export function decodeArray_From(c: fb.DecodeContext, p: number, w: number, t: n
     if (i < 0) f_a = [];
     else {
       ft = u8[tb + i];
-      f_a = __decodeList6(c, d + i * mw, mw, c.nn(ft));
+      f_a = c.ints(d + i * mw, mw, c.nn(ft), -9007199254740991, 9007199254740991, __read6);
     }
     c.leave();
     return { a: f_a };
@@ -1913,18 +1913,7 @@ function __decodeDict5(c: fb.DecodeContext, p: number, w: number, t: number): { 
   return out;
 }
 
-function __decodeList6(c: fb.DecodeContext, p: number, w: number, t: number): Array<number | bigint> {
-  const d1 = c.vector(p, w, c.nn(t, p));
-  const w1 = c.w, n1 = c.c, e1 = c.e;
-  const out: Array<number | bigint> = new Array(n1);
-  for (let j1 = 0; j1 < n1; j1++) {
-    try {
-      out[j1] = c.i64(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
-    } catch (x) {
-      throw c.at(x, j1);
-    }
-  }
-  c.leave();
-  return out;
+function __read6(c: fb.DecodeContext, q: number, qw: number, qt: number): number | bigint {
+  return c.i64(q, qw, qt);
 }
 

@@ -1,0 +1,190 @@
+// Numeric vectors are decoded in bulk (one copy, one typed-array load per
+// element) when they are long enough; the element-by-element reads are the
+// oracle: every length around the thresholds, every width, values beyond
+// 2^53 (bigints), and vectors whose elements do not share one type.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as fb from "../dist/index.js";
+
+/** Every range bound of the integer field types, and one past it. */
+const EDGES = [-129, -128, 127, 128, 255, 256, -32769, -32768, 32767, 32768, 65535, 65536, -(2 ** 31) - 1, -(2 ** 31),
+  2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, -(2 ** 53 - 1), 2 ** 53 - 1, -(2n ** 53n), 2n ** 53n, -1, 0];
+const LENGTHS = [0, 1, 7, 8, 31, 32, 33, 64, 255, 256, 257, 1000, 4096, 20000];
+
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
+}
+
+/** Values of one kind: small and large ints, beyond 2^53, floats. */
+function values(kind, n, r) {
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const x = r();
+    switch (kind) {
+      case "small": out.push(Math.floor(x * 200) - 100); break;
+      case "i32": out.push(Math.floor(x * 2 ** 32) - 2 ** 31); break;
+      case "i64": out.push(i % 97 === 5 ? -(2n ** 63n) + BigInt(i) : i % 89 === 3 ? 2n ** 53n + BigInt(i) : Math.floor((x - 0.5) * 2 ** 53)); break;
+      case "u64": out.push(i % 97 === 5 ? 2n ** 64n - 1n - BigInt(i) : Math.floor(x * 2 ** 53)); break;
+      case "f64": out.push((x - 0.5) * 1e10); break;
+      case "f32": out.push(Math.fround(x * 1000)); break;
+      case "edges": out.push(EDGES[i % EDGES.length]); break;
+    }
+  }
+  return out;
+}
+
+/** The oracle: the lazy reader, element by element. */
+function perElement(buf) {
+  const v = fb.root(buf).asVector();
+  const out = [];
+  for (let i = 0; i < v.length; i++) {
+    const e = v.get(i);
+    out.push(e.isFloat ? e.asNumber() : e.asInt());
+  }
+  return out;
+}
+
+test("untyped numeric vectors decode in bulk exactly as element by element", () => {
+  const r = rng(7);
+  let n = 0;
+  for (const kind of ["small", "i32", "i64", "u64", "f64", "f32", "edges"]) {
+    for (const len of LENGTHS) {
+      for (const width of [1, 2, 4, 8]) {
+        const b = new fb.Builder();
+        b.forceMinWidth(width);
+        b.startVector();
+        for (const v of values(kind, len, r)) {
+          if (kind === "f32") b.float(v);
+          else if (kind === "f64") b.double(v);
+          else if (kind === "u64") b.uint(v);
+          else b.int(v);
+        }
+        b.endVector();
+        const buf = b.finish();
+        assert.deepEqual(fb.decode(buf), perElement(buf), `${kind} x${len} at width ${width}`);
+        n++;
+      }
+    }
+  }
+  assert.ok(n > 300);
+});
+
+test("typed numeric vectors decode in bulk exactly as element by element", () => {
+  const r = rng(11);
+  const kinds = { small: ["i8", "i16", "i32", "i64", "u8"], i32: ["i32", "i64"], i64: ["i64"], u64: ["u64"], f64: ["f64"], f32: ["f32", "f64"] };
+  for (const [kind, stores] of Object.entries(kinds)) {
+    for (const store of stores) {
+      for (const len of LENGTHS) {
+        let vals = values(kind, len, r);
+        if (store === "u8") vals = vals.map((v) => Math.abs(v));
+        const b = new fb.Builder();
+        b.typedVector(vals, store);
+        const buf = b.finish();
+        assert.deepEqual(fb.decode(buf), perElement(buf), `${kind} as ${store} x${len}`);
+      }
+    }
+  }
+});
+
+test("a vector that mixes types, or a budget too small for it, takes the element-by-element path", () => {
+  for (const len of [8, 300, 5000]) {
+    const b = new fb.Builder();
+    b.startVector();
+    for (let i = 0; i < len; i++) {
+      if (i === len - 1) b.string("end");
+      else if (i % 2) b.double(i + 0.5);
+      else b.int(i);
+    }
+    b.endVector();
+    const buf = b.finish();
+    const got = fb.decode(buf);
+    assert.equal(got.length, len);
+    assert.equal(got[len - 1], "end");
+    assert.equal(got[1], 1.5);
+    assert.equal(got[2], 2);
+    // One node short: the walk's own BudgetExceeded, at the element it reaches.
+    const limits = { maxNodes: len, maxBytes: 1 << 20 };
+    assert.throws(() => fb.decode(buf, { budget: limits }), (e) => e instanceof fb.FlexError && e.kind === "BudgetExceeded");
+  }
+  const b = new fb.Builder();
+  b.startVector();
+  for (let i = 0; i < 1000; i++) b.double(i / 3);
+  b.endVector();
+  const buf = b.finish();
+  // 1001 nodes are needed (the vector and its elements).
+  assert.throws(() => fb.decode(buf, { budget: { maxNodes: 1000, maxBytes: 1 << 20 } }), (e) => e.kind === "BudgetExceeded");
+  assert.equal(fb.decode(buf, { budget: { maxNodes: 1001, maxBytes: 1 << 20 } }).length, 1000);
+});
+
+test("typed list fields read in bulk give exactly the per-element reads, range errors included", () => {
+  const r = rng(3);
+  const readers = {
+    i8: [-128, 127, (c, p, w, t) => c.int(p, w, t, -128, 127)],
+    u16: [0, 65535, (c, p, w, t) => c.int(p, w, t, 0, 65535)],
+    i32: [-(2 ** 31), 2 ** 31 - 1, (c, p, w, t) => c.int(p, w, t, -(2 ** 31), 2 ** 31 - 1)],
+    u32: [0, 2 ** 32 - 1, (c, p, w, t) => c.int(p, w, t, 0, 2 ** 32 - 1)],
+    i64: [-(2 ** 53 - 1), 2 ** 53 - 1, (c, p, w, t) => c.i64(p, w, t)],
+    u64: [0, 2 ** 53 - 1, (c, p, w, t) => c.u64(p, w, t)],
+  };
+  const oracle = (buf, read) => {
+    const c = new fb.DecodeContext(buf);
+    const v = fb.root(buf).asVector();
+    const out = [];
+    for (let i = 0; i < v.length; i++) {
+      const e = v.get(i);
+      try {
+        out.push(read(c, e.pos, e.slotWidth, (e.type << 2) | [1, 2, 4, 8].indexOf(e.width)));
+      } catch (x) {
+        return { error: x.kind, index: i };
+      }
+    }
+    return out;
+  };
+  const bulk = (buf, lo, hi, read) => {
+    const c = new fb.DecodeContext(buf);
+    const [p, w, t] = c.root();
+    try {
+      return c.ints(p, w, t, lo, hi, read);
+    } catch (x) {
+      return { error: x.kind, index: x.path?.[0] };
+    }
+  };
+  for (const [name, [lo, hi, read]] of Object.entries(readers)) {
+    for (const kind of ["small", "i32", "i64", "u64", "edges"]) {
+      for (const len of [1, 8, 300, 5000]) {
+        const vals = values(kind, len, r);
+        for (const store of kind === "u64" ? ["u64"] : ["i64", "i32"]) {
+          if (store === "i32" && kind !== "small" && kind !== "i32") continue;
+          for (let shift = 0; shift < (kind === "edges" ? EDGES.length : 1); shift++) {
+            if (shift > 0) vals.push(vals.shift());
+            const b = new fb.Builder();
+            b.typedVector(vals, store);
+            const buf = b.finish();
+            assert.deepEqual(bulk(buf, lo, hi, read), oracle(buf, read), `${name} from ${kind} as ${store} x${len}`);
+          }
+        }
+      }
+    }
+  }
+});
+
+test("f32 list fields round doubles the way the f32 reader does, in bulk or not", () => {
+  for (const len of [3, 40, 5000]) {
+    const vals = Array.from({ length: len }, (_, i) => i / 7);
+    const b = new fb.Builder();
+    b.typedVector(vals, "f64");
+    const buf = b.finish();
+    const c = new fb.DecodeContext(buf);
+    const [p, w, t] = c.root();
+    const got = c.numbers(p, w, t, (cx, q, qw, qt) => cx.f32(q, qw, qt), true);
+    assert.deepEqual(got, vals.map(Math.fround));
+  }
+});
+
+test("decoded blobs are copies, also when the input is a Node Buffer", () => {
+  const bytes = Buffer.from(fb.encode({ b: new Uint8Array([5, 6, 7]) }));
+  const first = fb.decode(bytes).b;
+  first[0] = 99;
+  assert.equal(fb.decode(bytes).b[0], 5);
+});
