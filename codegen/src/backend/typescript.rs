@@ -813,8 +813,13 @@ impl Gen<'_> {
                 );
                 let (lo, hi) = match (&**e, self.b.int64) {
                     // Every element goes through the reader: it makes the bigints.
-                    (TypeRef::I64 | TypeRef::U64, Int64::BigInt) => ("1".to_string(), "0".to_string()),
-                    (TypeRef::I64, _) => ("-9007199254740991".to_string(), "9007199254740991".to_string()),
+                    (TypeRef::I64 | TypeRef::U64, Int64::BigInt) => {
+                        ("1".to_string(), "0".to_string())
+                    }
+                    (TypeRef::I64, _) => (
+                        "-9007199254740991".to_string(),
+                        "9007199254740991".to_string(),
+                    ),
                     (TypeRef::U64, _) => ("0".to_string(), "9007199254740991".to_string()),
                     (narrow, _) => {
                         let (lo, hi) = int_range(narrow).unwrap_or((1, 0));
