@@ -742,24 +742,51 @@ export class Builder {
     if (!fixed) this.writeUInt(len, bytes);
     const loc = this.len;
     const sData = this.sData;
+    const buf = this.buf;
+    const dv = this.dv;
+    const bigs = this.sBig;
+    const bigEnd = bigs.length;
+    // One loop writing each element's bytes in place: a scalar's value or an
+    // offset back to what it refers to. Values of up to 4 bytes are written
+    // byte by byte (a Uint8Array store keeps the low 8 bits of the integer,
+    // so negative integers come out in two's complement).
+    let p = loc;
     for (let i = start; i < end; i += step) {
       const t = sType[i];
+      let x: number;
       if (t === T.Float) {
-        if (bytes === 8) this.dv.setFloat64(this.len, sData[i], true);
-        else this.dv.setFloat32(this.len, sData[i], true);
-        this.len += bytes;
+        if (bytes === 8) dv.setFloat64(p, sData[i], true);
+        else dv.setFloat32(p, sData[i], true);
+        p += bytes;
+        continue;
       } else if (t <= T.UInt || t === T.Bool) {
-        const big = this.sBig[i];
+        const big = i < bigEnd ? bigs[i] : undefined;
         if (big !== undefined && t !== T.Null) {
-          this.dv.setBigUint64(this.len, BigInt.asUintN(64, big), true);
-          this.len += 8;
-        } else {
-          this.writeUInt(sData[i], bytes);
+          dv.setBigUint64(p, BigInt.asUintN(64, big), true);
+          p += 8;
+          continue;
         }
+        x = sData[i];
       } else {
-        this.writeUInt(this.len - sData[i], bytes);
+        x = p - sData[i];
       }
+      if (bytes === 1) buf[p] = x;
+      else if (bytes === 2) {
+        buf[p] = x;
+        buf[p + 1] = x >> 8;
+      } else if (bytes === 4) {
+        buf[p] = x;
+        buf[p + 1] = x >> 8;
+        buf[p + 2] = x >> 16;
+        buf[p + 3] = x >> 24;
+      } else {
+        const hi = Math.floor(x / TWO32);
+        dv.setUint32(p, x - hi * TWO32, true);
+        dv.setInt32(p + 4, hi, true);
+      }
+      p += bytes;
     }
+    this.len = p;
     let t: number;
     if (!typed) {
       const buf = this.buf;

@@ -22,6 +22,7 @@ import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError, PathSegment } from "./error.js";
 import { f32At, f64At, littleEndianCopy, rootOf, u32 } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, isTypedVector, T, typedElement, typeName } from "./types.js";
+import { asciiRun } from "./runs.js";
 import { compareUtf8, readUtf8, StringCache, utf8Bytes } from "./utf8.js";
 import { verify } from "./verify.js";
 
@@ -640,6 +641,35 @@ export class DecodeContext {
       return this.utf8(at, end - at);
     }
     throw this.mismatch("string", t, p);
+  }
+
+  /**
+   * A vector of strings (null elements are errors): an untyped vector of
+   * ASCII strings laid out together is decoded in one text decode (see
+   * {@link asciiRun}), any other element by element with {@link str}.
+   */
+  strs(p: number, w: number, t: number): string[] {
+    const d = this.vector(p, w, this.nn(t, p));
+    const vw = this.w;
+    const n = this.c;
+    const e = this.e;
+    const out: string[] = new Array(n);
+    try {
+      const bytes = e < 0 ? asciiRun(this.u8, d, vw, n, this.bytes, out) : -1;
+      if (bytes >= 0) this.bytes -= bytes;
+      else {
+        for (let i = 0; i < n; i++) {
+          try {
+            out[i] = this.str(d + i * vw, vw, this.nn(this.type(d, vw, n, e, i)));
+          } catch (x) {
+            throw this.at(x, i);
+          }
+        }
+      }
+    } finally {
+      this.depth--;
+    }
+    return out;
   }
 
   /** A blob (or string) as a copy. */

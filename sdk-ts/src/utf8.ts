@@ -82,6 +82,17 @@ export function writeUtf8(buf: Uint8Array, at: number, s: string): number {
   return encoder.encodeInto(s, buf.subarray(at)).written;
 }
 
+const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * `u8[lo, hi)` decoded leniently (invalid bytes become U+FFFD), in one call
+ * of the platform's decoder: for callers that check the result themselves.
+ */
+export function looseText(u8: Uint8Array, lo: number, hi: number): string {
+  if (utf8Slice !== undefined) return utf8Slice.call(u8, lo, hi);
+  return lenient.decode(u8.subarray(lo, hi));
+}
+
 /** The UTF-8 bytes of `s` as a new array (for keys and probes, not hot paths). */
 export function utf8Bytes(s: string): Uint8Array {
   return encoder.encode(s);

@@ -22,6 +22,7 @@ import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError } from "./error.js";
 import { f32At, f64At, IntMode, littleEndianCopy, rootOf, u32 } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement } from "./types.js";
+import { asciiRun } from "./runs.js";
 import { compareUtf8, readUtf8, StringCache } from "./utf8.js";
 
 /** Options of {@link decode}. */
@@ -289,6 +290,16 @@ class Decoder {
     if (len >= 8 && w >= 4 && this.numbers(at, w, len, out)) {
       if ((this.bytes -= 2) < 0) throw budgetExceeded(at);
       return out;
+    }
+    if (len >= 8 && this.nodes >= len) {
+      // All ASCII strings laid out together: one text decode (see asciiRun).
+      const bytes = asciiRun(u8, at, w, len, this.bytes, out);
+      if (bytes >= 0) {
+        this.nodes -= len;
+        this.bytes -= bytes;
+        if ((this.bytes -= 2) < 0) throw budgetExceeded(at);
+        return out;
+      }
     }
     for (let i = 0; i < len; i++) {
       try {

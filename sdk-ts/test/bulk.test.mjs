@@ -188,3 +188,97 @@ test("decoded blobs are copies, also when the input is a Node Buffer", () => {
   first[0] = 99;
   assert.equal(fb.decode(bytes).b[0], 5);
 });
+
+/** Vectors of strings decoded in one text decode must equal the element-by-element reads. */
+function stringVector(strings, options) {
+  const b = new fb.Builder(options);
+  b.startVector();
+  for (const s of strings) {
+    if (typeof s === "string") b.string(s);
+    else b.int(s);
+  }
+  b.endVector();
+  return b.finish();
+}
+
+function stringsByElement(buf) {
+  const v = fb.root(buf).asVector();
+  const out = [];
+  for (let i = 0; i < v.length; i++) out.push(v.get(i).asString());
+  return out;
+}
+
+function typedStrs(buf, options) {
+  const c = new fb.DecodeContext(buf, options);
+  const [p, w, t] = c.root();
+  return c.strs(p, w, t);
+}
+
+test("vectors of strings decode in one text decode exactly as element by element", () => {
+  const r = rng(5);
+  const word = (n) => Array.from({ length: n }, () => String.fromCharCode(32 + Math.floor(r() * 95))).join("");
+  const cases = [];
+  for (const len of [0, 1, 7, 8, 9, 100, 3000]) {
+    cases.push(Array.from({ length: len }, (_, i) => word(i % 70)));
+    // One element that is not ASCII, at the start, middle or end.
+    for (const at of [0, len >> 1, len - 1]) {
+      if (len === 0) continue;
+      const v = Array.from({ length: len }, (_, i) => word(5 + (i % 20)));
+      v[at] = v[at] + "é€😀";
+      cases.push(v);
+    }
+    // A string of 128 bytes or more: its size prefix is not ASCII.
+    if (len > 2) cases.push(Array.from({ length: len }, (_, i) => word(i === 1 ? 300 : 10)));
+    // With NUL and control characters inside the strings.
+    cases.push(Array.from({ length: len }, (_, i) => `a\u0000b\u0001${i}\u007f`));
+  }
+  // Repeated strings, shared by the builder: elements refer back to one copy.
+  cases.push(Array.from({ length: 200 }, (_, i) => `s${i % 7}`));
+  let n = 0;
+  for (const strings of cases) {
+    for (const options of [undefined, { share: fb.Share.Keys | fb.Share.Strings }]) {
+      const buf = stringVector(strings, options);
+      assert.deepEqual(fb.decode(buf), strings);
+      assert.deepEqual(stringsByElement(buf), strings);
+      assert.deepEqual(typedStrs(buf), strings);
+      n++;
+    }
+  }
+  assert.ok(n > 40);
+});
+
+test("a vector of strings with a bad element gets the element-by-element error", () => {
+  const strings = Array.from({ length: 20 }, (_, i) => `value ${i}`);
+  const buf = stringVector(strings);
+  // Corrupt one byte of element 13 into a lone continuation byte.
+  const text = new TextEncoder().encode("value 13");
+  let at = -1;
+  for (let i = 0; i + text.length <= buf.length && at < 0; i++) {
+    if (text.every((b, k) => buf[i + k] === b)) at = i;
+  }
+  assert.ok(at > 0);
+  const bad = buf.slice();
+  bad[at + 2] = 0x80;
+  for (const f of [() => fb.decode(bad), () => typedStrs(bad)]) {
+    assert.throws(f, (e) => e instanceof fb.FlexError && e.kind === "InvalidUtf8" && e.offset === at && e.path[0] === 13);
+  }
+  // A missing NUL after element 4.
+  const nul = buf.slice();
+  const four = new TextEncoder().encode("value 4");
+  let p4 = -1;
+  for (let i = 0; i + four.length < nul.length && p4 < 0; i++) {
+    if (four.every((b, k) => nul[i + k] === b) && nul[i + four.length] === 0) p4 = i;
+  }
+  nul[p4 + four.length] = 0x41;
+  for (const f of [() => fb.decode(nul), () => typedStrs(nul)]) {
+    assert.throws(f, (e) => e instanceof fb.FlexError && e.kind === "MissingNul" && e.path[0] === 4);
+  }
+  // A mixed vector and a budget too small for the strings take the same paths as before.
+  const mixed = stringVector([...strings.slice(0, 10), 7, ...strings.slice(10)]);
+  assert.deepEqual(fb.decode(mixed), [...strings.slice(0, 10), 7, ...strings.slice(10)]);
+  const total = strings.reduce((a, s) => a + s.length, 0);
+  for (const f of [(o) => fb.decode(buf, o), (o) => typedStrs(buf, o)]) {
+    assert.throws(() => f({ budget: { maxNodes: 1000, maxBytes: total - 1 } }), (e) => e.kind === "BudgetExceeded");
+  }
+  assert.deepEqual(typedStrs(buf, { budget: { maxNodes: 1000, maxBytes: total } }), strings);
+});

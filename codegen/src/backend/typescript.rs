@@ -828,6 +828,7 @@ impl Gen<'_> {
                 };
                 format!("c.ints({p}, {w}, {t}, {lo}, {hi}, {reader})")
             }
+            TypeRef::Vector(e) if **e == TypeRef::String => format!("c.strs({p}, {w}, {t})"),
             TypeRef::Vector(e) => {
                 let (d, vw, vn, ve, j) = (
                     format!("d{depth}"),

@@ -1033,7 +1033,7 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
     if (i < 0) f_options = null;
     else {
       ft = u8[tb + i];
-      f_options = c.isNull(ft) ? null : __decodeList5(c, d + i * mw, mw, ft);
+      f_options = c.isNull(ft) ? null : c.strs(d + i * mw, mw, ft);
     }
     f = "votes";
     i = fast ? 7 : c.find(ka, kw, n, __ChatMetadata_keys.bytes[7]);
@@ -1041,7 +1041,7 @@ export function decodeChatMetadataFrom(c: fb.DecodeContext, p: number, w: number
     if (i < 0) f_votes = null;
     else {
       ft = u8[tb + i];
-      f_votes = c.isNull(ft) ? null : c.ints(d + i * mw, mw, ft, -9007199254740991, 9007199254740991, __read6);
+      f_votes = c.isNull(ft) ? null : c.ints(d + i * mw, mw, ft, -9007199254740991, 9007199254740991, __read5);
     }
     c.leave();
     return { client: f_client, lang: f_lang, event: f_event, actor: f_actor, options: f_options, votes: f_votes, closesAt: f_closesAt, multiple: f_multiple };
@@ -1204,22 +1204,7 @@ function __decodeDict4(c: fb.DecodeContext, p: number, w: number, t: number): { 
   return out;
 }
 
-function __decodeList5(c: fb.DecodeContext, p: number, w: number, t: number): Array<string> {
-  const d1 = c.vector(p, w, c.nn(t, p));
-  const w1 = c.w, n1 = c.c, e1 = c.e;
-  const out: Array<string> = new Array(n1);
-  for (let j1 = 0; j1 < n1; j1++) {
-    try {
-      out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
-    } catch (x) {
-      throw c.at(x, j1);
-    }
-  }
-  c.leave();
-  return out;
-}
-
-function __read6(c: fb.DecodeContext, q: number, qw: number, qt: number): number | bigint {
+function __read5(c: fb.DecodeContext, q: number, qw: number, qt: number): number | bigint {
   return c.i64(q, qw, qt);
 }
 

@@ -659,7 +659,7 @@ export function decodeSettingsFrom(c: fb.DecodeContext, p: number, w: number, t:
     if (i < 0) f_tags = [];
     else {
       ft = u8[tb + i];
-      f_tags = __decodeList2(c, d + i * mw, mw, c.nn(ft));
+      f_tags = c.strs(d + i * mw, mw, c.nn(ft));
     }
     f = "theme";
     i = fast ? 6 : c.find(ka, kw, n, __Settings_keys.bytes[6]);
@@ -1101,7 +1101,7 @@ export function decodeCanvasFrom(c: fb.DecodeContext, p: number, w: number, t: n
     if (i < 0) f_layers = {};
     else {
       ft = u8[tb + i];
-      f_layers = __decodeDict3(c, d + i * mw, mw, c.nn(ft));
+      f_layers = __decodeDict2(c, d + i * mw, mw, c.nn(ft));
     }
     f = "level";
     i = fast ? 2 : c.find(ka, kw, n, __Canvas_keys.bytes[2]);
@@ -1117,7 +1117,7 @@ export function decodeCanvasFrom(c: fb.DecodeContext, p: number, w: number, t: n
     if (i < 0) f_palette = [];
     else {
       ft = u8[tb + i];
-      f_palette = __decodeList4(c, d + i * mw, mw, c.nn(ft));
+      f_palette = __decodeList3(c, d + i * mw, mw, c.nn(ft));
     }
     f = "shape";
     i = fast ? 4 : c.find(ka, kw, n, __Canvas_keys.bytes[4]);
@@ -1133,7 +1133,7 @@ export function decodeCanvasFrom(c: fb.DecodeContext, p: number, w: number, t: n
     if (i < 0) f_shapes = [];
     else {
       ft = u8[tb + i];
-      f_shapes = __decodeList5(c, d + i * mw, mw, c.nn(ft));
+      f_shapes = __decodeList4(c, d + i * mw, mw, c.nn(ft));
     }
     f = "tint";
     i = fast ? 6 : c.find(ka, kw, n, __Canvas_keys.bytes[6]);
@@ -1450,7 +1450,7 @@ export function decodeItemFrom(c: fb.DecodeContext, p: number, w: number, t: num
     if (i < 0) f_tags = [];
     else {
       ft = u8[tb + i];
-      f_tags = __decodeList2(c, d + i * mw, mw, c.nn(ft));
+      f_tags = c.strs(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
     return { sku: f_sku, qty: f_qty, price: f_price, seller: f_seller, tags: f_tags };
@@ -1616,7 +1616,7 @@ export function decodeOrderFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     if (i < 0) f_bySku = {};
     else {
       ft = u8[tb + i];
-      f_bySku = __decodeDict6(c, d + i * mw, mw, c.nn(ft));
+      f_bySku = __decodeDict5(c, d + i * mw, mw, c.nn(ft));
     }
     f = "display label";
     i = fast ? 1 : c.find(ka, kw, n, __Order_keys.bytes[1]);
@@ -1640,7 +1640,7 @@ export function decodeOrderFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     if (i < 0) f_items = [];
     else {
       ft = u8[tb + i];
-      f_items = __decodeList7(c, d + i * mw, mw, c.nn(ft));
+      f_items = __decodeList6(c, d + i * mw, mw, c.nn(ft));
     }
     f = "matrix";
     i = fast ? 4 : c.find(ka, kw, n, __Order_keys.bytes[4]);
@@ -1648,7 +1648,7 @@ export function decodeOrderFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     if (i < 0) f_matrix = [];
     else {
       ft = u8[tb + i];
-      f_matrix = __decodeList9(c, d + i * mw, mw, c.nn(ft));
+      f_matrix = __decodeList8(c, d + i * mw, mw, c.nn(ft));
     }
     f = "notes";
     i = fast ? 5 : c.find(ka, kw, n, __Order_keys.bytes[5]);
@@ -1656,7 +1656,7 @@ export function decodeOrderFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     if (i < 0) f_notes = [];
     else {
       ft = u8[tb + i];
-      f_notes = __decodeList2(c, d + i * mw, mw, c.nn(ft));
+      f_notes = c.strs(d + i * mw, mw, c.nn(ft));
     }
     f = "sellers";
     i = fast ? 6 : c.find(ka, kw, n, __Order_keys.bytes[6]);
@@ -1664,7 +1664,7 @@ export function decodeOrderFrom(c: fb.DecodeContext, p: number, w: number, t: nu
     if (i < 0) f_sellers = {};
     else {
       ft = u8[tb + i];
-      f_sellers = __decodeDict10(c, d + i * mw, mw, c.nn(ft));
+      f_sellers = __decodeDict9(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
     return { id: f_id, items: f_items, bySku: f_bySku, sellers: f_sellers, matrix: f_matrix, notes: f_notes, label: f_label };
@@ -2139,7 +2139,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_blobs = [];
     else {
       ft = u8[tb + i];
-      f_blobs = __decodeList11(c, d + i * mw, mw, c.nn(ft));
+      f_blobs = __decodeList10(c, d + i * mw, mw, c.nn(ft));
     }
     f = "bools";
     i = fast ? 1 : c.find(ka, kw, n, __Vectors_keys.bytes[1]);
@@ -2147,7 +2147,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_bools = [];
     else {
       ft = u8[tb + i];
-      f_bools = __decodeList12(c, d + i * mw, mw, c.nn(ft));
+      f_bools = __decodeList11(c, d + i * mw, mw, c.nn(ft));
     }
     f = "colors";
     i = fast ? 2 : c.find(ka, kw, n, __Vectors_keys.bytes[2]);
@@ -2155,7 +2155,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_colors = [];
     else {
       ft = u8[tb + i];
-      f_colors = __decodeList4(c, d + i * mw, mw, c.nn(ft));
+      f_colors = __decodeList3(c, d + i * mw, mw, c.nn(ft));
     }
     f = "f32s";
     i = fast ? 3 : c.find(ka, kw, n, __Vectors_keys.bytes[3]);
@@ -2163,7 +2163,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_f32s = [];
     else {
       ft = u8[tb + i];
-      f_f32s = c.numbers(d + i * mw, mw, c.nn(ft), __read13, true);
+      f_f32s = c.numbers(d + i * mw, mw, c.nn(ft), __read12, true);
     }
     f = "f64s";
     i = fast ? 4 : c.find(ka, kw, n, __Vectors_keys.bytes[4]);
@@ -2171,7 +2171,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_f64s = [];
     else {
       ft = u8[tb + i];
-      f_f64s = c.numbers(d + i * mw, mw, c.nn(ft), __read14);
+      f_f64s = c.numbers(d + i * mw, mw, c.nn(ft), __read13);
     }
     f = "i16s";
     i = fast ? 5 : c.find(ka, kw, n, __Vectors_keys.bytes[5]);
@@ -2179,7 +2179,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_i16s = [];
     else {
       ft = u8[tb + i];
-      f_i16s = c.ints(d + i * mw, mw, c.nn(ft), -32768, 32767, __read15);
+      f_i16s = c.ints(d + i * mw, mw, c.nn(ft), -32768, 32767, __read14);
     }
     f = "i64s";
     i = fast ? 6 : c.find(ka, kw, n, __Vectors_keys.bytes[6]);
@@ -2187,7 +2187,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_i64s = [];
     else {
       ft = u8[tb + i];
-      f_i64s = c.ints(d + i * mw, mw, c.nn(ft), -9007199254740991, 9007199254740991, __read16);
+      f_i64s = c.ints(d + i * mw, mw, c.nn(ft), -9007199254740991, 9007199254740991, __read15);
     }
     f = "u32s";
     i = fast ? 7 : c.find(ka, kw, n, __Vectors_keys.bytes[7]);
@@ -2195,7 +2195,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_u32s = [];
     else {
       ft = u8[tb + i];
-      f_u32s = c.ints(d + i * mw, mw, c.nn(ft), 0, 4294967295, __read17);
+      f_u32s = c.ints(d + i * mw, mw, c.nn(ft), 0, 4294967295, __read16);
     }
     f = "u64s";
     i = fast ? 8 : c.find(ka, kw, n, __Vectors_keys.bytes[8]);
@@ -2203,7 +2203,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_u64s = [];
     else {
       ft = u8[tb + i];
-      f_u64s = c.ints(d + i * mw, mw, c.nn(ft), 0, 9007199254740991, __read18);
+      f_u64s = c.ints(d + i * mw, mw, c.nn(ft), 0, 9007199254740991, __read17);
     }
     f = "u8s";
     i = fast ? 9 : c.find(ka, kw, n, __Vectors_keys.bytes[9]);
@@ -2211,7 +2211,7 @@ export function decodeVectorsFrom(c: fb.DecodeContext, p: number, w: number, t: 
     if (i < 0) f_u8s = [];
     else {
       ft = u8[tb + i];
-      f_u8s = c.ints(d + i * mw, mw, c.nn(ft), 0, 255, __read19);
+      f_u8s = c.ints(d + i * mw, mw, c.nn(ft), 0, 255, __read18);
     }
     c.leave();
     return { bools: f_bools, u8s: f_u8s, i16s: f_i16s, u32s: f_u32s, i64s: f_i64s, u64s: f_u64s, f32s: f_f32s, f64s: f_f64s, colors: f_colors, blobs: f_blobs };
@@ -2333,22 +2333,7 @@ function __decodeDict1(c: fb.DecodeContext, p: number, w: number, t: number): { 
   return out;
 }
 
-function __decodeList2(c: fb.DecodeContext, p: number, w: number, t: number): Array<string> {
-  const d1 = c.vector(p, w, c.nn(t, p));
-  const w1 = c.w, n1 = c.c, e1 = c.e;
-  const out: Array<string> = new Array(n1);
-  for (let j1 = 0; j1 < n1; j1++) {
-    try {
-      out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
-    } catch (x) {
-      throw c.at(x, j1);
-    }
-  }
-  c.leave();
-  return out;
-}
-
-function __decodeDict3(c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: Shape } {
+function __decodeDict2(c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: Shape } {
   const d1 = c.map(p, w, c.nn(t, p));
   const w1 = c.w, n1 = c.c;
   c.layout(d1, w1, n1, fb.NO_KEYS);
@@ -2367,7 +2352,7 @@ function __decodeDict3(c: fb.DecodeContext, p: number, w: number, t: number): { 
   return out;
 }
 
-function __decodeList4(c: fb.DecodeContext, p: number, w: number, t: number): Array<Color> {
+function __decodeList3(c: fb.DecodeContext, p: number, w: number, t: number): Array<Color> {
   const d1 = c.vector(p, w, c.nn(t, p));
   const w1 = c.w, n1 = c.c, e1 = c.e;
   const out: Array<Color> = new Array(n1);
@@ -2382,7 +2367,7 @@ function __decodeList4(c: fb.DecodeContext, p: number, w: number, t: number): Ar
   return out;
 }
 
-function __decodeList5(c: fb.DecodeContext, p: number, w: number, t: number): Array<Shape> {
+function __decodeList4(c: fb.DecodeContext, p: number, w: number, t: number): Array<Shape> {
   const d1 = c.vector(p, w, c.nn(t, p));
   const w1 = c.w, n1 = c.c, e1 = c.e;
   const out: Array<Shape> = new Array(n1);
@@ -2397,7 +2382,7 @@ function __decodeList5(c: fb.DecodeContext, p: number, w: number, t: number): Ar
   return out;
 }
 
-function __decodeDict6(c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: Item } {
+function __decodeDict5(c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: Item } {
   const d1 = c.map(p, w, c.nn(t, p));
   const w1 = c.w, n1 = c.c;
   c.layout(d1, w1, n1, fb.NO_KEYS);
@@ -2416,7 +2401,7 @@ function __decodeDict6(c: fb.DecodeContext, p: number, w: number, t: number): { 
   return out;
 }
 
-function __decodeList7(c: fb.DecodeContext, p: number, w: number, t: number): Array<Item> {
+function __decodeList6(c: fb.DecodeContext, p: number, w: number, t: number): Array<Item> {
   const d1 = c.vector(p, w, c.nn(t, p));
   const w1 = c.w, n1 = c.c, e1 = c.e;
   const out: Array<Item> = new Array(n1);
@@ -2431,17 +2416,17 @@ function __decodeList7(c: fb.DecodeContext, p: number, w: number, t: number): Ar
   return out;
 }
 
-function __read8(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
+function __read7(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
   return c.int(q, qw, qt, -2147483648, 2147483647);
 }
 
-function __decodeList9(c: fb.DecodeContext, p: number, w: number, t: number): Array<Array<number>> {
+function __decodeList8(c: fb.DecodeContext, p: number, w: number, t: number): Array<Array<number>> {
   const d1 = c.vector(p, w, c.nn(t, p));
   const w1 = c.w, n1 = c.c, e1 = c.e;
   const out: Array<Array<number>> = new Array(n1);
   for (let j1 = 0; j1 < n1; j1++) {
     try {
-      out[j1] = c.ints(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)), -2147483648, 2147483647, __read8);
+      out[j1] = c.ints(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)), -2147483648, 2147483647, __read7);
     } catch (x) {
       throw c.at(x, j1);
     }
@@ -2450,7 +2435,7 @@ function __decodeList9(c: fb.DecodeContext, p: number, w: number, t: number): Ar
   return out;
 }
 
-function __decodeDict10(c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: Seller } {
+function __decodeDict9(c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: Seller } {
   const d1 = c.map(p, w, c.nn(t, p));
   const w1 = c.w, n1 = c.c;
   c.layout(d1, w1, n1, fb.NO_KEYS);
@@ -2469,7 +2454,7 @@ function __decodeDict10(c: fb.DecodeContext, p: number, w: number, t: number): {
   return out;
 }
 
-function __decodeList11(c: fb.DecodeContext, p: number, w: number, t: number): Array<Uint8Array> {
+function __decodeList10(c: fb.DecodeContext, p: number, w: number, t: number): Array<Uint8Array> {
   const d1 = c.vector(p, w, c.nn(t, p));
   const w1 = c.w, n1 = c.c, e1 = c.e;
   const out: Array<Uint8Array> = new Array(n1);
@@ -2484,7 +2469,7 @@ function __decodeList11(c: fb.DecodeContext, p: number, w: number, t: number): A
   return out;
 }
 
-function __decodeList12(c: fb.DecodeContext, p: number, w: number, t: number): Array<boolean> {
+function __decodeList11(c: fb.DecodeContext, p: number, w: number, t: number): Array<boolean> {
   const d1 = c.vector(p, w, c.nn(t, p));
   const w1 = c.w, n1 = c.c, e1 = c.e;
   const out: Array<boolean> = new Array(n1);
@@ -2499,31 +2484,31 @@ function __decodeList12(c: fb.DecodeContext, p: number, w: number, t: number): A
   return out;
 }
 
-function __read13(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
+function __read12(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
   return c.f32(q, qw, qt);
 }
 
-function __read14(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
+function __read13(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
   return c.f64(q, qw, qt);
 }
 
-function __read15(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
+function __read14(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
   return c.int(q, qw, qt, -32768, 32767);
 }
 
-function __read16(c: fb.DecodeContext, q: number, qw: number, qt: number): number | bigint {
+function __read15(c: fb.DecodeContext, q: number, qw: number, qt: number): number | bigint {
   return c.i64(q, qw, qt);
 }
 
-function __read17(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
+function __read16(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
   return c.int(q, qw, qt, 0, 4294967295);
 }
 
-function __read18(c: fb.DecodeContext, q: number, qw: number, qt: number): number | bigint {
+function __read17(c: fb.DecodeContext, q: number, qw: number, qt: number): number | bigint {
   return c.u64(q, qw, qt);
 }
 
-function __read19(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
+function __read18(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
   return c.int(q, qw, qt, 0, 255);
 }
 

@@ -516,7 +516,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     if (i < 0) f_keys = [];
     else {
       ft = u8[tb + i];
-      f_keys = __decodeList1(c, d + i * mw, mw, c.nn(ft));
+      f_keys = c.strs(d + i * mw, mw, c.nn(ft));
     }
     f = "kind";
     i = fast ? 22 : c.find(ka, kw, n, __Object_keys.bytes[22]);
@@ -548,7 +548,7 @@ export function decodeObjectFrom(c: fb.DecodeContext, p: number, w: number, t: n
     if (i < 0) f_map = {};
     else {
       ft = u8[tb + i];
-      f_map = __decodeDict2(c, d + i * mw, mw, c.nn(ft));
+      f_map = __decodeDict1(c, d + i * mw, mw, c.nn(ft));
     }
     f = "match";
     i = fast ? 26 : c.find(ka, kw, n, __Object_keys.bytes[26]);
@@ -1039,7 +1039,7 @@ export function decodeStringFrom(c: fb.DecodeContext, p: number, w: number, t: n
     if (i < 0) f_v = [];
     else {
       ft = u8[tb + i];
-      f_v = c.ints(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647, __read3);
+      f_v = c.ints(d + i * mw, mw, c.nn(ft), -2147483648, 2147483647, __read2);
     }
     c.leave();
     return { s: f_s, o: f_o, v: f_v };
@@ -1141,7 +1141,7 @@ export function decodeListFrom(c: fb.DecodeContext, p: number, w: number, t: num
     if (i < 0) f_items = [];
     else {
       ft = u8[tb + i];
-      f_items = __decodeList4(c, d + i * mw, mw, c.nn(ft));
+      f_items = __decodeList3(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
     return { items: f_items };
@@ -1707,7 +1707,7 @@ export function decodeMapFrom(c: fb.DecodeContext, p: number, w: number, t: numb
     if (i < 0) f_entries = {};
     else {
       ft = u8[tb + i];
-      f_entries = __decodeDict5(c, d + i * mw, mw, c.nn(ft));
+      f_entries = __decodeDict4(c, d + i * mw, mw, c.nn(ft));
     }
     c.leave();
     return { entries: f_entries };
@@ -1792,7 +1792,7 @@ export function decodeArray_From(c: fb.DecodeContext, p: number, w: number, t: n
     if (i < 0) f_a = [];
     else {
       ft = u8[tb + i];
-      f_a = c.ints(d + i * mw, mw, c.nn(ft), -9007199254740991, 9007199254740991, __read6);
+      f_a = c.ints(d + i * mw, mw, c.nn(ft), -9007199254740991, 9007199254740991, __read5);
     }
     c.leave();
     return { a: f_a };
@@ -1841,22 +1841,7 @@ export class Array_View {
   }
 }
 
-function __decodeList1(c: fb.DecodeContext, p: number, w: number, t: number): Array<string> {
-  const d1 = c.vector(p, w, c.nn(t, p));
-  const w1 = c.w, n1 = c.c, e1 = c.e;
-  const out: Array<string> = new Array(n1);
-  for (let j1 = 0; j1 < n1; j1++) {
-    try {
-      out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
-    } catch (x) {
-      throw c.at(x, j1);
-    }
-  }
-  c.leave();
-  return out;
-}
-
-function __decodeDict2(c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: number } {
+function __decodeDict1(c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: number } {
   const d1 = c.map(p, w, c.nn(t, p));
   const w1 = c.w, n1 = c.c;
   c.layout(d1, w1, n1, fb.NO_KEYS);
@@ -1875,11 +1860,11 @@ function __decodeDict2(c: fb.DecodeContext, p: number, w: number, t: number): { 
   return out;
 }
 
-function __read3(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
+function __read2(c: fb.DecodeContext, q: number, qw: number, qt: number): number {
   return c.int(q, qw, qt, -2147483648, 2147483647);
 }
 
-function __decodeList4(c: fb.DecodeContext, p: number, w: number, t: number): Array<String> {
+function __decodeList3(c: fb.DecodeContext, p: number, w: number, t: number): Array<String> {
   const d1 = c.vector(p, w, c.nn(t, p));
   const w1 = c.w, n1 = c.c, e1 = c.e;
   const out: Array<String> = new Array(n1);
@@ -1894,7 +1879,7 @@ function __decodeList4(c: fb.DecodeContext, p: number, w: number, t: number): Ar
   return out;
 }
 
-function __decodeDict5(c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: List } {
+function __decodeDict4(c: fb.DecodeContext, p: number, w: number, t: number): { [key: string]: List } {
   const d1 = c.map(p, w, c.nn(t, p));
   const w1 = c.w, n1 = c.c;
   c.layout(d1, w1, n1, fb.NO_KEYS);
@@ -1913,7 +1898,7 @@ function __decodeDict5(c: fb.DecodeContext, p: number, w: number, t: number): { 
   return out;
 }
 
-function __read6(c: fb.DecodeContext, q: number, qw: number, qt: number): number | bigint {
+function __read5(c: fb.DecodeContext, q: number, qw: number, qt: number): number | bigint {
   return c.i64(q, qw, qt);
 }
 

@@ -386,7 +386,7 @@ export function decodeScriptSectionFrom(c: fb.DecodeContext, p: number, w: numbe
     if (i < 0) f_paragraphs = [];
     else {
       ft = u8[tb + i];
-      f_paragraphs = __decodeList2(c, d + i * mw, mw, c.nn(ft));
+      f_paragraphs = c.strs(d + i * mw, mw, c.nn(ft));
     }
     c.leave();
     return { glossary: f_glossary, paragraphs: f_paragraphs };
@@ -456,21 +456,6 @@ function __decodeDict1(c: fb.DecodeContext, p: number, w: number, t: number): { 
       fb.setEntry(out, k1, c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1))));
     } catch (x) {
       throw c.at(x, k1);
-    }
-  }
-  c.leave();
-  return out;
-}
-
-function __decodeList2(c: fb.DecodeContext, p: number, w: number, t: number): Array<string> {
-  const d1 = c.vector(p, w, c.nn(t, p));
-  const w1 = c.w, n1 = c.c, e1 = c.e;
-  const out: Array<string> = new Array(n1);
-  for (let j1 = 0; j1 < n1; j1++) {
-    try {
-      out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
-    } catch (x) {
-      throw c.at(x, j1);
     }
   }
   c.leave();

@@ -416,7 +416,7 @@ export function decodeUserProfileFrom(c: fb.DecodeContext, p: number, w: number,
     if (i < 0) f_tags = [];
     else {
       ft = u8[tb + i];
-      f_tags = __decodeList2(c, d + i * mw, mw, c.nn(ft));
+      f_tags = c.strs(d + i * mw, mw, c.nn(ft));
     }
     f = "timezone";
     i = fast ? 25 : c.find(ka, kw, n, __UserProfile_keys.bytes[25]);
@@ -1748,21 +1748,6 @@ function __decodeList1(c: fb.DecodeContext, p: number, w: number, t: number): Ar
   for (let j1 = 0; j1 < n1; j1++) {
     try {
       out[j1] = decodeLinkedAccountFrom(c, d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
-    } catch (x) {
-      throw c.at(x, j1);
-    }
-  }
-  c.leave();
-  return out;
-}
-
-function __decodeList2(c: fb.DecodeContext, p: number, w: number, t: number): Array<string> {
-  const d1 = c.vector(p, w, c.nn(t, p));
-  const w1 = c.w, n1 = c.c, e1 = c.e;
-  const out: Array<string> = new Array(n1);
-  for (let j1 = 0; j1 < n1; j1++) {
-    try {
-      out[j1] = c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, e1, j1)));
     } catch (x) {
       throw c.at(x, j1);
     }
