@@ -57,6 +57,9 @@ export function asciiRun(u8: Uint8Array, d: number, vw: number, n: number, budge
     if (sw === 4) len = (len | (u8[at - 2] << 16) | (u8[at - 1] << 24)) >>> 0;
     const end = at + len;
     if (end >= size || u8[end] !== 0) return -1;
+    // Text with a byte outside ASCII at an element's start, middle or end
+    // would be decoded for nothing: give up before decoding.
+    if (len > 0 && (u8[at] | u8[at + (len >> 1)] | u8[end - 1]) >= 0x80) return -1;
     pos[2 * i] = at;
     pos[2 * i + 1] = len;
     if (at < lo) lo = at;

@@ -146,3 +146,51 @@ test("asciiArgs decodes every ASCII string of 0 to 16 bytes and declines any oth
   buf.fill(0x61);
   assert.equal(asciiArgs(buf, 0, 17), undefined);
 });
+
+test("text that starts outside ASCII follows the same rule at every length (Node decodes it to UTF-16 in JS)", () => {
+  const te = new TextEncoder();
+  const strict = (bytes) => {
+    try {
+      return fatal.decode(bytes);
+    } catch {
+      return undefined;
+    }
+  };
+  /** A buffer whose root is the string of `bytes` (a 2-byte size prefix). */
+  const wideString = (bytes) => {
+    const n = bytes.length;
+    const out = new Uint8Array(n + 7);
+    out[0] = n & 0xff;
+    out[1] = n >> 8;
+    out.set(bytes, 2);
+    out[n + 2] = 0;
+    out[n + 3] = (n + 1) & 0xff; // offset back from the root slot to the data
+    out[n + 4] = (n + 1) >> 8;
+    out[n + 5] = (5 << 2) | 1; // string, 2-byte size
+    out[n + 6] = 2;
+    return out;
+  };
+  let n = 0;
+  for (const lead of ["é", "日本", "😀", "\u{10ffff}"]) {
+    for (const len of [17, 18, 31, 64, 65, 200, 1000]) {
+      const body = lead + "語a€😀".repeat(len);
+      const good = te.encode(body).subarray(0, len * 3);
+      let cut = good.length;
+      while ((good[cut] & 0xc0) === 0x80) cut--;
+      const valid = good.subarray(0, cut);
+      for (const bytes of [valid, ...BAD.map((bad) => [...valid.subarray(0, cut >> 1), ...bad, ...valid.subarray(cut >> 1)]),
+        ...BAD.map((bad) => [...valid, ...bad])]) {
+        const arr = Uint8Array.from(bytes);
+        if (arr[0] < 0x80 || arr.length < 17) continue;
+        const buf = wideString(arr);
+        const want = strict(arr);
+        for (const f of [() => fb.decode(buf), () => typedStr(buf), () => fb.root(buf).asString()]) {
+          if (want === undefined) assert.throws(f, (e) => e instanceof fb.FlexError && e.kind === "InvalidUtf8");
+          else assert.equal(f(), want);
+          n++;
+        }
+      }
+    }
+  }
+  assert.ok(n > 1000, `${n}`);
+});
