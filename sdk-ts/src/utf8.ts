@@ -29,8 +29,15 @@ const utf8Write = typeof nodeProto?.utf8Write === "function" ? nodeProto.utf8Wri
 const ucs2Slice = typeof nodeProto?.ucs2Slice === "function" && new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
   ? nodeProto.ucs2Slice : undefined;
 
-/** Strings shorter than this are encoded by the JS loop. */
-const ENCODE_LOOP_MAX = 48;
+/**
+ * Strings shorter than this are encoded by the JS loop: on Node below 20
+ * UTF-16 units (beyond, one call of its native `utf8Write` costs less: about
+ * 40 ns for 16-64 ASCII characters, against 34-104 ns for the loop), in
+ * browsers below 256 (Chromium's `encodeInto` on a `subarray` costs about
+ * 350 ns a call, the loop about 1.4 ns a character). Measured on Node 20 and
+ * Chromium 156.
+ */
+const ENCODE_LOOP_MAX = utf8Write !== undefined ? 20 : 256;
 /** Strings with fewer bytes than this may be decoded by the JS loop ({@link utf8Loop}). */
 const DECODE_LOOP_MAX = 64;
 /** ASCII strings of at most this many bytes are decoded by {@link asciiArgs}. */
