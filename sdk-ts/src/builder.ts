@@ -727,10 +727,31 @@ export class Builder {
     const end = start + len * step;
     const sType = this.sType;
     const sWidth = this.sWidth;
-    for (let i = start; i < end && width < 3; i += step) {
+    // Scalars give their widths; for offsets, a bound first: element i is
+    // written at bufLen + padding + index_i * bytes (index_i = i - start +
+    // prefix, as the reference counts it), so when the last slot's distance
+    // to the lowest target fits the width, every offset does, and each
+    // element's own width (the narrowest its offset fits) is no wider.
+    const sData = this.sData;
+    let lowest = Infinity;
+    for (let i = start; i < end; i += step) {
       const t = sType[i];
-      const w = t <= T.Float || t === T.Bool ? sWidth[i] : offsetWidth(this.sData[i], bufLen, i - start + prefix);
-      if (w > width) width = w;
+      if (t <= T.Float || t === T.Bool) {
+        const w = sWidth[i];
+        if (w > width) width = w;
+      } else if (sData[i] < lowest) lowest = sData[i];
+    }
+    if (lowest !== Infinity && width < 3) {
+      const bytes = 1 << width;
+      const far = bufLen + padding(bufLen, bytes) + (end - step - start + prefix) * bytes - lowest;
+      if (widthOfUInt(far) > width) {
+        for (let i = start; i < end && width < 3; i += step) {
+          const t = sType[i];
+          if (t <= T.Float || t === T.Bool) continue;
+          const w = offsetWidth(sData[i], bufLen, i - start + prefix);
+          if (w > width) width = w;
+        }
+      }
     }
     const bytes = 1 << width;
     this.align(width);
@@ -741,7 +762,6 @@ export class Builder {
     }
     if (!fixed) this.writeUInt(len, bytes);
     const loc = this.len;
-    const sData = this.sData;
     const buf = this.buf;
     const dv = this.dv;
     const bigs = this.sBig;

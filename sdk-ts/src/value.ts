@@ -507,11 +507,13 @@ function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
 }
 
 /** Sorted key lists of recently seen object shapes, by first key (bounded). */
-const ORDERS = new Map<string, { keys: string[]; sorted: readonly string[] }>();
+const ORDERS = new Map<string, { keys: string[]; sorted: readonly string[] }[]>();
 const ORDERS_MAX = 256;
+/** Shapes remembered per first key (records of several types often start with the same key, such as `id`). */
+const SHAPES_PER_KEY = 8;
 /**
  * Objects with more keys are dictionaries rather than records: their order
- * is not remembered, so the cache never holds more than 256 x 64 key names.
+ * is not remembered, so the cache never holds more than 256 x 8 x 64 key names.
  */
 const ORDER_KEYS_MAX = 64;
 
@@ -525,12 +527,15 @@ function sortedOwnKeys(o: object): readonly string[] {
   const keys = Object.keys(o);
   const n = keys.length;
   if (n < 2) return keys;
-  const hit = n > ORDER_KEYS_MAX ? undefined : ORDERS.get(keys[0]);
-  if (hit !== undefined && hit.keys.length === n) {
-    const known = hit.keys;
-    let same = true;
-    for (let i = 1; i < n && same; i++) same = known[i] === keys[i];
-    if (same) return hit.sorted;
+  const shapes = n > ORDER_KEYS_MAX ? undefined : ORDERS.get(keys[0]);
+  if (shapes !== undefined) {
+    for (let j = 0; j < shapes.length; j++) {
+      const known = shapes[j].keys;
+      if (known.length !== n) continue;
+      let same = true;
+      for (let i = 1; i < n && same; i++) same = known[i] === keys[i];
+      if (same) return shapes[j].sorted;
+    }
   }
   let sorted: readonly string[] = keys;
   for (let i = 1; i < n; i++) {
@@ -540,8 +545,13 @@ function sortedOwnKeys(o: object): readonly string[] {
     }
   }
   if (n > ORDER_KEYS_MAX) return sorted;
-  if (ORDERS.size >= ORDERS_MAX) ORDERS.clear();
-  ORDERS.set(keys[0], { keys, sorted });
+  if (shapes !== undefined) {
+    if (shapes.length >= SHAPES_PER_KEY) shapes.shift();
+    shapes.push({ keys, sorted });
+  } else {
+    if (ORDERS.size >= ORDERS_MAX) ORDERS.clear();
+    ORDERS.set(keys[0], [{ keys, sorted }]);
+  }
   return sorted;
 }
 
