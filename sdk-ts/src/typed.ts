@@ -611,7 +611,11 @@ export class DecodeContext {
 
   /** An f32 field (rounded to f32). */
   f32(p: number, w: number, t: number): number {
-    return Math.fround(this.f64(p, w, t));
+    const f = this.f64(p, w, t);
+    const r = Math.fround(f);
+    // A finite value beyond f32's range would silently become an infinity.
+    if (r - r !== 0 && f - f === 0) throw fail("OutOfRange", `${f} is out of range of f32`, p);
+    return r;
   }
 
   private utf8(at: number, len: number): string {
@@ -714,10 +718,21 @@ export class DecodeContext {
           } else for (let i = 0; i < n; i++) out[i] = f32At(u8, d + i * 4);
         } else if (copy !== null) {
           const a = new Float64Array(copy);
-          if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(a[i]);
-          else for (let i = 0; i < n; i++) out[i] = a[i];
-        } else if (f32) for (let i = 0; i < n; i++) out[i] = Math.fround(f64At(u8, d + i * 8));
-        else for (let i = 0; i < n; i++) out[i] = f64At(u8, d + i * 8);
+          if (f32) {
+            for (let i = 0; i < n; i++) {
+              const x = a[i];
+              const r = Math.fround(x);
+              // Beyond f32's range: the reader's OutOfRange error, with the index.
+              out[i] = r - r !== 0 && x - x === 0 ? this.element(d + i * 8, 8, (T.Float << 2) | 3, i, read) : r;
+            }
+          } else for (let i = 0; i < n; i++) out[i] = a[i];
+        } else if (f32) {
+          for (let i = 0; i < n; i++) {
+            const x = f64At(u8, d + i * 8);
+            const r = Math.fround(x);
+            out[i] = r - r !== 0 && x - x === 0 ? this.element(d + i * 8, 8, (T.Float << 2) | 3, i, read) : r;
+          }
+        } else for (let i = 0; i < n; i++) out[i] = f64At(u8, d + i * 8);
       } else {
         for (let i = 0; i < n; i++) {
           try {

@@ -33,11 +33,17 @@ const ucs2Slice = typeof nodeProto?.ucs2Slice === "function" && new Uint8Array(n
  * Strings shorter than this are encoded by the JS loop: on Node below 20
  * UTF-16 units (beyond, one call of its native `utf8Write` costs less: about
  * 40 ns for 16-64 ASCII characters, against 34-104 ns for the loop), in
- * browsers below 256 (Chromium's `encodeInto` on a `subarray` costs about
- * 350 ns a call, the loop about 1.4 ns a character). Measured on Node 20 and
- * Chromium 156.
+ * browsers below 48. Measured on Node 20 and Chromium 156.
  */
-const ENCODE_LOOP_MAX = utf8Write !== undefined ? 20 : 256;
+const ENCODE_LOOP_MAX = utf8Write !== undefined ? 20 : 48;
+/**
+ * In browsers, longer ASCII strings below this are still copied by a JS loop
+ * (Chromium's `encodeInto` on a `subarray` costs about 350 ns a call, the
+ * loop about 1.4 ns a character); text with other characters goes to
+ * `encodeInto` (on the unicode_heavy fixture a full JS loop below 256 units
+ * measured 1.5x slower than `encodeInto` from 48).
+ */
+const ASCII_LOOP_MAX = utf8Write !== undefined ? 0 : 256;
 /** Strings with fewer bytes than this may be decoded by the JS loop ({@link utf8Loop}). */
 const DECODE_LOOP_MAX = 64;
 /** ASCII strings of at most this many bytes are decoded by {@link asciiArgs}. */
@@ -88,6 +94,18 @@ export function writeUtf8(buf: Uint8Array, at: number, s: string): number {
       }
     }
     return p - at;
+  }
+  if (n < ASCII_LOOP_MAX) {
+    // Browsers: ASCII text up to 256 units is still cheaper in JS; anything
+    // else goes to encodeInto from its start.
+    let i = 0;
+    while (i < n) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      buf[at + i] = c;
+      i++;
+    }
+    if (i === n) return n;
   }
   if (utf8Write !== undefined) return utf8Write.call(buf, s, at, buf.length - at);
   return encoder.encodeInto(s, buf.subarray(at)).written;

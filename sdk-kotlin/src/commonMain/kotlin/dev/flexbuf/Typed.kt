@@ -445,7 +445,13 @@ public object Fields {
     }
 
     /** An `f32`. */
-    public fun f32(v: FlexVector, i: Int): Float = f64(v, i).toFloat()
+    public fun f32(v: FlexVector, i: Int): Float {
+        val f = f64(v, i)
+        val r = f.toFloat()
+        // A finite value beyond f32's range would silently become an infinity.
+        if (r.isInfinite() && f.isFinite()) fail(ErrorKind.OutOfRange, v.data + i * v.width, "$f")
+        return r
+    }
 
     /** A string (a single read: no budget to charge). */
     public fun string(v: FlexVector, i: Int): String {
@@ -642,8 +648,15 @@ public object Fields {
             if (vec.elemType == T.FLOAT && vec.width == 8) {
                 val b = vec.buffer
                 val d = vec.data
-                for (k in 0 until n) a[k] = Double.fromBits(b.i64le(d + 8 * k)).toFloat()
-                true
+                var inRange = true
+                for (k in 0 until n) {
+                    val x = Double.fromBits(b.i64le(d + 8 * k))
+                    val r = x.toFloat()
+                    if (r.isInfinite() && x.isFinite()) inRange = false
+                    a[k] = r
+                }
+                // Beyond f32's range: the element-by-element path reports the index.
+                inRange
             } else false
         }, { a, vec, j -> a[j] = f32(vec, j) }))
 
