@@ -801,6 +801,18 @@ fn ranges(out: &mut Vec<Def>) {
         value(r#"{"data":"","f32v":0.10000000149011612,"f64v":7.0,"flag":false,"i16v":0,"i32v":0,"i64v":0,"i8v":0,"u16v":0,"u32v":0,"u64v":0,"u8v":0}"#),
     );
     g.json(
+        "f32-overflow",
+        "a finite double beyond f32's range is an error in an f32 field, not an infinity",
+        r#"{"f32v":1e39}"#,
+        err(Range, "$.f32v"),
+    );
+    g.json(
+        "f32-negative-overflow",
+        "the same below f32's range",
+        r#"{"f32v":-1e39}"#,
+        err(Range, "$.f32v"),
+    );
+    g.json(
         "bytes-field-int",
         "an int in a bytes field",
         r#"{"data":1}"#,
@@ -868,6 +880,12 @@ fn vectors(out: &mut Vec<Def>) {
         "a string in an f32 vector",
         r#"{"f32s":[1.0,"x"]}"#,
         err(Type, "$.f32s[1]"),
+    );
+    g.json(
+        "f32-element-range",
+        "an f32 vector element beyond f32's range is an error naming its index",
+        r#"{"f32s":[1.0,1e300]}"#,
+        err(Range, "$.f32s[1]"),
     );
     g.json(
         "null-element",
