@@ -716,39 +716,33 @@ export class DecodeContext {
             const a = new Float32Array(copy);
             for (let i = 0; i < n; i++) out[i] = a[i];
           } else for (let i = 0; i < n; i++) out[i] = f32At(u8, d + i * 4);
-        } else if (copy !== null) {
-          const a = new Float64Array(copy);
-          if (f32) {
-            for (let i = 0; i < n; i++) {
-              const x = a[i];
-              const r = Math.fround(x);
-              // Beyond f32's range: the reader's OutOfRange error, with the index.
-              out[i] = r - r !== 0 && x - x === 0 ? this.element(d + i * 8, 8, (T.Float << 2) | 3, i, read) : r;
-            }
-          } else for (let i = 0; i < n; i++) out[i] = a[i];
         } else if (f32) {
+          // Doubles into an f32 field: rounded as the reader rounds them.
+          const a = copy !== null ? new Float64Array(copy) : null;
           for (let i = 0; i < n; i++) {
-            const x = f64At(u8, d + i * 8);
+            const x = a !== null ? a[i] : f64At(u8, d + i * 8);
             const r = Math.fround(x);
+            // Beyond f32's range: the reader's OutOfRange error, with the index.
             out[i] = r - r !== 0 && x - x === 0 ? this.element(d + i * 8, 8, (T.Float << 2) | 3, i, read) : r;
           }
+        } else if (copy !== null) {
+          const a = new Float64Array(copy);
+          for (let i = 0; i < n; i++) out[i] = a[i];
         } else for (let i = 0; i < n; i++) out[i] = f64At(u8, d + i * 8);
-      } else {
-        for (let i = 0; i < n; i++) {
-          try {
-            out[i] = read(this, d + i * vw, vw, this.type(d, vw, n, e, i));
-          } catch (x) {
-            throw this.at(x, i);
-          }
-        }
-      }
+      } else this.readEach(d, vw, n, e, read, out);
     } finally {
       this.depth--;
     }
     return out;
   }
 
-  /** Element `i` at `q` read by `read` (an error names the index): an integer outside the fast range. */
+  /** Every element of the vector at `d` read by `read` into `out` (an error names the index). */
+  private readEach<V>(d: number, vw: number, n: number, e: number,
+    read: (c: DecodeContext, p: number, w: number, t: number) => V, out: V[]): void {
+    for (let i = 0; i < n; i++) out[i] = this.element(d + i * vw, vw, this.type(d, vw, n, e, i), i, read);
+  }
+
+  /** Element `i` at `q` (packed type `et`) read by `read`; an error names the index. */
   private element<V>(q: number, vw: number, et: number, i: number,
     read: (c: DecodeContext, p: number, w: number, t: number) => V): V {
     try {
@@ -818,15 +812,7 @@ export class DecodeContext {
             else out[i] = this.element(d + i * vw, vw, et, i, read);
           }
         }
-      } else {
-        for (let i = 0; i < n; i++) {
-          try {
-            out[i] = read(this, d + i * vw, vw, this.type(d, vw, n, e, i));
-          } catch (x) {
-            throw this.at(x, i);
-          }
-        }
-      }
+      } else this.readEach(d, vw, n, e, read, out);
     } finally {
       this.depth--;
     }

@@ -31,6 +31,15 @@ function typedStr(bytes) {
   return c.str(p, w, t);
 }
 
+/** A fatal TextDecoder's result, or undefined when it rejects the bytes. */
+const strict = (bytes) => {
+  try {
+    return fatal.decode(bytes);
+  } catch {
+    return undefined;
+  }
+};
+
 const pad = (k) => Array.from({ length: k }, (_, i) => 0x61 + (i % 26));
 
 test("malformed UTF-8 is rejected at every length and position by verify, decode and typed reads", () => {
@@ -69,13 +78,6 @@ test("valid UTF-8 decodes as a fatal TextDecoder does, at every length", () => {
 test("the JS loop (browsers and Workers decode strings below 64 bytes with it) follows the same rule at every length", async () => {
   const { utf8Loop } = await import("../dist/utf8.js");
   const te = new TextEncoder();
-  const strict = (bytes) => {
-    try {
-      return fatal.decode(bytes);
-    } catch {
-      return undefined;
-    }
-  };
   let n = 0;
   const samples = [...BAD, ...GOOD.map((s) => [...te.encode(s)])];
   for (const mid of samples) {
@@ -149,13 +151,6 @@ test("asciiArgs decodes every ASCII string of 0 to 16 bytes and declines any oth
 
 test("text that starts outside ASCII follows the same rule at every length (Node decodes it to UTF-16 in JS)", () => {
   const te = new TextEncoder();
-  const strict = (bytes) => {
-    try {
-      return fatal.decode(bytes);
-    } catch {
-      return undefined;
-    }
-  };
   /** A buffer whose root is the string of `bytes` (a 2-byte size prefix). */
   const wideString = (bytes) => {
     const n = bytes.length;
