@@ -335,7 +335,8 @@ let wideBytes = new Uint8Array(wide.buffer);
 /** The scratch units for a string of `len` bytes (grown up to {@link WIDE_MAX}). */
 function wideUnits(len: number): Uint16Array {
   if (wide.length < len) {
-    wide = new Uint16Array(Math.max(len, 2 * wide.length));
+    // Callers pass at most WIDE_MAX, so the scratch never exceeds it (128 KB).
+    wide = new Uint16Array(Math.min(WIDE_MAX, Math.max(len, 2 * wide.length)));
     wideBytes = new Uint8Array(wide.buffer);
   }
   return wide;
