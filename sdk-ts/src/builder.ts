@@ -762,14 +762,11 @@ export class Builder {
     }
     if (!fixed) this.writeUInt(len, bytes);
     const loc = this.len;
-    const buf = this.buf;
     const dv = this.dv;
     const bigs = this.sBig;
     const bigEnd = bigs.length;
     // One loop writing each element's bytes in place: a scalar's value or an
-    // offset back to what it refers to. Values of up to 4 bytes are written
-    // byte by byte (a Uint8Array store keeps the low 8 bits of the integer,
-    // so negative integers come out in two's complement).
+    // offset back to what it refers to.
     let p = loc;
     for (let i = start; i < end; i += step) {
       const t = sType[i];
@@ -790,20 +787,7 @@ export class Builder {
       } else {
         x = p - sData[i];
       }
-      if (bytes === 1) buf[p] = x;
-      else if (bytes === 2) {
-        buf[p] = x;
-        buf[p + 1] = x >> 8;
-      } else if (bytes === 4) {
-        buf[p] = x;
-        buf[p + 1] = x >> 8;
-        buf[p + 2] = x >> 16;
-        buf[p + 3] = x >> 24;
-      } else {
-        const hi = Math.floor(x / TWO32);
-        dv.setUint32(p, x - hi * TWO32, true);
-        dv.setInt32(p + 4, hi, true);
-      }
+      this.putUInt(p, x, bytes);
       p += bytes;
     }
     this.len = p;
@@ -932,8 +916,13 @@ export class Builder {
 
   /** Writes a non-negative or negative safe integer in `bytes` little-endian bytes (two's complement). */
   private writeUInt(v: number, bytes: number): void {
+    this.putUInt(this.len, v, bytes);
+    this.len += bytes;
+  }
+
+  /** Writes `v` as a `bytes`-wide little-endian integer at `p` (negative values in two's complement). */
+  private putUInt(p: number, v: number, bytes: number): void {
     const buf = this.buf;
-    let p = this.len;
     if (bytes === 1) {
       buf[p] = v;
     } else if (bytes === 2) {
@@ -946,8 +935,6 @@ export class Builder {
       this.dv.setUint32(p, v - hi * TWO32, true);
       this.dv.setInt32(p + 4, hi, true);
     }
-    p += bytes;
-    this.len = p;
   }
 
   private writeScalar(t: number, d: number, big: bigint | undefined, bytes: number, offsetOk = false): void {

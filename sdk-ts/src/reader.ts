@@ -8,7 +8,7 @@
 
 import { fail, FlexError } from "./error.js";
 import {
-  fixedElement, fixedLength, isFixedVector, isInline, isKnownType, isTypedVector, T, typedElement, typeName,
+  fixedElement, fixedLength, HOST_LITTLE_ENDIAN, isFixedVector, isInline, isKnownType, isTypedVector, T, typedElement, typeName,
 } from "./types.js";
 import { readUtf8, utf8Bytes } from "./utf8.js";
 
@@ -427,7 +427,7 @@ export { compareKey, isInline };
 const scratch = new Float64Array(1);
 const scratch32 = new Float32Array(scratch.buffer, 0, 1);
 const scratchU8 = new Uint8Array(scratch.buffer);
-const LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const LITTLE = HOST_LITTLE_ENDIAN;
 
 /** Vectors of fewer bytes are read element by element (see {@link littleEndianCopy}). */
 const BULK_MIN = 256;

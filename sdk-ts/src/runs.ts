@@ -16,7 +16,7 @@
  */
 
 import { T } from "./types.js";
-import { looseText } from "./utf8.js";
+import { looseText, seemsNonAscii } from "./utf8.js";
 
 /** Fewer elements are not worth the bookkeeping. */
 const RUN_MIN = 8;
@@ -59,7 +59,7 @@ export function asciiRun(u8: Uint8Array, d: number, vw: number, n: number, budge
     if (end >= size || u8[end] !== 0) return -1;
     // Text with a byte outside ASCII at an element's start, middle or end
     // would be decoded for nothing: give up before decoding.
-    if (len > 0 && (u8[at] | u8[at + (len >> 1)] | u8[end - 1]) >= 0x80) return -1;
+    if (len > 0 && seemsNonAscii(u8, at, len)) return -1;
     pos[2 * i] = at;
     pos[2 * i + 1] = len;
     if (at < lo) lo = at;

@@ -661,15 +661,7 @@ export class DecodeContext {
     try {
       const bytes = e < 0 ? asciiRun(this.u8, d, vw, n, this.bytes, out) : -1;
       if (bytes >= 0) this.bytes -= bytes;
-      else {
-        for (let i = 0; i < n; i++) {
-          try {
-            out[i] = this.str(d + i * vw, vw, this.nn(this.type(d, vw, n, e, i)));
-          } catch (x) {
-            throw this.at(x, i);
-          }
-        }
-      }
+      else this.readEach(d, vw, n, e, readString, out);
     } finally {
       this.depth--;
     }
@@ -828,6 +820,9 @@ function elementsOf(copy: ArrayBufferLike, vw: number, n: number, signed: boolea
   if (vw === 2) return signed ? new Int16Array(copy, 0, n) : new Uint16Array(copy, 0, n);
   return signed ? new Int32Array(copy, 0, n) : new Uint32Array(copy, 0, n);
 }
+
+/** A non-null string element, for {@link DecodeContext.strs}. */
+const readString = (c: DecodeContext, p: number, w: number, t: number): string => c.str(p, w, c.nn(t));
 
 /** Decodes the root of `bytes` with a generated `from` function. */
 export function decodeTyped<V>(bytes: Uint8Array, from: (c: DecodeContext, p: number, w: number, t: number) => V,

@@ -105,3 +105,9 @@ export function widthOfInt(i: number): number {
 export function widthOfDouble(f: number): number {
   return Math.fround(f) === f ? 2 : 3;
 }
+
+/**
+ * True when the host's typed arrays are little-endian, as FlexBuffers is:
+ * typed-array views of the bytes then read its numbers as stored.
+ */
+export const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
