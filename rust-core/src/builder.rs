@@ -6,11 +6,10 @@
 //! Width selection, padding and the (sometimes wider than necessary) map widths
 //! follow the reference so that goldens produced by it match byte for byte.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{BuilderError, Error, Result};
-use crate::pool::{BytesPool, Probe};
+use crate::pool::{BytesPool, Probe, SignatureMap};
 use crate::scalar::Scalar;
 use crate::types::{pack_type, padding, BitWidth, FlexType};
 
@@ -224,7 +223,9 @@ pub struct Builder {
     force_min_width: BitWidth,
     key_pool: BytesPool,
     string_pool: BytesPool,
-    key_vectors: HashMap<Box<[u8]>, Slot>,
+    key_vectors: SignatureMap<Slot>,
+    /// The key signature being looked up (reused between maps).
+    signature: Vec<u8>,
     pairs: Vec<(u64, Slot, Slot)>,
     error: Option<Error>,
     finished: bool,
@@ -261,7 +262,8 @@ impl Builder {
             force_min_width: BitWidth::W8,
             key_pool: BytesPool::default(),
             string_pool: BytesPool::default(),
-            key_vectors: HashMap::new(),
+            key_vectors: SignatureMap::default(),
+            signature: Vec::new(),
             pairs: Vec::new(),
             error: None,
             finished: false,
@@ -653,16 +655,19 @@ impl Builder {
             return Ok(());
         }
         let len = (self.stack.len() - start) / 2;
-        let keys = match self.shared_key_vector(start, len) {
-            Some(k) => k,
-            None => {
-                let k = self.create_vector::<2>(start, len, true, false, None);
-                if self.options.dedup_key_vectors {
-                    let sig = self.key_signature(start);
-                    self.key_vectors.insert(sig, k);
+        let keys = if self.options.dedup_key_vectors && len > 0 {
+            let sig = core::mem::take(&mut self.signature);
+            self.signature = self.key_signature(start, sig);
+            match self.key_vectors.get(&self.signature) {
+                Some(k) => k,
+                None => {
+                    let k = self.create_vector::<2>(start, len, true, false, None);
+                    self.key_vectors.insert(&self.signature, k);
+                    k
                 }
-                k
             }
+        } else {
+            self.create_vector::<2>(start, len, true, false, None)
         };
         let map = self.create_vector::<2>(start + 1, len, false, false, Some(keys));
         self.stack.truncate(start);
@@ -782,22 +787,16 @@ impl Builder {
         self.closed();
         self.check()?;
         self.buf.extend_from_slice(layout.block());
-        Ok(self.key_vector_after_block(layout.keys()))
+        Ok(self.key_vector_after_block(layout.keys().iter().map(|k| k.len())))
     }
 
     /// [`key_vector_for`](Self::key_vector_for) for keys known only at run
-    /// time: checked (strictly ascending, no NUL), then written the same way.
-    pub(crate) fn key_vector_runtime(&mut self, keys: &[&str]) -> Result<KeyVector> {
+    /// time, checked when `layout` was made: written the same way.
+    pub fn key_vector_layout(&mut self, layout: &crate::typed::RuntimeLayout) -> Result<KeyVector> {
         self.closed();
         self.check()?;
-        self.check_ascending(keys)?;
-        if keys.iter().any(|k| k.as_bytes().contains(&0)) {
-            return Err(self.fail(BuilderError::NulInKey.into()));
-        }
-        for k in keys {
-            self.write_key_bytes(k.as_bytes());
-        }
-        Ok(self.key_vector_after_block(keys))
+        self.buf.extend_from_slice(layout.block());
+        Ok(self.key_vector_after_block(layout.key_lens().iter().copied()))
     }
 
     /// The keys vector of `keys`, whose bytes (each with its NUL) were just
@@ -809,19 +808,21 @@ impl Builder {
     /// `B + p + (i + 1) * w - c_i`, so the narrowest width that holds every
     /// offset (and the length) is found by arithmetic alone. The bytes are
     /// those `create_vector` writes for the same keys.
-    fn key_vector_after_block(&mut self, keys: &[&str]) -> KeyVector {
-        let block: usize = keys.iter().map(|k| k.len() + 1).sum();
+    fn key_vector_after_block<L>(&mut self, lens: L) -> KeyVector
+    where
+        L: ExactSizeIterator<Item = usize> + Clone,
+    {
+        let count = lens.len();
+        let block: usize = lens.clone().map(|l| l + 1).sum();
         let end = self.buf.len();
-        let mut width = self
-            .force_min_width
-            .max(BitWidth::of_u64(keys.len() as u64));
+        let mut width = self.force_min_width.max(BitWidth::of_u64(count as u64));
         while width < BitWidth::W64 {
             let w = width.bytes();
             let base = block + padding(end, w) + w;
             let (mut at, mut widest) = (0usize, 0usize);
-            for (i, k) in keys.iter().enumerate() {
+            for (i, l) in lens.clone().enumerate() {
                 widest = widest.max(base + i * w - at);
-                at += k.len() + 1;
+                at += l + 1;
             }
             if (widest as u64) >> (8 * w) == 0 {
                 break;
@@ -830,17 +831,18 @@ impl Builder {
         }
         let w = width.bytes();
         self.align(width);
-        self.write_uint(keys.len() as u64, w);
+        self.buf.reserve((count + 1) * w);
+        self.write_uint(count as u64, w);
         let loc = self.buf.len();
         let mut key_at = end - block;
-        for k in keys {
+        for l in lens {
             let here = self.buf.len();
             self.write_uint((here - key_at) as u64, w);
-            key_at += k.len() + 1;
+            key_at += l + 1;
         }
         KeyVector {
             slot: Slot::new(loc as u64, FlexType::VectorKey, width),
-            len: keys.len(),
+            len: count,
             generation: self.generation,
         }
     }
@@ -865,28 +867,24 @@ impl Builder {
         Ok(())
     }
 
-    fn shared_key_vector(&self, start: usize, len: usize) -> Option<Slot> {
-        if !self.options.dedup_key_vectors || len == 0 {
-            return None;
-        }
-        self.key_vectors.get(&self.key_signature(start)).copied()
-    }
-
-    /// Identifies a sorted key set exactly: the key offsets when keys are shared
-    /// (equal keys then have equal offsets), else every key's bytes, each
-    /// followed by its NUL (keys cannot contain NUL, so the join is unambiguous).
-    fn key_signature(&self, start: usize) -> Box<[u8]> {
+    /// Identifies a sorted key set exactly, written into `sig` (cleared
+    /// first): the key offsets when keys are shared (equal keys then have
+    /// equal offsets), else every key's bytes, each followed by its NUL (keys
+    /// cannot contain NUL, so the join is unambiguous).
+    fn key_signature(&self, start: usize, mut sig: Vec<u8>) -> Vec<u8> {
+        sig.clear();
         let keys = self.stack[start..].iter().step_by(2);
         if self.options.share.contains(ShareFlags::KEYS) {
-            keys.flat_map(|k| k.data.to_le_bytes()).collect()
+            for k in keys {
+                sig.extend_from_slice(&k.data.to_le_bytes());
+            }
         } else {
-            let mut sig = Vec::new();
             for k in keys {
                 sig.extend_from_slice(slot_key(&self.buf, k));
                 sig.push(0);
             }
-            sig.into_boxed_slice()
         }
+        sig
     }
 
     fn sort_map_entries(&mut self, start: usize) -> Result<()> {
@@ -1157,7 +1155,7 @@ impl Builder {
     }
 
     /// Records a sticky error: the builder must be cleared before reuse.
-    fn fail(&mut self, e: Error) -> Error {
+    pub(crate) fn fail(&mut self, e: Error) -> Error {
         if self.error.is_none() {
             self.error = Some(e.clone());
         }
@@ -1581,13 +1579,14 @@ mod tests {
             let names: Vec<&str> = keys.iter().map(String::as_str).collect();
             let prefix = "p".repeat(next(9));
             let force = [BitWidth::W8, BitWidth::W16, BitWidth::W32][next(3)];
+            let layout = crate::typed::RuntimeLayout::new(&names).unwrap();
             let build = |block: bool| {
                 let mut b = Builder::with_share(ShareFlags::KEYS);
                 b.force_min_width(force);
                 b.start_vector();
                 b.string(&prefix);
                 let kv = if block {
-                    b.key_vector_runtime(&names).unwrap()
+                    b.key_vector_layout(&layout).unwrap()
                 } else {
                     b.key_vector(&names).unwrap()
                 };

@@ -266,6 +266,57 @@ impl BytesPool {
     }
 }
 
+/// Values recorded under byte signatures of their own (not ranges of the
+/// builder's buffer): the keys vectors a builder has written, found by their
+/// key set, for `BuilderOptions::dedup_key_vectors`.
+///
+/// Signatures are kept one after another in an arena, each followed by the
+/// index of its value, and pooled by content, so neither a lookup nor an
+/// insert allocates per signature.
+#[derive(Clone, Debug)]
+pub(crate) struct SignatureMap<V> {
+    arena: Vec<u8>,
+    pool: BytesPool,
+    values: Vec<V>,
+}
+
+impl<V> Default for SignatureMap<V> {
+    fn default() -> Self {
+        SignatureMap {
+            arena: Vec::new(),
+            pool: BytesPool::default(),
+            values: Vec::new(),
+        }
+    }
+}
+
+impl<V: Copy> SignatureMap<V> {
+    /// Forgets every entry but keeps the allocations.
+    pub(crate) fn clear(&mut self) {
+        self.arena.clear();
+        self.pool.clear();
+        self.values.clear();
+    }
+
+    /// The value recorded under `sig`.
+    #[inline]
+    pub(crate) fn get(&self, sig: &[u8]) -> Option<V> {
+        let at = self.pool.find_probe(&self.arena, &Probe::new(sig))?;
+        let index = load::<4>(&self.arena, at + sig.len());
+        Some(self.values[u32::from_le_bytes(index) as usize])
+    }
+
+    /// Records `value` under `sig`, which must not be recorded yet.
+    pub(crate) fn insert(&mut self, sig: &[u8], value: V) {
+        let at = self.arena.len();
+        self.arena.extend_from_slice(sig);
+        self.arena
+            .extend_from_slice(&(self.values.len() as u32).to_le_bytes());
+        self.values.push(value);
+        self.pool.insert_probe(&Probe::new(sig), at);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -321,6 +372,36 @@ mod tests {
         assert_eq!(pool.find_or_insert(&buf, &long, 0), None);
         assert_eq!(pool.find(&buf, &long), Some(0));
         assert_eq!(pool.find(&buf, &buf[long.len()..]), None);
+    }
+
+    #[test]
+    fn signature_maps_find_exactly_what_was_recorded() {
+        let mut m = SignatureMap::default();
+        let sigs: Vec<Vec<u8>> = (0..300u32)
+            .map(|i| {
+                let n = (i % 40) as usize;
+                (0..n).map(|j| (i as usize * 7 + j) as u8).collect()
+            })
+            .collect();
+        for (i, sig) in sigs.iter().enumerate() {
+            if m.get(sig).is_none() {
+                m.insert(sig, i);
+            }
+        }
+        for sig in &sigs {
+            let first = sigs.iter().position(|s| s == sig).unwrap();
+            assert_eq!(m.get(sig), Some(first));
+        }
+        assert_eq!(m.get(b"not recorded at all, longer than sixteen"), None);
+        // A prefix or an extension of a recorded signature is another signature.
+        assert_eq!(m.get(&sigs[20][..10]), None);
+        let mut longer = sigs[20].clone();
+        longer.push(0);
+        assert_eq!(m.get(&longer), None);
+        m.clear();
+        assert_eq!(m.get(&sigs[20]), None);
+        m.insert(&sigs[20], 7);
+        assert_eq!(m.get(&sigs[20]), Some(7));
     }
 
     #[test]

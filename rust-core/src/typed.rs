@@ -15,7 +15,9 @@
 
 use crate::budget::Budget;
 use crate::builder::{Builder, BuilderOptions, KeyVector, ShareFlags};
-use crate::error::{Error, ErrorKind, PathSegment, Result};
+use std::sync::Arc;
+
+use crate::error::{BuilderError, Error, ErrorKind, PathSegment, Result};
 use crate::reader::{MapReader, Reader};
 use crate::types::FlexType;
 use crate::verify::verify;
@@ -150,15 +152,67 @@ pub struct EncodeContext {
 #[derive(Debug)]
 enum KeyBlock {
     Static(&'static [u8]),
-    Owned(Box<[u8]>),
+    Shared(Arc<[u8]>),
 }
 
 impl KeyBlock {
     fn bytes(&self) -> &[u8] {
         match self {
             KeyBlock::Static(b) => b,
-            KeyBlock::Owned(b) => b,
+            KeyBlock::Shared(b) => b,
         }
+    }
+}
+
+/// The wire keys of a message type known only at run time (a schema an SDK
+/// compiled), checked once when made: the run-time form of [`Layout`].
+///
+/// Encoding with it ([`EncodeContext::key_vector_runtime`]) writes exactly
+/// what [`EncodeContext::key_vector_for`] writes for a [`Layout`] of the same
+/// keys, without re-checking or re-joining the keys for every buffer.
+#[derive(Debug, Clone)]
+pub struct RuntimeLayout {
+    lens: Box<[usize]>,
+    block: Arc<[u8]>,
+}
+
+impl RuntimeLayout {
+    /// The layout of wire names `keys`, which must be strictly ascending in
+    /// byte order and contain no NUL.
+    pub fn new<S: AsRef<str>>(keys: &[S]) -> Result<RuntimeLayout> {
+        for pair in keys.windows(2) {
+            let (a, b) = (pair[0].as_ref(), pair[1].as_ref());
+            if a.as_bytes() >= b.as_bytes() {
+                return Err(if a == b {
+                    BuilderError::DuplicateKey(a.to_string()).into()
+                } else {
+                    BuilderError::MapEntryNotKey(0).into()
+                });
+            }
+        }
+        let mut block = Vec::with_capacity(keys.iter().map(|k| k.as_ref().len() + 1).sum());
+        for k in keys {
+            let k = k.as_ref().as_bytes();
+            if k.contains(&0) {
+                return Err(BuilderError::NulInKey.into());
+            }
+            block.extend_from_slice(k);
+            block.push(0);
+        }
+        Ok(RuntimeLayout {
+            lens: keys.iter().map(|k| k.as_ref().len()).collect(),
+            block: block.into(),
+        })
+    }
+
+    /// The byte length of each key, in wire order.
+    pub fn key_lens(&self) -> &[usize] {
+        &self.lens
+    }
+
+    /// Every key followed by its NUL, concatenated.
+    pub fn block(&self) -> &[u8] {
+        &self.block
     }
 }
 
@@ -180,10 +234,29 @@ impl EncodeContext {
         })
     }
 
+    /// The keys vector for the type `id` with the run-time layout `layout`,
+    /// written on first use in this buffer exactly as
+    /// [`key_vector_for`](Self::key_vector_for) writes it (for the SDKs'
+    /// compiled schemas).
+    #[inline]
+    pub fn key_vector_runtime(
+        &mut self,
+        b: &mut Builder,
+        id: u64,
+        layout: &RuntimeLayout,
+    ) -> Result<KeyVector> {
+        if let Some((_, kv)) = self.keys.iter().find(|(i, _)| *i == id) {
+            return Ok(*kv);
+        }
+        self.first_use(b, id, KeyBlock::Shared(layout.block.clone()), |b| {
+            b.key_vector_layout(layout)
+        })
+    }
+
     /// The keys vector for the type `id` whose wire names are `keys` (strictly
-    /// ascending), written on first use in this buffer exactly as
-    /// [`key_vector_for`](Self::key_vector_for) writes it: for key lists known
-    /// only at run time (the Python SDK's compiled schemas).
+    /// ascending), as [`key_vector_runtime`](Self::key_vector_runtime) writes
+    /// it; the keys are checked on every first use, so a caller that encodes
+    /// the same type often should make its [`RuntimeLayout`] once.
     pub fn key_vector<S: AsRef<str>>(
         &mut self,
         b: &mut Builder,
@@ -193,15 +266,15 @@ impl EncodeContext {
         if let Some((_, kv)) = self.keys.iter().find(|(i, _)| *i == id) {
             return Ok(*kv);
         }
-        let mut block = Vec::new();
-        for k in keys {
-            block.extend_from_slice(k.as_ref().as_bytes());
-            block.push(0);
-        }
-        self.first_use(b, id, KeyBlock::Owned(block.into_boxed_slice()), |b| {
-            let names: Vec<&str> = keys.iter().map(AsRef::as_ref).collect();
-            b.key_vector_runtime(&names)
-        })
+        let layout = RuntimeLayout::new(keys).map_err(|e| b.fail(e))?;
+        self.key_vector_runtime(b, id, &layout)
+    }
+
+    /// Forgets the keys vectors of the last buffer (keeping the capacity),
+    /// so one context can serve buffer after buffer.
+    pub fn clear(&mut self) {
+        self.keys.clear();
+        self.blocks.clear();
     }
 
     #[cold]
@@ -1064,6 +1137,69 @@ mod tests {
                 .unwrap(),
             "zip"
         );
+    }
+
+    #[test]
+    fn runtime_layouts_write_what_static_layouts_write() {
+        const A: Layout = Layout::new(&["id", "name"], b"id\0name\0");
+        const B: Layout = Layout::new(&["x"], b"x\0");
+        let ra = RuntimeLayout::new(&["id", "name"]).unwrap();
+        let rb = RuntimeLayout::new(&["x"]).unwrap();
+        // Types 1 and 3 share keys, so they share one keys vector.
+        let order = [(1, 'a'), (2, 'b'), (3, 'a'), (1, 'a'), (2, 'b')];
+        let build = |runtime: bool, cx: &mut EncodeContext| {
+            let mut b = Builder::with_options(typed_builder_options());
+            b.start_vector();
+            b.string("a prefix that moves the keys");
+            for (id, which) in order {
+                let kv = match (runtime, which) {
+                    (true, 'a') => cx.key_vector_runtime(&mut b, id, &ra),
+                    (true, _) => cx.key_vector_runtime(&mut b, id, &rb),
+                    (false, 'a') => cx.key_vector_for(&mut b, id, &A),
+                    (false, _) => cx.key_vector_for(&mut b, id, &B),
+                }
+                .unwrap();
+                b.start_map();
+                for i in 0..if which == 'a' { 2 } else { 1 } {
+                    b.int(id as i64 * 10 + i);
+                }
+                b.end_map_with_keys(&kv).unwrap();
+            }
+            b.end_vector().unwrap();
+            b.finish_vec().unwrap()
+        };
+        let mut cx = EncodeContext::default();
+        let fixed = build(false, &mut cx);
+        cx.clear();
+        let runtime = build(true, &mut cx);
+        assert_eq!(fixed, runtime);
+        // A context reused after `clear` writes the keys again.
+        cx.clear();
+        assert_eq!(build(true, &mut cx), fixed);
+        let root = verify(&fixed).unwrap().root();
+        let m = root.index(3).unwrap().as_map().unwrap();
+        assert_eq!(m.get("name").unwrap().as_i64().unwrap(), 31);
+        assert_eq!(
+            m.keys_offset(),
+            root.index(1).unwrap().as_map().unwrap().keys_offset()
+        );
+    }
+
+    #[test]
+    fn runtime_layouts_refuse_bad_keys() {
+        let kind = |keys: &[&str]| RuntimeLayout::new(keys).unwrap_err().kind().clone();
+        assert_eq!(
+            kind(&["a", "a"]),
+            ErrorKind::Builder(BuilderError::DuplicateKey("a".into()))
+        );
+        assert_eq!(
+            kind(&["b", "a"]),
+            ErrorKind::Builder(BuilderError::MapEntryNotKey(0))
+        );
+        assert_eq!(kind(&["a\0b"]), ErrorKind::Builder(BuilderError::NulInKey));
+        assert_eq!(RuntimeLayout::new::<&str>(&[]).unwrap().block(), b"");
+        let l = RuntimeLayout::new(&["ab", "c"]).unwrap();
+        assert_eq!((l.block(), l.key_lens()), (&b"ab\0c\0"[..], &[2, 1][..]));
     }
 
     #[test]
