@@ -120,6 +120,11 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// An `int` as i64, or as u64 when above `i64::MAX`; `OverflowError` otherwise.
 #[inline]
 pub fn push_int(b: &mut Builder, obj: &Bound<'_, PyAny>) -> Result<(), EncodeFail> {
+    // SAFETY: `obj` is a live object and the GIL is held.
+    if let Some(v) = unsafe { crate::pyint::exact_i64(obj.as_ptr()) } {
+        b.int(v);
+        return Ok(());
+    }
     let mut overflow: c_int = 0;
     // SAFETY: `obj` is an int (checked by the caller).
     let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(obj.as_ptr(), &mut overflow) };

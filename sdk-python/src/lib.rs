@@ -12,6 +12,7 @@ mod errors;
 mod expand;
 mod generate;
 mod input;
+mod pyint;
 mod pystr;
 mod reference;
 mod typed;
@@ -148,6 +149,13 @@ fn from_json<'py>(
     Ok(PyBytes::new(py, &out))
 }
 
+/// Whether `int` objects of up to two digits are read straight from the
+/// object on this interpreter (see `pyint.rs`); for tests.
+#[pyfunction]
+fn _direct_int_reads() -> bool {
+    pyint::layout_ok()
+}
+
 /// The `flexbuf._native` module.
 #[pymodule(name = "_native")]
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -157,6 +165,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(to_json, m)?)?;
     m.add_function(wrap_pyfunction!(from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(_direct_int_reads, m)?)?;
     m.add_function(wrap_pyfunction!(typed::compile_schema, m)?)?;
     m.add_function(wrap_pyfunction!(generate::generate, m)?)?;
     m.add_function(wrap_pyfunction!(generate::languages, m)?)?;

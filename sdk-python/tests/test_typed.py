@@ -226,3 +226,53 @@ def test_numeric_vectors_decode_alike_at_every_width(fixture_models: dict[str, M
     # Narrow widths of ints, and an unsigned vector read into i64 (element by element).
     small = ts.decode(flexbuf.dumps({**base, "timestamps": array.array("b", [-5, 7]), "values": [], "quality": array.array("H", [9])}))
     assert (small.timestamps, small.quality) == ([-5, 7], [9])
+
+
+def test_integer_and_float_lists_encode_every_digit_count(fixture_models: dict[str, ModuleType]) -> None:
+    """Ints are read straight from the object for up to two 30-bit digits and
+    through the C API beyond: every edge encodes its exact value, int
+    subclasses and tuples are accepted, and bad elements are refused by index."""
+    import enum
+
+    class Level(enum.IntEnum):
+        HIGH = 2**40
+
+    class Odd(int):
+        def __float__(self) -> float:  # never consulted: the int's value is
+            return 0.5
+
+    import platform
+
+    from flexbuf import _native
+
+    # The direct reads are the fast path: they must not be silently off on
+    # the interpreters whose layout they know.
+    if platform.python_implementation() == "CPython" and sys.version_info < (3, 15):
+        assert _native._direct_int_reads()
+    ts = fixture_models["time_series"].TimeSeries
+    edges = [0, 1, -1, 2**30 - 1, 2**30, -(2**30), 2**31 + 7, 2**60 - 1, 2**60, -(2**60) - 1, 2**63 - 1, -(2**63)]
+    value = ts(sensor="s", unit="u", start=2**45, interval_ms=-(2**33), timestamps=edges,
+               values=[1, -(2**61), Odd(3), 2.5], quality=(Level.HIGH, 5))
+    data = value.encode()
+    back = ts.decode(data)
+    assert back.timestamps == edges and all(type(t) is int for t in back.timestamps)
+    assert back.values == [1.0, float(-(2**61)), 3.0, 2.5] and all(type(v) is float for v in back.values)
+    assert (back.start, back.interval_ms, back.quality) == (2**45, -(2**33), [2**40, 5])
+    assert flexbuf.loads(data)["timestamps"] == edges
+    bad: list[tuple[object, type[Exception], str]] = [
+        ([1, 2, True], flexbuf.EncodeTypeError, "$.timestamps[2]"),
+        ([0, 2**63], flexbuf.EncodeOverflowError, "$.timestamps[1]"),
+        ([-(2**63) - 1], flexbuf.EncodeOverflowError, "$.timestamps[0]"),
+        ([1.0], flexbuf.EncodeTypeError, "$.timestamps[0]"),
+        ("12", flexbuf.EncodeTypeError, "$.timestamps"),
+    ]
+    for stamps, error, path in bad:
+        with pytest.raises(error) as e:
+            ts(sensor="s", unit="u", start=0, interval_ms=1, timestamps=stamps, values=[], quality=[]).encode()  # type: ignore[arg-type]
+        assert e.value.path == path, stamps
+    with pytest.raises(flexbuf.EncodeTypeError) as e2:
+        ts(sensor="s", unit="u", start=0, interval_ms=1, timestamps=[], values=[1.0, "x"], quality=[]).encode()  # type: ignore[list-item]
+    assert e2.value.path == "$.values[1]"
+    with pytest.raises(flexbuf.EncodeOverflowError) as e3:
+        ts(sensor="s", unit="u", start=0, interval_ms=1, timestamps=[], values=[10**400], quality=[]).encode()
+    assert e3.value.path == "$.values[0]"

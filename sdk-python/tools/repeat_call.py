@@ -6,21 +6,47 @@ the difference in N (start-up cancels out)::
     PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null \\
         .venv/bin/python sdk-python/tools/repeat_call.py api_response loads 21
 
-Modes: ``loads`` and ``dumps`` (flexbuf), ``orjson`` and ``orjson_dumps``.
+Modes: ``loads`` and ``dumps`` (flexbuf), ``orjson`` and ``orjson_dumps``,
+and for the generated classes ``typed_decode`` and ``typed_encode`` (the
+fixture's schema is generated into a temporary directory with the CLI named
+by ``FLEXBUF_CLI``, default ``target/release/flexbuf``).
 Python's garbage collector is off while the calls run, as in bench.py.
 """
 
 from __future__ import annotations
 
 import gc
+import importlib.util
+import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 import flexbuf
 
-FIXTURES = Path(__file__).resolve().parents[2] / "conformance" / "fixtures"
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "conformance" / "fixtures"
+SCHEMAS = ROOT / "conformance" / "schemas"
+
+
+def root_class(name: str, out: Path) -> Any:
+    """The generated class the fixture's root decodes as (the schema's first message)."""
+    cli = os.environ.get("FLEXBUF_CLI", str(ROOT / "target" / "release" / "flexbuf"))
+    subprocess.run(
+        [cli, "gen", "--lang", "python", str(SCHEMAS / f"{name}.fxs"), "-o", str(out)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    spec = importlib.util.spec_from_file_location(f"repeat_{name}", out / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return getattr(module, module._SCHEMA.messages[0].rsplit(".", 1)[-1])
 
 
 def main() -> None:
@@ -28,15 +54,22 @@ def main() -> None:
     text = (FIXTURES / f"{name}.json").read_bytes()
     obj = orjson.loads(text)
     fb = flexbuf.dumps(obj)
-    call = {
-        "loads": lambda: flexbuf.loads(fb),
-        "dumps": lambda: flexbuf.dumps(obj),
-        "orjson": lambda: orjson.loads(text),
-        "orjson_dumps": lambda: orjson.dumps(obj),
-    }[mode]
-    gc.disable()
-    for _ in range(n):
-        call()
+    with tempfile.TemporaryDirectory() as tmp:
+        if mode.startswith("typed_"):
+            value = root_class(name, Path(tmp)).decode(fb)
+            typed = value.encode()
+            cls = type(value)
+        call = {
+            "loads": lambda: flexbuf.loads(fb),
+            "dumps": lambda: flexbuf.dumps(obj),
+            "orjson": lambda: orjson.loads(text),
+            "orjson_dumps": lambda: orjson.dumps(obj),
+            "typed_decode": lambda: cls.decode(typed),
+            "typed_encode": lambda: value.encode(),
+        }[mode]
+        gc.disable()
+        for _ in range(n):
+            call()
 
 
 if __name__ == "__main__":

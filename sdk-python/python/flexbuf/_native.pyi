@@ -15,6 +15,7 @@ __all__ = [
     "Reference",
     "ReferenceIter",
     "ValueHandle",
+    "_direct_int_reads",
     "compile_schema",
     "dumps",
     "from_json",
@@ -44,6 +45,9 @@ def to_json(data: Buffer, *, pretty: bool = False) -> str:
 
 def from_json(text: str | Buffer, *, share_strings: bool = False) -> bytes:
     """Parses JSON text into a FlexBuffer."""
+
+def _direct_int_reads() -> bool:
+    """Whether small ``int`` objects are read without a C-API call here (for tests)."""
 
 def compile_schema(schema: bytes, classes: Mapping[str, type]) -> CompiledSchema:
     """Compiles a schema (``Schema::to_bytes()``) against generated classes."""

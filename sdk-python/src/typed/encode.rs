@@ -2,14 +2,28 @@
 
 use super::*;
 
-thread_local! {
-    pub(super) static TYPED_BUILDER: RefCell<Builder> = RefCell::new(Builder::with_options(typed_builder_options()));
+/// A builder and the keys vectors written into its current buffer, reused
+/// from one `encode` call to the next on a thread.
+pub(super) struct TypedEncodeState(pub(super) Builder, pub(super) EncodeContext);
+
+impl TypedEncodeState {
+    pub(super) fn new() -> TypedEncodeState {
+        TypedEncodeState(
+            Builder::with_options(typed_builder_options()),
+            EncodeContext::default(),
+        )
+    }
 }
 
-pub(super) struct Encoder<'s, 'b> {
+thread_local! {
+    pub(super) static TYPED_ENCODE: RefCell<TypedEncodeState> = RefCell::new(TypedEncodeState::new());
+}
+
+pub(super) struct Encoder<'s, 'b, 'py> {
+    pub(super) py: Python<'py>,
     pub(super) s: &'s CompiledSchema,
     pub(super) b: &'b mut Builder,
-    pub(super) cx: EncodeContext,
+    pub(super) cx: &'b mut EncodeContext,
 }
 
 pub(super) fn type_fail(expected: &str, got: &Bound<'_, PyAny>) -> EncodeFail {
@@ -19,8 +33,18 @@ pub(super) fn type_fail(expected: &str, got: &Bound<'_, PyAny>) -> EncodeFail {
     )
 }
 
+/// An exact `int` that fits in i64: the common case.
+#[inline(always)]
+fn exact_i64(v: &Bound<'_, PyAny>) -> Option<i64> {
+    // SAFETY: `v` is a live object and the GIL is held.
+    unsafe { crate::pyint::exact_i64(v.as_ptr()) }
+}
+
 /// An `int` (not a `bool`) as i128, for range checks against any field type.
 pub(super) fn int_value(v: &Bound<'_, PyAny>, expected: &str) -> Result<i128, EncodeFail> {
+    if let Some(i) = exact_i64(v) {
+        return Ok(i.into());
+    }
     // SAFETY: type checks on a live object.
     let is_int =
         unsafe { ffi::PyLong_Check(v.as_ptr()) != 0 && ffi::PyBool_Check(v.as_ptr()) == 0 };
@@ -43,23 +67,80 @@ pub(super) fn int_value(v: &Bound<'_, PyAny>, expected: &str) -> Result<i128, En
     })
 }
 
+/// A `float`, or an `int` (not a `bool`) converted exactly as `float(v)`
+/// converts a plain `int` (an `int` subclass's own `__float__` is not called).
 pub(super) fn float_value(v: &Bound<'_, PyAny>) -> Result<f64, EncodeFail> {
-    // SAFETY: type checks on a live object.
+    // SAFETY: type checks and reads of a live object.
     unsafe {
         if ffi::PyFloat_Check(v.as_ptr()) != 0 {
             return Ok(ffi::PyFloat_AS_DOUBLE(v.as_ptr()));
         }
         if ffi::PyLong_Check(v.as_ptr()) != 0 && ffi::PyBool_Check(v.as_ptr()) == 0 {
-            return v.extract::<f64>().map_err(EncodeFail::py);
+            let f = ffi::PyLong_AsDouble(v.as_ptr());
+            if f == -1.0 && !ffi::PyErr_Occurred().is_null() {
+                // The only failure for an int: beyond the range of a float.
+                drop(PyErr::fetch(v.py()));
+                return Err(EncodeFail::new(
+                    Class::EncodeOverflow,
+                    "int too large to convert to a float".into(),
+                ));
+            }
+            return Ok(f);
         }
     }
     Err(type_fail("float", v))
 }
 
-pub(super) fn ranged<T: TryFrom<i128>>(v: &Bound<'_, PyAny>, name: &str) -> Result<T, EncodeFail> {
+/// An `int` in the range of `T`.
+#[inline(always)]
+pub(super) fn ranged<T: TryFrom<i64> + TryFrom<i128>>(
+    v: &Bound<'_, PyAny>,
+    name: &str,
+) -> Result<T, EncodeFail> {
+    match exact_i64(v).and_then(|i| T::try_from(i).ok()) {
+        Some(t) => Ok(t),
+        None => ranged_slow(v, name),
+    }
+}
+
+/// [`ranged`] for everything but an exact `int` in range: `int`
+/// subclasses, values beyond i64, and the errors.
+#[cold]
+#[inline(never)]
+fn ranged_slow<T: TryFrom<i128>>(v: &Bound<'_, PyAny>, name: &str) -> Result<T, EncodeFail> {
     let i = int_value(v, name)?;
     T::try_from(i)
         .map_err(|_| EncodeFail::new(Class::EncodeOverflow, format!("{i} does not fit in {name}")))
+}
+
+/// The items of a list or tuple as borrowed pointers, or `None` for any
+/// other object.
+///
+/// The pointers stay valid while no Python code runs (nothing can then
+/// change the sequence): the scalar conversions that read them call none.
+fn borrowed_items<'a>(v: &'a Bound<'_, PyAny>) -> Option<&'a [*mut ffi::PyObject]> {
+    let p = v.as_ptr();
+    // SAFETY: exact layout reads of a live list or tuple, after type checks;
+    // the slice borrows `v`, which keeps the sequence alive.
+    unsafe {
+        if ffi::PyList_Check(p) != 0 {
+            let list = p as *mut ffi::PyListObject;
+            let n = ffi::PyList_GET_SIZE(p) as usize;
+            if n == 0 {
+                return Some(&[]);
+            }
+            return Some(std::slice::from_raw_parts((*list).ob_item, n));
+        }
+        if ffi::PyTuple_Check(p) != 0 {
+            let tuple = p as *mut ffi::PyTupleObject;
+            let n = ffi::PyTuple_GET_SIZE(p) as usize;
+            return Some(std::slice::from_raw_parts(
+                std::ptr::addr_of!((*tuple).ob_item) as *const *mut ffi::PyObject,
+                n,
+            ));
+        }
+    }
+    None
 }
 
 /// The items of a list or tuple.
@@ -76,7 +157,7 @@ pub(super) fn sequence<'py>(
     Err(type_fail(&expected(), v))
 }
 
-impl Encoder<'_, '_> {
+impl Encoder<'_, '_, '_> {
     fn message(&mut self, idx: usize, obj: &Bound<'_, PyAny>) -> Result<(), EncodeFail> {
         let s = self.s;
         let msg = &s.msgs[idx];
@@ -87,7 +168,9 @@ impl Encoder<'_, '_> {
         {
             return Err(type_fail(&msg.short, obj));
         }
-        let kv = self.cx.key_vector(self.b, idx as u64, &msg.keys)?;
+        let kv = self
+            .cx
+            .key_vector_runtime(self.b, idx as u64, &msg.layout)?;
         self.b.start_map();
         for f in &msg.fields {
             // SAFETY: `obj` is an instance of the class the offset was read from.
@@ -118,13 +201,16 @@ impl Encoder<'_, '_> {
 
     fn scalars<T: flexbuf::Scalar>(
         &mut self,
-        items: &[Bound<'_, PyAny>],
+        items: &[*mut ffi::PyObject],
         fixed: bool,
         conv: impl Fn(&Bound<'_, PyAny>) -> Result<T, EncodeFail>,
     ) -> Result<(), EncodeFail> {
         let mut out = Vec::with_capacity(items.len());
-        for (i, e) in items.iter().enumerate() {
-            out.push(conv(e).map_err(|f| f.at(PathSegment::Index(i)))?);
+        for (i, &e) in items.iter().enumerate() {
+            // SAFETY: `e` is an item of a live sequence that no Python code
+            // can change while the conversions run (see `borrowed_items`).
+            let e = unsafe { pyo3::Borrowed::from_ptr(self.py, e) };
+            out.push(conv(&e).map_err(|f| f.at(PathSegment::Index(i)))?);
         }
         if fixed {
             self.b.fixed_vector(&out)?;
@@ -139,7 +225,7 @@ impl Encoder<'_, '_> {
     fn scalar_items(
         &mut self,
         el: &Ty,
-        items: &[Bound<'_, PyAny>],
+        items: &[*mut ffi::PyObject],
         fixed: bool,
     ) -> Result<bool, EncodeFail> {
         match el {
@@ -148,7 +234,7 @@ impl Encoder<'_, '_> {
                 if unsafe { ffi::PyBool_Check(e.as_ptr()) } == 0 {
                     return Err(type_fail("bool", e));
                 }
-                Ok(e.is_truthy()?)
+                Ok(e.as_ptr() == unsafe { ffi::Py_True() })
             })?,
             Ty::I8 => self.scalars(items, fixed, |e| ranged::<i8>(e, "i8"))?,
             Ty::I16 => self.scalars(items, fixed, |e| ranged::<i16>(e, "i16"))?,
@@ -163,6 +249,15 @@ impl Encoder<'_, '_> {
             _ => return Ok(false),
         }
         Ok(true)
+    }
+
+    /// The list or tuple `v` for a field of type `ty`.
+    fn items_of<'a>(
+        &self,
+        ty: &Ty,
+        v: &'a Bound<'_, PyAny>,
+    ) -> Result<&'a [*mut ffi::PyObject], EncodeFail> {
+        borrowed_items(v).ok_or_else(|| type_fail(&ty.name(self.s), v))
     }
 
     pub(super) fn value(&mut self, ty: &Ty, v: &Bound<'_, PyAny>) -> Result<(), EncodeFail> {
@@ -201,7 +296,7 @@ impl Encoder<'_, '_> {
                 }
             }
             Ty::Array { el, len, fixed } => {
-                let items = sequence(v, || ty.name(s))?;
+                let items = self.items_of(ty, v)?;
                 if items.len() != *len {
                     return Err(EncodeFail::new(
                         Class::EncodeType,
@@ -212,11 +307,11 @@ impl Encoder<'_, '_> {
                         ),
                     ));
                 }
-                self.scalar_items(el, &items, *fixed)?;
+                self.scalar_items(el, items, *fixed)?;
             }
             Ty::Vec(el) => {
-                let items = sequence(v, || ty.name(s))?;
-                if !self.scalar_items(el, &items, false)? {
+                if !self.scalar_items(el, self.items_of(ty, v)?, false)? {
+                    let items = sequence(v, || ty.name(s))?;
                     self.b.start_vector();
                     for (i, e) in items.iter().enumerate() {
                         let r = if e.is_none() {

@@ -24,7 +24,7 @@ use flexbuf::schema::{
 };
 use flexbuf::typed::{
     field, lookup, missing, typed_builder_options, unexpected_null, union_entry, unknown_enum,
-    unknown_variant, DecodeContext, EncodeContext,
+    unknown_variant, DecodeContext, EncodeContext, RuntimeLayout,
 };
 use flexbuf::{Builder, Error, ErrorKind, PathSegment, Reader};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
@@ -114,6 +114,8 @@ struct MsgIr {
     fields: Vec<FieldIr>,
     /// Wire names in wire order: the keys vector.
     keys: Box<[Box<str>]>,
+    /// The same keys, checked once, for writing the keys vector.
+    layout: RuntimeLayout,
 }
 
 struct EnumIr {
@@ -253,20 +255,20 @@ impl CompiledSchema {
         obj: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let ty = self.root_type(index)?;
-        let run = |b: &mut Builder| -> PyResult<Bound<'py, PyBytes>> {
+        let run = |state: &mut TypedEncodeState| -> PyResult<Bound<'py, PyBytes>> {
+            let TypedEncodeState(b, cx) = state;
             b.clear();
-            let mut e = Encoder {
-                s: self,
-                b: &mut *b,
-                cx: EncodeContext::default(),
-            };
+            cx.clear();
+            let mut e = Encoder { py, s: self, b, cx };
             e.value(&ty, obj).map_err(|f| f.into_py(py))?;
             let out = b.finish().py_err(py, Context::Encode)?;
             Ok(PyBytes::new(py, out))
         };
-        TYPED_BUILDER.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut b) => run(&mut b),
-            Err(_) => run(&mut Builder::with_options(typed_builder_options())),
+        // A class's `encode` can run inside another's (a field type's
+        // custom method): the inner call then gets a state of its own.
+        TYPED_ENCODE.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut state) => run(&mut state),
+            Err(_) => run(&mut TypedEncodeState::new()),
         })
     }
 }
