@@ -105,6 +105,22 @@ pub fn follow(buf: &[u8], pos: usize, width: usize) -> Result<usize> {
     Ok(pos - off as usize)
 }
 
+/// The bytes of the string or blob whose offset is in the `slot_width`-byte
+/// slot at `pos`, with a `size_width`-byte length before them.
+#[inline(always)]
+fn sized_at(buf: &[u8], pos: usize, slot_width: usize, size_width: usize) -> Result<&[u8]> {
+    let data = follow(buf, pos, slot_width)?;
+    let len_at = data
+        .checked_sub(size_width)
+        .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, pos))?;
+    let len = read_uint(buf, len_at, size_width)?;
+    let end = (data as u64)
+        .checked_add(len)
+        .filter(|&e| e <= buf.len() as u64)
+        .ok_or_else(|| Error::at(ErrorKind::SizeOutOfBounds, len_at))?;
+    Ok(&buf[data..end as usize])
+}
+
 impl<'a> Reader<'a> {
     /// The root value of a finished buffer, for checked reads of untrusted bytes.
     pub fn new(buf: &'a [u8]) -> Result<Reader<'a>> {
@@ -322,17 +338,12 @@ impl<'a> Reader<'a> {
 
     #[inline]
     fn sized_bytes(&self) -> Result<&'a [u8]> {
-        let data = self.data_offset()?;
-        let w = self.width as usize;
-        let len_at = data
-            .checked_sub(w)
-            .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, self.pos))?;
-        let len = read_uint(self.buf, len_at, w)?;
-        let end = (data as u64)
-            .checked_add(len)
-            .filter(|&e| e <= self.buf.len() as u64)
-            .ok_or_else(|| Error::at(ErrorKind::SizeOutOfBounds, len_at))?;
-        Ok(&self.buf[data..end as usize])
+        sized_at(
+            self.buf,
+            self.pos,
+            self.parent_width as usize,
+            self.width as usize,
+        )
     }
 
     #[inline]
@@ -557,6 +568,34 @@ impl<'a> VectorReader<'a> {
                 Reader::from_packed(self.buf, pos, self.width, packed, self.trusted)
                     .map_err(|e| e.with_offset(self.data + self.len * w + i))
             }
+        }
+    }
+
+    /// Element `i` of an untyped vector when it is a string: exactly what
+    /// `get(i)?.as_str()` gives for it (the same checks and errors), without
+    /// making a reader. `Ok(None)` when element `i` is anything else (or
+    /// out of range, or the vector is typed): take [`get`](Self::get) then.
+    #[inline]
+    pub fn string_at(&self, i: usize) -> Result<Option<&'a str>> {
+        const STRING: u8 = FlexType::String as u8;
+        if i >= self.len || self.kind != VectorKind::Untyped {
+            return Ok(None);
+        }
+        let w = self.width as usize;
+        let packed = self.buf[self.data + self.len * w + i];
+        if packed >> 2 != STRING {
+            return Ok(None);
+        }
+        let pos = self.data + i * w;
+        let bytes = sized_at(self.buf, pos, w, 1 << (packed & 3))?;
+        if self.trusted {
+            // SAFETY: as in `Reader::utf8`: the verifier checked every
+            // string reachable from the root of a trusted buffer.
+            return Ok(Some(unsafe { core::str::from_utf8_unchecked(bytes) }));
+        }
+        match crate::utf8::as_str(bytes) {
+            Some(s) => Ok(Some(s)),
+            None => Err(Error::at(ErrorKind::InvalidUtf8, pos)),
         }
     }
 
@@ -837,6 +876,55 @@ mod tests {
         c.end_map().unwrap();
         let empty = c.finish_vec().unwrap();
         assert_ne!(ra, Reader::new(&empty).unwrap());
+    }
+
+    #[test]
+    fn string_at_agrees_with_get_then_as_str_on_any_bytes() {
+        let mut b = Builder::new();
+        b.start_vector();
+        for s in [
+            "",
+            "a",
+            "Ada ✓",
+            "a longer string of more than sixteen bytes",
+        ] {
+            b.string(s);
+        }
+        b.int(7);
+        b.key("k");
+        b.null();
+        b.end_vector().unwrap();
+        let good = b.finish_vec().unwrap();
+        let check = |bytes: &[u8]| {
+            let Ok(v) = Reader::new(bytes).and_then(|r| r.as_vector()) else {
+                return 0;
+            };
+            let mut strings = 0;
+            for i in 0..v.len() + 1 {
+                let general = v.get(i).ok().filter(|e| e.flex_type() == FlexType::String);
+                match (v.string_at(i), general) {
+                    (Ok(None), None) => {}
+                    (got, Some(e)) => {
+                        assert_eq!(got.map(|s| s.unwrap()), e.as_str(), "element {i}");
+                        strings += 1;
+                    }
+                    (got, None) => panic!("element {i}: {got:?} for a non-string"),
+                }
+            }
+            strings
+        };
+        assert_eq!(check(&good), 4);
+        for i in 0..good.len() {
+            for flip in [0x01, 0x80, 0xa5, 0xff] {
+                let mut bad = good.clone();
+                bad[i] ^= flip;
+                check(&bad);
+            }
+        }
+        // A trusted reader gives the same strings.
+        let v = crate::verify(&good).unwrap().root().as_vector().unwrap();
+        assert_eq!(v.string_at(2).unwrap(), Some("Ada ✓"));
+        assert_eq!(v.string_at(5).unwrap(), None);
     }
 
     #[test]

@@ -437,7 +437,7 @@ fn low_bytes(n: usize) -> u64 {
 /// (`n` is bounded by the input: a verified map of `n` entries spans at
 /// least `n` bytes).
 #[inline]
-fn new_dict(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyAny>> {
+pub(crate) fn new_dict(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyAny>> {
     #[cfg(all(not(Py_LIMITED_API), not(PyPy), not(GraalPy), not(Py_3_14)))]
     {
         extern "C" {

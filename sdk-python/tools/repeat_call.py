@@ -9,7 +9,9 @@ the difference in N (start-up cancels out)::
 Modes: ``loads`` and ``dumps`` (flexbuf), ``orjson`` and ``orjson_dumps``,
 and for the generated classes ``typed_decode`` and ``typed_encode`` (the
 fixture's schema is generated into a temporary directory with the CLI named
-by ``FLEXBUF_CLI``, default ``target/release/flexbuf``).
+by ``FLEXBUF_CLI``, default ``target/release/flexbuf``), against
+``msgspec_decode`` (MessagePack into the msgspec Structs bench.py mirrors
+from the same classes) and ``msgspec_encode`` (their JSON encode).
 Python's garbage collector is off while the calls run, as in bench.py.
 """
 
@@ -55,10 +57,20 @@ def main() -> None:
     obj = orjson.loads(text)
     fb = flexbuf.dumps(obj)
     with tempfile.TemporaryDirectory() as tmp:
-        if mode.startswith("typed_"):
+        if mode.startswith(("typed_", "msgspec_")):
             value = root_class(name, Path(tmp)).decode(fb)
             typed = value.encode()
             cls = type(value)
+        if mode.startswith("msgspec_"):
+            import msgspec
+
+            sys.path.insert(0, str(Path(__file__).parent))
+            from bench import struct_mirror
+
+            root_struct, to_struct = struct_mirror(sys.modules[cls.__module__])
+            sv = to_struct(value)
+            packed = msgspec.msgpack.encode(sv)
+            decoder = msgspec.msgpack.Decoder(root_struct)
         call = {
             "loads": lambda: flexbuf.loads(fb),
             "dumps": lambda: flexbuf.dumps(obj),
@@ -66,6 +78,8 @@ def main() -> None:
             "orjson_dumps": lambda: orjson.dumps(obj),
             "typed_decode": lambda: cls.decode(typed),
             "typed_encode": lambda: value.encode(),
+            "msgspec_decode": lambda: decoder.decode(packed),
+            "msgspec_encode": lambda: msgspec.json.encode(sv),
         }[mode]
         gc.disable()
         for _ in range(n):

@@ -2,6 +2,9 @@
 
 use flexbuf::raw::{read_float, read_int, read_uint};
 
+use crate::expand::new_dict;
+use crate::pystr::{KeyGuard, KEY_MAX_LEN};
+
 use super::*;
 
 pub(super) enum DFail {
@@ -36,6 +39,9 @@ pub(super) struct Decoder<'s, 'py> {
     pub(super) s: &'s CompiledSchema,
     pub(super) py: Python<'py>,
     pub(super) cx: DecodeContext,
+    /// The process-wide table of short ASCII key strings, for the keys of
+    /// `{string: T}` fields (`None` when another decode holds it).
+    pub(super) keys: Option<KeyGuard<'py>>,
 }
 
 impl<'py> Decoder<'_, 'py> {
@@ -55,28 +61,25 @@ impl<'py> Decoder<'_, 'py> {
         let fast = self.cx.layout_matches(idx as u64, &m, &msg.keys)?;
         let obj = alloc(self.py, &msg.class)?;
         let mut atomic = true;
+        let values = m.values();
         for (i, f) in msg.fields.iter().enumerate() {
-            let v = match lookup(&m, fast, i, &f.wire)? {
-                Some(v) if v.is_null() => {
-                    if f.optional {
-                        self.py.None().into_bound(self.py)
-                    } else {
-                        return Err(DFail::Core(
-                            unexpected_null(&v).in_segment(PathSegment::Key(&f.wire)),
-                        ));
-                    }
-                }
-                Some(v) => self
-                    .value(&f.ty, v)
-                    .map_err(|e| e.at(PathSegment::Key(&f.wire)))?,
-                None => match &f.absent {
-                    Absent::Value(p) => p.bind(self.py).clone(),
-                    Absent::EmptyList => PyList::empty(self.py).into_any(),
-                    Absent::EmptyDict => PyDict::new(self.py).into_any(),
-                    Absent::Missing => return Err(DFail::Core(missing(&f.wire))),
-                },
+            // With the layout proven, field `i` is value `i`: strings and
+            // inline numbers of the field's type are read from their slot.
+            let direct = if fast {
+                self.direct(&f.ty, &values, i)
+                    .map_err(|e| e.at(PathSegment::Key(&f.wire)))?
+            } else {
+                None
             };
-            atomic &= !gc_tracked(&v);
+            let v = match direct {
+                // Strings, ints, floats and bools are never tracked.
+                Some(v) => v,
+                None => {
+                    let v = self.field(f, &m, fast, i)?;
+                    atomic &= !gc_tracked(&v);
+                    v
+                }
+            };
             // SAFETY: the offset was read from this class's slot descriptor.
             unsafe { set_slot(&obj, f.offset, v) };
         }
@@ -85,6 +88,84 @@ impl<'py> Decoder<'_, 'py> {
             unsafe { gc_untrack(&obj) };
         }
         Ok(obj)
+    }
+
+    /// Field `f`, the `i`-th of its message, of the map `m`: by position
+    /// when the layout is proven, else by key.
+    fn field(
+        &mut self,
+        f: &FieldIr,
+        m: &flexbuf::MapReader<'_>,
+        fast: bool,
+        i: usize,
+    ) -> DOut<'py> {
+        Ok(match lookup(m, fast, i, &f.wire)? {
+            Some(v) if v.is_null() => {
+                if f.optional {
+                    self.py.None().into_bound(self.py)
+                } else {
+                    return Err(DFail::Core(
+                        unexpected_null(&v).in_segment(PathSegment::Key(&f.wire)),
+                    ));
+                }
+            }
+            Some(v) => self
+                .value(&f.ty, v)
+                .map_err(|e| e.at(PathSegment::Key(&f.wire)))?,
+            None => match &f.absent {
+                Absent::Value(p) => p.bind(self.py).clone(),
+                Absent::EmptyList => PyList::empty(self.py).into_any(),
+                Absent::EmptyDict => PyDict::new(self.py).into_any(),
+                Absent::Missing => return Err(DFail::Core(missing(&f.wire))),
+            },
+        })
+    }
+
+    /// Element `i` of the untyped vector `v` read straight from its slot
+    /// when it is a string for a `string` type, or an inline number or bool
+    /// of exactly the type `ty` reads without conversion: what
+    /// [`value`](Self::value) gives for it, with the same checks, charges
+    /// and errors. `None` for anything else (the caller takes the general
+    /// path, which also decides nulls and conversions).
+    #[inline(always)]
+    fn direct(
+        &mut self,
+        ty: &Ty,
+        v: &flexbuf::VectorReader<'_>,
+        i: usize,
+    ) -> Result<Option<Bound<'py, PyAny>>, DFail> {
+        use flexbuf::FlexType;
+        const INT: u8 = FlexType::Int as u8;
+        const FLOAT: u8 = FlexType::Float as u8;
+        const BOOL: u8 = FlexType::Bool as u8;
+        let py = self.py;
+        let code = match ty {
+            Ty::Str => {
+                return match v.string_at(i)? {
+                    Some(s) => {
+                        self.cx.charge_bytes(s.len())?;
+                        Ok(Some(str_obj(py, s)?))
+                    }
+                    None => Ok(None),
+                };
+            }
+            Ty::I64 => INT,
+            Ty::F64 => FLOAT,
+            Ty::Bool => BOOL,
+            _ => return Ok(None),
+        };
+        let Some(packed) = v.packed_type(i) else {
+            return Ok(None);
+        };
+        let (buf, w) = (v.buffer(), v.element_width());
+        let pos = v.data_offset() + i * w;
+        Ok(Some(match packed >> 2 {
+            c if c != code => return Ok(None),
+            INT => int_obj(py, read_int(buf, pos, w)?),
+            FLOAT if w >= 4 => float_obj(py, read_float(buf, pos, w)?),
+            BOOL => bool_obj(py, read_uint(buf, pos, w)? != 0),
+            _ => return Ok(None),
+        }))
     }
 
     /// A vector of `el` as a list (the value of a `[T]` or `[T; N]` field).
@@ -116,14 +197,23 @@ impl<'py> Decoder<'_, 'py> {
         let mut atomic = true;
         for i in 0..n {
             self.cx.charge()?;
-            let e = v.get(i)?;
-            let item = if e.is_null() {
-                Err(DFail::Core(unexpected_null(&e)))
-            } else {
-                self.value(el, e)
-            }
-            .map_err(|f| f.at(PathSegment::Index(i)))?;
-            atomic &= !gc_tracked(&item);
+            let direct = self
+                .direct(el, &v, i)
+                .map_err(|f| f.at(PathSegment::Index(i)))?;
+            let item = match direct {
+                Some(item) => item,
+                None => {
+                    let e = v.get(i)?;
+                    let item = if e.is_null() {
+                        Err(DFail::Core(unexpected_null(&e)))
+                    } else {
+                        self.value(el, e)
+                    }
+                    .map_err(|f| f.at(PathSegment::Index(i)))?;
+                    atomic &= !gc_tracked(&item);
+                    item
+                }
+            };
             // SAFETY: i < n; PyList_SET_ITEM steals the reference into an empty slot.
             unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr()) };
         }
@@ -214,21 +304,41 @@ impl<'py> Decoder<'_, 'py> {
                     return Err(unexpected_null(&r).into());
                 }
                 let m = r.as_map()?;
-                let dict = PyDict::new(py);
+                let dict = new_dict(py, m.len())?;
+                let values = m.values();
                 for i in 0..m.len() {
                     self.cx.charge()?;
                     let k = m.key(i)?;
                     self.cx.charge_bytes(k.len())?;
-                    let e = m.value(i)?;
-                    let item = if e.is_null() {
-                        Err(DFail::Core(unexpected_null(&e)))
-                    } else {
-                        self.value(el, e)
+                    let direct = self
+                        .direct(el, &values, i)
+                        .map_err(|f| f.at(PathSegment::Key(k)))?;
+                    let item = match direct {
+                        Some(item) => item,
+                        None => {
+                            let e = m.value(i)?;
+                            if e.is_null() {
+                                Err(DFail::Core(unexpected_null(&e)))
+                            } else {
+                                self.value(el, e)
+                            }
+                            .map_err(|f| f.at(PathSegment::Key(k)))?
+                        }
+                    };
+                    let key = match &mut self.keys {
+                        Some(table) if k.len() <= KEY_MAX_LEN && k.is_ascii() => {
+                            table.ascii_key(k.as_bytes())?
+                        }
+                        _ => str_obj(py, k)?,
+                    };
+                    // SAFETY: both are live objects; PyDict_SetItem does not steal them.
+                    if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), key.as_ptr(), item.as_ptr()) }
+                        != 0
+                    {
+                        return Err(PyErr::fetch(py).into());
                     }
-                    .map_err(|f| f.at(PathSegment::Key(k)))?;
-                    dict.set_item(str_obj(py, k)?, item)?;
                 }
-                dict.into_any()
+                dict
             }
             Ty::Msg(i) => self.message(*i, r)?,
             Ty::Enum(i) => {

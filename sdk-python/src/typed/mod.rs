@@ -37,6 +37,7 @@ use crate::decode::{bool_obj, float_obj, int_obj, str_obj, uint_obj};
 use crate::encode::{type_name, utf8, EncodeFail};
 use crate::errors::{to_py, Class, Context, IntoPy};
 use crate::input;
+use crate::pystr::KeyGuard;
 
 /// A field or element type, with named types resolved to indices.
 #[derive(Clone, Debug)]
@@ -240,6 +241,7 @@ impl CompiledSchema {
             s: self,
             py,
             cx: DecodeContext::new(bytes.len()),
+            keys: KeyGuard::take(py),
         };
         d.value(&ty, root).map_err(|f| match f {
             DFail::Core(e) => to_py(py, &e, Context::Typed),
