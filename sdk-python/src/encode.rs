@@ -154,6 +154,22 @@ pub fn push_int(b: &mut Builder, obj: &Bound<'_, PyAny>) -> Result<(), EncodeFai
 /// A `str` as UTF-8 borrowed from the object (CPython caches it).
 #[inline]
 pub fn utf8<'a>(obj: &'a Bound<'_, PyAny>) -> Result<&'a str, EncodeFail> {
+    // A compact ASCII string is its own UTF-8: read it in place (the C call
+    // below costs about 40 instructions even then). The state bits are
+    // read through pyo3's accessors, which exist up to CPython 3.13.
+    #[cfg(not(any(Py_LIMITED_API, PyPy, GraalPy, Py_3_14)))]
+    // SAFETY: `obj` is a str (the callers checked); a compact ASCII string
+    // keeps its `length` bytes right after its header, alive as long as `obj`.
+    unsafe {
+        let p = obj.as_ptr();
+        if ffi::PyUnicode_IS_COMPACT_ASCII(p) != 0 {
+            let data = ffi::PyUnicode_DATA(p) as *const u8;
+            let n = ffi::PyUnicode_GET_LENGTH(p) as usize;
+            return Ok(std::str::from_utf8_unchecked(std::slice::from_raw_parts(
+                data, n,
+            )));
+        }
+    }
     let mut len: ffi::Py_ssize_t = 0;
     // SAFETY: `obj` is a str; the returned buffer lives as long as the object.
     unsafe {
