@@ -39,6 +39,32 @@ pub fn as_str(bytes: &[u8]) -> Option<&str> {
     }
 }
 
+/// `bytes` as `&str` when it is well-formed UTF-8, with whether it is all
+/// ASCII: what [`as_str`] decides, plus the flag a caller would otherwise
+/// find by scanning the bytes again (to build a one-byte string, say).
+///
+/// ```
+/// assert_eq!(flexbuf::utf8::as_str_ascii(b"plain"), Some(("plain", true)));
+/// assert_eq!(flexbuf::utf8::as_str_ascii("héllo".as_bytes()), Some(("héllo", false)));
+/// assert_eq!(flexbuf::utf8::as_str_ascii(&[b'a', 0xff]), None);
+/// ```
+#[inline]
+pub fn as_str_ascii(bytes: &[u8]) -> Option<(&str, bool)> {
+    let ascii = if bytes.len() <= 16 {
+        is_ascii_short(bytes)
+    } else if bytes.len() <= 64 {
+        is_ascii_words(bytes)
+    } else {
+        bytes.is_ascii()
+    };
+    if ascii || validate(bytes) {
+        // SAFETY: ASCII, or just validated.
+        Some((unsafe { core::str::from_utf8_unchecked(bytes) }, ascii))
+    } else {
+        None
+    }
+}
+
 /// ASCII check of at most 16 bytes with two overlapping word loads.
 #[inline(always)]
 fn is_ascii_short(b: &[u8]) -> bool {

@@ -23,7 +23,7 @@ use pyo3::prelude::*;
 
 use crate::decode::{bool_obj, float_obj, int_obj, uint_obj, Fail, MAX_DEPTH};
 use crate::input;
-use crate::pystr::{str_obj, KeyGuard, KeysByOffset, KEY_MAX_LEN};
+use crate::pystr::{str_obj, str_obj_known, KeyGuard, KeysByOffset, KEY_MAX_LEN};
 
 type Out<'py> = Result<Bound<'py, PyAny>, Fail>;
 
@@ -132,20 +132,21 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
                 let at = follow(self.buf, pos, pw)?;
                 let bytes = sized(self.buf, at, bw)?;
                 self.budget.bytes(bytes.len())?;
-                let s = if CHECK {
+                let (s, ascii) = if CHECK {
                     let end = at + bytes.len();
                     if self.buf.get(end) != Some(&0) {
                         return Err(Error::at(ErrorKind::MissingNul, end).into());
                     }
-                    flexbuf::utf8::as_str(bytes)
+                    flexbuf::utf8::as_str_ascii(bytes)
                         .ok_or_else(|| Error::at(ErrorKind::InvalidUtf8, at))?
                 } else {
                     // SAFETY: a verified buffer's strings (sized, under a
                     // String type byte) are valid UTF-8: the verifier
                     // checked this one.
-                    unsafe { std::str::from_utf8_unchecked(bytes) }
+                    let s = unsafe { std::str::from_utf8_unchecked(bytes) };
+                    (s, s.is_ascii())
                 };
-                str_obj(py, s)?
+                str_obj_known(py, s, ascii)?
             }
             INDIRECT_INT => int_obj(py, int(self.buf, follow(self.buf, pos, pw)?, bw)?),
             INDIRECT_UINT => uint_obj(py, uint(self.buf, follow(self.buf, pos, pw)?, bw)?),

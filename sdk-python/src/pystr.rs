@@ -19,8 +19,16 @@ use pyo3::prelude::*;
 /// A `str` from valid UTF-8.
 #[inline]
 pub fn str_obj<'py>(py: Python<'py>, s: &str) -> PyResult<Bound<'py, PyAny>> {
+    str_obj_known(py, s, s.is_ascii())
+}
+
+/// [`str_obj`] for a string whose caller already knows whether it is all
+/// ASCII (`ascii` must be exactly that), so the bytes are not scanned again.
+#[inline]
+pub fn str_obj_known<'py>(py: Python<'py>, s: &str, ascii: bool) -> PyResult<Bound<'py, PyAny>> {
+    debug_assert_eq!(ascii, s.is_ascii());
     let bytes = s.as_bytes();
-    if bytes.is_ascii() {
+    if ascii {
         return ascii_obj(py, bytes);
     }
     // Characters are the bytes that do not continue a sequence (10xxxxxx);
