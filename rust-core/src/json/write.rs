@@ -456,7 +456,49 @@ impl Trusted<'_, '_> {
 /// copied whole; the last word, read overlapping the one before it, covers
 /// the tail, so only strings shorter than a word, and the bytes around an
 /// escape, are looked at one by one.
+#[inline]
 fn write_escaped_bytes(out: &mut Vec<u8>, s: &[u8]) {
+    let n = s.len();
+    // Most keys and short strings: up to 16 bytes with nothing to escape,
+    // decided from two overlapping words (shorter strings padded with a
+    // letter) and written with one reservation.
+    if n <= 16 {
+        let (a, b) = if n >= 8 {
+            (word(s, 0), word(s, n - 8))
+        } else {
+            let mut pad = [b'a'; 8];
+            pad[..n].copy_from_slice(s);
+            (u64::from_le_bytes(pad), 0x6161_6161_6161_6161)
+        };
+        if !super::needs_escape(a) && !super::needs_escape(b) {
+            // The bytes go out as the two words just read (overlapping when
+            // 8 < n < 16; a short string's padding is overwritten by the
+            // closing quote or left beyond the length).
+            out.reserve(18);
+            let at = out.len();
+            // SAFETY: 18 bytes were reserved past `at`; the writes end by
+            // `at + 1 + max(n, 8) <= at + 17`, and the first `n + 2` bytes
+            // are all written (quote, the `n` bytes, quote) before the
+            // length is set to cover exactly them.
+            unsafe {
+                let p = out.as_mut_ptr().add(at);
+                *p = b'"';
+                (p.add(1) as *mut [u8; 8]).write_unaligned(a.to_le_bytes());
+                if n >= 8 {
+                    (p.add(n - 7) as *mut [u8; 8]).write_unaligned(b.to_le_bytes());
+                }
+                *p.add(n + 1) = b'"';
+                out.set_len(at + n + 2);
+            }
+            return;
+        }
+    }
+    write_escaped_long(out, s);
+}
+
+/// [`write_escaped_bytes`] for strings longer than 16 bytes or with
+/// something to escape.
+fn write_escaped_long(out: &mut Vec<u8>, s: &[u8]) {
     out.reserve(s.len() + 2);
     out.push(b'"');
     let mut start = 0;
@@ -748,6 +790,47 @@ fn base64(out: &mut Vec<u8>, data: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escaping_agrees_with_a_byte_by_byte_escaper_at_every_length() {
+        fn reference(s: &[u8]) -> Vec<u8> {
+            let mut out = vec![b'"'];
+            for &b in s {
+                match b {
+                    b'"' => out.extend_from_slice(b"\\\""),
+                    b'\\' => out.extend_from_slice(b"\\\\"),
+                    b'\n' => out.extend_from_slice(b"\\n"),
+                    b'\r' => out.extend_from_slice(b"\\r"),
+                    b'\t' => out.extend_from_slice(b"\\t"),
+                    0x08 => out.extend_from_slice(b"\\b"),
+                    0x0c => out.extend_from_slice(b"\\f"),
+                    0..=0x1f => out.extend_from_slice(format!("\\u{b:04x}").as_bytes()),
+                    _ => out.push(b),
+                }
+            }
+            out.push(b'"');
+            out
+        }
+        let specials = [b'"', b'\\', b'\n', 0x01, 0x1f, 0x7f, 0xc3, b'a'];
+        for n in 0..=24 {
+            let plain: Vec<u8> = (0..n).map(|i| b'A' + (i % 26) as u8).collect();
+            let mut cases = vec![plain.clone()];
+            for at in 0..n {
+                for &c in &specials {
+                    let mut s = plain.clone();
+                    s[at] = c;
+                    cases.push(s);
+                }
+            }
+            for s in cases {
+                // Written after other output, as inside a document.
+                let mut out = b"[1,".to_vec();
+                write_escaped_bytes(&mut out, &s);
+                assert_eq!(&out[3..], &reference(&s)[..], "{s:?}");
+                assert_eq!(out.len(), 3 + reference(&s).len());
+            }
+        }
+    }
 
     #[test]
     fn base64_matches_rfc4648_vectors() {
