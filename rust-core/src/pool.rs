@@ -90,7 +90,7 @@ impl<'a> Probe<'a> {
         let n = self.bytes.len();
         let (a, b) = self.words;
         if n > SHORT {
-            return self.bytes.contains(&0);
+            return long_has_nul(self.bytes);
         }
         let pad = match n {
             8.. => 0,
@@ -104,13 +104,31 @@ impl<'a> Probe<'a> {
     }
 }
 
+/// True when `bytes` (more than 8 of them) contain a NUL: a word at a time
+/// inline up to 256 bytes (keys are short; the library search costs about a
+/// hundred instructions a call on them), the library search beyond.
+#[inline]
+fn long_has_nul(bytes: &[u8]) -> bool {
+    let n = bytes.len();
+    if n > 256 {
+        return bytes.contains(&0);
+    }
+    let mut acc = zero_bytes(word(bytes, n - 8));
+    let mut i = 0;
+    while i + 8 <= n {
+        acc |= zero_bytes(word(bytes, i));
+        i += 8;
+    }
+    acc != 0
+}
+
 /// True when `bytes` contain a NUL, checked as the key pool checks a new
 /// key: two word tests for up to 16 bytes (no library call).
 #[cfg(feature = "serde")]
 #[inline]
 pub(crate) fn contains_nul(bytes: &[u8]) -> bool {
     if bytes.len() > SHORT {
-        return bytes.contains(&0);
+        return long_has_nul(bytes);
     }
     Probe {
         bytes,
@@ -350,7 +368,7 @@ mod tests {
 
     #[test]
     fn a_nul_is_seen_at_every_position_and_length() {
-        for n in 0..=40usize {
+        for n in (0..=40usize).chain([63, 64, 65, 255, 256, 257, 300]) {
             let clean: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
             assert!(!Probe::new(&clean).has_nul(), "{n}");
             // High bytes must not read as NUL either.
