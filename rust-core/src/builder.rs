@@ -764,17 +764,10 @@ impl Builder {
 
     /// Fails unless `keys` are strictly ascending in byte order.
     fn check_ascending(&mut self, keys: &[&str]) -> Result<()> {
-        for pair in keys.windows(2) {
-            if pair[0].as_bytes() >= pair[1].as_bytes() {
-                let e = if pair[0] == pair[1] {
-                    BuilderError::DuplicateKey(pair[0].to_string())
-                } else {
-                    BuilderError::MapEntryNotKey(0)
-                };
-                return Err(self.fail(e.into()));
-            }
+        match unordered_keys(keys) {
+            Some(e) => Err(self.fail(e.into())),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Writes the keys of `layout` one after the other, each with its NUL,
@@ -1267,6 +1260,19 @@ fn write_elements<const B: usize, const STEP: usize>(
     // SAFETY: `total` bytes of spare capacity were reserved and the loops
     // initialised all of them (checked just above); `u8` has no invalid values.
     unsafe { buf.set_len(base + total) }
+}
+
+/// The error for `keys` that are not strictly ascending in byte order (a
+/// repeated key is named), or `None` when they are.
+pub(crate) fn unordered_keys<S: AsRef<str>>(keys: &[S]) -> Option<BuilderError> {
+    keys.windows(2).find_map(|pair| {
+        let (a, b) = (pair[0].as_ref(), pair[1].as_ref());
+        match a.as_bytes().cmp(b.as_bytes()) {
+            core::cmp::Ordering::Less => None,
+            core::cmp::Ordering::Equal => Some(BuilderError::DuplicateKey(a.to_string())),
+            core::cmp::Ordering::Greater => Some(BuilderError::MapEntryNotKey(0)),
+        }
+    })
 }
 
 /// The narrowest width, at least `floor`, that holds every element of

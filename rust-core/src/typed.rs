@@ -180,15 +180,8 @@ impl RuntimeLayout {
     /// The layout of wire names `keys`, which must be strictly ascending in
     /// byte order and contain no NUL.
     pub fn new<S: AsRef<str>>(keys: &[S]) -> Result<RuntimeLayout> {
-        for pair in keys.windows(2) {
-            let (a, b) = (pair[0].as_ref(), pair[1].as_ref());
-            if a.as_bytes() >= b.as_bytes() {
-                return Err(if a == b {
-                    BuilderError::DuplicateKey(a.to_string()).into()
-                } else {
-                    BuilderError::MapEntryNotKey(0).into()
-                });
-            }
+        if let Some(e) = crate::builder::unordered_keys(keys) {
+            return Err(e.into());
         }
         let mut block = Vec::with_capacity(keys.iter().map(|k| k.as_ref().len() + 1).sum());
         for k in keys {
@@ -210,6 +203,22 @@ impl RuntimeLayout {
         &self.lens
     }
 
+    /// The bytes of each key (without its NUL), in wire order.
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = &[u8]> + Clone + '_ {
+        let mut at = 0;
+        self.lens.iter().map(move |&len| {
+            let key = &self.block[at..at + len];
+            at += len + 1;
+            key
+        })
+    }
+
+    /// True when the keys of `map` are exactly these keys, in order: the
+    /// proof [`Layout::proves`] makes, for a run-time layout.
+    pub fn proves(&self, map: &MapReader<'_>) -> bool {
+        proves_keys(map, &self.block, self.keys())
+    }
+
     /// Every key followed by its NUL, concatenated.
     pub fn block(&self) -> &[u8] {
         &self.block
@@ -226,8 +235,8 @@ impl EncodeContext {
         id: u64,
         layout: &Layout,
     ) -> Result<KeyVector> {
-        if let Some((_, kv)) = self.keys.iter().find(|(i, _)| *i == id) {
-            return Ok(*kv);
+        if let Some(kv) = self.written(id) {
+            return Ok(kv);
         }
         self.first_use(b, id, KeyBlock::Static(layout.block()), |b| {
             b.key_vector_for(layout)
@@ -245,8 +254,8 @@ impl EncodeContext {
         id: u64,
         layout: &RuntimeLayout,
     ) -> Result<KeyVector> {
-        if let Some((_, kv)) = self.keys.iter().find(|(i, _)| *i == id) {
-            return Ok(*kv);
+        if let Some(kv) = self.written(id) {
+            return Ok(kv);
         }
         self.first_use(b, id, KeyBlock::Shared(layout.block.clone()), |b| {
             b.key_vector_layout(layout)
@@ -263,11 +272,17 @@ impl EncodeContext {
         id: u64,
         keys: &[S],
     ) -> Result<KeyVector> {
-        if let Some((_, kv)) = self.keys.iter().find(|(i, _)| *i == id) {
-            return Ok(*kv);
+        if let Some(kv) = self.written(id) {
+            return Ok(kv);
         }
         let layout = RuntimeLayout::new(keys).map_err(|e| b.fail(e))?;
         self.key_vector_runtime(b, id, &layout)
+    }
+
+    /// The keys vector already written for the type `id` in this buffer.
+    #[inline]
+    fn written(&self, id: u64) -> Option<KeyVector> {
+        self.keys.iter().find(|(i, _)| *i == id).map(|&(_, kv)| kv)
     }
 
     /// Forgets the keys vectors of the last buffer (keeping the capacity),
@@ -381,9 +396,20 @@ impl DecodeContext {
         self.proven(id, map, |m| layout.proves(m))
     }
 
-    /// True when `map`'s keys are exactly `keys` (same strings, same order):
-    /// [`layout_proven`](Self::layout_proven) for key lists known only at run
-    /// time (the Python SDK's compiled schemas).
+    /// [`layout_proven`](Self::layout_proven) for a [`RuntimeLayout`] (the
+    /// SDKs' compiled schemas).
+    #[inline]
+    pub fn runtime_layout_proven(
+        &mut self,
+        id: u64,
+        map: &MapReader<'_>,
+        layout: &RuntimeLayout,
+    ) -> Result<bool> {
+        self.proven(id, map, |m| layout.proves(m))
+    }
+
+    /// True when `map`'s keys are exactly `keys` (same strings, same order),
+    /// compared key by key: for key lists that have no layout.
     #[inline]
     pub fn layout_matches<S: AsRef<str>>(
         &mut self,
@@ -396,7 +422,7 @@ impl DecodeContext {
                 && keys
                     .iter()
                     .enumerate()
-                    .all(|(i, k)| key_is(&m.keys(), i, k.as_ref()))
+                    .all(|(i, k)| key_is(&m.keys(), i, k.as_ref().as_bytes()))
         })
     }
 
@@ -438,11 +464,11 @@ const fn ascending(a: &[u8], b: &[u8]) -> bool {
 /// True when key `i` of the keys vector `kv` is exactly `key` (its bytes, then
 /// a NUL). A key that cannot be read is not `key`.
 #[inline]
-fn key_is(kv: &crate::VectorReader<'_>, i: usize, key: &str) -> bool {
+fn key_is(kv: &crate::VectorReader<'_>, i: usize, key: &[u8]) -> bool {
     let (buf, w) = (kv.buffer(), kv.element_width());
     crate::reader::follow(buf, kv.data_offset() + i * w, w).is_ok_and(|p| {
         let n = key.len();
-        buf.get(p..p.wrapping_add(n)) == Some(key.as_bytes()) && buf.get(p + n) == Some(&0)
+        buf.get(p..p.wrapping_add(n)) == Some(key) && buf.get(p + n) == Some(&0)
     })
 }
 
@@ -506,57 +532,74 @@ impl Layout {
         self.block
     }
 
-    /// True when the `W`-byte offsets of the keys vector at `data` point at
-    /// the consecutive keys of the block that starts at `p0`: offset `i` is
-    /// `data + i * W - (p0 + start of key i)`, so each differs from the
-    /// previous by `W` minus the previous key's length with its NUL.
-    #[inline]
-    fn offsets_into_block<const W: usize>(&self, buf: &[u8], data: usize, p0: usize) -> bool {
-        let Some(offsets) = buf.get(data..data + self.keys.len() * W) else {
-            return false;
-        };
-        let mut expect = (data - p0) as u64;
-        for (chunk, k) in offsets.chunks_exact(W).zip(self.keys) {
-            let mut word = [0u8; 8];
-            word[..W].copy_from_slice(chunk);
-            if u64::from_le_bytes(word) != expect {
-                return false;
-            }
-            expect = expect
-                .wrapping_add(W as u64)
-                .wrapping_sub(k.len() as u64 + 1);
-        }
-        true
-    }
-
     /// True when the keys of `map` are exactly [`keys`](Self::keys), in order.
     /// Never reads outside the buffer; a key that cannot be read is a mismatch.
     pub fn proves(&self, map: &MapReader<'_>) -> bool {
-        let kv = map.keys();
-        if kv.len() != self.keys.len() {
-            return false;
-        }
-        let (buf, data, w) = (kv.buffer(), kv.data_offset(), kv.element_width());
-        if self.keys.is_empty() {
+        proves_keys(map, self.block, self.keys.iter().map(|k| k.as_bytes()))
+    }
+}
+
+/// True when the keys of `map` are exactly `keys` (in order), which are the
+/// keys of `block` (each followed by its NUL): the block in one piece with
+/// every offset pointing at its key in it costs one comparison of bytes and
+/// one read of the offsets; keys laid out any other way (by another writer)
+/// are compared one by one. Never reads outside the buffer; a key that
+/// cannot be read is a mismatch.
+fn proves_keys<'k, K>(map: &MapReader<'_>, block: &[u8], keys: K) -> bool
+where
+    K: ExactSizeIterator<Item = &'k [u8]> + Clone,
+{
+    let kv = map.keys();
+    if kv.len() != keys.len() {
+        return false;
+    }
+    let (buf, data, w) = (kv.buffer(), kv.data_offset(), kv.element_width());
+    if keys.len() == 0 {
+        return true;
+    }
+    let Ok(p0) = crate::reader::follow(buf, data, w) else {
+        return false;
+    };
+    if buf.get(p0..p0.wrapping_add(block.len())) == Some(block) {
+        let lens = keys.clone().map(<[u8]>::len);
+        let together = match w {
+            1 => offsets_into_block::<1>(buf, data, p0, lens),
+            2 => offsets_into_block::<2>(buf, data, p0, lens),
+            4 => offsets_into_block::<4>(buf, data, p0, lens),
+            _ => offsets_into_block::<8>(buf, data, p0, lens),
+        };
+        if together {
             return true;
         }
-        let Ok(p0) = crate::reader::follow(buf, data, w) else {
-            return false;
-        };
-        // The block in one piece, and every offset pointing at its key in it.
-        if buf.get(p0..p0.wrapping_add(self.block.len())) == Some(self.block) {
-            let together = match w {
-                1 => self.offsets_into_block::<1>(buf, data, p0),
-                2 => self.offsets_into_block::<2>(buf, data, p0),
-                4 => self.offsets_into_block::<4>(buf, data, p0),
-                _ => self.offsets_into_block::<8>(buf, data, p0),
-            };
-            if together {
-                return true;
-            }
-        }
-        self.keys.iter().enumerate().all(|(i, k)| key_is(&kv, i, k))
     }
+    keys.enumerate().all(|(i, k)| key_is(&kv, i, k))
+}
+
+/// True when the `W`-byte offsets of the keys vector at `data` point at the
+/// consecutive keys (of byte lengths `lens`) of the block that starts at
+/// `p0`: offset `i` is `data + i * W - (p0 + start of key i)`, so each
+/// differs from the previous by `W` minus the previous key's length with
+/// its NUL.
+#[inline]
+fn offsets_into_block<const W: usize>(
+    buf: &[u8],
+    data: usize,
+    p0: usize,
+    lens: impl ExactSizeIterator<Item = usize>,
+) -> bool {
+    let Some(offsets) = buf.get(data..data + lens.len() * W) else {
+        return false;
+    };
+    let mut expect = (data - p0) as u64;
+    for (chunk, len) in offsets.chunks_exact(W).zip(lens) {
+        let mut word = [0u8; 8];
+        word[..W].copy_from_slice(chunk);
+        if u64::from_le_bytes(word) != expect {
+            return false;
+        }
+        expect = expect.wrapping_add(W as u64).wrapping_sub(len as u64 + 1);
+    }
+    true
 }
 
 /// The value of a field: by position when the layout is proven, else by key.
@@ -1122,6 +1165,9 @@ mod tests {
         let m0 = root.index(0).unwrap().as_map().unwrap();
         let m1 = root.index(1).unwrap().as_map().unwrap();
         let m2 = root.index(2).unwrap().as_map().unwrap();
+        // Keys written through the pool (not as one block) are proven key by key.
+        let layout = RuntimeLayout::new(&expected).unwrap();
+        assert!(layout.proves(&m0) && layout.proves(&m1) && !layout.proves(&m2));
         assert!(cx.layout_matches(1, &m0, &expected).unwrap());
         assert_eq!(m0.keys_offset(), m1.keys_offset());
         assert!(cx.layout_matches(1, &m1, &expected).unwrap());
@@ -1179,6 +1225,13 @@ mod tests {
         let root = verify(&fixed).unwrap().root();
         let m = root.index(3).unwrap().as_map().unwrap();
         assert_eq!(m.get("name").unwrap().as_i64().unwrap(), 31);
+        // Both layouts prove the same maps: their own keys vectors, and no other.
+        for i in 1..=5 {
+            let m = root.index(i).unwrap().as_map().unwrap();
+            assert_eq!(ra.proves(&m), A.proves(&m), "map {i}");
+            assert_eq!(rb.proves(&m), B.proves(&m), "map {i}");
+            assert_ne!(ra.proves(&m), rb.proves(&m), "map {i}");
+        }
         assert_eq!(
             m.keys_offset(),
             root.index(1).unwrap().as_map().unwrap().keys_offset()

@@ -12,14 +12,20 @@ use crate::word::{word, zero_bytes, HI};
 /// True when `bytes` is well-formed UTF-8.
 #[inline]
 pub(crate) fn is_utf8(bytes: &[u8]) -> bool {
-    let ascii = if bytes.len() <= 16 {
-        is_ascii_short(bytes)
+    short_ascii(bytes) == Some(true) || validate(bytes)
+}
+
+/// Whether `bytes` is all ASCII, for up to 64 bytes (word tests, no call);
+/// `None` for longer input, which the SIMD validator checks faster whole.
+#[inline(always)]
+fn short_ascii(bytes: &[u8]) -> Option<bool> {
+    if bytes.len() <= 16 {
+        Some(is_ascii_short(bytes))
     } else if bytes.len() <= 64 {
-        is_ascii_words(bytes)
+        Some(is_ascii_words(bytes))
     } else {
-        false
-    };
-    ascii || validate(bytes)
+        None
+    }
 }
 
 /// `bytes` as `&str` when it is well-formed UTF-8 (the validator the
@@ -50,13 +56,7 @@ pub fn as_str(bytes: &[u8]) -> Option<&str> {
 /// ```
 #[inline]
 pub fn as_str_ascii(bytes: &[u8]) -> Option<(&str, bool)> {
-    let ascii = if bytes.len() <= 16 {
-        is_ascii_short(bytes)
-    } else if bytes.len() <= 64 {
-        is_ascii_words(bytes)
-    } else {
-        bytes.is_ascii()
-    };
+    let ascii = short_ascii(bytes).unwrap_or_else(|| bytes.is_ascii());
     if ascii || validate(bytes) {
         // SAFETY: ASCII, or just validated.
         Some((unsafe { core::str::from_utf8_unchecked(bytes) }, ascii))

@@ -211,17 +211,13 @@ pub fn compile_schema(
                 optional: f.optional,
             });
         }
-        let keys: Box<[Box<str>]> = wire
-            .iter()
-            .map(|(f, _)| f.wire_name.as_str().into())
-            .collect();
+        let keys: Vec<&str> = wire.iter().map(|(f, _)| f.wire_name.as_str()).collect();
         let layout = RuntimeLayout::new(&keys)
             .map_err(|e| PyValueError::new_err(format!("message {}: {e}", m.name)))?;
         out.msgs.push(MsgIr {
             short: m.short_name().to_string(),
             class: class.unbind(),
             fields,
-            keys,
             layout,
         });
     }

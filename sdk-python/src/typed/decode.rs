@@ -58,7 +58,7 @@ impl<'py> Decoder<'_, 'py> {
         let s = self.s;
         let msg = &s.msgs[idx];
         let m = r.as_map()?;
-        let fast = self.cx.layout_matches(idx as u64, &m, &msg.keys)?;
+        let fast = self.cx.runtime_layout_proven(idx as u64, &m, &msg.layout)?;
         let obj = alloc(self.py, &msg.class)?;
         let mut atomic = true;
         let values = m.values();
@@ -119,6 +119,32 @@ impl<'py> Decoder<'_, 'py> {
                 Absent::Missing => return Err(DFail::Core(missing(&f.wire))),
             },
         })
+    }
+
+    /// Element `i` of `v` (a list's element or a map's value) as a value of
+    /// `el`, and whether it was read straight from its slot
+    /// ([`direct`](Self::direct)); else through [`value`](Self::value),
+    /// refusing null. Errors of reading the element itself carry no path;
+    /// every other error gets `seg`.
+    #[inline(always)]
+    fn element(
+        &mut self,
+        el: &Ty,
+        v: &flexbuf::VectorReader<'_>,
+        i: usize,
+        seg: PathSegment<'_>,
+    ) -> Result<(Bound<'py, PyAny>, bool), DFail> {
+        if let Some(item) = self.direct(el, v, i).map_err(|f| f.at(seg))? {
+            return Ok((item, true));
+        }
+        let e = v.get(i)?;
+        let item = if e.is_null() {
+            Err(DFail::Core(unexpected_null(&e)))
+        } else {
+            self.value(el, e)
+        }
+        .map_err(|f| f.at(seg))?;
+        Ok((item, false))
     }
 
     /// Element `i` of the untyped vector `v` read straight from its slot
@@ -197,23 +223,11 @@ impl<'py> Decoder<'_, 'py> {
         let mut atomic = true;
         for i in 0..n {
             self.cx.charge()?;
-            let direct = self
-                .direct(el, &v, i)
-                .map_err(|f| f.at(PathSegment::Index(i)))?;
-            let item = match direct {
-                Some(item) => item,
-                None => {
-                    let e = v.get(i)?;
-                    let item = if e.is_null() {
-                        Err(DFail::Core(unexpected_null(&e)))
-                    } else {
-                        self.value(el, e)
-                    }
-                    .map_err(|f| f.at(PathSegment::Index(i)))?;
-                    atomic &= !gc_tracked(&item);
-                    item
-                }
-            };
+            let (item, direct) = self.element(el, &v, i, PathSegment::Index(i))?;
+            // Items read straight from their slot are never tracked.
+            if !direct {
+                atomic &= !gc_tracked(&item);
+            }
             // SAFETY: i < n; PyList_SET_ITEM steals the reference into an empty slot.
             unsafe { ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr()) };
         }
@@ -310,21 +324,7 @@ impl<'py> Decoder<'_, 'py> {
                     self.cx.charge()?;
                     let k = m.key(i)?;
                     self.cx.charge_bytes(k.len())?;
-                    let direct = self
-                        .direct(el, &values, i)
-                        .map_err(|f| f.at(PathSegment::Key(k)))?;
-                    let item = match direct {
-                        Some(item) => item,
-                        None => {
-                            let e = m.value(i)?;
-                            if e.is_null() {
-                                Err(DFail::Core(unexpected_null(&e)))
-                            } else {
-                                self.value(el, e)
-                            }
-                            .map_err(|f| f.at(PathSegment::Key(k)))?
-                        }
-                    };
+                    let (item, _) = self.element(el, &values, i, PathSegment::Key(k))?;
                     let key = match &mut self.keys {
                         Some(table) if k.len() <= KEY_MAX_LEN && k.is_ascii() => {
                             table.ascii_key(k.as_bytes())?

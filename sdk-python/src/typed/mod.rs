@@ -113,9 +113,8 @@ struct MsgIr {
     short: String,
     class: Py<PyType>,
     fields: Vec<FieldIr>,
-    /// Wire names in wire order: the keys vector.
-    keys: Box<[Box<str>]>,
-    /// The same keys, checked once, for writing the keys vector.
+    /// The wire names in wire order, checked once: the keys vector written
+    /// on encode and proven on decode.
     layout: RuntimeLayout,
 }
 
