@@ -21,10 +21,9 @@
 //! size of every fixture in every format is written there as TSV.
 
 use std::hint::black_box;
-use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use flexbuf::{verify, Builder, FlexType, Reader};
+use flexbuf_benchkit::Suite;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -607,7 +606,8 @@ fn records(n: usize) -> Vec<Record> {
 
 // ---- benchmarks ----------------------------------------------------------------
 
-fn benches(c: &mut Criterion) {
+fn main() {
+    let suite = Suite::from_env("core");
     let prepared: Vec<Prepared> = FIXTURES
         .iter()
         .map(|(name, text)| Prepared::new(name, text))
@@ -630,127 +630,106 @@ fn benches(c: &mut Criterion) {
     write_sizes(&prepared, &linear, &json);
 
     for p in &prepared {
-        let mut g = c.benchmark_group(format!("encode_{}", p.name));
+        let mut g = suite.group(format!("encode_{}", p.name));
         let mut ours = Encoder::new();
-        g.bench_function("flexbuf", |b| {
-            b.iter(|| black_box(ours.encode(black_box(&p.value), false).unwrap().len()))
+        g.bench("flexbuf", move || {
+            ours.encode(black_box(&p.value), false).unwrap().len()
         });
         if p.has_typed() {
-            g.bench_function("flexbuf_typed", |b| {
-                b.iter(|| black_box(ours.encode(black_box(&p.value), true).unwrap().len()))
+            let mut ours = Encoder::new();
+            g.bench("flexbuf_typed", move || {
+                ours.encode(black_box(&p.value), true).unwrap().len()
             });
         }
         let mut peer = PeerEncoder::new();
-        g.bench_function("flexbuffers", |b| {
-            b.iter(|| black_box(peer.encode(black_box(&p.value), false).len()))
+        g.bench("flexbuffers", move || {
+            peer.encode(black_box(&p.value), false).len()
         });
         if p.has_typed() {
-            g.bench_function("flexbuffers_slices", |b| {
-                b.iter(|| black_box(peer.encode(black_box(&p.value), true).len()))
+            let mut peer = PeerEncoder::new();
+            g.bench("flexbuffers_slices", move || {
+                peer.encode(black_box(&p.value), true).len()
             });
         }
         let mut json_out = Vec::new();
-        g.bench_function("serde_json", |b| {
-            b.iter(|| {
-                json_out.clear();
-                serde_json::to_writer(&mut json_out, black_box(&p.value)).unwrap();
-                black_box(json_out.len())
-            })
+        g.bench("serde_json", move || {
+            json_out.clear();
+            serde_json::to_writer(&mut json_out, black_box(&p.value)).unwrap();
+            json_out.len()
         });
         let mut msgpack_out = Vec::new();
-        g.bench_function("rmp_serde", |b| {
-            b.iter(|| {
-                msgpack_out.clear();
-                rmp_serde::encode::write(&mut msgpack_out, black_box(&p.value)).unwrap();
-                black_box(msgpack_out.len())
-            })
+        g.bench("rmp_serde", move || {
+            msgpack_out.clear();
+            rmp_serde::encode::write(&mut msgpack_out, black_box(&p.value)).unwrap();
+            msgpack_out.len()
         });
         g.finish();
     }
 
     for p in &prepared {
-        let mut g = c.benchmark_group(format!("read_{}", p.name));
+        let mut g = suite.group(format!("read_{}", p.name));
         let mut ours = vec![("flexbuf", &p.flexbuf)];
         if p.has_typed() {
             ours.push(("flexbuf_typed", &p.flexbuf_typed));
         }
         for (label, bytes) in ours {
-            g.bench_function(format!("{label}_verify_walk"), |b| {
-                b.iter(|| {
-                    let root = verify(black_box(bytes)).unwrap().root();
-                    black_box(walk(root).unwrap())
-                })
+            g.bench(format!("{label}_verify_walk"), move || {
+                let root = verify(black_box(bytes)).unwrap().root();
+                walk(root).unwrap()
             });
             let verified = verify(bytes).unwrap();
-            g.bench_function(format!("{label}_walk"), |b| {
-                b.iter(|| black_box(walk(black_box(verified).root()).unwrap()))
+            g.bench(format!("{label}_walk"), move || {
+                walk(black_box(verified).root()).unwrap()
             });
         }
-        g.bench_function("flexbuffers", |b| {
-            b.iter(|| {
-                let root = flexbuffers::Reader::get_root(black_box(&p.flexbuffers[..])).unwrap();
-                black_box(peer_walk(root).unwrap())
-            })
+        g.bench("flexbuffers", || {
+            let root = flexbuffers::Reader::get_root(black_box(&p.flexbuffers[..])).unwrap();
+            peer_walk(root).unwrap()
         });
-        g.bench_function("serde_json", |b| {
-            b.iter(|| black_box(serde_json::from_slice::<Value>(black_box(&p.json)).unwrap()))
+        g.bench("serde_json", || {
+            serde_json::from_slice::<Value>(black_box(&p.json)).unwrap()
         });
-        g.bench_function("rmp_serde", |b| {
-            b.iter(|| black_box(rmp_serde::from_slice::<Value>(black_box(&p.msgpack)).unwrap()))
+        g.bench("rmp_serde", || {
+            rmp_serde::from_slice::<Value>(black_box(&p.msgpack)).unwrap()
         });
         g.finish();
     }
 
-    for p in &prepared {
-        let mut g = c.benchmark_group(format!("verify_{}", p.name));
-        g.throughput(Throughput::Bytes(p.flexbuf.len() as u64));
-        g.bench_function("flexbuf", |b| {
-            b.iter(|| black_box(verify(black_box(&p.flexbuf)).is_ok()))
-        });
-        if p.has_typed() {
-            g.throughput(Throughput::Bytes(p.flexbuf_typed.len() as u64));
-            g.bench_function("flexbuf_typed", |b| {
-                b.iter(|| black_box(verify(black_box(&p.flexbuf_typed)).is_ok()))
-            });
-        }
-        g.finish();
-    }
-
-    for j in json.iter().skip(FIXTURES.len()) {
-        let mut g = c.benchmark_group(format!("verify_{}", j.name));
-        g.throughput(Throughput::Bytes(j.flexbuf.len() as u64));
-        g.bench_function("flexbuf", |b| {
-            b.iter(|| black_box(verify(black_box(&j.flexbuf)).is_ok()))
-        });
-        g.finish();
-    }
-    // The verifier this one replaced, measured in the same run for the speed-up.
+    // The verifier on every fixture beside the one it replaced (same run, for
+    // the speed-up), and on the typed-vector variants.
     for j in &json {
-        let mut g = c.benchmark_group(format!("verify_{}", j.name));
-        g.throughput(Throughput::Bytes(j.flexbuf.len() as u64));
-        g.bench_function("flexbuf_before", |b| {
-            b.iter(|| black_box(flexbuf::verify_reference(black_box(&j.flexbuf)).is_ok()))
+        let mut g = suite.group(format!("verify_{}", j.name));
+        g.bytes(j.flexbuf.len() as u64);
+        g.bench("flexbuf", || verify(black_box(&j.flexbuf)).is_ok());
+        g.bench("flexbuf_before", || {
+            flexbuf::verify_reference(black_box(&j.flexbuf)).is_ok()
         });
+        if let Some(p) = prepared.iter().find(|p| p.name == j.name && p.has_typed()) {
+            g.bytes(p.flexbuf_typed.len() as u64);
+            g.bench("flexbuf_typed", || {
+                verify(black_box(&p.flexbuf_typed)).is_ok()
+            });
+        }
         g.finish();
     }
 
     for p in &prepared {
-        let mut g = c.benchmark_group(format!("serde_{}", p.name));
-        g.bench_function("flexbuf_ser", |b| {
-            b.iter(|| black_box(flexbuf::to_vec(black_box(&p.value)).unwrap().len()))
+        let mut g = suite.group(format!("serde_{}", p.name));
+        g.bench("flexbuf_ser", || {
+            flexbuf::to_vec(black_box(&p.value)).unwrap().len()
         });
-        g.bench_function("flexbuffers_ser", |b| {
-            b.iter(|| black_box(flexbuffers::to_vec(black_box(&p.value)).unwrap().len()))
+        g.bench("flexbuffers_ser", || {
+            flexbuffers::to_vec(black_box(&p.value)).unwrap().len()
         });
         let ours = flexbuf::to_vec(&p.value).unwrap();
         let theirs = flexbuffers::to_vec(&p.value).unwrap();
         assert_eq!(flexbuf::from_slice::<Value>(&ours).unwrap(), p.value);
         assert_eq!(flexbuffers::from_slice::<Value>(&theirs).unwrap(), p.value);
-        g.bench_function("flexbuf_de", |b| {
-            b.iter(|| black_box(flexbuf::from_slice::<Value>(black_box(&ours)).unwrap()))
+        g.bench("flexbuf_de", move || {
+            flexbuf::from_slice::<Value>(black_box(&ours)).unwrap()
         });
-        g.bench_function("flexbuffers_de", |b| {
-            b.iter(|| black_box(flexbuffers::from_slice::<Value>(black_box(&theirs)).unwrap()))
+        g.bench("flexbuffers_de", move || {
+            flexbuffers::from_slice::<Value>(black_box(&theirs)).unwrap()
         });
         g.finish();
     }
@@ -765,65 +744,57 @@ fn benches(c: &mut Criterion) {
         );
         let borrowed = flexbuf::from_slice::<Vec<RecordRef<'_>>>(&ours).unwrap();
         assert_eq!(borrowed[7].name, recs[7].name);
-        let mut g = c.benchmark_group("serde_records_100k");
-        g.sample_size(10);
-        g.bench_function("flexbuf_ser", |b| {
-            b.iter(|| black_box(flexbuf::to_vec(black_box(&recs)).unwrap().len()))
+        let mut g = suite.group("serde_records_100k");
+        g.bench("flexbuf_ser", || {
+            flexbuf::to_vec(black_box(&recs)).unwrap().len()
         });
-        g.bench_function("flexbuffers_ser", |b| {
-            b.iter(|| black_box(flexbuffers::to_vec(black_box(&recs)).unwrap().len()))
+        g.bench("flexbuffers_ser", || {
+            flexbuffers::to_vec(black_box(&recs)).unwrap().len()
         });
-        g.bench_function("flexbuf_de", |b| {
-            b.iter(|| black_box(flexbuf::from_slice::<Vec<Record>>(black_box(&ours)).unwrap()))
+        g.bench("flexbuf_de", || {
+            flexbuf::from_slice::<Vec<Record>>(black_box(&ours)).unwrap()
         });
-        g.bench_function("flexbuffers_de", |b| {
-            b.iter(|| {
-                black_box(flexbuffers::from_slice::<Vec<Record>>(black_box(&theirs)).unwrap())
-            })
+        g.bench("flexbuffers_de", || {
+            flexbuffers::from_slice::<Vec<Record>>(black_box(&theirs)).unwrap()
         });
-        g.bench_function("flexbuf_de_borrowed", |b| {
-            b.iter(|| {
-                black_box(flexbuf::from_slice::<Vec<RecordRef<'_>>>(black_box(&ours)).unwrap())
-            })
+        g.bench("flexbuf_de_borrowed", || {
+            flexbuf::from_slice::<Vec<RecordRef<'_>>>(black_box(&ours))
+                .unwrap()
+                .len()
         });
-        g.bench_function("flexbuffers_de_borrowed", |b| {
-            b.iter(|| {
-                black_box(
-                    flexbuffers::from_slice::<Vec<RecordRef<'_>>>(black_box(&theirs)).unwrap(),
-                )
-            })
+        g.bench("flexbuffers_de_borrowed", || {
+            flexbuffers::from_slice::<Vec<RecordRef<'_>>>(black_box(&theirs))
+                .unwrap()
+                .len()
         });
         g.finish();
         serde_sizes(ours.len(), theirs.len());
     }
 
-    let mut g = c.benchmark_group("verify_linear");
+    // Time per byte from 120 KB to 78 MB: one group, so every size sees the
+    // same machine.
+    let mut g = suite.group("verify_linear");
     for (name, bytes) in &linear {
-        g.throughput(Throughput::Bytes(bytes.len() as u64));
-        if bytes.len() > 8 << 20 {
-            g.sample_size(10);
-        }
-        g.bench_function(name.as_str(), |b| {
-            b.iter(|| black_box(verify(black_box(bytes)).is_ok()))
-        });
+        g.bytes(bytes.len() as u64);
+        g.bench(name.as_str(), || verify(black_box(bytes)).is_ok());
     }
     g.finish();
 
     for j in &json {
-        let mut g = c.benchmark_group(format!("from_json_{}", j.name));
-        g.bench_function("flexbuf", |b| {
-            b.iter(|| black_box(flexbuf::from_json(black_box(j.text)).unwrap().len()))
+        let mut g = suite.group(format!("from_json_{}", j.name));
+        g.bench("flexbuf", || {
+            flexbuf::from_json(black_box(j.text)).unwrap().len()
         });
-        g.bench_function("serde_json", |b| {
-            b.iter(|| black_box(serde_json::from_str::<Value>(black_box(j.text)).unwrap()))
+        g.bench("serde_json", || {
+            serde_json::from_str::<Value>(black_box(j.text)).unwrap()
         });
         g.finish();
-        let mut g = c.benchmark_group(format!("to_json_{}", j.name));
-        g.bench_function("flexbuf", |b| {
-            b.iter(|| black_box(flexbuf::to_json(black_box(&j.flexbuf)).unwrap().len()))
+        let mut g = suite.group(format!("to_json_{}", j.name));
+        g.bench("flexbuf", || {
+            flexbuf::to_json(black_box(&j.flexbuf)).unwrap().len()
         });
-        g.bench_function("serde_json", |b| {
-            b.iter(|| black_box(serde_json::to_string(black_box(&j.value)).unwrap().len()))
+        g.bench("serde_json", || {
+            serde_json::to_string(black_box(&j.value)).unwrap().len()
         });
         g.finish();
     }
@@ -839,19 +810,3 @@ fn serde_sizes(ours: usize, theirs: usize) {
     text.push_str(&format!("serde_records_100k\tflexbuffers\t{theirs}\n"));
     std::fs::write(&path, text).expect("FLEXBUF_BENCH_SIZES is writable");
 }
-
-/// Short runs: the machine is shared and the whole suite must stay within minutes.
-fn config() -> Criterion {
-    Criterion::default()
-        .warm_up_time(Duration::from_millis(1000))
-        .measurement_time(Duration::from_millis(2000))
-        .sample_size(20)
-        .configure_from_args()
-}
-
-criterion_group! {
-    name = core;
-    config = config();
-    targets = benches
-}
-criterion_main!(core);

@@ -1,20 +1,21 @@
 //! `cargo xtask bench <suite>`: runs a benchmark suite and records it in
 //! `docs/benchmarks.md`.
 //!
-//! `core` runs `cargo bench -p flexbuf --bench core` (criterion), reads the
-//! median of every benchmark from `target/criterion/<group>/<id>/new/estimates.json`
-//! and the encoded sizes the bench writes, and replaces the `## Rust core`
-//! section of `docs/benchmarks.md` with tables of medians and ratios against
-//! each peer. Other sections of that file are kept as they are.
+//! `core` runs `cargo bench -p flexbuf --bench core` (timed with `bench/kit`:
+//! the contenders of each comparison interleaved round by round, on the
+//! thread's CPU clock) twice, reads every contender's samples from
+//! `target/flexbuf-bench/core/run<N>/<group>/<id>.json` and the encoded sizes
+//! the bench writes, and replaces the `## Rust core` section of
+//! `docs/benchmarks.md` with tables of medians and ratios against each peer,
+//! each ratio given per run and a target met only when every run meets it.
+//! Other sections of that file are kept as they are.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::path::Path;
 
-use crate::report::{
-    fmt_count, fmt_ratio, fmt_time, load_average, median_point_estimate, splice_section, today,
-};
+use crate::kit_runs::{Ratio, Runs, Timing};
+use crate::report::{fmt_count, fmt_ratio, fmt_time, load_average, splice_section, today};
 use crate::util::{self, Result};
 
 const USAGE: &str = "usage: cargo xtask bench core";
@@ -87,7 +88,7 @@ const SERDE: [Column; 6] = [
     ),
 ];
 
-/// One column of a comparison table: a criterion benchmark id and its label.
+/// One column of a comparison table: a benchmark id and its label.
 struct Column {
     id: &'static str,
     label: &'static str,
@@ -136,37 +137,54 @@ pub fn run(args: &[String]) -> Result<()> {
     }
 }
 
+/// How many times `cargo xtask bench core` runs the suite (`FLEXBUF_BENCH_RUNS`
+/// overrides): ratios are quoted per run and must agree.
+const RUNS: usize = 2;
+
 /// `cargo xtask bench core`.
 fn core() -> Result<()> {
     let root = util::root();
-    let criterion = root.join("target").join("criterion");
-    std::fs::create_dir_all(&criterion)?;
-    let sizes_path = criterion.join("flexbuf-core-sizes.tsv");
-    let started = SystemTime::now();
-    let load_before = load_average();
-    util::step(
-        CORE_COMMAND,
-        util::cargo(&[
-            "bench",
-            "-p",
-            "flexbuf",
-            "--bench",
-            "core",
-            "--features",
-            "reference-verifier,serde",
-        ])
-        .env("CRITERION_HOME", &criterion)
-        .env("FLEXBUF_BENCH_SIZES", &sizes_path),
-    )?;
-
-    let results = Results {
-        dir: criterion,
-        since: started,
+    let out = util::target_dir().join("flexbuf-bench").join("core");
+    let runs: usize = match std::env::var("FLEXBUF_BENCH_RUNS") {
+        Ok(v) => v
+            .parse()
+            .map_err(|_| format!("FLEXBUF_BENCH_RUNS={v:?} is not a count"))?,
+        Err(_) => RUNS,
     };
+    let sizes_path = out.join("sizes.tsv");
+    let mut dirs = Vec::new();
+    let mut loads = Vec::new();
+    for run in 1..=runs.max(1) {
+        let dir = out.join(format!("run{run}"));
+        // Results of an earlier run must not pass for this one's.
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)?;
+        }
+        std::fs::create_dir_all(&dir)?;
+        loads.push(load_average());
+        util::step(
+            &format!("{CORE_COMMAND} (run {run} of {runs})"),
+            util::cargo(&[
+                "bench",
+                "-p",
+                "flexbuf",
+                "--bench",
+                "core",
+                "--features",
+                "reference-verifier,serde",
+            ])
+            .env("FLEXBUF_BENCH_OUT", &dir)
+            .env("FLEXBUF_BENCH_SIZES", &sizes_path),
+        )?;
+        dirs.push(dir);
+    }
+    loads.push(load_average());
+
+    let results = Runs::new(dirs);
     let sizes = read_sizes(&sizes_path)?;
     let report = CoreReport::collect(&results, &sizes)?;
     let mut machine = Machine::detect();
-    machine.load = load_before.zip(load_average());
+    machine.loads = loads.into_iter().flatten().collect();
     let section = report.render(&machine, &today());
     let doc_path = root.join("docs").join("benchmarks.md");
     let old = std::fs::read_to_string(&doc_path).unwrap_or_default();
@@ -176,42 +194,6 @@ fn core() -> Result<()> {
     println!("{}", report.summary());
     println!("xtask: wrote {}", doc_path.display());
     Ok(())
-}
-
-// ---- reading criterion's output ---------------------------------------------
-
-/// Criterion's output directory, and the start of this run (older results are stale).
-struct Results {
-    dir: PathBuf,
-    since: SystemTime,
-}
-
-impl Results {
-    /// Median time in nanoseconds of `group/id`, if it was measured in this run.
-    fn median(&self, group: &str, id: &str) -> Result<Option<f64>> {
-        let path = self
-            .dir
-            .join(group)
-            .join(id)
-            .join("new")
-            .join("estimates.json");
-        let Ok(meta) = std::fs::metadata(&path) else {
-            return Ok(None);
-        };
-        if meta.modified()? < self.since {
-            return Ok(None);
-        }
-        let text = std::fs::read_to_string(&path)?;
-        median_point_estimate(&text)
-            .map(Some)
-            .ok_or_else(|| format!("no median in {}", path.display()).into())
-    }
-
-    /// Like [`median`](Self::median), but a missing result is an error.
-    fn required(&self, group: &str, id: &str) -> Result<f64> {
-        self.median(group, id)?
-            .ok_or_else(|| format!("no result for {group}/{id} from this run").into())
-    }
 }
 
 /// Encoded sizes written by the bench: `(fixture, format) -> bytes`.
@@ -239,25 +221,52 @@ fn parse_sizes(text: &str) -> Result<Sizes> {
 
 // ---- the report ------------------------------------------------------------------
 
-/// Medians of one comparison group: one entry per column, `None` when not run.
+/// Timings of one comparison group: one entry per column, `None` when not run.
 struct Row {
     fixture: &'static str,
-    times: Vec<Option<f64>>,
+    times: Vec<Option<Timing>>,
 }
 
-/// A verify measurement: input name, its size and the median time.
+impl Row {
+    /// Median time of `column`, when measured.
+    fn median(&self, column: usize) -> Option<f64> {
+        self.times[column].as_ref().map(Timing::median)
+    }
+
+    /// `column` time over `base` time, per run, when both were measured.
+    fn ratio(&self, column: usize, base: usize) -> Option<Ratio> {
+        Some(Ratio::of(
+            self.times[column].as_ref()?,
+            self.times[base].as_ref()?,
+        ))
+    }
+}
+
+/// A verify measurement: input name, its size and the time.
 struct VerifyRow {
     name: String,
     bytes: u64,
-    ns: f64,
+    time: Timing,
+}
+
+impl VerifyRow {
+    fn ns(&self) -> f64 {
+        self.time.median()
+    }
 }
 
 /// The verifier on one fixture, now and before (the replaced one, same run).
 struct VerifyPair {
     fixture: &'static str,
     bytes: u64,
-    now: f64,
-    before: f64,
+    now: Timing,
+    before: Timing,
+}
+
+impl VerifyPair {
+    fn speedup(&self) -> Ratio {
+        Ratio::of(&self.before, &self.now)
+    }
 }
 
 struct CoreReport {
@@ -270,6 +279,8 @@ struct CoreReport {
     to_json: Vec<Row>,
     serde: Vec<Row>,
     sizes: Sizes,
+    /// How many runs the timings hold.
+    runs: usize,
 }
 
 impl CoreReport {
@@ -284,7 +295,7 @@ impl CoreReport {
                 .map(|(i, c)| {
                     (
                         c.label.to_string(),
-                        rows.iter().map(|r| r.times[i]).collect(),
+                        rows.iter().map(|r| r.median(i)).collect(),
                     )
                 })
                 .collect();
@@ -304,7 +315,7 @@ impl CoreReport {
         }
     }
 
-    fn collect(results: &Results, sizes: &Sizes) -> Result<CoreReport> {
+    fn collect(results: &Runs, sizes: &Sizes) -> Result<CoreReport> {
         let size = |fixture: &str, format: &str| -> Result<u64> {
             sizes
                 .get(&(fixture.to_string(), format.to_string()))
@@ -319,7 +330,7 @@ impl CoreReport {
                     let times = columns
                         .iter()
                         .map(|c| match c.optional {
-                            true => results.median(&group, c.id),
+                            true => results.timing(&group, c.id),
                             false => results.required(&group, c.id).map(Some),
                         })
                         .collect::<Result<Vec<_>>>()?;
@@ -347,14 +358,14 @@ impl CoreReport {
             let group = format!("verify_{fixture}");
             verify.push(VerifyRow {
                 name: fixture.to_string(),
-                bytes: size(fixture, "flexbuf")?,
-                ns: results.required(&group, "flexbuf")?,
+                bytes: size(fixture, "json_flexbuf")?,
+                time: results.required(&group, "flexbuf")?,
             });
-            if let Some(ns) = results.median(&group, "flexbuf_typed")? {
+            if let Some(time) = results.timing(&group, "flexbuf_typed")? {
                 verify.push(VerifyRow {
                     name: format!("{fixture} (typed vectors)"),
                     bytes: size(fixture, "flexbuf_typed")?,
-                    ns,
+                    time,
                 });
             }
         }
@@ -364,7 +375,7 @@ impl CoreReport {
                 Ok(VerifyRow {
                     name: name.to_string(),
                     bytes: size("verify_linear", name)?,
-                    ns: results.required("verify_linear", name)?,
+                    time: results.required("verify_linear", name)?,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -378,6 +389,7 @@ impl CoreReport {
             to_json: rows_of("to_json", &ALL_FIXTURES, &JSON)?,
             serde: rows_of("serde", &serde_fixtures, &SERDE)?,
             sizes: sizes.clone(),
+            runs: results.len(),
         })
     }
 
@@ -394,8 +406,13 @@ impl CoreReport {
         let _ = writeln!(
             s,
             "Reproduce with `cargo xtask bench core`, which runs `{CORE_COMMAND}` \
-             (criterion: 1 s warm-up, 2 s measurement, 20 samples per benchmark) \
-             and rewrites this section from `target/criterion/*/*/new/estimates.json`.\n"
+             {runs} times and rewrites this section from \
+             `target/flexbuf-bench/core/run*/<group>/<id>.json`. The bench times with \
+             `bench/kit`: the contenders of one comparison run interleaved, round after \
+             round (up to 31 rounds of about 4 ms each, in an order that rotates), on \
+             the thread's CPU clock, so a neighbour's job on the shared cores slows \
+             every contender of a round alike.\n",
+            runs = self.runs,
         );
         let _ = writeln!(
             s,
@@ -405,15 +422,17 @@ impl CoreReport {
         let _ = writeln!(
             s,
             "- Date: {date}\n- Machine: {machine}. The cores are shared with other \
-             jobs, so the numbers are noisy: every figure is a **median**, and ratios \
-             within about 10% of each other should be read as equal.\n\
+             jobs: the machine's speed moves by up to 1.8x between minutes, and not \
+             alike for every kind of code, so absolute times are only indicative.\n\
              - Every competitor is measured in the same run, on the same `serde_json::Value` \
              parsed once from `conformance/fixtures/<fixture>.json`.\n\
-             - Ratios are *peer median / flexbuf median*: `3.0x` means flexbuf takes a \
-             third of the peer's time, `0.5x` means flexbuf takes twice as long.\n\
-             - Peer timings depend on how the compiler inlines the peer's code into this \
-             bench binary; unrelated changes have moved the `flexbuffers` walk on \
-             `time_series` by up to 2x between builds, so re-run before quoting a close call.\n",
+             - Times are medians over every round of every run. Ratios are *peer time / \
+             flexbuf time*, taken per run as the median over rounds of the two times of \
+             the same round: `3.0x` means flexbuf takes a third of the peer's time, \
+             `0.5x` twice as long. Tables give their geometric mean over the runs; the \
+             targets give each run's (`1.23x (1.20x/1.26x)`), mark with † the ratios \
+             whose runs disagree by more than 10%, and count a target met only when \
+             every run meets it.\n",
             machine = machine.describe(),
         );
 
@@ -505,15 +524,12 @@ impl CoreReport {
         let _ = writeln!(s, "| fixture | {} |", header.join(" | "));
         let _ = writeln!(s, "|---|{}", "---:|".repeat(columns.len()));
         for row in rows {
-            let base = row.times[0].unwrap_or(f64::NAN);
-            let cells: Vec<String> = row
-                .times
-                .iter()
-                .enumerate()
-                .map(|(i, t)| match (i, t) {
-                    (_, None) => "—".to_string(),
-                    (0, Some(t)) => format!("{} (1.0x)", fmt_time(*t)),
-                    (_, Some(t)) => format!("{} ({})", fmt_time(*t), fmt_ratio(t / base)),
+            let cells: Vec<String> = (0..row.times.len())
+                .map(|i| match (i, row.median(i), row.ratio(i, 0)) {
+                    (_, None, _) => "—".to_string(),
+                    (0, Some(t), _) => format!("{} (1.0x)", fmt_time(t)),
+                    (_, Some(t), Some(r)) => format!("{} ({})", fmt_time(t), fmt_ratio(r.value())),
+                    (_, Some(t), None) => fmt_time(t),
                 })
                 .collect();
             let _ = writeln!(s, "| {} | {} |", row.fixture, cells.join(" | "));
@@ -533,16 +549,17 @@ impl CoreReport {
         );
         let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|");
         for p in &self.pairs {
+            let now = p.now.median();
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {} | {} | {:.0} | {:.2} |",
                 p.fixture,
                 fmt_count(p.bytes),
-                fmt_time(p.before),
-                fmt_time(p.now),
-                fmt_ratio(p.before / p.now),
-                p.bytes as f64 / p.now * 1e3,
-                p.now / p.bytes as f64
+                fmt_time(p.before.median()),
+                fmt_time(now),
+                p.speedup().show(),
+                p.bytes as f64 / now * 1e3,
+                now / p.bytes as f64
             );
         }
         s.push('\n');
@@ -573,13 +590,13 @@ impl CoreReport {
     /// One verdict per target from the issue.
     fn targets(&self) -> Vec<String> {
         let col = |columns: &[Column], id: &str| columns.iter().position(|c| c.id == id);
-        let ratios = |rows: &[Row], base: usize, peer: usize| -> Vec<(&str, f64)> {
+        let ratios = |rows: &[Row], base: usize, peer: usize| -> Vec<(&str, Ratio)> {
             rows.iter()
-                .filter_map(|r| Some((r.fixture, r.times[peer]? / r.times[base]?)))
+                .filter_map(|r| Some((r.fixture, r.ratio(peer, base)?)))
                 .collect()
         };
-        let verdict = |name: &str, pairs: &[(&str, f64)], needed: f64| -> String {
-            let met = pairs.iter().filter(|(_, r)| *r >= needed).count();
+        let verdict = |name: &str, pairs: &[(&str, Ratio)], needed: f64| -> String {
+            let met = pairs.iter().filter(|(_, r)| r.met(needed)).count();
             let status = match met {
                 m if m == pairs.len() => "**met**".to_string(),
                 0 => "**missed**".to_string(),
@@ -587,7 +604,7 @@ impl CoreReport {
             };
             let detail: Vec<String> = pairs
                 .iter()
-                .map(|(f, r)| format!("{f} {}", fmt_ratio(*r)))
+                .map(|(f, r)| format!("{f} {}", r.show()))
                 .collect();
             format!("{name}: {status} ({})", detail.join(", "))
         };
@@ -601,7 +618,7 @@ impl CoreReport {
             1.0,
         ));
         let rmp = ratios(&self.encode, enc("flexbuf"), enc("rmp_serde"));
-        let rmp_met = rmp.iter().filter(|(_, r)| *r >= 1.0).count();
+        let rmp_met = rmp.iter().filter(|(_, r)| r.met(1.0)).count();
         out.push(format!(
             "Encode faster than `rmp_serde` on at least 2 of 4: {} ({})",
             if rmp_met >= 2 {
@@ -610,7 +627,7 @@ impl CoreReport {
                 "**missed**"
             },
             rmp.iter()
-                .map(|(f, r)| format!("{f} {}", fmt_ratio(*r)))
+                .map(|(f, r)| format!("{f} {}", r.show()))
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
@@ -619,21 +636,21 @@ impl CoreReport {
             &ratios(&self.encode, enc("flexbuf"), enc("flexbuffers")),
             1.0,
         ));
-        let pairs: Vec<(&str, f64)> = self
+        let pairs: Vec<(&str, Ratio)> = self
             .pairs
             .iter()
             .filter(|p| VERIFY_TARGETS.contains(&p.fixture))
-            .map(|p| (p.fixture, p.before / p.now))
+            .map(|p| (p.fixture, p.speedup()))
             .collect();
         out.push(verdict(
             "Verify at least 2x faster than before (same run)",
             &pairs,
             2.0,
         ));
-        let all: Vec<(&str, f64)> = self
+        let all: Vec<(&str, Ratio)> = self
             .pairs
             .iter()
-            .map(|p| (p.fixture, p.before / p.now))
+            .map(|p| (p.fixture, p.speedup()))
             .collect();
         out.push(verdict("Same, every fixture (for scale)", &all, 2.0));
         out.push(linearity(&self.linear));
@@ -703,34 +720,41 @@ impl CoreReport {
 }
 
 /// Verdict on verify's linearity: time per byte across the repeated API
-/// inputs (same content, growing size); other inputs are listed for scale only.
+/// inputs (same content, growing size), in each run; other inputs are listed
+/// for scale only. Met when every run stays within 1.25x.
 fn linearity(rows: &[VerifyRow]) -> String {
     let scaled: Vec<&VerifyRow> = rows
         .iter()
         .filter(|v| v.name.starts_with("api_x"))
         .collect();
-    let per_byte = |v: &VerifyRow| v.ns / v.bytes as f64;
-    let (lo, hi) = scaled.iter().fold((f64::INFINITY, 0f64), |(lo, hi), v| {
-        (lo.min(per_byte(v)), hi.max(per_byte(v)))
-    });
+    let runs = scaled.first().map_or(0, |v| v.time.run_medians().len());
+    let spreads: Vec<f64> = (0..runs)
+        .map(|run| {
+            let per_byte: Vec<f64> = scaled
+                .iter()
+                .map(|v| v.time.run_medians()[run] / v.bytes as f64)
+                .collect();
+            let lo = per_byte.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = per_byte.iter().copied().fold(0.0, f64::max);
+            hi / lo
+        })
+        .collect();
     let (small, big) = scaled.iter().fold((f64::INFINITY, 0f64), |(s, b), v| {
         (s.min(v.bytes as f64), b.max(v.bytes as f64))
     });
     let listed: Vec<String> = rows
         .iter()
-        .map(|v| format!("{} {:.2} ns/B", v.name, per_byte(v)))
+        .map(|v| format!("{} {:.2} ns/B", v.name, v.ns() / v.bytes as f64))
         .collect();
-    let status = if scaled.len() >= 2 && hi / lo <= 1.25 {
-        "**met**"
-    } else {
-        "**missed**"
-    };
+    let met = scaled.len() >= 2 && !spreads.is_empty() && spreads.iter().all(|&r| r <= 1.25);
+    let status = if met { "**met**" } else { "**missed**" };
+    let each: Vec<String> = spreads.iter().map(|r| format!("{r:.2}x")).collect();
     format!(
         "Verify time per byte flat from kilobytes to 64 MB and more (within 1.25x): \
          {status} (over a {:.0}x size range of the same records, time per byte varies \
-         {:.2}x; {})",
+         {} in the runs; medians {})",
         big / small,
-        hi / lo,
+        each.join(" / "),
         listed.join(", ")
     )
 }
@@ -739,14 +763,15 @@ fn render_verify(s: &mut String, what: &str, rows: &[VerifyRow]) {
     let _ = writeln!(s, "| {what} | bytes | median | MB/s | ns/byte |");
     let _ = writeln!(s, "|---|---:|---:|---:|---:|");
     for v in rows {
+        let ns = v.ns();
         let _ = writeln!(
             s,
             "| {} | {} | {} | {:.0} | {:.2} |",
             v.name,
             fmt_count(v.bytes),
-            fmt_time(v.ns),
-            v.bytes as f64 / v.ns * 1e3,
-            v.ns / v.bytes as f64
+            fmt_time(ns),
+            v.bytes as f64 / ns * 1e3,
+            ns / v.bytes as f64
         );
     }
     s.push('\n');
@@ -754,13 +779,14 @@ fn render_verify(s: &mut String, what: &str, rows: &[VerifyRow]) {
 
 /// "flexbuf 1.0x, flexbuffers 1.9x slower, serde_json 1.2x faster".
 fn ratio_sentence(columns: &[Column], row: &Row) -> String {
-    let Some(base) = row.times[0] else {
+    if row.times[0].is_none() {
         return "no baseline".into();
-    };
+    }
     let mut parts = vec![format!("{} 1.0x", columns[0].label)];
-    for (c, t) in columns.iter().zip(&row.times).skip(1) {
-        let Some(t) = t else { continue };
-        let r = t / base;
+    for (i, c) in columns.iter().enumerate().skip(1) {
+        let Some(r) = row.ratio(i, 0).map(|r| r.value()) else {
+            continue;
+        };
         let word = if r >= 1.0 {
             format!("{} slower", fmt_ratio(r))
         } else {
@@ -778,8 +804,8 @@ struct Machine {
     cpu: Option<String>,
     cores: usize,
     rustc: Option<String>,
-    /// 1-minute load average before and after the run, when known.
-    load: Option<(f64, f64)>,
+    /// 1-minute load average before each run and after the last, when known.
+    loads: Vec<f64>,
 }
 
 impl Machine {
@@ -795,7 +821,7 @@ impl Machine {
             cpu,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             rustc,
-            load: None,
+            loads: Vec::new(),
         }
     }
 
@@ -808,9 +834,11 @@ impl Machine {
         if let Some(rustc) = &self.rustc {
             s.push_str(&format!(", {rustc}"));
         }
-        if let Some((before, after)) = self.load {
+        if !self.loads.is_empty() {
+            let each: Vec<String> = self.loads.iter().map(|l| format!("{l:.1}")).collect();
             s.push_str(&format!(
-                "; 1-minute load average {before:.1} before the run, {after:.1} after"
+                "; 1-minute load average before each run and after the last: {}",
+                each.join(", ")
             ));
         }
         s
@@ -821,16 +849,6 @@ impl Machine {
 mod tests {
     use super::*;
     use crate::report::civil_from_days;
-
-    #[test]
-    fn reads_criterion_median() {
-        let json = r#"{"mean":{"confidence_interval":{"confidence_level":0.95,"lower_bound":1.0,"upper_bound":3.0},"point_estimate":2.5,"standard_error":0.1},"median":{"confidence_interval":{"confidence_level":0.95,"lower_bound":1.0,"upper_bound":2.0},"point_estimate":1234.5e1,"standard_error":0.2},"median_abs_dev":{"point_estimate":9.0}}"#;
-        assert_eq!(median_point_estimate(json), Some(12345.0));
-        assert_eq!(
-            median_point_estimate(r#"{"mean":{"point_estimate":1}}"#),
-            None
-        );
-    }
 
     #[test]
     fn splices_only_its_section() {
@@ -878,16 +896,10 @@ mod tests {
 
     #[test]
     fn ratio_sentence_names_direction() {
+        let t = |ns: f64| Some(Timing::new(vec![vec![ns]]));
         let row = Row {
             fixture: "f",
-            times: vec![
-                Some(100.0),
-                None,
-                Some(420.0),
-                None,
-                Some(50.0),
-                Some(100.0),
-            ],
+            times: vec![t(100.0), None, t(420.0), None, t(50.0), t(100.0)],
         };
         assert_eq!(
             ratio_sentence(&ENCODE, &row),
@@ -900,7 +912,7 @@ mod tests {
         let row = |name: &str, bytes: u64, ns: f64| VerifyRow {
             name: name.to_string(),
             bytes,
-            ns,
+            time: Timing::new(vec![vec![ns], vec![ns * 1.1]]),
         };
         let flat = [
             row("metrics_96k", 1000, 700.0),
@@ -910,6 +922,24 @@ mod tests {
         assert!(linearity(&flat).contains("**met**"), "{}", linearity(&flat));
         let quadratic = [row("api_x1", 1000, 4000.0), row("api_x4", 4000, 64000.0)];
         assert!(linearity(&quadratic).contains("**missed**"));
+        // Flat in one run but not in the other: missed.
+        let mixed = [
+            VerifyRow {
+                name: "api_x1".into(),
+                bytes: 1000,
+                time: Timing::new(vec![vec![4000.0], vec![4000.0]]),
+            },
+            VerifyRow {
+                name: "api_x4".into(),
+                bytes: 4000,
+                time: Timing::new(vec![vec![16000.0], vec![32000.0]]),
+            },
+        ];
+        let verdict = linearity(&mixed);
+        assert!(
+            verdict.contains("**missed**") && verdict.contains("1.00x / 2.00x"),
+            "{verdict}"
+        );
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod bench_typed;
 mod chart;
 mod conformance;
 mod fuzz;
+mod kit_runs;
 mod report;
 mod sdk_c;
 mod sdk_kotlin;
