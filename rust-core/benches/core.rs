@@ -733,6 +733,36 @@ fn main() {
         });
         g.finish();
     }
+    // Time per byte from 120 KB to 78 MB: one group, so every size sees the
+    // same machine.
+    let mut g = suite.group("verify_linear");
+    for (name, bytes) in &linear {
+        g.bytes(bytes.len() as u64);
+        g.bench(name.as_str(), || verify(black_box(bytes)).is_ok());
+    }
+    g.finish();
+
+    for j in &json {
+        let mut g = suite.group(format!("from_json_{}", j.name));
+        g.bench("flexbuf", || {
+            flexbuf::from_json(black_box(j.text)).unwrap().len()
+        });
+        g.bench("serde_json", || {
+            serde_json::from_str::<Value>(black_box(j.text)).unwrap()
+        });
+        g.finish();
+        let mut g = suite.group(format!("to_json_{}", j.name));
+        g.bench("flexbuf", || {
+            flexbuf::to_json(black_box(&j.flexbuf)).unwrap().len()
+        });
+        g.bench("serde_json", || {
+            serde_json::to_string(black_box(&j.value)).unwrap().len()
+        });
+        g.finish();
+    }
+    // Last: building and dropping 100,000 records leaves glibc's heap full
+    // of small free blocks, and a later group's first large allocation
+    // would pay for merging them (to_json measured 3-10x slower after it).
     {
         let recs = records(100_000);
         let ours = flexbuf::to_vec(&recs).unwrap();
@@ -769,34 +799,6 @@ fn main() {
         });
         g.finish();
         serde_sizes(ours.len(), theirs.len());
-    }
-
-    // Time per byte from 120 KB to 78 MB: one group, so every size sees the
-    // same machine.
-    let mut g = suite.group("verify_linear");
-    for (name, bytes) in &linear {
-        g.bytes(bytes.len() as u64);
-        g.bench(name.as_str(), || verify(black_box(bytes)).is_ok());
-    }
-    g.finish();
-
-    for j in &json {
-        let mut g = suite.group(format!("from_json_{}", j.name));
-        g.bench("flexbuf", || {
-            flexbuf::from_json(black_box(j.text)).unwrap().len()
-        });
-        g.bench("serde_json", || {
-            serde_json::from_str::<Value>(black_box(j.text)).unwrap()
-        });
-        g.finish();
-        let mut g = suite.group(format!("to_json_{}", j.name));
-        g.bench("flexbuf", || {
-            flexbuf::to_json(black_box(&j.flexbuf)).unwrap().len()
-        });
-        g.bench("serde_json", || {
-            serde_json::to_string(black_box(&j.value)).unwrap().len()
-        });
-        g.finish();
     }
 }
 

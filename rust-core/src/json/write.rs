@@ -21,16 +21,65 @@ pub fn to_json(buf: &[u8]) -> Result<String> {
 }
 
 /// Verifies `buf` and writes it as JSON with explicit options.
+///
+/// The bytes are read once: the writer checks what the verifier checks on
+/// every value as it writes it. Only when something is wrong does the
+/// verifier run, so the error (kind, offset, path) is exactly the one
+/// verifying first would give.
 pub fn to_json_with(buf: &[u8], options: &JsonOptions) -> Result<String> {
-    let root = verify_with(buf, &options.verify)?.root();
-    let mut budget = match options.max_output_bytes {
+    let budget = || match options.max_output_bytes {
         Some(max) => Budget::new(max, max),
         None => Budget::for_input(buf.len()),
     };
     // JSON text is usually about as long as the buffer; growth covers the rest.
-    let mut out = String::with_capacity(buf.len() + buf.len() / 4 + 16);
-    write_json(&root, options, &mut budget, &mut out)?;
-    Ok(out)
+    let mut out = Vec::with_capacity(buf.len() + buf.len() / 4 + 16);
+    let mut b = budget();
+    if write_checked(buf, options, &mut b, &mut out).is_ok() {
+        // SAFETY: the writer appends only ASCII and bytes it checked are UTF-8.
+        return Ok(unsafe { String::from_utf8_unchecked(out) });
+    }
+    let root = verify_with(buf, &options.verify)?.root();
+    let mut text = String::from_utf8(core::mem::take(&mut out))
+        .map(|mut s| {
+            s.clear();
+            s
+        })
+        .unwrap_or_default();
+    write_json(&root, options, &mut budget(), &mut text)?;
+    Ok(text)
+}
+
+/// Writes the JSON of untrusted `buf` to `out`, checking as the verifier
+/// does; any error means "not written", without the verifier's detail.
+fn write_checked(
+    buf: &[u8],
+    options: &JsonOptions,
+    budget: &mut Budget,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let n = buf.len();
+    if n < 3 {
+        return Err(malformed(0));
+    }
+    let width = buf[n - 1] as usize;
+    if !matches!(width, 1 | 2 | 4 | 8) {
+        return Err(malformed(n - 1));
+    }
+    let slot = (n - 2).checked_sub(width).ok_or_else(|| malformed(0))?;
+    let mut w = Fast::<true> {
+        out: core::mem::take(out),
+        budget,
+        pretty: options.pretty,
+        non_finite: options.non_finite,
+        indent: 0,
+        buf,
+        depth: 0,
+        max_depth: options.verify.max_depth.min(1024),
+        sorted: options.verify.require_sorted_keys,
+    };
+    let r = w.value(slot, width, buf[n - 2]);
+    *out = w.out;
+    r
 }
 
 /// Appends the JSON text of `value` to `out`, charging `budget` per node and output byte.
@@ -47,13 +96,16 @@ pub fn write_json(
         indent: 0,
     };
     let result = if value.is_trusted() {
-        let mut t = Trusted {
+        let mut t = Fast::<false> {
             out: core::mem::take(&mut w.out),
             budget: w.budget,
             pretty: options.pretty,
             non_finite: options.non_finite,
             indent: 0,
             buf: value.buffer(),
+            depth: 0,
+            max_depth: usize::MAX,
+            sorted: false,
         };
         let r = t.value(value.offset(), value.slot_width(), value.packed_type());
         w.out = t.out;
@@ -200,42 +252,119 @@ fn push_newline(out: &mut Vec<u8>, pretty: bool, indent: usize) {
     }
 }
 
-/// The writer over a verified buffer: values are read straight from the bytes
-/// (the verifier checked every offset, size, width and string), so no reader
-/// is built per value and nothing is re-checked.
-struct Trusted<'o, 'b> {
+/// The writer that reads values straight from the bytes, with no reader
+/// built per value.
+///
+/// With `CHECKED` off it writes a verified buffer and checks nothing. With
+/// it on, it writes untrusted bytes and checks, on every value it reaches,
+/// what the verifier checks there (offsets, sizes and spans, widths, type
+/// codes, NUL terminators, UTF-8, key order, keys and values of equal
+/// length, depth): the writer reaches every value the verifier does, so it
+/// finishes only on bytes the verifier accepts. Its errors are not the
+/// verifier's (no offset or path is worked out here): on any failure,
+/// [`to_json_with`] runs the verifier for the error, so callers see the same
+/// result as from verifying first.
+struct Fast<'o, 'b, const CHECKED: bool> {
     out: Vec<u8>,
     budget: &'o mut Budget,
     pretty: bool,
     non_finite: NonFinite,
     indent: usize,
     buf: &'b [u8],
+    /// Containers open around the value being written (checked mode).
+    depth: usize,
+    /// Deepest nesting accepted (checked mode).
+    max_depth: usize,
+    /// Map keys must be strictly ascending (checked mode).
+    sorted: bool,
 }
 
-impl Trusted<'_, '_> {
-    #[inline(always)]
-    fn uint(&self, at: usize, width: usize) -> u64 {
-        read_uint(self.buf, at, width).unwrap_or(0)
-    }
+/// A failure of the checked writer: the bytes are not what the verifier
+/// accepts (it names the problem), or writing them failed.
+#[cold]
+fn malformed(at: usize) -> Error {
+    Error::at(ErrorKind::Truncated, at)
+}
 
+impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
     #[inline(always)]
-    fn int(&self, at: usize, width: usize) -> i64 {
-        let shift = 64 - 8 * width as u32;
-        ((self.uint(at, width) << shift) as i64) >> shift
-    }
-
-    #[inline(always)]
-    fn float(&self, at: usize, width: usize) -> f64 {
-        match width {
-            4 => f32::from_bits(self.uint(at, 4) as u32) as f64,
-            _ => f64::from_bits(self.uint(at, 8)),
+    fn uint(&self, at: usize, width: usize) -> Result<u64> {
+        if CHECKED {
+            read_uint(self.buf, at, width)
+        } else {
+            Ok(read_uint(self.buf, at, width).unwrap_or(0))
         }
+    }
+
+    #[inline(always)]
+    fn int(&self, at: usize, width: usize) -> Result<i64> {
+        let shift = 64 - 8 * width as u32;
+        Ok(((self.uint(at, width)? << shift) as i64) >> shift)
+    }
+
+    #[inline(always)]
+    fn float(&self, at: usize, width: usize) -> Result<f64> {
+        Ok(match width {
+            4 => f32::from_bits(self.uint(at, 4)? as u32) as f64,
+            _ => f64::from_bits(self.uint(at, 8)?),
+        })
     }
 
     /// The position the offset in the `width`-byte slot at `at` points to.
     #[inline(always)]
-    fn target(&self, at: usize, width: usize) -> usize {
-        at - self.uint(at, width) as usize
+    fn target(&self, at: usize, width: usize) -> Result<usize> {
+        let off = self.uint(at, width)?;
+        if CHECKED && off > at as u64 {
+            return Err(malformed(at));
+        }
+        Ok(at - off as usize)
+    }
+
+    /// The size prefix, `w` bytes wide, of the sized value whose data is at `data`.
+    #[inline(always)]
+    fn size(&self, data: usize, w: usize) -> Result<usize> {
+        if !CHECKED {
+            return Ok(self.uint(data - w, w)? as usize);
+        }
+        let at = data.checked_sub(w).ok_or_else(|| malformed(data))?;
+        let len = self.uint(at, w)?;
+        if len > self.buf.len() as u64 {
+            return Err(malformed(at));
+        }
+        Ok(len as usize)
+    }
+
+    /// Checks that `count` units of `unit` bytes from `at` are inside the buffer.
+    #[inline(always)]
+    fn span(&self, at: usize, count: usize, unit: usize) -> Result<()> {
+        if CHECKED
+            && count
+                .checked_mul(unit)
+                .and_then(|b| b.checked_add(at))
+                .is_none_or(|end| end > self.buf.len())
+        {
+            return Err(malformed(at));
+        }
+        Ok(())
+    }
+
+    /// One more level of nesting, as the verifier counts it.
+    #[inline(always)]
+    fn enter(&mut self, at: usize) -> Result<()> {
+        if CHECKED {
+            if self.depth >= self.max_depth {
+                return Err(malformed(at));
+            }
+            self.depth += 1;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn leave(&mut self) {
+        if CHECKED {
+            self.depth -= 1;
+        }
     }
 
     fn int_text(&mut self, i: i64) {
@@ -243,6 +372,37 @@ impl Trusted<'_, '_> {
             self.out.push(b'-');
         }
         write_u64(&mut self.out, i.unsigned_abs());
+    }
+
+    /// Bytes of the NUL-terminated key at `at` (checked: found, and UTF-8).
+    #[inline]
+    fn key(&self, at: usize) -> Result<&'_ [u8]> {
+        let tail = &self.buf[at..];
+        match crate::utf8::scan_key(tail) {
+            Some(k) if !CHECKED || k.ascii || crate::utf8::is_utf8(&tail[..k.len]) => {
+                Ok(&tail[..k.len])
+            }
+            _ => Err(malformed(at)),
+        }
+    }
+
+    /// Writes the string of `len` bytes at `at` (checked: NUL-terminated
+    /// inside the buffer, and UTF-8).
+    #[inline]
+    fn string(&mut self, at: usize, len: usize) -> Result<()> {
+        if CHECKED {
+            // `size` bounds `len` by the buffer length: no overflow.
+            if at + len >= self.buf.len() || self.buf[at + len] != 0 {
+                return Err(malformed(at));
+            }
+        }
+        self.budget.bytes(len)?;
+        let bytes = &self.buf[at..at + len];
+        let ascii = write_escaped_bytes(&mut self.out, bytes);
+        if CHECKED && !ascii && !crate::utf8::is_utf8(bytes) {
+            return Err(malformed(at));
+        }
+        Ok(())
     }
 
     /// The value in the `pw`-byte slot at `slot` whose packed type is `packed`.
@@ -259,56 +419,80 @@ impl Trusted<'_, '_> {
         match ty {
             FlexType::Null => self.out.extend_from_slice(b"null"),
             FlexType::Bool => {
-                let b = self.uint(slot, pw) != 0;
+                let b = self.uint(slot, pw)? != 0;
                 self.out
                     .extend_from_slice(if b { b"true" } else { b"false" })
             }
             FlexType::Int | FlexType::UInt | FlexType::Float => {
-                unreachable!("inline_number writes every inline number")
+                // `inline_number` writes every inline number it accepts; a
+                // float narrower than 4 bytes is all that can reach here.
+                return Err(malformed(slot));
             }
             FlexType::IndirectInt => {
-                let i = self.int(self.target(slot, pw), w);
+                let at = self.target(slot, pw)?;
+                self.span(at, w, 1)?;
+                let i = self.int(at, w)?;
                 self.int_text(i)
             }
             FlexType::IndirectUInt => {
-                let u = self.uint(self.target(slot, pw), w);
+                let at = self.target(slot, pw)?;
+                self.span(at, w, 1)?;
+                let u = self.uint(at, w)?;
                 write_u64(&mut self.out, u)
             }
             FlexType::IndirectFloat => {
-                let f = self.float(self.target(slot, pw), w);
+                let at = self.target(slot, pw)?;
+                if CHECKED && w < 4 {
+                    return Err(malformed(slot));
+                }
+                self.span(at, w, 1)?;
+                let f = self.float(at, w)?;
                 self.float_text(f, slot)?
             }
             FlexType::Key => {
-                let at = self.target(slot, pw);
-                let len = self.key_len(at);
+                let at = self.target(slot, pw)?;
+                let len = self.key(at)?.len();
                 self.budget.bytes(len)?;
                 write_escaped_bytes(&mut self.out, &self.buf[at..at + len]);
             }
             FlexType::String => {
-                let at = self.target(slot, pw);
-                let len = self.uint(at - w, w) as usize;
-                self.budget.bytes(len)?;
-                write_escaped_bytes(&mut self.out, &self.buf[at..at + len]);
+                let at = self.target(slot, pw)?;
+                let len = self.size(at, w)?;
+                self.string(at, len)?;
             }
             FlexType::Blob => {
-                let at = self.target(slot, pw);
-                let len = self.uint(at - w, w) as usize;
+                let at = self.target(slot, pw)?;
+                let len = self.size(at, w)?;
+                self.span(at, len, 1)?;
                 self.budget.bytes(len * 4 / 3 + 4)?;
                 self.out.push(b'"');
                 base64(&mut self.out, &self.buf[at..at + len]);
                 self.out.push(b'"');
             }
-            FlexType::Map => return self.map(self.target(slot, pw), w),
-            FlexType::Vector => return self.vector(self.target(slot, pw), w),
+            FlexType::Map => {
+                let at = self.target(slot, pw)?;
+                return self.map(at, w);
+            }
+            FlexType::Vector => {
+                let at = self.target(slot, pw)?;
+                return self.vector(at, w);
+            }
             t => {
-                let at = self.target(slot, pw);
+                let at = self.target(slot, pw)?;
                 let (elem, len) = match t.fixed_vector_element() {
                     Some(fixed) => fixed,
                     None => (
                         t.typed_vector_element().unwrap_or(FlexType::Key),
-                        self.uint(at - w, w) as usize,
+                        self.size(at, w)?,
                     ),
                 };
+                // No float is 1 or 2 bytes wide; an empty typed vector has
+                // no element to misread (the verifier's rule).
+                let empty_ok = t.fixed_vector_element().is_none() && len == 0;
+                if CHECKED && elem == FlexType::Float && w < 4 && !empty_ok {
+                    return Err(malformed(at));
+                }
+                self.span(at, len, w)?;
                 return self.typed(at, w, elem, len);
             }
         }
@@ -325,22 +509,22 @@ impl Trusted<'_, '_> {
         const UINT: u8 = FlexType::UInt as u8;
         const FLOAT: u8 = FlexType::Float as u8;
         let code = packed >> 2;
-        if !matches!(code, INT | UINT | FLOAT) {
+        if !matches!(code, INT | UINT | FLOAT) || (CHECKED && code == FLOAT && pw < 4) {
             return Ok(false);
         }
         self.budget.node().map_err(|e| e.with_offset(slot))?;
         let before = self.out.len();
         match code {
             INT => {
-                let i = self.int(slot, pw);
+                let i = self.int(slot, pw)?;
                 self.int_text(i)
             }
             UINT => {
-                let u = self.uint(slot, pw);
+                let u = self.uint(slot, pw)?;
                 write_u64(&mut self.out, u)
             }
             _ => {
-                let f = self.float(slot, pw);
+                let f = self.float(slot, pw)?;
                 self.float_text(f, slot)?
             }
         }
@@ -352,26 +536,38 @@ impl Trusted<'_, '_> {
         push_float(&mut self.out, self.non_finite, f).map_err(|e| e.with_offset(at))
     }
 
-    /// Bytes of the (verified, NUL-terminated) key at `at`.
-    #[inline]
-    fn key_len(&self, at: usize) -> usize {
-        crate::utf8::scan_key(&self.buf[at..]).map_or(0, |k| k.len)
-    }
-
     fn map(&mut self, at: usize, w: usize) -> Result<()> {
-        let len = self.uint(at - w, w) as usize;
-        let keys = self.target(at - 3 * w, w);
-        let kw = self.uint(at - 2 * w, w) as usize;
+        self.enter(at)?;
+        let len = self.size(at, w)?;
+        self.span(at, len, w + 1)?;
+        let prefix = if CHECKED {
+            at.checked_sub(3 * w).ok_or_else(|| malformed(at))?
+        } else {
+            at - 3 * w
+        };
+        let keys = self.target(prefix, w)?;
+        let kw = self.uint(prefix + w, w)? as usize;
+        if CHECKED {
+            if !matches!(kw, 1 | 2 | 4 | 8) || self.size(keys, kw)? != len {
+                return Err(malformed(prefix));
+            }
+            self.span(keys, len, kw)?;
+        }
         let types = at + len * w;
         self.out.push(b'{');
         self.indent += 1;
+        let mut prev = usize::MAX;
         for i in 0..len {
             if i > 0 {
                 self.out.push(b',');
             }
             push_newline(&mut self.out, self.pretty, self.indent);
-            let key_at = self.target(keys + i * kw, kw);
-            let key_len = self.key_len(key_at);
+            let key_at = self.target(keys + i * kw, kw)?;
+            let key_len = self.key(key_at)?.len();
+            if CHECKED && self.sorted && i > 0 && !crate::verify::key_less(self.buf, prev, key_at) {
+                return Err(malformed(keys + i * kw));
+            }
+            prev = key_at;
             self.budget.bytes(key_len + 4)?;
             let key = &self.buf[key_at..key_at + key_len];
             write_escaped_bytes(&mut self.out, key);
@@ -386,8 +582,9 @@ impl Trusted<'_, '_> {
                 Err(e) => Err(e),
             };
             written.map_err(|e| {
-                // SAFETY: the verifier checked that every key is UTF-8.
+                // The key was checked UTF-8 above (or by the verifier).
                 e.in_segment(PathSegment::Key(unsafe {
+                    // SAFETY: see above.
                     core::str::from_utf8_unchecked(key)
                 }))
             })?;
@@ -397,22 +594,30 @@ impl Trusted<'_, '_> {
             push_newline(&mut self.out, self.pretty, self.indent);
         }
         self.out.push(b'}');
+        self.leave();
         self.budget.bytes(2)
     }
 
     fn vector(&mut self, at: usize, w: usize) -> Result<()> {
-        let len = self.uint(at - w, w) as usize;
+        self.enter(at)?;
+        let len = self.size(at, w)?;
+        self.span(at, len, w + 1)?;
         // Untyped: each element's packed type follows the elements.
-        self.array(at, w, len, at + len * w, None)
+        self.array(at, w, len, at + len * w, None)?;
+        self.leave();
+        Ok(())
     }
 
     /// Typed and fixed vectors: every element has the type `elem` at width `w`.
     fn typed(&mut self, at: usize, w: usize, elem: FlexType, len: usize) -> Result<()> {
+        self.enter(at)?;
         let packed = crate::types::pack_type(
             elem,
             crate::types::BitWidth::from_bytes(w as u64).unwrap_or(crate::types::BitWidth::W8),
         );
-        self.array(at, w, len, 0, Some(packed))
+        self.array(at, w, len, 0, Some(packed))?;
+        self.leave();
+        Ok(())
     }
 
     /// `len` elements of `w` bytes from `at` as a JSON array, each of the type
@@ -455,9 +660,10 @@ impl Trusted<'_, '_> {
 /// kept as is): runs with nothing to escape are found a word at a time and
 /// copied whole; the last word, read overlapping the one before it, covers
 /// the tail, so only strings shorter than a word, and the bytes around an
-/// escape, are looked at one by one.
+/// escape, are looked at one by one. Returns whether `s` is all ASCII (so
+/// a checked writer need not validate it as UTF-8).
 #[inline]
-fn write_escaped_bytes(out: &mut Vec<u8>, s: &[u8]) {
+fn write_escaped_bytes(out: &mut Vec<u8>, s: &[u8]) -> bool {
     let n = s.len();
     // Most keys and short strings: up to 16 bytes with nothing to escape,
     // decided from two overlapping words (shorter strings padded with a
@@ -490,30 +696,40 @@ fn write_escaped_bytes(out: &mut Vec<u8>, s: &[u8]) {
                 *p.add(n + 1) = b'"';
                 out.set_len(at + n + 2);
             }
-            return;
+            // The padding of a short string is ASCII.
+            return (a | b) & crate::word::HI == 0;
         }
     }
-    write_escaped_long(out, s);
+    write_escaped_long(out, s)
 }
 
 /// [`write_escaped_bytes`] for strings longer than 16 bytes or with
 /// something to escape.
-fn write_escaped_long(out: &mut Vec<u8>, s: &[u8]) {
+fn write_escaped_long(out: &mut Vec<u8>, s: &[u8]) -> bool {
     out.reserve(s.len() + 2);
     out.push(b'"');
     let mut start = 0;
     let mut i = 0;
     let n = s.len();
+    // Every byte is OR-ed in here, through its word or on its own.
+    let mut high = 0u64;
     while i < n {
         if i + 8 <= n {
-            if !super::needs_escape(word(s, i)) {
+            let w = word(s, i);
+            if !super::needs_escape(w) {
+                high |= w;
                 i += 8;
                 continue;
             }
-        } else if n >= 8 && !super::needs_escape(word(s, n - 8)) {
-            break;
+        } else if n >= 8 {
+            let w = word(s, n - 8);
+            if !super::needs_escape(w) {
+                high |= w;
+                break;
+            }
         }
         let b = s[i];
+        high |= b as u64;
         let esc: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -542,6 +758,7 @@ fn write_escaped_long(out: &mut Vec<u8>, s: &[u8]) {
     }
     out.extend_from_slice(&s[start..]);
     out.push(b'"');
+    high & crate::word::HI == 0
 }
 
 /// Two decimal digits of every number below 100.
@@ -924,6 +1141,87 @@ mod tests {
             }
         }
         assert!(compared > 1000, "{compared}");
+    }
+
+    /// What `to_json_with` returned before it read the bytes once: verify,
+    /// then write the verified buffer.
+    fn verify_then_write(buf: &[u8], o: &JsonOptions) -> Result<String> {
+        let root = verify_with(buf, &o.verify)?.root();
+        let mut budget = match o.max_output_bytes {
+            Some(max) => Budget::new(max, max),
+            None => Budget::for_input(buf.len()),
+        };
+        let mut out = String::new();
+        write_json(&root, o, &mut budget, &mut out)?;
+        Ok(out)
+    }
+
+    /// The one-pass checked writer gives exactly what verifying first gives
+    /// (the text, or the same error kind, offset and path) on every golden,
+    /// the invalid corpus, the fixtures and byte mutations of all of them,
+    /// under options that move each check: sorted keys off, a shallow depth
+    /// limit, a small output budget, non-finite floats as literals.
+    #[test]
+    fn one_pass_equals_verify_then_write_on_seeds_and_mutations() {
+        let options = [
+            JsonOptions::default(),
+            JsonOptions {
+                pretty: true,
+                non_finite: NonFinite::Literal,
+                verify: crate::VerifyOptions {
+                    max_depth: 3,
+                    require_sorted_keys: false,
+                },
+                ..JsonOptions::default()
+            },
+            JsonOptions {
+                max_output_bytes: Some(200),
+                non_finite: NonFinite::Null,
+                ..JsonOptions::default()
+            },
+        ];
+        let mut rng = crate::test_support::Rng::new(0x51ed_2701_a5f1_0003);
+        let (mut valid, mut invalid) = (0, 0);
+        for seed in crate::test_support::seeds() {
+            let mut inputs = vec![seed.clone()];
+            for _ in 0..12 {
+                if seed.is_empty() {
+                    break;
+                }
+                let mut m = seed.clone();
+                for _ in 0..1 + rng.below(3) {
+                    let at = rng.below(m.len());
+                    m[at] = match rng.below(4) {
+                        0 => m[at] ^ (1 << rng.below(8)),
+                        1 => m[at].wrapping_add(1),
+                        2 => 0,
+                        _ => rng.bits() as u8,
+                    };
+                }
+                inputs.push(m);
+            }
+            for input in &inputs {
+                for o in &options {
+                    let expected = verify_then_write(input, o);
+                    let got = to_json_with(input, o);
+                    match (&expected, &got) {
+                        (Ok(a), Ok(b)) => {
+                            assert_eq!(a, b, "{input:02x?}");
+                            valid += 1;
+                        }
+                        (Err(a), Err(b)) => {
+                            assert_eq!(a.to_string(), b.to_string(), "{input:02x?}");
+                            invalid += 1;
+                        }
+                        _ => panic!("{input:02x?}: {expected:?} vs {got:?}"),
+                    }
+                }
+            }
+        }
+        assert!(
+            valid > 5_000 && invalid > 5_000,
+            "{valid} valid, {invalid} invalid"
+        );
     }
 
     #[test]

@@ -507,7 +507,7 @@ impl<'a> Verifier<'a> {
 /// (unsigned bytes, a prefix first), comparing a word at a time up to the
 /// first difference or the end of the keys.
 #[inline]
-fn key_less(buf: &[u8], a: usize, b: usize) -> bool {
+pub(crate) fn key_less(buf: &[u8], a: usize, b: usize) -> bool {
     if a == b {
         return false;
     }
