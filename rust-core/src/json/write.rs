@@ -2,6 +2,7 @@
 
 use core::fmt::Write as _;
 
+use super::key_text::{key_word, KeyText, KeyTexts, Lookup};
 use super::{JsonOptions, NonFinite};
 use crate::budget::Budget;
 use crate::error::{Error, ErrorKind, PathSegment, Result};
@@ -76,6 +77,7 @@ fn write_checked(
         depth: 0,
         max_depth: options.verify.max_depth.min(1024),
         sorted: options.verify.require_sorted_keys,
+        keys: KeyTexts::new(),
     };
     let r = w.value(slot, width, buf[n - 2]);
     *out = w.out;
@@ -106,6 +108,7 @@ pub fn write_json(
             depth: 0,
             max_depth: usize::MAX,
             sorted: false,
+            keys: KeyTexts::new(),
         };
         let r = t.value(value.offset(), value.slot_width(), value.packed_type());
         w.out = t.out;
@@ -222,6 +225,7 @@ impl Writer<'_> {
 }
 
 /// Appends a float, or what `non_finite` says for NaN and infinities.
+#[inline]
 fn push_float(out: &mut Vec<u8>, non_finite: NonFinite, f: f64) -> Result<()> {
     if f.is_finite() {
         write_f64(out, f);
@@ -277,6 +281,8 @@ struct Fast<'o, 'b, const CHECKED: bool> {
     max_depth: usize,
     /// Map keys must be strictly ascending (checked mode).
     sorted: bool,
+    /// Keys written before, by position.
+    keys: KeyTexts,
 }
 
 /// A failure of the checked writer: the bytes are not what the verifier
@@ -410,6 +416,12 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
         if self.inline_number(slot, pw, packed)? {
             return Ok(());
         }
+        self.other(slot, pw, packed)
+    }
+
+    /// [`value`](Self::value) for a value that [`inline_number`](Self::inline_number)
+    /// refused (arrays and maps try that first themselves).
+    fn other(&mut self, slot: usize, pw: usize, packed: u8) -> Result<()> {
         self.budget.node().map_err(|e| e.with_offset(slot))?;
         let before = self.out.len();
         let w = 1usize << (packed & 3);
@@ -556,38 +568,60 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
         let types = at + len * w;
         self.out.push(b'{');
         self.indent += 1;
-        let mut prev = usize::MAX;
+        // The previous key: its position, length and first word.
+        let mut prev = (0usize, 0usize, 0u64);
         for i in 0..len {
             if i > 0 {
                 self.out.push(b',');
             }
             push_newline(&mut self.out, self.pretty, self.indent);
             let key_at = self.target(keys + i * kw, kw)?;
-            let key_len = self.key(key_at)?.len();
-            if CHECKED && self.sorted && i > 0 && !crate::verify::key_less(self.buf, prev, key_at) {
-                return Err(malformed(keys + i * kw));
+            let (key, key_len) = match self.keys.get(key_at) {
+                Lookup::Cached(k) => (Some(k), k.len as usize),
+                Lookup::Seen(slot) => {
+                    let k = self.cache_key(slot, key_at)?;
+                    (Some(k), k.len as usize)
+                }
+                Lookup::New(slot) => {
+                    let len = self.key(key_at)?.len();
+                    self.keys.note(slot, key_at);
+                    (None, len)
+                }
+            };
+            if CHECKED && self.sorted {
+                let word = key_word(self.buf, key_at, key_len);
+                if i > 0 {
+                    let (p_at, p_len, p_word) = prev;
+                    let less = if p_word != word {
+                        p_word < word
+                    } else {
+                        (p_len > 8 || key_len > 8)
+                            && crate::verify::key_less(self.buf, p_at, key_at)
+                    };
+                    if !less {
+                        return Err(malformed(keys + i * kw));
+                    }
+                }
+                prev = (key_at, key_len, word);
             }
-            prev = key_at;
             self.budget.bytes(key_len + 4)?;
-            let key = &self.buf[key_at..key_at + key_len];
-            write_escaped_bytes(&mut self.out, key);
-            self.out.push(b':');
-            if self.pretty {
-                self.out.push(b' ');
+            match key {
+                Some(k) => self.keys.write(k, &mut self.out),
+                None => {
+                    write_escaped_bytes(&mut self.out, &self.buf[key_at..key_at + key_len]);
+                    self.out.push(b':');
+                    if self.pretty {
+                        self.out.push(b' ');
+                    }
+                }
             }
             let (slot, ty) = (at + i * w, self.buf[types + i]);
             let written = match self.inline_number(slot, w, ty) {
                 Ok(true) => Ok(()),
-                Ok(false) => self.value(slot, w, ty),
+                Ok(false) => self.other(slot, w, ty),
                 Err(e) => Err(e),
             };
-            written.map_err(|e| {
-                // The key was checked UTF-8 above (or by the verifier).
-                e.in_segment(PathSegment::Key(unsafe {
-                    // SAFETY: see above.
-                    core::str::from_utf8_unchecked(key)
-                }))
-            })?;
+            written.map_err(|e| self.in_key(e, key_at))?;
         }
         self.indent -= 1;
         if len > 0 {
@@ -596,6 +630,30 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
         self.out.push(b'}');
         self.leave();
         self.budget.bytes(2)
+    }
+
+    /// Keeps in `slot` the text of the key at `key_at`, met for the second time.
+    #[inline(never)]
+    fn cache_key(&mut self, slot: usize, key_at: usize) -> Result<KeyText> {
+        let len = self.key(key_at)?.len();
+        let key = &self.buf[key_at..key_at + len];
+        Ok(self.keys.insert(slot, key_at, key, self.pretty, |out, k| {
+            write_escaped_bytes(out, k);
+        }))
+    }
+
+    /// `e`, which came out of the value under the (checked) key at `key_at`,
+    /// with that key added to its path.
+    #[cold]
+    fn in_key(&self, e: Error, key_at: usize) -> Error {
+        match self.key(key_at) {
+            // The key was checked UTF-8 before its value was written (or by the verifier).
+            Ok(key) => e.in_segment(PathSegment::Key(unsafe {
+                // SAFETY: see above.
+                core::str::from_utf8_unchecked(key)
+            })),
+            Err(_) => e,
+        }
     }
 
     fn vector(&mut self, at: usize, w: usize) -> Result<()> {
@@ -642,7 +700,7 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
             match self.inline_number(slot, w, ty) {
                 Ok(true) => {}
                 Ok(false) => self
-                    .value(slot, w, ty)
+                    .other(slot, w, ty)
                     .map_err(|e| e.in_segment(PathSegment::Index(i)))?,
                 Err(e) => return Err(e.in_segment(PathSegment::Index(i))),
             }
@@ -704,7 +762,8 @@ fn write_escaped_bytes(out: &mut Vec<u8>, s: &[u8]) -> bool {
 }
 
 /// [`write_escaped_bytes`] for strings longer than 16 bytes or with
-/// something to escape.
+/// something to escape (out of line, so the short path stays small).
+#[inline(never)]
 fn write_escaped_long(out: &mut Vec<u8>, s: &[u8]) -> bool {
     out.reserve(s.len() + 2);
     out.push(b'"');
@@ -818,18 +877,90 @@ pub(crate) fn write_u64(out: &mut Vec<u8>, mut v: u64) {
 /// Appends a finite float exactly as `format!("{f:?}")` writes it: the
 /// shortest digits that read back to the same `f64`, with an exponent below
 /// 1e-4 and from 1e16 up. Whole numbers below 2^53 (counts, timestamps,
-/// prices like 3.0) skip the digit search.
+/// prices like 3.0) and fractions whose exact decimal value has at most 15
+/// digits (356.5, 0.25) skip the digit search.
 pub(crate) fn write_f64(out: &mut Vec<u8>, f: f64) {
     let a = f.abs();
-    if (1.0..9_007_199_254_740_992.0).contains(&a) && a.fract() == 0.0 {
-        if f < 0.0 {
-            out.push(b'-');
+    if (1.0..9_007_199_254_740_992.0).contains(&a) {
+        // SAFETY: `a` is finite and below 2^53, so it fits an i64 (exactly,
+        // when whole). This is one instruction, where `fract` is a library
+        // call on the baseline x86-64 target and `as` adds saturation checks.
+        let whole = unsafe { a.to_int_unchecked::<i64>() } as u64;
+        if whole as i64 as f64 == a {
+            if f < 0.0 {
+                out.push(b'-');
+            }
+            write_u64(out, whole);
+            out.extend_from_slice(b".0");
+            return;
         }
-        write_u64(out, a as u64);
-        out.extend_from_slice(b".0");
-        return;
+    }
+    if (1e-4..1e16).contains(&a) {
+        if let Some((digits, k)) = short_decimal(a) {
+            if f < 0.0 {
+                out.push(b'-');
+            }
+            write_fraction(out, digits, k);
+            return;
+        }
     }
     shortest_f64(out, f);
+}
+
+/// Powers of five up to 5^21 (5^22 exceeds the 15-digit limit).
+const POW5: [u64; 22] = {
+    let mut p = [1u64; 22];
+    let mut i = 1;
+    while i < 22 {
+        p[i] = p[i - 1] * 5;
+        i += 1;
+    }
+    p
+};
+
+/// `(n, k)` with `a == n / 10^k` exactly, `k >= 1`, when `a` is not a whole
+/// number and `n` has at most 15 digits. Those digits are then the shortest
+/// that read back to `a`: every decimal of at most 15 significant digits
+/// reads back from its nearest `f64` (`f64::DIGITS` is 15), so two such
+/// decimals never share an `f64`, and no shorter one can name `a`.
+#[inline]
+fn short_decimal(a: f64) -> Option<(u64, u32)> {
+    const LIMIT: u64 = 1_000_000_000_000_000;
+    let bits = a.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    if biased == 0 {
+        return None;
+    }
+    let m = (bits & ((1u64 << 52) - 1)) | 1u64 << 52;
+    let tz = m.trailing_zeros();
+    let (m, e) = (m >> tz, biased - 1075 + tz as i32);
+    if e >= 0 {
+        return None;
+    }
+    // a = m / 2^k = m * 5^k / 10^k; 5^22 alone passes the limit, so most
+    // floats (about 50 significant bits) are refused here, on `k`.
+    let k = (-e) as u32;
+    if k > 21 {
+        return None;
+    }
+    let n = POW5[k as usize].checked_mul(m)?;
+    (n < LIMIT).then_some((n, k))
+}
+
+/// Writes `n / 10^k` (`k >= 1`, `n` not a multiple of 10) as a plain
+/// decimal: `356.5`, `0.025`.
+fn write_fraction(out: &mut Vec<u8>, n: u64, k: u32) {
+    let scale = 10u64.checked_pow(k);
+    let (int, frac) = match scale {
+        Some(p) => (n / p, n % p),
+        None => (0, n),
+    };
+    write_u64(out, int);
+    out.push(b'.');
+    // The fraction has exactly `k` digits: leading zeros first.
+    let frac_digits = if frac == 0 { 1 } else { frac.ilog10() + 1 };
+    out.extend(core::iter::repeat_n(b'0', (k - frac_digits) as usize));
+    write_u64(out, frac);
 }
 
 /// `{f:?}` of a finite float that is not a small whole number.
@@ -886,6 +1017,7 @@ fn std_debug_f64(out: &mut Vec<u8>, f: f64) {
 /// out by the standard library's rule (plain from 1e-4 up to 1e16, `1.5e-7`
 /// style outside; zmij writes `1.5e-07` and `1e+16`, and plain from 1e-5).
 #[cfg(feature = "zmij")]
+#[inline(never)]
 fn shortest_f64(out: &mut Vec<u8>, f: f64) {
     if f == 0.0 {
         out.extend_from_slice(if f.is_sign_negative() {
@@ -1252,7 +1384,23 @@ mod tests {
             f64::MAX,
             f64::MIN_POSITIVE,
             5e-324,
+            // Fractions with a short exact decimal, written without the
+            // digit search: around 15 digits and around 1e-4.
+            356.5,
+            0.25,
+            0.0001220703125,
+            0.00006103515625,
+            99999999999999.5,
+            999999999999999.5,
+            9999999999999.25,
+            1234567890123456.75,
         ];
+        for i in 0..20_000u64 {
+            // n / 2^k for small n and k: every such value is an exact short decimal.
+            let (n, k) = (i % 5000 + 1, (i / 5000 + 1) as i32 * 3);
+            specials.push(n as f64 / 2f64.powi(k));
+            specials.push((n * 1_000_003) as f64 / 2f64.powi(k));
+        }
         for _ in 0..200_000 {
             let bits = next();
             specials.push(f64::from_bits(bits));
