@@ -1393,7 +1393,7 @@ mod tests {
             99999999999999.5,
             999999999999999.5,
             9999999999999.25,
-            1234567890123456.75,
+            1234567890123456.0 + 0.75,
         ];
         for i in 0..20_000u64 {
             // n / 2^k for small n and k: every such value is an exact short decimal.
