@@ -35,6 +35,21 @@ impl core::fmt::Debug for Reader<'_> {
     }
 }
 
+/// The bits a `w`-byte read keeps, by `w` (0 to 8).
+const WIDTH_MASK: [u64; 9] = {
+    let mut m = [0u64; 9];
+    let mut w = 1;
+    while w < 8 {
+        m[w] = (1u64 << (8 * w)) - 1;
+        w += 1;
+    }
+    m[8] = u64::MAX;
+    m
+};
+
+/// The shift that sign-extends a `w`-byte read, by `w` (0 to 8; 0 for none).
+const SIGN_SHIFT: [u32; 9] = [0, 56, 48, 40, 32, 24, 16, 8, 0];
+
 /// Reads the `width`-byte little-endian unsigned integer at `pos`.
 ///
 /// One 8-byte load and a mask when 8 bytes are available (every slot but the
@@ -45,11 +60,9 @@ pub fn read_uint(buf: &[u8], pos: usize, width: usize) -> Result<u64> {
         let mut word = [0u8; 8];
         word.copy_from_slice(b);
         let v = u64::from_le_bytes(word);
-        return Ok(if width >= 8 {
-            v
-        } else {
-            v & ((1u64 << (8 * width)) - 1)
-        });
+        // The mask from a table, without a branch: widths above 8 keep all
+        // 8 bytes, and width 0 keeps none.
+        return Ok(v & WIDTH_MASK[width.min(8)]);
     }
     read_uint_tail(buf, pos, width)
 }
@@ -75,12 +88,9 @@ fn read_uint_tail(buf: &[u8], pos: usize, width: usize) -> Result<u64> {
 #[inline(always)]
 pub fn read_int(buf: &[u8], pos: usize, width: usize) -> Result<i64> {
     let u = read_uint(buf, pos, width)?;
-    Ok(match width {
-        1 => u as u8 as i8 as i64,
-        2 => u as u16 as i16 as i64,
-        4 => u as u32 as i32 as i64,
-        _ => u as i64,
-    })
+    // Sign-extend from the top byte read, without a branch on the width.
+    let shift = SIGN_SHIFT[width.min(8)];
+    Ok(((u << shift) as i64) >> shift)
 }
 
 /// The little-endian float of `width` bytes (4 or 8) at `pos`.
@@ -241,7 +251,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A boolean.
-    #[inline]
+    #[inline(always)]
     pub fn as_bool(&self) -> Result<bool> {
         match self.ty {
             FlexType::Bool => Ok(read_uint(self.buf, self.pos, self.parent_width as usize)? != 0),
@@ -251,7 +261,7 @@ impl<'a> Reader<'a> {
 
     /// A signed integer, from any integer type of any width (an unsigned value
     /// above `i64::MAX` is out of range).
-    #[inline]
+    #[inline(always)]
     pub fn as_i64(&self) -> Result<i64> {
         match self.ty {
             FlexType::Int => read_int(self.buf, self.pos, self.parent_width as usize),
@@ -269,7 +279,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An unsigned integer, from any integer type of any width (a negative value is out of range).
-    #[inline]
+    #[inline(always)]
     pub fn as_u64(&self) -> Result<u64> {
         match self.ty {
             FlexType::UInt => read_uint(self.buf, self.pos, self.parent_width as usize),
@@ -287,7 +297,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A float (f32 values widen exactly); integers convert to the nearest f64.
-    #[inline]
+    #[inline(always)]
     pub fn as_f64(&self) -> Result<f64> {
         match self.ty {
             FlexType::Float => read_float(self.buf, self.pos, self.parent_width as usize),
