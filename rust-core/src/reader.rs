@@ -76,12 +76,10 @@ fn read_uint_tail(buf: &[u8], pos: usize, width: usize) -> Result<u64> {
     let b = buf
         .get(pos..end)
         .ok_or_else(|| Error::at(ErrorKind::Truncated, pos))?;
-    Ok(match width {
-        1 => b[0] as u64,
-        2 => u16::from_le_bytes([b[0], b[1]]) as u64,
-        4 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
-        _ => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
-    })
+    // Fewer than 8 bytes remain here, so `b` is shorter than a word.
+    let mut word = [0u8; 8];
+    word[..b.len()].copy_from_slice(b);
+    Ok(u64::from_le_bytes(word))
 }
 
 /// The little-endian signed integer of `width` bytes (1, 2, 4 or 8) at `pos`.
@@ -762,6 +760,33 @@ fn compare_key(buf: &[u8], at: usize, probe: &[u8]) -> Result<core::cmp::Orderin
 mod tests {
     use super::*;
     use crate::builder::{Builder, ShareFlags};
+
+    #[test]
+    fn integer_reads_mask_and_sign_extend_at_every_width_and_position() {
+        let bytes: Vec<u8> = (0..24u8).map(|i| i.wrapping_mul(0x9d) ^ 0x80).collect();
+        for pos in 0..bytes.len() {
+            for w in [1usize, 2, 4, 8] {
+                let Some(b) = bytes.get(pos..pos + w) else {
+                    assert!(read_uint(&bytes, pos, w).is_err());
+                    continue;
+                };
+                let mut le = [0u8; 8];
+                le[..w].copy_from_slice(b);
+                let u = u64::from_le_bytes(le);
+                let i = match w {
+                    1 => b[0] as i8 as i64,
+                    2 => i16::from_le_bytes([b[0], b[1]]) as i64,
+                    4 => i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64,
+                    _ => u as i64,
+                };
+                assert_eq!(read_uint(&bytes, pos, w).unwrap(), u, "{pos} {w}");
+                assert_eq!(read_int(&bytes, pos, w).unwrap(), i, "{pos} {w}");
+            }
+            // Width 0 reads nothing.
+            assert_eq!(read_uint(&bytes, pos, 0).unwrap(), 0);
+            assert_eq!(read_int(&bytes, pos, 0).unwrap(), 0);
+        }
+    }
 
     fn sample() -> Vec<u8> {
         let mut b = Builder::new();
