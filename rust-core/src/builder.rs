@@ -420,8 +420,7 @@ impl Builder {
 
     #[inline]
     fn write_key_bytes(&mut self, key: &[u8]) {
-        self.buf.extend_from_slice(key);
-        self.buf.push(0);
+        crate::word::append_short(&mut self.buf, key, true);
     }
 
     /// Pushes a UTF-8 string (deduplicated with [`ShareFlags::STRINGS`]).
@@ -459,11 +458,7 @@ impl Builder {
         self.align(width);
         self.write_uint(data.len() as u64, width.bytes());
         let loc = self.buf.len();
-        self.buf.reserve(data.len() + 1);
-        self.buf.extend_from_slice(data);
-        if nul {
-            self.buf.push(0);
-        }
+        crate::word::append_short(&mut self.buf, data, nul);
         self.stack.push(Slot::new(loc as u64, ty, width));
     }
 
