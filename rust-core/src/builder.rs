@@ -702,7 +702,7 @@ impl Builder {
         let width =
             match width_by_bounds(buf_len, floor, at_first, 2 * (n - 1) + 1, scan.first_key.0) {
                 Ok(w) => w,
-                Err(w) => vector_width::<2>(&self.stack[start..keys_end], buf_len, 1, w),
+                Err(w) => vector_width_exact::<2>(&self.stack[start..keys_end], buf_len, 1, w),
             };
         self.align(width);
         self.write_uint(n as u64, width.bytes());
@@ -723,7 +723,7 @@ impl Builder {
             scan.first_value.0,
         ) {
             Ok(w) => w,
-            Err(w) => vector_width::<2>(values, buf_len, 3, w),
+            Err(w) => vector_width_exact::<2>(values, buf_len, 3, w),
         };
         let bytes = width.bytes();
         self.align(width);
@@ -1273,10 +1273,45 @@ pub(crate) fn unordered_keys<S: AsRef<str>>(keys: &[S]) -> Option<BuilderError> 
 /// The narrowest width, at least `floor`, that holds every element of
 /// `elems[0], elems[STEP], ...` (element `j` sits `j + prefix` slots into a
 /// vector written at `buf_len`, after alignment): what
-/// [`Slot::elem_width_from`] gives element by element, with the alignment
-/// and the limit recomputed only when the width grows.
+/// [`Slot::elem_width_from`] gives element by element.
+///
+/// One pass gathers the widest inline value and the lowest target of the
+/// offset values; [`width_by_bounds`] then decides from two bounds, and the
+/// element-by-element search ([`vector_width_exact`]) runs only when they
+/// straddle a width limit.
 #[inline]
 fn vector_width<const STEP: usize>(
+    elems: &[Slot],
+    buf_len: usize,
+    prefix: usize,
+    floor: BitWidth,
+) -> BitWidth {
+    let mut inline = floor;
+    let (mut first, mut first_at) = (u64::MAX, 0);
+    let mut j = 0;
+    while j < elems.len() {
+        let e = &elems[j];
+        if e.ty.is_inline() {
+            inline = inline.max(e.width);
+        } else if e.data < first {
+            (first, first_at) = (e.data, j);
+        }
+        j += STEP;
+    }
+    let last = match elems.len() {
+        0 => prefix,
+        n => (n - 1) / STEP * STEP + prefix,
+    };
+    match width_by_bounds(buf_len, inline, first_at + prefix, last, first) {
+        Ok(w) => w,
+        Err(w) => vector_width_exact::<STEP>(elems, buf_len, prefix, w),
+    }
+}
+
+/// [`vector_width`] element by element, with the alignment and the limit
+/// recomputed only when the width grows.
+#[inline(never)]
+fn vector_width_exact<const STEP: usize>(
     elems: &[Slot],
     buf_len: usize,
     prefix: usize,
@@ -1461,6 +1496,48 @@ fn key_order(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The width from the two bounds is the width of the element-by-element
+    /// search, for vectors and map values alike: random offsets that point
+    /// near and far (across the 1-, 2- and 4-byte limits), inline values of
+    /// every width, floors, and buffer lengths that need alignment.
+    #[test]
+    fn bounded_vector_widths_match_the_exact_search() {
+        let mut rng = crate::test_support::Rng::new(0x0bad_cafe_f00d_1234);
+        let widths = [BitWidth::W8, BitWidth::W16, BitWidth::W32, BitWidth::W64];
+        for round in 0..20_000 {
+            let buf_len = 1 + rng.below(if round % 3 == 0 { 300_000 } else { 600 });
+            let n = rng.below(40);
+            let elems: Vec<Slot> = (0..n)
+                .map(|_| {
+                    if rng.below(3) == 0 {
+                        let w = widths[rng.below(4)];
+                        Slot::new(rng.bits(), FlexType::Int, w)
+                    } else {
+                        let back = 1 + rng.below(buf_len.min(70_000));
+                        Slot::new(
+                            (buf_len - back.min(buf_len)) as u64,
+                            FlexType::String,
+                            BitWidth::W8,
+                        )
+                    }
+                })
+                .collect();
+            let floor = widths[rng.below(3)];
+            for prefix in [1, 3] {
+                assert_eq!(
+                    vector_width::<1>(&elems, buf_len, prefix, floor),
+                    vector_width_exact::<1>(&elems, buf_len, prefix, floor),
+                    "round {round}"
+                );
+                assert_eq!(
+                    vector_width::<2>(&elems, buf_len, prefix, floor),
+                    vector_width_exact::<2>(&elems, buf_len, prefix, floor),
+                    "round {round}"
+                );
+            }
+        }
+    }
 
     /// The one-pass map path writes exactly the bytes of the general one
     /// (sort check, then `create_vector` twice): random entry counts,
