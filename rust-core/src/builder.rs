@@ -1506,20 +1506,25 @@ mod tests {
         let mut rng = crate::test_support::Rng::new(0x0bad_cafe_f00d_1234);
         let widths = [BitWidth::W8, BitWidth::W16, BitWidth::W32, BitWidth::W64];
         for round in 0..20_000 {
-            let buf_len = 1 + rng.below(if round % 3 == 0 { 300_000 } else { 600 });
+            let buf_len = 70_000 + rng.below(300_000);
             let n = rng.below(40);
+            // Most targets clustered just inside a width limit, so that the
+            // lowest one fits while a later, nearby one may not: the bounds
+            // straddle and the exact search must decide.
+            let limit = [255usize, 65_535][round % 2];
+            let centre = limit - rng.below(48);
             let elems: Vec<Slot> = (0..n)
                 .map(|_| {
-                    if rng.below(3) == 0 {
+                    if rng.below(4) == 0 {
                         let w = widths[rng.below(4)];
                         Slot::new(rng.bits(), FlexType::Int, w)
                     } else {
-                        let back = 1 + rng.below(buf_len.min(70_000));
-                        Slot::new(
-                            (buf_len - back.min(buf_len)) as u64,
-                            FlexType::String,
-                            BitWidth::W8,
-                        )
+                        let back = if rng.below(8) == 0 {
+                            1 + rng.below(buf_len)
+                        } else {
+                            centre - rng.below(8)
+                        };
+                        Slot::new((buf_len - back) as u64, FlexType::String, BitWidth::W8)
                     }
                 })
                 .collect();
