@@ -3,18 +3,20 @@
 //! `docs/benchmarks.md`.
 //!
 //! Runs `cargo bench --manifest-path bench/typed/Cargo.toml` (a standalone
-//! crate with its own target directory), reads the median of every benchmark
-//! from `bench/typed/target/criterion/<fixture>.<kind>/<format>/new/estimates.json`
+//! crate with its own target directory, timed with `bench/kit`) twice, reads
+//! every contender's samples from
+//! `bench/typed/target/flexbuf-bench/run<N>/<fixture>.<kind>/<format>.json`
 //! and the encoded sizes the bench writes, and replaces the
-//! `## Typed coders (Rust)` section of `docs/benchmarks.md`. A `### Notes`
-//! subsection already in that section is hand-written analysis: it is kept.
+//! `## Typed coders (Rust)` section of `docs/benchmarks.md`: each ratio per
+//! run, a target met only when every run meets it. A `### Notes` subsection
+//! already in that section is hand-written analysis: it is kept.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::path::Path;
 
-use crate::report::{fmt_count, fmt_ratio, fmt_time, median_point_estimate, splice_section, today};
+use crate::kit_runs::{Ratio, Runs, Timing};
+use crate::report::{fmt_count, fmt_ratio, fmt_time, load_average, splice_section, today};
 use crate::util::{self, Result};
 
 /// The command the suite runs, as printed in the report.
@@ -59,7 +61,7 @@ const FIXTURES: [(&str, &str); 10] = [
     ("width_bomb", "`values[5000]`, `values[9999]`"),
 ];
 
-/// Formats of the encode and decode groups: criterion id and label. The first
+/// Formats of the encode and decode groups: benchmark id and label. The first
 /// is the baseline every ratio is relative to.
 const FORMATS: [(&str, &str); 7] = [
     ("generated", "generated"),
@@ -71,7 +73,7 @@ const FORMATS: [(&str, &str); 7] = [
     ("flexbuffers", "flexbuffers"),
 ];
 
-/// Columns of the partial-read table: criterion id in the `partial` group and
+/// Columns of the partial-read table: benchmark id in the `partial` group and
 /// label. The full decode is not re-measured there: it is `decode/generated`.
 const PARTIAL: [(&str, &str); 4] = [
     ("generated_view", "generated view"),
@@ -111,34 +113,68 @@ pub fn run() -> Result<()> {
     }
 
     let root = util::root();
-    let criterion = root.join("bench/typed/target/criterion");
-    std::fs::create_dir_all(&criterion)?;
-    let started = SystemTime::now();
-    util::step(
-        COMMAND,
-        util::cargo(&["bench", "--manifest-path", "bench/typed/Cargo.toml"])
-            .env("CRITERION_HOME", &criterion)
-            .env("FLEXBUF_BENCH_TYPED_SIZES", criterion.join(SIZES_FILE)),
-    )?;
-    write_report(&root, &criterion, started)
+    let out = root.join("bench/typed/target/flexbuf-bench");
+    std::fs::create_dir_all(&out)?;
+    let runs: usize = match std::env::var("FLEXBUF_BENCH_RUNS") {
+        Ok(v) => v
+            .parse()
+            .map_err(|_| format!("FLEXBUF_BENCH_RUNS={v:?} is not a count"))?,
+        Err(_) => RUNS,
+    };
+    let mut dirs = Vec::new();
+    let mut loads = Vec::new();
+    for run in 1..=runs.max(1) {
+        let dir = out.join(format!("run{run}"));
+        // Results of an earlier run must not pass for this one's.
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)?;
+        }
+        std::fs::create_dir_all(&dir)?;
+        loads.push(load_average());
+        util::step(
+            &format!("{COMMAND} (run {run} of {runs})"),
+            util::cargo(&["bench", "--manifest-path", "bench/typed/Cargo.toml"])
+                .env("FLEXBUF_BENCH_OUT", &dir)
+                .env("FLEXBUF_BENCH_TYPED_SIZES", out.join(SIZES_FILE)),
+        )?;
+        dirs.push(dir);
+    }
+    loads.push(load_average());
+    write_report(
+        &root,
+        &out,
+        Runs::new(dirs),
+        &loads.into_iter().flatten().collect::<Vec<_>>(),
+    )
 }
 
-/// Where the bench writes its encoded sizes, inside the criterion directory.
+/// How many times the suite runs (`FLEXBUF_BENCH_RUNS` overrides).
+const RUNS: usize = 2;
+
+/// Where the bench writes its encoded sizes, inside the output directory.
 const SIZES_FILE: &str = "typed-sizes.tsv";
 
-/// Rewrites the report section from the results under `criterion` measured
-/// since `started`.
-fn write_report(root: &Path, criterion: &Path, started: SystemTime) -> Result<()> {
-    let sizes_path = criterion.join(SIZES_FILE);
+/// Rewrites the report section from the results of `runs`.
+fn write_report(root: &Path, out: &Path, runs: Runs, loads: &[f64]) -> Result<()> {
+    let sizes_path = out.join(SIZES_FILE);
     let sizes = parse_sizes(
         &std::fs::read_to_string(&sizes_path)
             .map_err(|e| format!("reading {}: {e}", sizes_path.display()))?,
     )?;
-    let report = Report::collect(criterion, started, sizes)?;
+    let report = Report::collect(&runs, sizes)?;
     let doc_path = root.join("docs").join("benchmarks.md");
     let old = std::fs::read_to_string(&doc_path).unwrap_or_default();
     let notes = notes_of(&old);
-    let section = report.render(&machine(), &today(), notes.as_deref());
+    let mut machine = machine();
+    if !loads.is_empty() {
+        let each: Vec<String> = loads.iter().map(|l| format!("{l:.1}")).collect();
+        let _ = write!(
+            machine,
+            "; 1-minute load average before each run and after the last: {}",
+            each.join(", ")
+        );
+    }
+    let section = report.render(&machine, &today(), notes.as_deref());
     std::fs::write(&doc_path, splice_section(&old, HEADING, &section))?;
     let svg = report.suite(&today()).write(&crate::chart::dir(root))?;
     println!("xtask: wrote {} (and its .json)", svg.display());
@@ -149,22 +185,7 @@ fn write_report(root: &Path, criterion: &Path, started: SystemTime) -> Result<()
     Ok(())
 }
 
-// ---- criterion output ------------------------------------------------------------
-
-/// Median in ns of `group/id`, if measured since `since`.
-fn median(dir: &Path, since: SystemTime, group: &str, id: &str) -> Result<Option<f64>> {
-    let path: PathBuf = [group, id, "new", "estimates.json"]
-        .iter()
-        .fold(dir.to_path_buf(), |p, c| p.join(c));
-    match std::fs::metadata(&path) {
-        Ok(meta) if meta.modified()? >= since => {}
-        _ => return Ok(None),
-    }
-    let text = std::fs::read_to_string(&path)?;
-    median_point_estimate(&text)
-        .map(Some)
-        .ok_or_else(|| format!("no median in {}", path.display()).into())
-}
+// ---- sizes ------------------------------------------------------------------------
 
 /// Encoded sizes: `(fixture, format) -> bytes`, from `fixture\tformat\tbytes` lines.
 type Sizes = BTreeMap<(String, String), u64>;
@@ -183,16 +204,24 @@ fn parse_sizes(text: &str) -> Result<Sizes> {
 
 // ---- the report ------------------------------------------------------------------
 
-/// Medians (ns) of one fixture: one per column, `None` when not measured.
+/// Timings of one fixture: one per column, `None` when not measured.
 struct Row {
     fixture: &'static str,
-    times: Vec<Option<f64>>,
+    times: Vec<Option<Timing>>,
 }
 
 impl Row {
-    /// `column` time / `base` time, when both were measured.
-    fn ratio(&self, column: usize, base: usize) -> Option<f64> {
-        Some(self.times[column]? / self.times[base]?)
+    /// Median time of `column`, when measured.
+    fn median(&self, column: usize) -> Option<f64> {
+        self.times[column].as_ref().map(Timing::median)
+    }
+
+    /// `column` time / `base` time, per run, when both were measured.
+    fn ratio(&self, column: usize, base: usize) -> Option<Ratio> {
+        Some(Ratio::of(
+            self.times[column].as_ref()?,
+            self.times[base].as_ref()?,
+        ))
     }
 }
 
@@ -205,7 +234,7 @@ struct Report {
 }
 
 impl Report {
-    fn collect(dir: &Path, since: SystemTime, sizes: Sizes) -> Result<Report> {
+    fn collect(runs: &Runs, sizes: Sizes) -> Result<Report> {
         let rows = |kind: &str, ids: &[&str]| -> Result<Vec<Row>> {
             FIXTURES
                 .iter()
@@ -213,7 +242,7 @@ impl Report {
                     let group = format!("{fixture}.{kind}");
                     let times = ids
                         .iter()
-                        .map(|id| median(dir, since, &group, id))
+                        .map(|id| runs.timing(&group, id))
                         .collect::<Result<_>>()?;
                     Ok(Row { fixture, times })
                 })
@@ -229,7 +258,7 @@ impl Report {
         let mut partial = rows("partial", &partial_ids)?;
         let at = PARTIAL.iter().position(|p| p.0 == FULL_DECODE).unwrap_or(1);
         for (row, full) in partial.iter_mut().zip(&decode) {
-            row.times.insert(at, full.times[0]);
+            row.times.insert(at, full.times[0].clone());
         }
         let borrowed_ids: Vec<&str> = BORROWED.iter().map(|f| f.0).collect();
         let report = Report {
@@ -244,9 +273,7 @@ impl Report {
             .flat_map(|rows| rows.iter())
             .any(|r| r.times.iter().any(Option::is_some));
         if !measured {
-            return Err(
-                format!("no criterion result from this run under {}", dir.display()).into(),
-            );
+            return Err("no benchmark result from this run".into());
         }
         Ok(report)
     }
@@ -258,23 +285,30 @@ impl Report {
         let _ = writeln!(
             s,
             "Reproduce with `cargo xtask bench typed`, which runs `{COMMAND}` \
-             (criterion: 1 s warm-up, 2 s measurement, 20 samples; partial reads \
-             0.3 s / 1 s) and rewrites this section from \
-             `bench/typed/target/criterion/*/*/new/estimates.json`.\n"
+             twice and rewrites this section from \
+             `bench/typed/target/flexbuf-bench/run*/*/*.json`. The bench times with \
+             `bench/kit`: the formats of one fixture and kind run interleaved, round \
+             after round (up to 31 rounds of about 4 ms each, in an order that \
+             rotates), on the thread's CPU clock.\n"
         );
         let _ = writeln!(
             s,
             "- Date: {date}\n- Machine: {machine}. The cores are shared with other \
-             jobs, so the numbers are noisy: every figure is a **median**, and ratios \
-             within about 10% of each other should be read as equal.\n\
+             jobs: the machine's speed moves by up to 1.8x between minutes, and not \
+             alike for every kind of code, so absolute times are only indicative.\n\
              - Every format is measured in the same run on the same data: each \
              `conformance/fixtures/<fixture>.json` is loaded once into the generated \
              type (`flexbuf::from_json` + `from_flex`), into serde structs mirroring \
              the schema, into prost messages (`bench/typed/proto/`) and into the \
              flatbuffers object API (`bench/typed/fbs/`, `flatc --rust \
              --gen-object-api`); `bench/typed/tests/` checks they hold the same data.\n\
-             - Ratios are *peer median / generated median*: `3.0x` means the generated \
-             coder takes a third of the peer's time, `0.5x` twice as long.\n"
+             - Times are medians over every round of both runs. Ratios are *peer time \
+             / generated time*, per run the median over rounds of the two times of the \
+             same round: `3.0x` means the generated coder takes a third of the peer's \
+             time, `0.5x` twice as long. Tables give their geometric mean over the \
+             runs; the targets give each run's (`1.23x (1.20x/1.26x)`), mark with † \
+             the ratios whose runs disagree by more than 10%, and count a target met \
+             only when every run meets it.\n"
         );
         let _ = writeln!(s, "### What is measured\n");
         let _ = writeln!(
@@ -384,7 +418,7 @@ impl Report {
             let columns = labels
                 .iter()
                 .enumerate()
-                .map(|(i, l)| (l.to_string(), rows.iter().map(|r| r.times[i]).collect()))
+                .map(|(i, l)| (l.to_string(), rows.iter().map(|r| r.median(i)).collect()))
                 .collect();
             crate::chart::Panel::from_medians(name, fixtures.clone(), columns)
         };
@@ -406,7 +440,7 @@ impl Report {
     /// One verdict per target of the typed-coders issue (13).
     fn targets(&self) -> Vec<String> {
         let col = |id: &str| FORMATS.iter().position(|f| f.0 == id).unwrap_or(0);
-        let ratios = |rows: &[Row], peer: usize, base: usize| -> Vec<(&str, f64)> {
+        let ratios = |rows: &[Row], peer: usize, base: usize| -> Vec<(&str, Ratio)> {
             rows.iter()
                 .filter_map(|r| Some((r.fixture, r.ratio(peer, base)?)))
                 .collect()
@@ -473,18 +507,19 @@ fn render_table(s: &mut String, labels: &[&str], rows: &[Row]) {
 /// "190 µs" for the baseline, "257 µs (1.35x)" for the others.
 fn cells(row: &Row) -> Vec<String> {
     (0..row.times.len())
-        .map(|i| match (row.times[i], row.ratio(i, 0)) {
+        .map(|i| match (row.median(i), row.ratio(i, 0)) {
             (None, _) => "—".to_string(),
             (Some(t), _) if i == 0 => fmt_time(t),
-            (Some(t), Some(r)) => format!("{} ({})", fmt_time(t), fmt_ratio(r)),
+            (Some(t), Some(r)) => format!("{} ({})", fmt_time(t), fmt_ratio(r.value())),
             (Some(t), None) => fmt_time(t),
         })
         .collect()
 }
 
-/// "name: **met** (a 3.1x, b 4.0x)", or missed / met on k of n.
-fn verdict(name: &str, pairs: &[(&str, f64)], needed: f64) -> String {
-    let met = pairs.iter().filter(|(_, r)| *r >= needed).count();
+/// "name: **met** (a 3.1x, b 4.0x)", or missed / met on k of n; a fixture
+/// counts only when every run meets the bar.
+fn verdict(name: &str, pairs: &[(&str, Ratio)], needed: f64) -> String {
+    let met = pairs.iter().filter(|(_, r)| r.met(needed)).count();
     let status = match met {
         _ if pairs.is_empty() => "**not measured**".to_string(),
         m if m == pairs.len() => "**met**".to_string(),
@@ -493,7 +528,7 @@ fn verdict(name: &str, pairs: &[(&str, f64)], needed: f64) -> String {
     };
     let detail: Vec<String> = pairs
         .iter()
-        .map(|(f, r)| format!("{f} {}", fmt_ratio(*r)))
+        .map(|(f, r)| format!("{f} {}", r.show()))
         .collect();
     format!("{name}: {status} ({})", detail.join(", "))
 }
@@ -532,19 +567,15 @@ mod tests {
     fn row(fixture: &'static str, times: &[Option<f64>]) -> Row {
         Row {
             fixture,
-            times: times.to_vec(),
+            times: times
+                .iter()
+                .map(|t| t.map(|ns| Timing::new(vec![vec![ns]])))
+                .collect(),
         }
     }
 
-    #[test]
-    fn reads_the_median_not_the_mean() {
-        let json = r#"{"mean":{"point_estimate":2.5},"median":{"confidence_interval":{"lower_bound":1.0},"point_estimate":1234.5e1,"standard_error":0.2}}"#;
-        assert_eq!(median_point_estimate("not json"), None);
-        assert_eq!(median_point_estimate(json), Some(12345.0));
-        assert_eq!(
-            median_point_estimate(r#"{"mean":{"point_estimate":1}}"#),
-            None
-        );
+    fn one(r: f64) -> Ratio {
+        Ratio::from_runs(vec![r])
     }
 
     #[test]
@@ -567,11 +598,20 @@ mod tests {
 
     #[test]
     fn verdicts_count_fixtures_that_meet_the_bar() {
-        assert!(verdict("t", &[("a", 3.5), ("b", 3.0)], 3.0)
+        assert!(verdict("t", &[("a", one(3.5)), ("b", one(3.0))], 3.0)
             .starts_with("t: **met** (a 3.50x, b 3.00x"));
-        assert!(verdict("t", &[("a", 3.5), ("b", 1.2)], 3.0).contains("**met on 1 of 2**"));
-        assert!(verdict("t", &[("a", 0.4)], 0.5).contains("**missed**"));
+        assert!(
+            verdict("t", &[("a", one(3.5)), ("b", one(1.2))], 3.0).contains("**met on 1 of 2**")
+        );
+        assert!(verdict("t", &[("a", one(0.4))], 0.5).contains("**missed**"));
         assert!(verdict("t", &[], 1.0).contains("**not measured**"));
+        // Met in one run only: not met.
+        let split = Ratio::from_runs(vec![1.2, 0.9]);
+        let v = verdict("t", &[("a", split)], 1.0);
+        assert!(
+            v.contains("**missed**") && v.contains("(1.20x/0.90x) †"),
+            "{v}"
+        );
     }
 
     #[test]

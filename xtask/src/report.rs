@@ -3,12 +3,6 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-/// The `median.point_estimate` of a criterion `estimates.json`.
-pub fn median_point_estimate(json: &str) -> Option<f64> {
-    let estimates: serde_json::Value = serde_json::from_str(json).ok()?;
-    estimates["median"]["point_estimate"].as_f64()
-}
-
 /// `3.05x`, or `12x` from ten on.
 pub fn fmt_ratio(r: f64) -> String {
     if r >= 10.0 {

@@ -1,6 +1,8 @@
 //! Generated coders vs serde formats, prost and flatbuffers, per fixture.
 //!
-//! Groups (criterion ids `<fixture>.<kind>/<format>`):
+//! Timed with `bench/kit` (the contenders of a group interleaved round by
+//! round on the thread's CPU clock); groups and ids are
+//! `<fixture>.<kind>/<format>`:
 //!
 //! - `encode`: an owned value to bytes. The generated coder reuses one
 //!   `Builder` (`encode_with`), prost one `Vec`, flatbuffers one
@@ -22,18 +24,17 @@
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::time::Duration;
 
-use criterion::Criterion;
 use flatbuffers::FlatBufferBuilder;
 use flexbuf::{FlexBorrow, FlexCoder};
 use flexbuf_bench_typed::{model, Fixture, Format, Loaded};
+use flexbuf_benchkit::Suite;
 use prost::Message as _;
 
 /// Encoded sizes: fixture -> format id -> bytes.
 type Sizes = BTreeMap<&'static str, BTreeMap<&'static str, usize>>;
 
-fn bench_fixture<F: Fixture>(c: &mut Criterion, sizes: &mut Sizes) {
+fn bench_fixture<F: Fixture>(c: &Suite, sizes: &mut Sizes) {
     let loaded = Loaded::<F>::load().unwrap_or_else(|e| panic!("{}: {e}", F::NAME));
     let bytes = |format: Format| -> Vec<u8> {
         let b = loaded
@@ -57,89 +58,75 @@ fn bench_fixture<F: Fixture>(c: &mut Criterion, sizes: &mut Sizes) {
     partial_group::<F>(c, &loaded, &encoded);
 }
 
-fn encode_group<F: Fixture>(c: &mut Criterion, loaded: &Loaded<F>) {
-    let mut g = c.benchmark_group(format!("{}.encode", F::NAME));
+fn encode_group<F: Fixture>(c: &Suite, loaded: &Loaded<F>) {
+    let mut g = c.group(format!("{}.encode", F::NAME));
     let mut builder = flexbuf::Builder::with_options(flexbuf::typed::typed_builder_options());
-    g.bench_function(Format::Generated.id(), |b| {
-        b.iter(|| {
-            black_box(&loaded.gen)
-                .encode_with(&mut builder)
-                .unwrap()
-                .len()
-        })
+    g.bench(Format::Generated.id(), move || {
+        black_box(&loaded.gen)
+            .encode_with(&mut builder)
+            .unwrap()
+            .len()
     });
-    g.bench_function(Format::FlexbufSerde.id(), |b| {
-        b.iter(|| flexbuf::to_vec(black_box(&loaded.serde)).unwrap())
+    g.bench(Format::FlexbufSerde.id(), || {
+        flexbuf::to_vec(black_box(&loaded.serde)).unwrap()
     });
-    g.bench_function(Format::SerdeJson.id(), |b| {
-        b.iter(|| serde_json::to_vec(black_box(&loaded.serde)).unwrap())
+    g.bench(Format::SerdeJson.id(), || {
+        serde_json::to_vec(black_box(&loaded.serde)).unwrap()
     });
-    g.bench_function(Format::RmpSerde.id(), |b| {
-        b.iter(|| rmp_serde::to_vec(black_box(&loaded.serde)).unwrap())
+    g.bench(Format::RmpSerde.id(), || {
+        rmp_serde::to_vec(black_box(&loaded.serde)).unwrap()
     });
     let mut buf = Vec::new();
-    g.bench_function(Format::Prost.id(), |b| {
-        b.iter(|| {
-            buf.clear();
-            black_box(&loaded.proto).encode(&mut buf).unwrap();
-            buf.len()
-        })
+    g.bench(Format::Prost.id(), move || {
+        buf.clear();
+        black_box(&loaded.proto).encode(&mut buf).unwrap();
+        buf.len()
     });
     let mut fbb = FlatBufferBuilder::new();
-    g.bench_function(Format::Flatbuffers.id(), |b| {
-        b.iter(|| F::fb_encode(black_box(&loaded.fb), &mut fbb).len())
+    g.bench(Format::Flatbuffers.id(), move || {
+        F::fb_encode(black_box(&loaded.fb), &mut fbb).len()
     });
-    g.bench_function(Format::Flexbuffers.id(), |b| {
-        b.iter(|| flexbuffers::to_vec(black_box(&loaded.serde)).unwrap())
+    g.bench(Format::Flexbuffers.id(), || {
+        flexbuffers::to_vec(black_box(&loaded.serde)).unwrap()
     });
     g.finish();
 }
 
-fn decode_group<F: Fixture>(c: &mut Criterion, encoded: &BTreeMap<Format, Vec<u8>>) {
-    let mut g = c.benchmark_group(format!("{}.decode", F::NAME));
+fn decode_group<F: Fixture>(c: &Suite, encoded: &BTreeMap<Format, Vec<u8>>) {
+    let mut g = c.group(format!("{}.decode", F::NAME));
     let input = |f: Format| encoded[&f].as_slice();
-    g.bench_function(Format::Generated.id(), |b| {
-        b.iter(|| F::Gen::from_flex(black_box(input(Format::Generated))).unwrap())
+    g.bench(Format::Generated.id(), || {
+        F::Gen::from_flex(black_box(input(Format::Generated))).unwrap()
     });
-    g.bench_function("generated_borrowed", |b| {
-        b.iter(|| {
-            <F::GenRef<'_> as FlexBorrow>::from_flex_borrowed(black_box(input(Format::Generated)))
-                .unwrap()
-        })
+    g.bench("generated_borrowed", || {
+        <F::GenRef<'_> as FlexBorrow>::from_flex_borrowed(black_box(input(Format::Generated)))
+            .unwrap()
     });
-    g.bench_function("rmp_serde_borrowed", |b| {
-        b.iter(|| {
-            rmp_serde::from_slice::<F::SerdeRef<'_>>(black_box(input(Format::RmpSerde))).unwrap()
-        })
+    g.bench("rmp_serde_borrowed", || {
+        rmp_serde::from_slice::<F::SerdeRef<'_>>(black_box(input(Format::RmpSerde))).unwrap()
     });
-    g.bench_function(Format::FlexbufSerde.id(), |b| {
-        b.iter(|| flexbuf::from_slice::<F::Serde>(black_box(input(Format::FlexbufSerde))).unwrap())
+    g.bench(Format::FlexbufSerde.id(), || {
+        flexbuf::from_slice::<F::Serde>(black_box(input(Format::FlexbufSerde))).unwrap()
     });
-    g.bench_function(Format::SerdeJson.id(), |b| {
-        b.iter(|| serde_json::from_slice::<F::Serde>(black_box(input(Format::SerdeJson))).unwrap())
+    g.bench(Format::SerdeJson.id(), || {
+        serde_json::from_slice::<F::Serde>(black_box(input(Format::SerdeJson))).unwrap()
     });
-    g.bench_function(Format::RmpSerde.id(), |b| {
-        b.iter(|| rmp_serde::from_slice::<F::Serde>(black_box(input(Format::RmpSerde))).unwrap())
+    g.bench(Format::RmpSerde.id(), || {
+        rmp_serde::from_slice::<F::Serde>(black_box(input(Format::RmpSerde))).unwrap()
     });
-    g.bench_function(Format::Prost.id(), |b| {
-        b.iter(|| F::Proto::decode(black_box(input(Format::Prost))).unwrap())
+    g.bench(Format::Prost.id(), || {
+        F::Proto::decode(black_box(input(Format::Prost))).unwrap()
     });
-    g.bench_function(Format::Flatbuffers.id(), |b| {
-        b.iter(|| F::fb_decode(black_box(input(Format::Flatbuffers))).unwrap())
+    g.bench(Format::Flatbuffers.id(), || {
+        F::fb_decode(black_box(input(Format::Flatbuffers))).unwrap()
     });
-    g.bench_function(Format::Flexbuffers.id(), |b| {
-        b.iter(|| {
-            flexbuffers::from_slice::<F::Serde>(black_box(input(Format::Flexbuffers))).unwrap()
-        })
+    g.bench(Format::Flexbuffers.id(), || {
+        flexbuffers::from_slice::<F::Serde>(black_box(input(Format::Flexbuffers))).unwrap()
     });
     g.finish();
 }
 
-fn partial_group<F: Fixture>(
-    c: &mut Criterion,
-    loaded: &Loaded<F>,
-    encoded: &BTreeMap<Format, Vec<u8>>,
-) {
+fn partial_group<F: Fixture>(c: &Suite, loaded: &Loaded<F>, encoded: &BTreeMap<Format, Vec<u8>>) {
     let flex = encoded[&Format::Generated].as_slice();
     let fb = encoded[&Format::Flatbuffers].as_slice();
     let expected = F::probe_owned(&loaded.gen);
@@ -151,19 +138,14 @@ fn partial_group<F: Fixture>(
         F::NAME
     );
 
-    let mut g = c.benchmark_group(format!("{}.partial", F::NAME));
-    // Nanosecond-scale routines: a shorter window keeps the whole run short.
-    g.warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1));
-    g.bench_function("generated_view", |b| {
-        b.iter(|| F::probe_view(black_box(flex)).unwrap())
+    let mut g = c.group(format!("{}.partial", F::NAME));
+    g.bench("generated_view", || F::probe_view(black_box(flex)).unwrap());
+    g.bench("flatbuffers_verified", || {
+        F::probe_fb_verified(black_box(fb)).unwrap()
     });
-    g.bench_function("flatbuffers_verified", |b| {
-        b.iter(|| F::probe_fb_verified(black_box(fb)).unwrap())
-    });
-    g.bench_function("flatbuffers_unchecked", |b| {
+    g.bench("flatbuffers_unchecked", || {
         // SAFETY: `fb` was written by the FlatBuffers builder for this root type.
-        b.iter(|| unsafe { F::probe_fb_unchecked(black_box(fb)) })
+        unsafe { F::probe_fb_unchecked(black_box(fb)) }
     });
     g.finish();
 }
@@ -202,25 +184,18 @@ fn write_sizes(sizes: &Sizes) {
 }
 
 fn main() {
-    let mut c = Criterion::default()
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(2))
-        .sample_size(20)
-        .nresamples(10_000)
-        .without_plots()
-        .configure_from_args();
+    let c = Suite::from_env("typed");
     let mut sizes = Sizes::new();
-    bench_fixture::<model::user_profile::UserProfile>(&mut c, &mut sizes);
-    bench_fixture::<model::api_response::ApiResponse>(&mut c, &mut sizes);
-    bench_fixture::<model::time_series::TimeSeries>(&mut c, &mut sizes);
-    bench_fixture::<model::chat_thread::ChatThread>(&mut c, &mut sizes);
-    bench_fixture::<model::unicode_heavy::UnicodeHeavy>(&mut c, &mut sizes);
-    bench_fixture::<model::string_flood::StringFlood>(&mut c, &mut sizes);
-    bench_fixture::<model::wide_map::WideMap>(&mut c, &mut sizes);
-    bench_fixture::<model::metrics_96k::Metrics>(&mut c, &mut sizes);
-    bench_fixture::<model::repeated_maps::RepeatedMaps>(&mut c, &mut sizes);
-    bench_fixture::<model::width_bomb::WidthBomb>(&mut c, &mut sizes);
-    c.final_summary();
+    bench_fixture::<model::user_profile::UserProfile>(&c, &mut sizes);
+    bench_fixture::<model::api_response::ApiResponse>(&c, &mut sizes);
+    bench_fixture::<model::time_series::TimeSeries>(&c, &mut sizes);
+    bench_fixture::<model::chat_thread::ChatThread>(&c, &mut sizes);
+    bench_fixture::<model::unicode_heavy::UnicodeHeavy>(&c, &mut sizes);
+    bench_fixture::<model::string_flood::StringFlood>(&c, &mut sizes);
+    bench_fixture::<model::wide_map::WideMap>(&c, &mut sizes);
+    bench_fixture::<model::metrics_96k::Metrics>(&c, &mut sizes);
+    bench_fixture::<model::repeated_maps::RepeatedMaps>(&c, &mut sizes);
+    bench_fixture::<model::width_bomb::WidthBomb>(&c, &mut sizes);
     print_sizes(&sizes);
     write_sizes(&sizes);
 }
