@@ -92,7 +92,7 @@ pub fn read_int(buf: &[u8], pos: usize, width: usize) -> Result<i64> {
 }
 
 /// The little-endian float of `width` bytes (4 or 8) at `pos`.
-#[inline]
+#[inline(always)]
 pub fn read_float(buf: &[u8], pos: usize, width: usize) -> Result<f64> {
     let u = read_uint(buf, pos, width)?;
     match width {
@@ -605,6 +605,20 @@ impl<'a> VectorReader<'a> {
             Some(s) => Ok(Some(s)),
             None => Err(Error::at(ErrorKind::InvalidUtf8, pos)),
         }
+    }
+
+    /// Element `i` of an untyped vector as its packed type byte, slot
+    /// position and slot width, for readers that decode a slot directly
+    /// (`None` when out of range or the vector is typed).
+    #[inline(always)]
+    pub(crate) fn slot(&self, i: usize) -> Option<(u8, usize, usize)> {
+        if i >= self.len || self.kind != VectorKind::Untyped {
+            return None;
+        }
+        let w = self.width as usize;
+        // In bounds: the span of `len` elements and their type bytes was checked.
+        let packed = self.buf[self.data + self.len * w + i];
+        Some((packed, self.data + i * w, w))
     }
 
     /// Packed type byte of element `i` of an untyped vector.

@@ -752,6 +752,171 @@ impl<'a, V: View<'a> + 'a> VectorView<'a, V> {
 pub mod field {
     use super::*;
 
+    /// One field of a message that is not optional: `Ok(None)` when absent;
+    /// found by position when `fast` (the layout is proven), else by key;
+    /// null is [`ErrorKind::UnexpectedNull`] and `dec`'s errors gain the key
+    /// in their path (errors of the lookup itself do not).
+    ///
+    /// Out of line and shared by every field decoded by the same `dec`
+    /// (`field::i64`, a message's `decode_from`, ...), so the decoder of a
+    /// message of many fields stays small: generated code inlining each
+    /// field's lookup and read grew to 1.5 KB a field, and decoding an
+    /// 80-field message then missed the instruction cache hundreds of
+    /// times.
+    #[inline(never)]
+    pub fn get<'a, T>(
+        m: &MapReader<'a>,
+        fast: bool,
+        index: usize,
+        key: &'static str,
+        dec: impl FnOnce(Reader<'a>) -> Result<T>,
+    ) -> Result<Option<T>> {
+        match lookup(m, fast, index, key)? {
+            Some(v) if v.is_null() => Err(unexpected_null(&v).in_segment(PathSegment::Key(key))),
+            Some(v) => dec(v).map(Some).map_err(at_key(key)),
+            None => Ok(None),
+        }
+    }
+
+    /// [`get`] for decoders that need the context.
+    #[inline(never)]
+    pub fn get_cx<'a, T>(
+        m: &MapReader<'a>,
+        fast: bool,
+        index: usize,
+        key: &'static str,
+        cx: &mut DecodeContext,
+        dec: impl FnOnce(Reader<'a>, &mut DecodeContext) -> Result<T>,
+    ) -> Result<Option<T>> {
+        match lookup(m, fast, index, key)? {
+            Some(v) if v.is_null() => Err(unexpected_null(&v).in_segment(PathSegment::Key(key))),
+            Some(v) => dec(v, cx).map(Some).map_err(at_key(key)),
+            None => Ok(None),
+        }
+    }
+
+    /// One optional field: `Ok(None)` when absent, `Ok(Some(None))` for an
+    /// explicit null, else `dec`'s value (errors as in [`get`]).
+    #[inline(never)]
+    pub fn get_opt<'a, T>(
+        m: &MapReader<'a>,
+        fast: bool,
+        index: usize,
+        key: &'static str,
+        dec: impl FnOnce(Reader<'a>) -> Result<T>,
+    ) -> Result<Option<Option<T>>> {
+        match lookup(m, fast, index, key)? {
+            Some(v) if v.is_null() => Ok(Some(None)),
+            Some(v) => dec(v).map(|x| Some(Some(x))).map_err(at_key(key)),
+            None => Ok(None),
+        }
+    }
+
+    /// [`get_opt`] for decoders that need the context.
+    #[inline(never)]
+    pub fn get_opt_cx<'a, T>(
+        m: &MapReader<'a>,
+        fast: bool,
+        index: usize,
+        key: &'static str,
+        cx: &mut DecodeContext,
+        dec: impl FnOnce(Reader<'a>, &mut DecodeContext) -> Result<T>,
+    ) -> Result<Option<Option<T>>> {
+        match lookup(m, fast, index, key)? {
+            Some(v) if v.is_null() => Ok(Some(None)),
+            Some(v) => dec(v, cx).map(|x| Some(Some(x))).map_err(at_key(key)),
+            None => Ok(None),
+        }
+    }
+
+    /// An `i64` field, as [`get`] with [`i64`] reads it, straight from its
+    /// slot when the layout is proven and it holds an inline int (the same
+    /// read and errors, without a reader per field).
+    #[inline(never)]
+    pub fn get_i64(
+        m: &MapReader<'_>,
+        fast: bool,
+        index: usize,
+        key: &'static str,
+    ) -> Result<Option<i64>> {
+        if fast {
+            if let Some((packed, pos, w)) = m.values().slot(index) {
+                if packed >> 2 == FlexType::Int as u8 {
+                    return crate::reader::read_int(m.values().buffer(), pos, w)
+                        .map(Some)
+                        .map_err(at_key(key));
+                }
+            }
+        }
+        get(m, fast, index, key, i64)
+    }
+
+    /// An `f64` field, as [`get`] with [`f64`] reads it, straight from its
+    /// slot when the layout is proven and it holds an inline float.
+    #[inline(never)]
+    pub fn get_f64(
+        m: &MapReader<'_>,
+        fast: bool,
+        index: usize,
+        key: &'static str,
+    ) -> Result<Option<f64>> {
+        if fast {
+            if let Some((packed, pos, w)) = m.values().slot(index) {
+                if packed >> 2 == FlexType::Float as u8 && w >= 4 {
+                    return crate::reader::read_float(m.values().buffer(), pos, w)
+                        .map(Some)
+                        .map_err(at_key(key));
+                }
+            }
+        }
+        get(m, fast, index, key, f64)
+    }
+
+    /// A `bool` field, as [`get`] with [`bool`] reads it, straight from its
+    /// slot when the layout is proven and it holds a bool.
+    #[inline(never)]
+    pub fn get_bool(
+        m: &MapReader<'_>,
+        fast: bool,
+        index: usize,
+        key: &'static str,
+    ) -> Result<Option<bool>> {
+        if fast {
+            if let Some((packed, pos, w)) = m.values().slot(index) {
+                if packed >> 2 == FlexType::Bool as u8 {
+                    return crate::reader::read_uint(m.values().buffer(), pos, w)
+                        .map(|b| Some(b != 0))
+                        .map_err(at_key(key));
+                }
+            }
+        }
+        get(m, fast, index, key, bool)
+    }
+
+    /// A string field, as [`get_cx`] with [`string`] reads it, straight from
+    /// its slot when the layout is proven and it holds a string.
+    #[inline(never)]
+    pub fn get_string(
+        m: &MapReader<'_>,
+        fast: bool,
+        index: usize,
+        key: &'static str,
+        cx: &mut DecodeContext,
+    ) -> Result<Option<String>> {
+        if fast {
+            let direct = m.values().string_at(index).and_then(|s| match s {
+                Some(s) => cx.budget.bytes(s.len()).map(|()| Some(s.to_owned())),
+                None => Ok(None),
+            });
+            match direct {
+                Ok(Some(s)) => return Ok(Some(s)),
+                Ok(None) => {}
+                Err(e) => return Err(at_key(key)(e)),
+            }
+        }
+        get_cx(m, fast, index, key, cx, string)
+    }
+
     /// A vector of any kind, but not a map (whose values would otherwise pass as one).
     pub(super) fn list<'a>(r: &Reader<'a>) -> Result<crate::VectorReader<'a>> {
         if r.flex_type() == FlexType::Map {
@@ -766,6 +931,7 @@ pub mod field {
         r.as_vector()
     }
 
+    #[inline(always)]
     fn reject_null(r: &Reader<'_>) -> Result<()> {
         if r.is_null() {
             Err(unexpected_null(r))
@@ -777,7 +943,9 @@ pub mod field {
     macro_rules! int_decoder {
         ($name:ident, $t:ty) => {
             #[doc = concat!("An integer field read as `", stringify!($t), "` (any stored width, range-checked).")]
-            #[inline]
+            // Always inlined: a call per field cost more than the read (the
+            // generated code is in another crate, where `#[inline]` is a hint).
+            #[inline(always)]
             pub fn $name(r: Reader<'_>) -> Result<$t> {
                 reject_null(&r)?;
                 let out = match r.flex_type() {
@@ -798,21 +966,21 @@ pub mod field {
     int_decoder!(u64, u64);
 
     /// A boolean field.
-    #[inline]
+    #[inline(always)]
     pub fn bool(r: Reader<'_>) -> Result<bool> {
         reject_null(&r)?;
         r.as_bool()
     }
 
     /// An `f64` field (integers are accepted and converted).
-    #[inline]
+    #[inline(always)]
     pub fn f64(r: Reader<'_>) -> Result<f64> {
         reject_null(&r)?;
         r.as_f64()
     }
 
     /// An `f32` field.
-    #[inline]
+    #[inline(always)]
     pub fn f32(r: Reader<'_>) -> Result<f32> {
         reject_null(&r)?;
         let f = r.as_f64()?;
@@ -826,13 +994,13 @@ pub mod field {
 
     /// A string field, copied out; its bytes are charged to the budget (one
     /// stored string may be referred to from many places).
-    #[inline]
+    #[inline(always)]
     pub fn string(r: Reader<'_>, cx: &mut DecodeContext) -> Result<String> {
         str_charged(r, cx).map(str::to_owned)
     }
 
     /// A string field, borrowed from the buffer.
-    #[inline]
+    #[inline(always)]
     pub fn str<'a>(r: Reader<'a>) -> Result<&'a str> {
         reject_null(&r)?;
         r.as_str()
@@ -840,7 +1008,7 @@ pub mod field {
 
     /// A string field of a borrowed decode: borrowed from the buffer, and
     /// charged to the budget as [`string`] charges it.
-    #[inline]
+    #[inline(always)]
     pub fn str_charged<'a>(r: Reader<'a>, cx: &mut DecodeContext) -> Result<&'a str> {
         let s = str(r)?;
         cx.budget.bytes(s.len())?;

@@ -833,37 +833,42 @@ impl Gen<'_> {
         for f in mp.wire_fields() {
             let var = local(&self.b.field_name(&f.def.name));
             let key = self.quote(&f.def.wire_name);
-            let (some, none, err) = (self.std("Some"), self.std("None"), self.std("Err"));
-            let dec = self.decode_expr(&f.def.ty, "v", 1, borrowed);
-            let dec = if f.recursive {
-                format!("{dec}.map({}::new)", self.std("Box"))
-            } else {
-                dec
+            // One call per field to a shared, out-of-line reader (see
+            // `flexbuf::typed::field::get`), so wide messages stay small.
+            let (get, args) = self.field_reader(f, borrowed);
+            let boxed = self.std("Box");
+            let mut boxing = match (f.recursive, f.def.optional) {
+                (false, _) => String::new(),
+                (true, false) => format!(".map({boxed}::new)"),
+                (true, true) => format!(".map(|v| v.map({boxed}::new))"),
+            };
+            let absent = match &f.absent {
+                Absent::Required => format!(".ok_or_else(|| __missing({key}))?"),
+                Absent::Null if f.recursive => {
+                    boxing.clear();
+                    format!(".and_then(|v| v.map({boxed}::new))")
+                }
+                Absent::Null => ".flatten()".into(),
+                Absent::Zero if !matches!(f.def.ty, TypeRef::Array(_, n) if n > 32) => {
+                    ".unwrap_or_default()".into()
+                }
+                // Literals of scalars and enums cost nothing to build; other
+                // defaults (strings, long arrays) only when absent.
+                _ if f.def.ty.is_scalar()
+                    || matches!(f.def.ty, TypeRef::Enum(_))
+                    || (borrowed && f.def.ty == TypeRef::String) =>
+                {
+                    format!(".unwrap_or({})", self.absent_value(f, borrowed))
+                }
+                _ => format!(".unwrap_or_else(|| {})", self.absent_value(f, borrowed)),
             };
             self.line(
                 2,
                 &format!(
-                    "let {var} = match __lookup(&m, fast, {}, {key})? {{",
+                    "let {var} = __field::{get}(&m, fast, {}, {key}{args})?{boxing}{absent};",
                     f.wire_index
                 ),
             );
-            if f.def.optional {
-                self.line(3, &format!("{some}(v) if v.is_null() => {none},"));
-                self.line(
-                    3,
-                    &format!("{some}(v) => {some}({dec}.map_err(__at_key({key}))?),"),
-                );
-            } else {
-                self.line(3, &format!("{some}(v) if v.is_null() => return {err}(__null(&v).in_segment(flexbuf::PathSegment::Key({key}))),"));
-                self.line(3, &format!("{some}(v) => {dec}.map_err(__at_key({key}))?,"));
-            }
-            if f.absent == Absent::Required {
-                self.line(3, &format!("{none} => return {err}(__missing({key})),"));
-            } else {
-                let absent = self.absent_value(f, borrowed);
-                self.line(3, &format!("{none} => {absent},"));
-            }
-            self.line(2, "};");
         }
         self.line(2, "cx.leave();");
         self.line(2, &format!("{}(Self {{", self.std("Ok")));
@@ -965,6 +970,70 @@ impl Gen<'_> {
                 format!("{pad}{place}.encode_into(b, cx)?;\n")
             }
             TypeRef::Enum(_) => format!("{pad}b.int({place}.value());\n"),
+        }
+    }
+
+    /// The `flexbuf::typed::field` reader of field `f` and the arguments
+    /// after its key: the commonest required fields have readers of their
+    /// own that take the value straight from its slot; the rest go through
+    /// `get` (and its `_cx` / `_opt` forms) with their decoder.
+    fn field_reader(&self, f: &FieldPlan<'_>, borrowed: bool) -> (&'static str, String) {
+        let direct = match (&f.def.ty, f.def.optional) {
+            _ if f.def.optional => None,
+            (TypeRef::I64, _) => Some("get_i64"),
+            (TypeRef::F64, _) => Some("get_f64"),
+            (TypeRef::Bool, _) => Some("get_bool"),
+            (TypeRef::String, _) if !borrowed => Some("get_string"),
+            _ => None,
+        };
+        let (cx, dec) = self.decode_callable(&f.def.ty, borrowed);
+        match (direct, f.def.optional, cx) {
+            (Some(get), _, _) => (get, if cx { ", cx".into() } else { String::new() }),
+            (None, false, false) => ("get", format!(", {dec}")),
+            (None, false, true) => ("get_cx", format!(", cx, {dec}")),
+            (None, true, false) => ("get_opt", format!(", {dec}")),
+            (None, true, true) => ("get_opt_cx", format!(", cx, {dec}")),
+        }
+    }
+
+    /// What decodes a (non-null) field of type `t` (its `Ref` form when
+    /// `borrowed`), as a function or closure: whether it takes the decode
+    /// context, and its text. Shared decoders are named, so every field of
+    /// a type calls the same code; the rest are closures over
+    /// [`decode_expr`](Self::decode_expr).
+    fn decode_callable(&self, t: &TypeRef, borrowed: bool) -> (bool, String) {
+        match t {
+            TypeRef::Message(n) if borrowed => (
+                true,
+                format!("<{} as flexbuf::FlexBorrow>::decode_borrowed", ref_name(n)),
+            ),
+            TypeRef::String if borrowed => (true, "__field::str_charged".into()),
+            TypeRef::Bytes if borrowed => (true, "__field::blob".into()),
+            // A union is its own borrowed form.
+            TypeRef::Message(n) | TypeRef::Union(n) => (
+                true,
+                format!(
+                    "<{} as flexbuf::FlexCoder>::decode_from",
+                    self.b.type_name(n)
+                ),
+            ),
+            TypeRef::String => (true, "__field::string".into()),
+            TypeRef::Bytes => (true, "__field::bytes".into()),
+            TypeRef::Bool
+            | TypeRef::I8
+            | TypeRef::I16
+            | TypeRef::I32
+            | TypeRef::I64
+            | TypeRef::U8
+            | TypeRef::U16
+            | TypeRef::U32
+            | TypeRef::U64
+            | TypeRef::F32
+            | TypeRef::F64 => (false, format!("__field::{}", self.rust_type(t))),
+            _ => {
+                let expr = self.decode_expr(t, "v", 1, borrowed);
+                (true, format!("|v, cx| {{ let _ = &cx; {expr} }}"))
+            }
         }
     }
 

@@ -47,26 +47,10 @@ impl flexbuf::FlexCoder for ApiResponse {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_items = match __lookup(&m, fast, 0, "items")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("items"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ApiItem as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("items"))?,
-            None => Default::default(),
-        };
-        let f_page = match __lookup(&m, fast, 1, "page")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("page"))),
-            Some(v) => __field::i64(v).map_err(__at_key("page"))?,
-            None => Default::default(),
-        };
-        let f_status = match __lookup(&m, fast, 2, "status")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("status"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("status"))?,
-            None => Default::default(),
-        };
-        let f_total = match __lookup(&m, fast, 3, "total")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("total"))),
-            Some(v) => __field::i64(v).map_err(__at_key("total"))?,
-            None => Default::default(),
-        };
+        let f_items = __field::get_cx(&m, fast, 0, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ApiItem as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
+        let f_page = __field::get_i64(&m, fast, 1, "page")?.unwrap_or_default();
+        let f_status = __field::get_string(&m, fast, 2, "status", cx)?.unwrap_or_default();
+        let f_total = __field::get_i64(&m, fast, 3, "total")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             status: f_status,
@@ -97,26 +81,10 @@ impl<'a> flexbuf::FlexBorrow<'a> for ApiResponseRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<ApiResponse as flexbuf::FlexCoder>::FINGERPRINT, &m, &ApiResponse::LAYOUT)?;
-        let f_items = match __lookup(&m, fast, 0, "items")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("items"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ApiItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("items"))?,
-            None => Default::default(),
-        };
-        let f_page = match __lookup(&m, fast, 1, "page")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("page"))),
-            Some(v) => __field::i64(v).map_err(__at_key("page"))?,
-            None => Default::default(),
-        };
-        let f_status = match __lookup(&m, fast, 2, "status")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("status"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("status"))?,
-            None => Default::default(),
-        };
-        let f_total = match __lookup(&m, fast, 3, "total")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("total"))),
-            Some(v) => __field::i64(v).map_err(__at_key("total"))?,
-            None => Default::default(),
-        };
+        let f_items = __field::get_cx(&m, fast, 0, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ApiItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
+        let f_page = __field::get_i64(&m, fast, 1, "page")?.unwrap_or_default();
+        let f_status = __field::get_cx(&m, fast, 2, "status", cx, __field::str_charged)?.unwrap_or_default();
+        let f_total = __field::get_i64(&m, fast, 3, "total")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             status: f_status,
@@ -254,66 +222,18 @@ impl flexbuf::FlexCoder for ApiItem {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_category = match __lookup(&m, fast, 0, "category")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("category"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("category"))?,
-            None => Default::default(),
-        };
-        let f_created_at = match __lookup(&m, fast, 1, "created_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("created_at"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("created_at"))?,
-            None => Default::default(),
-        };
-        let f_dimensions = match __lookup(&m, fast, 2, "dimensions")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("dimensions"))),
-            Some(v) => <Dimensions as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("dimensions"))?,
-            None => return Err(__missing("dimensions")),
-        };
-        let f_id = match __lookup(&m, fast, 3, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_in_stock = match __lookup(&m, fast, 4, "in_stock")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("in_stock"))),
-            Some(v) => __field::bool(v).map_err(__at_key("in_stock"))?,
-            None => Default::default(),
-        };
-        let f_name = match __lookup(&m, fast, 5, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
-            None => Default::default(),
-        };
-        let f_price = match __lookup(&m, fast, 6, "price")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("price"))),
-            Some(v) => __field::f64(v).map_err(__at_key("price"))?,
-            None => Default::default(),
-        };
-        let f_quantity = match __lookup(&m, fast, 7, "quantity")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("quantity"))),
-            Some(v) => __field::i64(v).map_err(__at_key("quantity"))?,
-            None => Default::default(),
-        };
-        let f_rating = match __lookup(&m, fast, 8, "rating")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("rating"))),
-            Some(v) => __field::f64(v).map_err(__at_key("rating"))?,
-            None => Default::default(),
-        };
-        let f_seller = match __lookup(&m, fast, 9, "seller")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("seller"))),
-            Some(v) => <Seller as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("seller"))?,
-            None => return Err(__missing("seller")),
-        };
-        let f_sku = match __lookup(&m, fast, 10, "sku")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sku"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("sku"))?,
-            None => Default::default(),
-        };
-        let f_tags = match __lookup(&m, fast, 11, "tags")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("tags"))?,
-            None => Default::default(),
-        };
+        let f_category = __field::get_string(&m, fast, 0, "category", cx)?.unwrap_or_default();
+        let f_created_at = __field::get_string(&m, fast, 1, "created_at", cx)?.unwrap_or_default();
+        let f_dimensions = __field::get_cx(&m, fast, 2, "dimensions", cx, <Dimensions as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("dimensions"))?;
+        let f_id = __field::get_i64(&m, fast, 3, "id")?.unwrap_or_default();
+        let f_in_stock = __field::get_bool(&m, fast, 4, "in_stock")?.unwrap_or_default();
+        let f_name = __field::get_string(&m, fast, 5, "name", cx)?.unwrap_or_default();
+        let f_price = __field::get_f64(&m, fast, 6, "price")?.unwrap_or_default();
+        let f_quantity = __field::get_i64(&m, fast, 7, "quantity")?.unwrap_or_default();
+        let f_rating = __field::get_f64(&m, fast, 8, "rating")?.unwrap_or_default();
+        let f_seller = __field::get_cx(&m, fast, 9, "seller", cx, <Seller as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("seller"))?;
+        let f_sku = __field::get_string(&m, fast, 10, "sku", cx)?.unwrap_or_default();
+        let f_tags = __field::get_cx(&m, fast, 11, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -368,66 +288,18 @@ impl<'a> flexbuf::FlexBorrow<'a> for ApiItemRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<ApiItem as flexbuf::FlexCoder>::FINGERPRINT, &m, &ApiItem::LAYOUT)?;
-        let f_category = match __lookup(&m, fast, 0, "category")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("category"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("category"))?,
-            None => Default::default(),
-        };
-        let f_created_at = match __lookup(&m, fast, 1, "created_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("created_at"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("created_at"))?,
-            None => Default::default(),
-        };
-        let f_dimensions = match __lookup(&m, fast, 2, "dimensions")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("dimensions"))),
-            Some(v) => <DimensionsRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("dimensions"))?,
-            None => return Err(__missing("dimensions")),
-        };
-        let f_id = match __lookup(&m, fast, 3, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_in_stock = match __lookup(&m, fast, 4, "in_stock")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("in_stock"))),
-            Some(v) => __field::bool(v).map_err(__at_key("in_stock"))?,
-            None => Default::default(),
-        };
-        let f_name = match __lookup(&m, fast, 5, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
-            None => Default::default(),
-        };
-        let f_price = match __lookup(&m, fast, 6, "price")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("price"))),
-            Some(v) => __field::f64(v).map_err(__at_key("price"))?,
-            None => Default::default(),
-        };
-        let f_quantity = match __lookup(&m, fast, 7, "quantity")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("quantity"))),
-            Some(v) => __field::i64(v).map_err(__at_key("quantity"))?,
-            None => Default::default(),
-        };
-        let f_rating = match __lookup(&m, fast, 8, "rating")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("rating"))),
-            Some(v) => __field::f64(v).map_err(__at_key("rating"))?,
-            None => Default::default(),
-        };
-        let f_seller = match __lookup(&m, fast, 9, "seller")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("seller"))),
-            Some(v) => <SellerRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("seller"))?,
-            None => return Err(__missing("seller")),
-        };
-        let f_sku = match __lookup(&m, fast, 10, "sku")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sku"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("sku"))?,
-            None => Default::default(),
-        };
-        let f_tags = match __lookup(&m, fast, 11, "tags")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("tags"))?,
-            None => Default::default(),
-        };
+        let f_category = __field::get_cx(&m, fast, 0, "category", cx, __field::str_charged)?.unwrap_or_default();
+        let f_created_at = __field::get_cx(&m, fast, 1, "created_at", cx, __field::str_charged)?.unwrap_or_default();
+        let f_dimensions = __field::get_cx(&m, fast, 2, "dimensions", cx, <DimensionsRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("dimensions"))?;
+        let f_id = __field::get_i64(&m, fast, 3, "id")?.unwrap_or_default();
+        let f_in_stock = __field::get_bool(&m, fast, 4, "in_stock")?.unwrap_or_default();
+        let f_name = __field::get_cx(&m, fast, 5, "name", cx, __field::str_charged)?.unwrap_or_default();
+        let f_price = __field::get_f64(&m, fast, 6, "price")?.unwrap_or_default();
+        let f_quantity = __field::get_i64(&m, fast, 7, "quantity")?.unwrap_or_default();
+        let f_rating = __field::get_f64(&m, fast, 8, "rating")?.unwrap_or_default();
+        let f_seller = __field::get_cx(&m, fast, 9, "seller", cx, <SellerRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("seller"))?;
+        let f_sku = __field::get_cx(&m, fast, 10, "sku", cx, __field::str_charged)?.unwrap_or_default();
+        let f_tags = __field::get_cx(&m, fast, 11, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -598,21 +470,9 @@ impl flexbuf::FlexCoder for Dimensions {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_d = match __lookup(&m, fast, 0, "d")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("d"))),
-            Some(v) => __field::f64(v).map_err(__at_key("d"))?,
-            None => Default::default(),
-        };
-        let f_h = match __lookup(&m, fast, 1, "h")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("h"))),
-            Some(v) => __field::f64(v).map_err(__at_key("h"))?,
-            None => Default::default(),
-        };
-        let f_w = match __lookup(&m, fast, 2, "w")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("w"))),
-            Some(v) => __field::f64(v).map_err(__at_key("w"))?,
-            None => Default::default(),
-        };
+        let f_d = __field::get_f64(&m, fast, 0, "d")?.unwrap_or_default();
+        let f_h = __field::get_f64(&m, fast, 1, "h")?.unwrap_or_default();
+        let f_w = __field::get_f64(&m, fast, 2, "w")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             w: f_w,
@@ -715,16 +575,8 @@ impl flexbuf::FlexCoder for Seller {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_id = match __lookup(&m, fast, 0, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_name = match __lookup(&m, fast, 1, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
-            None => Default::default(),
-        };
+        let f_id = __field::get_i64(&m, fast, 0, "id")?.unwrap_or_default();
+        let f_name = __field::get_string(&m, fast, 1, "name", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -749,16 +601,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for SellerRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Seller as flexbuf::FlexCoder>::FINGERPRINT, &m, &Seller::LAYOUT)?;
-        let f_id = match __lookup(&m, fast, 0, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_name = match __lookup(&m, fast, 1, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
-            None => Default::default(),
-        };
+        let f_id = __field::get_i64(&m, fast, 0, "id")?.unwrap_or_default();
+        let f_name = __field::get_cx(&m, fast, 1, "name", cx, __field::str_charged)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,

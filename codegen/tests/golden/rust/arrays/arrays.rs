@@ -125,61 +125,17 @@ impl flexbuf::FlexCoder for Body {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_big = match __lookup(&m, fast, 0, "big")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("big"))),
-            Some(v) => __field::scalar_array::<i64, 2>(v, cx, __field::i64).map_err(__at_key("big"))?,
-            None => [Default::default(); 2],
-        };
-        let f_flags = match __lookup(&m, fast, 1, "flags")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("flags"))),
-            Some(v) => __field::array::<bool, 2>(v, cx, __field::bool).map_err(__at_key("flags"))?,
-            None => [Default::default(); 2],
-        };
-        let f_level = match __lookup(&m, fast, 2, "level")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("level"))),
-            Some(v) => __field::scalar_array::<u8, 1>(v, cx, __field::u8).map_err(__at_key("level"))?,
-            None => [Default::default(); 1],
-        };
-        let f_matrix = match __lookup(&m, fast, 3, "matrix")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("matrix"))),
-            Some(v) => __field::scalar_array::<f32, 9>(v, cx, __field::f32).map_err(__at_key("matrix"))?,
-            None => [Default::default(); 9],
-        };
-        let f_pos = match __lookup(&m, fast, 4, "pos")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("pos"))),
-            Some(v) => __field::scalar_array::<f32, 3>(v, cx, __field::f32).map_err(__at_key("pos"))?,
-            None => [Default::default(); 3],
-        };
-        let f_quat = match __lookup(&m, fast, 5, "quat")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("quat"))),
-            Some(v) => __field::scalar_array::<f64, 4>(v, cx, __field::f64).map_err(__at_key("quat"))?,
-            None => [Default::default(); 4],
-        };
-        let f_small = match __lookup(&m, fast, 6, "small")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("small"))),
-            Some(v) => __field::scalar_array::<i8, 3>(v, cx, __field::i8).map_err(__at_key("small"))?,
-            None => [Default::default(); 3],
-        };
-        let f_span = match __lookup(&m, fast, 7, "span")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("span"))),
-            Some(v) => __field::scalar_array::<i16, 2>(v, cx, __field::i16).map_err(__at_key("span"))?,
-            None => [Default::default(); 2],
-        };
-        let f_tint = match __lookup(&m, fast, 8, "tint")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::scalar_array::<u8, 3>(v, cx, __field::u8).map_err(__at_key("tint"))?),
-            None => None,
-        };
-        let f_ubig = match __lookup(&m, fast, 9, "ubig")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("ubig"))),
-            Some(v) => __field::scalar_array::<u64, 3>(v, cx, __field::u64).map_err(__at_key("ubig"))?,
-            None => [Default::default(); 3],
-        };
-        let f_uuid = match __lookup(&m, fast, 10, "uuid")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("uuid"))),
-            Some(v) => __field::scalar_array::<u32, 4>(v, cx, __field::u32).map_err(__at_key("uuid"))?,
-            None => return Err(__missing("uuid")),
-        };
+        let f_big = __field::get_cx(&m, fast, 0, "big", cx, |v, cx| { let _ = &cx; __field::scalar_array::<i64, 2>(v, cx, __field::i64) })?.unwrap_or_default();
+        let f_flags = __field::get_cx(&m, fast, 1, "flags", cx, |v, cx| { let _ = &cx; __field::array::<bool, 2>(v, cx, __field::bool) })?.unwrap_or_default();
+        let f_level = __field::get_cx(&m, fast, 2, "level", cx, |v, cx| { let _ = &cx; __field::scalar_array::<u8, 1>(v, cx, __field::u8) })?.unwrap_or_default();
+        let f_matrix = __field::get_cx(&m, fast, 3, "matrix", cx, |v, cx| { let _ = &cx; __field::scalar_array::<f32, 9>(v, cx, __field::f32) })?.unwrap_or_default();
+        let f_pos = __field::get_cx(&m, fast, 4, "pos", cx, |v, cx| { let _ = &cx; __field::scalar_array::<f32, 3>(v, cx, __field::f32) })?.unwrap_or_default();
+        let f_quat = __field::get_cx(&m, fast, 5, "quat", cx, |v, cx| { let _ = &cx; __field::scalar_array::<f64, 4>(v, cx, __field::f64) })?.unwrap_or_default();
+        let f_small = __field::get_cx(&m, fast, 6, "small", cx, |v, cx| { let _ = &cx; __field::scalar_array::<i8, 3>(v, cx, __field::i8) })?.unwrap_or_default();
+        let f_span = __field::get_cx(&m, fast, 7, "span", cx, |v, cx| { let _ = &cx; __field::scalar_array::<i16, 2>(v, cx, __field::i16) })?.unwrap_or_default();
+        let f_tint = __field::get_opt_cx(&m, fast, 8, "tint", cx, |v, cx| { let _ = &cx; __field::scalar_array::<u8, 3>(v, cx, __field::u8) })?.flatten();
+        let f_ubig = __field::get_cx(&m, fast, 9, "ubig", cx, |v, cx| { let _ = &cx; __field::scalar_array::<u64, 3>(v, cx, __field::u64) })?.unwrap_or_default();
+        let f_uuid = __field::get_cx(&m, fast, 10, "uuid", cx, |v, cx| { let _ = &cx; __field::scalar_array::<u32, 4>(v, cx, __field::u32) })?.ok_or_else(|| __missing("uuid"))?;
         cx.leave();
         Ok(Self {
             pos: f_pos,
@@ -358,21 +314,9 @@ impl flexbuf::FlexCoder for Track {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_anchor = match __lookup(&m, fast, 0, "anchor")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(<Anchor as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("anchor"))?),
-            None => None,
-        };
-        let f_marks = match __lookup(&m, fast, 1, "marks")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("marks"))),
-            Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_array::<i32, 3>(e1, cx, __field::i32) }).map_err(__at_key("marks"))?,
-            None => Default::default(),
-        };
-        let f_points = match __lookup(&m, fast, 2, "points")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("points"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_array::<f32, 2>(e1, cx, __field::f32) }).map_err(__at_key("points"))?,
-            None => Default::default(),
-        };
+        let f_anchor = __field::get_opt_cx(&m, fast, 0, "anchor", cx, <Anchor as flexbuf::FlexCoder>::decode_from)?.flatten();
+        let f_marks = __field::get_cx(&m, fast, 1, "marks", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_array::<i32, 3>(e1, cx, __field::i32) }) })?.unwrap_or_default();
+        let f_points = __field::get_cx(&m, fast, 2, "points", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_array::<f32, 2>(e1, cx, __field::f32) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             points: f_points,
@@ -400,21 +344,9 @@ impl<'a> flexbuf::FlexBorrow<'a> for TrackRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Track as flexbuf::FlexCoder>::FINGERPRINT, &m, &Track::LAYOUT)?;
-        let f_anchor = match __lookup(&m, fast, 0, "anchor")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(<Anchor as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("anchor"))?),
-            None => None,
-        };
-        let f_marks = match __lookup(&m, fast, 1, "marks")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("marks"))),
-            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_array::<i32, 3>(e1, cx, __field::i32) }).map_err(__at_key("marks"))?,
-            None => Default::default(),
-        };
-        let f_points = match __lookup(&m, fast, 2, "points")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("points"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_array::<f32, 2>(e1, cx, __field::f32) }).map_err(__at_key("points"))?,
-            None => Default::default(),
-        };
+        let f_anchor = __field::get_opt_cx(&m, fast, 0, "anchor", cx, <Anchor as flexbuf::FlexCoder>::decode_from)?.flatten();
+        let f_marks = __field::get_cx(&m, fast, 1, "marks", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_array::<i32, 3>(e1, cx, __field::i32) }) })?.unwrap_or_default();
+        let f_points = __field::get_cx(&m, fast, 2, "points", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_array::<f32, 2>(e1, cx, __field::f32) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             points: f_points,
@@ -519,11 +451,7 @@ impl flexbuf::FlexCoder for Wide {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_samples = match __lookup(&m, fast, 0, "samples")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("samples"))),
-            Some(v) => __field::scalar_array::<u16, 40>(v, cx, __field::u16).map_err(__at_key("samples"))?,
-            None => [Default::default(); 40],
-        };
+        let f_samples = __field::get_cx(&m, fast, 0, "samples", cx, |v, cx| { let _ = &cx; __field::scalar_array::<u16, 40>(v, cx, __field::u16) })?.unwrap_or_else(|| [Default::default(); 40]);
         cx.leave();
         Ok(Self {
             samples: f_samples,

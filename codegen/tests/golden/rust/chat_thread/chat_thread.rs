@@ -52,26 +52,10 @@ impl flexbuf::FlexCoder for ChatThread {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_messages = match __lookup(&m, fast, 0, "messages")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("messages"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ChatMessage as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("messages"))?,
-            None => Default::default(),
-        };
-        let f_participants = match __lookup(&m, fast, 1, "participants")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("participants"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Participant as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("participants"))?,
-            None => Default::default(),
-        };
-        let f_thread_id = match __lookup(&m, fast, 2, "thread_id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("thread_id"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("thread_id"))?,
-            None => Default::default(),
-        };
-        let f_title = match __lookup(&m, fast, 3, "title")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("title"))?,
-            None => Default::default(),
-        };
+        let f_messages = __field::get_cx(&m, fast, 0, "messages", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ChatMessage as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
+        let f_participants = __field::get_cx(&m, fast, 1, "participants", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Participant as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
+        let f_thread_id = __field::get_string(&m, fast, 2, "thread_id", cx)?.unwrap_or_default();
+        let f_title = __field::get_string(&m, fast, 3, "title", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             thread_id: f_thread_id,
@@ -102,26 +86,10 @@ impl<'a> flexbuf::FlexBorrow<'a> for ChatThreadRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<ChatThread as flexbuf::FlexCoder>::FINGERPRINT, &m, &ChatThread::LAYOUT)?;
-        let f_messages = match __lookup(&m, fast, 0, "messages")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("messages"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ChatMessageRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("messages"))?,
-            None => Default::default(),
-        };
-        let f_participants = match __lookup(&m, fast, 1, "participants")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("participants"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ParticipantRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("participants"))?,
-            None => Default::default(),
-        };
-        let f_thread_id = match __lookup(&m, fast, 2, "thread_id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("thread_id"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("thread_id"))?,
-            None => Default::default(),
-        };
-        let f_title = match __lookup(&m, fast, 3, "title")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("title"))?,
-            None => Default::default(),
-        };
+        let f_messages = __field::get_cx(&m, fast, 0, "messages", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ChatMessageRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
+        let f_participants = __field::get_cx(&m, fast, 1, "participants", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ParticipantRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
+        let f_thread_id = __field::get_cx(&m, fast, 2, "thread_id", cx, __field::str_charged)?.unwrap_or_default();
+        let f_title = __field::get_cx(&m, fast, 3, "title", cx, __field::str_charged)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             thread_id: f_thread_id,
@@ -234,31 +202,11 @@ impl flexbuf::FlexCoder for Participant {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_avatar = match __lookup(&m, fast, 0, "avatar")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("avatar"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("avatar"))?,
-            None => Default::default(),
-        };
-        let f_handle = match __lookup(&m, fast, 1, "handle")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("handle"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("handle"))?,
-            None => Default::default(),
-        };
-        let f_id = match __lookup(&m, fast, 2, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_name = match __lookup(&m, fast, 3, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
-            None => Default::default(),
-        };
-        let f_role = match __lookup(&m, fast, 4, "role")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("role"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("role"))?,
-            None => Default::default(),
-        };
+        let f_avatar = __field::get_string(&m, fast, 0, "avatar", cx)?.unwrap_or_default();
+        let f_handle = __field::get_string(&m, fast, 1, "handle", cx)?.unwrap_or_default();
+        let f_id = __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default();
+        let f_name = __field::get_string(&m, fast, 3, "name", cx)?.unwrap_or_default();
+        let f_role = __field::get_string(&m, fast, 4, "role", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -292,31 +240,11 @@ impl<'a> flexbuf::FlexBorrow<'a> for ParticipantRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Participant as flexbuf::FlexCoder>::FINGERPRINT, &m, &Participant::LAYOUT)?;
-        let f_avatar = match __lookup(&m, fast, 0, "avatar")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("avatar"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("avatar"))?,
-            None => Default::default(),
-        };
-        let f_handle = match __lookup(&m, fast, 1, "handle")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("handle"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("handle"))?,
-            None => Default::default(),
-        };
-        let f_id = match __lookup(&m, fast, 2, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_name = match __lookup(&m, fast, 3, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
-            None => Default::default(),
-        };
-        let f_role = match __lookup(&m, fast, 4, "role")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("role"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("role"))?,
-            None => Default::default(),
-        };
+        let f_avatar = __field::get_cx(&m, fast, 0, "avatar", cx, __field::str_charged)?.unwrap_or_default();
+        let f_handle = __field::get_cx(&m, fast, 1, "handle", cx, __field::str_charged)?.unwrap_or_default();
+        let f_id = __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default();
+        let f_name = __field::get_cx(&m, fast, 3, "name", cx, __field::str_charged)?.unwrap_or_default();
+        let f_role = __field::get_cx(&m, fast, 4, "role", cx, __field::str_charged)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -466,56 +394,16 @@ impl flexbuf::FlexCoder for ChatMessage {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_attachments = match __lookup(&m, fast, 0, "attachments")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("attachments"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Attachment as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("attachments"))?,
-            None => Default::default(),
-        };
-        let f_author = match __lookup(&m, fast, 1, "author")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("author"))),
-            Some(v) => __field::i64(v).map_err(__at_key("author"))?,
-            None => Default::default(),
-        };
-        let f_edited = match __lookup(&m, fast, 2, "edited")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("edited"))),
-            Some(v) => __field::bool(v).map_err(__at_key("edited"))?,
-            None => Default::default(),
-        };
-        let f_id = match __lookup(&m, fast, 3, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_kind = match __lookup(&m, fast, 4, "kind")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("kind"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("kind"))?,
-            None => Default::default(),
-        };
-        let f_metadata = match __lookup(&m, fast, 5, "metadata")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("metadata"))),
-            Some(v) => <ChatMetadata as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("metadata"))?,
-            None => return Err(__missing("metadata")),
-        };
-        let f_reactions = match __lookup(&m, fast, 6, "reactions")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("reactions"))),
-            Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }).map_err(__at_key("reactions"))?,
-            None => Default::default(),
-        };
-        let f_reply_to = match __lookup(&m, fast, 7, "reply_to")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i64(v).map_err(__at_key("reply_to"))?),
-            None => None,
-        };
-        let f_sent_at = match __lookup(&m, fast, 8, "sent_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sent_at"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("sent_at"))?,
-            None => Default::default(),
-        };
-        let f_text = match __lookup(&m, fast, 9, "text")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("text"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("text"))?,
-            None => Default::default(),
-        };
+        let f_attachments = __field::get_cx(&m, fast, 0, "attachments", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Attachment as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
+        let f_author = __field::get_i64(&m, fast, 1, "author")?.unwrap_or_default();
+        let f_edited = __field::get_bool(&m, fast, 2, "edited")?.unwrap_or_default();
+        let f_id = __field::get_i64(&m, fast, 3, "id")?.unwrap_or_default();
+        let f_kind = __field::get_string(&m, fast, 4, "kind", cx)?.unwrap_or_default();
+        let f_metadata = __field::get_cx(&m, fast, 5, "metadata", cx, <ChatMetadata as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("metadata"))?;
+        let f_reactions = __field::get_cx(&m, fast, 6, "reactions", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }) })?.unwrap_or_default();
+        let f_reply_to = __field::get_opt(&m, fast, 7, "reply_to", __field::i64)?.flatten();
+        let f_sent_at = __field::get_string(&m, fast, 8, "sent_at", cx)?.unwrap_or_default();
+        let f_text = __field::get_string(&m, fast, 9, "text", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -564,56 +452,16 @@ impl<'a> flexbuf::FlexBorrow<'a> for ChatMessageRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<ChatMessage as flexbuf::FlexCoder>::FINGERPRINT, &m, &ChatMessage::LAYOUT)?;
-        let f_attachments = match __lookup(&m, fast, 0, "attachments")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("attachments"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <AttachmentRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("attachments"))?,
-            None => Default::default(),
-        };
-        let f_author = match __lookup(&m, fast, 1, "author")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("author"))),
-            Some(v) => __field::i64(v).map_err(__at_key("author"))?,
-            None => Default::default(),
-        };
-        let f_edited = match __lookup(&m, fast, 2, "edited")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("edited"))),
-            Some(v) => __field::bool(v).map_err(__at_key("edited"))?,
-            None => Default::default(),
-        };
-        let f_id = match __lookup(&m, fast, 3, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_kind = match __lookup(&m, fast, 4, "kind")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("kind"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("kind"))?,
-            None => Default::default(),
-        };
-        let f_metadata = match __lookup(&m, fast, 5, "metadata")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("metadata"))),
-            Some(v) => <ChatMetadataRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("metadata"))?,
-            None => return Err(__missing("metadata")),
-        };
-        let f_reactions = match __lookup(&m, fast, 6, "reactions")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("reactions"))),
-            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }).map_err(__at_key("reactions"))?,
-            None => Default::default(),
-        };
-        let f_reply_to = match __lookup(&m, fast, 7, "reply_to")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i64(v).map_err(__at_key("reply_to"))?),
-            None => None,
-        };
-        let f_sent_at = match __lookup(&m, fast, 8, "sent_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sent_at"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("sent_at"))?,
-            None => Default::default(),
-        };
-        let f_text = match __lookup(&m, fast, 9, "text")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("text"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("text"))?,
-            None => Default::default(),
-        };
+        let f_attachments = __field::get_cx(&m, fast, 0, "attachments", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <AttachmentRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
+        let f_author = __field::get_i64(&m, fast, 1, "author")?.unwrap_or_default();
+        let f_edited = __field::get_bool(&m, fast, 2, "edited")?.unwrap_or_default();
+        let f_id = __field::get_i64(&m, fast, 3, "id")?.unwrap_or_default();
+        let f_kind = __field::get_cx(&m, fast, 4, "kind", cx, __field::str_charged)?.unwrap_or_default();
+        let f_metadata = __field::get_cx(&m, fast, 5, "metadata", cx, <ChatMetadataRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("metadata"))?;
+        let f_reactions = __field::get_cx(&m, fast, 6, "reactions", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }) })?.unwrap_or_default();
+        let f_reply_to = __field::get_opt(&m, fast, 7, "reply_to", __field::i64)?.flatten();
+        let f_sent_at = __field::get_cx(&m, fast, 8, "sent_at", cx, __field::str_charged)?.unwrap_or_default();
+        let f_text = __field::get_cx(&m, fast, 9, "text", cx, __field::str_charged)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -825,51 +673,15 @@ impl flexbuf::FlexCoder for Attachment {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_alt = match __lookup(&m, fast, 0, "alt")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("alt"))?),
-            None => None,
-        };
-        let f_height = match __lookup(&m, fast, 1, "height")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i64(v).map_err(__at_key("height"))?),
-            None => None,
-        };
-        let f_mime = match __lookup(&m, fast, 2, "mime")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("mime"))?),
-            None => None,
-        };
-        let f_name = match __lookup(&m, fast, 3, "name")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("name"))?),
-            None => None,
-        };
-        let f_sha256 = match __lookup(&m, fast, 4, "sha256")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("sha256"))?),
-            None => None,
-        };
-        let f_size = match __lookup(&m, fast, 5, "size")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("size"))),
-            Some(v) => __field::i64(v).map_err(__at_key("size"))?,
-            None => Default::default(),
-        };
-        let f_type = match __lookup(&m, fast, 6, "type")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("type"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("type"))?,
-            None => Default::default(),
-        };
-        let f_url = match __lookup(&m, fast, 7, "url")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("url"))?),
-            None => None,
-        };
-        let f_width = match __lookup(&m, fast, 8, "width")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i64(v).map_err(__at_key("width"))?),
-            None => None,
-        };
+        let f_alt = __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::string)?.flatten();
+        let f_height = __field::get_opt(&m, fast, 1, "height", __field::i64)?.flatten();
+        let f_mime = __field::get_opt_cx(&m, fast, 2, "mime", cx, __field::string)?.flatten();
+        let f_name = __field::get_opt_cx(&m, fast, 3, "name", cx, __field::string)?.flatten();
+        let f_sha256 = __field::get_opt_cx(&m, fast, 4, "sha256", cx, __field::string)?.flatten();
+        let f_size = __field::get_i64(&m, fast, 5, "size")?.unwrap_or_default();
+        let f_type = __field::get_string(&m, fast, 6, "type", cx)?.unwrap_or_default();
+        let f_url = __field::get_opt_cx(&m, fast, 7, "url", cx, __field::string)?.flatten();
+        let f_width = __field::get_opt(&m, fast, 8, "width", __field::i64)?.flatten();
         cx.leave();
         Ok(Self {
             r#type: f_type,
@@ -915,51 +727,15 @@ impl<'a> flexbuf::FlexBorrow<'a> for AttachmentRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Attachment as flexbuf::FlexCoder>::FINGERPRINT, &m, &Attachment::LAYOUT)?;
-        let f_alt = match __lookup(&m, fast, 0, "alt")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("alt"))?),
-            None => None,
-        };
-        let f_height = match __lookup(&m, fast, 1, "height")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i64(v).map_err(__at_key("height"))?),
-            None => None,
-        };
-        let f_mime = match __lookup(&m, fast, 2, "mime")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("mime"))?),
-            None => None,
-        };
-        let f_name = match __lookup(&m, fast, 3, "name")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("name"))?),
-            None => None,
-        };
-        let f_sha256 = match __lookup(&m, fast, 4, "sha256")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("sha256"))?),
-            None => None,
-        };
-        let f_size = match __lookup(&m, fast, 5, "size")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("size"))),
-            Some(v) => __field::i64(v).map_err(__at_key("size"))?,
-            None => Default::default(),
-        };
-        let f_type = match __lookup(&m, fast, 6, "type")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("type"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("type"))?,
-            None => Default::default(),
-        };
-        let f_url = match __lookup(&m, fast, 7, "url")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("url"))?),
-            None => None,
-        };
-        let f_width = match __lookup(&m, fast, 8, "width")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i64(v).map_err(__at_key("width"))?),
-            None => None,
-        };
+        let f_alt = __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::str_charged)?.flatten();
+        let f_height = __field::get_opt(&m, fast, 1, "height", __field::i64)?.flatten();
+        let f_mime = __field::get_opt_cx(&m, fast, 2, "mime", cx, __field::str_charged)?.flatten();
+        let f_name = __field::get_opt_cx(&m, fast, 3, "name", cx, __field::str_charged)?.flatten();
+        let f_sha256 = __field::get_opt_cx(&m, fast, 4, "sha256", cx, __field::str_charged)?.flatten();
+        let f_size = __field::get_i64(&m, fast, 5, "size")?.unwrap_or_default();
+        let f_type = __field::get_cx(&m, fast, 6, "type", cx, __field::str_charged)?.unwrap_or_default();
+        let f_url = __field::get_opt_cx(&m, fast, 7, "url", cx, __field::str_charged)?.flatten();
+        let f_width = __field::get_opt(&m, fast, 8, "width", __field::i64)?.flatten();
         cx.leave();
         Ok(Self {
             r#type: f_type,
@@ -1186,46 +962,14 @@ impl flexbuf::FlexCoder for ChatMetadata {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_actor = match __lookup(&m, fast, 0, "actor")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i64(v).map_err(__at_key("actor"))?),
-            None => None,
-        };
-        let f_client = match __lookup(&m, fast, 1, "client")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("client"))?),
-            None => None,
-        };
-        let f_closes_at = match __lookup(&m, fast, 2, "closes_at")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("closes_at"))?),
-            None => None,
-        };
-        let f_event = match __lookup(&m, fast, 3, "event")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("event"))?),
-            None => None,
-        };
-        let f_lang = match __lookup(&m, fast, 4, "lang")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("lang"))?),
-            None => None,
-        };
-        let f_multiple = match __lookup(&m, fast, 5, "multiple")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::bool(v).map_err(__at_key("multiple"))?),
-            None => None,
-        };
-        let f_options = match __lookup(&m, fast, 6, "options")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("options"))?),
-            None => None,
-        };
-        let f_votes = match __lookup(&m, fast, 7, "votes")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::scalar_vec::<i64>(v, cx, __field::i64).map_err(__at_key("votes"))?),
-            None => None,
-        };
+        let f_actor = __field::get_opt(&m, fast, 0, "actor", __field::i64)?.flatten();
+        let f_client = __field::get_opt_cx(&m, fast, 1, "client", cx, __field::string)?.flatten();
+        let f_closes_at = __field::get_opt_cx(&m, fast, 2, "closes_at", cx, __field::string)?.flatten();
+        let f_event = __field::get_opt_cx(&m, fast, 3, "event", cx, __field::string)?.flatten();
+        let f_lang = __field::get_opt_cx(&m, fast, 4, "lang", cx, __field::string)?.flatten();
+        let f_multiple = __field::get_opt(&m, fast, 5, "multiple", __field::bool)?.flatten();
+        let f_options = __field::get_opt_cx(&m, fast, 6, "options", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.flatten();
+        let f_votes = __field::get_opt_cx(&m, fast, 7, "votes", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i64>(v, cx, __field::i64) })?.flatten();
         cx.leave();
         Ok(Self {
             client: f_client,
@@ -1268,46 +1012,14 @@ impl<'a> flexbuf::FlexBorrow<'a> for ChatMetadataRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<ChatMetadata as flexbuf::FlexCoder>::FINGERPRINT, &m, &ChatMetadata::LAYOUT)?;
-        let f_actor = match __lookup(&m, fast, 0, "actor")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i64(v).map_err(__at_key("actor"))?),
-            None => None,
-        };
-        let f_client = match __lookup(&m, fast, 1, "client")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("client"))?),
-            None => None,
-        };
-        let f_closes_at = match __lookup(&m, fast, 2, "closes_at")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("closes_at"))?),
-            None => None,
-        };
-        let f_event = match __lookup(&m, fast, 3, "event")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("event"))?),
-            None => None,
-        };
-        let f_lang = match __lookup(&m, fast, 4, "lang")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("lang"))?),
-            None => None,
-        };
-        let f_multiple = match __lookup(&m, fast, 5, "multiple")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::bool(v).map_err(__at_key("multiple"))?),
-            None => None,
-        };
-        let f_options = match __lookup(&m, fast, 6, "options")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("options"))?),
-            None => None,
-        };
-        let f_votes = match __lookup(&m, fast, 7, "votes")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("votes"))?),
-            None => None,
-        };
+        let f_actor = __field::get_opt(&m, fast, 0, "actor", __field::i64)?.flatten();
+        let f_client = __field::get_opt_cx(&m, fast, 1, "client", cx, __field::str_charged)?.flatten();
+        let f_closes_at = __field::get_opt_cx(&m, fast, 2, "closes_at", cx, __field::str_charged)?.flatten();
+        let f_event = __field::get_opt_cx(&m, fast, 3, "event", cx, __field::str_charged)?.flatten();
+        let f_lang = __field::get_opt_cx(&m, fast, 4, "lang", cx, __field::str_charged)?.flatten();
+        let f_multiple = __field::get_opt(&m, fast, 5, "multiple", __field::bool)?.flatten();
+        let f_options = __field::get_opt_cx(&m, fast, 6, "options", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.flatten();
+        let f_votes = __field::get_opt_cx(&m, fast, 7, "votes", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i64>(v, cx, __field::i64) })?.flatten();
         cx.leave();
         Ok(Self {
             client: f_client,

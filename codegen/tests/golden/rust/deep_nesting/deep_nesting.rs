@@ -51,31 +51,11 @@ impl flexbuf::FlexCoder for DeepLevel {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_child = match __lookup(&m, fast, 0, "child")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(<DeepLevel as flexbuf::FlexCoder>::decode_from(v, cx).map(Box::new).map_err(__at_key("child"))?),
-            None => None,
-        };
-        let f_depth = match __lookup(&m, fast, 1, "depth")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("depth"))),
-            Some(v) => __field::i64(v).map_err(__at_key("depth"))?,
-            None => Default::default(),
-        };
-        let f_even = match __lookup(&m, fast, 2, "even")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("even"))),
-            Some(v) => __field::bool(v).map_err(__at_key("even"))?,
-            None => Default::default(),
-        };
-        let f_label = match __lookup(&m, fast, 3, "label")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("label"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("label"))?,
-            None => Default::default(),
-        };
-        let f_weight = match __lookup(&m, fast, 4, "weight")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("weight"))),
-            Some(v) => __field::f64(v).map_err(__at_key("weight"))?,
-            None => Default::default(),
-        };
+        let f_child = __field::get_opt_cx(&m, fast, 0, "child", cx, <DeepLevel as flexbuf::FlexCoder>::decode_from)?.and_then(|v| v.map(Box::new));
+        let f_depth = __field::get_i64(&m, fast, 1, "depth")?.unwrap_or_default();
+        let f_even = __field::get_bool(&m, fast, 2, "even")?.unwrap_or_default();
+        let f_label = __field::get_string(&m, fast, 3, "label", cx)?.unwrap_or_default();
+        let f_weight = __field::get_f64(&m, fast, 4, "weight")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             depth: f_depth,
@@ -109,31 +89,11 @@ impl<'a> flexbuf::FlexBorrow<'a> for DeepLevelRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<DeepLevel as flexbuf::FlexCoder>::FINGERPRINT, &m, &DeepLevel::LAYOUT)?;
-        let f_child = match __lookup(&m, fast, 0, "child")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(<DeepLevelRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map(Box::new).map_err(__at_key("child"))?),
-            None => None,
-        };
-        let f_depth = match __lookup(&m, fast, 1, "depth")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("depth"))),
-            Some(v) => __field::i64(v).map_err(__at_key("depth"))?,
-            None => Default::default(),
-        };
-        let f_even = match __lookup(&m, fast, 2, "even")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("even"))),
-            Some(v) => __field::bool(v).map_err(__at_key("even"))?,
-            None => Default::default(),
-        };
-        let f_label = match __lookup(&m, fast, 3, "label")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("label"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("label"))?,
-            None => Default::default(),
-        };
-        let f_weight = match __lookup(&m, fast, 4, "weight")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("weight"))),
-            Some(v) => __field::f64(v).map_err(__at_key("weight"))?,
-            None => Default::default(),
-        };
+        let f_child = __field::get_opt_cx(&m, fast, 0, "child", cx, <DeepLevelRef as flexbuf::FlexBorrow>::decode_borrowed)?.and_then(|v| v.map(Box::new));
+        let f_depth = __field::get_i64(&m, fast, 1, "depth")?.unwrap_or_default();
+        let f_even = __field::get_bool(&m, fast, 2, "even")?.unwrap_or_default();
+        let f_label = __field::get_cx(&m, fast, 3, "label", cx, __field::str_charged)?.unwrap_or_default();
+        let f_weight = __field::get_f64(&m, fast, 4, "weight")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             depth: f_depth,

@@ -225,41 +225,13 @@ impl flexbuf::FlexCoder for Profile {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_active = match __lookup(&m, fast, 0, "active")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::bool(v).map_err(__at_key("active"))?),
-            None => Some(true),
-        };
-        let f_age = match __lookup(&m, fast, 1, "age")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i32(v).map_err(__at_key("age"))?),
-            None => Some(18_i32),
-        };
-        let f_id = match __lookup(&m, fast, 2, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::u32(v).map_err(__at_key("id"))?,
-            None => return Err(__missing("id")),
-        };
-        let f_nickname = match __lookup(&m, fast, 3, "nickname")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("nickname"))?),
-            None => Some("anon".to_string()),
-        };
-        let f_note = match __lookup(&m, fast, 4, "note")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("note"))?),
-            None => None,
-        };
-        let f_score = match __lookup(&m, fast, 5, "score")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::f64(v).map_err(__at_key("score"))?),
-            None => Some(1.5_f64),
-        };
-        let f_tint = match __lookup(&m, fast, 6, "tint")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))).map_err(__at_key("tint"))?),
-            None => Some(Color::Green),
-        };
+        let f_active = __field::get_opt(&m, fast, 0, "active", __field::bool)?.unwrap_or(Some(true));
+        let f_age = __field::get_opt(&m, fast, 1, "age", __field::i32)?.unwrap_or(Some(18_i32));
+        let f_id = __field::get(&m, fast, 2, "id", __field::u32)?.ok_or_else(|| __missing("id"))?;
+        let f_nickname = __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::string)?.unwrap_or_else(|| Some("anon".to_string()));
+        let f_note = __field::get_opt_cx(&m, fast, 4, "note", cx, __field::string)?.flatten();
+        let f_score = __field::get_opt(&m, fast, 5, "score", __field::f64)?.unwrap_or(Some(1.5_f64));
+        let f_tint = __field::get_opt_cx(&m, fast, 6, "tint", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.unwrap_or(Some(Color::Green));
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -313,41 +285,13 @@ impl<'a> flexbuf::FlexBorrow<'a> for ProfileRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Profile as flexbuf::FlexCoder>::FINGERPRINT, &m, &Profile::LAYOUT)?;
-        let f_active = match __lookup(&m, fast, 0, "active")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::bool(v).map_err(__at_key("active"))?),
-            None => Some(true),
-        };
-        let f_age = match __lookup(&m, fast, 1, "age")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i32(v).map_err(__at_key("age"))?),
-            None => Some(18_i32),
-        };
-        let f_id = match __lookup(&m, fast, 2, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::u32(v).map_err(__at_key("id"))?,
-            None => return Err(__missing("id")),
-        };
-        let f_nickname = match __lookup(&m, fast, 3, "nickname")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("nickname"))?),
-            None => Some("anon"),
-        };
-        let f_note = match __lookup(&m, fast, 4, "note")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("note"))?),
-            None => None,
-        };
-        let f_score = match __lookup(&m, fast, 5, "score")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::f64(v).map_err(__at_key("score"))?),
-            None => Some(1.5_f64),
-        };
-        let f_tint = match __lookup(&m, fast, 6, "tint")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))).map_err(__at_key("tint"))?),
-            None => Some(Color::Green),
-        };
+        let f_active = __field::get_opt(&m, fast, 0, "active", __field::bool)?.unwrap_or(Some(true));
+        let f_age = __field::get_opt(&m, fast, 1, "age", __field::i32)?.unwrap_or(Some(18_i32));
+        let f_id = __field::get(&m, fast, 2, "id", __field::u32)?.ok_or_else(|| __missing("id"))?;
+        let f_nickname = __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::str_charged)?.unwrap_or(Some("anon"));
+        let f_note = __field::get_opt_cx(&m, fast, 4, "note", cx, __field::str_charged)?.flatten();
+        let f_score = __field::get_opt(&m, fast, 5, "score", __field::f64)?.unwrap_or(Some(1.5_f64));
+        let f_tint = __field::get_opt_cx(&m, fast, 6, "tint", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.unwrap_or(Some(Color::Green));
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -493,16 +437,8 @@ impl flexbuf::FlexCoder for Address {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_street = match __lookup(&m, fast, 0, "street")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("street"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("street"))?,
-            None => return Err(__missing("street")),
-        };
-        let f_zip = match __lookup(&m, fast, 1, "zip")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("zip"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("zip"))?,
-            None => return Err(__missing("zip")),
-        };
+        let f_street = __field::get_string(&m, fast, 0, "street", cx)?.ok_or_else(|| __missing("street"))?;
+        let f_zip = __field::get_string(&m, fast, 1, "zip", cx)?.ok_or_else(|| __missing("zip"))?;
         cx.leave();
         Ok(Self {
             street: f_street,
@@ -527,16 +463,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for AddressRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Address as flexbuf::FlexCoder>::FINGERPRINT, &m, &Address::LAYOUT)?;
-        let f_street = match __lookup(&m, fast, 0, "street")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("street"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("street"))?,
-            None => return Err(__missing("street")),
-        };
-        let f_zip = match __lookup(&m, fast, 1, "zip")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("zip"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("zip"))?,
-            None => return Err(__missing("zip")),
-        };
+        let f_street = __field::get_cx(&m, fast, 0, "street", cx, __field::str_charged)?.ok_or_else(|| __missing("street"))?;
+        let f_zip = __field::get_cx(&m, fast, 1, "zip", cx, __field::str_charged)?.ok_or_else(|| __missing("zip"))?;
         cx.leave();
         Ok(Self {
             street: f_street,
@@ -634,16 +562,8 @@ impl flexbuf::FlexCoder for Contact {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_email = match __lookup(&m, fast, 0, "email")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("email"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("email"))?,
-            None => Default::default(),
-        };
-        let f_phone = match __lookup(&m, fast, 1, "phone")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("phone"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("phone"))?,
-            None => "none".to_string(),
-        };
+        let f_email = __field::get_string(&m, fast, 0, "email", cx)?.unwrap_or_default();
+        let f_phone = __field::get_string(&m, fast, 1, "phone", cx)?.unwrap_or_else(|| "none".to_string());
         cx.leave();
         Ok(Self {
             email: f_email,
@@ -677,16 +597,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for ContactRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Contact as flexbuf::FlexCoder>::FINGERPRINT, &m, &Contact::LAYOUT)?;
-        let f_email = match __lookup(&m, fast, 0, "email")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("email"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("email"))?,
-            None => Default::default(),
-        };
-        let f_phone = match __lookup(&m, fast, 1, "phone")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("phone"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("phone"))?,
-            None => "none",
-        };
+        let f_email = __field::get_cx(&m, fast, 0, "email", cx, __field::str_charged)?.unwrap_or_default();
+        let f_phone = __field::get_cx(&m, fast, 1, "phone", cx, __field::str_charged)?.unwrap_or("none");
         cx.leave();
         Ok(Self {
             email: f_email,
@@ -821,46 +733,14 @@ impl flexbuf::FlexCoder for Settings {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_color = match __lookup(&m, fast, 0, "color")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("color"))),
-            Some(v) => __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))).map_err(__at_key("color"))?,
-            None => Default::default(),
-        };
-        let f_limits = match __lookup(&m, fast, 1, "limits")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("limits"))),
-            Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }).map_err(__at_key("limits"))?,
-            None => Default::default(),
-        };
-        let f_muted = match __lookup(&m, fast, 2, "muted")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("muted"))),
-            Some(v) => __field::bool(v).map_err(__at_key("muted"))?,
-            None => Default::default(),
-        };
-        let f_nickname = match __lookup(&m, fast, 3, "nickname")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("nickname"))?),
-            None => None,
-        };
-        let f_ratio = match __lookup(&m, fast, 4, "ratio")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("ratio"))),
-            Some(v) => __field::f32(v).map_err(__at_key("ratio"))?,
-            None => 0.5_f32,
-        };
-        let f_tags = match __lookup(&m, fast, 5, "tags")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("tags"))?,
-            None => Default::default(),
-        };
-        let f_theme = match __lookup(&m, fast, 6, "theme")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("theme"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("theme"))?,
-            None => "light".to_string(),
-        };
-        let f_volume = match __lookup(&m, fast, 7, "volume")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("volume"))),
-            Some(v) => __field::u8(v).map_err(__at_key("volume"))?,
-            None => 5_u8,
-        };
+        let f_color = __field::get_cx(&m, fast, 0, "color", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.unwrap_or_default();
+        let f_limits = __field::get_cx(&m, fast, 1, "limits", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }) })?.unwrap_or_default();
+        let f_muted = __field::get_bool(&m, fast, 2, "muted")?.unwrap_or_default();
+        let f_nickname = __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::string)?.flatten();
+        let f_ratio = __field::get(&m, fast, 4, "ratio", __field::f32)?.unwrap_or(0.5_f32);
+        let f_tags = __field::get_cx(&m, fast, 5, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_theme = __field::get_string(&m, fast, 6, "theme", cx)?.unwrap_or_else(|| "light".to_string());
+        let f_volume = __field::get(&m, fast, 7, "volume", __field::u8)?.unwrap_or(5_u8);
         cx.leave();
         Ok(Self {
             theme: f_theme,
@@ -918,46 +798,14 @@ impl<'a> flexbuf::FlexBorrow<'a> for SettingsRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Settings as flexbuf::FlexCoder>::FINGERPRINT, &m, &Settings::LAYOUT)?;
-        let f_color = match __lookup(&m, fast, 0, "color")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("color"))),
-            Some(v) => __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))).map_err(__at_key("color"))?,
-            None => Default::default(),
-        };
-        let f_limits = match __lookup(&m, fast, 1, "limits")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("limits"))),
-            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }).map_err(__at_key("limits"))?,
-            None => Default::default(),
-        };
-        let f_muted = match __lookup(&m, fast, 2, "muted")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("muted"))),
-            Some(v) => __field::bool(v).map_err(__at_key("muted"))?,
-            None => Default::default(),
-        };
-        let f_nickname = match __lookup(&m, fast, 3, "nickname")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("nickname"))?),
-            None => None,
-        };
-        let f_ratio = match __lookup(&m, fast, 4, "ratio")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("ratio"))),
-            Some(v) => __field::f32(v).map_err(__at_key("ratio"))?,
-            None => 0.5_f32,
-        };
-        let f_tags = match __lookup(&m, fast, 5, "tags")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("tags"))?,
-            None => Default::default(),
-        };
-        let f_theme = match __lookup(&m, fast, 6, "theme")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("theme"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("theme"))?,
-            None => "light",
-        };
-        let f_volume = match __lookup(&m, fast, 7, "volume")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("volume"))),
-            Some(v) => __field::u8(v).map_err(__at_key("volume"))?,
-            None => 5_u8,
-        };
+        let f_color = __field::get_cx(&m, fast, 0, "color", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.unwrap_or_default();
+        let f_limits = __field::get_cx(&m, fast, 1, "limits", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }) })?.unwrap_or_default();
+        let f_muted = __field::get_bool(&m, fast, 2, "muted")?.unwrap_or_default();
+        let f_nickname = __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::str_charged)?.flatten();
+        let f_ratio = __field::get(&m, fast, 4, "ratio", __field::f32)?.unwrap_or(0.5_f32);
+        let f_tags = __field::get_cx(&m, fast, 5, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_theme = __field::get_cx(&m, fast, 6, "theme", cx, __field::str_charged)?.unwrap_or("light");
+        let f_volume = __field::get(&m, fast, 7, "volume", __field::u8)?.unwrap_or(5_u8);
         cx.leave();
         Ok(Self {
             theme: f_theme,
@@ -1167,11 +1015,7 @@ impl flexbuf::FlexCoder for Circle {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_radius = match __lookup(&m, fast, 0, "radius")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("radius"))),
-            Some(v) => __field::f64(v).map_err(__at_key("radius"))?,
-            None => return Err(__missing("radius")),
-        };
+        let f_radius = __field::get_f64(&m, fast, 0, "radius")?.ok_or_else(|| __missing("radius"))?;
         cx.leave();
         Ok(Self {
             radius: f_radius,
@@ -1257,11 +1101,7 @@ impl flexbuf::FlexCoder for Square {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_side = match __lookup(&m, fast, 0, "side")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("side"))),
-            Some(v) => __field::u32(v).map_err(__at_key("side"))?,
-            None => return Err(__missing("side")),
-        };
+        let f_side = __field::get(&m, fast, 0, "side", __field::u32)?.ok_or_else(|| __missing("side"))?;
         cx.leave();
         Ok(Self {
             side: f_side,
@@ -1402,41 +1242,13 @@ impl flexbuf::FlexCoder for Canvas {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_color = match __lookup(&m, fast, 0, "color")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("color"))),
-            Some(v) => __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))).map_err(__at_key("color"))?,
-            None => Default::default(),
-        };
-        let f_layers = match __lookup(&m, fast, 1, "layers")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("layers"))),
-            Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Shape as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("layers"))?,
-            None => Default::default(),
-        };
-        let f_level = match __lookup(&m, fast, 2, "level")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("level"))),
-            Some(v) => __field::i64(v).and_then(|raw| Level::from_value(raw).ok_or_else(|| __unknown_enum("Level", raw, &v))).map_err(__at_key("level"))?,
-            None => Level::High,
-        };
-        let f_palette = match __lookup(&m, fast, 3, "palette")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("palette"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &e1))) }).map_err(__at_key("palette"))?,
-            None => Default::default(),
-        };
-        let f_shape = match __lookup(&m, fast, 4, "shape")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(<Shape as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("shape"))?),
-            None => None,
-        };
-        let f_shapes = match __lookup(&m, fast, 5, "shapes")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("shapes"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Shape as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("shapes"))?,
-            None => Default::default(),
-        };
-        let f_tint = match __lookup(&m, fast, 6, "tint")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))).map_err(__at_key("tint"))?),
-            None => None,
-        };
+        let f_color = __field::get_cx(&m, fast, 0, "color", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.unwrap_or_default();
+        let f_layers = __field::get_cx(&m, fast, 1, "layers", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Shape as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
+        let f_level = __field::get_cx(&m, fast, 2, "level", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Level::from_value(raw).ok_or_else(|| __unknown_enum("Level", raw, &v))) })?.unwrap_or(Level::High);
+        let f_palette = __field::get_cx(&m, fast, 3, "palette", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &e1))) }) })?.unwrap_or_default();
+        let f_shape = __field::get_opt_cx(&m, fast, 4, "shape", cx, <Shape as flexbuf::FlexCoder>::decode_from)?.flatten();
+        let f_shapes = __field::get_cx(&m, fast, 5, "shapes", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Shape as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
+        let f_tint = __field::get_opt_cx(&m, fast, 6, "tint", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.flatten();
         cx.leave();
         Ok(Self {
             color: f_color,
@@ -1490,41 +1302,13 @@ impl<'a> flexbuf::FlexBorrow<'a> for CanvasRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Canvas as flexbuf::FlexCoder>::FINGERPRINT, &m, &Canvas::LAYOUT)?;
-        let f_color = match __lookup(&m, fast, 0, "color")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("color"))),
-            Some(v) => __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))).map_err(__at_key("color"))?,
-            None => Default::default(),
-        };
-        let f_layers = match __lookup(&m, fast, 1, "layers")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("layers"))),
-            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Shape as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("layers"))?,
-            None => Default::default(),
-        };
-        let f_level = match __lookup(&m, fast, 2, "level")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("level"))),
-            Some(v) => __field::i64(v).and_then(|raw| Level::from_value(raw).ok_or_else(|| __unknown_enum("Level", raw, &v))).map_err(__at_key("level"))?,
-            None => Level::High,
-        };
-        let f_palette = match __lookup(&m, fast, 3, "palette")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("palette"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &e1))) }).map_err(__at_key("palette"))?,
-            None => Default::default(),
-        };
-        let f_shape = match __lookup(&m, fast, 4, "shape")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(<Shape as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("shape"))?),
-            None => None,
-        };
-        let f_shapes = match __lookup(&m, fast, 5, "shapes")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("shapes"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Shape as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("shapes"))?,
-            None => Default::default(),
-        };
-        let f_tint = match __lookup(&m, fast, 6, "tint")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))).map_err(__at_key("tint"))?),
-            None => None,
-        };
+        let f_color = __field::get_cx(&m, fast, 0, "color", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.unwrap_or_default();
+        let f_layers = __field::get_cx(&m, fast, 1, "layers", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Shape as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
+        let f_level = __field::get_cx(&m, fast, 2, "level", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Level::from_value(raw).ok_or_else(|| __unknown_enum("Level", raw, &v))) })?.unwrap_or(Level::High);
+        let f_palette = __field::get_cx(&m, fast, 3, "palette", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &e1))) }) })?.unwrap_or_default();
+        let f_shape = __field::get_opt_cx(&m, fast, 4, "shape", cx, <Shape as flexbuf::FlexCoder>::decode_from)?.flatten();
+        let f_shapes = __field::get_cx(&m, fast, 5, "shapes", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Shape as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
+        let f_tint = __field::get_opt_cx(&m, fast, 6, "tint", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.flatten();
         cx.leave();
         Ok(Self {
             color: f_color,
@@ -1661,21 +1445,9 @@ impl flexbuf::FlexCoder for Seller {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_id = match __lookup(&m, fast, 0, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::u64(v).map_err(__at_key("id"))?,
-            None => return Err(__missing("id")),
-        };
-        let f_name = match __lookup(&m, fast, 1, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
-            None => return Err(__missing("name")),
-        };
-        let f_rating = match __lookup(&m, fast, 2, "rating")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("rating"))),
-            Some(v) => __field::u8(v).map_err(__at_key("rating"))?,
-            None => Default::default(),
-        };
+        let f_id = __field::get(&m, fast, 0, "id", __field::u64)?.ok_or_else(|| __missing("id"))?;
+        let f_name = __field::get_string(&m, fast, 1, "name", cx)?.ok_or_else(|| __missing("name"))?;
+        let f_rating = __field::get(&m, fast, 2, "rating", __field::u8)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -1703,21 +1475,9 @@ impl<'a> flexbuf::FlexBorrow<'a> for SellerRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Seller as flexbuf::FlexCoder>::FINGERPRINT, &m, &Seller::LAYOUT)?;
-        let f_id = match __lookup(&m, fast, 0, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::u64(v).map_err(__at_key("id"))?,
-            None => return Err(__missing("id")),
-        };
-        let f_name = match __lookup(&m, fast, 1, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
-            None => return Err(__missing("name")),
-        };
-        let f_rating = match __lookup(&m, fast, 2, "rating")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("rating"))),
-            Some(v) => __field::u8(v).map_err(__at_key("rating"))?,
-            None => Default::default(),
-        };
+        let f_id = __field::get(&m, fast, 0, "id", __field::u64)?.ok_or_else(|| __missing("id"))?;
+        let f_name = __field::get_cx(&m, fast, 1, "name", cx, __field::str_charged)?.ok_or_else(|| __missing("name"))?;
+        let f_rating = __field::get(&m, fast, 2, "rating", __field::u8)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -1826,31 +1586,11 @@ impl flexbuf::FlexCoder for Item {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_price = match __lookup(&m, fast, 0, "price")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("price"))),
-            Some(v) => __field::f64(v).map_err(__at_key("price"))?,
-            None => Default::default(),
-        };
-        let f_qty = match __lookup(&m, fast, 1, "qty")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("qty"))),
-            Some(v) => __field::u16(v).map_err(__at_key("qty"))?,
-            None => Default::default(),
-        };
-        let f_seller = match __lookup(&m, fast, 2, "seller")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("seller"))),
-            Some(v) => <Seller as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("seller"))?,
-            None => return Err(__missing("seller")),
-        };
-        let f_sku = match __lookup(&m, fast, 3, "sku")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sku"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("sku"))?,
-            None => return Err(__missing("sku")),
-        };
-        let f_tags = match __lookup(&m, fast, 4, "tags")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("tags"))?,
-            None => Default::default(),
-        };
+        let f_price = __field::get_f64(&m, fast, 0, "price")?.unwrap_or_default();
+        let f_qty = __field::get(&m, fast, 1, "qty", __field::u16)?.unwrap_or_default();
+        let f_seller = __field::get_cx(&m, fast, 2, "seller", cx, <Seller as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("seller"))?;
+        let f_sku = __field::get_string(&m, fast, 3, "sku", cx)?.ok_or_else(|| __missing("sku"))?;
+        let f_tags = __field::get_cx(&m, fast, 4, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             sku: f_sku,
@@ -1884,31 +1624,11 @@ impl<'a> flexbuf::FlexBorrow<'a> for ItemRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Item as flexbuf::FlexCoder>::FINGERPRINT, &m, &Item::LAYOUT)?;
-        let f_price = match __lookup(&m, fast, 0, "price")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("price"))),
-            Some(v) => __field::f64(v).map_err(__at_key("price"))?,
-            None => Default::default(),
-        };
-        let f_qty = match __lookup(&m, fast, 1, "qty")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("qty"))),
-            Some(v) => __field::u16(v).map_err(__at_key("qty"))?,
-            None => Default::default(),
-        };
-        let f_seller = match __lookup(&m, fast, 2, "seller")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("seller"))),
-            Some(v) => <SellerRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("seller"))?,
-            None => return Err(__missing("seller")),
-        };
-        let f_sku = match __lookup(&m, fast, 3, "sku")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sku"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("sku"))?,
-            None => return Err(__missing("sku")),
-        };
-        let f_tags = match __lookup(&m, fast, 4, "tags")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("tags"))?,
-            None => Default::default(),
-        };
+        let f_price = __field::get_f64(&m, fast, 0, "price")?.unwrap_or_default();
+        let f_qty = __field::get(&m, fast, 1, "qty", __field::u16)?.unwrap_or_default();
+        let f_seller = __field::get_cx(&m, fast, 2, "seller", cx, <SellerRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("seller"))?;
+        let f_sku = __field::get_cx(&m, fast, 3, "sku", cx, __field::str_charged)?.ok_or_else(|| __missing("sku"))?;
+        let f_tags = __field::get_cx(&m, fast, 4, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             sku: f_sku,
@@ -2057,41 +1777,13 @@ impl flexbuf::FlexCoder for Order {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_by_sku = match __lookup(&m, fast, 0, "by_sku")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("by_sku"))),
-            Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Item as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("by_sku"))?,
-            None => Default::default(),
-        };
-        let f_label = match __lookup(&m, fast, 1, "display label")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("display label"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("display label"))?,
-            None => Default::default(),
-        };
-        let f_id = match __lookup(&m, fast, 2, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
-            None => return Err(__missing("id")),
-        };
-        let f_items = match __lookup(&m, fast, 3, "items")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("items"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Item as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("items"))?,
-            None => Default::default(),
-        };
-        let f_matrix = match __lookup(&m, fast, 4, "matrix")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("matrix"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_vec::<i32>(e1, cx, __field::i32) }).map_err(__at_key("matrix"))?,
-            None => Default::default(),
-        };
-        let f_notes = match __lookup(&m, fast, 5, "notes")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("notes"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("notes"))?,
-            None => Default::default(),
-        };
-        let f_sellers = match __lookup(&m, fast, 6, "sellers")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sellers"))),
-            Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Seller as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("sellers"))?,
-            None => Default::default(),
-        };
+        let f_by_sku = __field::get_cx(&m, fast, 0, "by_sku", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Item as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
+        let f_label = __field::get_string(&m, fast, 1, "display label", cx)?.unwrap_or_default();
+        let f_id = __field::get_i64(&m, fast, 2, "id")?.ok_or_else(|| __missing("id"))?;
+        let f_items = __field::get_cx(&m, fast, 3, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Item as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
+        let f_matrix = __field::get_cx(&m, fast, 4, "matrix", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_vec::<i32>(e1, cx, __field::i32) }) })?.unwrap_or_default();
+        let f_notes = __field::get_cx(&m, fast, 5, "notes", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_sellers = __field::get_cx(&m, fast, 6, "sellers", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Seller as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -2131,41 +1823,13 @@ impl<'a> flexbuf::FlexBorrow<'a> for OrderRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Order as flexbuf::FlexCoder>::FINGERPRINT, &m, &Order::LAYOUT)?;
-        let f_by_sku = match __lookup(&m, fast, 0, "by_sku")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("by_sku"))),
-            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("by_sku"))?,
-            None => Default::default(),
-        };
-        let f_label = match __lookup(&m, fast, 1, "display label")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("display label"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("display label"))?,
-            None => Default::default(),
-        };
-        let f_id = match __lookup(&m, fast, 2, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
-            None => return Err(__missing("id")),
-        };
-        let f_items = match __lookup(&m, fast, 3, "items")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("items"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("items"))?,
-            None => Default::default(),
-        };
-        let f_matrix = match __lookup(&m, fast, 4, "matrix")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("matrix"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_cow::<i32>(e1, cx, __field::i32) }).map_err(__at_key("matrix"))?,
-            None => Default::default(),
-        };
-        let f_notes = match __lookup(&m, fast, 5, "notes")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("notes"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("notes"))?,
-            None => Default::default(),
-        };
-        let f_sellers = match __lookup(&m, fast, 6, "sellers")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sellers"))),
-            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <SellerRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("sellers"))?,
-            None => Default::default(),
-        };
+        let f_by_sku = __field::get_cx(&m, fast, 0, "by_sku", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
+        let f_label = __field::get_cx(&m, fast, 1, "display label", cx, __field::str_charged)?.unwrap_or_default();
+        let f_id = __field::get_i64(&m, fast, 2, "id")?.ok_or_else(|| __missing("id"))?;
+        let f_items = __field::get_cx(&m, fast, 3, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
+        let f_matrix = __field::get_cx(&m, fast, 4, "matrix", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_cow::<i32>(e1, cx, __field::i32) }) })?.unwrap_or_default();
+        let f_notes = __field::get_cx(&m, fast, 5, "notes", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_sellers = __field::get_cx(&m, fast, 6, "sellers", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <SellerRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -2323,66 +1987,18 @@ impl flexbuf::FlexCoder for Ranges {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_data = match __lookup(&m, fast, 0, "data")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("data"))),
-            Some(v) => __field::bytes(v, cx).map_err(__at_key("data"))?,
-            None => Default::default(),
-        };
-        let f_f32v = match __lookup(&m, fast, 1, "f32v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f32v"))),
-            Some(v) => __field::f32(v).map_err(__at_key("f32v"))?,
-            None => Default::default(),
-        };
-        let f_f64v = match __lookup(&m, fast, 2, "f64v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f64v"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f64v"))?,
-            None => Default::default(),
-        };
-        let f_flag = match __lookup(&m, fast, 3, "flag")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("flag"))),
-            Some(v) => __field::bool(v).map_err(__at_key("flag"))?,
-            None => Default::default(),
-        };
-        let f_i16v = match __lookup(&m, fast, 4, "i16v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i16v"))),
-            Some(v) => __field::i16(v).map_err(__at_key("i16v"))?,
-            None => Default::default(),
-        };
-        let f_i32v = match __lookup(&m, fast, 5, "i32v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i32v"))),
-            Some(v) => __field::i32(v).map_err(__at_key("i32v"))?,
-            None => Default::default(),
-        };
-        let f_i64v = match __lookup(&m, fast, 6, "i64v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i64v"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i64v"))?,
-            None => Default::default(),
-        };
-        let f_i8v = match __lookup(&m, fast, 7, "i8v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i8v"))),
-            Some(v) => __field::i8(v).map_err(__at_key("i8v"))?,
-            None => Default::default(),
-        };
-        let f_u16v = match __lookup(&m, fast, 8, "u16v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u16v"))),
-            Some(v) => __field::u16(v).map_err(__at_key("u16v"))?,
-            None => Default::default(),
-        };
-        let f_u32v = match __lookup(&m, fast, 9, "u32v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u32v"))),
-            Some(v) => __field::u32(v).map_err(__at_key("u32v"))?,
-            None => Default::default(),
-        };
-        let f_u64v = match __lookup(&m, fast, 10, "u64v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u64v"))),
-            Some(v) => __field::u64(v).map_err(__at_key("u64v"))?,
-            None => Default::default(),
-        };
-        let f_u8v = match __lookup(&m, fast, 11, "u8v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u8v"))),
-            Some(v) => __field::u8(v).map_err(__at_key("u8v"))?,
-            None => Default::default(),
-        };
+        let f_data = __field::get_cx(&m, fast, 0, "data", cx, __field::bytes)?.unwrap_or_default();
+        let f_f32v = __field::get(&m, fast, 1, "f32v", __field::f32)?.unwrap_or_default();
+        let f_f64v = __field::get_f64(&m, fast, 2, "f64v")?.unwrap_or_default();
+        let f_flag = __field::get_bool(&m, fast, 3, "flag")?.unwrap_or_default();
+        let f_i16v = __field::get(&m, fast, 4, "i16v", __field::i16)?.unwrap_or_default();
+        let f_i32v = __field::get(&m, fast, 5, "i32v", __field::i32)?.unwrap_or_default();
+        let f_i64v = __field::get_i64(&m, fast, 6, "i64v")?.unwrap_or_default();
+        let f_i8v = __field::get(&m, fast, 7, "i8v", __field::i8)?.unwrap_or_default();
+        let f_u16v = __field::get(&m, fast, 8, "u16v", __field::u16)?.unwrap_or_default();
+        let f_u32v = __field::get(&m, fast, 9, "u32v", __field::u32)?.unwrap_or_default();
+        let f_u64v = __field::get(&m, fast, 10, "u64v", __field::u64)?.unwrap_or_default();
+        let f_u8v = __field::get(&m, fast, 11, "u8v", __field::u8)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             u8v: f_u8v,
@@ -2437,66 +2053,18 @@ impl<'a> flexbuf::FlexBorrow<'a> for RangesRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Ranges as flexbuf::FlexCoder>::FINGERPRINT, &m, &Ranges::LAYOUT)?;
-        let f_data = match __lookup(&m, fast, 0, "data")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("data"))),
-            Some(v) => __field::blob(v, cx).map_err(__at_key("data"))?,
-            None => Default::default(),
-        };
-        let f_f32v = match __lookup(&m, fast, 1, "f32v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f32v"))),
-            Some(v) => __field::f32(v).map_err(__at_key("f32v"))?,
-            None => Default::default(),
-        };
-        let f_f64v = match __lookup(&m, fast, 2, "f64v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f64v"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f64v"))?,
-            None => Default::default(),
-        };
-        let f_flag = match __lookup(&m, fast, 3, "flag")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("flag"))),
-            Some(v) => __field::bool(v).map_err(__at_key("flag"))?,
-            None => Default::default(),
-        };
-        let f_i16v = match __lookup(&m, fast, 4, "i16v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i16v"))),
-            Some(v) => __field::i16(v).map_err(__at_key("i16v"))?,
-            None => Default::default(),
-        };
-        let f_i32v = match __lookup(&m, fast, 5, "i32v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i32v"))),
-            Some(v) => __field::i32(v).map_err(__at_key("i32v"))?,
-            None => Default::default(),
-        };
-        let f_i64v = match __lookup(&m, fast, 6, "i64v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i64v"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i64v"))?,
-            None => Default::default(),
-        };
-        let f_i8v = match __lookup(&m, fast, 7, "i8v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i8v"))),
-            Some(v) => __field::i8(v).map_err(__at_key("i8v"))?,
-            None => Default::default(),
-        };
-        let f_u16v = match __lookup(&m, fast, 8, "u16v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u16v"))),
-            Some(v) => __field::u16(v).map_err(__at_key("u16v"))?,
-            None => Default::default(),
-        };
-        let f_u32v = match __lookup(&m, fast, 9, "u32v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u32v"))),
-            Some(v) => __field::u32(v).map_err(__at_key("u32v"))?,
-            None => Default::default(),
-        };
-        let f_u64v = match __lookup(&m, fast, 10, "u64v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u64v"))),
-            Some(v) => __field::u64(v).map_err(__at_key("u64v"))?,
-            None => Default::default(),
-        };
-        let f_u8v = match __lookup(&m, fast, 11, "u8v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u8v"))),
-            Some(v) => __field::u8(v).map_err(__at_key("u8v"))?,
-            None => Default::default(),
-        };
+        let f_data = __field::get_cx(&m, fast, 0, "data", cx, __field::blob)?.unwrap_or_default();
+        let f_f32v = __field::get(&m, fast, 1, "f32v", __field::f32)?.unwrap_or_default();
+        let f_f64v = __field::get_f64(&m, fast, 2, "f64v")?.unwrap_or_default();
+        let f_flag = __field::get_bool(&m, fast, 3, "flag")?.unwrap_or_default();
+        let f_i16v = __field::get(&m, fast, 4, "i16v", __field::i16)?.unwrap_or_default();
+        let f_i32v = __field::get(&m, fast, 5, "i32v", __field::i32)?.unwrap_or_default();
+        let f_i64v = __field::get_i64(&m, fast, 6, "i64v")?.unwrap_or_default();
+        let f_i8v = __field::get(&m, fast, 7, "i8v", __field::i8)?.unwrap_or_default();
+        let f_u16v = __field::get(&m, fast, 8, "u16v", __field::u16)?.unwrap_or_default();
+        let f_u32v = __field::get(&m, fast, 9, "u32v", __field::u32)?.unwrap_or_default();
+        let f_u64v = __field::get(&m, fast, 10, "u64v", __field::u64)?.unwrap_or_default();
+        let f_u8v = __field::get(&m, fast, 11, "u8v", __field::u8)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             u8v: f_u8v,
@@ -2697,56 +2265,16 @@ impl flexbuf::FlexCoder for Vectors {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_blobs = match __lookup(&m, fast, 0, "blobs")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("blobs"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::bytes(e1, cx) }).map_err(__at_key("blobs"))?,
-            None => Default::default(),
-        };
-        let f_bools = match __lookup(&m, fast, 1, "bools")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("bools"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::bool(e1) }).map_err(__at_key("bools"))?,
-            None => Default::default(),
-        };
-        let f_colors = match __lookup(&m, fast, 2, "colors")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("colors"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &e1))) }).map_err(__at_key("colors"))?,
-            None => Default::default(),
-        };
-        let f_f32s = match __lookup(&m, fast, 3, "f32s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f32s"))),
-            Some(v) => __field::scalar_vec::<f32>(v, cx, __field::f32).map_err(__at_key("f32s"))?,
-            None => Default::default(),
-        };
-        let f_f64s = match __lookup(&m, fast, 4, "f64s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f64s"))),
-            Some(v) => __field::scalar_vec::<f64>(v, cx, __field::f64).map_err(__at_key("f64s"))?,
-            None => Default::default(),
-        };
-        let f_i16s = match __lookup(&m, fast, 5, "i16s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i16s"))),
-            Some(v) => __field::scalar_vec::<i16>(v, cx, __field::i16).map_err(__at_key("i16s"))?,
-            None => Default::default(),
-        };
-        let f_i64s = match __lookup(&m, fast, 6, "i64s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i64s"))),
-            Some(v) => __field::scalar_vec::<i64>(v, cx, __field::i64).map_err(__at_key("i64s"))?,
-            None => Default::default(),
-        };
-        let f_u32s = match __lookup(&m, fast, 7, "u32s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u32s"))),
-            Some(v) => __field::scalar_vec::<u32>(v, cx, __field::u32).map_err(__at_key("u32s"))?,
-            None => Default::default(),
-        };
-        let f_u64s = match __lookup(&m, fast, 8, "u64s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u64s"))),
-            Some(v) => __field::scalar_vec::<u64>(v, cx, __field::u64).map_err(__at_key("u64s"))?,
-            None => Default::default(),
-        };
-        let f_u8s = match __lookup(&m, fast, 9, "u8s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u8s"))),
-            Some(v) => __field::scalar_vec::<u8>(v, cx, __field::u8).map_err(__at_key("u8s"))?,
-            None => Default::default(),
-        };
+        let f_blobs = __field::get_cx(&m, fast, 0, "blobs", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::bytes(e1, cx) }) })?.unwrap_or_default();
+        let f_bools = __field::get_cx(&m, fast, 1, "bools", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::bool(e1) }) })?.unwrap_or_default();
+        let f_colors = __field::get_cx(&m, fast, 2, "colors", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &e1))) }) })?.unwrap_or_default();
+        let f_f32s = __field::get_cx(&m, fast, 3, "f32s", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<f32>(v, cx, __field::f32) })?.unwrap_or_default();
+        let f_f64s = __field::get_cx(&m, fast, 4, "f64s", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<f64>(v, cx, __field::f64) })?.unwrap_or_default();
+        let f_i16s = __field::get_cx(&m, fast, 5, "i16s", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i16>(v, cx, __field::i16) })?.unwrap_or_default();
+        let f_i64s = __field::get_cx(&m, fast, 6, "i64s", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
+        let f_u32s = __field::get_cx(&m, fast, 7, "u32s", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<u32>(v, cx, __field::u32) })?.unwrap_or_default();
+        let f_u64s = __field::get_cx(&m, fast, 8, "u64s", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<u64>(v, cx, __field::u64) })?.unwrap_or_default();
+        let f_u8s = __field::get_cx(&m, fast, 9, "u8s", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<u8>(v, cx, __field::u8) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             bools: f_bools,
@@ -2795,56 +2323,16 @@ impl<'a> flexbuf::FlexBorrow<'a> for VectorsRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Vectors as flexbuf::FlexCoder>::FINGERPRINT, &m, &Vectors::LAYOUT)?;
-        let f_blobs = match __lookup(&m, fast, 0, "blobs")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("blobs"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::blob(e1, cx) }).map_err(__at_key("blobs"))?,
-            None => Default::default(),
-        };
-        let f_bools = match __lookup(&m, fast, 1, "bools")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("bools"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::bool(e1) }).map_err(__at_key("bools"))?,
-            None => Default::default(),
-        };
-        let f_colors = match __lookup(&m, fast, 2, "colors")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("colors"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &e1))) }).map_err(__at_key("colors"))?,
-            None => Default::default(),
-        };
-        let f_f32s = match __lookup(&m, fast, 3, "f32s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f32s"))),
-            Some(v) => __field::scalar_cow::<f32>(v, cx, __field::f32).map_err(__at_key("f32s"))?,
-            None => Default::default(),
-        };
-        let f_f64s = match __lookup(&m, fast, 4, "f64s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f64s"))),
-            Some(v) => __field::scalar_cow::<f64>(v, cx, __field::f64).map_err(__at_key("f64s"))?,
-            None => Default::default(),
-        };
-        let f_i16s = match __lookup(&m, fast, 5, "i16s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i16s"))),
-            Some(v) => __field::scalar_cow::<i16>(v, cx, __field::i16).map_err(__at_key("i16s"))?,
-            None => Default::default(),
-        };
-        let f_i64s = match __lookup(&m, fast, 6, "i64s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i64s"))),
-            Some(v) => __field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("i64s"))?,
-            None => Default::default(),
-        };
-        let f_u32s = match __lookup(&m, fast, 7, "u32s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u32s"))),
-            Some(v) => __field::scalar_cow::<u32>(v, cx, __field::u32).map_err(__at_key("u32s"))?,
-            None => Default::default(),
-        };
-        let f_u64s = match __lookup(&m, fast, 8, "u64s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u64s"))),
-            Some(v) => __field::scalar_cow::<u64>(v, cx, __field::u64).map_err(__at_key("u64s"))?,
-            None => Default::default(),
-        };
-        let f_u8s = match __lookup(&m, fast, 9, "u8s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("u8s"))),
-            Some(v) => __field::scalar_cow::<u8>(v, cx, __field::u8).map_err(__at_key("u8s"))?,
-            None => Default::default(),
-        };
+        let f_blobs = __field::get_cx(&m, fast, 0, "blobs", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::blob(e1, cx) }) })?.unwrap_or_default();
+        let f_bools = __field::get_cx(&m, fast, 1, "bools", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::bool(e1) }) })?.unwrap_or_default();
+        let f_colors = __field::get_cx(&m, fast, 2, "colors", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &e1))) }) })?.unwrap_or_default();
+        let f_f32s = __field::get_cx(&m, fast, 3, "f32s", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<f32>(v, cx, __field::f32) })?.unwrap_or_default();
+        let f_f64s = __field::get_cx(&m, fast, 4, "f64s", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<f64>(v, cx, __field::f64) })?.unwrap_or_default();
+        let f_i16s = __field::get_cx(&m, fast, 5, "i16s", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i16>(v, cx, __field::i16) })?.unwrap_or_default();
+        let f_i64s = __field::get_cx(&m, fast, 6, "i64s", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
+        let f_u32s = __field::get_cx(&m, fast, 7, "u32s", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<u32>(v, cx, __field::u32) })?.unwrap_or_default();
+        let f_u64s = __field::get_cx(&m, fast, 8, "u64s", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<u64>(v, cx, __field::u64) })?.unwrap_or_default();
+        let f_u8s = __field::get_cx(&m, fast, 9, "u8s", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<u8>(v, cx, __field::u8) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             bools: f_bools,

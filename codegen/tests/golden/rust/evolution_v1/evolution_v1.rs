@@ -119,11 +119,7 @@ impl flexbuf::FlexCoder for AddOptional {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_id = match __lookup(&m, fast, 0, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i32(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
+        let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -209,11 +205,7 @@ impl flexbuf::FlexCoder for AddRequired {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_id = match __lookup(&m, fast, 0, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i32(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
+        let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -302,16 +294,8 @@ impl flexbuf::FlexCoder for RemoveField {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_id = match __lookup(&m, fast, 0, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i32(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_legacy = match __lookup(&m, fast, 1, "legacy")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("legacy"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("legacy"))?,
-            None => Default::default(),
-        };
+        let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
+        let f_legacy = __field::get_string(&m, fast, 1, "legacy", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -336,16 +320,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for RemoveFieldRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<RemoveField as flexbuf::FlexCoder>::FINGERPRINT, &m, &RemoveField::LAYOUT)?;
-        let f_id = match __lookup(&m, fast, 0, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i32(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_legacy = match __lookup(&m, fast, 1, "legacy")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("legacy"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("legacy"))?,
-            None => Default::default(),
-        };
+        let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
+        let f_legacy = __field::get_cx(&m, fast, 1, "legacy", cx, __field::str_charged)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -433,16 +409,8 @@ impl flexbuf::FlexCoder for Rename {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_title = match __lookup(&m, fast, 0, "title")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("title"))?,
-            None => Default::default(),
-        };
-        let f_year = match __lookup(&m, fast, 1, "year")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("year"))),
-            Some(v) => __field::i32(v).map_err(__at_key("year"))?,
-            None => Default::default(),
-        };
+        let f_title = __field::get_string(&m, fast, 0, "title", cx)?.unwrap_or_default();
+        let f_year = __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             title: f_title,
@@ -467,16 +435,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for RenameRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Rename as flexbuf::FlexCoder>::FINGERPRINT, &m, &Rename::LAYOUT)?;
-        let f_title = match __lookup(&m, fast, 0, "title")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("title"))?,
-            None => Default::default(),
-        };
-        let f_year = match __lookup(&m, fast, 1, "year")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("year"))),
-            Some(v) => __field::i32(v).map_err(__at_key("year"))?,
-            None => Default::default(),
-        };
+        let f_title = __field::get_cx(&m, fast, 0, "title", cx, __field::str_charged)?.unwrap_or_default();
+        let f_year = __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             title: f_title,
@@ -567,21 +527,9 @@ impl flexbuf::FlexCoder for Reorder {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_a = match __lookup(&m, fast, 0, "a")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("a"))),
-            Some(v) => __field::i32(v).map_err(__at_key("a"))?,
-            None => Default::default(),
-        };
-        let f_b = match __lookup(&m, fast, 1, "b")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("b"))?,
-            None => Default::default(),
-        };
-        let f_c = match __lookup(&m, fast, 2, "c")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("c"))),
-            Some(v) => __field::bool(v).map_err(__at_key("c"))?,
-            None => Default::default(),
-        };
+        let f_a = __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default();
+        let f_b = __field::get_string(&m, fast, 1, "b", cx)?.unwrap_or_default();
+        let f_c = __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             a: f_a,
@@ -609,21 +557,9 @@ impl<'a> flexbuf::FlexBorrow<'a> for ReorderRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Reorder as flexbuf::FlexCoder>::FINGERPRINT, &m, &Reorder::LAYOUT)?;
-        let f_a = match __lookup(&m, fast, 0, "a")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("a"))),
-            Some(v) => __field::i32(v).map_err(__at_key("a"))?,
-            None => Default::default(),
-        };
-        let f_b = match __lookup(&m, fast, 1, "b")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("b"))?,
-            None => Default::default(),
-        };
-        let f_c = match __lookup(&m, fast, 2, "c")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("c"))),
-            Some(v) => __field::bool(v).map_err(__at_key("c"))?,
-            None => Default::default(),
-        };
+        let f_a = __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default();
+        let f_b = __field::get_cx(&m, fast, 1, "b", cx, __field::str_charged)?.unwrap_or_default();
+        let f_c = __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             a: f_a,
@@ -719,16 +655,8 @@ impl flexbuf::FlexCoder for Widen {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_count = match __lookup(&m, fast, 0, "count")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("count"))),
-            Some(v) => __field::i32(v).map_err(__at_key("count"))?,
-            None => Default::default(),
-        };
-        let f_samples = match __lookup(&m, fast, 1, "samples")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("samples"))),
-            Some(v) => __field::scalar_vec::<i32>(v, cx, __field::i32).map_err(__at_key("samples"))?,
-            None => Default::default(),
-        };
+        let f_count = __field::get(&m, fast, 0, "count", __field::i32)?.unwrap_or_default();
+        let f_samples = __field::get_cx(&m, fast, 1, "samples", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i32>(v, cx, __field::i32) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             count: f_count,
@@ -753,16 +681,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for WidenRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Widen as flexbuf::FlexCoder>::FINGERPRINT, &m, &Widen::LAYOUT)?;
-        let f_count = match __lookup(&m, fast, 0, "count")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("count"))),
-            Some(v) => __field::i32(v).map_err(__at_key("count"))?,
-            None => Default::default(),
-        };
-        let f_samples = match __lookup(&m, fast, 1, "samples")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("samples"))),
-            Some(v) => __field::scalar_cow::<i32>(v, cx, __field::i32).map_err(__at_key("samples"))?,
-            None => Default::default(),
-        };
+        let f_count = __field::get(&m, fast, 0, "count", __field::i32)?.unwrap_or_default();
+        let f_samples = __field::get_cx(&m, fast, 1, "samples", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i32>(v, cx, __field::i32) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             count: f_count,
@@ -847,11 +767,7 @@ impl flexbuf::FlexCoder for Retype {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_code = match __lookup(&m, fast, 0, "code")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("code"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("code"))?,
-            None => Default::default(),
-        };
+        let f_code = __field::get_string(&m, fast, 0, "code", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             code: f_code,
@@ -873,11 +789,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for RetypeRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Retype as flexbuf::FlexCoder>::FINGERPRINT, &m, &Retype::LAYOUT)?;
-        let f_code = match __lookup(&m, fast, 0, "code")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("code"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("code"))?,
-            None => Default::default(),
-        };
+        let f_code = __field::get_cx(&m, fast, 0, "code", cx, __field::str_charged)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             code: f_code,
@@ -957,16 +869,8 @@ impl flexbuf::FlexCoder for Member {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_name = match __lookup(&m, fast, 0, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
-            None => Default::default(),
-        };
-        let f_status = match __lookup(&m, fast, 1, "status")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("status"))),
-            Some(v) => __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))).map_err(__at_key("status"))?,
-            None => Default::default(),
-        };
+        let f_name = __field::get_string(&m, fast, 0, "name", cx)?.unwrap_or_default();
+        let f_status = __field::get_cx(&m, fast, 1, "status", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             name: f_name,
@@ -991,16 +895,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for MemberRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Member as flexbuf::FlexCoder>::FINGERPRINT, &m, &Member::LAYOUT)?;
-        let f_name = match __lookup(&m, fast, 0, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
-            None => Default::default(),
-        };
-        let f_status = match __lookup(&m, fast, 1, "status")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("status"))),
-            Some(v) => __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))).map_err(__at_key("status"))?,
-            None => Default::default(),
-        };
+        let f_name = __field::get_cx(&m, fast, 0, "name", cx, __field::str_charged)?.unwrap_or_default();
+        let f_status = __field::get_cx(&m, fast, 1, "status", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             name: f_name,
@@ -1089,11 +985,7 @@ impl flexbuf::FlexCoder for Team {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_members = match __lookup(&m, fast, 0, "members")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("members"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Member as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("members"))?,
-            None => Default::default(),
-        };
+        let f_members = __field::get_cx(&m, fast, 0, "members", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Member as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             members: f_members,
@@ -1115,11 +1007,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for TeamRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Team as flexbuf::FlexCoder>::FINGERPRINT, &m, &Team::LAYOUT)?;
-        let f_members = match __lookup(&m, fast, 0, "members")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("members"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <MemberRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("members"))?,
-            None => Default::default(),
-        };
+        let f_members = __field::get_cx(&m, fast, 0, "members", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <MemberRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             members: f_members,
@@ -1201,11 +1089,7 @@ impl flexbuf::FlexCoder for Owner {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_pet = match __lookup(&m, fast, 0, "pet")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(<Pet as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("pet"))?),
-            None => None,
-        };
+        let f_pet = __field::get_opt_cx(&m, fast, 0, "pet", cx, <Pet as flexbuf::FlexCoder>::decode_from)?.flatten();
         cx.leave();
         Ok(Self {
             pet: f_pet,

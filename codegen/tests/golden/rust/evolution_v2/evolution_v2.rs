@@ -160,26 +160,10 @@ impl flexbuf::FlexCoder for AddOptional {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_count = match __lookup(&m, fast, 0, "count")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("count"))),
-            Some(v) => __field::u32(v).map_err(__at_key("count"))?,
-            None => 7_u32,
-        };
-        let f_id = match __lookup(&m, fast, 1, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i32(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_nickname = match __lookup(&m, fast, 2, "nickname")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("nickname"))?),
-            None => Some("new".to_string()),
-        };
-        let f_note = match __lookup(&m, fast, 3, "note")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("note"))?),
-            None => None,
-        };
+        let f_count = __field::get(&m, fast, 0, "count", __field::u32)?.unwrap_or(7_u32);
+        let f_id = __field::get(&m, fast, 1, "id", __field::i32)?.unwrap_or_default();
+        let f_nickname = __field::get_opt_cx(&m, fast, 2, "nickname", cx, __field::string)?.unwrap_or_else(|| Some("new".to_string()));
+        let f_note = __field::get_opt_cx(&m, fast, 3, "note", cx, __field::string)?.flatten();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -221,26 +205,10 @@ impl<'a> flexbuf::FlexBorrow<'a> for AddOptionalRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<AddOptional as flexbuf::FlexCoder>::FINGERPRINT, &m, &AddOptional::LAYOUT)?;
-        let f_count = match __lookup(&m, fast, 0, "count")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("count"))),
-            Some(v) => __field::u32(v).map_err(__at_key("count"))?,
-            None => 7_u32,
-        };
-        let f_id = match __lookup(&m, fast, 1, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i32(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_nickname = match __lookup(&m, fast, 2, "nickname")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("nickname"))?),
-            None => Some("new"),
-        };
-        let f_note = match __lookup(&m, fast, 3, "note")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("note"))?),
-            None => None,
-        };
+        let f_count = __field::get(&m, fast, 0, "count", __field::u32)?.unwrap_or(7_u32);
+        let f_id = __field::get(&m, fast, 1, "id", __field::i32)?.unwrap_or_default();
+        let f_nickname = __field::get_opt_cx(&m, fast, 2, "nickname", cx, __field::str_charged)?.unwrap_or(Some("new"));
+        let f_note = __field::get_opt_cx(&m, fast, 3, "note", cx, __field::str_charged)?.flatten();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -350,16 +318,8 @@ impl flexbuf::FlexCoder for AddRequired {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_id = match __lookup(&m, fast, 0, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i32(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_owner = match __lookup(&m, fast, 1, "owner")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("owner"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("owner"))?,
-            None => return Err(__missing("owner")),
-        };
+        let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
+        let f_owner = __field::get_string(&m, fast, 1, "owner", cx)?.ok_or_else(|| __missing("owner"))?;
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -384,16 +344,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for AddRequiredRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<AddRequired as flexbuf::FlexCoder>::FINGERPRINT, &m, &AddRequired::LAYOUT)?;
-        let f_id = match __lookup(&m, fast, 0, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i32(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_owner = match __lookup(&m, fast, 1, "owner")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("owner"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("owner"))?,
-            None => return Err(__missing("owner")),
-        };
+        let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
+        let f_owner = __field::get_cx(&m, fast, 1, "owner", cx, __field::str_charged)?.ok_or_else(|| __missing("owner"))?;
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -478,11 +430,7 @@ impl flexbuf::FlexCoder for RemoveField {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_id = match __lookup(&m, fast, 0, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i32(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
+        let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -571,16 +519,8 @@ impl flexbuf::FlexCoder for Rename {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_name = match __lookup(&m, fast, 0, "title")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("title"))?,
-            None => Default::default(),
-        };
-        let f_year = match __lookup(&m, fast, 1, "year")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("year"))),
-            Some(v) => __field::i32(v).map_err(__at_key("year"))?,
-            None => Default::default(),
-        };
+        let f_name = __field::get_string(&m, fast, 0, "title", cx)?.unwrap_or_default();
+        let f_year = __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             name: f_name,
@@ -605,16 +545,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for RenameRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Rename as flexbuf::FlexCoder>::FINGERPRINT, &m, &Rename::LAYOUT)?;
-        let f_name = match __lookup(&m, fast, 0, "title")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("title"))?,
-            None => Default::default(),
-        };
-        let f_year = match __lookup(&m, fast, 1, "year")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("year"))),
-            Some(v) => __field::i32(v).map_err(__at_key("year"))?,
-            None => Default::default(),
-        };
+        let f_name = __field::get_cx(&m, fast, 0, "title", cx, __field::str_charged)?.unwrap_or_default();
+        let f_year = __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             name: f_name,
@@ -705,21 +637,9 @@ impl flexbuf::FlexCoder for Reorder {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_a = match __lookup(&m, fast, 0, "a")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("a"))),
-            Some(v) => __field::i32(v).map_err(__at_key("a"))?,
-            None => Default::default(),
-        };
-        let f_b = match __lookup(&m, fast, 1, "b")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("b"))?,
-            None => Default::default(),
-        };
-        let f_c = match __lookup(&m, fast, 2, "c")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("c"))),
-            Some(v) => __field::bool(v).map_err(__at_key("c"))?,
-            None => Default::default(),
-        };
+        let f_a = __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default();
+        let f_b = __field::get_string(&m, fast, 1, "b", cx)?.unwrap_or_default();
+        let f_c = __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             c: f_c,
@@ -747,21 +667,9 @@ impl<'a> flexbuf::FlexBorrow<'a> for ReorderRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Reorder as flexbuf::FlexCoder>::FINGERPRINT, &m, &Reorder::LAYOUT)?;
-        let f_a = match __lookup(&m, fast, 0, "a")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("a"))),
-            Some(v) => __field::i32(v).map_err(__at_key("a"))?,
-            None => Default::default(),
-        };
-        let f_b = match __lookup(&m, fast, 1, "b")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("b"))?,
-            None => Default::default(),
-        };
-        let f_c = match __lookup(&m, fast, 2, "c")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("c"))),
-            Some(v) => __field::bool(v).map_err(__at_key("c"))?,
-            None => Default::default(),
-        };
+        let f_a = __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default();
+        let f_b = __field::get_cx(&m, fast, 1, "b", cx, __field::str_charged)?.unwrap_or_default();
+        let f_c = __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             c: f_c,
@@ -857,16 +765,8 @@ impl flexbuf::FlexCoder for Widen {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_count = match __lookup(&m, fast, 0, "count")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("count"))),
-            Some(v) => __field::i64(v).map_err(__at_key("count"))?,
-            None => Default::default(),
-        };
-        let f_samples = match __lookup(&m, fast, 1, "samples")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("samples"))),
-            Some(v) => __field::scalar_vec::<i64>(v, cx, __field::i64).map_err(__at_key("samples"))?,
-            None => Default::default(),
-        };
+        let f_count = __field::get_i64(&m, fast, 0, "count")?.unwrap_or_default();
+        let f_samples = __field::get_cx(&m, fast, 1, "samples", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             count: f_count,
@@ -891,16 +791,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for WidenRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Widen as flexbuf::FlexCoder>::FINGERPRINT, &m, &Widen::LAYOUT)?;
-        let f_count = match __lookup(&m, fast, 0, "count")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("count"))),
-            Some(v) => __field::i64(v).map_err(__at_key("count"))?,
-            None => Default::default(),
-        };
-        let f_samples = match __lookup(&m, fast, 1, "samples")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("samples"))),
-            Some(v) => __field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("samples"))?,
-            None => Default::default(),
-        };
+        let f_count = __field::get_i64(&m, fast, 0, "count")?.unwrap_or_default();
+        let f_samples = __field::get_cx(&m, fast, 1, "samples", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             count: f_count,
@@ -985,11 +877,7 @@ impl flexbuf::FlexCoder for Retype {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_code = match __lookup(&m, fast, 0, "code")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("code"))),
-            Some(v) => __field::i64(v).map_err(__at_key("code"))?,
-            None => Default::default(),
-        };
+        let f_code = __field::get_i64(&m, fast, 0, "code")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             code: f_code,
@@ -1081,21 +969,9 @@ impl flexbuf::FlexCoder for Member {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_name = match __lookup(&m, fast, 0, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
-            None => Default::default(),
-        };
-        let f_role = match __lookup(&m, fast, 1, "role")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("role"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("role"))?,
-            None => return Err(__missing("role")),
-        };
-        let f_status = match __lookup(&m, fast, 2, "status")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("status"))),
-            Some(v) => __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))).map_err(__at_key("status"))?,
-            None => Default::default(),
-        };
+        let f_name = __field::get_string(&m, fast, 0, "name", cx)?.unwrap_or_default();
+        let f_role = __field::get_string(&m, fast, 1, "role", cx)?.ok_or_else(|| __missing("role"))?;
+        let f_status = __field::get_cx(&m, fast, 2, "status", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             name: f_name,
@@ -1123,21 +999,9 @@ impl<'a> flexbuf::FlexBorrow<'a> for MemberRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Member as flexbuf::FlexCoder>::FINGERPRINT, &m, &Member::LAYOUT)?;
-        let f_name = match __lookup(&m, fast, 0, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
-            None => Default::default(),
-        };
-        let f_role = match __lookup(&m, fast, 1, "role")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("role"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("role"))?,
-            None => return Err(__missing("role")),
-        };
-        let f_status = match __lookup(&m, fast, 2, "status")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("status"))),
-            Some(v) => __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))).map_err(__at_key("status"))?,
-            None => Default::default(),
-        };
+        let f_name = __field::get_cx(&m, fast, 0, "name", cx, __field::str_charged)?.unwrap_or_default();
+        let f_role = __field::get_cx(&m, fast, 1, "role", cx, __field::str_charged)?.ok_or_else(|| __missing("role"))?;
+        let f_status = __field::get_cx(&m, fast, 2, "status", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             name: f_name,
@@ -1234,11 +1098,7 @@ impl flexbuf::FlexCoder for Team {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_members = match __lookup(&m, fast, 0, "members")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("members"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Member as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("members"))?,
-            None => Default::default(),
-        };
+        let f_members = __field::get_cx(&m, fast, 0, "members", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Member as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             members: f_members,
@@ -1260,11 +1120,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for TeamRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Team as flexbuf::FlexCoder>::FINGERPRINT, &m, &Team::LAYOUT)?;
-        let f_members = match __lookup(&m, fast, 0, "members")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("members"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <MemberRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("members"))?,
-            None => Default::default(),
-        };
+        let f_members = __field::get_cx(&m, fast, 0, "members", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <MemberRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             members: f_members,
@@ -1346,11 +1202,7 @@ impl flexbuf::FlexCoder for Owner {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_pet = match __lookup(&m, fast, 0, "pet")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(<Pet as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("pet"))?),
-            None => None,
-        };
+        let f_pet = __field::get_opt_cx(&m, fast, 0, "pet", cx, <Pet as flexbuf::FlexCoder>::decode_from)?.flatten();
         cx.leave();
         Ok(Self {
             pet: f_pet,

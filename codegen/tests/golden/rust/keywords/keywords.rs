@@ -282,216 +282,48 @@ impl flexbuf::FlexCoder for Object {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_none = match __lookup(&m, fast, 0, "None")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("None"))),
-            Some(v) => __field::i32(v).map_err(__at_key("None"))?,
-            None => Default::default(),
-        };
-        let f_true = match __lookup(&m, fast, 1, "True")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("True"))),
-            Some(v) => __field::bool(v).map_err(__at_key("True"))?,
-            None => Default::default(),
-        };
-        let f_proto = match __lookup(&m, fast, 2, "__proto__")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("__proto__"))),
-            Some(v) => __field::i32(v).map_err(__at_key("__proto__"))?,
-            None => Default::default(),
-        };
-        let f_async = match __lookup(&m, fast, 3, "async")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("async"))),
-            Some(v) => __field::i32(v).map_err(__at_key("async"))?,
-            None => Default::default(),
-        };
-        let f_b = match __lookup(&m, fast, 4, "b")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b"))),
-            Some(v) => __field::i32(v).map_err(__at_key("b"))?,
-            None => Default::default(),
-        };
-        let f_class = match __lookup(&m, fast, 5, "class")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("class"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("class"))?,
-            None => Default::default(),
-        };
-        let f_cls = match __lookup(&m, fast, 6, "cls")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("cls"))),
-            Some(v) => __field::i32(v).map_err(__at_key("cls"))?,
-            None => Default::default(),
-        };
-        let f_constructor = match __lookup(&m, fast, 7, "constructor")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("constructor"))),
-            Some(v) => __field::i32(v).map_err(__at_key("constructor"))?,
-            None => Default::default(),
-        };
-        let f_crate_ = match __lookup(&m, fast, 8, "crate")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("crate"))),
-            Some(v) => __field::i32(v).map_err(__at_key("crate"))?,
-            None => Default::default(),
-        };
-        let f_cx = match __lookup(&m, fast, 9, "cx")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("cx"))),
-            Some(v) => __field::i32(v).map_err(__at_key("cx"))?,
-            None => Default::default(),
-        };
-        let f_decode = match __lookup(&m, fast, 10, "decode")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("decode"))),
-            Some(v) => __field::i32(v).map_err(__at_key("decode"))?,
-            None => Default::default(),
-        };
-        let f_def = match __lookup(&m, fast, 11, "def")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("def"))),
-            Some(v) => __field::i32(v).map_err(__at_key("def"))?,
-            None => Default::default(),
-        };
-        let f_encode = match __lookup(&m, fast, 12, "encode")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("encode"))),
-            Some(v) => __field::i32(v).map_err(__at_key("encode"))?,
-            None => Default::default(),
-        };
-        let f_fast = match __lookup(&m, fast, 13, "fast")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fast"))),
-            Some(v) => __field::i32(v).map_err(__at_key("fast"))?,
-            None => Default::default(),
-        };
-        let f_flex_map = match __lookup(&m, fast, 14, "flexMap")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("flexMap"))),
-            Some(v) => __field::i32(v).map_err(__at_key("flexMap"))?,
-            None => Default::default(),
-        };
-        let f_fn = match __lookup(&m, fast, 15, "fn")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fn"))),
-            Some(v) => __field::i32(v).map_err(__at_key("fn"))?,
-            None => Default::default(),
-        };
-        let f_from_bytes = match __lookup(&m, fast, 16, "fromBytes")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fromBytes"))),
-            Some(v) => __field::i32(v).map_err(__at_key("fromBytes"))?,
-            None => Default::default(),
-        };
-        let f_fun = match __lookup(&m, fast, 17, "fun")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fun"))),
-            Some(v) => __field::i32(v).map_err(__at_key("fun"))?,
-            None => Default::default(),
-        };
-        let f_in = match __lookup(&m, fast, 18, "in")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("in"))),
-            Some(v) => __field::i32(v).map_err(__at_key("in"))?,
-            None => Default::default(),
-        };
-        let f_init = match __lookup(&m, fast, 19, "init")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("init"))),
-            Some(v) => __field::i32(v).map_err(__at_key("init"))?,
-            None => Default::default(),
-        };
-        let f_is = match __lookup(&m, fast, 20, "is")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("is"))),
-            Some(v) => __field::i32(v).map_err(__at_key("is"))?,
-            None => Default::default(),
-        };
-        let f_keys = match __lookup(&m, fast, 21, "keys")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("keys"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("keys"))?,
-            None => Default::default(),
-        };
-        let f_kind = match __lookup(&m, fast, 22, "kind")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("kind"))),
-            Some(v) => __field::i64(v).and_then(|raw| Kind::from_value(raw).ok_or_else(|| __unknown_enum("Kind", raw, &v))).map_err(__at_key("kind"))?,
-            None => Default::default(),
-        };
-        let f_let = match __lookup(&m, fast, 23, "let")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("let"))),
-            Some(v) => __field::i32(v).map_err(__at_key("let"))?,
-            None => Default::default(),
-        };
-        let f_m = match __lookup(&m, fast, 24, "m")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("m"))),
-            Some(v) => __field::i32(v).map_err(__at_key("m"))?,
-            None => Default::default(),
-        };
-        let f_map = match __lookup(&m, fast, 25, "map")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("map"))),
-            Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i32(e1) }).map_err(__at_key("map"))?,
-            None => Default::default(),
-        };
-        let f_match = match __lookup(&m, fast, 26, "match")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("match"))),
-            Some(v) => __field::i32(v).map_err(__at_key("match"))?,
-            None => Default::default(),
-        };
-        let f_new = match __lookup(&m, fast, 27, "new")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("new"))),
-            Some(v) => __field::bool(v).map_err(__at_key("new"))?,
-            None => Default::default(),
-        };
-        let f_object = match __lookup(&m, fast, 28, "object")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("object"))),
-            Some(v) => __field::i32(v).map_err(__at_key("object"))?,
-            None => Default::default(),
-        };
-        let f_other = match __lookup(&m, fast, 29, "other")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("other"))),
-            Some(v) => __field::i32(v).map_err(__at_key("other"))?,
-            None => Default::default(),
-        };
-        let f_r = match __lookup(&m, fast, 30, "r")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("r"))),
-            Some(v) => __field::i32(v).map_err(__at_key("r"))?,
-            None => Default::default(),
-        };
-        let f_raw = match __lookup(&m, fast, 31, "raw")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("raw"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("raw"))?,
-            None => Default::default(),
-        };
-        let f_read = match __lookup(&m, fast, 32, "read")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("read"))),
-            Some(v) => __field::i32(v).map_err(__at_key("read"))?,
-            None => Default::default(),
-        };
-        let f_read_field = match __lookup(&m, fast, 33, "readField")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("readField"))),
-            Some(v) => __field::i32(v).map_err(__at_key("readField"))?,
-            None => Default::default(),
-        };
-        let f_self_ = match __lookup(&m, fast, 34, "self")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("self"))),
-            Some(v) => __field::i32(v).map_err(__at_key("self"))?,
-            None => Default::default(),
-        };
-        let f_super_ = match __lookup(&m, fast, 35, "super")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("super"))),
-            Some(v) => __field::i32(v).map_err(__at_key("super"))?,
-            None => Default::default(),
-        };
-        let f_type = match __lookup(&m, fast, 36, "type")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("type"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("type"))?,
-            None => Default::default(),
-        };
-        let f_typeof = match __lookup(&m, fast, 37, "typeof")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("typeof"))),
-            Some(v) => __field::i32(v).map_err(__at_key("typeof"))?,
-            None => Default::default(),
-        };
-        let f_val = match __lookup(&m, fast, 38, "val")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("val"))),
-            Some(v) => __field::i32(v).map_err(__at_key("val"))?,
-            None => Default::default(),
-        };
-        let f_value = match __lookup(&m, fast, 39, "value")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("value"))),
-            Some(v) => __field::i32(v).map_err(__at_key("value"))?,
-            None => Default::default(),
-        };
-        let f_when = match __lookup(&m, fast, 40, "when")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("when"))),
-            Some(v) => __field::i32(v).map_err(__at_key("when"))?,
-            None => Default::default(),
-        };
-        let f_yield = match __lookup(&m, fast, 41, "yield")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("yield"))),
-            Some(v) => __field::i32(v).map_err(__at_key("yield"))?,
-            None => Default::default(),
-        };
+        let f_none = __field::get(&m, fast, 0, "None", __field::i32)?.unwrap_or_default();
+        let f_true = __field::get_bool(&m, fast, 1, "True")?.unwrap_or_default();
+        let f_proto = __field::get(&m, fast, 2, "__proto__", __field::i32)?.unwrap_or_default();
+        let f_async = __field::get(&m, fast, 3, "async", __field::i32)?.unwrap_or_default();
+        let f_b = __field::get(&m, fast, 4, "b", __field::i32)?.unwrap_or_default();
+        let f_class = __field::get_string(&m, fast, 5, "class", cx)?.unwrap_or_default();
+        let f_cls = __field::get(&m, fast, 6, "cls", __field::i32)?.unwrap_or_default();
+        let f_constructor = __field::get(&m, fast, 7, "constructor", __field::i32)?.unwrap_or_default();
+        let f_crate_ = __field::get(&m, fast, 8, "crate", __field::i32)?.unwrap_or_default();
+        let f_cx = __field::get(&m, fast, 9, "cx", __field::i32)?.unwrap_or_default();
+        let f_decode = __field::get(&m, fast, 10, "decode", __field::i32)?.unwrap_or_default();
+        let f_def = __field::get(&m, fast, 11, "def", __field::i32)?.unwrap_or_default();
+        let f_encode = __field::get(&m, fast, 12, "encode", __field::i32)?.unwrap_or_default();
+        let f_fast = __field::get(&m, fast, 13, "fast", __field::i32)?.unwrap_or_default();
+        let f_flex_map = __field::get(&m, fast, 14, "flexMap", __field::i32)?.unwrap_or_default();
+        let f_fn = __field::get(&m, fast, 15, "fn", __field::i32)?.unwrap_or_default();
+        let f_from_bytes = __field::get(&m, fast, 16, "fromBytes", __field::i32)?.unwrap_or_default();
+        let f_fun = __field::get(&m, fast, 17, "fun", __field::i32)?.unwrap_or_default();
+        let f_in = __field::get(&m, fast, 18, "in", __field::i32)?.unwrap_or_default();
+        let f_init = __field::get(&m, fast, 19, "init", __field::i32)?.unwrap_or_default();
+        let f_is = __field::get(&m, fast, 20, "is", __field::i32)?.unwrap_or_default();
+        let f_keys = __field::get_cx(&m, fast, 21, "keys", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_kind = __field::get_cx(&m, fast, 22, "kind", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Kind::from_value(raw).ok_or_else(|| __unknown_enum("Kind", raw, &v))) })?.unwrap_or_default();
+        let f_let = __field::get(&m, fast, 23, "let", __field::i32)?.unwrap_or_default();
+        let f_m = __field::get(&m, fast, 24, "m", __field::i32)?.unwrap_or_default();
+        let f_map = __field::get_cx(&m, fast, 25, "map", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i32(e1) }) })?.unwrap_or_default();
+        let f_match = __field::get(&m, fast, 26, "match", __field::i32)?.unwrap_or_default();
+        let f_new = __field::get_bool(&m, fast, 27, "new")?.unwrap_or_default();
+        let f_object = __field::get(&m, fast, 28, "object", __field::i32)?.unwrap_or_default();
+        let f_other = __field::get(&m, fast, 29, "other", __field::i32)?.unwrap_or_default();
+        let f_r = __field::get(&m, fast, 30, "r", __field::i32)?.unwrap_or_default();
+        let f_raw = __field::get_string(&m, fast, 31, "raw", cx)?.unwrap_or_default();
+        let f_read = __field::get(&m, fast, 32, "read", __field::i32)?.unwrap_or_default();
+        let f_read_field = __field::get(&m, fast, 33, "readField", __field::i32)?.unwrap_or_default();
+        let f_self_ = __field::get(&m, fast, 34, "self", __field::i32)?.unwrap_or_default();
+        let f_super_ = __field::get(&m, fast, 35, "super", __field::i32)?.unwrap_or_default();
+        let f_type = __field::get_string(&m, fast, 36, "type", cx)?.unwrap_or_default();
+        let f_typeof = __field::get(&m, fast, 37, "typeof", __field::i32)?.unwrap_or_default();
+        let f_val = __field::get(&m, fast, 38, "val", __field::i32)?.unwrap_or_default();
+        let f_value = __field::get(&m, fast, 39, "value", __field::i32)?.unwrap_or_default();
+        let f_when = __field::get(&m, fast, 40, "when", __field::i32)?.unwrap_or_default();
+        let f_yield = __field::get(&m, fast, 41, "yield", __field::i32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             read: f_read,
@@ -636,216 +468,48 @@ impl<'a> flexbuf::FlexBorrow<'a> for ObjectRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Object as flexbuf::FlexCoder>::FINGERPRINT, &m, &Object::LAYOUT)?;
-        let f_none = match __lookup(&m, fast, 0, "None")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("None"))),
-            Some(v) => __field::i32(v).map_err(__at_key("None"))?,
-            None => Default::default(),
-        };
-        let f_true = match __lookup(&m, fast, 1, "True")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("True"))),
-            Some(v) => __field::bool(v).map_err(__at_key("True"))?,
-            None => Default::default(),
-        };
-        let f_proto = match __lookup(&m, fast, 2, "__proto__")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("__proto__"))),
-            Some(v) => __field::i32(v).map_err(__at_key("__proto__"))?,
-            None => Default::default(),
-        };
-        let f_async = match __lookup(&m, fast, 3, "async")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("async"))),
-            Some(v) => __field::i32(v).map_err(__at_key("async"))?,
-            None => Default::default(),
-        };
-        let f_b = match __lookup(&m, fast, 4, "b")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b"))),
-            Some(v) => __field::i32(v).map_err(__at_key("b"))?,
-            None => Default::default(),
-        };
-        let f_class = match __lookup(&m, fast, 5, "class")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("class"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("class"))?,
-            None => Default::default(),
-        };
-        let f_cls = match __lookup(&m, fast, 6, "cls")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("cls"))),
-            Some(v) => __field::i32(v).map_err(__at_key("cls"))?,
-            None => Default::default(),
-        };
-        let f_constructor = match __lookup(&m, fast, 7, "constructor")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("constructor"))),
-            Some(v) => __field::i32(v).map_err(__at_key("constructor"))?,
-            None => Default::default(),
-        };
-        let f_crate_ = match __lookup(&m, fast, 8, "crate")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("crate"))),
-            Some(v) => __field::i32(v).map_err(__at_key("crate"))?,
-            None => Default::default(),
-        };
-        let f_cx = match __lookup(&m, fast, 9, "cx")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("cx"))),
-            Some(v) => __field::i32(v).map_err(__at_key("cx"))?,
-            None => Default::default(),
-        };
-        let f_decode = match __lookup(&m, fast, 10, "decode")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("decode"))),
-            Some(v) => __field::i32(v).map_err(__at_key("decode"))?,
-            None => Default::default(),
-        };
-        let f_def = match __lookup(&m, fast, 11, "def")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("def"))),
-            Some(v) => __field::i32(v).map_err(__at_key("def"))?,
-            None => Default::default(),
-        };
-        let f_encode = match __lookup(&m, fast, 12, "encode")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("encode"))),
-            Some(v) => __field::i32(v).map_err(__at_key("encode"))?,
-            None => Default::default(),
-        };
-        let f_fast = match __lookup(&m, fast, 13, "fast")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fast"))),
-            Some(v) => __field::i32(v).map_err(__at_key("fast"))?,
-            None => Default::default(),
-        };
-        let f_flex_map = match __lookup(&m, fast, 14, "flexMap")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("flexMap"))),
-            Some(v) => __field::i32(v).map_err(__at_key("flexMap"))?,
-            None => Default::default(),
-        };
-        let f_fn = match __lookup(&m, fast, 15, "fn")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fn"))),
-            Some(v) => __field::i32(v).map_err(__at_key("fn"))?,
-            None => Default::default(),
-        };
-        let f_from_bytes = match __lookup(&m, fast, 16, "fromBytes")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fromBytes"))),
-            Some(v) => __field::i32(v).map_err(__at_key("fromBytes"))?,
-            None => Default::default(),
-        };
-        let f_fun = match __lookup(&m, fast, 17, "fun")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("fun"))),
-            Some(v) => __field::i32(v).map_err(__at_key("fun"))?,
-            None => Default::default(),
-        };
-        let f_in = match __lookup(&m, fast, 18, "in")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("in"))),
-            Some(v) => __field::i32(v).map_err(__at_key("in"))?,
-            None => Default::default(),
-        };
-        let f_init = match __lookup(&m, fast, 19, "init")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("init"))),
-            Some(v) => __field::i32(v).map_err(__at_key("init"))?,
-            None => Default::default(),
-        };
-        let f_is = match __lookup(&m, fast, 20, "is")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("is"))),
-            Some(v) => __field::i32(v).map_err(__at_key("is"))?,
-            None => Default::default(),
-        };
-        let f_keys = match __lookup(&m, fast, 21, "keys")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("keys"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("keys"))?,
-            None => Default::default(),
-        };
-        let f_kind = match __lookup(&m, fast, 22, "kind")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("kind"))),
-            Some(v) => __field::i64(v).and_then(|raw| Kind::from_value(raw).ok_or_else(|| __unknown_enum("Kind", raw, &v))).map_err(__at_key("kind"))?,
-            None => Default::default(),
-        };
-        let f_let = match __lookup(&m, fast, 23, "let")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("let"))),
-            Some(v) => __field::i32(v).map_err(__at_key("let"))?,
-            None => Default::default(),
-        };
-        let f_m = match __lookup(&m, fast, 24, "m")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("m"))),
-            Some(v) => __field::i32(v).map_err(__at_key("m"))?,
-            None => Default::default(),
-        };
-        let f_map = match __lookup(&m, fast, 25, "map")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("map"))),
-            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i32(e1) }).map_err(__at_key("map"))?,
-            None => Default::default(),
-        };
-        let f_match = match __lookup(&m, fast, 26, "match")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("match"))),
-            Some(v) => __field::i32(v).map_err(__at_key("match"))?,
-            None => Default::default(),
-        };
-        let f_new = match __lookup(&m, fast, 27, "new")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("new"))),
-            Some(v) => __field::bool(v).map_err(__at_key("new"))?,
-            None => Default::default(),
-        };
-        let f_object = match __lookup(&m, fast, 28, "object")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("object"))),
-            Some(v) => __field::i32(v).map_err(__at_key("object"))?,
-            None => Default::default(),
-        };
-        let f_other = match __lookup(&m, fast, 29, "other")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("other"))),
-            Some(v) => __field::i32(v).map_err(__at_key("other"))?,
-            None => Default::default(),
-        };
-        let f_r = match __lookup(&m, fast, 30, "r")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("r"))),
-            Some(v) => __field::i32(v).map_err(__at_key("r"))?,
-            None => Default::default(),
-        };
-        let f_raw = match __lookup(&m, fast, 31, "raw")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("raw"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("raw"))?,
-            None => Default::default(),
-        };
-        let f_read = match __lookup(&m, fast, 32, "read")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("read"))),
-            Some(v) => __field::i32(v).map_err(__at_key("read"))?,
-            None => Default::default(),
-        };
-        let f_read_field = match __lookup(&m, fast, 33, "readField")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("readField"))),
-            Some(v) => __field::i32(v).map_err(__at_key("readField"))?,
-            None => Default::default(),
-        };
-        let f_self_ = match __lookup(&m, fast, 34, "self")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("self"))),
-            Some(v) => __field::i32(v).map_err(__at_key("self"))?,
-            None => Default::default(),
-        };
-        let f_super_ = match __lookup(&m, fast, 35, "super")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("super"))),
-            Some(v) => __field::i32(v).map_err(__at_key("super"))?,
-            None => Default::default(),
-        };
-        let f_type = match __lookup(&m, fast, 36, "type")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("type"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("type"))?,
-            None => Default::default(),
-        };
-        let f_typeof = match __lookup(&m, fast, 37, "typeof")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("typeof"))),
-            Some(v) => __field::i32(v).map_err(__at_key("typeof"))?,
-            None => Default::default(),
-        };
-        let f_val = match __lookup(&m, fast, 38, "val")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("val"))),
-            Some(v) => __field::i32(v).map_err(__at_key("val"))?,
-            None => Default::default(),
-        };
-        let f_value = match __lookup(&m, fast, 39, "value")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("value"))),
-            Some(v) => __field::i32(v).map_err(__at_key("value"))?,
-            None => Default::default(),
-        };
-        let f_when = match __lookup(&m, fast, 40, "when")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("when"))),
-            Some(v) => __field::i32(v).map_err(__at_key("when"))?,
-            None => Default::default(),
-        };
-        let f_yield = match __lookup(&m, fast, 41, "yield")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("yield"))),
-            Some(v) => __field::i32(v).map_err(__at_key("yield"))?,
-            None => Default::default(),
-        };
+        let f_none = __field::get(&m, fast, 0, "None", __field::i32)?.unwrap_or_default();
+        let f_true = __field::get_bool(&m, fast, 1, "True")?.unwrap_or_default();
+        let f_proto = __field::get(&m, fast, 2, "__proto__", __field::i32)?.unwrap_or_default();
+        let f_async = __field::get(&m, fast, 3, "async", __field::i32)?.unwrap_or_default();
+        let f_b = __field::get(&m, fast, 4, "b", __field::i32)?.unwrap_or_default();
+        let f_class = __field::get_cx(&m, fast, 5, "class", cx, __field::str_charged)?.unwrap_or_default();
+        let f_cls = __field::get(&m, fast, 6, "cls", __field::i32)?.unwrap_or_default();
+        let f_constructor = __field::get(&m, fast, 7, "constructor", __field::i32)?.unwrap_or_default();
+        let f_crate_ = __field::get(&m, fast, 8, "crate", __field::i32)?.unwrap_or_default();
+        let f_cx = __field::get(&m, fast, 9, "cx", __field::i32)?.unwrap_or_default();
+        let f_decode = __field::get(&m, fast, 10, "decode", __field::i32)?.unwrap_or_default();
+        let f_def = __field::get(&m, fast, 11, "def", __field::i32)?.unwrap_or_default();
+        let f_encode = __field::get(&m, fast, 12, "encode", __field::i32)?.unwrap_or_default();
+        let f_fast = __field::get(&m, fast, 13, "fast", __field::i32)?.unwrap_or_default();
+        let f_flex_map = __field::get(&m, fast, 14, "flexMap", __field::i32)?.unwrap_or_default();
+        let f_fn = __field::get(&m, fast, 15, "fn", __field::i32)?.unwrap_or_default();
+        let f_from_bytes = __field::get(&m, fast, 16, "fromBytes", __field::i32)?.unwrap_or_default();
+        let f_fun = __field::get(&m, fast, 17, "fun", __field::i32)?.unwrap_or_default();
+        let f_in = __field::get(&m, fast, 18, "in", __field::i32)?.unwrap_or_default();
+        let f_init = __field::get(&m, fast, 19, "init", __field::i32)?.unwrap_or_default();
+        let f_is = __field::get(&m, fast, 20, "is", __field::i32)?.unwrap_or_default();
+        let f_keys = __field::get_cx(&m, fast, 21, "keys", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_kind = __field::get_cx(&m, fast, 22, "kind", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Kind::from_value(raw).ok_or_else(|| __unknown_enum("Kind", raw, &v))) })?.unwrap_or_default();
+        let f_let = __field::get(&m, fast, 23, "let", __field::i32)?.unwrap_or_default();
+        let f_m = __field::get(&m, fast, 24, "m", __field::i32)?.unwrap_or_default();
+        let f_map = __field::get_cx(&m, fast, 25, "map", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i32(e1) }) })?.unwrap_or_default();
+        let f_match = __field::get(&m, fast, 26, "match", __field::i32)?.unwrap_or_default();
+        let f_new = __field::get_bool(&m, fast, 27, "new")?.unwrap_or_default();
+        let f_object = __field::get(&m, fast, 28, "object", __field::i32)?.unwrap_or_default();
+        let f_other = __field::get(&m, fast, 29, "other", __field::i32)?.unwrap_or_default();
+        let f_r = __field::get(&m, fast, 30, "r", __field::i32)?.unwrap_or_default();
+        let f_raw = __field::get_cx(&m, fast, 31, "raw", cx, __field::str_charged)?.unwrap_or_default();
+        let f_read = __field::get(&m, fast, 32, "read", __field::i32)?.unwrap_or_default();
+        let f_read_field = __field::get(&m, fast, 33, "readField", __field::i32)?.unwrap_or_default();
+        let f_self_ = __field::get(&m, fast, 34, "self", __field::i32)?.unwrap_or_default();
+        let f_super_ = __field::get(&m, fast, 35, "super", __field::i32)?.unwrap_or_default();
+        let f_type = __field::get_cx(&m, fast, 36, "type", cx, __field::str_charged)?.unwrap_or_default();
+        let f_typeof = __field::get(&m, fast, 37, "typeof", __field::i32)?.unwrap_or_default();
+        let f_val = __field::get(&m, fast, 38, "val", __field::i32)?.unwrap_or_default();
+        let f_value = __field::get(&m, fast, 39, "value", __field::i32)?.unwrap_or_default();
+        let f_when = __field::get(&m, fast, 40, "when", __field::i32)?.unwrap_or_default();
+        let f_yield = __field::get(&m, fast, 41, "yield", __field::i32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             read: f_read,
@@ -1261,21 +925,9 @@ impl flexbuf::FlexCoder for String {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_o = match __lookup(&m, fast, 0, "o")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i32(v).map_err(__at_key("o"))?),
-            None => None,
-        };
-        let f_s = match __lookup(&m, fast, 1, "s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s"))?,
-            None => Default::default(),
-        };
-        let f_v = match __lookup(&m, fast, 2, "v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("v"))),
-            Some(v) => __field::scalar_vec::<i32>(v, cx, __field::i32).map_err(__at_key("v"))?,
-            None => Default::default(),
-        };
+        let f_o = __field::get_opt(&m, fast, 0, "o", __field::i32)?.flatten();
+        let f_s = __field::get_string(&m, fast, 1, "s", cx)?.unwrap_or_default();
+        let f_v = __field::get_cx(&m, fast, 2, "v", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i32>(v, cx, __field::i32) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             s: f_s,
@@ -1303,21 +955,9 @@ impl<'a> flexbuf::FlexBorrow<'a> for StringRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<String as flexbuf::FlexCoder>::FINGERPRINT, &m, &String::LAYOUT)?;
-        let f_o = match __lookup(&m, fast, 0, "o")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i32(v).map_err(__at_key("o"))?),
-            None => None,
-        };
-        let f_s = match __lookup(&m, fast, 1, "s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s"))?,
-            None => Default::default(),
-        };
-        let f_v = match __lookup(&m, fast, 2, "v")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("v"))),
-            Some(v) => __field::scalar_cow::<i32>(v, cx, __field::i32).map_err(__at_key("v"))?,
-            None => Default::default(),
-        };
+        let f_o = __field::get_opt(&m, fast, 0, "o", __field::i32)?.flatten();
+        let f_s = __field::get_cx(&m, fast, 1, "s", cx, __field::str_charged)?.unwrap_or_default();
+        let f_v = __field::get_cx(&m, fast, 2, "v", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i32>(v, cx, __field::i32) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             s: f_s,
@@ -1417,11 +1057,7 @@ impl flexbuf::FlexCoder for List {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_items = match __lookup(&m, fast, 0, "items")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("items"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <String as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("items"))?,
-            None => Default::default(),
-        };
+        let f_items = __field::get_cx(&m, fast, 0, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <String as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             items: f_items,
@@ -1443,11 +1079,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ListRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<List as flexbuf::FlexCoder>::FINGERPRINT, &m, &List::LAYOUT)?;
-        let f_items = match __lookup(&m, fast, 0, "items")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("items"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <StringRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("items"))?,
-            None => Default::default(),
-        };
+        let f_items = __field::get_cx(&m, fast, 0, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <StringRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             items: f_items,
@@ -1532,16 +1164,8 @@ impl flexbuf::FlexCoder for Result {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_ok = match __lookup(&m, fast, 0, "ok")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("ok"))),
-            Some(v) => __field::bool(v).map_err(__at_key("ok"))?,
-            None => Default::default(),
-        };
-        let f_value = match __lookup(&m, fast, 1, "value")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("value"))?),
-            None => None,
-        };
+        let f_ok = __field::get_bool(&m, fast, 0, "ok")?.unwrap_or_default();
+        let f_value = __field::get_opt_cx(&m, fast, 1, "value", cx, __field::string)?.flatten();
         cx.leave();
         Ok(Self {
             ok: f_ok,
@@ -1566,16 +1190,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for ResultRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Result as flexbuf::FlexCoder>::FINGERPRINT, &m, &Result::LAYOUT)?;
-        let f_ok = match __lookup(&m, fast, 0, "ok")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("ok"))),
-            Some(v) => __field::bool(v).map_err(__at_key("ok"))?,
-            None => Default::default(),
-        };
-        let f_value = match __lookup(&m, fast, 1, "value")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("value"))?),
-            None => None,
-        };
+        let f_ok = __field::get_bool(&m, fast, 0, "ok")?.unwrap_or_default();
+        let f_value = __field::get_opt_cx(&m, fast, 1, "value", cx, __field::str_charged)?.flatten();
         cx.leave();
         Ok(Self {
             ok: f_ok,
@@ -1675,16 +1291,8 @@ impl flexbuf::FlexCoder for Error {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_code = match __lookup(&m, fast, 0, "code")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("code"))),
-            Some(v) => __field::i32(v).map_err(__at_key("code"))?,
-            None => 7_i32,
-        };
-        let f_text = match __lookup(&m, fast, 1, "message")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("message"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("message"))?,
-            None => Default::default(),
-        };
+        let f_code = __field::get(&m, fast, 0, "code", __field::i32)?.unwrap_or(7_i32);
+        let f_text = __field::get_string(&m, fast, 1, "message", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             text: f_text,
@@ -1718,16 +1326,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for ErrorRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Error as flexbuf::FlexCoder>::FINGERPRINT, &m, &Error::LAYOUT)?;
-        let f_code = match __lookup(&m, fast, 0, "code")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("code"))),
-            Some(v) => __field::i32(v).map_err(__at_key("code"))?,
-            None => 7_i32,
-        };
-        let f_text = match __lookup(&m, fast, 1, "message")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("message"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("message"))?,
-            None => Default::default(),
-        };
+        let f_code = __field::get(&m, fast, 0, "code", __field::i32)?.unwrap_or(7_i32);
+        let f_text = __field::get_cx(&m, fast, 1, "message", cx, __field::str_charged)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             text: f_text,
@@ -1817,11 +1417,7 @@ impl flexbuf::FlexCoder for Option {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_some = match __lookup(&m, fast, 0, "some")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(<Option as flexbuf::FlexCoder>::decode_from(v, cx).map(::std::boxed::Box::new).map_err(__at_key("some"))?),
-            None => None,
-        };
+        let f_some = __field::get_opt_cx(&m, fast, 0, "some", cx, <Option as flexbuf::FlexCoder>::decode_from)?.and_then(|v| v.map(::std::boxed::Box::new));
         cx.leave();
         Ok(Self {
             some: f_some,
@@ -1918,11 +1514,7 @@ impl flexbuf::FlexCoder for Vec {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_x = match __lookup(&m, fast, 0, "x")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("x"))),
-            Some(v) => __field::f32(v).map_err(__at_key("x"))?,
-            None => 0.5_f32,
-        };
+        let f_x = __field::get(&m, fast, 0, "x", __field::f32)?.unwrap_or(0.5_f32);
         cx.leave();
         Ok(Self {
             x: f_x,
@@ -2013,11 +1605,7 @@ impl flexbuf::FlexCoder for Box {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_inner = match __lookup(&m, fast, 0, "inner")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(<Box as flexbuf::FlexCoder>::decode_from(v, cx).map(::std::boxed::Box::new).map_err(__at_key("inner"))?),
-            None => None,
-        };
+        let f_inner = __field::get_opt_cx(&m, fast, 0, "inner", cx, <Box as flexbuf::FlexCoder>::decode_from)?.and_then(|v| v.map(::std::boxed::Box::new));
         cx.leave();
         Ok(Self {
             inner: f_inner,
@@ -2111,11 +1699,7 @@ impl flexbuf::FlexCoder for Map {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_entries = match __lookup(&m, fast, 0, "entries")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("entries"))),
-            Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <List as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("entries"))?,
-            None => Default::default(),
-        };
+        let f_entries = __field::get_cx(&m, fast, 0, "entries", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <List as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             entries: f_entries,
@@ -2137,11 +1721,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for MapRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Map as flexbuf::FlexCoder>::FINGERPRINT, &m, &Map::LAYOUT)?;
-        let f_entries = match __lookup(&m, fast, 0, "entries")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("entries"))),
-            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ListRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("entries"))?,
-            None => Default::default(),
-        };
+        let f_entries = __field::get_cx(&m, fast, 0, "entries", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ListRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             entries: f_entries,
@@ -2218,11 +1798,7 @@ impl flexbuf::FlexCoder for Array {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_a = match __lookup(&m, fast, 0, "a")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("a"))),
-            Some(v) => __field::scalar_vec::<i64>(v, cx, __field::i64).map_err(__at_key("a"))?,
-            None => Default::default(),
-        };
+        let f_a = __field::get_cx(&m, fast, 0, "a", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             a: f_a,
@@ -2244,11 +1820,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ArrayRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Array as flexbuf::FlexCoder>::FINGERPRINT, &m, &Array::LAYOUT)?;
-        let f_a = match __lookup(&m, fast, 0, "a")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("a"))),
-            Some(v) => __field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("a"))?,
-            None => Default::default(),
-        };
+        let f_a = __field::get_cx(&m, fast, 0, "a", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             a: f_a,

@@ -41,16 +41,8 @@ impl flexbuf::FlexCoder for Metrics {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_counters = match __lookup(&m, fast, 0, "counters")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("counters"))),
-            Some(v) => __field::scalar_vec::<i64>(v, cx, __field::i64).map_err(__at_key("counters"))?,
-            None => Default::default(),
-        };
-        let f_series = match __lookup(&m, fast, 1, "series")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("series"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <MetricSeries as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("series"))?,
-            None => Default::default(),
-        };
+        let f_counters = __field::get_cx(&m, fast, 0, "counters", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
+        let f_series = __field::get_cx(&m, fast, 1, "series", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <MetricSeries as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             series: f_series,
@@ -75,16 +67,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for MetricsRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Metrics as flexbuf::FlexCoder>::FINGERPRINT, &m, &Metrics::LAYOUT)?;
-        let f_counters = match __lookup(&m, fast, 0, "counters")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("counters"))),
-            Some(v) => __field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("counters"))?,
-            None => Default::default(),
-        };
-        let f_series = match __lookup(&m, fast, 1, "series")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("series"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <MetricSeriesRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("series"))?,
-            None => Default::default(),
-        };
+        let f_counters = __field::get_cx(&m, fast, 0, "counters", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
+        let f_series = __field::get_cx(&m, fast, 1, "series", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <MetricSeriesRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             series: f_series,
@@ -175,21 +159,9 @@ impl flexbuf::FlexCoder for MetricSeries {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_name = match __lookup(&m, fast, 0, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
-            None => Default::default(),
-        };
-        let f_points = match __lookup(&m, fast, 1, "points")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("points"))),
-            Some(v) => __field::scalar_vec::<f64>(v, cx, __field::f64).map_err(__at_key("points"))?,
-            None => Default::default(),
-        };
-        let f_step_s = match __lookup(&m, fast, 2, "step_s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("step_s"))),
-            Some(v) => __field::i64(v).map_err(__at_key("step_s"))?,
-            None => Default::default(),
-        };
+        let f_name = __field::get_string(&m, fast, 0, "name", cx)?.unwrap_or_default();
+        let f_points = __field::get_cx(&m, fast, 1, "points", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<f64>(v, cx, __field::f64) })?.unwrap_or_default();
+        let f_step_s = __field::get_i64(&m, fast, 2, "step_s")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             name: f_name,
@@ -217,21 +189,9 @@ impl<'a> flexbuf::FlexBorrow<'a> for MetricSeriesRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<MetricSeries as flexbuf::FlexCoder>::FINGERPRINT, &m, &MetricSeries::LAYOUT)?;
-        let f_name = match __lookup(&m, fast, 0, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
-            None => Default::default(),
-        };
-        let f_points = match __lookup(&m, fast, 1, "points")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("points"))),
-            Some(v) => __field::scalar_cow::<f64>(v, cx, __field::f64).map_err(__at_key("points"))?,
-            None => Default::default(),
-        };
-        let f_step_s = match __lookup(&m, fast, 2, "step_s")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("step_s"))),
-            Some(v) => __field::i64(v).map_err(__at_key("step_s"))?,
-            None => Default::default(),
-        };
+        let f_name = __field::get_cx(&m, fast, 0, "name", cx, __field::str_charged)?.unwrap_or_default();
+        let f_points = __field::get_cx(&m, fast, 1, "points", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<f64>(v, cx, __field::f64) })?.unwrap_or_default();
+        let f_step_s = __field::get_i64(&m, fast, 2, "step_s")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             name: f_name,

@@ -38,11 +38,7 @@ impl flexbuf::FlexCoder for RepeatedMaps {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_rows = match __lookup(&m, fast, 0, "rows")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("rows"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <RepeatedRow as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("rows"))?,
-            None => Default::default(),
-        };
+        let f_rows = __field::get_cx(&m, fast, 0, "rows", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <RepeatedRow as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             rows: f_rows,
@@ -64,11 +60,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for RepeatedMapsRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<RepeatedMaps as flexbuf::FlexCoder>::FINGERPRINT, &m, &RepeatedMaps::LAYOUT)?;
-        let f_rows = match __lookup(&m, fast, 0, "rows")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("rows"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <RepeatedRowRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("rows"))?,
-            None => Default::default(),
-        };
+        let f_rows = __field::get_cx(&m, fast, 0, "rows", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <RepeatedRowRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             rows: f_rows,
@@ -166,46 +158,14 @@ impl flexbuf::FlexCoder for RepeatedRow {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_active = match __lookup(&m, fast, 0, "active")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("active"))),
-            Some(v) => __field::bool(v).map_err(__at_key("active"))?,
-            None => Default::default(),
-        };
-        let f_balance = match __lookup(&m, fast, 1, "balance")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("balance"))),
-            Some(v) => __field::f64(v).map_err(__at_key("balance"))?,
-            None => Default::default(),
-        };
-        let f_id = match __lookup(&m, fast, 2, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_logins = match __lookup(&m, fast, 3, "logins")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("logins"))),
-            Some(v) => __field::i64(v).map_err(__at_key("logins"))?,
-            None => Default::default(),
-        };
-        let f_name = match __lookup(&m, fast, 4, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("name"))?,
-            None => Default::default(),
-        };
-        let f_region = match __lookup(&m, fast, 5, "region")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("region"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("region"))?,
-            None => Default::default(),
-        };
-        let f_status = match __lookup(&m, fast, 6, "status")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("status"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("status"))?,
-            None => Default::default(),
-        };
-        let f_updated_at = match __lookup(&m, fast, 7, "updated_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("updated_at"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("updated_at"))?,
-            None => Default::default(),
-        };
+        let f_active = __field::get_bool(&m, fast, 0, "active")?.unwrap_or_default();
+        let f_balance = __field::get_f64(&m, fast, 1, "balance")?.unwrap_or_default();
+        let f_id = __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default();
+        let f_logins = __field::get_i64(&m, fast, 3, "logins")?.unwrap_or_default();
+        let f_name = __field::get_string(&m, fast, 4, "name", cx)?.unwrap_or_default();
+        let f_region = __field::get_string(&m, fast, 5, "region", cx)?.unwrap_or_default();
+        let f_status = __field::get_string(&m, fast, 6, "status", cx)?.unwrap_or_default();
+        let f_updated_at = __field::get_string(&m, fast, 7, "updated_at", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -248,46 +208,14 @@ impl<'a> flexbuf::FlexBorrow<'a> for RepeatedRowRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<RepeatedRow as flexbuf::FlexCoder>::FINGERPRINT, &m, &RepeatedRow::LAYOUT)?;
-        let f_active = match __lookup(&m, fast, 0, "active")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("active"))),
-            Some(v) => __field::bool(v).map_err(__at_key("active"))?,
-            None => Default::default(),
-        };
-        let f_balance = match __lookup(&m, fast, 1, "balance")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("balance"))),
-            Some(v) => __field::f64(v).map_err(__at_key("balance"))?,
-            None => Default::default(),
-        };
-        let f_id = match __lookup(&m, fast, 2, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_logins = match __lookup(&m, fast, 3, "logins")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("logins"))),
-            Some(v) => __field::i64(v).map_err(__at_key("logins"))?,
-            None => Default::default(),
-        };
-        let f_name = match __lookup(&m, fast, 4, "name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("name"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("name"))?,
-            None => Default::default(),
-        };
-        let f_region = match __lookup(&m, fast, 5, "region")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("region"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("region"))?,
-            None => Default::default(),
-        };
-        let f_status = match __lookup(&m, fast, 6, "status")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("status"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("status"))?,
-            None => Default::default(),
-        };
-        let f_updated_at = match __lookup(&m, fast, 7, "updated_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("updated_at"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("updated_at"))?,
-            None => Default::default(),
-        };
+        let f_active = __field::get_bool(&m, fast, 0, "active")?.unwrap_or_default();
+        let f_balance = __field::get_f64(&m, fast, 1, "balance")?.unwrap_or_default();
+        let f_id = __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default();
+        let f_logins = __field::get_i64(&m, fast, 3, "logins")?.unwrap_or_default();
+        let f_name = __field::get_cx(&m, fast, 4, "name", cx, __field::str_charged)?.unwrap_or_default();
+        let f_region = __field::get_cx(&m, fast, 5, "region", cx, __field::str_charged)?.unwrap_or_default();
+        let f_status = __field::get_cx(&m, fast, 6, "status", cx, __field::str_charged)?.unwrap_or_default();
+        let f_updated_at = __field::get_cx(&m, fast, 7, "updated_at", cx, __field::str_charged)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,

@@ -133,16 +133,8 @@ impl flexbuf::FlexCoder for Geo {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_lat = match __lookup(&m, fast, 0, "lat")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("lat"))),
-            Some(v) => __field::f64(v).map_err(__at_key("lat"))?,
-            None => Default::default(),
-        };
-        let f_lon = match __lookup(&m, fast, 1, "lon")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("lon"))),
-            Some(v) => __field::f64(v).map_err(__at_key("lon"))?,
-            None => Default::default(),
-        };
+        let f_lat = __field::get_f64(&m, fast, 0, "lat")?.unwrap_or_default();
+        let f_lon = __field::get_f64(&m, fast, 1, "lon")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             lat: f_lat,
@@ -249,26 +241,10 @@ impl flexbuf::FlexCoder for Image {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_alt = match __lookup(&m, fast, 0, "alt")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("alt"))?),
-            None => None,
-        };
-        let f_height = match __lookup(&m, fast, 1, "height")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("height"))),
-            Some(v) => __field::u32(v).map_err(__at_key("height"))?,
-            None => Default::default(),
-        };
-        let f_url = match __lookup(&m, fast, 2, "url")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("url"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("url"))?,
-            None => return Err(__missing("url")),
-        };
-        let f_width = match __lookup(&m, fast, 3, "width")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("width"))),
-            Some(v) => __field::u32(v).map_err(__at_key("width"))?,
-            None => Default::default(),
-        };
+        let f_alt = __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::string)?.flatten();
+        let f_height = __field::get(&m, fast, 1, "height", __field::u32)?.unwrap_or_default();
+        let f_url = __field::get_string(&m, fast, 2, "url", cx)?.ok_or_else(|| __missing("url"))?;
+        let f_width = __field::get(&m, fast, 3, "width", __field::u32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             url: f_url,
@@ -299,26 +275,10 @@ impl<'a> flexbuf::FlexBorrow<'a> for ImageRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Image as flexbuf::FlexCoder>::FINGERPRINT, &m, &Image::LAYOUT)?;
-        let f_alt = match __lookup(&m, fast, 0, "alt")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("alt"))?),
-            None => None,
-        };
-        let f_height = match __lookup(&m, fast, 1, "height")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("height"))),
-            Some(v) => __field::u32(v).map_err(__at_key("height"))?,
-            None => Default::default(),
-        };
-        let f_url = match __lookup(&m, fast, 2, "url")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("url"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("url"))?,
-            None => return Err(__missing("url")),
-        };
-        let f_width = match __lookup(&m, fast, 3, "width")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("width"))),
-            Some(v) => __field::u32(v).map_err(__at_key("width"))?,
-            None => Default::default(),
-        };
+        let f_alt = __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::str_charged)?.flatten();
+        let f_height = __field::get(&m, fast, 1, "height", __field::u32)?.unwrap_or_default();
+        let f_url = __field::get_cx(&m, fast, 2, "url", cx, __field::str_charged)?.ok_or_else(|| __missing("url"))?;
+        let f_width = __field::get(&m, fast, 3, "width", __field::u32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             url: f_url,
@@ -486,51 +446,15 @@ impl flexbuf::FlexCoder for Address {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_attrs = match __lookup(&m, fast, 0, "attrs")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("attrs"))),
-            Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }).map_err(__at_key("attrs"))?,
-            None => Default::default(),
-        };
-        let f_city = match __lookup(&m, fast, 1, "city")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("city"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("city"))?,
-            None => "Springfield".to_string(),
-        };
-        let f_display = match __lookup(&m, fast, 2, "displayName")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("displayName"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("displayName"))?,
-            None => Default::default(),
-        };
-        let f_floor = match __lookup(&m, fast, 3, "floor")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i32(v).map_err(__at_key("floor"))?),
-            None => Some(0_i32),
-        };
-        let f_geo = match __lookup(&m, fast, 4, "geo")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(<Geo as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("geo"))?),
-            None => None,
-        };
-        let f_note = match __lookup(&m, fast, 5, "note")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("note"))?),
-            None => None,
-        };
-        let f_street = match __lookup(&m, fast, 6, "street")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("street"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("street"))?,
-            None => return Err(__missing("street")),
-        };
-        let f_tags = match __lookup(&m, fast, 7, "tags")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("tags"))?,
-            None => Default::default(),
-        };
-        let f_zip = match __lookup(&m, fast, 8, "zip")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("zip"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("zip"))?,
-            None => Default::default(),
-        };
+        let f_attrs = __field::get_cx(&m, fast, 0, "attrs", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }) })?.unwrap_or_default();
+        let f_city = __field::get_string(&m, fast, 1, "city", cx)?.unwrap_or_else(|| "Springfield".to_string());
+        let f_display = __field::get_string(&m, fast, 2, "displayName", cx)?.unwrap_or_default();
+        let f_floor = __field::get_opt(&m, fast, 3, "floor", __field::i32)?.unwrap_or(Some(0_i32));
+        let f_geo = __field::get_opt_cx(&m, fast, 4, "geo", cx, <Geo as flexbuf::FlexCoder>::decode_from)?.flatten();
+        let f_note = __field::get_opt_cx(&m, fast, 5, "note", cx, __field::string)?.flatten();
+        let f_street = __field::get_string(&m, fast, 6, "street", cx)?.ok_or_else(|| __missing("street"))?;
+        let f_tags = __field::get_cx(&m, fast, 7, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_zip = __field::get_string(&m, fast, 8, "zip", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             street: f_street,
@@ -592,51 +516,15 @@ impl<'a> flexbuf::FlexBorrow<'a> for AddressRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Address as flexbuf::FlexCoder>::FINGERPRINT, &m, &Address::LAYOUT)?;
-        let f_attrs = match __lookup(&m, fast, 0, "attrs")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("attrs"))),
-            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }).map_err(__at_key("attrs"))?,
-            None => Default::default(),
-        };
-        let f_city = match __lookup(&m, fast, 1, "city")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("city"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("city"))?,
-            None => "Springfield",
-        };
-        let f_display = match __lookup(&m, fast, 2, "displayName")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("displayName"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("displayName"))?,
-            None => Default::default(),
-        };
-        let f_floor = match __lookup(&m, fast, 3, "floor")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i32(v).map_err(__at_key("floor"))?),
-            None => Some(0_i32),
-        };
-        let f_geo = match __lookup(&m, fast, 4, "geo")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(<GeoRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("geo"))?),
-            None => None,
-        };
-        let f_note = match __lookup(&m, fast, 5, "note")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("note"))?),
-            None => None,
-        };
-        let f_street = match __lookup(&m, fast, 6, "street")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("street"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("street"))?,
-            None => return Err(__missing("street")),
-        };
-        let f_tags = match __lookup(&m, fast, 7, "tags")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("tags"))?,
-            None => Default::default(),
-        };
-        let f_zip = match __lookup(&m, fast, 8, "zip")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("zip"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("zip"))?,
-            None => Default::default(),
-        };
+        let f_attrs = __field::get_cx(&m, fast, 0, "attrs", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }) })?.unwrap_or_default();
+        let f_city = __field::get_cx(&m, fast, 1, "city", cx, __field::str_charged)?.unwrap_or("Springfield");
+        let f_display = __field::get_cx(&m, fast, 2, "displayName", cx, __field::str_charged)?.unwrap_or_default();
+        let f_floor = __field::get_opt(&m, fast, 3, "floor", __field::i32)?.unwrap_or(Some(0_i32));
+        let f_geo = __field::get_opt_cx(&m, fast, 4, "geo", cx, <GeoRef as flexbuf::FlexBorrow>::decode_borrowed)?.flatten();
+        let f_note = __field::get_opt_cx(&m, fast, 5, "note", cx, __field::str_charged)?.flatten();
+        let f_street = __field::get_cx(&m, fast, 6, "street", cx, __field::str_charged)?.ok_or_else(|| __missing("street"))?;
+        let f_tags = __field::get_cx(&m, fast, 7, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_zip = __field::get_cx(&m, fast, 8, "zip", cx, __field::str_charged)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             street: f_street,

@@ -53,41 +53,13 @@ impl flexbuf::FlexCoder for TimeSeries {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_interval_ms = match __lookup(&m, fast, 0, "interval_ms")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("interval_ms"))),
-            Some(v) => __field::i64(v).map_err(__at_key("interval_ms"))?,
-            None => Default::default(),
-        };
-        let f_quality = match __lookup(&m, fast, 1, "quality")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("quality"))),
-            Some(v) => __field::scalar_vec::<i64>(v, cx, __field::i64).map_err(__at_key("quality"))?,
-            None => Default::default(),
-        };
-        let f_sensor = match __lookup(&m, fast, 2, "sensor")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sensor"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("sensor"))?,
-            None => Default::default(),
-        };
-        let f_start = match __lookup(&m, fast, 3, "start")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("start"))),
-            Some(v) => __field::i64(v).map_err(__at_key("start"))?,
-            None => Default::default(),
-        };
-        let f_timestamps = match __lookup(&m, fast, 4, "timestamps")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("timestamps"))),
-            Some(v) => __field::scalar_vec::<i64>(v, cx, __field::i64).map_err(__at_key("timestamps"))?,
-            None => Default::default(),
-        };
-        let f_unit = match __lookup(&m, fast, 5, "unit")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("unit"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("unit"))?,
-            None => Default::default(),
-        };
-        let f_values = match __lookup(&m, fast, 6, "values")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("values"))),
-            Some(v) => __field::scalar_vec::<f64>(v, cx, __field::f64).map_err(__at_key("values"))?,
-            None => Default::default(),
-        };
+        let f_interval_ms = __field::get_i64(&m, fast, 0, "interval_ms")?.unwrap_or_default();
+        let f_quality = __field::get_cx(&m, fast, 1, "quality", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
+        let f_sensor = __field::get_string(&m, fast, 2, "sensor", cx)?.unwrap_or_default();
+        let f_start = __field::get_i64(&m, fast, 3, "start")?.unwrap_or_default();
+        let f_timestamps = __field::get_cx(&m, fast, 4, "timestamps", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
+        let f_unit = __field::get_string(&m, fast, 5, "unit", cx)?.unwrap_or_default();
+        let f_values = __field::get_cx(&m, fast, 6, "values", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<f64>(v, cx, __field::f64) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             sensor: f_sensor,
@@ -127,41 +99,13 @@ impl<'a> flexbuf::FlexBorrow<'a> for TimeSeriesRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<TimeSeries as flexbuf::FlexCoder>::FINGERPRINT, &m, &TimeSeries::LAYOUT)?;
-        let f_interval_ms = match __lookup(&m, fast, 0, "interval_ms")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("interval_ms"))),
-            Some(v) => __field::i64(v).map_err(__at_key("interval_ms"))?,
-            None => Default::default(),
-        };
-        let f_quality = match __lookup(&m, fast, 1, "quality")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("quality"))),
-            Some(v) => __field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("quality"))?,
-            None => Default::default(),
-        };
-        let f_sensor = match __lookup(&m, fast, 2, "sensor")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sensor"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("sensor"))?,
-            None => Default::default(),
-        };
-        let f_start = match __lookup(&m, fast, 3, "start")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("start"))),
-            Some(v) => __field::i64(v).map_err(__at_key("start"))?,
-            None => Default::default(),
-        };
-        let f_timestamps = match __lookup(&m, fast, 4, "timestamps")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("timestamps"))),
-            Some(v) => __field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("timestamps"))?,
-            None => Default::default(),
-        };
-        let f_unit = match __lookup(&m, fast, 5, "unit")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("unit"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("unit"))?,
-            None => Default::default(),
-        };
-        let f_values = match __lookup(&m, fast, 6, "values")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("values"))),
-            Some(v) => __field::scalar_cow::<f64>(v, cx, __field::f64).map_err(__at_key("values"))?,
-            None => Default::default(),
-        };
+        let f_interval_ms = __field::get_i64(&m, fast, 0, "interval_ms")?.unwrap_or_default();
+        let f_quality = __field::get_cx(&m, fast, 1, "quality", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
+        let f_sensor = __field::get_cx(&m, fast, 2, "sensor", cx, __field::str_charged)?.unwrap_or_default();
+        let f_start = __field::get_i64(&m, fast, 3, "start")?.unwrap_or_default();
+        let f_timestamps = __field::get_cx(&m, fast, 4, "timestamps", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
+        let f_unit = __field::get_cx(&m, fast, 5, "unit", cx, __field::str_charged)?.unwrap_or_default();
+        let f_values = __field::get_cx(&m, fast, 6, "values", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<f64>(v, cx, __field::f64) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             sensor: f_sensor,

@@ -73,66 +73,18 @@ impl flexbuf::FlexCoder for UnicodeHeavy {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_emoji = match __lookup(&m, fast, 0, "emoji")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("emoji"))),
-            Some(v) => <ScriptSection as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("emoji"))?,
-            None => return Err(__missing("emoji")),
-        };
-        let f_title = match __lookup(&m, fast, 1, "title")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("title"))?,
-            None => Default::default(),
-        };
-        let f_greek = match __lookup(&m, fast, 2, "Ελληνικά")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("Ελληνικά"))),
-            Some(v) => <ScriptSection as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("Ελληνικά"))?,
-            None => return Err(__missing("Ελληνικά")),
-        };
-        let f_russian = match __lookup(&m, fast, 3, "Русский")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("Русский"))),
-            Some(v) => <ScriptSection as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("Русский"))?,
-            None => return Err(__missing("Русский")),
-        };
-        let f_hebrew = match __lookup(&m, fast, 4, "עברית")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("עברית"))),
-            Some(v) => <ScriptSection as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("עברית"))?,
-            None => return Err(__missing("עברית")),
-        };
-        let f_arabic = match __lookup(&m, fast, 5, "العربية")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("العربية"))),
-            Some(v) => <ScriptSection as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("العربية"))?,
-            None => return Err(__missing("العربية")),
-        };
-        let f_hindi = match __lookup(&m, fast, 6, "हिन्दी")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("हिन्दी"))),
-            Some(v) => <ScriptSection as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("हिन्दी"))?,
-            None => return Err(__missing("हिन्दी")),
-        };
-        let f_thai = match __lookup(&m, fast, 7, "ไทย")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("ไทย"))),
-            Some(v) => <ScriptSection as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("ไทย"))?,
-            None => return Err(__missing("ไทย")),
-        };
-        let f_chinese = match __lookup(&m, fast, 8, "中文")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("中文"))),
-            Some(v) => <ScriptSection as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("中文"))?,
-            None => return Err(__missing("中文")),
-        };
-        let f_japanese = match __lookup(&m, fast, 9, "日本語")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("日本語"))),
-            Some(v) => <ScriptSection as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("日本語"))?,
-            None => return Err(__missing("日本語")),
-        };
-        let f_mixed = match __lookup(&m, fast, 10, "混合/смешанный/مختلط")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("混合/смешанный/مختلط"))),
-            Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("混合/смешанный/مختلط"))?,
-            None => Default::default(),
-        };
-        let f_korean = match __lookup(&m, fast, 11, "한국어")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("한국어"))),
-            Some(v) => <ScriptSection as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("한국어"))?,
-            None => return Err(__missing("한국어")),
-        };
+        let f_emoji = __field::get_cx(&m, fast, 0, "emoji", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("emoji"))?;
+        let f_title = __field::get_string(&m, fast, 1, "title", cx)?.unwrap_or_default();
+        let f_greek = __field::get_cx(&m, fast, 2, "Ελληνικά", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("Ελληνικά"))?;
+        let f_russian = __field::get_cx(&m, fast, 3, "Русский", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("Русский"))?;
+        let f_hebrew = __field::get_cx(&m, fast, 4, "עברית", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("עברית"))?;
+        let f_arabic = __field::get_cx(&m, fast, 5, "العربية", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("العربية"))?;
+        let f_hindi = __field::get_cx(&m, fast, 6, "हिन्दी", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("हिन्दी"))?;
+        let f_thai = __field::get_cx(&m, fast, 7, "ไทย", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("ไทย"))?;
+        let f_chinese = __field::get_cx(&m, fast, 8, "中文", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("中文"))?;
+        let f_japanese = __field::get_cx(&m, fast, 9, "日本語", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("日本語"))?;
+        let f_mixed = __field::get_cx(&m, fast, 10, "混合/смешанный/مختلط", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_korean = __field::get_cx(&m, fast, 11, "한국어", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("한국어"))?;
         cx.leave();
         Ok(Self {
             title: f_title,
@@ -187,66 +139,18 @@ impl<'a> flexbuf::FlexBorrow<'a> for UnicodeHeavyRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<UnicodeHeavy as flexbuf::FlexCoder>::FINGERPRINT, &m, &UnicodeHeavy::LAYOUT)?;
-        let f_emoji = match __lookup(&m, fast, 0, "emoji")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("emoji"))),
-            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("emoji"))?,
-            None => return Err(__missing("emoji")),
-        };
-        let f_title = match __lookup(&m, fast, 1, "title")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("title"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("title"))?,
-            None => Default::default(),
-        };
-        let f_greek = match __lookup(&m, fast, 2, "Ελληνικά")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("Ελληνικά"))),
-            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("Ελληνικά"))?,
-            None => return Err(__missing("Ελληνικά")),
-        };
-        let f_russian = match __lookup(&m, fast, 3, "Русский")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("Русский"))),
-            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("Русский"))?,
-            None => return Err(__missing("Русский")),
-        };
-        let f_hebrew = match __lookup(&m, fast, 4, "עברית")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("עברית"))),
-            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("עברית"))?,
-            None => return Err(__missing("עברית")),
-        };
-        let f_arabic = match __lookup(&m, fast, 5, "العربية")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("العربية"))),
-            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("العربية"))?,
-            None => return Err(__missing("العربية")),
-        };
-        let f_hindi = match __lookup(&m, fast, 6, "हिन्दी")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("हिन्दी"))),
-            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("हिन्दी"))?,
-            None => return Err(__missing("हिन्दी")),
-        };
-        let f_thai = match __lookup(&m, fast, 7, "ไทย")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("ไทย"))),
-            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("ไทย"))?,
-            None => return Err(__missing("ไทย")),
-        };
-        let f_chinese = match __lookup(&m, fast, 8, "中文")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("中文"))),
-            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("中文"))?,
-            None => return Err(__missing("中文")),
-        };
-        let f_japanese = match __lookup(&m, fast, 9, "日本語")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("日本語"))),
-            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("日本語"))?,
-            None => return Err(__missing("日本語")),
-        };
-        let f_mixed = match __lookup(&m, fast, 10, "混合/смешанный/مختلط")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("混合/смешанный/مختلط"))),
-            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("混合/смешанный/مختلط"))?,
-            None => Default::default(),
-        };
-        let f_korean = match __lookup(&m, fast, 11, "한국어")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("한국어"))),
-            Some(v) => <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("한국어"))?,
-            None => return Err(__missing("한국어")),
-        };
+        let f_emoji = __field::get_cx(&m, fast, 0, "emoji", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("emoji"))?;
+        let f_title = __field::get_cx(&m, fast, 1, "title", cx, __field::str_charged)?.unwrap_or_default();
+        let f_greek = __field::get_cx(&m, fast, 2, "Ελληνικά", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("Ελληνικά"))?;
+        let f_russian = __field::get_cx(&m, fast, 3, "Русский", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("Русский"))?;
+        let f_hebrew = __field::get_cx(&m, fast, 4, "עברית", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("עברית"))?;
+        let f_arabic = __field::get_cx(&m, fast, 5, "العربية", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("العربية"))?;
+        let f_hindi = __field::get_cx(&m, fast, 6, "हिन्दी", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("हिन्दी"))?;
+        let f_thai = __field::get_cx(&m, fast, 7, "ไทย", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("ไทย"))?;
+        let f_chinese = __field::get_cx(&m, fast, 8, "中文", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("中文"))?;
+        let f_japanese = __field::get_cx(&m, fast, 9, "日本語", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("日本語"))?;
+        let f_mixed = __field::get_cx(&m, fast, 10, "混合/смешанный/مختلط", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_korean = __field::get_cx(&m, fast, 11, "한국어", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("한국어"))?;
         cx.leave();
         Ok(Self {
             title: f_title,
@@ -423,16 +327,8 @@ impl flexbuf::FlexCoder for ScriptSection {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_glossary = match __lookup(&m, fast, 0, "glossary")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("glossary"))),
-            Some(v) => __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("glossary"))?,
-            None => Default::default(),
-        };
-        let f_paragraphs = match __lookup(&m, fast, 1, "paragraphs")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("paragraphs"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("paragraphs"))?,
-            None => Default::default(),
-        };
+        let f_glossary = __field::get_cx(&m, fast, 0, "glossary", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_paragraphs = __field::get_cx(&m, fast, 1, "paragraphs", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             glossary: f_glossary,
@@ -457,16 +353,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for ScriptSectionRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<ScriptSection as flexbuf::FlexCoder>::FINGERPRINT, &m, &ScriptSection::LAYOUT)?;
-        let f_glossary = match __lookup(&m, fast, 0, "glossary")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("glossary"))),
-            Some(v) => __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("glossary"))?,
-            None => Default::default(),
-        };
-        let f_paragraphs = match __lookup(&m, fast, 1, "paragraphs")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("paragraphs"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("paragraphs"))?,
-            None => Default::default(),
-        };
+        let f_glossary = __field::get_cx(&m, fast, 0, "glossary", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_paragraphs = __field::get_cx(&m, fast, 1, "paragraphs", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             glossary: f_glossary,

@@ -142,161 +142,37 @@ impl flexbuf::FlexCoder for UserProfile {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_address = match __lookup(&m, fast, 0, "address")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("address"))),
-            Some(v) => <UserAddress as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("address"))?,
-            None => return Err(__missing("address")),
-        };
-        let f_age = match __lookup(&m, fast, 1, "age")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("age"))),
-            Some(v) => __field::i64(v).map_err(__at_key("age"))?,
-            None => Default::default(),
-        };
-        let f_avatar_url = match __lookup(&m, fast, 2, "avatar_url")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("avatar_url"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("avatar_url"))?,
-            None => Default::default(),
-        };
-        let f_bio = match __lookup(&m, fast, 3, "bio")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("bio"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("bio"))?,
-            None => Default::default(),
-        };
-        let f_birthday = match __lookup(&m, fast, 4, "birthday")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("birthday"))?),
-            None => None,
-        };
-        let f_created_at = match __lookup(&m, fast, 5, "created_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("created_at"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("created_at"))?,
-            None => Default::default(),
-        };
-        let f_display_name = match __lookup(&m, fast, 6, "display_name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("display_name"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("display_name"))?,
-            None => Default::default(),
-        };
-        let f_email = match __lookup(&m, fast, 7, "email")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("email"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("email"))?,
-            None => Default::default(),
-        };
-        let f_email_verified = match __lookup(&m, fast, 8, "email_verified")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("email_verified"))),
-            Some(v) => __field::bool(v).map_err(__at_key("email_verified"))?,
-            None => Default::default(),
-        };
-        let f_id = match __lookup(&m, fast, 9, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_is_admin = match __lookup(&m, fast, 10, "is_admin")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("is_admin"))),
-            Some(v) => __field::bool(v).map_err(__at_key("is_admin"))?,
-            None => Default::default(),
-        };
-        let f_is_bot = match __lookup(&m, fast, 11, "is_bot")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("is_bot"))),
-            Some(v) => __field::bool(v).map_err(__at_key("is_bot"))?,
-            None => Default::default(),
-        };
-        let f_karma_ratio = match __lookup(&m, fast, 12, "karma_ratio")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("karma_ratio"))),
-            Some(v) => __field::f64(v).map_err(__at_key("karma_ratio"))?,
-            None => Default::default(),
-        };
-        let f_last_login_at = match __lookup(&m, fast, 13, "last_login_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("last_login_at"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("last_login_at"))?,
-            None => Default::default(),
-        };
-        let f_linked_accounts = match __lookup(&m, fast, 14, "linked_accounts")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("linked_accounts"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <LinkedAccount as flexbuf::FlexCoder>::decode_from(e1, cx) }).map_err(__at_key("linked_accounts"))?,
-            None => Default::default(),
-        };
-        let f_locale = match __lookup(&m, fast, 15, "locale")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("locale"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("locale"))?,
-            None => Default::default(),
-        };
-        let f_phone = match __lookup(&m, fast, 16, "phone")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("phone"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("phone"))?,
-            None => Default::default(),
-        };
-        let f_pronouns = match __lookup(&m, fast, 17, "pronouns")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("pronouns"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("pronouns"))?,
-            None => Default::default(),
-        };
-        let f_referrer_id = match __lookup(&m, fast, 18, "referrer_id")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i64(v).map_err(__at_key("referrer_id"))?),
-            None => None,
-        };
-        let f_reputation = match __lookup(&m, fast, 19, "reputation")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("reputation"))),
-            Some(v) => __field::i64(v).map_err(__at_key("reputation"))?,
-            None => Default::default(),
-        };
-        let f_score = match __lookup(&m, fast, 20, "score")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("score"))),
-            Some(v) => __field::f64(v).map_err(__at_key("score"))?,
-            None => Default::default(),
-        };
-        let f_settings = match __lookup(&m, fast, 21, "settings")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("settings"))),
-            Some(v) => <UserSettings as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("settings"))?,
-            None => return Err(__missing("settings")),
-        };
-        let f_stats = match __lookup(&m, fast, 22, "stats")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("stats"))),
-            Some(v) => <UserStats as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("stats"))?,
-            None => return Err(__missing("stats")),
-        };
-        let f_subscription = match __lookup(&m, fast, 23, "subscription")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("subscription"))),
-            Some(v) => <Subscription as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("subscription"))?,
-            None => return Err(__missing("subscription")),
-        };
-        let f_tags = match __lookup(&m, fast, 24, "tags")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }).map_err(__at_key("tags"))?,
-            None => Default::default(),
-        };
-        let f_timezone = match __lookup(&m, fast, 25, "timezone")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("timezone"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("timezone"))?,
-            None => Default::default(),
-        };
-        let f_updated_at = match __lookup(&m, fast, 26, "updated_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("updated_at"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("updated_at"))?,
-            None => Default::default(),
-        };
-        let f_username = match __lookup(&m, fast, 27, "username")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("username"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("username"))?,
-            None => Default::default(),
-        };
-        let f_uuid = match __lookup(&m, fast, 28, "uuid")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("uuid"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("uuid"))?,
-            None => Default::default(),
-        };
-        let f_verified = match __lookup(&m, fast, 29, "verified")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("verified"))),
-            Some(v) => __field::bool(v).map_err(__at_key("verified"))?,
-            None => Default::default(),
-        };
-        let f_website = match __lookup(&m, fast, 30, "website")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("website"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("website"))?,
-            None => Default::default(),
-        };
+        let f_address = __field::get_cx(&m, fast, 0, "address", cx, <UserAddress as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("address"))?;
+        let f_age = __field::get_i64(&m, fast, 1, "age")?.unwrap_or_default();
+        let f_avatar_url = __field::get_string(&m, fast, 2, "avatar_url", cx)?.unwrap_or_default();
+        let f_bio = __field::get_string(&m, fast, 3, "bio", cx)?.unwrap_or_default();
+        let f_birthday = __field::get_opt_cx(&m, fast, 4, "birthday", cx, __field::string)?.flatten();
+        let f_created_at = __field::get_string(&m, fast, 5, "created_at", cx)?.unwrap_or_default();
+        let f_display_name = __field::get_string(&m, fast, 6, "display_name", cx)?.unwrap_or_default();
+        let f_email = __field::get_string(&m, fast, 7, "email", cx)?.unwrap_or_default();
+        let f_email_verified = __field::get_bool(&m, fast, 8, "email_verified")?.unwrap_or_default();
+        let f_id = __field::get_i64(&m, fast, 9, "id")?.unwrap_or_default();
+        let f_is_admin = __field::get_bool(&m, fast, 10, "is_admin")?.unwrap_or_default();
+        let f_is_bot = __field::get_bool(&m, fast, 11, "is_bot")?.unwrap_or_default();
+        let f_karma_ratio = __field::get_f64(&m, fast, 12, "karma_ratio")?.unwrap_or_default();
+        let f_last_login_at = __field::get_string(&m, fast, 13, "last_login_at", cx)?.unwrap_or_default();
+        let f_linked_accounts = __field::get_cx(&m, fast, 14, "linked_accounts", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <LinkedAccount as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
+        let f_locale = __field::get_string(&m, fast, 15, "locale", cx)?.unwrap_or_default();
+        let f_phone = __field::get_string(&m, fast, 16, "phone", cx)?.unwrap_or_default();
+        let f_pronouns = __field::get_string(&m, fast, 17, "pronouns", cx)?.unwrap_or_default();
+        let f_referrer_id = __field::get_opt(&m, fast, 18, "referrer_id", __field::i64)?.flatten();
+        let f_reputation = __field::get_i64(&m, fast, 19, "reputation")?.unwrap_or_default();
+        let f_score = __field::get_f64(&m, fast, 20, "score")?.unwrap_or_default();
+        let f_settings = __field::get_cx(&m, fast, 21, "settings", cx, <UserSettings as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("settings"))?;
+        let f_stats = __field::get_cx(&m, fast, 22, "stats", cx, <UserStats as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("stats"))?;
+        let f_subscription = __field::get_cx(&m, fast, 23, "subscription", cx, <Subscription as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("subscription"))?;
+        let f_tags = __field::get_cx(&m, fast, 24, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_timezone = __field::get_string(&m, fast, 25, "timezone", cx)?.unwrap_or_default();
+        let f_updated_at = __field::get_string(&m, fast, 26, "updated_at", cx)?.unwrap_or_default();
+        let f_username = __field::get_string(&m, fast, 27, "username", cx)?.unwrap_or_default();
+        let f_uuid = __field::get_string(&m, fast, 28, "uuid", cx)?.unwrap_or_default();
+        let f_verified = __field::get_bool(&m, fast, 29, "verified")?.unwrap_or_default();
+        let f_website = __field::get_string(&m, fast, 30, "website", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -408,161 +284,37 @@ impl<'a> flexbuf::FlexBorrow<'a> for UserProfileRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<UserProfile as flexbuf::FlexCoder>::FINGERPRINT, &m, &UserProfile::LAYOUT)?;
-        let f_address = match __lookup(&m, fast, 0, "address")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("address"))),
-            Some(v) => <UserAddressRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("address"))?,
-            None => return Err(__missing("address")),
-        };
-        let f_age = match __lookup(&m, fast, 1, "age")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("age"))),
-            Some(v) => __field::i64(v).map_err(__at_key("age"))?,
-            None => Default::default(),
-        };
-        let f_avatar_url = match __lookup(&m, fast, 2, "avatar_url")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("avatar_url"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("avatar_url"))?,
-            None => Default::default(),
-        };
-        let f_bio = match __lookup(&m, fast, 3, "bio")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("bio"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("bio"))?,
-            None => Default::default(),
-        };
-        let f_birthday = match __lookup(&m, fast, 4, "birthday")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("birthday"))?),
-            None => None,
-        };
-        let f_created_at = match __lookup(&m, fast, 5, "created_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("created_at"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("created_at"))?,
-            None => Default::default(),
-        };
-        let f_display_name = match __lookup(&m, fast, 6, "display_name")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("display_name"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("display_name"))?,
-            None => Default::default(),
-        };
-        let f_email = match __lookup(&m, fast, 7, "email")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("email"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("email"))?,
-            None => Default::default(),
-        };
-        let f_email_verified = match __lookup(&m, fast, 8, "email_verified")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("email_verified"))),
-            Some(v) => __field::bool(v).map_err(__at_key("email_verified"))?,
-            None => Default::default(),
-        };
-        let f_id = match __lookup(&m, fast, 9, "id")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("id"))),
-            Some(v) => __field::i64(v).map_err(__at_key("id"))?,
-            None => Default::default(),
-        };
-        let f_is_admin = match __lookup(&m, fast, 10, "is_admin")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("is_admin"))),
-            Some(v) => __field::bool(v).map_err(__at_key("is_admin"))?,
-            None => Default::default(),
-        };
-        let f_is_bot = match __lookup(&m, fast, 11, "is_bot")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("is_bot"))),
-            Some(v) => __field::bool(v).map_err(__at_key("is_bot"))?,
-            None => Default::default(),
-        };
-        let f_karma_ratio = match __lookup(&m, fast, 12, "karma_ratio")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("karma_ratio"))),
-            Some(v) => __field::f64(v).map_err(__at_key("karma_ratio"))?,
-            None => Default::default(),
-        };
-        let f_last_login_at = match __lookup(&m, fast, 13, "last_login_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("last_login_at"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("last_login_at"))?,
-            None => Default::default(),
-        };
-        let f_linked_accounts = match __lookup(&m, fast, 14, "linked_accounts")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("linked_accounts"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <LinkedAccountRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }).map_err(__at_key("linked_accounts"))?,
-            None => Default::default(),
-        };
-        let f_locale = match __lookup(&m, fast, 15, "locale")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("locale"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("locale"))?,
-            None => Default::default(),
-        };
-        let f_phone = match __lookup(&m, fast, 16, "phone")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("phone"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("phone"))?,
-            None => Default::default(),
-        };
-        let f_pronouns = match __lookup(&m, fast, 17, "pronouns")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("pronouns"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("pronouns"))?,
-            None => Default::default(),
-        };
-        let f_referrer_id = match __lookup(&m, fast, 18, "referrer_id")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::i64(v).map_err(__at_key("referrer_id"))?),
-            None => None,
-        };
-        let f_reputation = match __lookup(&m, fast, 19, "reputation")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("reputation"))),
-            Some(v) => __field::i64(v).map_err(__at_key("reputation"))?,
-            None => Default::default(),
-        };
-        let f_score = match __lookup(&m, fast, 20, "score")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("score"))),
-            Some(v) => __field::f64(v).map_err(__at_key("score"))?,
-            None => Default::default(),
-        };
-        let f_settings = match __lookup(&m, fast, 21, "settings")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("settings"))),
-            Some(v) => <UserSettingsRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("settings"))?,
-            None => return Err(__missing("settings")),
-        };
-        let f_stats = match __lookup(&m, fast, 22, "stats")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("stats"))),
-            Some(v) => <UserStatsRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("stats"))?,
-            None => return Err(__missing("stats")),
-        };
-        let f_subscription = match __lookup(&m, fast, 23, "subscription")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("subscription"))),
-            Some(v) => <SubscriptionRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("subscription"))?,
-            None => return Err(__missing("subscription")),
-        };
-        let f_tags = match __lookup(&m, fast, 24, "tags")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("tags"))),
-            Some(v) => __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }).map_err(__at_key("tags"))?,
-            None => Default::default(),
-        };
-        let f_timezone = match __lookup(&m, fast, 25, "timezone")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("timezone"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("timezone"))?,
-            None => Default::default(),
-        };
-        let f_updated_at = match __lookup(&m, fast, 26, "updated_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("updated_at"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("updated_at"))?,
-            None => Default::default(),
-        };
-        let f_username = match __lookup(&m, fast, 27, "username")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("username"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("username"))?,
-            None => Default::default(),
-        };
-        let f_uuid = match __lookup(&m, fast, 28, "uuid")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("uuid"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("uuid"))?,
-            None => Default::default(),
-        };
-        let f_verified = match __lookup(&m, fast, 29, "verified")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("verified"))),
-            Some(v) => __field::bool(v).map_err(__at_key("verified"))?,
-            None => Default::default(),
-        };
-        let f_website = match __lookup(&m, fast, 30, "website")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("website"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("website"))?,
-            None => Default::default(),
-        };
+        let f_address = __field::get_cx(&m, fast, 0, "address", cx, <UserAddressRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("address"))?;
+        let f_age = __field::get_i64(&m, fast, 1, "age")?.unwrap_or_default();
+        let f_avatar_url = __field::get_cx(&m, fast, 2, "avatar_url", cx, __field::str_charged)?.unwrap_or_default();
+        let f_bio = __field::get_cx(&m, fast, 3, "bio", cx, __field::str_charged)?.unwrap_or_default();
+        let f_birthday = __field::get_opt_cx(&m, fast, 4, "birthday", cx, __field::str_charged)?.flatten();
+        let f_created_at = __field::get_cx(&m, fast, 5, "created_at", cx, __field::str_charged)?.unwrap_or_default();
+        let f_display_name = __field::get_cx(&m, fast, 6, "display_name", cx, __field::str_charged)?.unwrap_or_default();
+        let f_email = __field::get_cx(&m, fast, 7, "email", cx, __field::str_charged)?.unwrap_or_default();
+        let f_email_verified = __field::get_bool(&m, fast, 8, "email_verified")?.unwrap_or_default();
+        let f_id = __field::get_i64(&m, fast, 9, "id")?.unwrap_or_default();
+        let f_is_admin = __field::get_bool(&m, fast, 10, "is_admin")?.unwrap_or_default();
+        let f_is_bot = __field::get_bool(&m, fast, 11, "is_bot")?.unwrap_or_default();
+        let f_karma_ratio = __field::get_f64(&m, fast, 12, "karma_ratio")?.unwrap_or_default();
+        let f_last_login_at = __field::get_cx(&m, fast, 13, "last_login_at", cx, __field::str_charged)?.unwrap_or_default();
+        let f_linked_accounts = __field::get_cx(&m, fast, 14, "linked_accounts", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <LinkedAccountRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
+        let f_locale = __field::get_cx(&m, fast, 15, "locale", cx, __field::str_charged)?.unwrap_or_default();
+        let f_phone = __field::get_cx(&m, fast, 16, "phone", cx, __field::str_charged)?.unwrap_or_default();
+        let f_pronouns = __field::get_cx(&m, fast, 17, "pronouns", cx, __field::str_charged)?.unwrap_or_default();
+        let f_referrer_id = __field::get_opt(&m, fast, 18, "referrer_id", __field::i64)?.flatten();
+        let f_reputation = __field::get_i64(&m, fast, 19, "reputation")?.unwrap_or_default();
+        let f_score = __field::get_f64(&m, fast, 20, "score")?.unwrap_or_default();
+        let f_settings = __field::get_cx(&m, fast, 21, "settings", cx, <UserSettingsRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("settings"))?;
+        let f_stats = __field::get_cx(&m, fast, 22, "stats", cx, <UserStatsRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("stats"))?;
+        let f_subscription = __field::get_cx(&m, fast, 23, "subscription", cx, <SubscriptionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("subscription"))?;
+        let f_tags = __field::get_cx(&m, fast, 24, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_timezone = __field::get_cx(&m, fast, 25, "timezone", cx, __field::str_charged)?.unwrap_or_default();
+        let f_updated_at = __field::get_cx(&m, fast, 26, "updated_at", cx, __field::str_charged)?.unwrap_or_default();
+        let f_username = __field::get_cx(&m, fast, 27, "username", cx, __field::str_charged)?.unwrap_or_default();
+        let f_uuid = __field::get_cx(&m, fast, 28, "uuid", cx, __field::str_charged)?.unwrap_or_default();
+        let f_verified = __field::get_bool(&m, fast, 29, "verified")?.unwrap_or_default();
+        let f_website = __field::get_cx(&m, fast, 30, "website", cx, __field::str_charged)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -897,31 +649,11 @@ impl flexbuf::FlexCoder for UserAddress {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_city = match __lookup(&m, fast, 0, "city")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("city"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("city"))?,
-            None => Default::default(),
-        };
-        let f_country = match __lookup(&m, fast, 1, "country")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("country"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("country"))?,
-            None => Default::default(),
-        };
-        let f_geo = match __lookup(&m, fast, 2, "geo")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("geo"))),
-            Some(v) => <GeoPoint as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("geo"))?,
-            None => return Err(__missing("geo")),
-        };
-        let f_street = match __lookup(&m, fast, 3, "street")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("street"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("street"))?,
-            None => Default::default(),
-        };
-        let f_zip = match __lookup(&m, fast, 4, "zip")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("zip"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("zip"))?,
-            None => Default::default(),
-        };
+        let f_city = __field::get_string(&m, fast, 0, "city", cx)?.unwrap_or_default();
+        let f_country = __field::get_string(&m, fast, 1, "country", cx)?.unwrap_or_default();
+        let f_geo = __field::get_cx(&m, fast, 2, "geo", cx, <GeoPoint as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("geo"))?;
+        let f_street = __field::get_string(&m, fast, 3, "street", cx)?.unwrap_or_default();
+        let f_zip = __field::get_string(&m, fast, 4, "zip", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             street: f_street,
@@ -955,31 +687,11 @@ impl<'a> flexbuf::FlexBorrow<'a> for UserAddressRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<UserAddress as flexbuf::FlexCoder>::FINGERPRINT, &m, &UserAddress::LAYOUT)?;
-        let f_city = match __lookup(&m, fast, 0, "city")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("city"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("city"))?,
-            None => Default::default(),
-        };
-        let f_country = match __lookup(&m, fast, 1, "country")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("country"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("country"))?,
-            None => Default::default(),
-        };
-        let f_geo = match __lookup(&m, fast, 2, "geo")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("geo"))),
-            Some(v) => <GeoPointRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("geo"))?,
-            None => return Err(__missing("geo")),
-        };
-        let f_street = match __lookup(&m, fast, 3, "street")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("street"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("street"))?,
-            None => Default::default(),
-        };
-        let f_zip = match __lookup(&m, fast, 4, "zip")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("zip"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("zip"))?,
-            None => Default::default(),
-        };
+        let f_city = __field::get_cx(&m, fast, 0, "city", cx, __field::str_charged)?.unwrap_or_default();
+        let f_country = __field::get_cx(&m, fast, 1, "country", cx, __field::str_charged)?.unwrap_or_default();
+        let f_geo = __field::get_cx(&m, fast, 2, "geo", cx, <GeoPointRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("geo"))?;
+        let f_street = __field::get_cx(&m, fast, 3, "street", cx, __field::str_charged)?.unwrap_or_default();
+        let f_zip = __field::get_cx(&m, fast, 4, "zip", cx, __field::str_charged)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             street: f_street,
@@ -1091,16 +803,8 @@ impl flexbuf::FlexCoder for GeoPoint {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_lat = match __lookup(&m, fast, 0, "lat")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("lat"))),
-            Some(v) => __field::f64(v).map_err(__at_key("lat"))?,
-            None => Default::default(),
-        };
-        let f_lon = match __lookup(&m, fast, 1, "lon")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("lon"))),
-            Some(v) => __field::f64(v).map_err(__at_key("lon"))?,
-            None => Default::default(),
-        };
+        let f_lat = __field::get_f64(&m, fast, 0, "lat")?.unwrap_or_default();
+        let f_lon = __field::get_f64(&m, fast, 1, "lon")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             lat: f_lat,
@@ -1205,31 +909,11 @@ impl flexbuf::FlexCoder for UserSettings {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_font_scale = match __lookup(&m, fast, 0, "font_scale")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("font_scale"))),
-            Some(v) => __field::f64(v).map_err(__at_key("font_scale"))?,
-            None => Default::default(),
-        };
-        let f_language = match __lookup(&m, fast, 1, "language")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("language"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("language"))?,
-            None => Default::default(),
-        };
-        let f_notifications = match __lookup(&m, fast, 2, "notifications")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("notifications"))),
-            Some(v) => <NotificationSettings as flexbuf::FlexCoder>::decode_from(v, cx).map_err(__at_key("notifications"))?,
-            None => return Err(__missing("notifications")),
-        };
-        let f_theme = match __lookup(&m, fast, 3, "theme")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("theme"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("theme"))?,
-            None => Default::default(),
-        };
-        let f_two_factor = match __lookup(&m, fast, 4, "two_factor")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("two_factor"))),
-            Some(v) => __field::bool(v).map_err(__at_key("two_factor"))?,
-            None => Default::default(),
-        };
+        let f_font_scale = __field::get_f64(&m, fast, 0, "font_scale")?.unwrap_or_default();
+        let f_language = __field::get_string(&m, fast, 1, "language", cx)?.unwrap_or_default();
+        let f_notifications = __field::get_cx(&m, fast, 2, "notifications", cx, <NotificationSettings as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("notifications"))?;
+        let f_theme = __field::get_string(&m, fast, 3, "theme", cx)?.unwrap_or_default();
+        let f_two_factor = __field::get_bool(&m, fast, 4, "two_factor")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             theme: f_theme,
@@ -1263,31 +947,11 @@ impl<'a> flexbuf::FlexBorrow<'a> for UserSettingsRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<UserSettings as flexbuf::FlexCoder>::FINGERPRINT, &m, &UserSettings::LAYOUT)?;
-        let f_font_scale = match __lookup(&m, fast, 0, "font_scale")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("font_scale"))),
-            Some(v) => __field::f64(v).map_err(__at_key("font_scale"))?,
-            None => Default::default(),
-        };
-        let f_language = match __lookup(&m, fast, 1, "language")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("language"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("language"))?,
-            None => Default::default(),
-        };
-        let f_notifications = match __lookup(&m, fast, 2, "notifications")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("notifications"))),
-            Some(v) => <NotificationSettingsRef as flexbuf::FlexBorrow>::decode_borrowed(v, cx).map_err(__at_key("notifications"))?,
-            None => return Err(__missing("notifications")),
-        };
-        let f_theme = match __lookup(&m, fast, 3, "theme")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("theme"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("theme"))?,
-            None => Default::default(),
-        };
-        let f_two_factor = match __lookup(&m, fast, 4, "two_factor")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("two_factor"))),
-            Some(v) => __field::bool(v).map_err(__at_key("two_factor"))?,
-            None => Default::default(),
-        };
+        let f_font_scale = __field::get_f64(&m, fast, 0, "font_scale")?.unwrap_or_default();
+        let f_language = __field::get_cx(&m, fast, 1, "language", cx, __field::str_charged)?.unwrap_or_default();
+        let f_notifications = __field::get_cx(&m, fast, 2, "notifications", cx, <NotificationSettingsRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("notifications"))?;
+        let f_theme = __field::get_cx(&m, fast, 3, "theme", cx, __field::str_charged)?.unwrap_or_default();
+        let f_two_factor = __field::get_bool(&m, fast, 4, "two_factor")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             theme: f_theme,
@@ -1402,21 +1066,9 @@ impl flexbuf::FlexCoder for NotificationSettings {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_email = match __lookup(&m, fast, 0, "email")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("email"))),
-            Some(v) => __field::bool(v).map_err(__at_key("email"))?,
-            None => Default::default(),
-        };
-        let f_push = match __lookup(&m, fast, 1, "push")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("push"))),
-            Some(v) => __field::bool(v).map_err(__at_key("push"))?,
-            None => Default::default(),
-        };
-        let f_sms = match __lookup(&m, fast, 2, "sms")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("sms"))),
-            Some(v) => __field::bool(v).map_err(__at_key("sms"))?,
-            None => Default::default(),
-        };
+        let f_email = __field::get_bool(&m, fast, 0, "email")?.unwrap_or_default();
+        let f_push = __field::get_bool(&m, fast, 1, "push")?.unwrap_or_default();
+        let f_sms = __field::get_bool(&m, fast, 2, "sms")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             email: f_email,
@@ -1525,26 +1177,10 @@ impl flexbuf::FlexCoder for LinkedAccount {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_handle = match __lookup(&m, fast, 0, "handle")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("handle"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("handle"))?,
-            None => Default::default(),
-        };
-        let f_linked_at = match __lookup(&m, fast, 1, "linked_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("linked_at"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("linked_at"))?,
-            None => Default::default(),
-        };
-        let f_primary = match __lookup(&m, fast, 2, "primary")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("primary"))),
-            Some(v) => __field::bool(v).map_err(__at_key("primary"))?,
-            None => Default::default(),
-        };
-        let f_provider = match __lookup(&m, fast, 3, "provider")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("provider"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("provider"))?,
-            None => Default::default(),
-        };
+        let f_handle = __field::get_string(&m, fast, 0, "handle", cx)?.unwrap_or_default();
+        let f_linked_at = __field::get_string(&m, fast, 1, "linked_at", cx)?.unwrap_or_default();
+        let f_primary = __field::get_bool(&m, fast, 2, "primary")?.unwrap_or_default();
+        let f_provider = __field::get_string(&m, fast, 3, "provider", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             provider: f_provider,
@@ -1575,26 +1211,10 @@ impl<'a> flexbuf::FlexBorrow<'a> for LinkedAccountRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<LinkedAccount as flexbuf::FlexCoder>::FINGERPRINT, &m, &LinkedAccount::LAYOUT)?;
-        let f_handle = match __lookup(&m, fast, 0, "handle")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("handle"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("handle"))?,
-            None => Default::default(),
-        };
-        let f_linked_at = match __lookup(&m, fast, 1, "linked_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("linked_at"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("linked_at"))?,
-            None => Default::default(),
-        };
-        let f_primary = match __lookup(&m, fast, 2, "primary")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("primary"))),
-            Some(v) => __field::bool(v).map_err(__at_key("primary"))?,
-            None => Default::default(),
-        };
-        let f_provider = match __lookup(&m, fast, 3, "provider")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("provider"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("provider"))?,
-            None => Default::default(),
-        };
+        let f_handle = __field::get_cx(&m, fast, 0, "handle", cx, __field::str_charged)?.unwrap_or_default();
+        let f_linked_at = __field::get_cx(&m, fast, 1, "linked_at", cx, __field::str_charged)?.unwrap_or_default();
+        let f_primary = __field::get_bool(&m, fast, 2, "primary")?.unwrap_or_default();
+        let f_provider = __field::get_cx(&m, fast, 3, "provider", cx, __field::str_charged)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             provider: f_provider,
@@ -1710,36 +1330,12 @@ impl flexbuf::FlexCoder for UserStats {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_bytes_uploaded = match __lookup(&m, fast, 0, "bytes_uploaded")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("bytes_uploaded"))),
-            Some(v) => __field::i64(v).map_err(__at_key("bytes_uploaded"))?,
-            None => Default::default(),
-        };
-        let f_comments = match __lookup(&m, fast, 1, "comments")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("comments"))),
-            Some(v) => __field::i64(v).map_err(__at_key("comments"))?,
-            None => Default::default(),
-        };
-        let f_followers = match __lookup(&m, fast, 2, "followers")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("followers"))),
-            Some(v) => __field::i64(v).map_err(__at_key("followers"))?,
-            None => Default::default(),
-        };
-        let f_following = match __lookup(&m, fast, 3, "following")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("following"))),
-            Some(v) => __field::i64(v).map_err(__at_key("following"))?,
-            None => Default::default(),
-        };
-        let f_likes_received = match __lookup(&m, fast, 4, "likes_received")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("likes_received"))),
-            Some(v) => __field::i64(v).map_err(__at_key("likes_received"))?,
-            None => Default::default(),
-        };
-        let f_posts = match __lookup(&m, fast, 5, "posts")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("posts"))),
-            Some(v) => __field::i64(v).map_err(__at_key("posts"))?,
-            None => Default::default(),
-        };
+        let f_bytes_uploaded = __field::get_i64(&m, fast, 0, "bytes_uploaded")?.unwrap_or_default();
+        let f_comments = __field::get_i64(&m, fast, 1, "comments")?.unwrap_or_default();
+        let f_followers = __field::get_i64(&m, fast, 2, "followers")?.unwrap_or_default();
+        let f_following = __field::get_i64(&m, fast, 3, "following")?.unwrap_or_default();
+        let f_likes_received = __field::get_i64(&m, fast, 4, "likes_received")?.unwrap_or_default();
+        let f_posts = __field::get_i64(&m, fast, 5, "posts")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             posts: f_posts,
@@ -1869,26 +1465,10 @@ impl flexbuf::FlexCoder for Subscription {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_plan = match __lookup(&m, fast, 0, "plan")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("plan"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("plan"))?,
-            None => Default::default(),
-        };
-        let f_price = match __lookup(&m, fast, 1, "price")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("price"))),
-            Some(v) => __field::f64(v).map_err(__at_key("price"))?,
-            None => Default::default(),
-        };
-        let f_renews_at = match __lookup(&m, fast, 2, "renews_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("renews_at"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("renews_at"))?,
-            None => Default::default(),
-        };
-        let f_seats = match __lookup(&m, fast, 3, "seats")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("seats"))),
-            Some(v) => __field::i64(v).map_err(__at_key("seats"))?,
-            None => Default::default(),
-        };
+        let f_plan = __field::get_string(&m, fast, 0, "plan", cx)?.unwrap_or_default();
+        let f_price = __field::get_f64(&m, fast, 1, "price")?.unwrap_or_default();
+        let f_renews_at = __field::get_string(&m, fast, 2, "renews_at", cx)?.unwrap_or_default();
+        let f_seats = __field::get_i64(&m, fast, 3, "seats")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             plan: f_plan,
@@ -1919,26 +1499,10 @@ impl<'a> flexbuf::FlexBorrow<'a> for SubscriptionRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Subscription as flexbuf::FlexCoder>::FINGERPRINT, &m, &Subscription::LAYOUT)?;
-        let f_plan = match __lookup(&m, fast, 0, "plan")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("plan"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("plan"))?,
-            None => Default::default(),
-        };
-        let f_price = match __lookup(&m, fast, 1, "price")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("price"))),
-            Some(v) => __field::f64(v).map_err(__at_key("price"))?,
-            None => Default::default(),
-        };
-        let f_renews_at = match __lookup(&m, fast, 2, "renews_at")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("renews_at"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("renews_at"))?,
-            None => Default::default(),
-        };
-        let f_seats = match __lookup(&m, fast, 3, "seats")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("seats"))),
-            Some(v) => __field::i64(v).map_err(__at_key("seats"))?,
-            None => Default::default(),
-        };
+        let f_plan = __field::get_cx(&m, fast, 0, "plan", cx, __field::str_charged)?.unwrap_or_default();
+        let f_price = __field::get_f64(&m, fast, 1, "price")?.unwrap_or_default();
+        let f_renews_at = __field::get_cx(&m, fast, 2, "renews_at", cx, __field::str_charged)?.unwrap_or_default();
+        let f_seats = __field::get_i64(&m, fast, 3, "seats")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             plan: f_plan,

@@ -353,406 +353,86 @@ impl flexbuf::FlexCoder for WideMap {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_b_02 = match __lookup(&m, fast, 0, "b_02")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_02"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_02"))?,
-            None => Default::default(),
-        };
-        let f_b_07 = match __lookup(&m, fast, 1, "b_07")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_07"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_07"))?,
-            None => Default::default(),
-        };
-        let f_b_12 = match __lookup(&m, fast, 2, "b_12")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_12"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_12"))?,
-            None => Default::default(),
-        };
-        let f_b_17 = match __lookup(&m, fast, 3, "b_17")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_17"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_17"))?,
-            None => Default::default(),
-        };
-        let f_b_22 = match __lookup(&m, fast, 4, "b_22")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_22"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_22"))?,
-            None => Default::default(),
-        };
-        let f_b_27 = match __lookup(&m, fast, 5, "b_27")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_27"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_27"))?,
-            None => Default::default(),
-        };
-        let f_b_32 = match __lookup(&m, fast, 6, "b_32")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_32"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_32"))?,
-            None => Default::default(),
-        };
-        let f_b_37 = match __lookup(&m, fast, 7, "b_37")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_37"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_37"))?,
-            None => Default::default(),
-        };
-        let f_b_42 = match __lookup(&m, fast, 8, "b_42")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_42"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_42"))?,
-            None => Default::default(),
-        };
-        let f_b_47 = match __lookup(&m, fast, 9, "b_47")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_47"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_47"))?,
-            None => Default::default(),
-        };
-        let f_b_52 = match __lookup(&m, fast, 10, "b_52")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_52"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_52"))?,
-            None => Default::default(),
-        };
-        let f_b_57 = match __lookup(&m, fast, 11, "b_57")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_57"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_57"))?,
-            None => Default::default(),
-        };
-        let f_b_62 = match __lookup(&m, fast, 12, "b_62")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_62"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_62"))?,
-            None => Default::default(),
-        };
-        let f_b_67 = match __lookup(&m, fast, 13, "b_67")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_67"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_67"))?,
-            None => Default::default(),
-        };
-        let f_b_72 = match __lookup(&m, fast, 14, "b_72")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_72"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_72"))?,
-            None => Default::default(),
-        };
-        let f_b_77 = match __lookup(&m, fast, 15, "b_77")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_77"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_77"))?,
-            None => Default::default(),
-        };
-        let f_f_01 = match __lookup(&m, fast, 16, "f_01")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_01"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_01"))?,
-            None => Default::default(),
-        };
-        let f_f_06 = match __lookup(&m, fast, 17, "f_06")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_06"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_06"))?,
-            None => Default::default(),
-        };
-        let f_f_11 = match __lookup(&m, fast, 18, "f_11")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_11"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_11"))?,
-            None => Default::default(),
-        };
-        let f_f_16 = match __lookup(&m, fast, 19, "f_16")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_16"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_16"))?,
-            None => Default::default(),
-        };
-        let f_f_21 = match __lookup(&m, fast, 20, "f_21")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_21"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_21"))?,
-            None => Default::default(),
-        };
-        let f_f_26 = match __lookup(&m, fast, 21, "f_26")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_26"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_26"))?,
-            None => Default::default(),
-        };
-        let f_f_31 = match __lookup(&m, fast, 22, "f_31")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_31"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_31"))?,
-            None => Default::default(),
-        };
-        let f_f_36 = match __lookup(&m, fast, 23, "f_36")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_36"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_36"))?,
-            None => Default::default(),
-        };
-        let f_f_41 = match __lookup(&m, fast, 24, "f_41")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_41"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_41"))?,
-            None => Default::default(),
-        };
-        let f_f_46 = match __lookup(&m, fast, 25, "f_46")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_46"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_46"))?,
-            None => Default::default(),
-        };
-        let f_f_51 = match __lookup(&m, fast, 26, "f_51")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_51"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_51"))?,
-            None => Default::default(),
-        };
-        let f_f_56 = match __lookup(&m, fast, 27, "f_56")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_56"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_56"))?,
-            None => Default::default(),
-        };
-        let f_f_61 = match __lookup(&m, fast, 28, "f_61")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_61"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_61"))?,
-            None => Default::default(),
-        };
-        let f_f_66 = match __lookup(&m, fast, 29, "f_66")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_66"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_66"))?,
-            None => Default::default(),
-        };
-        let f_f_71 = match __lookup(&m, fast, 30, "f_71")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_71"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_71"))?,
-            None => Default::default(),
-        };
-        let f_f_76 = match __lookup(&m, fast, 31, "f_76")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_76"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_76"))?,
-            None => Default::default(),
-        };
-        let f_i_00 = match __lookup(&m, fast, 32, "i_00")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_00"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_00"))?,
-            None => Default::default(),
-        };
-        let f_i_05 = match __lookup(&m, fast, 33, "i_05")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_05"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_05"))?,
-            None => Default::default(),
-        };
-        let f_i_10 = match __lookup(&m, fast, 34, "i_10")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_10"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_10"))?,
-            None => Default::default(),
-        };
-        let f_i_15 = match __lookup(&m, fast, 35, "i_15")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_15"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_15"))?,
-            None => Default::default(),
-        };
-        let f_i_20 = match __lookup(&m, fast, 36, "i_20")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_20"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_20"))?,
-            None => Default::default(),
-        };
-        let f_i_25 = match __lookup(&m, fast, 37, "i_25")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_25"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_25"))?,
-            None => Default::default(),
-        };
-        let f_i_30 = match __lookup(&m, fast, 38, "i_30")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_30"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_30"))?,
-            None => Default::default(),
-        };
-        let f_i_35 = match __lookup(&m, fast, 39, "i_35")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_35"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_35"))?,
-            None => Default::default(),
-        };
-        let f_i_40 = match __lookup(&m, fast, 40, "i_40")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_40"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_40"))?,
-            None => Default::default(),
-        };
-        let f_i_45 = match __lookup(&m, fast, 41, "i_45")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_45"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_45"))?,
-            None => Default::default(),
-        };
-        let f_i_50 = match __lookup(&m, fast, 42, "i_50")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_50"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_50"))?,
-            None => Default::default(),
-        };
-        let f_i_55 = match __lookup(&m, fast, 43, "i_55")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_55"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_55"))?,
-            None => Default::default(),
-        };
-        let f_i_60 = match __lookup(&m, fast, 44, "i_60")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_60"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_60"))?,
-            None => Default::default(),
-        };
-        let f_i_65 = match __lookup(&m, fast, 45, "i_65")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_65"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_65"))?,
-            None => Default::default(),
-        };
-        let f_i_70 = match __lookup(&m, fast, 46, "i_70")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_70"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_70"))?,
-            None => Default::default(),
-        };
-        let f_i_75 = match __lookup(&m, fast, 47, "i_75")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_75"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_75"))?,
-            None => Default::default(),
-        };
-        let f_n_04 = match __lookup(&m, fast, 48, "n_04")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_04"))?),
-            None => None,
-        };
-        let f_n_09 = match __lookup(&m, fast, 49, "n_09")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_09"))?),
-            None => None,
-        };
-        let f_n_14 = match __lookup(&m, fast, 50, "n_14")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_14"))?),
-            None => None,
-        };
-        let f_n_19 = match __lookup(&m, fast, 51, "n_19")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_19"))?),
-            None => None,
-        };
-        let f_n_24 = match __lookup(&m, fast, 52, "n_24")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_24"))?),
-            None => None,
-        };
-        let f_n_29 = match __lookup(&m, fast, 53, "n_29")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_29"))?),
-            None => None,
-        };
-        let f_n_34 = match __lookup(&m, fast, 54, "n_34")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_34"))?),
-            None => None,
-        };
-        let f_n_39 = match __lookup(&m, fast, 55, "n_39")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_39"))?),
-            None => None,
-        };
-        let f_n_44 = match __lookup(&m, fast, 56, "n_44")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_44"))?),
-            None => None,
-        };
-        let f_n_49 = match __lookup(&m, fast, 57, "n_49")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_49"))?),
-            None => None,
-        };
-        let f_n_54 = match __lookup(&m, fast, 58, "n_54")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_54"))?),
-            None => None,
-        };
-        let f_n_59 = match __lookup(&m, fast, 59, "n_59")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_59"))?),
-            None => None,
-        };
-        let f_n_64 = match __lookup(&m, fast, 60, "n_64")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_64"))?),
-            None => None,
-        };
-        let f_n_69 = match __lookup(&m, fast, 61, "n_69")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_69"))?),
-            None => None,
-        };
-        let f_n_74 = match __lookup(&m, fast, 62, "n_74")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_74"))?),
-            None => None,
-        };
-        let f_n_79 = match __lookup(&m, fast, 63, "n_79")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::string(v, cx).map_err(__at_key("n_79"))?),
-            None => None,
-        };
-        let f_s_03 = match __lookup(&m, fast, 64, "s_03")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_03"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_03"))?,
-            None => Default::default(),
-        };
-        let f_s_08 = match __lookup(&m, fast, 65, "s_08")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_08"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_08"))?,
-            None => Default::default(),
-        };
-        let f_s_13 = match __lookup(&m, fast, 66, "s_13")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_13"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_13"))?,
-            None => Default::default(),
-        };
-        let f_s_18 = match __lookup(&m, fast, 67, "s_18")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_18"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_18"))?,
-            None => Default::default(),
-        };
-        let f_s_23 = match __lookup(&m, fast, 68, "s_23")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_23"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_23"))?,
-            None => Default::default(),
-        };
-        let f_s_28 = match __lookup(&m, fast, 69, "s_28")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_28"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_28"))?,
-            None => Default::default(),
-        };
-        let f_s_33 = match __lookup(&m, fast, 70, "s_33")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_33"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_33"))?,
-            None => Default::default(),
-        };
-        let f_s_38 = match __lookup(&m, fast, 71, "s_38")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_38"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_38"))?,
-            None => Default::default(),
-        };
-        let f_s_43 = match __lookup(&m, fast, 72, "s_43")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_43"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_43"))?,
-            None => Default::default(),
-        };
-        let f_s_48 = match __lookup(&m, fast, 73, "s_48")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_48"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_48"))?,
-            None => Default::default(),
-        };
-        let f_s_53 = match __lookup(&m, fast, 74, "s_53")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_53"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_53"))?,
-            None => Default::default(),
-        };
-        let f_s_58 = match __lookup(&m, fast, 75, "s_58")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_58"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_58"))?,
-            None => Default::default(),
-        };
-        let f_s_63 = match __lookup(&m, fast, 76, "s_63")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_63"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_63"))?,
-            None => Default::default(),
-        };
-        let f_s_68 = match __lookup(&m, fast, 77, "s_68")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_68"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_68"))?,
-            None => Default::default(),
-        };
-        let f_s_73 = match __lookup(&m, fast, 78, "s_73")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_73"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_73"))?,
-            None => Default::default(),
-        };
-        let f_s_78 = match __lookup(&m, fast, 79, "s_78")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_78"))),
-            Some(v) => __field::string(v, cx).map_err(__at_key("s_78"))?,
-            None => Default::default(),
-        };
+        let f_b_02 = __field::get_bool(&m, fast, 0, "b_02")?.unwrap_or_default();
+        let f_b_07 = __field::get_bool(&m, fast, 1, "b_07")?.unwrap_or_default();
+        let f_b_12 = __field::get_bool(&m, fast, 2, "b_12")?.unwrap_or_default();
+        let f_b_17 = __field::get_bool(&m, fast, 3, "b_17")?.unwrap_or_default();
+        let f_b_22 = __field::get_bool(&m, fast, 4, "b_22")?.unwrap_or_default();
+        let f_b_27 = __field::get_bool(&m, fast, 5, "b_27")?.unwrap_or_default();
+        let f_b_32 = __field::get_bool(&m, fast, 6, "b_32")?.unwrap_or_default();
+        let f_b_37 = __field::get_bool(&m, fast, 7, "b_37")?.unwrap_or_default();
+        let f_b_42 = __field::get_bool(&m, fast, 8, "b_42")?.unwrap_or_default();
+        let f_b_47 = __field::get_bool(&m, fast, 9, "b_47")?.unwrap_or_default();
+        let f_b_52 = __field::get_bool(&m, fast, 10, "b_52")?.unwrap_or_default();
+        let f_b_57 = __field::get_bool(&m, fast, 11, "b_57")?.unwrap_or_default();
+        let f_b_62 = __field::get_bool(&m, fast, 12, "b_62")?.unwrap_or_default();
+        let f_b_67 = __field::get_bool(&m, fast, 13, "b_67")?.unwrap_or_default();
+        let f_b_72 = __field::get_bool(&m, fast, 14, "b_72")?.unwrap_or_default();
+        let f_b_77 = __field::get_bool(&m, fast, 15, "b_77")?.unwrap_or_default();
+        let f_f_01 = __field::get_f64(&m, fast, 16, "f_01")?.unwrap_or_default();
+        let f_f_06 = __field::get_f64(&m, fast, 17, "f_06")?.unwrap_or_default();
+        let f_f_11 = __field::get_f64(&m, fast, 18, "f_11")?.unwrap_or_default();
+        let f_f_16 = __field::get_f64(&m, fast, 19, "f_16")?.unwrap_or_default();
+        let f_f_21 = __field::get_f64(&m, fast, 20, "f_21")?.unwrap_or_default();
+        let f_f_26 = __field::get_f64(&m, fast, 21, "f_26")?.unwrap_or_default();
+        let f_f_31 = __field::get_f64(&m, fast, 22, "f_31")?.unwrap_or_default();
+        let f_f_36 = __field::get_f64(&m, fast, 23, "f_36")?.unwrap_or_default();
+        let f_f_41 = __field::get_f64(&m, fast, 24, "f_41")?.unwrap_or_default();
+        let f_f_46 = __field::get_f64(&m, fast, 25, "f_46")?.unwrap_or_default();
+        let f_f_51 = __field::get_f64(&m, fast, 26, "f_51")?.unwrap_or_default();
+        let f_f_56 = __field::get_f64(&m, fast, 27, "f_56")?.unwrap_or_default();
+        let f_f_61 = __field::get_f64(&m, fast, 28, "f_61")?.unwrap_or_default();
+        let f_f_66 = __field::get_f64(&m, fast, 29, "f_66")?.unwrap_or_default();
+        let f_f_71 = __field::get_f64(&m, fast, 30, "f_71")?.unwrap_or_default();
+        let f_f_76 = __field::get_f64(&m, fast, 31, "f_76")?.unwrap_or_default();
+        let f_i_00 = __field::get_i64(&m, fast, 32, "i_00")?.unwrap_or_default();
+        let f_i_05 = __field::get_i64(&m, fast, 33, "i_05")?.unwrap_or_default();
+        let f_i_10 = __field::get_i64(&m, fast, 34, "i_10")?.unwrap_or_default();
+        let f_i_15 = __field::get_i64(&m, fast, 35, "i_15")?.unwrap_or_default();
+        let f_i_20 = __field::get_i64(&m, fast, 36, "i_20")?.unwrap_or_default();
+        let f_i_25 = __field::get_i64(&m, fast, 37, "i_25")?.unwrap_or_default();
+        let f_i_30 = __field::get_i64(&m, fast, 38, "i_30")?.unwrap_or_default();
+        let f_i_35 = __field::get_i64(&m, fast, 39, "i_35")?.unwrap_or_default();
+        let f_i_40 = __field::get_i64(&m, fast, 40, "i_40")?.unwrap_or_default();
+        let f_i_45 = __field::get_i64(&m, fast, 41, "i_45")?.unwrap_or_default();
+        let f_i_50 = __field::get_i64(&m, fast, 42, "i_50")?.unwrap_or_default();
+        let f_i_55 = __field::get_i64(&m, fast, 43, "i_55")?.unwrap_or_default();
+        let f_i_60 = __field::get_i64(&m, fast, 44, "i_60")?.unwrap_or_default();
+        let f_i_65 = __field::get_i64(&m, fast, 45, "i_65")?.unwrap_or_default();
+        let f_i_70 = __field::get_i64(&m, fast, 46, "i_70")?.unwrap_or_default();
+        let f_i_75 = __field::get_i64(&m, fast, 47, "i_75")?.unwrap_or_default();
+        let f_n_04 = __field::get_opt_cx(&m, fast, 48, "n_04", cx, __field::string)?.flatten();
+        let f_n_09 = __field::get_opt_cx(&m, fast, 49, "n_09", cx, __field::string)?.flatten();
+        let f_n_14 = __field::get_opt_cx(&m, fast, 50, "n_14", cx, __field::string)?.flatten();
+        let f_n_19 = __field::get_opt_cx(&m, fast, 51, "n_19", cx, __field::string)?.flatten();
+        let f_n_24 = __field::get_opt_cx(&m, fast, 52, "n_24", cx, __field::string)?.flatten();
+        let f_n_29 = __field::get_opt_cx(&m, fast, 53, "n_29", cx, __field::string)?.flatten();
+        let f_n_34 = __field::get_opt_cx(&m, fast, 54, "n_34", cx, __field::string)?.flatten();
+        let f_n_39 = __field::get_opt_cx(&m, fast, 55, "n_39", cx, __field::string)?.flatten();
+        let f_n_44 = __field::get_opt_cx(&m, fast, 56, "n_44", cx, __field::string)?.flatten();
+        let f_n_49 = __field::get_opt_cx(&m, fast, 57, "n_49", cx, __field::string)?.flatten();
+        let f_n_54 = __field::get_opt_cx(&m, fast, 58, "n_54", cx, __field::string)?.flatten();
+        let f_n_59 = __field::get_opt_cx(&m, fast, 59, "n_59", cx, __field::string)?.flatten();
+        let f_n_64 = __field::get_opt_cx(&m, fast, 60, "n_64", cx, __field::string)?.flatten();
+        let f_n_69 = __field::get_opt_cx(&m, fast, 61, "n_69", cx, __field::string)?.flatten();
+        let f_n_74 = __field::get_opt_cx(&m, fast, 62, "n_74", cx, __field::string)?.flatten();
+        let f_n_79 = __field::get_opt_cx(&m, fast, 63, "n_79", cx, __field::string)?.flatten();
+        let f_s_03 = __field::get_string(&m, fast, 64, "s_03", cx)?.unwrap_or_default();
+        let f_s_08 = __field::get_string(&m, fast, 65, "s_08", cx)?.unwrap_or_default();
+        let f_s_13 = __field::get_string(&m, fast, 66, "s_13", cx)?.unwrap_or_default();
+        let f_s_18 = __field::get_string(&m, fast, 67, "s_18", cx)?.unwrap_or_default();
+        let f_s_23 = __field::get_string(&m, fast, 68, "s_23", cx)?.unwrap_or_default();
+        let f_s_28 = __field::get_string(&m, fast, 69, "s_28", cx)?.unwrap_or_default();
+        let f_s_33 = __field::get_string(&m, fast, 70, "s_33", cx)?.unwrap_or_default();
+        let f_s_38 = __field::get_string(&m, fast, 71, "s_38", cx)?.unwrap_or_default();
+        let f_s_43 = __field::get_string(&m, fast, 72, "s_43", cx)?.unwrap_or_default();
+        let f_s_48 = __field::get_string(&m, fast, 73, "s_48", cx)?.unwrap_or_default();
+        let f_s_53 = __field::get_string(&m, fast, 74, "s_53", cx)?.unwrap_or_default();
+        let f_s_58 = __field::get_string(&m, fast, 75, "s_58", cx)?.unwrap_or_default();
+        let f_s_63 = __field::get_string(&m, fast, 76, "s_63", cx)?.unwrap_or_default();
+        let f_s_68 = __field::get_string(&m, fast, 77, "s_68", cx)?.unwrap_or_default();
+        let f_s_73 = __field::get_string(&m, fast, 78, "s_73", cx)?.unwrap_or_default();
+        let f_s_78 = __field::get_string(&m, fast, 79, "s_78", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             i_00: f_i_00,
@@ -1011,406 +691,86 @@ impl<'a> flexbuf::FlexBorrow<'a> for WideMapRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<WideMap as flexbuf::FlexCoder>::FINGERPRINT, &m, &WideMap::LAYOUT)?;
-        let f_b_02 = match __lookup(&m, fast, 0, "b_02")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_02"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_02"))?,
-            None => Default::default(),
-        };
-        let f_b_07 = match __lookup(&m, fast, 1, "b_07")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_07"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_07"))?,
-            None => Default::default(),
-        };
-        let f_b_12 = match __lookup(&m, fast, 2, "b_12")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_12"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_12"))?,
-            None => Default::default(),
-        };
-        let f_b_17 = match __lookup(&m, fast, 3, "b_17")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_17"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_17"))?,
-            None => Default::default(),
-        };
-        let f_b_22 = match __lookup(&m, fast, 4, "b_22")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_22"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_22"))?,
-            None => Default::default(),
-        };
-        let f_b_27 = match __lookup(&m, fast, 5, "b_27")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_27"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_27"))?,
-            None => Default::default(),
-        };
-        let f_b_32 = match __lookup(&m, fast, 6, "b_32")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_32"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_32"))?,
-            None => Default::default(),
-        };
-        let f_b_37 = match __lookup(&m, fast, 7, "b_37")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_37"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_37"))?,
-            None => Default::default(),
-        };
-        let f_b_42 = match __lookup(&m, fast, 8, "b_42")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_42"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_42"))?,
-            None => Default::default(),
-        };
-        let f_b_47 = match __lookup(&m, fast, 9, "b_47")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_47"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_47"))?,
-            None => Default::default(),
-        };
-        let f_b_52 = match __lookup(&m, fast, 10, "b_52")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_52"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_52"))?,
-            None => Default::default(),
-        };
-        let f_b_57 = match __lookup(&m, fast, 11, "b_57")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_57"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_57"))?,
-            None => Default::default(),
-        };
-        let f_b_62 = match __lookup(&m, fast, 12, "b_62")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_62"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_62"))?,
-            None => Default::default(),
-        };
-        let f_b_67 = match __lookup(&m, fast, 13, "b_67")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_67"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_67"))?,
-            None => Default::default(),
-        };
-        let f_b_72 = match __lookup(&m, fast, 14, "b_72")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_72"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_72"))?,
-            None => Default::default(),
-        };
-        let f_b_77 = match __lookup(&m, fast, 15, "b_77")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("b_77"))),
-            Some(v) => __field::bool(v).map_err(__at_key("b_77"))?,
-            None => Default::default(),
-        };
-        let f_f_01 = match __lookup(&m, fast, 16, "f_01")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_01"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_01"))?,
-            None => Default::default(),
-        };
-        let f_f_06 = match __lookup(&m, fast, 17, "f_06")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_06"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_06"))?,
-            None => Default::default(),
-        };
-        let f_f_11 = match __lookup(&m, fast, 18, "f_11")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_11"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_11"))?,
-            None => Default::default(),
-        };
-        let f_f_16 = match __lookup(&m, fast, 19, "f_16")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_16"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_16"))?,
-            None => Default::default(),
-        };
-        let f_f_21 = match __lookup(&m, fast, 20, "f_21")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_21"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_21"))?,
-            None => Default::default(),
-        };
-        let f_f_26 = match __lookup(&m, fast, 21, "f_26")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_26"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_26"))?,
-            None => Default::default(),
-        };
-        let f_f_31 = match __lookup(&m, fast, 22, "f_31")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_31"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_31"))?,
-            None => Default::default(),
-        };
-        let f_f_36 = match __lookup(&m, fast, 23, "f_36")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_36"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_36"))?,
-            None => Default::default(),
-        };
-        let f_f_41 = match __lookup(&m, fast, 24, "f_41")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_41"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_41"))?,
-            None => Default::default(),
-        };
-        let f_f_46 = match __lookup(&m, fast, 25, "f_46")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_46"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_46"))?,
-            None => Default::default(),
-        };
-        let f_f_51 = match __lookup(&m, fast, 26, "f_51")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_51"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_51"))?,
-            None => Default::default(),
-        };
-        let f_f_56 = match __lookup(&m, fast, 27, "f_56")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_56"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_56"))?,
-            None => Default::default(),
-        };
-        let f_f_61 = match __lookup(&m, fast, 28, "f_61")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_61"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_61"))?,
-            None => Default::default(),
-        };
-        let f_f_66 = match __lookup(&m, fast, 29, "f_66")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_66"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_66"))?,
-            None => Default::default(),
-        };
-        let f_f_71 = match __lookup(&m, fast, 30, "f_71")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_71"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_71"))?,
-            None => Default::default(),
-        };
-        let f_f_76 = match __lookup(&m, fast, 31, "f_76")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("f_76"))),
-            Some(v) => __field::f64(v).map_err(__at_key("f_76"))?,
-            None => Default::default(),
-        };
-        let f_i_00 = match __lookup(&m, fast, 32, "i_00")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_00"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_00"))?,
-            None => Default::default(),
-        };
-        let f_i_05 = match __lookup(&m, fast, 33, "i_05")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_05"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_05"))?,
-            None => Default::default(),
-        };
-        let f_i_10 = match __lookup(&m, fast, 34, "i_10")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_10"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_10"))?,
-            None => Default::default(),
-        };
-        let f_i_15 = match __lookup(&m, fast, 35, "i_15")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_15"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_15"))?,
-            None => Default::default(),
-        };
-        let f_i_20 = match __lookup(&m, fast, 36, "i_20")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_20"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_20"))?,
-            None => Default::default(),
-        };
-        let f_i_25 = match __lookup(&m, fast, 37, "i_25")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_25"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_25"))?,
-            None => Default::default(),
-        };
-        let f_i_30 = match __lookup(&m, fast, 38, "i_30")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_30"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_30"))?,
-            None => Default::default(),
-        };
-        let f_i_35 = match __lookup(&m, fast, 39, "i_35")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_35"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_35"))?,
-            None => Default::default(),
-        };
-        let f_i_40 = match __lookup(&m, fast, 40, "i_40")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_40"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_40"))?,
-            None => Default::default(),
-        };
-        let f_i_45 = match __lookup(&m, fast, 41, "i_45")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_45"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_45"))?,
-            None => Default::default(),
-        };
-        let f_i_50 = match __lookup(&m, fast, 42, "i_50")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_50"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_50"))?,
-            None => Default::default(),
-        };
-        let f_i_55 = match __lookup(&m, fast, 43, "i_55")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_55"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_55"))?,
-            None => Default::default(),
-        };
-        let f_i_60 = match __lookup(&m, fast, 44, "i_60")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_60"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_60"))?,
-            None => Default::default(),
-        };
-        let f_i_65 = match __lookup(&m, fast, 45, "i_65")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_65"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_65"))?,
-            None => Default::default(),
-        };
-        let f_i_70 = match __lookup(&m, fast, 46, "i_70")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_70"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_70"))?,
-            None => Default::default(),
-        };
-        let f_i_75 = match __lookup(&m, fast, 47, "i_75")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("i_75"))),
-            Some(v) => __field::i64(v).map_err(__at_key("i_75"))?,
-            None => Default::default(),
-        };
-        let f_n_04 = match __lookup(&m, fast, 48, "n_04")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_04"))?),
-            None => None,
-        };
-        let f_n_09 = match __lookup(&m, fast, 49, "n_09")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_09"))?),
-            None => None,
-        };
-        let f_n_14 = match __lookup(&m, fast, 50, "n_14")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_14"))?),
-            None => None,
-        };
-        let f_n_19 = match __lookup(&m, fast, 51, "n_19")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_19"))?),
-            None => None,
-        };
-        let f_n_24 = match __lookup(&m, fast, 52, "n_24")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_24"))?),
-            None => None,
-        };
-        let f_n_29 = match __lookup(&m, fast, 53, "n_29")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_29"))?),
-            None => None,
-        };
-        let f_n_34 = match __lookup(&m, fast, 54, "n_34")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_34"))?),
-            None => None,
-        };
-        let f_n_39 = match __lookup(&m, fast, 55, "n_39")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_39"))?),
-            None => None,
-        };
-        let f_n_44 = match __lookup(&m, fast, 56, "n_44")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_44"))?),
-            None => None,
-        };
-        let f_n_49 = match __lookup(&m, fast, 57, "n_49")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_49"))?),
-            None => None,
-        };
-        let f_n_54 = match __lookup(&m, fast, 58, "n_54")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_54"))?),
-            None => None,
-        };
-        let f_n_59 = match __lookup(&m, fast, 59, "n_59")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_59"))?),
-            None => None,
-        };
-        let f_n_64 = match __lookup(&m, fast, 60, "n_64")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_64"))?),
-            None => None,
-        };
-        let f_n_69 = match __lookup(&m, fast, 61, "n_69")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_69"))?),
-            None => None,
-        };
-        let f_n_74 = match __lookup(&m, fast, 62, "n_74")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_74"))?),
-            None => None,
-        };
-        let f_n_79 = match __lookup(&m, fast, 63, "n_79")? {
-            Some(v) if v.is_null() => None,
-            Some(v) => Some(__field::str_charged(v, cx).map_err(__at_key("n_79"))?),
-            None => None,
-        };
-        let f_s_03 = match __lookup(&m, fast, 64, "s_03")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_03"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_03"))?,
-            None => Default::default(),
-        };
-        let f_s_08 = match __lookup(&m, fast, 65, "s_08")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_08"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_08"))?,
-            None => Default::default(),
-        };
-        let f_s_13 = match __lookup(&m, fast, 66, "s_13")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_13"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_13"))?,
-            None => Default::default(),
-        };
-        let f_s_18 = match __lookup(&m, fast, 67, "s_18")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_18"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_18"))?,
-            None => Default::default(),
-        };
-        let f_s_23 = match __lookup(&m, fast, 68, "s_23")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_23"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_23"))?,
-            None => Default::default(),
-        };
-        let f_s_28 = match __lookup(&m, fast, 69, "s_28")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_28"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_28"))?,
-            None => Default::default(),
-        };
-        let f_s_33 = match __lookup(&m, fast, 70, "s_33")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_33"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_33"))?,
-            None => Default::default(),
-        };
-        let f_s_38 = match __lookup(&m, fast, 71, "s_38")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_38"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_38"))?,
-            None => Default::default(),
-        };
-        let f_s_43 = match __lookup(&m, fast, 72, "s_43")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_43"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_43"))?,
-            None => Default::default(),
-        };
-        let f_s_48 = match __lookup(&m, fast, 73, "s_48")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_48"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_48"))?,
-            None => Default::default(),
-        };
-        let f_s_53 = match __lookup(&m, fast, 74, "s_53")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_53"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_53"))?,
-            None => Default::default(),
-        };
-        let f_s_58 = match __lookup(&m, fast, 75, "s_58")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_58"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_58"))?,
-            None => Default::default(),
-        };
-        let f_s_63 = match __lookup(&m, fast, 76, "s_63")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_63"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_63"))?,
-            None => Default::default(),
-        };
-        let f_s_68 = match __lookup(&m, fast, 77, "s_68")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_68"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_68"))?,
-            None => Default::default(),
-        };
-        let f_s_73 = match __lookup(&m, fast, 78, "s_73")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_73"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_73"))?,
-            None => Default::default(),
-        };
-        let f_s_78 = match __lookup(&m, fast, 79, "s_78")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("s_78"))),
-            Some(v) => __field::str_charged(v, cx).map_err(__at_key("s_78"))?,
-            None => Default::default(),
-        };
+        let f_b_02 = __field::get_bool(&m, fast, 0, "b_02")?.unwrap_or_default();
+        let f_b_07 = __field::get_bool(&m, fast, 1, "b_07")?.unwrap_or_default();
+        let f_b_12 = __field::get_bool(&m, fast, 2, "b_12")?.unwrap_or_default();
+        let f_b_17 = __field::get_bool(&m, fast, 3, "b_17")?.unwrap_or_default();
+        let f_b_22 = __field::get_bool(&m, fast, 4, "b_22")?.unwrap_or_default();
+        let f_b_27 = __field::get_bool(&m, fast, 5, "b_27")?.unwrap_or_default();
+        let f_b_32 = __field::get_bool(&m, fast, 6, "b_32")?.unwrap_or_default();
+        let f_b_37 = __field::get_bool(&m, fast, 7, "b_37")?.unwrap_or_default();
+        let f_b_42 = __field::get_bool(&m, fast, 8, "b_42")?.unwrap_or_default();
+        let f_b_47 = __field::get_bool(&m, fast, 9, "b_47")?.unwrap_or_default();
+        let f_b_52 = __field::get_bool(&m, fast, 10, "b_52")?.unwrap_or_default();
+        let f_b_57 = __field::get_bool(&m, fast, 11, "b_57")?.unwrap_or_default();
+        let f_b_62 = __field::get_bool(&m, fast, 12, "b_62")?.unwrap_or_default();
+        let f_b_67 = __field::get_bool(&m, fast, 13, "b_67")?.unwrap_or_default();
+        let f_b_72 = __field::get_bool(&m, fast, 14, "b_72")?.unwrap_or_default();
+        let f_b_77 = __field::get_bool(&m, fast, 15, "b_77")?.unwrap_or_default();
+        let f_f_01 = __field::get_f64(&m, fast, 16, "f_01")?.unwrap_or_default();
+        let f_f_06 = __field::get_f64(&m, fast, 17, "f_06")?.unwrap_or_default();
+        let f_f_11 = __field::get_f64(&m, fast, 18, "f_11")?.unwrap_or_default();
+        let f_f_16 = __field::get_f64(&m, fast, 19, "f_16")?.unwrap_or_default();
+        let f_f_21 = __field::get_f64(&m, fast, 20, "f_21")?.unwrap_or_default();
+        let f_f_26 = __field::get_f64(&m, fast, 21, "f_26")?.unwrap_or_default();
+        let f_f_31 = __field::get_f64(&m, fast, 22, "f_31")?.unwrap_or_default();
+        let f_f_36 = __field::get_f64(&m, fast, 23, "f_36")?.unwrap_or_default();
+        let f_f_41 = __field::get_f64(&m, fast, 24, "f_41")?.unwrap_or_default();
+        let f_f_46 = __field::get_f64(&m, fast, 25, "f_46")?.unwrap_or_default();
+        let f_f_51 = __field::get_f64(&m, fast, 26, "f_51")?.unwrap_or_default();
+        let f_f_56 = __field::get_f64(&m, fast, 27, "f_56")?.unwrap_or_default();
+        let f_f_61 = __field::get_f64(&m, fast, 28, "f_61")?.unwrap_or_default();
+        let f_f_66 = __field::get_f64(&m, fast, 29, "f_66")?.unwrap_or_default();
+        let f_f_71 = __field::get_f64(&m, fast, 30, "f_71")?.unwrap_or_default();
+        let f_f_76 = __field::get_f64(&m, fast, 31, "f_76")?.unwrap_or_default();
+        let f_i_00 = __field::get_i64(&m, fast, 32, "i_00")?.unwrap_or_default();
+        let f_i_05 = __field::get_i64(&m, fast, 33, "i_05")?.unwrap_or_default();
+        let f_i_10 = __field::get_i64(&m, fast, 34, "i_10")?.unwrap_or_default();
+        let f_i_15 = __field::get_i64(&m, fast, 35, "i_15")?.unwrap_or_default();
+        let f_i_20 = __field::get_i64(&m, fast, 36, "i_20")?.unwrap_or_default();
+        let f_i_25 = __field::get_i64(&m, fast, 37, "i_25")?.unwrap_or_default();
+        let f_i_30 = __field::get_i64(&m, fast, 38, "i_30")?.unwrap_or_default();
+        let f_i_35 = __field::get_i64(&m, fast, 39, "i_35")?.unwrap_or_default();
+        let f_i_40 = __field::get_i64(&m, fast, 40, "i_40")?.unwrap_or_default();
+        let f_i_45 = __field::get_i64(&m, fast, 41, "i_45")?.unwrap_or_default();
+        let f_i_50 = __field::get_i64(&m, fast, 42, "i_50")?.unwrap_or_default();
+        let f_i_55 = __field::get_i64(&m, fast, 43, "i_55")?.unwrap_or_default();
+        let f_i_60 = __field::get_i64(&m, fast, 44, "i_60")?.unwrap_or_default();
+        let f_i_65 = __field::get_i64(&m, fast, 45, "i_65")?.unwrap_or_default();
+        let f_i_70 = __field::get_i64(&m, fast, 46, "i_70")?.unwrap_or_default();
+        let f_i_75 = __field::get_i64(&m, fast, 47, "i_75")?.unwrap_or_default();
+        let f_n_04 = __field::get_opt_cx(&m, fast, 48, "n_04", cx, __field::str_charged)?.flatten();
+        let f_n_09 = __field::get_opt_cx(&m, fast, 49, "n_09", cx, __field::str_charged)?.flatten();
+        let f_n_14 = __field::get_opt_cx(&m, fast, 50, "n_14", cx, __field::str_charged)?.flatten();
+        let f_n_19 = __field::get_opt_cx(&m, fast, 51, "n_19", cx, __field::str_charged)?.flatten();
+        let f_n_24 = __field::get_opt_cx(&m, fast, 52, "n_24", cx, __field::str_charged)?.flatten();
+        let f_n_29 = __field::get_opt_cx(&m, fast, 53, "n_29", cx, __field::str_charged)?.flatten();
+        let f_n_34 = __field::get_opt_cx(&m, fast, 54, "n_34", cx, __field::str_charged)?.flatten();
+        let f_n_39 = __field::get_opt_cx(&m, fast, 55, "n_39", cx, __field::str_charged)?.flatten();
+        let f_n_44 = __field::get_opt_cx(&m, fast, 56, "n_44", cx, __field::str_charged)?.flatten();
+        let f_n_49 = __field::get_opt_cx(&m, fast, 57, "n_49", cx, __field::str_charged)?.flatten();
+        let f_n_54 = __field::get_opt_cx(&m, fast, 58, "n_54", cx, __field::str_charged)?.flatten();
+        let f_n_59 = __field::get_opt_cx(&m, fast, 59, "n_59", cx, __field::str_charged)?.flatten();
+        let f_n_64 = __field::get_opt_cx(&m, fast, 60, "n_64", cx, __field::str_charged)?.flatten();
+        let f_n_69 = __field::get_opt_cx(&m, fast, 61, "n_69", cx, __field::str_charged)?.flatten();
+        let f_n_74 = __field::get_opt_cx(&m, fast, 62, "n_74", cx, __field::str_charged)?.flatten();
+        let f_n_79 = __field::get_opt_cx(&m, fast, 63, "n_79", cx, __field::str_charged)?.flatten();
+        let f_s_03 = __field::get_cx(&m, fast, 64, "s_03", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_08 = __field::get_cx(&m, fast, 65, "s_08", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_13 = __field::get_cx(&m, fast, 66, "s_13", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_18 = __field::get_cx(&m, fast, 67, "s_18", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_23 = __field::get_cx(&m, fast, 68, "s_23", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_28 = __field::get_cx(&m, fast, 69, "s_28", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_33 = __field::get_cx(&m, fast, 70, "s_33", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_38 = __field::get_cx(&m, fast, 71, "s_38", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_43 = __field::get_cx(&m, fast, 72, "s_43", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_48 = __field::get_cx(&m, fast, 73, "s_48", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_53 = __field::get_cx(&m, fast, 74, "s_53", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_58 = __field::get_cx(&m, fast, 75, "s_58", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_63 = __field::get_cx(&m, fast, 76, "s_63", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_68 = __field::get_cx(&m, fast, 77, "s_68", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_73 = __field::get_cx(&m, fast, 78, "s_73", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_78 = __field::get_cx(&m, fast, 79, "s_78", cx, __field::str_charged)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             i_00: f_i_00,

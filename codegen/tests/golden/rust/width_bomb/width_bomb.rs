@@ -34,11 +34,7 @@ impl flexbuf::FlexCoder for WidthBomb {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_values = match __lookup(&m, fast, 0, "values")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("values"))),
-            Some(v) => __field::scalar_vec::<i64>(v, cx, __field::i64).map_err(__at_key("values"))?,
-            None => Default::default(),
-        };
+        let f_values = __field::get_cx(&m, fast, 0, "values", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             values: f_values,
@@ -60,11 +56,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for WidthBombRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<WidthBomb as flexbuf::FlexCoder>::FINGERPRINT, &m, &WidthBomb::LAYOUT)?;
-        let f_values = match __lookup(&m, fast, 0, "values")? {
-            Some(v) if v.is_null() => return Err(__null(&v).in_segment(flexbuf::PathSegment::Key("values"))),
-            Some(v) => __field::scalar_cow::<i64>(v, cx, __field::i64).map_err(__at_key("values"))?,
-            None => Default::default(),
-        };
+        let f_values = __field::get_cx(&m, fast, 0, "values", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             values: f_values,
