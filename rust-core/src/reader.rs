@@ -92,7 +92,11 @@ pub fn read_int(buf: &[u8], pos: usize, width: usize) -> Result<i64> {
 }
 
 /// The little-endian float of `width` bytes (4 or 8) at `pos`.
-#[inline(always)]
+// Always inlined where optimised (a call per value costs more than the read);
+// a hint in debug builds, where inlining grows the stack frames of
+// recursive callers (a 1,000-deep `inspect` overflowed).
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn read_float(buf: &[u8], pos: usize, width: usize) -> Result<f64> {
     let u = read_uint(buf, pos, width)?;
     match width {
@@ -249,7 +253,11 @@ impl<'a> Reader<'a> {
     }
 
     /// A boolean.
-    #[inline(always)]
+    // Always inlined where optimised (a call per value costs more than the read);
+    // a hint in debug builds, where inlining grows the stack frames of
+    // recursive callers (a 1,000-deep `inspect` overflowed).
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn as_bool(&self) -> Result<bool> {
         match self.ty {
             FlexType::Bool => Ok(read_uint(self.buf, self.pos, self.parent_width as usize)? != 0),
@@ -259,7 +267,11 @@ impl<'a> Reader<'a> {
 
     /// A signed integer, from any integer type of any width (an unsigned value
     /// above `i64::MAX` is out of range).
-    #[inline(always)]
+    // Always inlined where optimised (a call per value costs more than the read);
+    // a hint in debug builds, where inlining grows the stack frames of
+    // recursive callers (a 1,000-deep `inspect` overflowed).
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn as_i64(&self) -> Result<i64> {
         match self.ty {
             FlexType::Int => read_int(self.buf, self.pos, self.parent_width as usize),
@@ -277,7 +289,11 @@ impl<'a> Reader<'a> {
     }
 
     /// An unsigned integer, from any integer type of any width (a negative value is out of range).
-    #[inline(always)]
+    // Always inlined where optimised (a call per value costs more than the read);
+    // a hint in debug builds, where inlining grows the stack frames of
+    // recursive callers (a 1,000-deep `inspect` overflowed).
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn as_u64(&self) -> Result<u64> {
         match self.ty {
             FlexType::UInt => read_uint(self.buf, self.pos, self.parent_width as usize),
@@ -295,7 +311,11 @@ impl<'a> Reader<'a> {
     }
 
     /// A float (f32 values widen exactly); integers convert to the nearest f64.
-    #[inline(always)]
+    // Always inlined where optimised (a call per value costs more than the read);
+    // a hint in debug builds, where inlining grows the stack frames of
+    // recursive callers (a 1,000-deep `inspect` overflowed).
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn as_f64(&self) -> Result<f64> {
         match self.ty {
             FlexType::Float => read_float(self.buf, self.pos, self.parent_width as usize),

@@ -931,7 +931,8 @@ pub mod field {
         r.as_vector()
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn reject_null(r: &Reader<'_>) -> Result<()> {
         if r.is_null() {
             Err(unexpected_null(r))
@@ -943,9 +944,12 @@ pub mod field {
     macro_rules! int_decoder {
         ($name:ident, $t:ty) => {
             #[doc = concat!("An integer field read as `", stringify!($t), "` (any stored width, range-checked).")]
-            // Always inlined: a call per field cost more than the read (the
-            // generated code is in another crate, where `#[inline]` is a hint).
-            #[inline(always)]
+            // Always inlined where optimised: a call per field cost more than
+            // the read (the generated code is in another crate, where
+            // `#[inline]` is a hint); a hint in debug builds, whose frames it
+            // would grow.
+            #[cfg_attr(debug_assertions, inline)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             pub fn $name(r: Reader<'_>) -> Result<$t> {
                 reject_null(&r)?;
                 let out = match r.flex_type() {
@@ -966,21 +970,24 @@ pub mod field {
     int_decoder!(u64, u64);
 
     /// A boolean field.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn bool(r: Reader<'_>) -> Result<bool> {
         reject_null(&r)?;
         r.as_bool()
     }
 
     /// An `f64` field (integers are accepted and converted).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn f64(r: Reader<'_>) -> Result<f64> {
         reject_null(&r)?;
         r.as_f64()
     }
 
     /// An `f32` field.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn f32(r: Reader<'_>) -> Result<f32> {
         reject_null(&r)?;
         let f = r.as_f64()?;
@@ -994,13 +1001,15 @@ pub mod field {
 
     /// A string field, copied out; its bytes are charged to the budget (one
     /// stored string may be referred to from many places).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn string(r: Reader<'_>, cx: &mut DecodeContext) -> Result<String> {
         str_charged(r, cx).map(str::to_owned)
     }
 
     /// A string field, borrowed from the buffer.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn str<'a>(r: Reader<'a>) -> Result<&'a str> {
         reject_null(&r)?;
         r.as_str()
@@ -1008,7 +1017,8 @@ pub mod field {
 
     /// A string field of a borrowed decode: borrowed from the buffer, and
     /// charged to the budget as [`string`] charges it.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn str_charged<'a>(r: Reader<'a>, cx: &mut DecodeContext) -> Result<&'a str> {
         let s = str(r)?;
         cx.budget.bytes(s.len())?;

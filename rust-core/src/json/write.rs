@@ -422,7 +422,51 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
     /// [`value`](Self::value) for a value that [`inline_number`](Self::inline_number)
     /// refused (arrays and maps try that first themselves).
     fn other(&mut self, slot: usize, pw: usize, packed: u8) -> Result<()> {
+        // Containers here, everything else in `leaf`: nesting recurses
+        // through this function, so its frame is kept small (a debug build
+        // writing 1,000 nested arrays must fit the main thread's stack).
         self.budget.node().map_err(|e| e.with_offset(slot))?;
+        let w = 1usize << (packed & 3);
+        match FlexType::from_code(packed >> 2) {
+            Some(FlexType::Map) => {
+                let at = self.target(slot, pw)?;
+                self.map(at, w)
+            }
+            Some(FlexType::Vector) => {
+                let at = self.target(slot, pw)?;
+                self.vector(at, w)
+            }
+            Some(t) if t.is_typed_vector() || t.is_fixed_typed_vector() => {
+                let at = self.target(slot, pw)?;
+                self.typed_vector(t, at, w)
+            }
+            _ => self.leaf(slot, pw, packed),
+        }
+    }
+
+    /// A typed or fixed vector of type `t` whose data is at `at`.
+    fn typed_vector(&mut self, t: FlexType, at: usize, w: usize) -> Result<()> {
+        let (elem, len) = match t.fixed_vector_element() {
+            Some(fixed) => fixed,
+            None => (
+                t.typed_vector_element().unwrap_or(FlexType::Key),
+                self.size(at, w)?,
+            ),
+        };
+        // No float is 1 or 2 bytes wide; an empty typed vector has no
+        // element to misread (the verifier's rule).
+        let empty_ok = t.fixed_vector_element().is_none() && len == 0;
+        if CHECKED && elem == FlexType::Float && w < 4 && !empty_ok {
+            return Err(malformed(at));
+        }
+        self.span(at, len, w)?;
+        self.typed(at, w, elem, len)
+    }
+
+    /// A value that is neither an inline number nor a container (its node
+    /// is charged already).
+    #[inline(never)]
+    fn leaf(&mut self, slot: usize, pw: usize, packed: u8) -> Result<()> {
         let before = self.out.len();
         let w = 1usize << (packed & 3);
         let Some(ty) = FlexType::from_code(packed >> 2) else {
@@ -434,11 +478,6 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
                 let b = self.uint(slot, pw)? != 0;
                 self.out
                     .extend_from_slice(if b { b"true" } else { b"false" })
-            }
-            FlexType::Int | FlexType::UInt | FlexType::Float => {
-                // `inline_number` writes every inline number it accepts; a
-                // float narrower than 4 bytes is all that can reach here.
-                return Err(malformed(slot));
             }
             FlexType::IndirectInt => {
                 let at = self.target(slot, pw)?;
@@ -481,32 +520,10 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
                 base64(&mut self.out, &self.buf[at..at + len]);
                 self.out.push(b'"');
             }
-            FlexType::Map => {
-                let at = self.target(slot, pw)?;
-                return self.map(at, w);
-            }
-            FlexType::Vector => {
-                let at = self.target(slot, pw)?;
-                return self.vector(at, w);
-            }
-            t => {
-                let at = self.target(slot, pw)?;
-                let (elem, len) = match t.fixed_vector_element() {
-                    Some(fixed) => fixed,
-                    None => (
-                        t.typed_vector_element().unwrap_or(FlexType::Key),
-                        self.size(at, w)?,
-                    ),
-                };
-                // No float is 1 or 2 bytes wide; an empty typed vector has
-                // no element to misread (the verifier's rule).
-                let empty_ok = t.fixed_vector_element().is_none() && len == 0;
-                if CHECKED && elem == FlexType::Float && w < 4 && !empty_ok {
-                    return Err(malformed(at));
-                }
-                self.span(at, len, w)?;
-                return self.typed(at, w, elem, len);
-            }
+            // `inline_number` writes every inline number it accepts (a
+            // float narrower than 4 bytes is all that can reach here), and
+            // `other` every container.
+            _ => return Err(malformed(slot)),
         }
         self.budget.bytes(self.out.len() - before)
     }
