@@ -752,9 +752,36 @@ impl<'a, V: View<'a> + 'a> VectorView<'a, V> {
 pub mod field {
     use super::*;
 
-    /// One field of a message that is not optional: `Ok(None)` when absent;
-    /// found by position when `fast` (the layout is proven), else by key;
-    /// null is [`ErrorKind::UnexpectedNull`] and `dec`'s errors gain the key
+    /// The value of a field that is not optional: `None` when absent, found
+    /// by position when `fast` (the layout is proven), else by key; null is
+    /// [`ErrorKind::UnexpectedNull`] at the key.
+    #[inline(always)]
+    fn present<'a>(
+        m: &MapReader<'a>,
+        fast: bool,
+        index: usize,
+        key: &'static str,
+    ) -> Result<Option<Reader<'a>>> {
+        match lookup(m, fast, index, key)? {
+            Some(v) if v.is_null() => Err(unexpected_null(&v).in_segment(PathSegment::Key(key))),
+            found => Ok(found),
+        }
+    }
+
+    /// The value of an optional field: `None` when absent, `Some(None)` for
+    /// an explicit null.
+    #[inline(always)]
+    fn present_or_null<'a>(
+        m: &MapReader<'a>,
+        fast: bool,
+        index: usize,
+        key: &'static str,
+    ) -> Result<Option<Option<Reader<'a>>>> {
+        Ok(lookup(m, fast, index, key)?.map(|v| (!v.is_null()).then_some(v)))
+    }
+
+    /// One field of a message that is not optional, decoded by `dec`:
+    /// `Ok(None)` when absent (see `present`); `dec`'s errors gain the key
     /// in their path (errors of the lookup itself do not).
     ///
     /// Out of line and shared by every field decoded by the same `dec`
@@ -771,11 +798,9 @@ pub mod field {
         key: &'static str,
         dec: impl FnOnce(Reader<'a>) -> Result<T>,
     ) -> Result<Option<T>> {
-        match lookup(m, fast, index, key)? {
-            Some(v) if v.is_null() => Err(unexpected_null(&v).in_segment(PathSegment::Key(key))),
-            Some(v) => dec(v).map(Some).map_err(at_key(key)),
-            None => Ok(None),
-        }
+        present(m, fast, index, key)?
+            .map(|v| dec(v).map_err(at_key(key)))
+            .transpose()
     }
 
     /// [`get`] for decoders that need the context.
@@ -788,11 +813,9 @@ pub mod field {
         cx: &mut DecodeContext,
         dec: impl FnOnce(Reader<'a>, &mut DecodeContext) -> Result<T>,
     ) -> Result<Option<T>> {
-        match lookup(m, fast, index, key)? {
-            Some(v) if v.is_null() => Err(unexpected_null(&v).in_segment(PathSegment::Key(key))),
-            Some(v) => dec(v, cx).map(Some).map_err(at_key(key)),
-            None => Ok(None),
-        }
+        present(m, fast, index, key)?
+            .map(|v| dec(v, cx).map_err(at_key(key)))
+            .transpose()
     }
 
     /// One optional field: `Ok(None)` when absent, `Ok(Some(None))` for an
@@ -805,11 +828,9 @@ pub mod field {
         key: &'static str,
         dec: impl FnOnce(Reader<'a>) -> Result<T>,
     ) -> Result<Option<Option<T>>> {
-        match lookup(m, fast, index, key)? {
-            Some(v) if v.is_null() => Ok(Some(None)),
-            Some(v) => dec(v).map(|x| Some(Some(x))).map_err(at_key(key)),
-            None => Ok(None),
-        }
+        present_or_null(m, fast, index, key)?
+            .map(|v| v.map(dec).transpose().map_err(at_key(key)))
+            .transpose()
     }
 
     /// [`get_opt`] for decoders that need the context.
@@ -822,10 +843,28 @@ pub mod field {
         cx: &mut DecodeContext,
         dec: impl FnOnce(Reader<'a>, &mut DecodeContext) -> Result<T>,
     ) -> Result<Option<Option<T>>> {
-        match lookup(m, fast, index, key)? {
-            Some(v) if v.is_null() => Ok(Some(None)),
-            Some(v) => dec(v, cx).map(|x| Some(Some(x))).map_err(at_key(key)),
-            None => Ok(None),
+        present_or_null(m, fast, index, key)?
+            .map(|v| v.map(|v| dec(v, cx)).transpose().map_err(at_key(key)))
+            .transpose()
+    }
+
+    /// The slot of field `index` when the layout is proven (`fast`) and it
+    /// holds an inline value of type `ty` at least `min` bytes wide: the
+    /// buffer, the slot's position and its width.
+    #[inline(always)]
+    fn inline_slot<'a>(
+        m: &MapReader<'a>,
+        fast: bool,
+        index: usize,
+        ty: FlexType,
+        min: usize,
+    ) -> Option<(&'a [u8], usize, usize)> {
+        let values = m.values();
+        match values.slot(index) {
+            Some((packed, pos, w)) if fast && packed >> 2 == ty as u8 && w >= min => {
+                Some((values.buffer(), pos, w))
+            }
+            _ => None,
         }
     }
 
@@ -839,16 +878,12 @@ pub mod field {
         index: usize,
         key: &'static str,
     ) -> Result<Option<i64>> {
-        if fast {
-            if let Some((packed, pos, w)) = m.values().slot(index) {
-                if packed >> 2 == FlexType::Int as u8 {
-                    return crate::reader::read_int(m.values().buffer(), pos, w)
-                        .map(Some)
-                        .map_err(at_key(key));
-                }
-            }
+        match inline_slot(m, fast, index, FlexType::Int, 1) {
+            Some((buf, pos, w)) => crate::reader::read_int(buf, pos, w)
+                .map(Some)
+                .map_err(at_key(key)),
+            None => get(m, fast, index, key, i64),
         }
-        get(m, fast, index, key, i64)
     }
 
     /// An `f64` field, as [`get`] with [`f64`] reads it, straight from its
@@ -860,16 +895,12 @@ pub mod field {
         index: usize,
         key: &'static str,
     ) -> Result<Option<f64>> {
-        if fast {
-            if let Some((packed, pos, w)) = m.values().slot(index) {
-                if packed >> 2 == FlexType::Float as u8 && w >= 4 {
-                    return crate::reader::read_float(m.values().buffer(), pos, w)
-                        .map(Some)
-                        .map_err(at_key(key));
-                }
-            }
+        match inline_slot(m, fast, index, FlexType::Float, 4) {
+            Some((buf, pos, w)) => crate::reader::read_float(buf, pos, w)
+                .map(Some)
+                .map_err(at_key(key)),
+            None => get(m, fast, index, key, f64),
         }
-        get(m, fast, index, key, f64)
     }
 
     /// A `bool` field, as [`get`] with [`bool`] reads it, straight from its
@@ -881,31 +912,28 @@ pub mod field {
         index: usize,
         key: &'static str,
     ) -> Result<Option<bool>> {
-        if fast {
-            if let Some((packed, pos, w)) = m.values().slot(index) {
-                if packed >> 2 == FlexType::Bool as u8 {
-                    return crate::reader::read_uint(m.values().buffer(), pos, w)
-                        .map(|b| Some(b != 0))
-                        .map_err(at_key(key));
-                }
-            }
+        match inline_slot(m, fast, index, FlexType::Bool, 1) {
+            Some((buf, pos, w)) => crate::reader::read_uint(buf, pos, w)
+                .map(|b| Some(b != 0))
+                .map_err(at_key(key)),
+            None => get(m, fast, index, key, bool),
         }
-        get(m, fast, index, key, bool)
     }
 
-    /// A string field, as [`get_cx`] with [`string`] reads it, straight from
-    /// its slot when the layout is proven and it holds a string.
+    /// A string field of a borrowed decode, as [`get_cx`] with
+    /// [`str_charged`] reads it, straight from its slot when the layout is
+    /// proven and it holds a string.
     #[inline(never)]
-    pub fn get_string(
-        m: &MapReader<'_>,
+    pub fn get_str<'a>(
+        m: &MapReader<'a>,
         fast: bool,
         index: usize,
         key: &'static str,
         cx: &mut DecodeContext,
-    ) -> Result<Option<String>> {
+    ) -> Result<Option<&'a str>> {
         if fast {
             let direct = m.values().string_at(index).and_then(|s| match s {
-                Some(s) => cx.budget.bytes(s.len()).map(|()| Some(s.to_owned())),
+                Some(s) => cx.budget.bytes(s.len()).map(|()| Some(s)),
                 None => Ok(None),
             });
             match direct {
@@ -914,7 +942,20 @@ pub mod field {
                 Err(e) => return Err(at_key(key)(e)),
             }
         }
-        get_cx(m, fast, index, key, cx, string)
+        get_cx(m, fast, index, key, cx, str_charged)
+    }
+
+    /// A string field, copied out of [`get_str`]'s (what [`get_cx`] with
+    /// [`string`] reads).
+    #[inline(never)]
+    pub fn get_string(
+        m: &MapReader<'_>,
+        fast: bool,
+        index: usize,
+        key: &'static str,
+        cx: &mut DecodeContext,
+    ) -> Result<Option<String>> {
+        Ok(get_str(m, fast, index, key, cx)?.map(str::to_owned))
     }
 
     /// A vector of any kind, but not a map (whose values would otherwise pass as one).

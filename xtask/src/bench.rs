@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::kit_runs::{Ratio, Runs, Timing};
-use crate::report::{fmt_count, fmt_ratio, fmt_time, load_average, splice_section, today};
+use crate::kit_runs::{count_from_env, run_suite, Ratio, Row, Runs, Timing};
+use crate::report::{fmt_count, fmt_ratio, fmt_time, splice_section, today};
 use crate::util::{self, Result};
 
 const USAGE: &str = "usage: cargo xtask bench core";
@@ -145,46 +145,23 @@ const RUNS: usize = 2;
 fn core() -> Result<()> {
     let root = util::root();
     let out = util::target_dir().join("flexbuf-bench").join("core");
-    let runs: usize = match std::env::var("FLEXBUF_BENCH_RUNS") {
-        Ok(v) => v
-            .parse()
-            .map_err(|_| format!("FLEXBUF_BENCH_RUNS={v:?} is not a count"))?,
-        Err(_) => RUNS,
-    };
     let sizes_path = out.join("sizes.tsv");
-    let mut dirs = Vec::new();
-    let mut loads = Vec::new();
-    for run in 1..=runs.max(1) {
-        let dir = out.join(format!("run{run}"));
-        // Results of an earlier run must not pass for this one's.
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir)?;
-        }
-        std::fs::create_dir_all(&dir)?;
-        loads.push(load_average());
-        util::step(
-            &format!("{CORE_COMMAND} (run {run} of {runs})"),
-            util::cargo(&[
-                "bench",
-                "-p",
-                "flexbuf",
-                "--bench",
-                "core",
-                "--features",
-                "reference-verifier,serde",
-            ])
-            .env("FLEXBUF_BENCH_OUT", &dir)
-            .env("FLEXBUF_BENCH_SIZES", &sizes_path),
-        )?;
-        dirs.push(dir);
-    }
-    loads.push(load_average());
-
-    let results = Runs::new(dirs);
+    let (results, loads) = run_suite(&out, count_from_env(RUNS)?, CORE_COMMAND, || {
+        util::cargo(&[
+            "bench",
+            "-p",
+            "flexbuf",
+            "--bench",
+            "core",
+            "--features",
+            "reference-verifier,serde",
+        ])
+        .env("FLEXBUF_BENCH_SIZES", &sizes_path)
+    })?;
     let sizes = read_sizes(&sizes_path)?;
     let report = CoreReport::collect(&results, &sizes)?;
     let mut machine = Machine::detect();
-    machine.loads = loads.into_iter().flatten().collect();
+    machine.loads = loads;
     let section = report.render(&machine, &today());
     let doc_path = root.join("docs").join("benchmarks.md");
     let old = std::fs::read_to_string(&doc_path).unwrap_or_default();
@@ -220,27 +197,6 @@ fn parse_sizes(text: &str) -> Result<Sizes> {
 }
 
 // ---- the report ------------------------------------------------------------------
-
-/// Timings of one comparison group: one entry per column, `None` when not run.
-struct Row {
-    fixture: &'static str,
-    times: Vec<Option<Timing>>,
-}
-
-impl Row {
-    /// Median time of `column`, when measured.
-    fn median(&self, column: usize) -> Option<f64> {
-        self.times[column].as_ref().map(Timing::median)
-    }
-
-    /// `column` time over `base` time, per run, when both were measured.
-    fn ratio(&self, column: usize, base: usize) -> Option<Ratio> {
-        Some(Ratio::of(
-            self.times[column].as_ref()?,
-            self.times[base].as_ref()?,
-        ))
-    }
-}
 
 /// A verify measurement: input name, its size and the time.
 struct VerifyRow {

@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::kit_runs::{Ratio, Runs, Timing};
-use crate::report::{fmt_count, fmt_ratio, fmt_time, load_average, splice_section, today};
+use crate::kit_runs::{count_from_env, run_suite, Ratio, Row, Runs};
+use crate::report::{fmt_count, fmt_ratio, fmt_time, splice_section, today};
 use crate::util::{self, Result};
 
 /// The command the suite runs, as printed in the report.
@@ -114,38 +114,12 @@ pub fn run() -> Result<()> {
 
     let root = util::root();
     let out = root.join("bench/typed/target/flexbuf-bench");
-    std::fs::create_dir_all(&out)?;
-    let runs: usize = match std::env::var("FLEXBUF_BENCH_RUNS") {
-        Ok(v) => v
-            .parse()
-            .map_err(|_| format!("FLEXBUF_BENCH_RUNS={v:?} is not a count"))?,
-        Err(_) => RUNS,
-    };
-    let mut dirs = Vec::new();
-    let mut loads = Vec::new();
-    for run in 1..=runs.max(1) {
-        let dir = out.join(format!("run{run}"));
-        // Results of an earlier run must not pass for this one's.
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir)?;
-        }
-        std::fs::create_dir_all(&dir)?;
-        loads.push(load_average());
-        util::step(
-            &format!("{COMMAND} (run {run} of {runs})"),
-            util::cargo(&["bench", "--manifest-path", "bench/typed/Cargo.toml"])
-                .env("FLEXBUF_BENCH_OUT", &dir)
-                .env("FLEXBUF_BENCH_TYPED_SIZES", out.join(SIZES_FILE)),
-        )?;
-        dirs.push(dir);
-    }
-    loads.push(load_average());
-    write_report(
-        &root,
-        &out,
-        Runs::new(dirs),
-        &loads.into_iter().flatten().collect::<Vec<_>>(),
-    )
+    let sizes = out.join(SIZES_FILE);
+    let (runs, loads) = run_suite(&out, count_from_env(RUNS)?, COMMAND, || {
+        util::cargo(&["bench", "--manifest-path", "bench/typed/Cargo.toml"])
+            .env("FLEXBUF_BENCH_TYPED_SIZES", &sizes)
+    })?;
+    write_report(&root, &out, runs, &loads)
 }
 
 /// How many times the suite runs (`FLEXBUF_BENCH_RUNS` overrides).
@@ -203,27 +177,6 @@ fn parse_sizes(text: &str) -> Result<Sizes> {
 }
 
 // ---- the report ------------------------------------------------------------------
-
-/// Timings of one fixture: one per column, `None` when not measured.
-struct Row {
-    fixture: &'static str,
-    times: Vec<Option<Timing>>,
-}
-
-impl Row {
-    /// Median time of `column`, when measured.
-    fn median(&self, column: usize) -> Option<f64> {
-        self.times[column].as_ref().map(Timing::median)
-    }
-
-    /// `column` time / `base` time, per run, when both were measured.
-    fn ratio(&self, column: usize, base: usize) -> Option<Ratio> {
-        Some(Ratio::of(
-            self.times[column].as_ref()?,
-            self.times[base].as_ref()?,
-        ))
-    }
-}
 
 struct Report {
     encode: Vec<Row>,
@@ -563,6 +516,7 @@ fn machine() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kit_runs::Timing;
 
     fn row(fixture: &'static str, times: &[Option<f64>]) -> Row {
         Row {

@@ -10,6 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
+use flexbuf_benchkit::median;
+
 use crate::report::fmt_ratio;
 use crate::util::Result;
 
@@ -109,6 +111,30 @@ impl Ratio {
     }
 }
 
+/// Timings of one fixture in a comparison table: one per column, `None`
+/// where that column was not measured.
+pub struct Row {
+    /// The fixture.
+    pub fixture: &'static str,
+    /// The columns' timings.
+    pub times: Vec<Option<Timing>>,
+}
+
+impl Row {
+    /// Median time of `column`, when measured.
+    pub fn median(&self, column: usize) -> Option<f64> {
+        self.times[column].as_ref().map(Timing::median)
+    }
+
+    /// `column` time over `base` time, per run, when both were measured.
+    pub fn ratio(&self, column: usize, base: usize) -> Option<Ratio> {
+        Some(Ratio::of(
+            self.times[column].as_ref()?,
+            self.times[base].as_ref()?,
+        ))
+    }
+}
+
 impl Runs {
     /// The runs whose outputs are in `dirs`.
     pub fn new(dirs: Vec<PathBuf>) -> Runs {
@@ -145,6 +171,46 @@ impl Runs {
     }
 }
 
+/// How many times a suite runs: `FLEXBUF_BENCH_RUNS`, else `default`.
+pub fn count_from_env(default: usize) -> Result<usize> {
+    match std::env::var("FLEXBUF_BENCH_RUNS") {
+        Ok(v) => v
+            .parse()
+            .map_err(|_| format!("FLEXBUF_BENCH_RUNS={v:?} is not a count").into()),
+        Err(_) => Ok(default),
+    }
+}
+
+/// Runs a suite `count` times, each into a fresh `out/run<N>` (passed to
+/// the command as `FLEXBUF_BENCH_OUT`), and returns the runs with the
+/// 1-minute load average before each and after the last.
+pub fn run_suite(
+    out: &Path,
+    count: usize,
+    name: &str,
+    command: impl Fn() -> duct::Expression,
+) -> Result<(Runs, Vec<f64>)> {
+    let count = count.max(1);
+    let mut dirs = Vec::new();
+    let mut loads = Vec::new();
+    for run in 1..=count {
+        let dir = out.join(format!("run{run}"));
+        // Results of an earlier run must not pass for this one's.
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)?;
+        }
+        std::fs::create_dir_all(&dir)?;
+        loads.push(crate::report::load_average());
+        crate::util::step(
+            &format!("{name} (run {run} of {count})"),
+            command().env("FLEXBUF_BENCH_OUT", &dir),
+        )?;
+        dirs.push(dir);
+    }
+    loads.push(crate::report::load_average());
+    Ok((Runs::new(dirs), loads.into_iter().flatten().collect()))
+}
+
 /// The `samples_ns` of one kit result file, `None` when it does not exist.
 fn read_samples(path: &Path) -> Result<Option<Vec<f64>>> {
     let Ok(text) = std::fs::read_to_string(path) else {
@@ -163,21 +229,6 @@ fn parse_samples(text: &str) -> Option<Vec<f64>> {
         .map(|s| s.as_f64())
         .collect();
     samples.filter(|s| !s.is_empty())
-}
-
-/// The median of `xs` (mean of the middle two for an even count).
-pub fn median(xs: &[f64]) -> f64 {
-    if xs.is_empty() {
-        return f64::NAN;
-    }
-    let mut s = xs.to_vec();
-    s.sort_by(f64::total_cmp);
-    let m = s.len() / 2;
-    if s.len() % 2 == 1 {
-        s[m]
-    } else {
-        (s[m - 1] + s[m]) / 2.0
-    }
 }
 
 #[cfg(test)]

@@ -983,7 +983,8 @@ impl Gen<'_> {
             (TypeRef::I64, _) => Some("get_i64"),
             (TypeRef::F64, _) => Some("get_f64"),
             (TypeRef::Bool, _) => Some("get_bool"),
-            (TypeRef::String, _) if !borrowed => Some("get_string"),
+            (TypeRef::String, _) if borrowed => Some("get_str"),
+            (TypeRef::String, _) => Some("get_string"),
             _ => None,
         };
         let (cx, dec) = self.decode_callable(&f.def.ty, borrowed);
@@ -1019,17 +1020,7 @@ impl Gen<'_> {
             ),
             TypeRef::String => (true, "__field::string".into()),
             TypeRef::Bytes => (true, "__field::bytes".into()),
-            TypeRef::Bool
-            | TypeRef::I8
-            | TypeRef::I16
-            | TypeRef::I32
-            | TypeRef::I64
-            | TypeRef::U8
-            | TypeRef::U16
-            | TypeRef::U32
-            | TypeRef::U64
-            | TypeRef::F32
-            | TypeRef::F64 => (false, format!("__field::{}", self.rust_type(t))),
+            t if t.is_scalar() => (false, format!("__field::{}", self.rust_type(t))),
             _ => {
                 let expr = self.decode_expr(t, "v", 1, borrowed);
                 (true, format!("|v, cx| {{ let _ = &cx; {expr} }}"))

@@ -83,7 +83,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ApiResponseRef<'a> {
         let fast = cx.layout_proven(<ApiResponse as flexbuf::FlexCoder>::FINGERPRINT, &m, &ApiResponse::LAYOUT)?;
         let f_items = __field::get_cx(&m, fast, 0, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ApiItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         let f_page = __field::get_i64(&m, fast, 1, "page")?.unwrap_or_default();
-        let f_status = __field::get_cx(&m, fast, 2, "status", cx, __field::str_charged)?.unwrap_or_default();
+        let f_status = __field::get_str(&m, fast, 2, "status", cx)?.unwrap_or_default();
         let f_total = __field::get_i64(&m, fast, 3, "total")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -288,17 +288,17 @@ impl<'a> flexbuf::FlexBorrow<'a> for ApiItemRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<ApiItem as flexbuf::FlexCoder>::FINGERPRINT, &m, &ApiItem::LAYOUT)?;
-        let f_category = __field::get_cx(&m, fast, 0, "category", cx, __field::str_charged)?.unwrap_or_default();
-        let f_created_at = __field::get_cx(&m, fast, 1, "created_at", cx, __field::str_charged)?.unwrap_or_default();
+        let f_category = __field::get_str(&m, fast, 0, "category", cx)?.unwrap_or_default();
+        let f_created_at = __field::get_str(&m, fast, 1, "created_at", cx)?.unwrap_or_default();
         let f_dimensions = __field::get_cx(&m, fast, 2, "dimensions", cx, <DimensionsRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("dimensions"))?;
         let f_id = __field::get_i64(&m, fast, 3, "id")?.unwrap_or_default();
         let f_in_stock = __field::get_bool(&m, fast, 4, "in_stock")?.unwrap_or_default();
-        let f_name = __field::get_cx(&m, fast, 5, "name", cx, __field::str_charged)?.unwrap_or_default();
+        let f_name = __field::get_str(&m, fast, 5, "name", cx)?.unwrap_or_default();
         let f_price = __field::get_f64(&m, fast, 6, "price")?.unwrap_or_default();
         let f_quantity = __field::get_i64(&m, fast, 7, "quantity")?.unwrap_or_default();
         let f_rating = __field::get_f64(&m, fast, 8, "rating")?.unwrap_or_default();
         let f_seller = __field::get_cx(&m, fast, 9, "seller", cx, <SellerRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("seller"))?;
-        let f_sku = __field::get_cx(&m, fast, 10, "sku", cx, __field::str_charged)?.unwrap_or_default();
+        let f_sku = __field::get_str(&m, fast, 10, "sku", cx)?.unwrap_or_default();
         let f_tags = __field::get_cx(&m, fast, 11, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -602,7 +602,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for SellerRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Seller as flexbuf::FlexCoder>::FINGERPRINT, &m, &Seller::LAYOUT)?;
         let f_id = __field::get_i64(&m, fast, 0, "id")?.unwrap_or_default();
-        let f_name = __field::get_cx(&m, fast, 1, "name", cx, __field::str_charged)?.unwrap_or_default();
+        let f_name = __field::get_str(&m, fast, 1, "name", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,

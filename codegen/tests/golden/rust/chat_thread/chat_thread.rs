@@ -88,8 +88,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for ChatThreadRef<'a> {
         let fast = cx.layout_proven(<ChatThread as flexbuf::FlexCoder>::FINGERPRINT, &m, &ChatThread::LAYOUT)?;
         let f_messages = __field::get_cx(&m, fast, 0, "messages", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ChatMessageRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         let f_participants = __field::get_cx(&m, fast, 1, "participants", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ParticipantRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
-        let f_thread_id = __field::get_cx(&m, fast, 2, "thread_id", cx, __field::str_charged)?.unwrap_or_default();
-        let f_title = __field::get_cx(&m, fast, 3, "title", cx, __field::str_charged)?.unwrap_or_default();
+        let f_thread_id = __field::get_str(&m, fast, 2, "thread_id", cx)?.unwrap_or_default();
+        let f_title = __field::get_str(&m, fast, 3, "title", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             thread_id: f_thread_id,
@@ -240,11 +240,11 @@ impl<'a> flexbuf::FlexBorrow<'a> for ParticipantRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Participant as flexbuf::FlexCoder>::FINGERPRINT, &m, &Participant::LAYOUT)?;
-        let f_avatar = __field::get_cx(&m, fast, 0, "avatar", cx, __field::str_charged)?.unwrap_or_default();
-        let f_handle = __field::get_cx(&m, fast, 1, "handle", cx, __field::str_charged)?.unwrap_or_default();
+        let f_avatar = __field::get_str(&m, fast, 0, "avatar", cx)?.unwrap_or_default();
+        let f_handle = __field::get_str(&m, fast, 1, "handle", cx)?.unwrap_or_default();
         let f_id = __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default();
-        let f_name = __field::get_cx(&m, fast, 3, "name", cx, __field::str_charged)?.unwrap_or_default();
-        let f_role = __field::get_cx(&m, fast, 4, "role", cx, __field::str_charged)?.unwrap_or_default();
+        let f_name = __field::get_str(&m, fast, 3, "name", cx)?.unwrap_or_default();
+        let f_role = __field::get_str(&m, fast, 4, "role", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -456,12 +456,12 @@ impl<'a> flexbuf::FlexBorrow<'a> for ChatMessageRef<'a> {
         let f_author = __field::get_i64(&m, fast, 1, "author")?.unwrap_or_default();
         let f_edited = __field::get_bool(&m, fast, 2, "edited")?.unwrap_or_default();
         let f_id = __field::get_i64(&m, fast, 3, "id")?.unwrap_or_default();
-        let f_kind = __field::get_cx(&m, fast, 4, "kind", cx, __field::str_charged)?.unwrap_or_default();
+        let f_kind = __field::get_str(&m, fast, 4, "kind", cx)?.unwrap_or_default();
         let f_metadata = __field::get_cx(&m, fast, 5, "metadata", cx, <ChatMetadataRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("metadata"))?;
         let f_reactions = __field::get_cx(&m, fast, 6, "reactions", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }) })?.unwrap_or_default();
         let f_reply_to = __field::get_opt(&m, fast, 7, "reply_to", __field::i64)?.flatten();
-        let f_sent_at = __field::get_cx(&m, fast, 8, "sent_at", cx, __field::str_charged)?.unwrap_or_default();
-        let f_text = __field::get_cx(&m, fast, 9, "text", cx, __field::str_charged)?.unwrap_or_default();
+        let f_sent_at = __field::get_str(&m, fast, 8, "sent_at", cx)?.unwrap_or_default();
+        let f_text = __field::get_str(&m, fast, 9, "text", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -733,7 +733,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for AttachmentRef<'a> {
         let f_name = __field::get_opt_cx(&m, fast, 3, "name", cx, __field::str_charged)?.flatten();
         let f_sha256 = __field::get_opt_cx(&m, fast, 4, "sha256", cx, __field::str_charged)?.flatten();
         let f_size = __field::get_i64(&m, fast, 5, "size")?.unwrap_or_default();
-        let f_type = __field::get_cx(&m, fast, 6, "type", cx, __field::str_charged)?.unwrap_or_default();
+        let f_type = __field::get_str(&m, fast, 6, "type", cx)?.unwrap_or_default();
         let f_url = __field::get_opt_cx(&m, fast, 7, "url", cx, __field::str_charged)?.flatten();
         let f_width = __field::get_opt(&m, fast, 8, "width", __field::i64)?.flatten();
         cx.leave();

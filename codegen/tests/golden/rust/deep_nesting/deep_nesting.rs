@@ -92,7 +92,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for DeepLevelRef<'a> {
         let f_child = __field::get_opt_cx(&m, fast, 0, "child", cx, <DeepLevelRef as flexbuf::FlexBorrow>::decode_borrowed)?.and_then(|v| v.map(Box::new));
         let f_depth = __field::get_i64(&m, fast, 1, "depth")?.unwrap_or_default();
         let f_even = __field::get_bool(&m, fast, 2, "even")?.unwrap_or_default();
-        let f_label = __field::get_cx(&m, fast, 3, "label", cx, __field::str_charged)?.unwrap_or_default();
+        let f_label = __field::get_str(&m, fast, 3, "label", cx)?.unwrap_or_default();
         let f_weight = __field::get_f64(&m, fast, 4, "weight")?.unwrap_or_default();
         cx.leave();
         Ok(Self {

@@ -463,8 +463,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for AddressRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Address as flexbuf::FlexCoder>::FINGERPRINT, &m, &Address::LAYOUT)?;
-        let f_street = __field::get_cx(&m, fast, 0, "street", cx, __field::str_charged)?.ok_or_else(|| __missing("street"))?;
-        let f_zip = __field::get_cx(&m, fast, 1, "zip", cx, __field::str_charged)?.ok_or_else(|| __missing("zip"))?;
+        let f_street = __field::get_str(&m, fast, 0, "street", cx)?.ok_or_else(|| __missing("street"))?;
+        let f_zip = __field::get_str(&m, fast, 1, "zip", cx)?.ok_or_else(|| __missing("zip"))?;
         cx.leave();
         Ok(Self {
             street: f_street,
@@ -597,8 +597,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for ContactRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Contact as flexbuf::FlexCoder>::FINGERPRINT, &m, &Contact::LAYOUT)?;
-        let f_email = __field::get_cx(&m, fast, 0, "email", cx, __field::str_charged)?.unwrap_or_default();
-        let f_phone = __field::get_cx(&m, fast, 1, "phone", cx, __field::str_charged)?.unwrap_or("none");
+        let f_email = __field::get_str(&m, fast, 0, "email", cx)?.unwrap_or_default();
+        let f_phone = __field::get_str(&m, fast, 1, "phone", cx)?.unwrap_or("none");
         cx.leave();
         Ok(Self {
             email: f_email,
@@ -804,7 +804,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for SettingsRef<'a> {
         let f_nickname = __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::str_charged)?.flatten();
         let f_ratio = __field::get(&m, fast, 4, "ratio", __field::f32)?.unwrap_or(0.5_f32);
         let f_tags = __field::get_cx(&m, fast, 5, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
-        let f_theme = __field::get_cx(&m, fast, 6, "theme", cx, __field::str_charged)?.unwrap_or("light");
+        let f_theme = __field::get_str(&m, fast, 6, "theme", cx)?.unwrap_or("light");
         let f_volume = __field::get(&m, fast, 7, "volume", __field::u8)?.unwrap_or(5_u8);
         cx.leave();
         Ok(Self {
@@ -1476,7 +1476,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for SellerRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Seller as flexbuf::FlexCoder>::FINGERPRINT, &m, &Seller::LAYOUT)?;
         let f_id = __field::get(&m, fast, 0, "id", __field::u64)?.ok_or_else(|| __missing("id"))?;
-        let f_name = __field::get_cx(&m, fast, 1, "name", cx, __field::str_charged)?.ok_or_else(|| __missing("name"))?;
+        let f_name = __field::get_str(&m, fast, 1, "name", cx)?.ok_or_else(|| __missing("name"))?;
         let f_rating = __field::get(&m, fast, 2, "rating", __field::u8)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -1627,7 +1627,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ItemRef<'a> {
         let f_price = __field::get_f64(&m, fast, 0, "price")?.unwrap_or_default();
         let f_qty = __field::get(&m, fast, 1, "qty", __field::u16)?.unwrap_or_default();
         let f_seller = __field::get_cx(&m, fast, 2, "seller", cx, <SellerRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("seller"))?;
-        let f_sku = __field::get_cx(&m, fast, 3, "sku", cx, __field::str_charged)?.ok_or_else(|| __missing("sku"))?;
+        let f_sku = __field::get_str(&m, fast, 3, "sku", cx)?.ok_or_else(|| __missing("sku"))?;
         let f_tags = __field::get_cx(&m, fast, 4, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -1824,7 +1824,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for OrderRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Order as flexbuf::FlexCoder>::FINGERPRINT, &m, &Order::LAYOUT)?;
         let f_by_sku = __field::get_cx(&m, fast, 0, "by_sku", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
-        let f_label = __field::get_cx(&m, fast, 1, "display label", cx, __field::str_charged)?.unwrap_or_default();
+        let f_label = __field::get_str(&m, fast, 1, "display label", cx)?.unwrap_or_default();
         let f_id = __field::get_i64(&m, fast, 2, "id")?.ok_or_else(|| __missing("id"))?;
         let f_items = __field::get_cx(&m, fast, 3, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         let f_matrix = __field::get_cx(&m, fast, 4, "matrix", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_cow::<i32>(e1, cx, __field::i32) }) })?.unwrap_or_default();

@@ -321,7 +321,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for RemoveFieldRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<RemoveField as flexbuf::FlexCoder>::FINGERPRINT, &m, &RemoveField::LAYOUT)?;
         let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
-        let f_legacy = __field::get_cx(&m, fast, 1, "legacy", cx, __field::str_charged)?.unwrap_or_default();
+        let f_legacy = __field::get_str(&m, fast, 1, "legacy", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -435,7 +435,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for RenameRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Rename as flexbuf::FlexCoder>::FINGERPRINT, &m, &Rename::LAYOUT)?;
-        let f_title = __field::get_cx(&m, fast, 0, "title", cx, __field::str_charged)?.unwrap_or_default();
+        let f_title = __field::get_str(&m, fast, 0, "title", cx)?.unwrap_or_default();
         let f_year = __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -558,7 +558,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ReorderRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Reorder as flexbuf::FlexCoder>::FINGERPRINT, &m, &Reorder::LAYOUT)?;
         let f_a = __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default();
-        let f_b = __field::get_cx(&m, fast, 1, "b", cx, __field::str_charged)?.unwrap_or_default();
+        let f_b = __field::get_str(&m, fast, 1, "b", cx)?.unwrap_or_default();
         let f_c = __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -789,7 +789,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for RetypeRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Retype as flexbuf::FlexCoder>::FINGERPRINT, &m, &Retype::LAYOUT)?;
-        let f_code = __field::get_cx(&m, fast, 0, "code", cx, __field::str_charged)?.unwrap_or_default();
+        let f_code = __field::get_str(&m, fast, 0, "code", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             code: f_code,
@@ -895,7 +895,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for MemberRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Member as flexbuf::FlexCoder>::FINGERPRINT, &m, &Member::LAYOUT)?;
-        let f_name = __field::get_cx(&m, fast, 0, "name", cx, __field::str_charged)?.unwrap_or_default();
+        let f_name = __field::get_str(&m, fast, 0, "name", cx)?.unwrap_or_default();
         let f_status = __field::get_cx(&m, fast, 1, "status", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {

@@ -345,7 +345,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for AddRequiredRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<AddRequired as flexbuf::FlexCoder>::FINGERPRINT, &m, &AddRequired::LAYOUT)?;
         let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
-        let f_owner = __field::get_cx(&m, fast, 1, "owner", cx, __field::str_charged)?.ok_or_else(|| __missing("owner"))?;
+        let f_owner = __field::get_str(&m, fast, 1, "owner", cx)?.ok_or_else(|| __missing("owner"))?;
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -545,7 +545,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for RenameRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Rename as flexbuf::FlexCoder>::FINGERPRINT, &m, &Rename::LAYOUT)?;
-        let f_name = __field::get_cx(&m, fast, 0, "title", cx, __field::str_charged)?.unwrap_or_default();
+        let f_name = __field::get_str(&m, fast, 0, "title", cx)?.unwrap_or_default();
         let f_year = __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -668,7 +668,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ReorderRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Reorder as flexbuf::FlexCoder>::FINGERPRINT, &m, &Reorder::LAYOUT)?;
         let f_a = __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default();
-        let f_b = __field::get_cx(&m, fast, 1, "b", cx, __field::str_charged)?.unwrap_or_default();
+        let f_b = __field::get_str(&m, fast, 1, "b", cx)?.unwrap_or_default();
         let f_c = __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -999,8 +999,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for MemberRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Member as flexbuf::FlexCoder>::FINGERPRINT, &m, &Member::LAYOUT)?;
-        let f_name = __field::get_cx(&m, fast, 0, "name", cx, __field::str_charged)?.unwrap_or_default();
-        let f_role = __field::get_cx(&m, fast, 1, "role", cx, __field::str_charged)?.ok_or_else(|| __missing("role"))?;
+        let f_name = __field::get_str(&m, fast, 0, "name", cx)?.unwrap_or_default();
+        let f_role = __field::get_str(&m, fast, 1, "role", cx)?.ok_or_else(|| __missing("role"))?;
         let f_status = __field::get_cx(&m, fast, 2, "status", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {

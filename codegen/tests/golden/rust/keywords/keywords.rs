@@ -473,7 +473,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ObjectRef<'a> {
         let f_proto = __field::get(&m, fast, 2, "__proto__", __field::i32)?.unwrap_or_default();
         let f_async = __field::get(&m, fast, 3, "async", __field::i32)?.unwrap_or_default();
         let f_b = __field::get(&m, fast, 4, "b", __field::i32)?.unwrap_or_default();
-        let f_class = __field::get_cx(&m, fast, 5, "class", cx, __field::str_charged)?.unwrap_or_default();
+        let f_class = __field::get_str(&m, fast, 5, "class", cx)?.unwrap_or_default();
         let f_cls = __field::get(&m, fast, 6, "cls", __field::i32)?.unwrap_or_default();
         let f_constructor = __field::get(&m, fast, 7, "constructor", __field::i32)?.unwrap_or_default();
         let f_crate_ = __field::get(&m, fast, 8, "crate", __field::i32)?.unwrap_or_default();
@@ -499,12 +499,12 @@ impl<'a> flexbuf::FlexBorrow<'a> for ObjectRef<'a> {
         let f_object = __field::get(&m, fast, 28, "object", __field::i32)?.unwrap_or_default();
         let f_other = __field::get(&m, fast, 29, "other", __field::i32)?.unwrap_or_default();
         let f_r = __field::get(&m, fast, 30, "r", __field::i32)?.unwrap_or_default();
-        let f_raw = __field::get_cx(&m, fast, 31, "raw", cx, __field::str_charged)?.unwrap_or_default();
+        let f_raw = __field::get_str(&m, fast, 31, "raw", cx)?.unwrap_or_default();
         let f_read = __field::get(&m, fast, 32, "read", __field::i32)?.unwrap_or_default();
         let f_read_field = __field::get(&m, fast, 33, "readField", __field::i32)?.unwrap_or_default();
         let f_self_ = __field::get(&m, fast, 34, "self", __field::i32)?.unwrap_or_default();
         let f_super_ = __field::get(&m, fast, 35, "super", __field::i32)?.unwrap_or_default();
-        let f_type = __field::get_cx(&m, fast, 36, "type", cx, __field::str_charged)?.unwrap_or_default();
+        let f_type = __field::get_str(&m, fast, 36, "type", cx)?.unwrap_or_default();
         let f_typeof = __field::get(&m, fast, 37, "typeof", __field::i32)?.unwrap_or_default();
         let f_val = __field::get(&m, fast, 38, "val", __field::i32)?.unwrap_or_default();
         let f_value = __field::get(&m, fast, 39, "value", __field::i32)?.unwrap_or_default();
@@ -956,7 +956,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for StringRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<String as flexbuf::FlexCoder>::FINGERPRINT, &m, &String::LAYOUT)?;
         let f_o = __field::get_opt(&m, fast, 0, "o", __field::i32)?.flatten();
-        let f_s = __field::get_cx(&m, fast, 1, "s", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s = __field::get_str(&m, fast, 1, "s", cx)?.unwrap_or_default();
         let f_v = __field::get_cx(&m, fast, 2, "v", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i32>(v, cx, __field::i32) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -1327,7 +1327,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ErrorRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Error as flexbuf::FlexCoder>::FINGERPRINT, &m, &Error::LAYOUT)?;
         let f_code = __field::get(&m, fast, 0, "code", __field::i32)?.unwrap_or(7_i32);
-        let f_text = __field::get_cx(&m, fast, 1, "message", cx, __field::str_charged)?.unwrap_or_default();
+        let f_text = __field::get_str(&m, fast, 1, "message", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             text: f_text,

@@ -189,7 +189,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for MetricSeriesRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<MetricSeries as flexbuf::FlexCoder>::FINGERPRINT, &m, &MetricSeries::LAYOUT)?;
-        let f_name = __field::get_cx(&m, fast, 0, "name", cx, __field::str_charged)?.unwrap_or_default();
+        let f_name = __field::get_str(&m, fast, 0, "name", cx)?.unwrap_or_default();
         let f_points = __field::get_cx(&m, fast, 1, "points", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<f64>(v, cx, __field::f64) })?.unwrap_or_default();
         let f_step_s = __field::get_i64(&m, fast, 2, "step_s")?.unwrap_or_default();
         cx.leave();

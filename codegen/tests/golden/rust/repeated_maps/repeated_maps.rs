@@ -212,10 +212,10 @@ impl<'a> flexbuf::FlexBorrow<'a> for RepeatedRowRef<'a> {
         let f_balance = __field::get_f64(&m, fast, 1, "balance")?.unwrap_or_default();
         let f_id = __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default();
         let f_logins = __field::get_i64(&m, fast, 3, "logins")?.unwrap_or_default();
-        let f_name = __field::get_cx(&m, fast, 4, "name", cx, __field::str_charged)?.unwrap_or_default();
-        let f_region = __field::get_cx(&m, fast, 5, "region", cx, __field::str_charged)?.unwrap_or_default();
-        let f_status = __field::get_cx(&m, fast, 6, "status", cx, __field::str_charged)?.unwrap_or_default();
-        let f_updated_at = __field::get_cx(&m, fast, 7, "updated_at", cx, __field::str_charged)?.unwrap_or_default();
+        let f_name = __field::get_str(&m, fast, 4, "name", cx)?.unwrap_or_default();
+        let f_region = __field::get_str(&m, fast, 5, "region", cx)?.unwrap_or_default();
+        let f_status = __field::get_str(&m, fast, 6, "status", cx)?.unwrap_or_default();
+        let f_updated_at = __field::get_str(&m, fast, 7, "updated_at", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,

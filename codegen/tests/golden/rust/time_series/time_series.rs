@@ -101,10 +101,10 @@ impl<'a> flexbuf::FlexBorrow<'a> for TimeSeriesRef<'a> {
         let fast = cx.layout_proven(<TimeSeries as flexbuf::FlexCoder>::FINGERPRINT, &m, &TimeSeries::LAYOUT)?;
         let f_interval_ms = __field::get_i64(&m, fast, 0, "interval_ms")?.unwrap_or_default();
         let f_quality = __field::get_cx(&m, fast, 1, "quality", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
-        let f_sensor = __field::get_cx(&m, fast, 2, "sensor", cx, __field::str_charged)?.unwrap_or_default();
+        let f_sensor = __field::get_str(&m, fast, 2, "sensor", cx)?.unwrap_or_default();
         let f_start = __field::get_i64(&m, fast, 3, "start")?.unwrap_or_default();
         let f_timestamps = __field::get_cx(&m, fast, 4, "timestamps", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
-        let f_unit = __field::get_cx(&m, fast, 5, "unit", cx, __field::str_charged)?.unwrap_or_default();
+        let f_unit = __field::get_str(&m, fast, 5, "unit", cx)?.unwrap_or_default();
         let f_values = __field::get_cx(&m, fast, 6, "values", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<f64>(v, cx, __field::f64) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {

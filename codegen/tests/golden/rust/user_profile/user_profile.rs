@@ -286,22 +286,22 @@ impl<'a> flexbuf::FlexBorrow<'a> for UserProfileRef<'a> {
         let fast = cx.layout_proven(<UserProfile as flexbuf::FlexCoder>::FINGERPRINT, &m, &UserProfile::LAYOUT)?;
         let f_address = __field::get_cx(&m, fast, 0, "address", cx, <UserAddressRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("address"))?;
         let f_age = __field::get_i64(&m, fast, 1, "age")?.unwrap_or_default();
-        let f_avatar_url = __field::get_cx(&m, fast, 2, "avatar_url", cx, __field::str_charged)?.unwrap_or_default();
-        let f_bio = __field::get_cx(&m, fast, 3, "bio", cx, __field::str_charged)?.unwrap_or_default();
+        let f_avatar_url = __field::get_str(&m, fast, 2, "avatar_url", cx)?.unwrap_or_default();
+        let f_bio = __field::get_str(&m, fast, 3, "bio", cx)?.unwrap_or_default();
         let f_birthday = __field::get_opt_cx(&m, fast, 4, "birthday", cx, __field::str_charged)?.flatten();
-        let f_created_at = __field::get_cx(&m, fast, 5, "created_at", cx, __field::str_charged)?.unwrap_or_default();
-        let f_display_name = __field::get_cx(&m, fast, 6, "display_name", cx, __field::str_charged)?.unwrap_or_default();
-        let f_email = __field::get_cx(&m, fast, 7, "email", cx, __field::str_charged)?.unwrap_or_default();
+        let f_created_at = __field::get_str(&m, fast, 5, "created_at", cx)?.unwrap_or_default();
+        let f_display_name = __field::get_str(&m, fast, 6, "display_name", cx)?.unwrap_or_default();
+        let f_email = __field::get_str(&m, fast, 7, "email", cx)?.unwrap_or_default();
         let f_email_verified = __field::get_bool(&m, fast, 8, "email_verified")?.unwrap_or_default();
         let f_id = __field::get_i64(&m, fast, 9, "id")?.unwrap_or_default();
         let f_is_admin = __field::get_bool(&m, fast, 10, "is_admin")?.unwrap_or_default();
         let f_is_bot = __field::get_bool(&m, fast, 11, "is_bot")?.unwrap_or_default();
         let f_karma_ratio = __field::get_f64(&m, fast, 12, "karma_ratio")?.unwrap_or_default();
-        let f_last_login_at = __field::get_cx(&m, fast, 13, "last_login_at", cx, __field::str_charged)?.unwrap_or_default();
+        let f_last_login_at = __field::get_str(&m, fast, 13, "last_login_at", cx)?.unwrap_or_default();
         let f_linked_accounts = __field::get_cx(&m, fast, 14, "linked_accounts", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <LinkedAccountRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
-        let f_locale = __field::get_cx(&m, fast, 15, "locale", cx, __field::str_charged)?.unwrap_or_default();
-        let f_phone = __field::get_cx(&m, fast, 16, "phone", cx, __field::str_charged)?.unwrap_or_default();
-        let f_pronouns = __field::get_cx(&m, fast, 17, "pronouns", cx, __field::str_charged)?.unwrap_or_default();
+        let f_locale = __field::get_str(&m, fast, 15, "locale", cx)?.unwrap_or_default();
+        let f_phone = __field::get_str(&m, fast, 16, "phone", cx)?.unwrap_or_default();
+        let f_pronouns = __field::get_str(&m, fast, 17, "pronouns", cx)?.unwrap_or_default();
         let f_referrer_id = __field::get_opt(&m, fast, 18, "referrer_id", __field::i64)?.flatten();
         let f_reputation = __field::get_i64(&m, fast, 19, "reputation")?.unwrap_or_default();
         let f_score = __field::get_f64(&m, fast, 20, "score")?.unwrap_or_default();
@@ -309,12 +309,12 @@ impl<'a> flexbuf::FlexBorrow<'a> for UserProfileRef<'a> {
         let f_stats = __field::get_cx(&m, fast, 22, "stats", cx, <UserStatsRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("stats"))?;
         let f_subscription = __field::get_cx(&m, fast, 23, "subscription", cx, <SubscriptionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("subscription"))?;
         let f_tags = __field::get_cx(&m, fast, 24, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
-        let f_timezone = __field::get_cx(&m, fast, 25, "timezone", cx, __field::str_charged)?.unwrap_or_default();
-        let f_updated_at = __field::get_cx(&m, fast, 26, "updated_at", cx, __field::str_charged)?.unwrap_or_default();
-        let f_username = __field::get_cx(&m, fast, 27, "username", cx, __field::str_charged)?.unwrap_or_default();
-        let f_uuid = __field::get_cx(&m, fast, 28, "uuid", cx, __field::str_charged)?.unwrap_or_default();
+        let f_timezone = __field::get_str(&m, fast, 25, "timezone", cx)?.unwrap_or_default();
+        let f_updated_at = __field::get_str(&m, fast, 26, "updated_at", cx)?.unwrap_or_default();
+        let f_username = __field::get_str(&m, fast, 27, "username", cx)?.unwrap_or_default();
+        let f_uuid = __field::get_str(&m, fast, 28, "uuid", cx)?.unwrap_or_default();
         let f_verified = __field::get_bool(&m, fast, 29, "verified")?.unwrap_or_default();
-        let f_website = __field::get_cx(&m, fast, 30, "website", cx, __field::str_charged)?.unwrap_or_default();
+        let f_website = __field::get_str(&m, fast, 30, "website", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -687,11 +687,11 @@ impl<'a> flexbuf::FlexBorrow<'a> for UserAddressRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<UserAddress as flexbuf::FlexCoder>::FINGERPRINT, &m, &UserAddress::LAYOUT)?;
-        let f_city = __field::get_cx(&m, fast, 0, "city", cx, __field::str_charged)?.unwrap_or_default();
-        let f_country = __field::get_cx(&m, fast, 1, "country", cx, __field::str_charged)?.unwrap_or_default();
+        let f_city = __field::get_str(&m, fast, 0, "city", cx)?.unwrap_or_default();
+        let f_country = __field::get_str(&m, fast, 1, "country", cx)?.unwrap_or_default();
         let f_geo = __field::get_cx(&m, fast, 2, "geo", cx, <GeoPointRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("geo"))?;
-        let f_street = __field::get_cx(&m, fast, 3, "street", cx, __field::str_charged)?.unwrap_or_default();
-        let f_zip = __field::get_cx(&m, fast, 4, "zip", cx, __field::str_charged)?.unwrap_or_default();
+        let f_street = __field::get_str(&m, fast, 3, "street", cx)?.unwrap_or_default();
+        let f_zip = __field::get_str(&m, fast, 4, "zip", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             street: f_street,
@@ -948,9 +948,9 @@ impl<'a> flexbuf::FlexBorrow<'a> for UserSettingsRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<UserSettings as flexbuf::FlexCoder>::FINGERPRINT, &m, &UserSettings::LAYOUT)?;
         let f_font_scale = __field::get_f64(&m, fast, 0, "font_scale")?.unwrap_or_default();
-        let f_language = __field::get_cx(&m, fast, 1, "language", cx, __field::str_charged)?.unwrap_or_default();
+        let f_language = __field::get_str(&m, fast, 1, "language", cx)?.unwrap_or_default();
         let f_notifications = __field::get_cx(&m, fast, 2, "notifications", cx, <NotificationSettingsRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("notifications"))?;
-        let f_theme = __field::get_cx(&m, fast, 3, "theme", cx, __field::str_charged)?.unwrap_or_default();
+        let f_theme = __field::get_str(&m, fast, 3, "theme", cx)?.unwrap_or_default();
         let f_two_factor = __field::get_bool(&m, fast, 4, "two_factor")?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -1211,10 +1211,10 @@ impl<'a> flexbuf::FlexBorrow<'a> for LinkedAccountRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<LinkedAccount as flexbuf::FlexCoder>::FINGERPRINT, &m, &LinkedAccount::LAYOUT)?;
-        let f_handle = __field::get_cx(&m, fast, 0, "handle", cx, __field::str_charged)?.unwrap_or_default();
-        let f_linked_at = __field::get_cx(&m, fast, 1, "linked_at", cx, __field::str_charged)?.unwrap_or_default();
+        let f_handle = __field::get_str(&m, fast, 0, "handle", cx)?.unwrap_or_default();
+        let f_linked_at = __field::get_str(&m, fast, 1, "linked_at", cx)?.unwrap_or_default();
         let f_primary = __field::get_bool(&m, fast, 2, "primary")?.unwrap_or_default();
-        let f_provider = __field::get_cx(&m, fast, 3, "provider", cx, __field::str_charged)?.unwrap_or_default();
+        let f_provider = __field::get_str(&m, fast, 3, "provider", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             provider: f_provider,
@@ -1499,9 +1499,9 @@ impl<'a> flexbuf::FlexBorrow<'a> for SubscriptionRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Subscription as flexbuf::FlexCoder>::FINGERPRINT, &m, &Subscription::LAYOUT)?;
-        let f_plan = __field::get_cx(&m, fast, 0, "plan", cx, __field::str_charged)?.unwrap_or_default();
+        let f_plan = __field::get_str(&m, fast, 0, "plan", cx)?.unwrap_or_default();
         let f_price = __field::get_f64(&m, fast, 1, "price")?.unwrap_or_default();
-        let f_renews_at = __field::get_cx(&m, fast, 2, "renews_at", cx, __field::str_charged)?.unwrap_or_default();
+        let f_renews_at = __field::get_str(&m, fast, 2, "renews_at", cx)?.unwrap_or_default();
         let f_seats = __field::get_i64(&m, fast, 3, "seats")?.unwrap_or_default();
         cx.leave();
         Ok(Self {

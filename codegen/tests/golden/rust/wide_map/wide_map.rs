@@ -755,22 +755,22 @@ impl<'a> flexbuf::FlexBorrow<'a> for WideMapRef<'a> {
         let f_n_69 = __field::get_opt_cx(&m, fast, 61, "n_69", cx, __field::str_charged)?.flatten();
         let f_n_74 = __field::get_opt_cx(&m, fast, 62, "n_74", cx, __field::str_charged)?.flatten();
         let f_n_79 = __field::get_opt_cx(&m, fast, 63, "n_79", cx, __field::str_charged)?.flatten();
-        let f_s_03 = __field::get_cx(&m, fast, 64, "s_03", cx, __field::str_charged)?.unwrap_or_default();
-        let f_s_08 = __field::get_cx(&m, fast, 65, "s_08", cx, __field::str_charged)?.unwrap_or_default();
-        let f_s_13 = __field::get_cx(&m, fast, 66, "s_13", cx, __field::str_charged)?.unwrap_or_default();
-        let f_s_18 = __field::get_cx(&m, fast, 67, "s_18", cx, __field::str_charged)?.unwrap_or_default();
-        let f_s_23 = __field::get_cx(&m, fast, 68, "s_23", cx, __field::str_charged)?.unwrap_or_default();
-        let f_s_28 = __field::get_cx(&m, fast, 69, "s_28", cx, __field::str_charged)?.unwrap_or_default();
-        let f_s_33 = __field::get_cx(&m, fast, 70, "s_33", cx, __field::str_charged)?.unwrap_or_default();
-        let f_s_38 = __field::get_cx(&m, fast, 71, "s_38", cx, __field::str_charged)?.unwrap_or_default();
-        let f_s_43 = __field::get_cx(&m, fast, 72, "s_43", cx, __field::str_charged)?.unwrap_or_default();
-        let f_s_48 = __field::get_cx(&m, fast, 73, "s_48", cx, __field::str_charged)?.unwrap_or_default();
-        let f_s_53 = __field::get_cx(&m, fast, 74, "s_53", cx, __field::str_charged)?.unwrap_or_default();
-        let f_s_58 = __field::get_cx(&m, fast, 75, "s_58", cx, __field::str_charged)?.unwrap_or_default();
-        let f_s_63 = __field::get_cx(&m, fast, 76, "s_63", cx, __field::str_charged)?.unwrap_or_default();
-        let f_s_68 = __field::get_cx(&m, fast, 77, "s_68", cx, __field::str_charged)?.unwrap_or_default();
-        let f_s_73 = __field::get_cx(&m, fast, 78, "s_73", cx, __field::str_charged)?.unwrap_or_default();
-        let f_s_78 = __field::get_cx(&m, fast, 79, "s_78", cx, __field::str_charged)?.unwrap_or_default();
+        let f_s_03 = __field::get_str(&m, fast, 64, "s_03", cx)?.unwrap_or_default();
+        let f_s_08 = __field::get_str(&m, fast, 65, "s_08", cx)?.unwrap_or_default();
+        let f_s_13 = __field::get_str(&m, fast, 66, "s_13", cx)?.unwrap_or_default();
+        let f_s_18 = __field::get_str(&m, fast, 67, "s_18", cx)?.unwrap_or_default();
+        let f_s_23 = __field::get_str(&m, fast, 68, "s_23", cx)?.unwrap_or_default();
+        let f_s_28 = __field::get_str(&m, fast, 69, "s_28", cx)?.unwrap_or_default();
+        let f_s_33 = __field::get_str(&m, fast, 70, "s_33", cx)?.unwrap_or_default();
+        let f_s_38 = __field::get_str(&m, fast, 71, "s_38", cx)?.unwrap_or_default();
+        let f_s_43 = __field::get_str(&m, fast, 72, "s_43", cx)?.unwrap_or_default();
+        let f_s_48 = __field::get_str(&m, fast, 73, "s_48", cx)?.unwrap_or_default();
+        let f_s_53 = __field::get_str(&m, fast, 74, "s_53", cx)?.unwrap_or_default();
+        let f_s_58 = __field::get_str(&m, fast, 75, "s_58", cx)?.unwrap_or_default();
+        let f_s_63 = __field::get_str(&m, fast, 76, "s_63", cx)?.unwrap_or_default();
+        let f_s_68 = __field::get_str(&m, fast, 77, "s_68", cx)?.unwrap_or_default();
+        let f_s_73 = __field::get_str(&m, fast, 78, "s_73", cx)?.unwrap_or_default();
+        let f_s_78 = __field::get_str(&m, fast, 79, "s_78", cx)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             i_00: f_i_00,
