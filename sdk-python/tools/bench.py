@@ -6,9 +6,14 @@ decode/encode (classes from `flexbuf gen --lang python`) against
 (JSON and MessagePack; typed Structs built from the same schemas, with the
 same field names, wire names and defaults).
 
-Each measurement auto-calibrates its loop count so one repeat takes at least
-20 ms (one call for slow peers), runs 7 repeats and reports the median time
-per call. Prints Markdown tables and writes them to target/python-bench.md,
+The contenders of one comparison (one fixture's loads, say) are timed
+together, interleaved: each calibrates its loop count so one batch takes
+about 10 ms of CPU time (one call for slow peers), then in each of 15 rounds
+every contender runs one batch, in an order that rotates, timed on the
+thread's CPU clock; the median over rounds is reported. On a machine whose
+cores are shared, a neighbour's job then slows every contender of a round
+alike instead of whichever ran at the time (sequential medians of 7 moved by
+more than 10% between runs). Prints Markdown tables and writes them to target/python-bench.md,
 and every median to target/python-bench.json (from which `cargo xtask bench
 python` writes the Python section of docs/benchmarks.md and its chart).
 """
@@ -41,35 +46,51 @@ import flexbuf
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "conformance" / "fixtures"
 SCHEMAS = ROOT / "conformance" / "schemas"
-REPEATS = 7
-MIN_REPEAT_S = 0.02
+REPEATS = 15
+MIN_REPEAT_S = 0.01
 
 
-def measure(fn: Callable[[], object]) -> float:
-    """Median seconds per call."""
+def calibrate(fn: Callable[[], object]) -> int:
+    """Calls per batch so that one batch takes about MIN_REPEAT_S of CPU time."""
     fn()
     loops = 1
     while True:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         for _ in range(loops):
             fn()
-        dt = time.perf_counter() - t0
+        dt = time.thread_time() - t0
         if dt >= MIN_REPEAT_S or loops >= 1 << 20:
-            break
+            return loops
         loops = max(loops * 2, int(loops * MIN_REPEAT_S / max(dt, 1e-9)))
-    times = []
+
+
+def measure_group(fns: dict[str, Callable[[], object]]) -> dict[str, float]:
+    """Median CPU seconds per call of each contender, timed interleaved."""
+    names = list(fns)
+    loops = {n: calibrate(fns[n]) for n in names}
+    samples: dict[str, list[float]] = {n: [] for n in names}
     gc_was = gc.isenabled()
     gc.disable()
     try:
-        for _ in range(REPEATS):
-            t0 = time.perf_counter()
-            for _ in range(loops):
-                fn()
-            times.append((time.perf_counter() - t0) / loops)
+        for r in range(REPEATS):
+            order = names[r % len(names):] + names[:r % len(names)]
+            if r % 2:
+                order.reverse()
+            for n in order:
+                fn, k = fns[n], loops[n]
+                t0 = time.thread_time()
+                for _ in range(k):
+                    fn()
+                samples[n].append((time.thread_time() - t0) / k)
     finally:
         if gc_was:
             gc.enable()
-    return statistics.median(times)
+    return {n: statistics.median(samples[n]) for n in names}
+
+
+def measure(fn: Callable[[], object]) -> float:
+    """Median CPU seconds per call of one contender."""
+    return measure_group({"x": fn})["x"]
 
 
 def generate_models(out: Path) -> dict[str, ModuleType]:
@@ -208,15 +229,20 @@ def main() -> int:
             mp = msgspec.msgpack.encode(obj)
             try:
                 peer = flexbuffers.Dumps(obj)
+                # The pure-Python peer takes milliseconds: timed on its own.
                 peer_loads: float | None = measure(lambda: flexbuffers.Loads(peer))
                 peer_dumps: float | None = measure(lambda: flexbuffers.Dumps(obj))
             except Exception:  # the peer rejects non-ASCII keys
                 peer_loads = peer_dumps = None
-            t_loads = measure(lambda: flexbuf.loads(fb))
-            t_json = measure(lambda: json.loads(text))
-            t_orjson = measure(lambda: orjson.loads(oj))
-            t_mj = measure(lambda: msgspec.json.decode(oj))
-            t_mp = measure(lambda: msgspec.msgpack.decode(mp))
+            t = measure_group({
+                "flexbuf": lambda: flexbuf.loads(fb),
+                "json": lambda: json.loads(text),
+                "orjson": lambda: orjson.loads(oj),
+                "msgspec_json": lambda: msgspec.json.decode(oj),
+                "msgspec_msgpack": lambda: msgspec.msgpack.decode(mp),
+            })
+            t_loads, t_json, t_orjson = t["flexbuf"], t["json"], t["orjson"]
+            t_mj, t_mp = t["msgspec_json"], t["msgspec_msgpack"]
             record("loads", flexbuf=t_loads, orjson=t_orjson, msgspec_json=t_mj,
                    msgspec_msgpack=t_mp, json=t_json)
             untyped.append(
@@ -228,11 +254,15 @@ def main() -> int:
             if t_orjson <= t_loads:
                 met["loads_vs_orjson"] = False
             wins["loads_vs_orjson"].append(t_orjson > t_loads)
-            d_fb = measure(lambda: flexbuf.dumps(obj))
-            d_json = measure(lambda: json.dumps(obj, ensure_ascii=False))
-            d_orjson = measure(lambda: orjson.dumps(obj))
-            d_mj = measure(lambda: msgspec.json.encode(obj))
-            d_mp = measure(lambda: msgspec.msgpack.encode(obj))
+            d = measure_group({
+                "flexbuf": lambda: flexbuf.dumps(obj),
+                "json": lambda: json.dumps(obj, ensure_ascii=False),
+                "orjson": lambda: orjson.dumps(obj),
+                "msgspec_json": lambda: msgspec.json.encode(obj),
+                "msgspec_msgpack": lambda: msgspec.msgpack.encode(obj),
+            })
+            d_fb, d_json, d_orjson = d["flexbuf"], d["json"], d["orjson"]
+            d_mj, d_mp = d["msgspec_json"], d["msgspec_msgpack"]
             record("dumps", flexbuf=d_fb, orjson=d_orjson, msgspec_json=d_mj,
                    msgspec_msgpack=d_mp, json=d_json)
             dumps_rows.append(
@@ -257,12 +287,18 @@ def main() -> int:
             smp = msgspec.msgpack.encode(sv)
             sj = msgspec.json.encode(sv)
             assert msgspec.msgpack.decode(smp, type=root_struct) == sv
-            t_dec = measure(lambda: cls.decode(typed))
-            t_smp = measure(lambda: msgspec.msgpack.decode(smp, type=root_struct))
-            t_sj = measure(lambda: msgspec.json.decode(sj, type=root_struct))
-            t_enc = measure(lambda: value.encode())
-            t_emp = measure(lambda: msgspec.msgpack.encode(sv))
-            t_ej = measure(lambda: msgspec.json.encode(sv))
+            td = measure_group({
+                "flexbuf": lambda: cls.decode(typed),
+                "msgspec_msgpack": lambda: msgspec.msgpack.decode(smp, type=root_struct),
+                "msgspec_json": lambda: msgspec.json.decode(sj, type=root_struct),
+            })
+            t_dec, t_smp, t_sj = td["flexbuf"], td["msgspec_msgpack"], td["msgspec_json"]
+            te = measure_group({
+                "flexbuf": lambda: value.encode(),
+                "msgspec_msgpack": lambda: msgspec.msgpack.encode(sv),
+                "msgspec_json": lambda: msgspec.json.encode(sv),
+            })
+            t_enc, t_emp, t_ej = te["flexbuf"], te["msgspec_msgpack"], te["msgspec_json"]
             typed_names.append(name)
             record("typed decode", flexbuf=t_dec, msgspec_msgpack=t_smp, msgspec_json=t_sj)
             record("typed encode", flexbuf=t_enc, msgspec_msgpack=t_emp, msgspec_json=t_ej)
@@ -276,15 +312,18 @@ def main() -> int:
             wins["typed_encode_vs_msgspec_json"].append(t_ej > t_enc)
 
         api = flexbuf.dumps(json.loads((FIXTURES / "api_response.json").read_text()))
-        t_one = measure(lambda: flexbuf.read(api)["items"][50]["name"])
-        t_one_v = measure(lambda: flexbuf.read(api, verify=True)["items"][50]["name"])
-        t_full = measure(lambda: flexbuf.loads(api))
+        one = measure_group({
+            "lazy": lambda: flexbuf.read(api)["items"][50]["name"],
+            "verified": lambda: flexbuf.read(api, verify=True)["items"][50]["name"],
+            "full": lambda: flexbuf.loads(api),
+        })
+        t_one, t_one_v, t_full = one["lazy"], one["verified"], one["full"]
 
     out: list[str] = []
     out.append(
         f"Python {platform.python_version()}, {platform.machine()}; flexbuf "
-        f"(release build), orjson {orjson.__version__}, msgspec {msgspec.__version__}. Median of "
-        f"{REPEATS} repeats, µs per call."
+        f"(release build), orjson {orjson.__version__}, msgspec {msgspec.__version__}. Median "
+        f"of {REPEATS} interleaved rounds, µs of CPU time per call."
     )
     out.append("")
     out.append("**loads** (bytes → Python objects; flexbuf checks as it builds, in one pass below 1 MiB)")
