@@ -914,10 +914,14 @@ impl Builder {
         pairs.clear();
         // Each entry carries its key's first eight bytes as a big-endian
         // word, so most comparisons are one integer compare.
+        let prefix = |s: &Slot| {
+            let k = key(s);
+            crate::word::key_word(k, 0, k.len())
+        };
         pairs.extend(
             self.stack[start..]
                 .chunks_exact(2)
-                .map(|c| (key_prefix(key(&c[0])), c[0], c[1])),
+                .map(|c| (prefix(&c[0]), c[0], c[1])),
         );
         pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| key(&a.1).cmp(key(&b.1))));
         let dup = pairs
@@ -1470,17 +1474,6 @@ fn slot_key<'b>(buf: &'b [u8], s: &Slot) -> &'b [u8] {
         return &tail[..s.len as usize];
     }
     &tail[..tail.iter().position(|&b| b == 0).unwrap_or(tail.len())]
-}
-
-/// The first eight bytes of `key` as a big-endian word (zero past its end):
-/// ordering these words orders the keys by their first eight bytes, as
-/// `strcmp` does (a key that ends first is smaller, and keys hold no NUL).
-#[inline(always)]
-fn key_prefix(key: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    let n = key.len().min(8);
-    w[..n].copy_from_slice(&key[..n]);
-    u64::from_be_bytes(w)
 }
 
 /// Byte order of two keys, deciding on the first byte without a library call

@@ -22,15 +22,7 @@ struct Entry {
     words: (u64, u64),
 }
 
-use crate::word::{word, zero_bytes};
-
-/// Little-endian load of `N` bytes at `i` (caller checks bounds).
-#[inline(always)]
-fn load<const N: usize>(b: &[u8], i: usize) -> [u8; N] {
-    let mut w = [0u8; N];
-    w.copy_from_slice(&b[i..i + N]);
-    w
-}
+use crate::word::{load, word, zero_bytes};
 
 /// Up to 16 bytes folded into two words with overlapping loads, so a short
 /// key (the usual case) costs no loop: equal inputs give equal words, and

@@ -253,9 +253,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A boolean.
-    // Always inlined where optimised (a call per value costs more than the read);
-    // a hint in debug builds, where inlining grows the stack frames of
-    // recursive callers (a 1,000-deep `inspect` overflowed).
+    // Always inlined where optimised; see `read_float`.
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn as_bool(&self) -> Result<bool> {
@@ -267,9 +265,7 @@ impl<'a> Reader<'a> {
 
     /// A signed integer, from any integer type of any width (an unsigned value
     /// above `i64::MAX` is out of range).
-    // Always inlined where optimised (a call per value costs more than the read);
-    // a hint in debug builds, where inlining grows the stack frames of
-    // recursive callers (a 1,000-deep `inspect` overflowed).
+    // Always inlined where optimised; see `read_float`.
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn as_i64(&self) -> Result<i64> {
@@ -289,9 +285,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An unsigned integer, from any integer type of any width (a negative value is out of range).
-    // Always inlined where optimised (a call per value costs more than the read);
-    // a hint in debug builds, where inlining grows the stack frames of
-    // recursive callers (a 1,000-deep `inspect` overflowed).
+    // Always inlined where optimised; see `read_float`.
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn as_u64(&self) -> Result<u64> {
@@ -311,9 +305,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A float (f32 values widen exactly); integers convert to the nearest f64.
-    // Always inlined where optimised (a call per value costs more than the read);
-    // a hint in debug builds, where inlining grows the stack frames of
-    // recursive callers (a 1,000-deep `inspect` overflowed).
+    // Always inlined where optimised; see `read_float`.
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn as_f64(&self) -> Result<f64> {

@@ -848,29 +848,30 @@ pub mod field {
             .transpose()
     }
 
-    /// The slot of field `index` when the layout is proven (`fast`) and it
-    /// holds an inline value of type `ty` at least `min` bytes wide: the
-    /// buffer, the slot's position and its width.
+    /// A required scalar field, read by `read` straight from its slot when
+    /// the layout is proven (`fast`) and the slot holds an inline value of
+    /// type `ty` at least `min` bytes wide, else by [`get`] with `dec` (the
+    /// same checks and errors, without a reader per field on the fast path).
     #[inline(always)]
-    fn inline_slot<'a>(
+    fn scalar<'a, T>(
         m: &MapReader<'a>,
         fast: bool,
         index: usize,
-        ty: FlexType,
-        min: usize,
-    ) -> Option<(&'a [u8], usize, usize)> {
+        key: &'static str,
+        (ty, min): (FlexType, usize),
+        read: impl FnOnce(&'a [u8], usize, usize) -> Result<T>,
+        dec: impl FnOnce(Reader<'a>) -> Result<T>,
+    ) -> Result<Option<T>> {
         let values = m.values();
         match values.slot(index) {
             Some((packed, pos, w)) if fast && packed >> 2 == ty as u8 && w >= min => {
-                Some((values.buffer(), pos, w))
+                read(values.buffer(), pos, w).map(Some).map_err(at_key(key))
             }
-            _ => None,
+            _ => get(m, fast, index, key, dec),
         }
     }
 
-    /// An `i64` field, as [`get`] with [`i64`] reads it, straight from its
-    /// slot when the layout is proven and it holds an inline int (the same
-    /// read and errors, without a reader per field).
+    /// An `i64` field (see `scalar`).
     #[inline(never)]
     pub fn get_i64(
         m: &MapReader<'_>,
@@ -878,16 +879,18 @@ pub mod field {
         index: usize,
         key: &'static str,
     ) -> Result<Option<i64>> {
-        match inline_slot(m, fast, index, FlexType::Int, 1) {
-            Some((buf, pos, w)) => crate::reader::read_int(buf, pos, w)
-                .map(Some)
-                .map_err(at_key(key)),
-            None => get(m, fast, index, key, i64),
-        }
+        scalar(
+            m,
+            fast,
+            index,
+            key,
+            (FlexType::Int, 1),
+            crate::reader::read_int,
+            i64,
+        )
     }
 
-    /// An `f64` field, as [`get`] with [`f64`] reads it, straight from its
-    /// slot when the layout is proven and it holds an inline float.
+    /// An `f64` field (see `scalar`).
     #[inline(never)]
     pub fn get_f64(
         m: &MapReader<'_>,
@@ -895,16 +898,18 @@ pub mod field {
         index: usize,
         key: &'static str,
     ) -> Result<Option<f64>> {
-        match inline_slot(m, fast, index, FlexType::Float, 4) {
-            Some((buf, pos, w)) => crate::reader::read_float(buf, pos, w)
-                .map(Some)
-                .map_err(at_key(key)),
-            None => get(m, fast, index, key, f64),
-        }
+        scalar(
+            m,
+            fast,
+            index,
+            key,
+            (FlexType::Float, 4),
+            crate::reader::read_float,
+            f64,
+        )
     }
 
-    /// A `bool` field, as [`get`] with [`bool`] reads it, straight from its
-    /// slot when the layout is proven and it holds a bool.
+    /// A `bool` field (see `scalar`).
     #[inline(never)]
     pub fn get_bool(
         m: &MapReader<'_>,
@@ -912,12 +917,8 @@ pub mod field {
         index: usize,
         key: &'static str,
     ) -> Result<Option<bool>> {
-        match inline_slot(m, fast, index, FlexType::Bool, 1) {
-            Some((buf, pos, w)) => crate::reader::read_uint(buf, pos, w)
-                .map(|b| Some(b != 0))
-                .map_err(at_key(key)),
-            None => get(m, fast, index, key, bool),
-        }
+        let read = |b: &[u8], at, w| crate::reader::read_uint(b, at, w).map(|v| v != 0);
+        scalar(m, fast, index, key, (FlexType::Bool, 1), read, bool)
     }
 
     /// A string field of a borrowed decode, as [`get_cx`] with

@@ -21,6 +21,39 @@ pub(crate) fn zero_bytes(w: u64) -> u64 {
     w.wrapping_sub(LO) & !w & HI
 }
 
+/// Little-endian load of `N` bytes at `i` (caller checks bounds).
+#[inline(always)]
+pub(crate) fn load<const N: usize>(b: &[u8], i: usize) -> [u8; N] {
+    let mut w = [0u8; N];
+    w.copy_from_slice(&b[i..i + N]);
+    w
+}
+
+/// The first 8 bytes of the `len`-byte key at `b[at..]`, big-endian, padded
+/// with zeros: keys whose words differ are ordered as their words, as
+/// `strcmp` orders them (a key that ends first has a zero where the other
+/// has a byte, and keys hold no NUL); equal words decide only when both
+/// keys are at most 8 bytes long (then they are equal). One word load when
+/// 8 bytes are there to read (the key's NUL and what follows it in a
+/// buffer), a copy of the key's bytes otherwise.
+#[inline(always)]
+pub(crate) fn key_word(b: &[u8], at: usize, len: usize) -> u64 {
+    let w = if at + 8 <= b.len() {
+        word(b, at)
+    } else {
+        let mut head = [0u8; 8];
+        let n = len.min(8).min(b.len() - at);
+        head[..n].copy_from_slice(&b[at..at + n]);
+        u64::from_le_bytes(head)
+    };
+    let w = if len < 8 {
+        w & ((1u64 << (8 * len)) - 1)
+    } else {
+        w
+    };
+    w.swap_bytes()
+}
+
 /// Appends `bytes`, then a NUL when `nul`: up to 16 bytes with two
 /// overlapping fixed-size stores into reserved space (no library call, which
 /// costs more than the copy on the short keys and strings records hold),
@@ -47,8 +80,8 @@ pub(crate) fn append_short(out: &mut Vec<u8>, bytes: &[u8], nul: bool) {
             (p as *mut u64).write_unaligned(word(bytes, 0).to_le());
             (p.add(n - 8) as *mut u64).write_unaligned(word(bytes, n - 8).to_le());
         } else if n >= 4 {
-            let head = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-            let tail = u32::from_le_bytes([bytes[n - 4], bytes[n - 3], bytes[n - 2], bytes[n - 1]]);
+            let head = u32::from_le_bytes(load(bytes, 0));
+            let tail = u32::from_le_bytes(load(bytes, n - 4));
             (p as *mut u32).write_unaligned(head.to_le());
             (p.add(n - 4) as *mut u32).write_unaligned(tail.to_le());
         } else {
@@ -66,6 +99,44 @@ pub(crate) fn append_short(out: &mut Vec<u8>, bytes: &[u8], nul: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn key_words_order_keys_as_their_bytes_or_defer() {
+        let keys: [&[u8]; 10] = [
+            b"",
+            b"a",
+            b"ab",
+            b"abcdefgh",
+            b"abcdefghi",
+            b"abcdefgz",
+            b"b",
+            b"\xc3\xa9",
+            b"\xff",
+            b"abcdefghij",
+        ];
+        // Each key NUL-terminated in one buffer; the last ends the buffer,
+        // so the short-tail load is used too.
+        let mut buf = Vec::new();
+        let mut at = Vec::new();
+        for k in keys {
+            at.push(buf.len());
+            buf.extend_from_slice(k);
+            buf.push(0);
+        }
+        for (i, a) in keys.iter().enumerate() {
+            for (j, b) in keys.iter().enumerate() {
+                let (wa, wb) = (
+                    key_word(&buf, at[i], a.len()),
+                    key_word(&buf, at[j], b.len()),
+                );
+                if wa != wb {
+                    assert_eq!(wa < wb, a < b, "{a:?} {b:?}");
+                } else if a.len() <= 8 && b.len() <= 8 {
+                    assert_eq!(a, b);
+                }
+            }
+        }
+    }
 
     #[test]
     fn short_appends_copy_every_length_exactly() {

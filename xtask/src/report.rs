@@ -12,21 +12,9 @@ pub fn fmt_ratio(r: f64) -> String {
     }
 }
 
-/// A duration in ns with a unit and three significant digits.
-pub fn fmt_time(ns: f64) -> String {
-    let (v, unit) = match ns {
-        n if n < 1e3 => (n, "ns"),
-        n if n < 1e6 => (n / 1e3, "µs"),
-        n if n < 1e9 => (n / 1e6, "ms"),
-        n => (n / 1e9, "s"),
-    };
-    let digits = match v {
-        v if v < 10.0 => 2,
-        v if v < 100.0 => 1,
-        _ => 0,
-    };
-    format!("{v:.digits$} {unit}")
-}
+/// A duration in ns with a unit and three significant digits (the kit's
+/// format, so its console lines and the report read alike).
+pub use flexbuf_benchkit::fmt_ns as fmt_time;
 
 /// `1234567` as `1,234,567`.
 pub fn fmt_count(n: u64) -> String {

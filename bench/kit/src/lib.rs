@@ -32,7 +32,7 @@ mod clock;
 mod stats;
 
 pub use clock::cpu_time;
-pub use stats::{median, Measurement};
+pub use stats::{fmt_ns, median, Measurement};
 
 /// How long and how often contenders are measured.
 #[derive(Clone, Debug)]

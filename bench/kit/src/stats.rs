@@ -108,8 +108,8 @@ fn json_str(s: &str) -> String {
     out
 }
 
-/// `1.23 µs`-style time with three significant digits.
-pub(crate) fn fmt_ns(ns: f64) -> String {
+/// A time in nanoseconds as `1.23 µs`: a unit and three significant digits.
+pub fn fmt_ns(ns: f64) -> String {
     let (v, unit) = match ns {
         n if n < 1e3 => (n, "ns"),
         n if n < 1e6 => (n / 1e3, "µs"),

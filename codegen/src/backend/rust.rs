@@ -978,22 +978,23 @@ impl Gen<'_> {
     /// own that take the value straight from its slot; the rest go through
     /// `get` (and its `_cx` / `_opt` forms) with their decoder.
     fn field_reader(&self, f: &FieldPlan<'_>, borrowed: bool) -> (&'static str, String) {
-        let direct = match (&f.def.ty, f.def.optional) {
+        let (cx, dec) = self.decode_callable(&f.def.ty, borrowed);
+        let direct = match &f.def.ty {
             _ if f.def.optional => None,
-            (TypeRef::I64, _) => Some("get_i64"),
-            (TypeRef::F64, _) => Some("get_f64"),
-            (TypeRef::Bool, _) => Some("get_bool"),
-            (TypeRef::String, _) if borrowed => Some("get_str"),
-            (TypeRef::String, _) => Some("get_string"),
+            TypeRef::I64 => Some("get_i64"),
+            TypeRef::F64 => Some("get_f64"),
+            TypeRef::Bool => Some("get_bool"),
+            TypeRef::String if borrowed => Some("get_str"),
+            TypeRef::String => Some("get_string"),
             _ => None,
         };
-        let (cx, dec) = self.decode_callable(&f.def.ty, borrowed);
+        let cx_arg = if cx { ", cx" } else { "" };
         match (direct, f.def.optional, cx) {
-            (Some(get), _, _) => (get, if cx { ", cx".into() } else { String::new() }),
+            (Some(get), _, _) => (get, cx_arg.into()),
             (None, false, false) => ("get", format!(", {dec}")),
-            (None, false, true) => ("get_cx", format!(", cx, {dec}")),
+            (None, false, true) => ("get_cx", format!("{cx_arg}, {dec}")),
             (None, true, false) => ("get_opt", format!(", {dec}")),
-            (None, true, true) => ("get_opt_cx", format!(", cx, {dec}")),
+            (None, true, true) => ("get_opt_cx", format!("{cx_arg}, {dec}")),
         }
     }
 

@@ -1,5 +1,4 @@
-//! The JSON text of map keys already written, found again by position, and
-//! the word that orders keys.
+//! The JSON text of map keys already written, found again by position.
 //!
 //! Keys are pooled in a buffer (the builder writes each distinct key once),
 //! so a document of records repeats the same few key positions thousands of
@@ -8,8 +7,6 @@
 //! as `"key":` (`"key": ` when pretty); later maps copy those bytes without
 //! scanning the key for its NUL or escapes again. Keys met once (a document
 //! of distinct keys) cost only the note.
-
-use crate::word::word;
 
 /// Slots of the table (a power of two), in sets of two: a key may sit in
 /// either slot of its set, so two keys that hash alike (records often hold
@@ -161,70 +158,9 @@ impl KeyTexts {
     }
 }
 
-/// The first 8 bytes of the `len`-byte key at `at`, big-endian, padded with
-/// zeros: keys whose words differ are ordered as their words (a key that
-/// ends first has a zero where the other has a byte, and keys hold no NUL);
-/// equal words decide only when both keys are at most 8 bytes long (then
-/// they are equal).
-#[inline(always)]
-pub(super) fn key_word(buf: &[u8], at: usize, len: usize) -> u64 {
-    let w = if at + 8 <= buf.len() {
-        word(buf, at)
-    } else {
-        let mut head = [0u8; 8];
-        let n = len.min(8).min(buf.len() - at);
-        head[..n].copy_from_slice(&buf[at..at + n]);
-        u64::from_le_bytes(head)
-    };
-    let w = if len < 8 {
-        w & ((1u64 << (8 * len)) - 1)
-    } else {
-        w
-    };
-    w.swap_bytes()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn key_words_order_keys_as_their_bytes_or_defer() {
-        let keys: [&[u8]; 10] = [
-            b"",
-            b"a",
-            b"ab",
-            b"abcdefgh",
-            b"abcdefghi",
-            b"abcdefgz",
-            b"b",
-            b"\xc3\xa9",
-            b"\xff",
-            b"abcdefghij",
-        ];
-        // Each key NUL-terminated in one buffer; the last ends the buffer,
-        // so the short-tail load is used too.
-        let mut buf = Vec::new();
-        let mut at = Vec::new();
-        for k in keys {
-            at.push(buf.len());
-            buf.extend_from_slice(k);
-            buf.push(0);
-        }
-        for (i, a) in keys.iter().enumerate() {
-            for (j, b) in keys.iter().enumerate() {
-                let (wa, wb) = (
-                    key_word(&buf, at[i], a.len()),
-                    key_word(&buf, at[j], b.len()),
-                );
-                if wa != wb {
-                    assert_eq!(wa < wb, a < b, "{a:?} {b:?}");
-                } else if a.len() <= 8 && b.len() <= 8 {
-                    assert_eq!(a, b);
-                }
-            }
-        }
-    }
 
     #[test]
     fn texts_round_trip_short_and_long_and_are_found_by_position() {

@@ -2,14 +2,14 @@
 
 use core::fmt::Write as _;
 
-use super::key_text::{key_word, KeyText, KeyTexts, Lookup};
+use super::key_text::{KeyText, KeyTexts, Lookup};
 use super::{JsonOptions, NonFinite};
 use crate::budget::Budget;
 use crate::error::{Error, ErrorKind, PathSegment, Result};
-use crate::reader::{read_uint, Reader};
+use crate::reader::{read_int, read_uint, Reader};
 use crate::types::FlexType;
 use crate::verify::verify_with;
-use crate::word::word;
+use crate::word::{key_word, word};
 
 /// Verifies `buf` and writes it as compact JSON.
 ///
@@ -40,12 +40,9 @@ pub fn to_json_with(buf: &[u8], options: &JsonOptions) -> Result<String> {
         return Ok(unsafe { String::from_utf8_unchecked(out) });
     }
     let root = verify_with(buf, &options.verify)?.root();
-    let mut text = String::from_utf8(core::mem::take(&mut out))
-        .map(|mut s| {
-            s.clear();
-            s
-        })
-        .unwrap_or_default();
+    // The checked attempt's output is dropped; its allocation is kept.
+    out.clear();
+    let mut text = String::from_utf8(out).unwrap_or_default();
     write_json(&root, options, &mut budget(), &mut text)?;
     Ok(text)
 }
@@ -304,8 +301,11 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
 
     #[inline(always)]
     fn int(&self, at: usize, width: usize) -> Result<i64> {
-        let shift = 64 - 8 * width as u32;
-        Ok(((self.uint(at, width)? << shift) as i64) >> shift)
+        if CHECKED {
+            read_int(self.buf, at, width)
+        } else {
+            Ok(read_int(self.buf, at, width).unwrap_or(0))
+        }
     }
 
     #[inline(always)]
@@ -935,6 +935,21 @@ const POW5: [u64; 22] = {
     p
 };
 
+/// `f` (finite, not zero) as `m * 2^e` with `m` odd.
+#[inline(always)]
+fn odd_significand(f: f64) -> (u64, i32) {
+    let bits = f.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (m, e) = if biased == 0 {
+        (frac, -1074)
+    } else {
+        (frac | 1u64 << 52, biased - 1075)
+    };
+    let tz = m.trailing_zeros();
+    (m >> tz, e + tz as i32)
+}
+
 /// `(n, k)` with `a == n / 10^k` exactly, `k >= 1`, when `a` is not a whole
 /// number and `n` has at most 15 digits. Those digits are then the shortest
 /// that read back to `a`: every decimal of at most 15 significant digits
@@ -943,14 +958,7 @@ const POW5: [u64; 22] = {
 #[inline]
 fn short_decimal(a: f64) -> Option<(u64, u32)> {
     const LIMIT: u64 = 1_000_000_000_000_000;
-    let bits = a.to_bits();
-    let biased = ((bits >> 52) & 0x7ff) as i32;
-    if biased == 0 {
-        return None;
-    }
-    let m = (bits & ((1u64 << 52) - 1)) | 1u64 << 52;
-    let tz = m.trailing_zeros();
-    let (m, e) = (m >> tz, biased - 1075 + tz as i32);
+    let (m, e) = odd_significand(a);
     if e >= 0 {
         return None;
     }
@@ -991,16 +999,7 @@ fn shortest_f64(out: &mut Vec<u8>, f: f64) {
 #[cfg(feature = "zmij")]
 fn short_exact_decimal(f: f64) -> bool {
     const LIMIT: u128 = 1_000_000_000_000_000_000;
-    let bits = f.to_bits();
-    let biased = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & ((1u64 << 52) - 1);
-    let (m, e) = if biased == 0 {
-        (frac, -1074)
-    } else {
-        (frac | 1u64 << 52, biased - 1075)
-    };
-    let tz = m.trailing_zeros();
-    let (m, e) = (m >> tz, e + tz as i32);
+    let (m, e) = odd_significand(f);
     if e < 0 {
         // f = m * 5^k / 10^k: the digits of m * 5^k (odd times five: no trailing zero).
         let k = (-e) as u32;
