@@ -511,17 +511,22 @@ const ORDERS = new Map<string, { keys: string[]; sorted: readonly string[] }[]>(
 const ORDERS_MAX = 256;
 /** Shapes remembered per first key (records of several types often start with the same key, such as `id`). */
 const SHAPES_PER_KEY = 8;
+/** Objects with more keys are not remembered (one such shape would be most of the budget below). */
+const ORDER_KEYS_MAX = 4096;
 /**
- * Objects with more keys are dictionaries rather than records: their order
- * is not remembered, so the cache never holds more than 256 x 8 x 64 key names.
+ * Key names held by all remembered shapes together: past it the cache starts
+ * over, so it never holds more than about 16,384 names (two lists of each)
+ * whatever mix of shapes passes through.
  */
-const ORDER_KEYS_MAX = 64;
+const ORDER_KEYS_TOTAL = 16384;
+let orderKeys = 0;
 
 /**
  * The own enumerable keys of `o` (those `for...in` with `hasOwnProperty`
  * gives) in wire order. Objects of one shape list their keys in the same
  * order, so the sorted list is remembered: a record encoded again costs one
- * pass of comparisons instead of a sort in the builder.
+ * pass of comparisons instead of a sort in the builder. Wide records (a row of
+ * 80 columns) are remembered too: sorting them again was most of their encode.
  */
 function sortedOwnKeys(o: object): readonly string[] {
   const keys = Object.keys(o);
@@ -545,11 +550,17 @@ function sortedOwnKeys(o: object): readonly string[] {
     }
   }
   if (n > ORDER_KEYS_MAX) return sorted;
-  if (shapes !== undefined) {
-    if (shapes.length >= SHAPES_PER_KEY) shapes.shift();
-    shapes.push({ keys, sorted });
+  let known = shapes;
+  if (orderKeys + n > ORDER_KEYS_TOTAL || (known === undefined && ORDERS.size >= ORDERS_MAX)) {
+    ORDERS.clear();
+    orderKeys = 0;
+    known = undefined;
+  }
+  orderKeys += n;
+  if (known !== undefined) {
+    if (known.length >= SHAPES_PER_KEY) orderKeys -= known.shift()!.keys.length;
+    known.push({ keys, sorted });
   } else {
-    if (ORDERS.size >= ORDERS_MAX) ORDERS.clear();
     ORDERS.set(keys[0], [{ keys, sorted }]);
   }
   return sorted;

@@ -126,6 +126,19 @@ test("reader: zero-copy views with checked access", () => {
   assert.throws(() => r.get("list").asMap(), (e) => e.kind === "TypeMismatch");
 });
 
+test("encode: the remembered key orders stay right when wide shapes churn past the cache's budget", () => {
+  const sortedCopy = (o) => Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+  // 400 shapes of 120 keys (48,000 names, past the cache's 16,384) sharing first keys, then each again.
+  const shapes = Array.from({ length: 400 }, (_, s) =>
+    Object.fromEntries(Array.from({ length: 120 }, (_, i) => [i === 0 ? `first${s % 3}` : `k${(i * 53 + s) % 997}_${s % 7}`, i])),
+  );
+  for (let round = 0; round < 2; round++) {
+    for (const o of shapes) {
+      assert.deepEqual(Buffer.from(fb.encode(o)), Buffer.from(fb.encode(sortedCopy(o))));
+    }
+  }
+});
+
 test("typed arrays encode as typed vectors", () => {
   const bytes = fb.encode({ f: new Float64Array([1.5, 2]), i: new Int32Array([1, -300]) });
   const r = fb.root(bytes);
@@ -144,7 +157,7 @@ test("encode: objects of one shape reuse their sorted key order; other shapes wi
     { z: 5, b: "v", e: undefined, a: 1 }, // undefined skipped, as JSON.stringify does
     { z: 6 },
     { z: 7, b: "x", a: [1, 2], é: null },
-    Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${(i * 37) % 100}`, i])), // a dictionary: not remembered
+    Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${(i * 37) % 100}`, i])), // a wide record: remembered too
   ];
   for (let round = 0; round < 3; round++) {
     for (const o of shapes) {
