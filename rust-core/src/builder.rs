@@ -226,7 +226,8 @@ pub struct Builder {
     key_vectors: SignatureMap<Slot>,
     /// The key signature being looked up (reused between maps).
     signature: Vec<u8>,
-    pairs: Vec<(u64, Slot, Slot)>,
+    /// Map entries being sorted: key prefix word, entry index, key, value.
+    pairs: Vec<(u64, u32, Slot, Slot)>,
     error: Option<Error>,
     finished: bool,
     generation: u64,
@@ -634,16 +635,47 @@ impl Builder {
     /// Ends a map: sorts entries by key (unsigned bytes) and writes the keys vector
     /// and the values. Two equal keys are an error.
     pub fn end_map(&mut self) -> Result<()> {
+        self.end_map_sorting(None)
+    }
+
+    /// Ends a map as [`end_map`](Self::end_map) does (same bytes, same
+    /// errors), with a guess at the order that sorts its entries, for callers
+    /// that push maps of one shape with their keys out of order again and
+    /// again (a language's dictionaries keep their insertion order).
+    ///
+    /// `order` comes in as the guess: entry indices (in push order) in
+    /// ascending key order, as an earlier call on the same keys left it, or
+    /// empty. It is checked against the keys in one pass; a wrong or stale
+    /// guess costs that pass and the map is sorted as usual. On return
+    /// `order` holds the order that sorted this map, or is empty when the
+    /// entries came ascending.
+    pub fn end_map_in_order(&mut self, order: &mut Vec<u32>) -> Result<()> {
+        self.end_map_sorting(Some(order))
+    }
+
+    fn end_map_sorting(&mut self, order: Option<&mut Vec<u32>>) -> Result<()> {
         self.check()?;
         let start = match self.opens.pop() {
             Some(Open::Map(s)) => s,
             other => return self.unbalanced(other),
         };
         if self.one_pass_map(start) {
+            if let Some(o) = order {
+                o.clear();
+            }
             return Ok(());
         }
-        if let Err(e) = self.sort_map_entries(start) {
-            return Err(self.fail(e));
+        let guessed = match order.as_deref() {
+            Some(o) if self.orders_keys(start, o) => {
+                self.permute_entries(start, o);
+                true
+            }
+            _ => false,
+        };
+        if !guessed {
+            if let Err(e) = self.sort_map_entries(start, order) {
+                return Err(self.fail(e));
+            }
         }
         // Sorted now, so the one-pass writer takes it unless it never does.
         if self.one_pass_map(start) {
@@ -668,6 +700,49 @@ impl Builder {
         self.stack.truncate(start);
         self.stack.push(map);
         Ok(())
+    }
+
+    /// True when `order` lists every entry at `stack[start..]` once and
+    /// puts their keys in strictly ascending order (so it is the one order
+    /// that sorts them; a repeated index would repeat a key).
+    fn orders_keys(&self, start: usize, order: &[u32]) -> bool {
+        let entries = &self.stack[start..];
+        let n = entries.len() / 2;
+        if order.len() != n || entries.len() % 2 != 0 {
+            return false;
+        }
+        let mut prev: &[u8] = &[];
+        for (i, &j) in order.iter().enumerate() {
+            let Some(k) = entries.get(2 * j as usize) else {
+                return false;
+            };
+            if k.ty != FlexType::Key {
+                return false;
+            }
+            let key = slot_key(&self.buf, k);
+            if i > 0 && key_order(prev, key) != core::cmp::Ordering::Less {
+                return false;
+            }
+            prev = key;
+        }
+        true
+    }
+
+    /// Rearranges the entries at `stack[start..]` into `order` (checked by
+    /// [`orders_keys`](Self::orders_keys)).
+    fn permute_entries(&mut self, start: usize, order: &[u32]) {
+        let mut pairs = core::mem::take(&mut self.pairs);
+        pairs.clear();
+        let entries = &self.stack[start..];
+        pairs.extend(order.iter().map(|&j| {
+            let j = j as usize;
+            (0, j as u32, entries[2 * j], entries[2 * j + 1])
+        }));
+        for (i, (_, _, k, v)) in pairs.iter().enumerate() {
+            self.stack[start + 2 * i] = *k;
+            self.stack[start + 2 * i + 1] = *v;
+        }
+        self.pairs = pairs;
     }
 
     /// Writes the map of the entries at `stack[start..]` in one pass when
@@ -875,7 +950,13 @@ impl Builder {
         sig
     }
 
-    fn sort_map_entries(&mut self, start: usize) -> Result<()> {
+    /// Sorts the entries at `stack[start..]` by key, checking them; when
+    /// `order` is given it receives the entry indices in sorted order (left
+    /// empty when they were sorted already).
+    fn sort_map_entries(&mut self, start: usize, mut order: Option<&mut Vec<u32>>) -> Result<()> {
+        if let Some(o) = order.as_deref_mut() {
+            o.clear();
+        }
         let n = self.stack.len() - start;
         if n % 2 != 0 {
             return Err(BuilderError::MapEntryNotKey(n / 2).into());
@@ -921,21 +1002,25 @@ impl Builder {
         pairs.extend(
             self.stack[start..]
                 .chunks_exact(2)
-                .map(|c| (prefix(&c[0]), c[0], c[1])),
+                .enumerate()
+                .map(|(i, c)| (prefix(&c[0]), i as u32, c[0], c[1])),
         );
-        pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| key(&a.1).cmp(key(&b.1))));
+        pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| key(&a.2).cmp(key(&b.2))));
         let dup = pairs
             .windows(2)
-            .find(|w| w[0].0 == w[1].0 && key(&w[0].1) == key(&w[1].1))
-            .map(|w| key(&w[0].1));
+            .find(|w| w[0].0 == w[1].0 && key(&w[0].2) == key(&w[1].2))
+            .map(|w| key(&w[0].2));
         if let Some(k) = dup {
             let e = BuilderError::DuplicateKey(String::from_utf8_lossy(k).into_owned());
             self.pairs = pairs;
             return Err(e.into());
         }
-        for (i, (_, k, v)) in pairs.iter().enumerate() {
+        for (i, (_, _, k, v)) in pairs.iter().enumerate() {
             self.stack[start + 2 * i] = *k;
             self.stack[start + 2 * i + 1] = *v;
+        }
+        if let Some(o) = order {
+            o.extend(pairs.iter().map(|p| p.1));
         }
         self.pairs = pairs;
         Ok(())
@@ -1587,6 +1672,81 @@ mod tests {
             assert_eq!(build(true), general, "round {round}");
         }
         ONE_PASS_MAPS.with(|c| c.set(true));
+    }
+
+    /// `end_map_in_order` writes what `end_map` writes whatever the guess
+    /// (none, the right one, another permutation, a repeated or missing
+    /// index, a wrong length), reports the order that sorted the entries,
+    /// and fails as `end_map` does on a repeated key.
+    #[test]
+    fn guessed_map_orders_write_what_end_map_writes() {
+        let mut rng = crate::test_support::Rng::new(0x9e37_79b9_7f4a_7c15);
+        for round in 0..300 {
+            let count = 1 + rng.below(24);
+            let keys: Vec<String> = (0..count)
+                .map(|i| format!("k{:03}", (i * 7) % 100))
+                .collect();
+            let mut push: Vec<usize> = (0..count).collect();
+            for i in (1..count).rev() {
+                push.swap(i, rng.below(i + 1));
+            }
+            let mut sorting: Vec<u32> = (0..count as u32).collect();
+            sorting.sort_by_key(|&j| &keys[push[j as usize]]);
+            let mut other = sorting.clone();
+            other.rotate_left(1);
+            let guesses: Vec<Vec<u32>> = vec![
+                vec![],
+                sorting.clone(),
+                other,
+                vec![0; count],
+                vec![count as u32; count],
+                sorting[..count - 1].to_vec(),
+            ];
+            let build = |guess: Option<&Vec<u32>>| {
+                let mut b = Builder::new();
+                let mut found = guess.cloned().unwrap_or_default();
+                b.start_vector();
+                for copy in 0..2 {
+                    b.start_map();
+                    for &i in &push {
+                        b.key(&keys[i]);
+                        b.int((i as i64 + 1) * 1000 * (copy + 1));
+                    }
+                    match guess {
+                        Some(_) => b.end_map_in_order(&mut found).unwrap(),
+                        None => b.end_map().unwrap(),
+                    }
+                }
+                b.end_vector().unwrap();
+                (b.finish().unwrap().to_vec(), found)
+            };
+            let (want, _) = build(None);
+            let ascending = push.windows(2).all(|w| keys[w[0]] < keys[w[1]]);
+            for guess in &guesses {
+                let (got, found) = build(Some(guess));
+                assert_eq!(got, want, "round {round}, guess {guess:?}");
+                let expect = if ascending { vec![] } else { sorting.clone() };
+                assert_eq!(found, expect, "round {round}, guess {guess:?}");
+            }
+        }
+        // A repeated key fails as end_map fails, with or without a guess.
+        let attempt = |guess: Option<Vec<u32>>| {
+            let mut b = Builder::new();
+            b.start_map();
+            for k in ["b", "a", "b"] {
+                b.key(k);
+                b.null();
+            }
+            match guess {
+                Some(mut g) => b.end_map_in_order(&mut g).unwrap_err().to_string(),
+                None => b.end_map().unwrap_err().to_string(),
+            }
+        };
+        let want = attempt(None);
+        assert!(want.contains("duplicate"), "{want}");
+        for g in [vec![], vec![1, 0, 2], vec![1, 2, 0]] {
+            assert_eq!(attempt(Some(g)), want);
+        }
     }
 
     /// The width bounds of the one-pass map path at the edge of a width:

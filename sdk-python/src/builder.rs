@@ -196,9 +196,14 @@ impl PyBuilder {
 
     /// Pushes any value `dumps` accepts (dict, list, str, int, ...).
     fn add(&mut self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        Encoder { b: &mut self.inner }
+        crate::dict_order::with_orders(|orders| {
+            Encoder {
+                b: &mut self.inner,
+                orders,
+            }
             .value(value, 0)
-            .map_err(|e| e.into_py(py))
+        })
+        .map_err(|e| e.into_py(py))
     }
 
     /// Starts a vector (untyped, typed or fixed: decided by `end_vector`).

@@ -15,6 +15,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
 
+use crate::dict_order::DictOrders;
 use crate::errors::{new_err, to_py, Class, Context};
 
 /// Deepest container nesting written (what the verifier accepts by default).
@@ -186,6 +187,8 @@ pub fn utf8<'a>(obj: &'a Bound<'_, PyAny>) -> Result<&'a str, EncodeFail> {
 pub struct Encoder<'b> {
     /// The builder written to.
     pub b: &'b mut Builder,
+    /// Sorted key orders of dict shapes seen before.
+    pub orders: &'b mut DictOrders,
 }
 
 impl Encoder<'_> {
@@ -273,6 +276,7 @@ impl Encoder<'_> {
     fn dict(&mut self, d: &Bound<'_, PyDict>, depth: usize) -> Result<(), EncodeFail> {
         let depth = enter(depth)?;
         self.b.start_map();
+        let mark = self.orders.mark();
         for (k, v) in d.iter() {
             if !k.is_instance_of::<PyString>() {
                 return Err(EncodeFail::new(
@@ -282,10 +286,11 @@ impl Encoder<'_> {
             }
             let key = utf8(&k)?;
             self.b.key(key);
+            self.orders.key(k.as_ptr() as usize);
             self.value(&v, depth)
                 .map_err(|e| e.at(PathSegment::Key(key)))?;
         }
-        self.b.end_map()?;
+        self.orders.end_map(self.b, mark)?;
         Ok(())
     }
 }

@@ -7,6 +7,7 @@
 
 mod builder;
 mod decode;
+mod dict_order;
 mod encode;
 mod errors;
 mod expand;
@@ -37,8 +38,7 @@ thread_local! {
 
 fn encode_with(py: Python<'_>, b: &mut Builder, obj: &Bound<'_, PyAny>) -> PyResult<Py<PyBytes>> {
     b.clear();
-    Encoder { b: &mut *b }
-        .value(obj, 0)
+    dict_order::with_orders(|orders| Encoder { b: &mut *b, orders }.value(obj, 0))
         .map_err(|e| e.into_py(py))?;
     let bytes = b.finish().py_err(py, Context::Encode)?;
     Ok(PyBytes::new(py, bytes).unbind())

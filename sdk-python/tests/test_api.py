@@ -23,6 +23,31 @@ def test_fixtures_round_trip_and_match_from_json(name: str) -> None:
     assert json.loads(flexbuf.to_json(data)) == obj
 
 
+def test_dicts_of_one_shape_in_any_key_order_encode_as_from_json() -> None:
+    # dumps remembers the sorted order of each dict shape (its key objects in
+    # insertion order); every shape, order and cache churn must still write
+    # the bytes from_json writes for the same text.
+    keys = [f"k{(i * 37) % 101:03d}" for i in range(60)]
+    rows = []
+    for n in (2, 3, 7, 20, 60):
+        for rot in range(4):
+            ks = keys[:n][rot:] + keys[:n][:rot]
+            rows.append({k: i for i, k in enumerate(ks)})
+            rows.append({k: i for i, k in enumerate(reversed(ks))})
+    # More shapes than the cache holds, each seen twice.
+    for s in range(300):
+        ks = [f"s{s}_{j}" for j in (3, 1, 2, 0)]
+        rows += [{k: s for k in ks}, {k: -s for k in ks}]
+    for _ in range(2):
+        for row in rows:
+            assert flexbuf.dumps(row) == flexbuf.from_json(json.dumps(row)), row
+        assert flexbuf.dumps(rows) == flexbuf.from_json(json.dumps(rows))
+    # A failure inside a dict leaves nothing behind for the next encode.
+    with pytest.raises(flexbuf.EncodeError):
+        flexbuf.dumps([{"b": 1, "a": {"y": 2, "x\x00": 3}}])
+    assert flexbuf.dumps({"b": 1, "a": {"y": 2, "x": 3}}) == flexbuf.from_json('{"b":1,"a":{"y":2,"x":3}}')
+
+
 def test_scalars_keep_their_python_types() -> None:
     obj = {
         "none": None,

@@ -1,0 +1,93 @@
+//! Sorted entry orders of the dict shapes `dumps` has seen, per thread.
+//!
+//! FlexBuffers maps are sorted by key; Python dicts keep insertion order, so
+//! most dicts arrive unsorted and each would be sorted again. Dicts of one
+//! shape (the same key objects in the same order: records made by one piece of
+//! code, or parsed from one document, whose parser shares key objects) sort
+//! the same way, so the order is kept per shape and given to the builder as a
+//! guess ([`flexbuf::Builder::end_map_in_order`]), which checks it in one pass.
+//! A stale guess (a key object freed and its address reused by another) costs
+//! that pass and a sort, never a wrong map.
+
+use std::cell::RefCell;
+
+use flexbuf::Builder;
+
+/// Shapes remembered, direct-mapped by a hash of their key addresses.
+const SLOTS: usize = 128;
+/// Dicts with more keys (dictionaries rather than records) are not remembered,
+/// so the cache holds at most `SLOTS * MAX_KEYS` addresses and indices.
+const MAX_KEYS: usize = 128;
+
+/// The remembered orders, and the key addresses of the dicts being encoded.
+#[derive(Default)]
+pub struct DictOrders {
+    slots: Vec<Shape>,
+    /// Key addresses of every dict open in the current encode, innermost last.
+    open_keys: Vec<usize>,
+}
+
+/// One shape: its key addresses in insertion order, and the order that sorts them.
+#[derive(Default)]
+struct Shape {
+    keys: Vec<usize>,
+    order: Vec<u32>,
+}
+
+thread_local! {
+    static ORDERS: RefCell<DictOrders> = RefCell::new(DictOrders::default());
+}
+
+/// Runs `f` with this thread's orders (a fresh, empty set when they are in
+/// use already, as when an encode re-enters itself through a callback).
+pub fn with_orders<R>(f: impl FnOnce(&mut DictOrders) -> R) -> R {
+    ORDERS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut orders) => {
+            orders.open_keys.clear();
+            f(&mut orders)
+        }
+        Err(_) => f(&mut DictOrders::default()),
+    })
+}
+
+impl DictOrders {
+    /// Where the keys of a dict about to be encoded start.
+    #[inline]
+    pub fn mark(&self) -> usize {
+        self.open_keys.len()
+    }
+
+    /// Records the next key of the innermost open dict (by its object's address).
+    #[inline]
+    pub fn key(&mut self, addr: usize) {
+        self.open_keys.push(addr);
+    }
+
+    /// Ends the builder's innermost map, whose keys were recorded since `mark`.
+    pub fn end_map(&mut self, b: &mut Builder, mark: usize) -> flexbuf::Result<()> {
+        let keys = &self.open_keys[mark.min(self.open_keys.len())..];
+        let n = keys.len();
+        if !(2..=MAX_KEYS).contains(&n) {
+            self.open_keys.truncate(mark);
+            return b.end_map();
+        }
+        if self.slots.is_empty() {
+            self.slots.resize_with(SLOTS, Shape::default);
+        }
+        let mut h = n as u64;
+        for &a in keys {
+            h = (h ^ a as u64)
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                .rotate_left(23);
+        }
+        let shape = &mut self.slots[(h >> 32) as usize % SLOTS];
+        if shape.keys != keys {
+            shape.keys.clear();
+            shape.keys.extend_from_slice(keys);
+            shape.order.clear();
+        }
+        let r = b.end_map_in_order(&mut shape.order);
+        self.open_keys.truncate(mark);
+        r
+    }
+}
