@@ -49,6 +49,9 @@ data class Order(
 @Serializable
 data class OrderV1(val id: Long)
 
+@Serializable
+data class Abc(val a: Int = 0, val b: Int = 0, val c: Int = 0)
+
 class FlexFormatTest {
     private val flex = Flex(registry = null, serializersModule = SerializersModule { contextual(Money::class, MoneySerializer) })
 
@@ -78,6 +81,32 @@ class FlexFormatTest {
         assertEquals(OrderV1(1), flex.decodeFromByteArray(OrderV1.serializer(), bytes))
         val empty = FlexBuilder().apply { startMap(); endMap() }.finish()
         assertThrows<kotlinx.serialization.SerializationException> { flex.decodeFromByteArray(OrderV1.serializer(), empty) }
+    }
+
+    @Test
+    fun keysRememberedFromEarlierBuffersNeverPickTheWrongField() {
+        // Each class's keys are remembered across buffers and proven by their
+        // bytes; buffers of one class with other keys of the same count (and
+        // length) alternate, so a stale proof would read a neighbouring field.
+        fun buf(vararg kv: Pair<String, Int>): ByteArray = FlexBuilder().apply {
+            startMap()
+            for ((k, v) in kv) { key(k); int(v.toLong()) }
+            endMap()
+        }.finish()
+        val cases = listOf(
+            buf("a" to 1, "b" to 2) to Abc(a = 1, b = 2),
+            buf("a" to 3, "c" to 4) to Abc(a = 3, c = 4),
+            buf("b" to 5, "c" to 6) to Abc(b = 5, c = 6),
+            buf("a" to 7, "b" to 8, "c" to 9) to Abc(7, 8, 9),
+            buf("a" to 10, "x" to 11) to Abc(a = 10),
+            buf("c" to 12) to Abc(c = 12),
+        )
+        repeat(3) {
+            for ((bytes, want) in cases) {
+                assertEquals(want, flex.decodeFromByteArray(Abc.serializer(), bytes))
+                assertEquals(want, flex.decodeFromByteArray(Abc.serializer(), bytes))
+            }
+        }
     }
 
     @Test

@@ -11,6 +11,7 @@ import dev.flexbuf.FlexMap
 import dev.flexbuf.FlexRef
 import dev.flexbuf.FlexType
 import dev.flexbuf.FlexVector
+import dev.flexbuf.keyEnd
 import kotlinx.serialization.BinaryFormat
 import kotlinx.serialization.DeserializationStrategy
 import kotlinx.serialization.ExperimentalSerializationApi
@@ -185,7 +186,8 @@ private class DecodeState(val budget: Budget) {
     fun indices(descriptor: SerialDescriptor, map: FlexMap): IntArray {
         val id = (map.keysOffset.toLong() shl 4) or map.keysWidth.toLong()
         for (i in 0 until n) if (keyVectors[i] == id && descriptors[i] === descriptor) return indices[i]!!
-        val out = IntArray(map.size) { descriptor.getElementIndex(map.key(it)) }
+        val out = KeyLayouts.find(descriptor, map)
+            ?: IntArray(map.size) { descriptor.getElementIndex(map.key(it)) }.also { KeyLayouts.remember(descriptor, map, it) }
         budget.bytes(map.size.toLong())
         // Past CACHED class/keys-vector pairs per buffer, the last slot is reused.
         val at = if (n < CACHED) n++ else CACHED - 1
@@ -198,6 +200,41 @@ private class DecodeState(val budget: Budget) {
     companion object {
         const val MAX_DEPTH = 64
         const val CACHED = 32
+    }
+}
+
+/** The keys of a map decoded as [descriptor] (their UTF-8 bytes, in order) and the element index of each. */
+private class KnownKeys(val descriptor: SerialDescriptor, val keys: Array<ByteArray>, val indices: IntArray)
+
+/**
+ * The keys vector seen last per class, across buffers: a class decoded again
+ * from another buffer (one record per buffer is the usual case) proves its
+ * keys by comparing their bytes with the ones seen before, instead of
+ * decoding each key and looking its name up. Equal bytes are equal keys, so
+ * the indices are the ones a lookup would give; anything else decodes and
+ * looks up as before. Slots are replaced whole by immutable entries, so
+ * threads sharing a slot each read one complete entry.
+ */
+private object KeyLayouts {
+    private const val SLOTS = 64
+    private const val MAX_KEYS = 256
+    private val slots = arrayOfNulls<KnownKeys>(SLOTS)
+
+    private fun slot(descriptor: SerialDescriptor): Int = descriptor.serialName.hashCode() and (SLOTS - 1)
+
+    fun find(descriptor: SerialDescriptor, map: FlexMap): IntArray? {
+        val e = slots[slot(descriptor)] ?: return null
+        if (e.descriptor !== descriptor || e.keys.size != map.size) return null
+        for (i in e.keys.indices) if (!map.keyEquals(i, e.keys[i])) return null
+        return e.indices
+    }
+
+    /** Keeps [indices], found by name for the keys of [map] (all of which decoded as valid UTF-8). */
+    fun remember(descriptor: SerialDescriptor, map: FlexMap, indices: IntArray) {
+        if (map.size > MAX_KEYS) return
+        val b = map.buffer
+        val keys = Array(map.size) { val at = map.keyAt(it); b.copyOfRange(at, keyEnd(b, at)) }
+        slots[slot(descriptor)] = KnownKeys(descriptor, keys, indices)
     }
 }
 
