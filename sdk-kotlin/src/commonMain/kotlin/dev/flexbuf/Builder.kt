@@ -386,11 +386,31 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
         val at = len
         block.copyInto(buf, at)
         len = at + block.size
-        val start = sp
-        for (s in starts) push((at + s).toLong(), T.KEY, 0)
-        val v = createVector(start, starts.size, 1, true, false, -1L, 0)
-        sp = start
-        return KeyVector(v ushr 8, (v and 0xff).toInt(), starts.size, generation)
+        // The keys vector follows the block, so every element's offset back
+        // to its key is known by arithmetic: the width and the elements are
+        // written without the value stack (the bytes [createVector] writes).
+        val n = starts.size
+        val end = len
+        var width = maxOf(forceMinWidth, T.widthU(n.toLong()))
+        while (width < 3) {
+            val w = 1 shl width
+            val first = end + pad(end, w) + w
+            var widest = 0L
+            for (i in 0 until n) widest = maxOf(widest, (first + i * w - (at + starts[i])).toLong())
+            if (widest ushr (8 * w) == 0L) break
+            width++
+        }
+        val bw = 1 shl width
+        align(bw)
+        ensure((n + 1) * bw)
+        putUint(len, n.toLong(), bw)
+        len += bw
+        val loc = len
+        for (i in 0 until n) {
+            putUint(len, (len - (at + starts[i])).toLong(), bw)
+            len += bw
+        }
+        return KeyVector(loc.toLong(), T.VECTOR_KEY shl 2 or width, n, generation)
     }
 
     /** Ends a map whose values were pushed, without keys, in the order of [keys]. */

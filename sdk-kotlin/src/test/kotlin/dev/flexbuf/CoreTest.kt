@@ -9,6 +9,41 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
 
 class CoreTest {
+    /**
+     * keyVectorFor lays a type's keys out by arithmetic; its bytes must be
+     * those of the same keys written one by one (no pooling: consecutive, each
+     * with its NUL) and closed as a typed vector on the value stack, at every
+     * alignment of the buffer's end, forced minimum width and key-set size
+     * (past 255 bytes of keys the offsets need two bytes, past 65,535 four).
+     */
+    @Test
+    fun keyVectorsForWireKeysMatchTheValueStackPath() {
+        fun check(names: List<String>, pad: Int, force: Int) {
+            val stack = FlexBuilder(BuilderOptions(share = Share.NONE))
+            val block = FlexBuilder(BuilderOptions(share = Share.NONE))
+            for (b in listOf(stack, block)) {
+                b.forceMinWidth(force)
+                b.startVector()
+                repeat(pad) { b.string("") }
+            }
+            stack.startVector()
+            for (k in names) stack.key(k)
+            stack.endTypedVector()
+            block.keyVectorFor(WireKeys(*names.toTypedArray()))
+            assertArrayEquals(stack.buffer.copyOf(stack.size), block.buffer.copyOf(block.size), "${names.size} keys after $pad strings, width $force")
+        }
+        // Keys whose block (names and NULs) is exactly `size` bytes: one of
+        // 0-9 a's first, then 9-byte names.
+        fun keysOf(size: Int): List<String> {
+            val n = (size + 9) / 10
+            return listOf("a".repeat(size - 10 * (n - 1) - 1)) + (1 until n).map { "k%08d".format(it) }
+        }
+        for (size in (0..40) + (230..280)) for (pad in 0..8) for (force in listOf(1, 2)) {
+            check(if (size == 0) emptyList() else keysOf(size), pad, force)
+        }
+        for (size in 65_500..65_560 step 3) for (pad in 0..3) check(keysOf(size), pad, 1)
+    }
+
     private fun hex(b: ByteArray) = Runner.hex(b)
 
     private fun built(share: Int = Share.KEYS, f: FlexBuilder.() -> Unit): String {
