@@ -605,11 +605,26 @@ export class Builder {
     const at = this.len;
     this.buf.set(block, at);
     this.len = at + block.length;
-    const start = this.sp;
-    for (let i = 0; i < n; i++) this.push(T.Key, 0, at + starts[i]);
-    const v = this.writeVector(start, n, 1, true, false, -1, 0);
-    this.sp = start;
-    return { length: n, d: v.d, w: v.w, gen: this.gen };
+    // The keys vector follows the block, so every element's offset back to
+    // its key is known by arithmetic: the width and the elements are written
+    // without the value stack (the bytes writeVector writes).
+    const end = this.len;
+    let width = Math.max(this.forceMin, widthOfUInt(n));
+    while (width < 3) {
+      const w = 1 << width;
+      const first = end + padding(end, w) + w;
+      let widest = 0;
+      for (let i = 0; i < n; i++) widest = Math.max(widest, first + i * w - (at + starts[i]));
+      if (widthOfUInt(widest) <= width) break;
+      width++;
+    }
+    const bytes = 1 << width;
+    this.align(width);
+    this.reserve((n + 1) * bytes);
+    this.writeUInt(n, bytes);
+    const d = this.len;
+    for (let i = 0; i < n; i++) this.writeUInt(this.len - (at + starts[i]), bytes);
+    return { length: n, d, w: width, gen: this.gen };
   }
 
   /** Ends a map whose values were pushed, without keys, in the order of `keys`. */

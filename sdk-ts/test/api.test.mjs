@@ -167,3 +167,35 @@ test("encode: objects of one shape reuse their sorted key order; other shapes wi
     }
   }
 });
+
+test("keyVectorFor writes the bytes of the same keys pushed one by one and closed as a typed vector", () => {
+  // Its width and offsets come from arithmetic; pin them to the value-stack
+  // path across the 1- and 2-byte limits, every alignment and forced widths.
+  // Keys whose block (names and NULs) is exactly `size` bytes: 0-9 a's, then 9-byte names.
+  const keysOf = (size) => {
+    const n = Math.ceil(size / 10);
+    return ["a".repeat(size - 10 * (n - 1) - 1), ...Array.from({ length: n - 1 }, (_, i) => `k${String(i + 1).padStart(8, "0")}`)];
+  };
+  const check = (names, pad, force) => {
+    const made = (f) => {
+      const b = new fb.Builder({ share: fb.Share.None });
+      b.forceMinWidth(force);
+      b.startVector();
+      for (let i = 0; i < pad; i++) b.string("");
+      f(b);
+      const len = b.length;
+      b.endVector();
+      return hex(b.finish().subarray(0, len));
+    };
+    const stack = made((b) => {
+      b.startVector();
+      for (const k of names) b.key(k);
+      b.endTypedVector();
+    });
+    const block = made((b) => b.keyVectorFor(new fb.KeyLayout(names)));
+    assert.equal(block, stack, `${names.length} keys after ${pad} strings, width ${force}`);
+  };
+  const sizes = [...Array.from({ length: 41 }, (_, i) => i), ...Array.from({ length: 51 }, (_, i) => 230 + i)];
+  for (const size of sizes) for (let pad = 0; pad <= 8; pad++) for (const force of [1, 2]) check(size === 0 ? [] : keysOf(size), pad, force);
+  for (let size = 65500; size <= 65560; size += 3) for (let pad = 0; pad <= 3; pad++) check(keysOf(size), pad, 1);
+});
