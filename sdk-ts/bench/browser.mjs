@@ -1,5 +1,5 @@
 // The benchmark suite (suite.mjs) in headless Chromium: the built package
-// (dist/), the generated coders (test/gen/out), tinybench, msgpackr and npm
+// (dist/), the generated coders (test/gen/out), msgpackr and npm
 // flatbuffers are served as ES modules by a local HTTP server (an import map
 // names the packages), Debian's chromium is driven by playwright-core as in
 // test/browser.test.mjs, and each fixture runs in a fresh page.
@@ -17,13 +17,11 @@ const repo = join(sdk, "..");
 const PAGE = `<!doctype html><meta charset="utf-8"><title>flexbuf bench</title>
 <script type="importmap">{ "imports": {
   "flexbuf": "/sdk/dist/index.js",
-  "tinybench": "/sdk/node_modules/tinybench/dist/index.js",
   "msgpackr": "/sdk/node_modules/msgpackr/index.js",
   "flatbuffers/flexbuffers": "/sdk/node_modules/flatbuffers/mjs/flexbuffers.js"
 } }</script>
 <script type="module">
 import * as fb from "flexbuf";
-import { Bench } from "tinybench";
 import { pack, unpack } from "msgpackr";
 import * as flex from "flatbuffers/flexbuffers";
 import { measure } from "/sdk/bench/suite.mjs";
@@ -33,7 +31,7 @@ const type = q.get("type") || null;
 try {
   const text = await fetch("/conformance/fixtures/" + fixture + ".json").then((r) => r.text());
   const typed = type ? await import("/sdk/test/gen/out/" + fixture + ".js") : null;
-  window.__result = await measure({ fb, pack, unpack, flex, Bench, time: Number(q.get("time")), fixture, text, typed, type });
+  window.__result = await measure({ fb, pack, unpack, flex, time: Number(q.get("time")), fixture, text, typed, type });
 } catch (e) {
   window.__result = { error: String(e && e.stack || e) };
 }

@@ -19,26 +19,52 @@ function batchOf(fn) {
   return Math.max(1, Math.ceil(n / elapsed));
 }
 
-/** Task name -> median µs per operation (null when the task threw); each sample is a batch of calls. */
-export async function median(Bench, time, fns) {
-  const bench = new Bench({ time, warmupTime: Math.min(50, time) });
-  const batches = {};
+/**
+ * Milliseconds each task runs before its batch is sized: the engine optimizes
+ * a function only after many calls (generated decoders measured up to 4x slower
+ * after 100 ms of warm-up than after 300 ms).
+ */
+const WARM_MS = 300;
+
+/**
+ * Task name -> median µs per call (null when the task threw). The tasks of one
+ * comparison run interleaved: each round runs one batch (about a millisecond
+ * of calls) of every task, in an order that rotates and reverses from round to
+ * round, so a change of the machine's speed (a shared machine switches between
+ * speeds minutes apart) falls on every task alike instead of on whichever task
+ * ran through it. `time` is each task's share in milliseconds (one round per
+ * millisecond, at least 21 rounds).
+ */
+export function median(time, fns) {
+  const out = {};
+  const tasks = [];
   for (const [name, fn] of Object.entries(fns)) {
     if (!fn) continue;
-    let k;
     try {
-      k = batchOf(fn);
+      // Warm first, so the batch is sized from optimized code.
+      const until = performance.now() + WARM_MS;
+      while (performance.now() < until) fn();
+      tasks.push({ name, fn, k: batchOf(fn), samples: [] });
     } catch {
-      k = 1;
+      out[name] = null;
     }
-    batches[name] = k;
-    bench.add(name, () => {
-      for (let i = 0; i < k; i++) fn();
-    });
   }
-  await bench.run();
-  const out = {};
-  for (const t of bench.tasks) out[t.name] = t.result?.error ? null : (t.result.latency.p50 * 1000) / batches[t.name];
+  const batch = (t) => {
+    const start = performance.now();
+    for (let i = 0; i < t.k; i++) t.fn();
+    return (performance.now() - start) / t.k;
+  };
+  for (const t of tasks) for (let i = 0; i < 5; i++) batch(t);
+  const rounds = Math.max(21, Math.round(time));
+  for (let r = 0; r < rounds; r++) {
+    const order = tasks.slice(r % tasks.length).concat(tasks.slice(0, r % tasks.length));
+    if (r % 2 === 1) order.reverse();
+    for (const t of order) t.samples.push(batch(t));
+  }
+  for (const t of tasks) {
+    const s = t.samples.sort((a, b) => a - b);
+    out[t.name] = s[s.length >> 1] * 1000;
+  }
   return out;
 }
 
@@ -54,9 +80,9 @@ function works(f) {
 /**
  * Decode and encode rows of one fixture.
  * @param d.fb the flexbuf package; d.pack/d.unpack msgpackr's; d.flex npm flatbuffers' flexbuffers;
- *   d.Bench tinybench's; d.text the fixture's JSON; d.typed its generated module (or null) and d.type its root type.
+ *   d.text the fixture's JSON; d.typed its generated module (or null) and d.type its root type.
  */
-export async function measure({ fb, pack, unpack, flex, Bench, time, fixture, text, typed, type }) {
+export async function measure({ fb, pack, unpack, flex, time, fixture, text, typed, type }) {
   const te = new TextEncoder();
   const td = new TextDecoder();
   let sink = 0;
@@ -75,14 +101,14 @@ export async function measure({ fb, pack, unpack, flex, Bench, time, fixture, te
     t = { v, bytes: enc(v), dec, enc };
   }
   const peerReads = works(() => flex.toObject(theirsBuf));
-  const decode = await median(Bench, time, {
+  const decode = median(time, {
     "flexbuf": () => use(fb.decode(generic)),
     "flexbuf typed": t && (() => use(t.dec(t.bytes))),
     "flatbuffers": peerReads ? () => use(flex.toObject(theirsBuf)) : null,
     "JSON.parse": () => use(JSON.parse(td.decode(jsonBytes))),
     "msgpackr": () => use(unpack(msg)),
   });
-  const encode = await median(Bench, time, {
+  const encode = median(time, {
     "flexbuf": () => use(fb.encode(value)),
     "flexbuf typed": t && (() => use(t.enc(t.v))),
     "flatbuffers": () => use(flex.encode(value)),

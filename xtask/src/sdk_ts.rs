@@ -293,7 +293,7 @@ pub fn conformance_command() -> duct::Expression {
     node(&["test/conformance.mjs"])
 }
 
-/// `cargo xtask bench ts`: runs `sdk-ts/bench/bench.mjs` (tinybench) on the
+/// `cargo xtask bench ts`: runs `sdk-ts/bench/bench.mjs` (interleaved rounds, `bench/suite.mjs`) on the
 /// shared fixtures in Node (one process per fixture) and then in headless
 /// Chromium (`bench/browser.mjs`, playwright-core), and rewrites the
 /// "## TypeScript SDK" section of `docs/benchmarks.md` with both tables.
