@@ -23,6 +23,7 @@ import { fail, FlexError } from "./error.js";
 import { f32At, f64At, IntMode, littleEndianCopy, rootOf, u32 } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement } from "./types.js";
 import { asciiRun } from "./runs.js";
+import { KeyFault, KeyReader } from "./keys.js";
 import { compareUtf8, readUtf8, StringCache } from "./utf8.js";
 
 /** Options of {@link decode}. */
@@ -65,14 +66,15 @@ class Decoder {
   readonly copy: boolean;
   nodes: number;
   bytes: number;
-  /** Keys vectors already decoded (and checked), by position and width. */
-  readonly keysCache = new Map<number, string[]>();
-  /** Total UTF-16 length of each cached keys vector, charged on every use. */
-  readonly keysBytes = new Map<number, number>();
+  /**
+   * Key sets already decoded (and checked), by the position of their first
+   * key: where each key is, their strings, and the bytes charged for them.
+   */
+  readonly keySets = new Map<number, { at: number[]; keys: string[]; bytes: number }>();
   /** Shared strings become JS strings once. */
   readonly strings = new StringCache();
-  /** Keys already decoded, by position. */
-  readonly keyCache = new Map<number, string>();
+  /** Keys, through the table shared by every decoder (see keys.ts). */
+  readonly keyReader = new KeyReader();
 
   constructor(u8: Uint8Array, o: DecodeOptions) {
     this.u8 = u8;
@@ -166,43 +168,70 @@ class Decoder {
   }
 
   key(at: number): string {
-    const cached = this.keyCache.get(at);
-    if (cached !== undefined) {
-      if ((this.bytes -= cached.length) < 0) throw budgetExceeded(at);
-      return cached;
-    }
     if (at >= this.n) throw fail("OffsetOutOfBounds", "key outside the buffer", at);
-    const end = this.u8.indexOf(0, at);
-    if (end < 0) throw fail("MissingNul", "key without a terminating NUL", at);
-    const k = this.str(at, end - at);
-    this.keyCache.set(at, k);
+    const r = this.keyReader;
+    const k = r.read(this.u8, at);
+    if (k === undefined) {
+      throw r.fault === KeyFault.MissingNul
+        ? fail("MissingNul", "key without a terminating NUL", at)
+        : fail("InvalidUtf8", "string is not valid UTF-8", at);
+    }
+    if ((this.bytes -= r.len) < 0) throw budgetExceeded(at);
     return k;
   }
 
-  /** Decoded keys of the keys vector at `at` (width `kw`, `len` keys), checked once. */
+  /**
+   * Decoded keys of the keys vector at `at` (width `kw`, `len` keys), checked
+   * once per key set: maps of one shape each have their own keys vector, but
+   * (keys being stored once per buffer) its elements point at the same keys,
+   * so a keys vector whose elements point where a checked one's did gives
+   * back that one's strings after comparing positions only.
+   */
   keys(at: number, kw: number, len: number): string[] {
-    const id = at * 16 + kw;
-    const cached = this.keysCache.get(id);
-    if (cached !== undefined && cached.length === len) {
-      if ((this.bytes -= this.keysBytes.get(id) as number) < 0) throw budgetExceeded(at);
-      return cached;
-    }
     if (at + len * kw > this.n) throw fail("SizeOutOfBounds", "keys vector runs past the end", at);
+    if (len === 0) return [];
+    const first = this.follow(at, kw);
+    const known = this.keySets.get(first);
+    if (known !== undefined && known.keys.length === len && this.samePositions(at, kw, known.at)) {
+      if ((this.bytes -= known.bytes) < 0) throw budgetExceeded(at);
+      return known.keys;
+    }
+    const before = this.bytes;
     const out: string[] = new Array(len);
+    const positions: number[] = new Array(len);
     let prevAt = -1;
     for (let i = 0; i < len; i++) {
-      const k = this.follow(at + i * kw, kw);
+      const k = i === 0 ? first : this.follow(at + i * kw, kw);
       out[i] = this.key(k);
       if (prevAt >= 0 && this.keyOrder(prevAt, k) >= 0) {
         throw fail("UnsortedKeys", "map keys are not strictly ascending", at + i * kw);
       }
+      positions[i] = k;
       prevAt = k;
     }
-    this.keysCache.set(id, out);
-    let total = 0;
-    for (let i = 0; i < len; i++) total += out[i].length;
-    this.keysBytes.set(id, total);
+    this.keySets.set(first, { at: positions, keys: out, bytes: before - this.bytes });
     return out;
+  }
+
+  /**
+   * Whether the elements of the keys vector at `at` (width `kw`, in bounds,
+   * as many as `positions`) point at `positions`. Reads only: an element
+   * that does not match, valid or not, is left to the checked path.
+   */
+  samePositions(at: number, kw: number, positions: number[]): boolean {
+    const u8 = this.u8;
+    for (let i = 0; i < positions.length; i++) {
+      const p = at + i * kw;
+      let off: number;
+      switch (kw) {
+        case 1: off = u8[p]; break;
+        case 2: off = u8[p] | (u8[p + 1] << 8); break;
+        case 4: off = u32(u8, p); break;
+        default: off = u32(u8, p + 4) * TWO32 + u32(u8, p);
+      }
+      if (p - off !== positions[i]) return false;
+    }
+    return true;
   }
 
   keyOrder(a: number, b: number): number {

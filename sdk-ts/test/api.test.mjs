@@ -199,3 +199,43 @@ test("keyVectorFor writes the bytes of the same keys pushed one by one and close
   for (const size of sizes) for (let pad = 0; pad <= 8; pad++) for (const force of [1, 2]) check(size === 0 ? [] : keysOf(size), pad, force);
   for (let size = 65500; size <= 65560; size += 3) for (let pad = 0; pad <= 3; pad++) check(keysOf(size), pad, 1);
 });
+
+test("decode: key strings remembered across buffers only ever answer for equal bytes", () => {
+  // More distinct keys than the shared table holds (4096), of every length
+  // around its 48-byte limit, ASCII and not: collisions and evictions happen.
+  const rng = (() => { let s = 7; return () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32; })();
+  const alphabet = ["a", "b", "z", "_", "0", "é", "ß", "日", "😀"];
+  const keys = new Set();
+  while (keys.size < 6000) {
+    const n = 1 + Math.floor(rng() * 60);
+    let k = "";
+    while (k.length < n) k += alphabet[Math.floor(rng() * alphabet.length)];
+    keys.add(k);
+  }
+  const all = [...keys];
+  const objects = [];
+  for (let i = 0; i < all.length; i += 25) {
+    const o = {};
+    for (const k of all.slice(i, i + 25)) o[k] = k.length;
+    objects.push(o);
+  }
+  const buffers = objects.map((o) => fb.encode(o));
+  for (let round = 0; round < 2; round++) {
+    buffers.forEach((b, i) => assert.deepEqual(fb.decode(b), objects[i]));
+  }
+  // A key met before, now with a byte that is not UTF-8: still an error.
+  const b = fb.encode({ ab: 1 });
+  assert.deepEqual(fb.decode(b), { ab: 1 });
+  const bad = Uint8Array.from(b);
+  const at = Buffer.from(bad).indexOf("ab\0");
+  bad[at + 1] = 0xff;
+  assert.throws(() => fb.decode(bad), (e) => e.kind === "InvalidUtf8");
+});
+
+test("decode: maps whose keys vectors start with the same key get their own keys", () => {
+  // Each map has its own keys vector; keys are stored once, so {a, b} and
+  // {a, c} have keys vectors of one length whose first elements agree.
+  const v = [{ a: 1, b: 2 }, { a: 3, c: 4 }, { a: 5, b: 6, c: 7 }, { a: 8, b: 9 }, { a: 10, c: 11 }, { b: 12, c: 13 }];
+  assert.deepEqual(fb.decode(fb.encode(v)), v);
+  assert.deepEqual(fb.decode(fb.fromJSON(JSON.stringify(v))), v);
+});

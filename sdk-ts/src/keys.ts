@@ -1,0 +1,104 @@
+/**
+ * Key strings remembered across buffers.
+ *
+ * Records of one kind carry the same keys in every buffer. Decoding each key
+ * afresh makes a new JS string every time, which the engine then has to look
+ * up in its table of property names before it can store a property under it.
+ * {@link KeyReader} keeps the string made for each short key, found by a hash
+ * of the key's bytes and proven by comparing every byte, so a key read again
+ * (in this buffer or a later one) is the very same string, with no decoding.
+ *
+ * The table is bounded ({@link SLOTS} entries of at most {@link MAX_LEN}
+ * bytes, a new key replacing whatever shared its slot) and only ever answers
+ * with the string of bytes equal to the ones asked for: a collision costs a
+ * decode, never a wrong key.
+ */
+
+import { readUtf8 } from "./utf8.js";
+
+/** Entries in the table (a power of two: `1 << SLOT_BITS`). */
+const SLOT_BITS = 12;
+const SLOTS = 1 << SLOT_BITS;
+/** Longest key remembered, in bytes; longer keys are decoded every time. */
+const MAX_LEN = 48;
+
+const slotBytes: (Uint8Array | undefined)[] = new Array(SLOTS).fill(undefined);
+const slotStrings: string[] = new Array(SLOTS).fill("");
+
+/** Why {@link KeyReader.read} returned `undefined`. */
+export const enum KeyFault {
+  /** No NUL between the key's start and the end of the buffer. */
+  MissingNul = 1,
+  /** The bytes before the NUL are not valid UTF-8. */
+  InvalidUtf8 = 2,
+}
+
+/** Reads NUL-terminated keys through the shared table (one per decoder). */
+export class KeyReader {
+  /** Byte length (without the NUL) of the key last read. */
+  len = 0;
+  /** Why the last read failed, when it did. */
+  fault: KeyFault = KeyFault.MissingNul;
+
+  /**
+   * The key starting at `at` (which must be inside `u8`): its string, with
+   * its byte length in {@link len}; or `undefined` with the reason in
+   * {@link fault}.
+   */
+  read(u8: Uint8Array, at: number): string | undefined {
+    const n = u8.length;
+    const stop = at + MAX_LEN < n ? at + MAX_LEN : n;
+    let h = 0;
+    let end = at;
+    // Find the NUL and hash the bytes before it in one loop.
+    while (end < stop) {
+      const b = u8[end];
+      if (b === 0) break;
+      h = Math.imul(h ^ b, 0x01000193);
+      end++;
+    }
+    if (end === stop) {
+      // Longer than the table keeps (or unterminated): decoded every time.
+      end = u8.indexOf(0, at);
+      if (end < 0) {
+        this.fault = KeyFault.MissingNul;
+        return undefined;
+      }
+      this.len = end - at;
+      return this.decode(u8, at, end - at);
+    }
+    const len = end - at;
+    this.len = len;
+    const slot = Math.imul(h ^ (h >>> 15) ^ len, 0x2c1b3c6d) >>> (32 - SLOT_BITS);
+    const known = slotBytes[slot];
+    if (known !== undefined && known.length === len) {
+      let i = 0;
+      while (i < len && known[i] === u8[at + i]) i++;
+      if (i === len) return slotStrings[slot];
+    }
+    const s = this.decode(u8, at, len);
+    if (s === undefined) return undefined;
+    const name = propertyName(s);
+    slotBytes[slot] = u8.slice(at, end);
+    slotStrings[slot] = name;
+    return name;
+  }
+
+  private decode(u8: Uint8Array, at: number, len: number): string | undefined {
+    const s = readUtf8(u8, at, len);
+    if (s === undefined) this.fault = KeyFault.InvalidUtf8;
+    return s;
+  }
+}
+
+/**
+ * `s` as the engine's own property-name string when it can hand one back
+ * (a string equal to `s`, so the result is the same whatever it does): later
+ * stores under it skip the engine's name lookup.
+ */
+function propertyName(s: string): string {
+  const o: Record<string, number> = {};
+  o[s] = 0;
+  for (const k in o) return k;
+  return s;
+}
