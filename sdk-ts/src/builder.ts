@@ -122,6 +122,11 @@ const I64_MAX = 2n ** 63n - 1n;
 const U64_MAX = 2n ** 64n - 1n;
 let generations = 1;
 
+/** Most keys a builder's pool keeps across buffers. */
+const KEY_POOL_MAX = 4096;
+/** Epochs wrap before `epoch * 2^32 + position` would lose precision. */
+const POOL_BASE_MAX = 2 ** 20 * TWO32;
+
 /** Padding that aligns `len` to `align` bytes (a power of two). */
 function padding(len: number, align: number): number {
   return (-len) & (align - 1);
@@ -171,12 +176,24 @@ export class Builder {
   private readonly dedup: boolean;
   private readonly maxRetained: number;
   private readonly initial: number;
+  /**
+   * Keys written, to where: `epoch * 2^32 + position`. Entries of earlier
+   * buffers (smaller epochs) are kept, so a builder reused for records of one
+   * shape updates its entries instead of growing a new table every time;
+   * the table is emptied when it passes {@link KEY_POOL_MAX} entries.
+   */
   private keyPool = new Map<string, number>();
+  /** `epoch * 2^32`: pool entries below it belong to earlier buffers. */
+  private poolBase = 0;
   private stringPool = new Map<string, number>();
   private keyVectors = new Map<string, number>();
   private error: FlexError | null = null;
   private finished = false;
   private gen = generations++;
+  /** Type, width code and data position of the vector {@link writeVector} wrote last. */
+  private vecType = 0;
+  private vecWidth = 0;
+  private vecData = 0;
 
   constructor(options: BuilderOptions = {}) {
     this.share = (options.share ?? Share.Keys) & 7;
@@ -208,10 +225,14 @@ export class Builder {
       this.dv = new DataView(this.buf.buffer);
     }
     this.sp = 0;
-    this.sBig.length = 0;
+    if (this.sBig.length > 0) this.sBig.length = 0;
     this.opens.length = 0;
     this.forceMin = 0;
-    if (this.keyPool.size) this.keyPool.clear();
+    this.poolBase += TWO32;
+    if (this.keyPool.size > KEY_POOL_MAX || this.poolBase >= POOL_BASE_MAX) {
+      this.keyPool.clear();
+      this.poolBase = 0;
+    }
     if (this.stringPool.size) this.stringPool.clear();
     if (this.keyVectors.size) this.keyVectors.clear();
     this.error = null;
@@ -347,12 +368,12 @@ export class Builder {
   key(k: string): void {
     if (this.share & Share.Keys) {
       const at = this.keyPool.get(k);
-      if (at !== undefined) {
-        this.push(T.Key, 0, at);
+      if (at !== undefined && at >= this.poolBase) {
+        this.push(T.Key, 0, at - this.poolBase);
         return;
       }
       const loc = this.writeKey(k);
-      this.keyPool.set(k, loc);
+      this.keyPool.set(k, this.poolBase + loc);
       this.push(T.Key, 0, loc);
       return;
     }
@@ -563,9 +584,9 @@ export class Builder {
       }
     }
     if (kd < 0) {
-      const k = this.writeVector(start, len, 2, true, false, -1, 0);
-      kd = k.d;
-      kw = k.w;
+      this.writeVector(start, len, 2, true, false, -1, 0);
+      kd = this.vecData;
+      kw = this.vecWidth;
       if (sig !== undefined) this.keyVectors.set(sig, kd * 4 + kw);
     }
     this.createVector(start + 1, len, 2, false, false, kd, kw, start);
@@ -582,9 +603,9 @@ export class Builder {
     const start = this.sp;
     for (const k of keys) this.key(k);
     this.check();
-    const v = this.writeVector(start, keys.length, 1, true, false, -1, 0);
+    this.writeVector(start, keys.length, 1, true, false, -1, 0);
     this.sp = start;
-    return { length: keys.length, d: v.d, w: v.w, gen: this.gen };
+    return { length: keys.length, d: this.vecData, w: this.vecWidth, gen: this.gen };
   }
 
   /**
@@ -723,15 +744,20 @@ export class Builder {
   /** Writes a vector and replaces its stack elements (from `dropFrom`, default `start`) by it. */
   private createVector(start: number, len: number, step: number, typed: boolean, fixed: boolean,
     keysData: number, keysWidth: number, dropFrom = start): void {
-    const v = this.writeVector(start, len, step, typed, fixed, keysData, keysWidth);
+    this.writeVector(start, len, step, typed, fixed, keysData, keysWidth);
     this.sp = dropFrom;
-    this.sBig.length = Math.min(this.sBig.length, dropFrom);
-    this.push(v.t, v.w, v.d);
+    // Setting an array's length is a runtime call: only when it shrinks.
+    if (this.sBig.length > dropFrom) this.sBig.length = dropFrom;
+    this.push(this.vecType, this.vecWidth, this.vecData);
   }
 
-  /** The reference's `CreateVector`: elements are stack[start], stack[start+step], ... */
+  /**
+   * The reference's `CreateVector`: elements are stack[start], stack[start+step], ...
+   * The vector written is left in {@link vecType}, {@link vecWidth} and
+   * {@link vecData} (fields rather than a returned object: no allocation per vector).
+   */
   private writeVector(start: number, len: number, step: number, typed: boolean, fixed: boolean,
-    keysData: number, keysWidth: number): { t: number; w: number; d: number } {
+    keysData: number, keysWidth: number): void {
     let width = Math.max(this.forceMin, widthOfUInt(len));
     let prefix = 1;
     const bufLen = this.len;
@@ -820,7 +846,9 @@ export class Builder {
     } else {
       t = toTypedVector(len > 0 ? sType[start] : T.Key, fixed ? len : 0);
     }
-    return { t, w: width, d: loc };
+    this.vecType = t;
+    this.vecWidth = width;
+    this.vecData = loc;
   }
 
   // ---- bulk vectors ----------------------------------------------------------
