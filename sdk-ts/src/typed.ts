@@ -23,6 +23,7 @@ import { fail, FlexError, PathSegment } from "./error.js";
 import { f32At, f64At, littleEndianCopy, rootOf, u32 } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, isTypedVector, T, typedElement, typeName } from "./types.js";
 import { asciiRun } from "./runs.js";
+import { KeyFault, KeyReader } from "./keys.js";
 import { compareUtf8, readUtf8, StringCache, utf8Bytes } from "./utf8.js";
 import { verify } from "./verify.js";
 
@@ -226,8 +227,8 @@ export class DecodeContext {
   private readonly serial = ++decodes;
   /** Strings referenced more than once become JS strings once. */
   private readonly strings = new StringCache();
-  /** Keys of `{string: T}` fields already decoded, by position. */
-  private keyCache: Map<number, string> | null = null;
+  /** Keys of `{string: T}` fields, through the table shared by every decoder (see keys.ts). */
+  private keyReader: KeyReader | null = null;
 
   constructor(bytes: Uint8Array, options: TypedDecodeOptions = {}) {
     if (options.verify) verify(bytes, { maxDepth: options.maxDepth });
@@ -449,23 +450,21 @@ export class DecodeContext {
 
   /**
    * The key of entry `i` of a map whose keys vector is at `ka` (width `kw`):
-   * keys are stored once per buffer, so each becomes a JS string once (its
-   * length still counts against the budget at every use).
+   * keys come from the table shared across buffers (see keys.ts), so a key
+   * met before is not decoded again (its length still counts against the
+   * budget at every use).
    */
   key(ka: number, kw: number, i: number): string {
     const k = this.follow(ka + i * kw, kw);
-    let cache = this.keyCache;
-    if (cache === null) cache = this.keyCache = new Map();
-    const hit = cache.get(k);
-    if (hit !== undefined) {
-      if ((this.bytes -= hit.length) < 0) throw budgetExceeded(k);
-      return hit;
-    }
     if (k >= this.n) throw fail("OffsetOutOfBounds", "key outside the buffer", k);
-    const end = this.u8.indexOf(0, k);
-    if (end < 0) throw fail("MissingNul", "key without a terminating NUL", k);
-    const s = this.utf8(k, end - k);
-    cache.set(k, s);
+    const r = this.keyReader ?? (this.keyReader = new KeyReader());
+    const s = r.read(this.u8, k);
+    if (s === undefined) {
+      throw r.fault === KeyFault.MissingNul
+        ? fail("MissingNul", "key without a terminating NUL", k)
+        : fail("InvalidUtf8", "string is not valid UTF-8", k);
+    }
+    if ((this.bytes -= r.len) < 0) throw budgetExceeded(k);
     return s;
   }
 
