@@ -124,8 +124,8 @@ let generations = 1;
 
 /** Most keys a builder's pool keeps across buffers. */
 const KEY_POOL_MAX = 4096;
-/** Epochs wrap before `epoch * 2^32 + position` would lose precision. */
-const POOL_BASE_MAX = 2 ** 20 * TWO32;
+/** Buffers a builder's key pool tells apart before it starts over. */
+const POOL_EPOCHS = 1024;
 
 /** Padding that aligns `len` to `align` bytes (a power of two). */
 function padding(len: number, align: number): number {
@@ -177,14 +177,16 @@ export class Builder {
   private readonly maxRetained: number;
   private readonly initial: number;
   /**
-   * Keys written, to where: `epoch * 2^32 + position`. Entries of earlier
-   * buffers (smaller epochs) are kept, so a builder reused for records of one
-   * shape updates its entries instead of growing a new table every time;
-   * the table is emptied when it passes {@link KEY_POOL_MAX} entries.
+   * Keys written, to where: `position * POOL_EPOCHS + epoch`. Entries of
+   * earlier buffers (other epochs) are kept, so a builder reused for records
+   * of one shape updates its entries instead of growing a new table every
+   * time; the table is emptied when it passes {@link KEY_POOL_MAX} entries
+   * and when the epoch wraps. (Positions below 2^20 keep the values small
+   * integers, which engines store without allocating.)
    */
   private keyPool = new Map<string, number>();
-  /** `epoch * 2^32`: pool entries below it belong to earlier buffers. */
-  private poolBase = 0;
+  /** This buffer's epoch, below {@link POOL_EPOCHS}. */
+  private poolEpoch = 0;
   private stringPool = new Map<string, number>();
   private keyVectors = new Map<string, number>();
   private error: FlexError | null = null;
@@ -228,11 +230,8 @@ export class Builder {
     if (this.sBig.length > 0) this.sBig.length = 0;
     this.opens.length = 0;
     this.forceMin = 0;
-    this.poolBase += TWO32;
-    if (this.keyPool.size > KEY_POOL_MAX || this.poolBase >= POOL_BASE_MAX) {
-      this.keyPool.clear();
-      this.poolBase = 0;
-    }
+    this.poolEpoch = (this.poolEpoch + 1) % POOL_EPOCHS;
+    if (this.keyPool.size > KEY_POOL_MAX || this.poolEpoch === 0) this.keyPool.clear();
     if (this.stringPool.size) this.stringPool.clear();
     if (this.keyVectors.size) this.keyVectors.clear();
     this.error = null;
@@ -368,12 +367,13 @@ export class Builder {
   key(k: string): void {
     if (this.share & Share.Keys) {
       const at = this.keyPool.get(k);
-      if (at !== undefined && at >= this.poolBase) {
-        this.push(T.Key, 0, at - this.poolBase);
+      const epoch = this.poolEpoch;
+      if (at !== undefined && at % POOL_EPOCHS === epoch) {
+        this.push(T.Key, 0, (at - epoch) / POOL_EPOCHS);
         return;
       }
       const loc = this.writeKey(k);
-      this.keyPool.set(k, this.poolBase + loc);
+      this.keyPool.set(k, loc * POOL_EPOCHS + epoch);
       this.push(T.Key, 0, loc);
       return;
     }

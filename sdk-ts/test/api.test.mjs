@@ -254,6 +254,15 @@ test("encode: a reused builder's key pool never points a key at an earlier buffe
       assert.deepEqual(fb.decode(fb.encode(v)), fb.decode(fresh(v)));
     }
   }
+  // Past the pool's 1,024 epochs (it starts over when they wrap).
+  for (let i = 0; i < 1100; i++) {
+    // A key met again only 512 or 1,024 buffers later, at another position
+    // (shapes cycle every 3 buffers): an epoch that wrapped without the pool
+    // starting over would point it at the old position.
+    const v = i % 3 === 0 ? { a: i } : i % 3 === 1 ? { A: "x", a: i } : { b: i, c: [i] };
+    if (i % 512 === 10) v.rare = i;
+    assert.equal(hex(fb.encode(v)), hex(fresh(v)));
+  }
   // The same through an explicitly reused Builder.
   const b = new fb.Builder();
   for (const v of seq) {
