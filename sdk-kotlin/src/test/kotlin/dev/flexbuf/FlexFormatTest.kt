@@ -6,6 +6,11 @@ import defects.ProfileFlexCoder
 import dev.flexbuf.serialization.Flex
 import kotlinx.serialization.Contextual
 import kotlinx.serialization.KSerializer
+import kotlinx.serialization.builtins.DoubleArraySerializer
+import kotlinx.serialization.builtins.IntArraySerializer
+import kotlinx.serialization.builtins.ListSerializer
+import kotlinx.serialization.builtins.LongArraySerializer
+import kotlinx.serialization.builtins.serializer
 import kotlinx.serialization.SerialName
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.descriptors.PrimitiveKind
@@ -123,5 +128,67 @@ class FlexFormatTest {
         val slowBytes = slow.encodeToByteArray(Profile.serializer(), p)
         assertEquals(p, slow.decodeFromByteArray(Profile.serializer(), slowBytes))
         assert(Json.toJson(slowBytes).contains("\"tint\":\"Green\"")) { Json.toJson(slowBytes) }
+    }
+
+    /**
+     * Lists of numbers are read straight from the vector (no reader per
+     * element); every element must come back as the per-element reader
+     * gives it, or fail with the same error kind.
+     */
+    @Test
+    fun numberListsReadDirectlyAgreeWithTheElementReader() {
+        val flex = Flex()
+        val longs = longArrayOf(0, 1, -1, 127, -128, 300, -70000, Int.MAX_VALUE.toLong() + 1, Long.MIN_VALUE, Long.MAX_VALUE)
+        val buffers = mutableListOf<ByteArray>()
+        for (n in listOf(0, 1, 3, longs.size)) {
+            val vals = longs.copyOf(n)
+            buffers += FlexBuilder().apply { typedVector(vals) }.finish()
+            buffers += FlexBuilder().apply { typedVector(IntArray(n) { vals[it].toInt() }) }.finish()
+            buffers += FlexBuilder().apply { typedVector(DoubleArray(n) { vals[it] * 0.5 }) }.finish()
+            buffers += FlexBuilder().apply { typedVector(FloatArray(n) { vals[it].toFloat() }) }.finish()
+        }
+        // Untyped vectors: integers, floats and everything else mixed, at every width.
+        for (wide in listOf(false, true)) {
+            buffers += FlexBuilder().apply {
+                if (wide) forceMinWidth(8)
+                startVector(); int(5); double(2.5); int(-3); endVector()
+            }.finish()
+            buffers += FlexBuilder().apply {
+                if (wide) forceMinWidth(8)
+                startVector(); int(1); uint(7L); string("x"); nul(); bool(true); indirectInt(9); indirectDouble(1.5); float(0.25f); int(Long.MAX_VALUE); endVector()
+            }.finish()
+        }
+        val readers: List<Pair<String, (ByteArray) -> List<Any>>> = listOf(
+            "Long" to { b -> flex.decodeFromByteArray(ListSerializer(Long.serializer()), b) },
+            "Int" to { b -> flex.decodeFromByteArray(ListSerializer(Int.serializer()), b) },
+            "Double" to { b -> flex.decodeFromByteArray(ListSerializer(Double.serializer()), b) },
+            "LongArray" to { b -> flex.decodeFromByteArray(LongArraySerializer(), b).toList() },
+            "IntArray" to { b -> flex.decodeFromByteArray(IntArraySerializer(), b).toList() },
+            "DoubleArray" to { b -> flex.decodeFromByteArray(DoubleArraySerializer(), b).toList() },
+        )
+        for (bytes in buffers) {
+            val vec = FlexRef.root(bytes).asVector()
+            for ((name, read) in readers) {
+                // What the element reader gives, element by element (the first failure ends the list).
+                val want: Result<List<Any>> = runCatching {
+                    List(vec.size) { i ->
+                        val r = vec[i]
+                        when (name) {
+                            "Long", "LongArray" -> r.asLong()
+                            "Int", "IntArray" -> r.asLong().also { if (it < Int.MIN_VALUE || it > Int.MAX_VALUE) throw FlexException(ErrorKind.OutOfRange, r.offset, "$it") }.toInt()
+                            else -> r.asDouble()
+                        }
+                    }
+                }
+                val got = runCatching { read(bytes) }
+                val context = "$name of ${Json.toJson(bytes)}"
+                if (want.isSuccess) {
+                    assertEquals(want.getOrThrow(), got.getOrThrow(), context)
+                } else {
+                    val e = got.exceptionOrNull()
+                    assert(e is FlexException && e.kind == (want.exceptionOrNull() as FlexException).kind) { "$context: $e vs ${want.exceptionOrNull()}" }
+                }
+            }
+        }
     }
 }

@@ -11,6 +11,10 @@ import dev.flexbuf.FlexMap
 import dev.flexbuf.FlexRef
 import dev.flexbuf.FlexType
 import dev.flexbuf.FlexVector
+import dev.flexbuf.T
+import dev.flexbuf.floatAt
+import dev.flexbuf.intAt
+import dev.flexbuf.u8
 import dev.flexbuf.keyEnd
 import kotlinx.serialization.BinaryFormat
 import kotlinx.serialization.DeserializationStrategy
@@ -324,18 +328,51 @@ private class ClassDecoder(val map: FlexMap, val index: IntArray, module: Serial
     }
 }
 
+/**
+ * A list's elements. Integers and floats stored in their slots are read
+ * straight from the vector; a [FlexRef] is made only for the elements that
+ * need one (strings, structures, anything else), so a list of 10,000 numbers
+ * allocates no reader per element. The direct reads return and throw exactly
+ * what the [FlexRef] path does: anything other than an inline integer or
+ * float takes that path.
+ */
 private class ListDecoder(val vec: FlexVector, module: SerializersModule, st: DecodeState) : FlexDecoderBase(module, st) {
     private var next = 0
+    /** Index of the element being decoded. */
+    private var at = -1
     private var current: FlexRef? = null
-    override val cur: FlexRef get() = current!!
+    override val cur: FlexRef get() = current ?: vec[at].also { current = it }
 
     override fun decodeCollectionSize(descriptor: SerialDescriptor): Int = vec.size
 
     override fun decodeElementIndex(descriptor: SerialDescriptor): Int {
         if (next >= vec.size) return CompositeDecoder.DECODE_DONE
         st.budget.node()
-        current = vec[next]
+        current = null
+        at = next
         return next++
+    }
+
+    /** The current element's type code (its slot is inside the vector, which was bounds-checked when opened). */
+    private fun code(): Int =
+        if (vec.elemType >= 0) vec.elemType else vec.buffer.u8(vec.data + vec.size * vec.width + at) ushr 2
+
+    private fun slot(): Int = vec.data + at * vec.width
+
+    override fun decodeLong(): Long =
+        if (code() == T.INT) vec.buffer.intAt(slot(), vec.width) else super.decodeLong()
+
+    override fun decodeInt(): Int {
+        if (code() != T.INT) return super.decodeInt()
+        val v = vec.buffer.intAt(slot(), vec.width)
+        if (v < Int.MIN_VALUE || v > Int.MAX_VALUE) throw FlexException(ErrorKind.OutOfRange, slot(), "$v")
+        return v.toInt()
+    }
+
+    override fun decodeDouble(): Double = when {
+        code() == T.FLOAT && vec.width >= 4 -> vec.buffer.floatAt(slot(), vec.width)
+        code() == T.INT -> vec.buffer.intAt(slot(), vec.width).toDouble()
+        else -> super.decodeDouble()
     }
 }
 
