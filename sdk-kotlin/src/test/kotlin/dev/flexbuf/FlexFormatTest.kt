@@ -55,6 +55,9 @@ data class Order(
 data class OrderV1(val id: Long)
 
 @Serializable
+data class Scalars(val a: Long, val b: Int, val c: Double, val d: Boolean, val e: Long?)
+
+@Serializable
 data class Abc(val a: Int = 0, val b: Int = 0, val c: Int = 0)
 
 class FlexFormatTest {
@@ -190,5 +193,60 @@ class FlexFormatTest {
                 }
             }
         }
+    }
+
+    /**
+     * Scalar fields of a class are read straight from the map's values; each
+     * must come back as the element reader gives it, or fail with the same
+     * error kind, whatever is stored there.
+     */
+    @Test
+    fun scalarFieldsReadDirectlyAgreeWithTheElementReader() {
+        val flex = Flex()
+        val stored: List<FlexBuilder.() -> Unit> = listOf(
+            { int(7) }, { int(-300) }, { int(Int.MAX_VALUE.toLong() + 1) }, { uint(5L) }, { double(1.5) },
+            { float(0.5f) }, { string("s") }, { nul() }, { bool(true) }, { bool(false) }, { indirectInt(4) },
+        )
+        fun expect(m: FlexRef, k: String): Any? {
+            val r = m[k]
+            return when (k) {
+                "a" -> r.asLong()
+                "b" -> r.asLong().also { if (it < Int.MIN_VALUE || it > Int.MAX_VALUE) throw FlexException(ErrorKind.OutOfRange, r.offset, "$it") }.toInt()
+                "c" -> r.asDouble()
+                "d" -> r.asBool()
+                else -> if (r.isNull) null else r.asLong()
+            }
+        }
+        var checked = 0
+        for (wide in listOf(false, true)) {
+            for ((i, value) in stored.withIndex()) {
+                for (field in listOf("a", "b", "c", "d", "e")) {
+                    val bytes = FlexBuilder().apply {
+                        if (wide) forceMinWidth(8)
+                        startMap()
+                        for (k in listOf("a", "b", "c", "d", "e")) {
+                            key(k)
+                            if (k == field) value() else when (k) { "a", "b", "e" -> int(i); "c" -> double(i + 0.25); else -> bool(i % 2 == 0) }
+                        }
+                        endMap()
+                    }.finish()
+                    val m = FlexRef.root(bytes)
+                    val want = runCatching {
+                        val v = listOf("a", "b", "c", "d", "e").map { expect(m, it) }
+                        Scalars(v[0] as Long, v[1] as Int, v[2] as Double, v[3] as Boolean, v[4] as Long?)
+                    }
+                    val got = runCatching { flex.decodeFromByteArray(Scalars.serializer(), bytes) }
+                    val context = "${Json.toJson(bytes)} (wide $wide)"
+                    if (want.isSuccess) {
+                        assertEquals(want.getOrThrow(), got.getOrThrow(), context)
+                    } else {
+                        val e = got.exceptionOrNull()
+                        assert(e is FlexException && e.kind == (want.exceptionOrNull() as FlexException).kind) { "$context: $e vs ${want.exceptionOrNull()}" }
+                    }
+                    checked++
+                }
+            }
+        }
+        assertEquals(2 * 11 * 5, checked)
     }
 }

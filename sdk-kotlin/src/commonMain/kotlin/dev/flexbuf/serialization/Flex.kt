@@ -14,6 +14,7 @@ import dev.flexbuf.FlexVector
 import dev.flexbuf.T
 import dev.flexbuf.floatAt
 import dev.flexbuf.intAt
+import dev.flexbuf.uintAt
 import dev.flexbuf.u8
 import dev.flexbuf.keyEnd
 import kotlinx.serialization.BinaryFormat
@@ -309,48 +310,25 @@ private abstract class FlexDecoderBase(
 
 private class ValueDecoder(override val cur: FlexRef, module: SerializersModule, st: DecodeState) : FlexDecoderBase(module, st)
 
-private class ClassDecoder(val map: FlexMap, val index: IntArray, module: SerializersModule, st: DecodeState) : FlexDecoderBase(module, st) {
-    private var next = 0
-    private var current: FlexRef? = null
-    override val cur: FlexRef get() = current!!
-
-    override fun decodeElementIndex(descriptor: SerialDescriptor): Int {
-        while (next < map.size) {
-            val i = next++
-            val idx = index[i]
-            if (idx != CompositeDecoder.UNKNOWN_NAME) {
-                st.budget.node()
-                current = map.value(i)
-                return idx
-            }
-        }
-        return CompositeDecoder.DECODE_DONE
-    }
-}
-
 /**
- * A list's elements. Integers and floats stored in their slots are read
- * straight from the vector; a [FlexRef] is made only for the elements that
- * need one (strings, structures, anything else), so a list of 10,000 numbers
- * allocates no reader per element. The direct reads return and throw exactly
- * what the [FlexRef] path does: anything other than an inline integer or
- * float takes that path.
+ * Elements of one vector (a list's, or a class's map values) read in turn.
+ * Integers, floats, booleans and nulls stored in their slots are read straight
+ * from the vector; a [FlexRef] is made only for the elements that need one
+ * (strings, structures, anything else), so a list of 10,000 numbers or a
+ * record of numeric fields allocates no reader per element. The direct reads
+ * return and throw exactly what the [FlexRef] path does: anything other than
+ * an inline scalar of the asked kind takes that path.
  */
-private class ListDecoder(val vec: FlexVector, module: SerializersModule, st: DecodeState) : FlexDecoderBase(module, st) {
-    private var next = 0
+private abstract class ElementsDecoder(val vec: FlexVector, module: SerializersModule, st: DecodeState) : FlexDecoderBase(module, st) {
     /** Index of the element being decoded. */
-    private var at = -1
+    protected var at = -1
     private var current: FlexRef? = null
     override val cur: FlexRef get() = current ?: vec[at].also { current = it }
 
-    override fun decodeCollectionSize(descriptor: SerialDescriptor): Int = vec.size
-
-    override fun decodeElementIndex(descriptor: SerialDescriptor): Int {
-        if (next >= vec.size) return CompositeDecoder.DECODE_DONE
-        st.budget.node()
+    /** Moves to element [i]. */
+    protected fun moveTo(i: Int) {
         current = null
-        at = next
-        return next++
+        at = i
     }
 
     /** The current element's type code (its slot is inside the vector, which was bounds-checked when opened). */
@@ -358,6 +336,11 @@ private class ListDecoder(val vec: FlexVector, module: SerializersModule, st: De
         if (vec.elemType >= 0) vec.elemType else vec.buffer.u8(vec.data + vec.size * vec.width + at) ushr 2
 
     private fun slot(): Int = vec.data + at * vec.width
+
+    override fun decodeNotNullMark(): Boolean = code() != T.NULL
+
+    override fun decodeBoolean(): Boolean =
+        if (code() == T.BOOL) vec.buffer.uintAt(slot(), vec.width) != 0L else super.decodeBoolean()
 
     override fun decodeLong(): Long =
         if (code() == T.INT) vec.buffer.intAt(slot(), vec.width) else super.decodeLong()
@@ -373,6 +356,36 @@ private class ListDecoder(val vec: FlexVector, module: SerializersModule, st: De
         code() == T.FLOAT && vec.width >= 4 -> vec.buffer.floatAt(slot(), vec.width)
         code() == T.INT -> vec.buffer.intAt(slot(), vec.width).toDouble()
         else -> super.decodeDouble()
+    }
+}
+
+private class ClassDecoder(val map: FlexMap, val index: IntArray, module: SerializersModule, st: DecodeState) : ElementsDecoder(map.values, module, st) {
+    private var next = 0
+
+    override fun decodeElementIndex(descriptor: SerialDescriptor): Int {
+        while (next < map.size) {
+            val i = next++
+            val idx = index[i]
+            if (idx != CompositeDecoder.UNKNOWN_NAME) {
+                st.budget.node()
+                moveTo(i)
+                return idx
+            }
+        }
+        return CompositeDecoder.DECODE_DONE
+    }
+}
+
+private class ListDecoder(vec: FlexVector, module: SerializersModule, st: DecodeState) : ElementsDecoder(vec, module, st) {
+    private var next = 0
+
+    override fun decodeCollectionSize(descriptor: SerialDescriptor): Int = vec.size
+
+    override fun decodeElementIndex(descriptor: SerialDescriptor): Int {
+        if (next >= vec.size) return CompositeDecoder.DECODE_DONE
+        st.budget.node()
+        moveTo(next)
+        return next++
     }
 }
 
