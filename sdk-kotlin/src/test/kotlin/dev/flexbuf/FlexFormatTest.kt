@@ -55,7 +55,7 @@ data class Order(
 data class OrderV1(val id: Long)
 
 @Serializable
-data class Scalars(val a: Long, val b: Int, val c: Double, val d: Boolean, val e: Long?)
+data class Scalars(val a: Long, val b: Int, val c: Double, val d: Boolean, val e: Long?, val f: String)
 
 @Serializable
 data class Abc(val a: Int = 0, val b: Int = 0, val c: Int = 0)
@@ -206,6 +206,7 @@ class FlexFormatTest {
         val stored: List<FlexBuilder.() -> Unit> = listOf(
             { int(7) }, { int(-300) }, { int(Int.MAX_VALUE.toLong() + 1) }, { uint(5L) }, { double(1.5) },
             { float(0.5f) }, { string("s") }, { nul() }, { bool(true) }, { bool(false) }, { indirectInt(4) },
+            { string("ü€😀") }, { stringUtf8(byteArrayOf(0x61, 0xff.toByte())) },
         )
         fun expect(m: FlexRef, k: String): Any? {
             val r = m[k]
@@ -214,29 +215,30 @@ class FlexFormatTest {
                 "b" -> r.asLong().also { if (it < Int.MIN_VALUE || it > Int.MAX_VALUE) throw FlexException(ErrorKind.OutOfRange, r.offset, "$it") }.toInt()
                 "c" -> r.asDouble()
                 "d" -> r.asBool()
-                else -> if (r.isNull) null else r.asLong()
+                "e" -> if (r.isNull) null else r.asLong()
+                else -> r.asString()
             }
         }
         var checked = 0
         for (wide in listOf(false, true)) {
             for ((i, value) in stored.withIndex()) {
-                for (field in listOf("a", "b", "c", "d", "e")) {
+                for (field in listOf("a", "b", "c", "d", "e", "f")) {
                     val bytes = FlexBuilder().apply {
                         if (wide) forceMinWidth(8)
                         startMap()
-                        for (k in listOf("a", "b", "c", "d", "e")) {
+                        for (k in listOf("a", "b", "c", "d", "e", "f")) {
                             key(k)
-                            if (k == field) value() else when (k) { "a", "b", "e" -> int(i); "c" -> double(i + 0.25); else -> bool(i % 2 == 0) }
+                            if (k == field) value() else when (k) { "a", "b", "e" -> int(i); "c" -> double(i + 0.25); "d" -> bool(i % 2 == 0); else -> string("t$i") }
                         }
                         endMap()
                     }.finish()
                     val m = FlexRef.root(bytes)
                     val want = runCatching {
-                        val v = listOf("a", "b", "c", "d", "e").map { expect(m, it) }
-                        Scalars(v[0] as Long, v[1] as Int, v[2] as Double, v[3] as Boolean, v[4] as Long?)
+                        val v = listOf("a", "b", "c", "d", "e", "f").map { expect(m, it) }
+                        Scalars(v[0] as Long, v[1] as Int, v[2] as Double, v[3] as Boolean, v[4] as Long?, v[5] as String)
                     }
                     val got = runCatching { flex.decodeFromByteArray(Scalars.serializer(), bytes) }
-                    val context = "${Json.toJson(bytes)} (wide $wide)"
+                    val context = "value $i in field $field (wide $wide)"
                     if (want.isSuccess) {
                         assertEquals(want.getOrThrow(), got.getOrThrow(), context)
                     } else {
@@ -247,6 +249,6 @@ class FlexFormatTest {
                 }
             }
         }
-        assertEquals(2 * 11 * 5, checked)
+        assertEquals(2 * 13 * 6, checked)
     }
 }

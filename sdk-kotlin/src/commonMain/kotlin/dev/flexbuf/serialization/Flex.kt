@@ -12,6 +12,9 @@ import dev.flexbuf.FlexRef
 import dev.flexbuf.FlexType
 import dev.flexbuf.FlexVector
 import dev.flexbuf.T
+import dev.flexbuf.Utf8
+import dev.flexbuf.follow
+import dev.flexbuf.sizeOf
 import dev.flexbuf.floatAt
 import dev.flexbuf.intAt
 import dev.flexbuf.uintAt
@@ -356,6 +359,19 @@ private abstract class ElementsDecoder(val vec: FlexVector, module: SerializersM
         code() == T.FLOAT && vec.width >= 4 -> vec.buffer.floatAt(slot(), vec.width)
         code() == T.INT -> vec.buffer.intAt(slot(), vec.width).toDouble()
         else -> super.decodeDouble()
+    }
+
+    override fun decodeString(): String {
+        // Strings live only in untyped vectors (typed ones hold keys).
+        if (vec.elemType >= 0 || code() != T.STRING) return super.decodeString()
+        val buf = vec.buffer
+        val slot = slot()
+        val width = 1 shl (buf.u8(vec.data + vec.size * vec.width + at) and 3)
+        val start = follow(buf, slot, vec.width)
+        val end = start + sizeOf(buf, start, width)
+        val s = if (vec.trusted) Utf8.decode(buf, start, end) else Utf8.decodeChecked(buf, start, end, slot)
+        st.budget.bytes(s.length.toLong())
+        return s
     }
 }
 
