@@ -3,9 +3,9 @@
 // decode and toJSON on arbitrary bytes. Must hold: nothing throws but a
 // FlexError (no RangeError, no stack overflow, no TypeError); what verify
 // rejects, decode and toJSON reject; what it accepts, decode expands (or
-// refuses on the budget) and toJSON converts (or refuses on the budget or a
-// non-finite float), and a bounded checked walk ends only in a FlexError or
-// its own bound. Run: see fuzz/README.md.
+// refuses on the budget), with the keys the checked reader reads in every map,
+// and toJSON converts (or refuses on the budget or a non-finite float), and a
+// bounded checked walk ends only in a FlexError or its own bound. Run: see fuzz/README.md.
 import * as fb from "../../sdk-ts/dist/index.js";
 
 function kind(f) {
@@ -44,6 +44,28 @@ function walk(r, budget, depth = 0) {
   }
 }
 
+/**
+ * Checks that `value` (what decode made of `r`) holds the keys the checked
+ * reader reads, map by map: decode takes its key strings from a table
+ * shared across buffers, which must never answer with another key.
+ */
+function sameKeys(value, r, budget, depth = 0) {
+  if (--budget.n < 0 || depth > 64) throw new Bound();
+  if (r.typeName === "map") {
+    const m = r.asMap();
+    const keys = [];
+    for (let i = 0; i < m.length; i++) keys.push(m.key(i));
+    const got = Object.keys(value);
+    if (got.length !== keys.length || [...got].sort().join("\0") !== [...keys].sort().join("\0")) {
+      throw new Error(`decode gave keys ${JSON.stringify(got)} where the reader reads ${JSON.stringify(keys)}`);
+    }
+    for (let i = 0; i < Math.min(m.length, 64); i++) sameKeys(value[keys[i]], m.value(i), budget, depth + 1);
+  } else if (Array.isArray(value) && r.typeName.includes("vector")) {
+    const v = r.asVector();
+    for (let i = 0; i < Math.min(v.length, 64); i++) sameKeys(value[i], v.get(i), budget, depth + 1);
+  }
+}
+
 export function fuzz(data) {
   const bytes = new Uint8Array(data.buffer, data.byteOffset, data.length);
   const verdict = kind(() => fb.verify(bytes));
@@ -52,7 +74,8 @@ export function fuzz(data) {
   } catch (e) {
     if (!(e instanceof Bound)) throw e;
   }
-  const decoded = kind(() => fb.decode(bytes));
+  let value;
+  const decoded = kind(() => { value = fb.decode(bytes); });
   const json = kind(() => fb.toJSON(bytes));
   if (verdict !== null) {
     if (decoded === null) throw new Error(`decode accepted bytes verify rejects (${verdict})`);
@@ -60,5 +83,12 @@ export function fuzz(data) {
     return;
   }
   if (decoded !== null && decoded !== "BudgetExceeded") throw new Error(`decode of verified bytes failed: ${decoded}`);
+  if (decoded === null) {
+    try {
+      sameKeys(value, fb.root(bytes), { n: 4000 });
+    } catch (e) {
+      if (!(e instanceof Bound)) throw e;
+    }
+  }
   if (json !== null && json !== "BudgetExceeded" && json !== "NonFiniteFloat") throw new Error(`toJSON of verified bytes failed: ${json}`);
 }

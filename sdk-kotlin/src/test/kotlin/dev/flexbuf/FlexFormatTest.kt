@@ -58,6 +58,9 @@ data class OrderV1(val id: Long)
 data class Scalars(val a: Long, val b: Int, val c: Double, val d: Boolean, val e: Long?, val f: String)
 
 @Serializable
+data class Mixed(val id: Long, val name: String, val tags: List<String>, val xs: List<Double>, val n: IntArray, val inner: Scalars?, val more: Map<String, Long>)
+
+@Serializable
 data class Abc(val a: Int = 0, val b: Int = 0, val c: Int = 0)
 
 class FlexFormatTest {
@@ -250,5 +253,36 @@ class FlexFormatTest {
             }
         }
         assertEquals(2 * 13 * 6, checked)
+    }
+
+    /**
+     * Hostile bytes through the format: random mutations of encoded records
+     * end in a value, a [FlexException] or kotlinx's own
+     * [kotlinx.serialization.SerializationException] (a missing field),
+     * never anything else (no out-of-bounds read, no cast error).
+     */
+    @Test
+    fun mutatedBytesFailOnlyWithFlexOrSerializationErrors() {
+        val flex = Flex()
+        val rnd = java.util.Random(16)
+        val seeds = listOf(
+            Mixed(7, "ünï", listOf("a", "bb"), listOf(1.5, -2.0), intArrayOf(1, 300, -70000), Scalars(1, 2, 3.5, true, null, "f"), mapOf("x" to 1L, "yy" to 2L)),
+            Mixed(-1, "", emptyList(), emptyList(), IntArray(0), null, emptyMap()),
+        ).map { flex.encodeToByteArray(Mixed.serializer(), it) }
+        var decoded = 0
+        var refused = 0
+        repeat(20_000) {
+            val b = seeds[it % seeds.size].copyOf()
+            repeat(1 + rnd.nextInt(4)) { b[rnd.nextInt(b.size)] = rnd.nextInt(256).toByte() }
+            try {
+                flex.decodeFromByteArray(Mixed.serializer(), b)
+                decoded++
+            } catch (e: FlexException) {
+                refused++
+            } catch (e: kotlinx.serialization.SerializationException) {
+                refused++
+            }
+        }
+        assert(decoded > 0 && refused > 0) { "decoded $decoded, refused $refused" }
     }
 }
