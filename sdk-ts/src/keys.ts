@@ -43,11 +43,12 @@ export class KeyReader {
   /**
    * The key starting at `at` (which must be inside `u8`): its string, with
    * its byte length in {@link len}; or `undefined` with the reason in
-   * {@link fault}.
+   * {@link fault} (and, for invalid UTF-8, the length in {@link len}).
    */
   read(u8: Uint8Array, at: number): string | undefined {
     const n = u8.length;
-    const stop = at + MAX_LEN < n ? at + MAX_LEN : n;
+    // Up to MAX_LEN bytes and the NUL after them.
+    const stop = at + MAX_LEN + 1 < n ? at + MAX_LEN + 1 : n;
     let h = 0;
     let end = at;
     // Find the NUL and hash the bytes before it in one loop.

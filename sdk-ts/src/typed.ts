@@ -459,12 +459,10 @@ export class DecodeContext {
     if (k >= this.n) throw fail("OffsetOutOfBounds", "key outside the buffer", k);
     const r = this.keyReader ?? (this.keyReader = new KeyReader());
     const s = r.read(this.u8, k);
-    if (s === undefined) {
-      throw r.fault === KeyFault.MissingNul
-        ? fail("MissingNul", "key without a terminating NUL", k)
-        : fail("InvalidUtf8", "string is not valid UTF-8", k);
-    }
+    if (s === undefined && r.fault === KeyFault.MissingNul) throw fail("MissingNul", "key without a terminating NUL", k);
+    // The budget is charged before invalid UTF-8 is reported (as the checks ran before keys were shared).
     if ((this.bytes -= r.len) < 0) throw budgetExceeded(k);
+    if (s === undefined) throw fail("InvalidUtf8", "string is not valid UTF-8", k);
     return s;
   }
 

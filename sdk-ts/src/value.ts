@@ -171,12 +171,10 @@ class Decoder {
     if (at >= this.n) throw fail("OffsetOutOfBounds", "key outside the buffer", at);
     const r = this.keyReader;
     const k = r.read(this.u8, at);
-    if (k === undefined) {
-      throw r.fault === KeyFault.MissingNul
-        ? fail("MissingNul", "key without a terminating NUL", at)
-        : fail("InvalidUtf8", "string is not valid UTF-8", at);
-    }
+    if (k === undefined && r.fault === KeyFault.MissingNul) throw fail("MissingNul", "key without a terminating NUL", at);
+    // The budget is charged before invalid UTF-8 is reported (as the checks ran before keys were shared).
     if ((this.bytes -= r.len) < 0) throw budgetExceeded(at);
+    if (k === undefined) throw fail("InvalidUtf8", "string is not valid UTF-8", at);
     return k;
   }
 

@@ -315,12 +315,12 @@ private class ValueDecoder(override val cur: FlexRef, module: SerializersModule,
 
 /**
  * Elements of one vector (a list's, or a class's map values) read in turn.
- * Integers, floats, booleans and nulls stored in their slots are read straight
- * from the vector; a [FlexRef] is made only for the elements that need one
- * (strings, structures, anything else), so a list of 10,000 numbers or a
- * record of numeric fields allocates no reader per element. The direct reads
- * return and throw exactly what the [FlexRef] path does: anything other than
- * an inline scalar of the asked kind takes that path.
+ * Integers, floats, booleans and nulls stored in their slots, and strings,
+ * are read straight from the vector; a [FlexRef] is made only for the
+ * elements that need one (structures, keys, anything else), so a list of
+ * 10,000 numbers or a record of scalar fields allocates no reader per
+ * element. The direct reads return and throw exactly what the [FlexRef] path
+ * does: anything other than a value of the asked kind takes that path.
  */
 private abstract class ElementsDecoder(val vec: FlexVector, module: SerializersModule, st: DecodeState) : FlexDecoderBase(module, st) {
     /** Index of the element being decoded. */
