@@ -24,6 +24,7 @@ import { f32At, f64At, IntMode, littleEndianCopy, rootOf, u32 } from "./reader.j
 import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement } from "./types.js";
 import { asciiRun } from "./runs.js";
 import { KeyFault, KeyReader } from "./keys.js";
+import { MapMaker, makerFor } from "./shapes.js";
 import { compareUtf8, readUtf8, StringCache } from "./utf8.js";
 
 /** Options of {@link decode}. */
@@ -52,6 +53,53 @@ export type Encodable =
 /** What {@link decode} returns. */
 export type Decoded = null | boolean | number | bigint | string | Uint8Array | Decoded[] | { [key: string]: Decoded };
 
+/** A checked keys vector's keys, where each is, and the bytes charged for them. */
+interface KeySet {
+  readonly at: number[];
+  readonly keys: string[];
+  readonly bytes: number;
+  /** Builds a map of these keys as one object literal (see shapes.ts), when there is one. */
+  make: MapMaker | null;
+  /** Buffers this set has been asked for its maker in (see {@link MAKER_TRIES}). */
+  tries: number;
+  /** Every key's bytes and its NUL, one after another (the proof for a later buffer). */
+  readonly text: Uint8Array;
+}
+
+const EMPTY: KeySet = { at: [], keys: [], bytes: 0, make: null, tries: 0, text: new Uint8Array(0) };
+
+/**
+ * Buffers a remembered key set asks {@link makerFor} for its maker in before
+ * it stops asking (the shape table compiles after fewer; a set that still
+ * has none by then will not get one).
+ */
+const MAKER_TRIES = 8;
+
+/**
+ * Key sets remembered across buffers, by the position of their first key and
+ * their length (direct-mapped, {@link SEEN_SLOTS} entries, a newer set
+ * replacing an older one). Records of one kind sit at the same positions in
+ * every buffer a program encodes the same way, so a keys vector whose
+ * elements point where a remembered set's did, at bytes equal to that set's
+ * (compared one by one, NULs included), has that set's keys: the same valid
+ * UTF-8, in the same order.
+ */
+const SEEN_BITS = 10;
+const SEEN_SLOTS = 1 << SEEN_BITS;
+/** Largest key set remembered: keys, and bytes of key text (bounds what the table holds on to). */
+const SEEN_MAX_KEYS = 256;
+const SEEN_MAX_TEXT = 4096;
+const seen: (KeySet | undefined)[] = new Array(SEEN_SLOTS).fill(undefined);
+
+/** Forgets every key set remembered across buffers (tests). */
+export function forgetKeySets(): void {
+  seen.fill(undefined);
+}
+
+function seenSlot(first: number, len: number): number {
+  return Math.imul(first ^ (len << 20), 0x9e3779b1) >>> (32 - SEEN_BITS);
+}
+
 const TWO32 = 4294967296;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -70,7 +118,7 @@ class Decoder {
    * Key sets already decoded (and checked), by the position of their first
    * key: where each key is, their strings, and the bytes charged for them.
    */
-  readonly keySets = new Map<number, { at: number[]; keys: string[]; bytes: number }>();
+  readonly keySets = new Map<number, KeySet>();
   /** Shared strings become JS strings once. */
   readonly strings = new StringCache();
   /** Keys, through the table shared by every decoder (see keys.ts). */
@@ -185,30 +233,78 @@ class Decoder {
    * so a keys vector whose elements point where a checked one's did gives
    * back that one's strings after comparing positions only.
    */
-  keys(at: number, kw: number, len: number): string[] {
+  keys(at: number, kw: number, len: number): KeySet {
     if (at + len * kw > this.n) throw fail("SizeOutOfBounds", "keys vector runs past the end", at);
-    if (len === 0) return [];
+    if (len === 0) return EMPTY;
     const first = this.follow(at, kw);
     const known = this.keySets.get(first);
     if (known !== undefined && known.keys.length === len && this.samePositions(at, kw, known.at)) {
       if ((this.bytes -= known.bytes) < 0) throw budgetExceeded(at);
-      return known.keys;
+      return known;
+    }
+    const slot = seenSlot(first, len);
+    const earlier = seen[slot];
+    if (earlier !== undefined && earlier.keys.length === len && this.samePositions(at, kw, earlier.at) && this.sameText(earlier)) {
+      if ((this.bytes -= earlier.bytes) < 0) throw budgetExceeded(at);
+      if (earlier.make === null && earlier.tries < MAKER_TRIES) {
+        earlier.tries++;
+        earlier.make = makerFor(earlier.keys);
+      }
+      this.keySets.set(first, earlier);
+      return earlier;
     }
     const before = this.bytes;
     const out: string[] = new Array(len);
     const positions: number[] = new Array(len);
     let prevAt = -1;
+    let textLen = 0;
     for (let i = 0; i < len; i++) {
       const k = i === 0 ? first : this.follow(at + i * kw, kw);
       out[i] = this.key(k);
+      textLen += this.keyReader.len + 1;
       if (prevAt >= 0 && this.keyOrder(prevAt, k) >= 0) {
         throw fail("UnsortedKeys", "map keys are not strictly ascending", at + i * kw);
       }
       positions[i] = k;
       prevAt = k;
     }
-    this.keySets.set(first, { at: positions, keys: out, bytes: before - this.bytes });
-    return out;
+    const remember = len <= SEEN_MAX_KEYS && textLen <= SEEN_MAX_TEXT;
+    const text = new Uint8Array(remember ? textLen : 0);
+    if (remember) {
+      const u8 = this.u8;
+      for (let i = 0, o = 0; i < len; i++) {
+        // Each key was checked to end with a NUL inside the buffer.
+        let p = positions[i];
+        while (u8[p] !== 0) text[o++] = u8[p++];
+        text[o++] = 0;
+      }
+    }
+    const set: KeySet = { at: positions, keys: out, bytes: before - this.bytes, make: makerFor(out), tries: 1, text };
+    this.keySets.set(first, set);
+    if (remember) seen[slot] = set;
+    return set;
+  }
+
+  /**
+   * Whether the keys at `set.at` in this buffer (in bounds or not) are
+   * byte for byte `set.text`, each with its NUL.
+   */
+  sameText(set: KeySet): boolean {
+    const u8 = this.u8;
+    const n = this.n;
+    const text = set.text;
+    const at = set.at;
+    let o = 0;
+    for (let i = 0; i < at.length; i++) {
+      let p = at[i];
+      for (;;) {
+        if (p >= n) return false;
+        const b = text[o++];
+        if (u8[p++] !== b) return false;
+        if (b === 0) break;
+      }
+    }
+    return true;
   }
 
   /**
@@ -289,9 +385,15 @@ class Decoder {
     if (kw !== 1 && kw !== 2 && kw !== 4 && kw !== 8) throw fail("BadWidth", `keys width ${kw}`, prefix + w);
     const klen = this.size(keysAt, kw, kw, 0);
     if (klen !== len) throw fail("KeyValueLengthMismatch", `${klen} keys for ${len} values`, at);
-    const keys = this.keys(keysAt, kw, len);
-    const out: { [key: string]: Decoded } = {};
+    const set = this.keys(keysAt, kw, len);
     const types = at + len * w;
+    if (set.make !== null) {
+      const made = set.make(this, at, w, types, depth) as { [key: string]: Decoded };
+      if ((this.bytes -= 2) < 0) throw budgetExceeded(at);
+      return made;
+    }
+    const keys = set.keys;
+    const out: { [key: string]: Decoded } = {};
     const u8 = this.u8;
     for (let i = 0; i < len; i++) {
       const k = keys[i];

@@ -1,0 +1,123 @@
+/**
+ * Object builders per key set, for the generic decoder's maps.
+ *
+ * A map decoded by storing `out[key] = value` into a fresh `{}` goes through
+ * the engine's generic keyed store (one store site sees every shape there
+ * is) and, past a handful of properties, grows the object's out-of-line
+ * property storage as it goes. An object literal with the keys written out
+ * is made at its final shape in one step, with every property in the
+ * object itself, as `JSON.parse` makes its objects.
+ *
+ * So once a key set has been met in {@link COMPILE_AFTER} decoded buffers,
+ * {@link makerFor} compiles a function that decodes the map's values into
+ * such a literal. Keys enter the source only as `JSON.stringify` string
+ * literals (any string is one), never as code. Key sets with a `__proto__`
+ * key (which a literal would take as the prototype) or with more than
+ * {@link MAX_KEYS} keys are left to the keyed stores, as is everything when
+ * the environment refuses to compile code from strings (a Content Security
+ * Policy without `unsafe-eval`, Cloudflare Workers): the first refusal turns
+ * compiling off for the life of the process. The table is bounded
+ * ({@link MAX_SHAPES} key sets); what it cannot hold is decoded the plain way.
+ */
+
+import { FlexError } from "./error.js";
+
+/** The decoder interface the compiled makers call (the generic decoder's). */
+export interface ValueSource {
+  readonly u8: Uint8Array;
+  value(slot: number, pw: number, packed: number, depth: number): unknown;
+}
+
+/**
+ * Decodes the `keys.length` values of the map at `at` (element width `w`,
+ * type bytes at `types`) into an object with those keys, in key order; an
+ * error from a value is given the key's path segment.
+ */
+export type MapMaker = (d: ValueSource, at: number, w: number, types: number, depth: number) => { [key: string]: unknown };
+
+/** Buffers a key set is met in before its maker is compiled. */
+const COMPILE_AFTER = 4;
+/** Largest key set compiled. */
+const MAX_KEYS = 128;
+/** Key sets remembered (compiled or counting). */
+const MAX_SHAPES = 512;
+
+interface Shape {
+  readonly keys: readonly string[];
+  seen: number;
+  make: MapMaker | null;
+}
+
+/** Key sets by their first key. */
+const byFirst = new Map<string, Shape[]>();
+let shapes = 0;
+let compiling = true;
+let compiled = 0;
+
+/**
+ * The maker for maps with exactly `keys` (strictly ascending, as a checked
+ * keys vector holds them), or `null` while the key set is still being
+ * counted, when it cannot be compiled, or when the table is full. Called
+ * once per key set and buffer.
+ */
+export function makerFor(keys: readonly string[]): MapMaker | null {
+  const n = keys.length;
+  if (!compiling || n === 0 || n > MAX_KEYS) return null;
+  const first = keys[0];
+  let list = byFirst.get(first);
+  if (list !== undefined) {
+    for (let s = 0; s < list.length; s++) {
+      const shape = list[s];
+      if (!sameKeys(shape.keys, keys)) continue;
+      if (shape.make === null && ++shape.seen >= COMPILE_AFTER) shape.make = compile(shape.keys);
+      return shape.make;
+    }
+  }
+  if (shapes >= MAX_SHAPES || keys.includes("__proto__")) return null;
+  if (list === undefined) byFirst.set(first, (list = []));
+  list.push({ keys: keys.slice(), seen: 1, make: null });
+  shapes++;
+  return null;
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The maker for `keys`, or `null` (and no more compiling) if the environment refuses. */
+function compile(keys: readonly string[]): MapMaker | null {
+  const fields = keys.map(
+    (k, j) => `${JSON.stringify(k)}: (i = ${j}, d.value(at + ${j} * w, w, u8[types + ${j}], depth))`,
+  );
+  const body = `return function make(d, at, w, types, depth) {
+  const u8 = d.u8;
+  let i = 0;
+  try {
+    return {${fields.join(",\n      ")}};
+  } catch (e) {
+    throw e instanceof FlexError ? e.within(keys[i]) : e;
+  }
+};`;
+  try {
+    const make = new Function("keys", "FlexError", body)(keys, FlexError) as MapMaker;
+    compiled++;
+    return make;
+  } catch {
+    compiling = false;
+    return null;
+  }
+}
+
+/** Forgets every key set; `enabled` false turns compiling off, as a refusal does (tests). */
+export function resetShapes(enabled = true): void {
+  byFirst.clear();
+  shapes = 0;
+  compiling = enabled;
+}
+
+/** Makers compiled by this process (tests). */
+export function compiledShapes(): number {
+  return compiled;
+}
