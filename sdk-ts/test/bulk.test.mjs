@@ -247,6 +247,40 @@ test("vectors of strings decode in one text decode exactly as element by element
   assert.ok(n > 40);
 });
 
+test("vectors of strings spanning more than one 64 KB piece decode exactly as element by element", () => {
+  const r = rng(11);
+  const word = (n) => Array.from({ length: n }, () => String.fromCharCode(32 + Math.floor(r() * 95))).join("");
+  const cases = [];
+  // About 400 KB of strings: several pieces, with pieces ending mid-vector.
+  const big = Array.from({ length: 10000 }, (_, i) => word(10 + (i % 61)));
+  cases.push(big);
+  // One element that is not ASCII, in the first, a middle and the last piece.
+  for (const at of [3, 5000, 9999]) {
+    const v = big.slice();
+    v[at] = v[at] + "é";
+    cases.push(v);
+  }
+  // Strings of 64 KB and more, alone in their pieces, between short ones.
+  cases.push(["a", "x".repeat(70000), "b", "y".repeat(65536), "c", "d", "e", "f", "g"]);
+  for (const strings of cases) {
+    const buf = stringVector(strings);
+    assert.deepEqual(fb.decode(buf), strings);
+    assert.deepEqual(typedStrs(buf), strings);
+  }
+  // Elements in no order: shared strings far apart, referred to alternately
+  // (each pair of neighbours spans more than a piece), between unique fillers.
+  const far = [];
+  far.push("first " + word(20));
+  for (let i = 0; i < 200; i++) far.push(word(1000));
+  far.push("last " + word(20));
+  for (let i = 0; i < 2000; i++) far.push(i % 2 ? far[0] : far[201]);
+  const shared = stringVector(far, { share: fb.Share.Keys | fb.Share.Strings });
+  assert.ok(shared.length < 260000, "the repeated strings are shared");
+  assert.deepEqual(stringsByElement(shared), far);
+  assert.deepEqual(fb.decode(shared), far);
+  assert.deepEqual(typedStrs(shared), far);
+});
+
 test("a vector of strings with a bad element gets the element-by-element error", () => {
   const strings = Array.from({ length: 20 }, (_, i) => `value ${i}`);
   const buf = stringVector(strings);
