@@ -119,21 +119,38 @@ public object Utf8 {
             i++
         }
         while (i < n) {
-            val c = scratch[i].code
-            if (c < 0x80) { dst[p++] = c.toByte(); i++; continue }
+            var c = scratch[i].code
+            if (c < 0x80) {
+                // A run of ASCII (spaces and punctuation between words of other scripts).
+                do {
+                    dst[p++] = c.toByte()
+                    if (++i == n) break
+                    c = scratch[i].code
+                } while (c < 0x80)
+                continue
+            }
             if (c < 0x800) {
-                dst[p] = (0xc0 or (c shr 6)).toByte()
-                dst[p + 1] = (0x80 or (c and 0x3f)).toByte()
-                p += 2
-                i++
+                // A run of two-byte characters (Latin accents, Greek, Cyrillic, Hebrew, Arabic).
+                do {
+                    dst[p] = (0xc0 or (c shr 6)).toByte()
+                    dst[p + 1] = (0x80 or (c and 0x3f)).toByte()
+                    p += 2
+                    if (++i == n) break
+                    c = scratch[i].code
+                } while (c in 0x80..0x7ff)
                 continue
             }
             if (c < 0xd800 || c > 0xdfff) {
-                dst[p] = (0xe0 or (c shr 12)).toByte()
-                dst[p + 1] = (0x80 or ((c shr 6) and 0x3f)).toByte()
-                dst[p + 2] = (0x80 or (c and 0x3f)).toByte()
-                p += 3
-                i++
+                // A run of three-byte characters (CJK, Hangul, most symbols): the
+                // inner loop tests one range per character instead of three.
+                do {
+                    dst[p] = (0xe0 or (c shr 12)).toByte()
+                    dst[p + 1] = (0x80 or ((c shr 6) and 0x3f)).toByte()
+                    dst[p + 2] = (0x80 or (c and 0x3f)).toByte()
+                    p += 3
+                    if (++i == n) break
+                    c = scratch[i].code
+                } while (c >= 0x800 && (c < 0xd800 || c > 0xdfff))
                 continue
             }
             if (c <= 0xdbff && i + 1 < n && scratch[i + 1].code in 0xdc00..0xdfff) {

@@ -46,10 +46,14 @@ class Utf8CheckTest {
     @Test
     fun randomTextWithDamageAgrees() {
         val rnd = Random(16)
-        val pieces = listOf("a", "é", "€", "\uD83D\uDE00", "\uFFFD", "z").map { Utf8.encode(it) }
-        repeat(20_000) {
+        // One of each lead class: ASCII, C2-DF, E0, E1-EC, ED, EE-EF, F0, F1-F3, F4.
+        val pieces = listOf(
+            "a", "é", "Ж", "€", "\u0800", "語", "한", "\uD7FF", "\uE000", "\uFFFD",
+            "\uD83D\uDE00", "\uD8C0\uDC00", "\uDBFF\uDFFF", "z", " ",
+        ).map { Utf8.encode(it) }
+        repeat(40_000) {
             val out = ArrayList<Byte>()
-            repeat(1 + rnd.nextInt(12)) { out.addAll(pieces[rnd.nextInt(pieces.size)].toList()) }
+            repeat(1 + rnd.nextInt(if (it % 2 == 0) 12 else 40)) { out.addAll(pieces[rnd.nextInt(pieces.size)].toList()) }
             val b = out.toByteArray()
             if (rnd.nextBoolean()) b[rnd.nextInt(b.size)] = rnd.nextInt(256).toByte()
             agree(b)
@@ -62,5 +66,54 @@ class Utf8CheckTest {
         // An offset into a larger buffer: only the range is checked.
         val b = byteArrayOf(0xff.toByte(), 'o'.code.toByte(), 'k'.code.toByte(), 0xc0.toByte())
         assertEquals("ok", Utf8.decodeChecked(b, 1, 3, 1))
+    }
+
+    /** [s] with every lone surrogate replaced by U+FFFD (what the encoder writes for one). */
+    private fun sanitized(s: String): String {
+        val out = StringBuilder()
+        var i = 0
+        while (i < s.length) {
+            val c = s[i]
+            if (c.isHighSurrogate() && i + 1 < s.length && s[i + 1].isLowSurrogate()) {
+                out.append(c).append(s[i + 1])
+                i += 2
+                continue
+            }
+            out.append(if (c.isSurrogate()) '\uFFFD' else c)
+            i++
+        }
+        return out.toString()
+    }
+
+    @Test
+    fun theEncoderWritesWhatTheJdkWritesForRunsOfEveryWidth() {
+        // Characters at the edges of each UTF-8 length, surrogate pairs, and
+        // lone surrogates, in runs of random lengths (the encoder loops over
+        // runs of one width), at random offsets into the destination.
+        val classes = listOf(
+            charArrayOf('\u0000', 'a', ' ', '\u007f'),
+            charArrayOf('\u0080', 'é', 'Ж', '\u07ff'),
+            charArrayOf('\u0800', '語', '\ud7ff', '\ue000', '\uFFFD', '\uffff'),
+            charArrayOf('\ud800', '\udbff', '\udc00', '\udfff'),
+        )
+        val pairs = listOf("\uD83D\uDE00", "\uD800\uDC00", "\uDBFF\uDFFF", "\uD840\uDC3D")
+        val rnd = Random(29)
+        repeat(20_000) {
+            val sb = StringBuilder()
+            repeat(1 + rnd.nextInt(6)) {
+                val run = 1 + rnd.nextInt(if (rnd.nextInt(4) == 0) 40 else 4)
+                when (val k = rnd.nextInt(5)) {
+                    4 -> repeat(run) { sb.append(pairs[rnd.nextInt(pairs.size)]) }
+                    else -> repeat(run) { sb.append(classes[k][rnd.nextInt(classes[k].size)]) }
+                }
+            }
+            val s = sb.toString()
+            val expected = sanitized(s).toByteArray(Charsets.UTF_8)
+            val at = rnd.nextInt(4)
+            val dst = ByteArray(at + 3 * s.length)
+            val end = Utf8.encodeInto(s, dst, at)
+            assertEquals(at + expected.size, end, s)
+            assertEquals(expected.toList(), dst.copyOfRange(at, end).toList(), s)
+        }
     }
 }
