@@ -5,6 +5,7 @@ from __future__ import annotations
 import array
 import json
 import math
+import random
 
 import numpy as np
 import pytest
@@ -218,3 +219,28 @@ def test_builder_matches_dumps_and_reuses_values() -> None:
         b.typed_vector([1], "int")
     with pytest.raises(OverflowError):
         b.typed_vector([300], "u8")
+
+
+def test_text_of_every_width_in_runs_round_trips() -> None:
+    # Characters at the edges of each string kind and UTF-8 length, in runs of
+    # random lengths (loads builds strings run by run), as values and keys.
+    classes = [
+        "\x00a ~\x7f",
+        "\x80é\xff",
+        "\u0100Жא\u07ff",
+        "\u0800語한\ud7ff\ue000\ufffd\uffff",
+        "\U00010000😀\U0010ffff",
+    ]
+    rnd = random.Random(31)
+    texts = []
+    for _ in range(3000):
+        parts = []
+        for _ in range(rnd.randint(1, 6)):
+            chars = classes[rnd.randrange(len(classes))]
+            parts.append("".join(rnd.choice(chars) for _ in range(rnd.randint(1, 40 if rnd.random() < 0.3 else 4))))
+        texts.append("".join(parts))
+    value = {"texts": texts, "keys": {t[:30].replace("\x00", ""): i for i, t in enumerate(texts)}}
+    back = flexbuf.loads(flexbuf.dumps(value))
+    assert back == value
+    # Equal strings of another kind would compare unequal: each is canonical.
+    assert all(a == b for a, b in zip(back["texts"], texts))
