@@ -17,7 +17,8 @@
  * the environment refuses to compile code from strings (a Content Security
  * Policy without `unsafe-eval`, Cloudflare Workers): the first refusal turns
  * compiling off for the life of the process. The table is bounded
- * ({@link MAX_SHAPES} key sets); what it cannot hold is decoded the plain way.
+ * ({@link MAX_SHAPES} key sets; when full, the ones not compiled yet are
+ * forgotten); what it cannot hold is decoded the plain way.
  */
 
 import { FlexError } from "./error.js";
@@ -73,11 +74,29 @@ export function makerFor(keys: readonly string[]): MapMaker | null {
       return shape.make;
     }
   }
-  if (shapes >= MAX_SHAPES || keys.includes("__proto__")) return null;
+  if (keys.includes("__proto__")) return null;
+  if (shapes >= MAX_SHAPES && !forgetCounting()) return null;
   if (list === undefined) byFirst.set(first, (list = []));
   list.push({ keys: keys.slice(), seen: 1, make: null });
   shapes++;
   return null;
+}
+
+/**
+ * Makes room in a full table by forgetting the key sets still being counted
+ * (compiled ones stay, so at most {@link MAX_SHAPES} makers are ever
+ * compiled, and a stream of one-off key sets cannot keep a recurring one from
+ * being compiled later); false when every entry is compiled.
+ */
+function forgetCounting(): boolean {
+  shapes = 0;
+  for (const [first, list] of byFirst) {
+    const kept = list.filter((shape) => shape.make !== null);
+    if (kept.length === 0) byFirst.delete(first);
+    else byFirst.set(first, kept);
+    shapes += kept.length;
+  }
+  return shapes < MAX_SHAPES;
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {

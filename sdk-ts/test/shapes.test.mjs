@@ -162,3 +162,14 @@ test("decode: a key set remembered from an earlier buffer is charged to the budg
     }
   }
 });
+
+test("decode: a table full of key sets met once still compiles one that recurs", () => {
+  resetShapes(true);
+  forgetKeySets();
+  // More one-off key sets than the table holds (512).
+  for (let i = 0; i < 600; i++) fb.decode(fb.encode({ [`once${i}`]: i, z: true }));
+  const compiled = compiledShapes();
+  const v = { recurring: 1, shape: "yes" };
+  for (let i = 0; i < 12; i++) same(fb.decode(fb.encode(v)), v);
+  assert.equal(compiledShapes(), compiled + 1);
+});
