@@ -12,10 +12,11 @@
  * {@link makerFor} compiles a function that decodes the map's values into
  * such a literal. Keys enter the source only as `JSON.stringify` string
  * literals (any string is one), never as code. Key sets with a `__proto__`
- * key (which a literal would take as the prototype) or with more than
- * {@link MAX_KEYS} keys are left to the keyed stores, as is everything when
- * the environment refuses to compile code from strings (a Content Security
- * Policy without `unsafe-eval`, Cloudflare Workers): the first refusal turns
+ * key (which a literal would take as the prototype), with more than
+ * {@link MAX_KEYS} keys or with more than {@link MAX_TEXT} units of key
+ * text are left to the keyed stores, as is everything when the environment
+ * refuses to compile code from strings (a Content Security Policy without
+ * `unsafe-eval`, Cloudflare Workers): the first refusal turns
  * compiling off for the life of the process. The table is bounded
  * ({@link MAX_SHAPES} key sets; when full, the ones not compiled yet are
  * forgotten); what it cannot hold is decoded the plain way.
@@ -40,6 +41,8 @@ export type MapMaker = (d: ValueSource, at: number, w: number, types: number, de
 const COMPILE_AFTER = 4;
 /** Largest key set compiled. */
 const MAX_KEYS = 128;
+/** Longest key text (UTF-16 units, all keys together) compiled: bounds each maker's source. */
+const MAX_TEXT = 4096;
 /** Key sets remembered (compiled or counting). */
 const MAX_SHAPES = 512;
 
@@ -74,7 +77,7 @@ export function makerFor(keys: readonly string[]): MapMaker | null {
       return shape.make;
     }
   }
-  if (keys.includes("__proto__")) return null;
+  if (keys.includes("__proto__") || textLength(keys) > MAX_TEXT) return null;
   if (shapes >= MAX_SHAPES && !forgetCounting()) return null;
   if (list === undefined) byFirst.set(first, (list = []));
   list.push({ keys: keys.slice(), seen: 1, make: null });
@@ -97,6 +100,12 @@ function forgetCounting(): boolean {
     shapes += kept.length;
   }
   return shapes < MAX_SHAPES;
+}
+
+function textLength(keys: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < keys.length; i++) n += keys[i].length;
+  return n;
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {

@@ -173,3 +173,15 @@ test("decode: a table full of key sets met once still compiles one that recurs",
   for (let i = 0; i < 12; i++) same(fb.decode(fb.encode(v)), v);
   assert.equal(compiledShapes(), compiled + 1);
 });
+
+test("decode: key sets with long keys are not compiled (a maker's source stays small)", () => {
+  resetShapes(true);
+  forgetKeySets();
+  const compiled = compiledShapes();
+  const v = { ["k".repeat(5000)]: 1, short: 2 };
+  for (let i = 0; i < 12; i++) same(fb.decode(fb.encode(v)), v);
+  assert.equal(compiledShapes(), compiled);
+  const w = { ["k".repeat(2000)]: 1, short: 2 };
+  for (let i = 0; i < 12; i++) same(fb.decode(fb.encode(w)), w);
+  assert.equal(compiledShapes(), compiled + 1);
+});
