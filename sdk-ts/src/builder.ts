@@ -73,6 +73,19 @@ export class KeyLayout {
   readonly block: Uint8Array;
   /** Where each key starts in {@link block}. */
   readonly starts: Uint32Array;
+  /**
+   * {@link block} read as little-endian 32-bit words (the bytes after the
+   * last whole word are not in it), for proofs that compare four bytes at a
+   * time.
+   */
+  readonly words: Int32Array;
+  /**
+   * The keys vector last proven after this block (see the typed decoder's
+   * layout proof): its distance from the block's start, its width, and the
+   * bytes it then holds.
+   * @internal
+   */
+  vector: { dist: number; kw: number; words: Int32Array; tail: Uint8Array } | null = null;
 
   constructor(names: readonly string[]) {
     const parts = names.map(utf8Bytes);
@@ -90,9 +103,15 @@ export class KeyLayout {
     }
     const block = new Uint8Array(n);
     for (let i = 0; i < parts.length; i++) block.set(parts[i], starts[i]);
+    const words = new Int32Array(n >> 2);
+    for (let i = 0; i < words.length; i++) {
+      const p = 4 * i;
+      words[i] = block[p] | (block[p + 1] << 8) | (block[p + 2] << 16) | (block[p + 3] << 24);
+    }
     this.names = names;
     this.block = block;
     this.starts = starts;
+    this.words = words;
   }
 
   /** True when `other` has exactly the same keys (the same block bytes). */

@@ -383,13 +383,15 @@ export class DecodeContext {
     const u8 = this.u8;
     // Encoders write a type's keys as one block (Builder.keyVectorFor): then
     // the proof is one run over the block's bytes plus one offset per key.
-    const { block, starts } = keys.layout;
+    const { block, words } = keys.layout;
     const k0 = this.follow(ka, kw);
     if (k0 + block.length <= this.n) {
-      let laidOut = true;
-      for (let i = 1; i < n && laidOut; i++) laidOut = this.follow(ka + i * kw, kw) === k0 + starts[i];
-      if (laidOut) {
-        for (let j = 0; j < block.length; j++) if (u8[k0 + j] !== block[j]) return false;
+      if (this.laidOut(ka, kw, k0, n, keys.layout)) {
+        // Four bytes per comparison (one DataView load), then the tail.
+        const dv = this.dv;
+        const nw = words.length;
+        for (let j = 0; j < nw; j++) if (dv.getInt32(k0 + 4 * j, true) !== words[j]) return false;
+        for (let j = 4 * nw; j < block.length; j++) if (u8[k0 + j] !== block[j]) return false;
         return true;
       }
     }
@@ -400,6 +402,51 @@ export class DecodeContext {
       if (k + m >= this.n || u8[k + m] !== 0) return false;
       for (let j = 0; j < m; j++) if (u8[k + j] !== want[j]) return false;
     }
+    return true;
+  }
+
+  /**
+   * Whether every element of the keys vector at `ka` (width `kw`, `n`
+   * elements, in bounds) points at its key in `layout`'s block at `k0`.
+   * The bytes such a vector holds depend only on its distance from the
+   * block and its width, so they are made once for the distance and width
+   * last met and compared four at a time; other vectors are checked element
+   * by element.
+   */
+  private laidOut(ka: number, kw: number, k0: number, n: number, layout: KeyLayout): boolean {
+    const dist = ka - k0;
+    let v = layout.vector;
+    if (v === null || v.dist !== dist || v.kw !== kw) {
+      const bytes = new Uint8Array(n * kw);
+      let fits = true;
+      for (let i = 0; i < n && fits; i++) {
+        const off = dist + i * kw - layout.starts[i];
+        if (off < 0 || (kw < 8 && off >= 2 ** (8 * kw))) fits = false;
+        for (let b = 0, x = off; b < kw; b++, x = Math.floor(x / 256)) bytes[i * kw + b] = x % 256;
+      }
+      if (!fits) {
+        for (let i = 1; i < n; i++) if (this.follow(ka + i * kw, kw) !== k0 + layout.starts[i]) return false;
+        return true;
+      }
+      const words = new Int32Array(bytes.length >> 2);
+      for (let i = 0; i < words.length; i++) {
+        const p = 4 * i;
+        words[i] = bytes[p] | (bytes[p + 1] << 8) | (bytes[p + 2] << 16) | (bytes[p + 3] << 24);
+      }
+      v = layout.vector = { dist, kw, words, tail: bytes.subarray(4 * words.length) };
+    }
+    const dv = this.dv;
+    const words = v.words;
+    for (let j = 0; j < words.length; j++) if (dv.getInt32(ka + 4 * j, true) !== words[j]) return this.laidOutSlowly(ka, kw, k0, n, layout);
+    const tail = v.tail;
+    const at = ka + 4 * words.length;
+    for (let j = 0; j < tail.length; j++) if (this.u8[at + j] !== tail[j]) return this.laidOutSlowly(ka, kw, k0, n, layout);
+    return true;
+  }
+
+  /** {@link laidOut} element by element (what a vector whose bytes differ from the expected ones gets: the same result and errors as before). */
+  private laidOutSlowly(ka: number, kw: number, k0: number, n: number, layout: KeyLayout): boolean {
+    for (let i = 1; i < n; i++) if (this.follow(ka + i * kw, kw) !== k0 + layout.starts[i]) return false;
     return true;
   }
 

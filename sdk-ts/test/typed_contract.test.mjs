@@ -129,3 +129,38 @@ test("the invalid corpus: every typed decoder throws FlexErrors only", () => {
   }
   assert.ok(n > 200);
 });
+
+test("a keys vector at the place of a proven one, pointing at another key, is not taken for the layout", () => {
+  // Maps {a: "c", b: 2, ...} with their keys written as a block by
+  // keyVectorFor; the string "c" (its NUL-terminated bytes are a key too) lies
+  // before the block. Two keys (a vector of two bytes) and six (whole words).
+  for (const names of [["a", "b"], ["a", "b", "d", "e", "f", "g"]]) {
+    const ks = fb.keySet(names);
+    const b = new fb.Builder();
+    b.startMap();
+    b.string("c");
+    const kv = b.keyVectorFor(ks.layout);
+    for (let i = 1; i < names.length; i++) b.int(i + 1);
+    b.endMapWithKeys(kv);
+    const good = b.finish();
+    const proven = (buf) => {
+      const c = new fb.DecodeContext(buf);
+      const [p, w, t] = c.root();
+      const d = c.map(p, w, t);
+      return c.layout(d, c.w, c.c, ks);
+    };
+    // Proven in several buffers: the decoder remembers what this vector looks like.
+    for (let i = 0; i < 3; i++) assert.equal(proven(good), true);
+    // The keys vector's second element now points at "c": keys [a, c, ...], a
+    // valid map (verify accepts it) whose vector sits where the proven one did.
+    const block = 3 + names.reduce((n, k) => n + k.length + 1, 0); // "c"'s string, then the block
+    assert.equal(good[block], names.length, "the keys vector's length follows the block");
+    const at = block + 2;
+    const bad = good.slice();
+    bad[at] = at - 1;
+    assert.equal(fb.verify(bad), bad);
+    assert.deepEqual(Object.keys(fb.decode(bad)), ["a", "c", ...names.slice(2)]);
+    assert.equal(proven(bad), false);
+    assert.equal(proven(good), true);
+  }
+});
