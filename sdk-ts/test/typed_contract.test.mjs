@@ -164,3 +164,35 @@ test("a keys vector at the place of a proven one, pointing at another key, is no
     assert.equal(proven(good), true);
   }
 });
+
+test("maps whose keys are not a type's layout: each map's keys vector is checked, also after one of the same keys passed", () => {
+  // Two maps {a: 1, c: 2}, each with its own keys vector pointing at the same
+  // two keys; the type expects [a, b, c], so both take the keyed path.
+  const b = new fb.Builder();
+  b.startVector();
+  for (let i = 0; i < 2; i++) {
+    b.startMap();
+    b.key("a");
+    b.int(1);
+    b.key("c");
+    b.int(2);
+    b.endMap();
+  }
+  b.endVector();
+  const good = b.finish();
+  const maps = fb.root(good).asVector();
+  const at = [0, 1].map((i) => maps.get(i).asMap().values.data);
+  const ks = fb.keySet(["a", "b", "c"]);
+  const layouts = (buf) => {
+    const c = new fb.DecodeContext(buf);
+    return at.map((d) => c.layout(d, 1, 2, ks));
+  };
+  assert.deepEqual(layouts(good), [false, false]);
+  // The second map's keys vector: its length, then elements pointing at "a" and "c".
+  const second = good.indexOf(2, 13);
+  assert.equal(second - good[second + 1] + 1, 0, "element 0 points at the first key");
+  const bad = good.slice();
+  bad[second + 2] = second + 2; // element 1 now points at "a" too: [a, a]
+  assert.throws(() => fb.verify(bad), (e) => e.kind === "UnsortedKeys");
+  assert.throws(() => layouts(bad), (e) => e instanceof fb.FlexError && e.kind === "UnsortedKeys");
+});
