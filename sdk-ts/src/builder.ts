@@ -11,6 +11,7 @@
  */
 
 import { fail, FlexError } from "./error.js";
+import { u32 } from "./reader.js";
 import { T, widthOfDouble, widthOfInt, widthOfUInt } from "./types.js";
 import { writeUtf8, compareUtf8, utf8Bytes } from "./utf8.js";
 
@@ -103,15 +104,10 @@ export class KeyLayout {
     }
     const block = new Uint8Array(n);
     for (let i = 0; i < parts.length; i++) block.set(parts[i], starts[i]);
-    const words = new Int32Array(n >> 2);
-    for (let i = 0; i < words.length; i++) {
-      const p = 4 * i;
-      words[i] = block[p] | (block[p + 1] << 8) | (block[p + 2] << 16) | (block[p + 3] << 24);
-    }
     this.names = names;
     this.block = block;
     this.starts = starts;
-    this.words = words;
+    this.words = wordsOf(block);
   }
 
   /** True when `other` has exactly the same keys (the same block bytes). */
@@ -122,6 +118,17 @@ export class KeyLayout {
     for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
     return true;
   }
+}
+
+/**
+ * `bytes` read as little-endian 32-bit words; the bytes after the last whole
+ * word are left out (callers compare them one by one).
+ * @internal
+ */
+export function wordsOf(bytes: Uint8Array): Int32Array {
+  const words = new Int32Array(bytes.length >> 2);
+  for (let i = 0; i < words.length; i++) words[i] = u32(bytes, 4 * i);
+  return words;
 }
 
 /** Element kinds of bulk numeric vectors, named like schema scalars. */

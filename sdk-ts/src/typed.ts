@@ -17,7 +17,7 @@
  * pass `{ verify: true }` to also verify parts it skips (unknown fields).
  */
 
-import { Builder, KeyLayout, KeyVector, Share } from "./builder.js";
+import { Builder, KeyLayout, KeyVector, Share, wordsOf } from "./builder.js";
 import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError, PathSegment } from "./error.js";
 import { f32At, f64At, littleEndianCopy, rootOf, u32 } from "./reader.js";
@@ -424,15 +424,8 @@ export class DecodeContext {
         if (off < 0 || (kw < 8 && off >= 2 ** (8 * kw))) fits = false;
         for (let b = 0, x = off; b < kw; b++, x = Math.floor(x / 256)) bytes[i * kw + b] = x % 256;
       }
-      if (!fits) {
-        for (let i = 1; i < n; i++) if (this.follow(ka + i * kw, kw) !== k0 + layout.starts[i]) return false;
-        return true;
-      }
-      const words = new Int32Array(bytes.length >> 2);
-      for (let i = 0; i < words.length; i++) {
-        const p = 4 * i;
-        words[i] = bytes[p] | (bytes[p + 1] << 8) | (bytes[p + 2] << 16) | (bytes[p + 3] << 24);
-      }
+      if (!fits) return this.laidOutSlowly(ka, kw, k0, n, layout);
+      const words = wordsOf(bytes);
       v = layout.vector = { dist, kw, words, tail: bytes.subarray(4 * words.length) };
     }
     const dv = this.dv;

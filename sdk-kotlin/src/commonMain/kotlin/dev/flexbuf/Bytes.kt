@@ -111,17 +111,10 @@ public object Utf8 {
         s.toCharArray(scratch, 0, 0, n)
         var p = at
         var i = 0
-        // ASCII run first: one compare and one store per character.
-        while (i < n) {
-            val c = scratch[i].code
-            if (c >= 0x80) break
-            dst[p++] = c.toByte()
-            i++
-        }
         while (i < n) {
             var c = scratch[i].code
             if (c < 0x80) {
-                // A run of ASCII (spaces and punctuation between words of other scripts).
+                // A run of ASCII: one compare and one store per character.
                 do {
                     dst[p++] = c.toByte()
                     if (++i == n) break
