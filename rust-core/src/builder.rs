@@ -8,6 +8,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::emit::{write_map, write_vector, MapPlan, VectorPlan};
 use crate::error::{BuilderError, Error, Result};
 use crate::pool::{BytesPool, Probe, SignatureMap};
 use crate::scalar::Scalar;
@@ -149,7 +150,7 @@ impl Slot {
 
     /// The packed type byte stored for this value inside a parent of `parent` width.
     #[inline]
-    fn stored_packed(&self, parent: BitWidth) -> u8 {
+    pub(crate) fn stored_packed(&self, parent: BitWidth) -> u8 {
         let w = if self.ty.is_inline() {
             self.width.max(parent)
         } else {
@@ -774,23 +775,19 @@ impl Builder {
         let keys_end = start + 2 * n - 1;
         let buf_len = self.buf.len();
         let at_first = 2 * scan.first_key.1 + 1;
-        let width =
+        let key_width =
             match width_by_bounds(buf_len, floor, at_first, 2 * (n - 1) + 1, scan.first_key.0) {
                 Ok(w) => w,
                 Err(w) => vector_width_exact::<2>(&self.stack[start..keys_end], buf_len, 1, w),
             };
-        self.align(width);
-        self.write_uint(n as u64, width.bytes());
-        let keys_at = self.buf.len();
-        let elems = &self.stack[start..keys_end];
-        write_elements_at::<2>(&mut self.buf, width, elems, None);
-        let keys = Slot::new(keys_at as u64, FlexType::VectorKey, width);
-
-        let buf_len = self.buf.len();
+        let kb = key_width.bytes();
+        let keys_at = buf_len + padding(buf_len, kb) + kb;
+        // The values vector is written where the keys vector ends.
+        let buf_len = keys_at + n * kb;
+        let keys = Slot::new(keys_at as u64, FlexType::VectorKey, key_width);
         let floor = keys.elem_width_from(buf_len, 0, floor).max(scan.inline);
-        let values = &self.stack[start + 1..start + 2 * n];
         let at_first = 2 * scan.first_value.1 + 3;
-        let width = match width_by_bounds(
+        let value_width = match width_by_bounds(
             buf_len,
             floor,
             at_first,
@@ -798,18 +795,20 @@ impl Builder {
             scan.first_value.0,
         ) {
             Ok(w) => w,
-            Err(w) => vector_width_exact::<2>(values, buf_len, 3, w),
+            Err(w) => vector_width_exact::<2>(&self.stack[start + 1..start + 2 * n], buf_len, 3, w),
         };
-        let bytes = width.bytes();
-        self.align(width);
-        self.write_offset(keys.data, bytes);
-        self.write_uint(keys.width.bytes() as u64, bytes);
-        self.write_uint(n as u64, bytes);
-        let at = self.buf.len();
-        let values = &self.stack[start + 1..start + 2 * n];
-        write_elements_at::<2>(&mut self.buf, width, values, Some(width));
+        let vb = value_width.bytes();
+        let plan = MapPlan {
+            len: n,
+            key_width,
+            keys_at,
+            value_width,
+            values_at: buf_len + padding(buf_len, vb) + 3 * vb,
+        };
+        write_map(&mut self.buf, &self.stack[start..start + 2 * n], &plan);
         self.stack.truncate(start);
-        self.stack.push(Slot::new(at as u64, FlexType::Map, width));
+        self.stack
+            .push(Slot::new(plan.values_at as u64, FlexType::Map, value_width));
     }
 
     /// Writes a typed vector of `keys` (which must be strictly ascending in byte
@@ -1057,18 +1056,17 @@ impl Builder {
             _ => FlexType::Key,
         };
         let bytes = width.bytes();
-        self.align(width);
-        if let Some(k) = keys {
-            self.write_offset(k.data, bytes);
-            self.write_uint(k.width.bytes() as u64, bytes);
-        }
-        if !fixed {
-            self.write_uint(len as u64, bytes);
-        }
-        let loc = self.buf.len();
-        let elems = &self.stack[range];
-        let types = if typed { None } else { Some(width) };
-        write_elements_at::<STEP>(&mut self.buf, width, elems, types);
+        let fields = usize::from(!fixed) + if keys.is_some() { 2 } else { 0 };
+        let plan = VectorPlan {
+            len,
+            width,
+            at: buf_len + padding(buf_len, bytes) + fields * bytes,
+            keys: keys.map(|k| (k.data as usize, k.width)),
+            sized: !fixed,
+            types: !typed,
+        };
+        write_vector::<STEP>(&mut self.buf, &self.stack[range], &plan);
+        let loc = plan.at;
         let ty = if keys.is_some() {
             FlexType::Map
         } else if typed {
@@ -1266,84 +1264,10 @@ impl Builder {
     }
 
     #[inline]
-    fn write_offset(&mut self, target: u64, bytes: usize) {
-        let rel = self.buf.len() as u64 - target;
-        self.write_uint(rel, bytes);
-    }
-
-    #[inline]
     fn write_any(&mut self, s: Slot, bytes: usize) {
         let at = self.buf.len() as u64;
         self.write_uint(s.element_bits(at, bytes), bytes);
     }
-}
-
-/// [`write_elements`] at `width`: one fixed-size copy per element.
-#[inline(always)]
-fn write_elements_at<const STEP: usize>(
-    buf: &mut Vec<u8>,
-    width: BitWidth,
-    elems: &[Slot],
-    types: Option<BitWidth>,
-) {
-    match width {
-        BitWidth::W8 => write_elements::<1, STEP>(buf, elems, types),
-        BitWidth::W16 => write_elements::<2, STEP>(buf, elems, types),
-        BitWidth::W32 => write_elements::<4, STEP>(buf, elems, types),
-        BitWidth::W64 => write_elements::<8, STEP>(buf, elems, types),
-    }
-}
-
-/// Appends the slots `elems[0], elems[STEP], ...` as `B`-byte elements,
-/// followed (when `types` gives the vector's width) by their packed type
-/// bytes: one reservation, then each element and type byte written once
-/// into the spare capacity (no zero fill first, which on the small vectors
-/// records are made of cost a call and a fill per vector).
-#[inline(always)]
-fn write_elements<const B: usize, const STEP: usize>(
-    buf: &mut Vec<u8>,
-    elems: &[Slot],
-    types: Option<BitWidth>,
-) {
-    let count = elems.len().div_ceil(STEP);
-    let type_bytes = if types.is_some() { count } else { 0 };
-    let total = count * B + type_bytes;
-    buf.reserve(total);
-    let base = buf.len();
-    let mut at = base as u64;
-    let spare = &mut buf.spare_capacity_mut()[..total];
-    let (data, tail) = spare.split_at_mut(count * B);
-    let slots = elems.iter().step_by(STEP);
-    let mut written = 0;
-    match types {
-        Some(width) => {
-            for ((out, t), slot) in data.chunks_exact_mut(B).zip(tail.iter_mut()).zip(slots) {
-                let bits = slot.element_bits(at, B).to_le_bytes();
-                for (o, b) in out.iter_mut().zip(bits) {
-                    o.write(b);
-                }
-                t.write(slot.stored_packed(width));
-                at += B as u64;
-                written += 1;
-            }
-        }
-        None => {
-            for (out, slot) in data.chunks_exact_mut(B).zip(slots) {
-                let bits = slot.element_bits(at, B).to_le_bytes();
-                for (o, b) in out.iter_mut().zip(bits) {
-                    o.write(b);
-                }
-                at += B as u64;
-                written += 1;
-            }
-        }
-    }
-    // Every iterator above yields exactly `count` items (`count` chunks of
-    // `B`, `count` type bytes, `count` slots), so every byte was written.
-    assert_eq!(written, count);
-    // SAFETY: `total` bytes of spare capacity were reserved and the loops
-    // initialised all of them (checked just above); `u8` has no invalid values.
-    unsafe { buf.set_len(base + total) }
 }
 
 /// The error for `keys` that are not strictly ascending in byte order (a
@@ -1437,7 +1361,7 @@ impl Slot {
     /// the scalar itself, a float narrowed to f32 below 8 bytes, or the offset
     /// back to the target.
     #[inline(always)]
-    fn element_bits(&self, at: u64, bytes: usize) -> u64 {
+    pub(crate) fn element_bits(&self, at: u64, bytes: usize) -> u64 {
         match self.ty {
             FlexType::Null | FlexType::Int | FlexType::UInt | FlexType::Bool => self.data,
             FlexType::Float if bytes == 8 => self.data,

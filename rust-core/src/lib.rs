@@ -36,6 +36,7 @@ pub struct ReadmeDoctests;
 mod budget;
 mod builder;
 mod content;
+mod emit;
 pub mod envelope;
 mod error;
 pub mod json;

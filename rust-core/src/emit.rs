@@ -1,0 +1,259 @@
+//! Writing a map's two vectors into capacity reserved for both at once.
+//!
+//! [`Builder::end_map`](crate::Builder::end_map) on entries that arrive with
+//! their keys ascending knows, before it writes a byte, where every byte of
+//! the map goes: the keys vector (padding, size, one offset per key), then
+//! the values vector (padding, its three-field header, one slot per value,
+//! one type byte per value). [`write_map`] reserves that span once and fills
+//! it in one loop over the entries, with the element widths as constants, so
+//! each entry costs three stores and no per-store capacity check.
+
+use crate::builder::Slot;
+use crate::types::BitWidth;
+
+/// Where a map's bytes go, as absolute positions in the buffer; every field
+/// is computed by the caller from the widths it chose.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MapPlan {
+    /// Number of entries (at least one).
+    pub len: usize,
+    /// Width of the keys vector's elements (and its size field).
+    pub key_width: BitWidth,
+    /// Position of the keys vector's first element.
+    pub keys_at: usize,
+    /// Width of the values vector's elements (and its header fields).
+    pub value_width: BitWidth,
+    /// Position of the values vector's first element.
+    pub values_at: usize,
+}
+
+impl MapPlan {
+    /// One past the last type byte.
+    pub fn end(&self) -> usize {
+        self.values_at + self.len * self.value_width.bytes() + self.len
+    }
+}
+
+/// Appends the map `plan` lays out for `entries` (key, value, key, value,
+/// ...; the keys already checked ascending) to `buf`, whose length is where
+/// the keys vector's padding starts.
+///
+/// Panics when `plan` does not fit `buf` and `entries` (a bug of the caller:
+/// `keys_at` before `buf`'s end plus the size field, or `entries` not
+/// holding `plan.len` pairs), before anything is written.
+pub(crate) fn write_map(buf: &mut Vec<u8>, entries: &[Slot], plan: &MapPlan) {
+    match plan.key_width {
+        BitWidth::W8 => by_value_width::<1>(buf, entries, plan),
+        BitWidth::W16 => by_value_width::<2>(buf, entries, plan),
+        BitWidth::W32 => by_value_width::<4>(buf, entries, plan),
+        BitWidth::W64 => by_value_width::<8>(buf, entries, plan),
+    }
+}
+
+#[inline(always)]
+fn by_value_width<const KB: usize>(buf: &mut Vec<u8>, entries: &[Slot], plan: &MapPlan) {
+    match plan.value_width {
+        BitWidth::W8 => fill::<KB, 1>(buf, entries, plan),
+        BitWidth::W16 => fill::<KB, 2>(buf, entries, plan),
+        BitWidth::W32 => fill::<KB, 4>(buf, entries, plan),
+        BitWidth::W64 => fill::<KB, 8>(buf, entries, plan),
+    }
+}
+
+/// Stores the low `B` bytes of `v`, little-endian, at `p`.
+///
+/// # Safety
+/// `p..p + B` must be writable.
+#[inline(always)]
+unsafe fn put<const B: usize>(p: *mut u8, v: u64) {
+    core::ptr::copy_nonoverlapping(v.to_le_bytes().as_ptr(), p, B);
+}
+
+#[inline(always)]
+fn fill<const KB: usize, const VB: usize>(buf: &mut Vec<u8>, entries: &[Slot], plan: &MapPlan) {
+    let n = plan.len;
+    let base = buf.len();
+    let keys_at = plan.keys_at;
+    let keys_end = keys_at + n * KB;
+    let header_at = plan.values_at - 3 * VB;
+    let types_at = plan.values_at + n * VB;
+    let end = types_at + n;
+    // Every region below lies in base..end, in this order, and each padding
+    // is shorter than the field after it; checked once here so that the
+    // stores need no checks of their own.
+    assert!(
+        n > 0
+            && entries.len() == 2 * n
+            && base + KB <= keys_at
+            && keys_at - KB - base < KB
+            && keys_end <= header_at
+            && header_at - keys_end < VB
+            && header_at + 3 * VB == plan.values_at
+            && end == plan.end(),
+        "map plan does not fit the buffer"
+    );
+    buf.reserve(end - base);
+    let width = BitWidth::from_bytes(VB as u64).unwrap_or(BitWidth::W64);
+    let spare = &mut buf.spare_capacity_mut()[..end - base];
+    // Positions below are absolute; `at(pos)` points at `pos`'s byte.
+    let origin = spare.as_mut_ptr().cast::<u8>();
+    let at = |pos: usize| {
+        debug_assert!(pos >= base && pos < end);
+        // SAFETY: every caller passes a position in base..end (the assert
+        // above orders the regions), and `spare` spans exactly base..end.
+        unsafe { origin.add(pos - base) }
+    };
+    // SAFETY (every store below): each writes within base..end (see `at`),
+    // and the regions it writes do not overlap.
+    unsafe {
+        // Padding is shorter than the width that follows it: one store of
+        // zeros at its start covers it, and the next field overwrites the rest.
+        put::<KB>(at(base), 0);
+        put::<KB>(at(keys_at - KB), n as u64);
+        put::<VB>(at(keys_end), 0);
+        put::<VB>(at(header_at), (header_at - keys_at) as u64);
+        put::<VB>(at(header_at + VB), KB as u64);
+        put::<VB>(at(header_at + 2 * VB), n as u64);
+        let (mut k_at, mut v_at, mut t_at) = (keys_at, plan.values_at, types_at);
+        for pair in entries.chunks_exact(2) {
+            let (k, v) = (&pair[0], &pair[1]);
+            put::<KB>(at(k_at), k.element_bits(k_at as u64, KB));
+            put::<VB>(at(v_at), v.element_bits(v_at as u64, VB));
+            *at(t_at) = v.stored_packed(width);
+            k_at += KB;
+            v_at += VB;
+            t_at += 1;
+        }
+        // SAFETY: base..end is reserved, and every byte of it was written
+        // above: padding, size, keys, padding, header, values, type bytes.
+        buf.set_len(end);
+    }
+}
+
+/// Where a vector's bytes go (an untyped or typed vector, or the values of
+/// a map whose keys vector is already written), as absolute positions.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct VectorPlan {
+    /// Number of elements.
+    pub len: usize,
+    /// Width of the elements and of the fields before them.
+    pub width: BitWidth,
+    /// Position of the first element.
+    pub at: usize,
+    /// For a map's values: the keys vector's position and width, written
+    /// as the first two fields (an offset to it, and its width in bytes).
+    pub keys: Option<(usize, BitWidth)>,
+    /// Whether a size field comes before the elements (all but fixed
+    /// typed vectors).
+    pub sized: bool,
+    /// Whether a type byte per element follows the elements (untyped
+    /// vectors and maps).
+    pub types: bool,
+}
+
+impl VectorPlan {
+    /// Number of fields before the first element.
+    fn fields(&self) -> usize {
+        self.sized as usize + 2 * self.keys.is_some() as usize
+    }
+
+    /// One past the last byte.
+    pub fn end(&self) -> usize {
+        let b = self.width.bytes();
+        self.at + self.len * b + if self.types { self.len } else { 0 }
+    }
+}
+
+/// Appends the vector `plan` lays out, with the elements `elems[0],
+/// elems[STEP], ...` (`plan.len` of them), to `buf`, whose length is where
+/// the vector's padding starts.
+///
+/// Panics when `plan` does not fit `buf` and `elems` (a bug of the caller),
+/// before anything is written.
+pub(crate) fn write_vector<const STEP: usize>(
+    buf: &mut Vec<u8>,
+    elems: &[Slot],
+    plan: &VectorPlan,
+) {
+    if plan.types {
+        by_width::<STEP, true>(buf, elems, plan)
+    } else {
+        by_width::<STEP, false>(buf, elems, plan)
+    }
+}
+
+#[inline(always)]
+fn by_width<const STEP: usize, const TYPES: bool>(
+    buf: &mut Vec<u8>,
+    elems: &[Slot],
+    plan: &VectorPlan,
+) {
+    match plan.width {
+        BitWidth::W8 => fill_vector::<1, STEP, TYPES>(buf, elems, plan),
+        BitWidth::W16 => fill_vector::<2, STEP, TYPES>(buf, elems, plan),
+        BitWidth::W32 => fill_vector::<4, STEP, TYPES>(buf, elems, plan),
+        BitWidth::W64 => fill_vector::<8, STEP, TYPES>(buf, elems, plan),
+    }
+}
+
+#[inline(always)]
+fn fill_vector<const B: usize, const STEP: usize, const TYPES: bool>(
+    buf: &mut Vec<u8>,
+    elems: &[Slot],
+    plan: &VectorPlan,
+) {
+    let n = plan.len;
+    let base = buf.len();
+    let fields_at = plan.at - plan.fields() * B;
+    let types_at = plan.at + n * B;
+    let end = plan.end();
+    let expected = if n == 0 { 0 } else { (n - 1) * STEP + 1 };
+    assert!(
+        elems.len() == expected
+            && base <= fields_at
+            && fields_at - base < B
+            && end - base >= B
+            && plan.width.bytes() == B
+            && plan.types == TYPES,
+        "vector plan does not fit the buffer"
+    );
+    buf.reserve(end - base);
+    let spare = &mut buf.spare_capacity_mut()[..end - base];
+    let origin = spare.as_mut_ptr().cast::<u8>();
+    let at = |pos: usize| {
+        debug_assert!(pos >= base && pos < end);
+        // SAFETY: every caller passes a position in base..end (the assert
+        // above orders the regions), and `spare` spans exactly base..end.
+        unsafe { origin.add(pos - base) }
+    };
+    // SAFETY (every store below): each writes within base..end (see `at`).
+    unsafe {
+        // The padding is shorter than a field or element: one store of zeros
+        // at its start covers it, and what follows overwrites the rest.
+        put::<B>(at(base), 0);
+        let mut field = fields_at;
+        if let Some((keys_at, key_width)) = plan.keys {
+            put::<B>(at(field), (field - keys_at) as u64);
+            put::<B>(at(field + B), key_width.bytes() as u64);
+            field += 2 * B;
+        }
+        if plan.sized {
+            put::<B>(at(field), n as u64);
+        }
+        let (mut e_at, mut t_at) = (plan.at, types_at);
+        let mut i = 0;
+        while i < elems.len() {
+            let e = &elems[i];
+            put::<B>(at(e_at), e.element_bits(e_at as u64, B));
+            if TYPES {
+                *at(t_at) = e.stored_packed(plan.width);
+            }
+            e_at += B;
+            t_at += 1;
+            i += STEP;
+        }
+        // SAFETY: base..end is reserved, and every byte of it was written
+        // above: padding, fields, elements, type bytes.
+        buf.set_len(end);
+    }
+}
