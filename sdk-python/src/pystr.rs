@@ -2,8 +2,9 @@
 //!
 //! [`str_obj`] builds a compact string in one step: ASCII is copied, other
 //! text is measured (characters and widest character) in one pass and decoded
-//! straight into a string of the right kind, instead of going through
-//! CPython's general decoder (which validates again and may grow its buffer).
+//! straight into a string of the right kind (by simdutf's vectorised
+//! transcoders from 16 bytes up), instead of going through CPython's general
+//! decoder (which validates again and may grow its buffer).
 //!
 //! [`KeyTable`] keeps one `str` per short ASCII key across calls, as the
 //! fastest JSON parsers do: a service decoding many messages of one shape
@@ -15,6 +16,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use pyo3::ffi;
 use pyo3::prelude::*;
+
+/// Non-ASCII strings of at least this many bytes are transcoded by
+/// `simdutf` (vectorised); shorter ones by [`fill`], whose loop costs less
+/// than the library call on a few characters.
+const SIMD_MIN: usize = 16;
 
 /// A `str` from valid UTF-8.
 #[inline]
@@ -59,6 +65,34 @@ pub fn str_obj_known<'py>(py: Python<'py>, s: &str, ascii: bool) -> PyResult<Bou
         let obj = ffi::PyUnicode_New(chars as ffi::Py_ssize_t, maxchar);
         let obj = Bound::from_owned_ptr_or_err(py, obj)?;
         let data = ffi::PyUnicode_DATA(obj.as_ptr());
+        if bytes.len() >= SIMD_MIN {
+            // SAFETY: `s` is valid UTF-8; the data area holds `chars` units of
+            // `kind`, exactly the units each conversion writes (every
+            // character fits one unit of that kind: no surrogate pairs below
+            // U+10000, nothing above U+00FF for Latin-1).
+            let written = match kind {
+                1 => simdutf::convert_valid_utf8_to_latin1(
+                    bytes.as_ptr(),
+                    bytes.len(),
+                    data as *mut u8,
+                ),
+                2 => simdutf::convert_valid_utf8_to_utf16le(
+                    bytes.as_ptr(),
+                    bytes.len(),
+                    data as *mut u16,
+                ),
+                _ => simdutf::convert_valid_utf8_to_utf32(
+                    bytes.as_ptr(),
+                    bytes.len(),
+                    data as *mut u32,
+                ),
+            };
+            assert_eq!(
+                written, chars,
+                "UTF-8 transcoding wrote another count than measured"
+            );
+            return Ok(obj);
+        }
         match kind {
             1 => fill(std::slice::from_raw_parts_mut(data as *mut u8, chars), s),
             2 => fill(std::slice::from_raw_parts_mut(data as *mut u16, chars), s),
