@@ -666,6 +666,12 @@ impl Builder {
             }
             return Ok(());
         }
+        // A right guess: written in its order, the entries left in place.
+        if let Some(o) = order.as_deref() {
+            if self.one_pass_map_in(start, o) {
+                return Ok(());
+            }
+        }
         let guessed = match order.as_deref() {
             Some(o) if self.orders_keys(start, o) => {
                 self.permute_entries(start, o);
@@ -753,22 +759,50 @@ impl Builder {
         if self.options.dedup_key_vectors || !one_pass_maps() {
             return false;
         }
-        match scan_map(&self.buf, &self.stack[start..]) {
-            Some(scan) => {
-                self.write_scanned_map(start, scan);
-                true
-            }
+        let entries = &self.stack[start..];
+        if entries.is_empty() || entries.len() % 2 != 0 {
+            return false;
+        }
+        match scan_map(&self.buf, entries.chunks_exact(2).map(pair)) {
+            Some(scan) => self.write_scanned_map(start, scan, None),
+            None => false,
+        }
+    }
+
+    /// [`one_pass_map`](Self::one_pass_map) for entries that `order` (entry
+    /// indices, as [`end_map_in_order`](Self::end_map_in_order) takes them)
+    /// puts in ascending key order: the map is written in that order
+    /// straight from the stack, without moving the entries. False, writing
+    /// nothing, when `order` does not sort them (or is not a permutation of
+    /// them: any index out of range, or one repeated, which repeats a key).
+    fn one_pass_map_in(&mut self, start: usize, order: &[u32]) -> bool {
+        if self.options.dedup_key_vectors || !one_pass_maps() {
+            return false;
+        }
+        let entries = &self.stack[start..];
+        let n = entries.len() / 2;
+        if n == 0 || entries.len() % 2 != 0 || order.len() != n {
+            return false;
+        }
+        if order.iter().any(|&j| j as usize >= n) {
+            return false;
+        }
+        let pairs = order.iter().map(|&j| pair(&entries[2 * j as usize..]));
+        match scan_map(&self.buf, pairs) {
+            Some(scan) => self.write_scanned_map(start, scan, Some(order)),
             None => false,
         }
     }
 
     /// The map of the `scan.len` entries at `stack[start..]`, which
-    /// [`scan_map`] found to be keys in ascending order each followed by its
-    /// value: the bytes [`create_vector`](Self::create_vector) writes for its
-    /// keys vector and then its values, with each width taken from the
-    /// bound the scan gathered when that bound fits (the exact search runs
-    /// only when it does not).
-    fn write_scanned_map(&mut self, start: usize, scan: MapScan) {
+    /// [`scan_map`] found to be keys in ascending order (in `order` when
+    /// given, else as they stand) each with its value: the bytes
+    /// [`create_vector`](Self::create_vector) writes for its keys vector and
+    /// then its values, with each width taken from the bound the scan
+    /// gathered when that bound fits. When it does not, the exact search
+    /// runs on entries as they stand; entries in another `order` are then
+    /// left for the general path (false, nothing written).
+    fn write_scanned_map(&mut self, start: usize, scan: MapScan, order: Option<&[u32]>) -> bool {
         let n = scan.len;
         let floor = self.force_min_width.max(BitWidth::of_u64(n as u64));
         // Element `j` of the stack range sits `j + prefix` slots into the vector.
@@ -778,6 +812,7 @@ impl Builder {
         let key_width =
             match width_by_bounds(buf_len, floor, at_first, 2 * (n - 1) + 1, scan.first_key.0) {
                 Ok(w) => w,
+                Err(_) if order.is_some() => return false,
                 Err(w) => vector_width_exact::<2>(&self.stack[start..keys_end], buf_len, 1, w),
             };
         let kb = key_width.bytes();
@@ -795,6 +830,7 @@ impl Builder {
             scan.first_value.0,
         ) {
             Ok(w) => w,
+            Err(_) if order.is_some() => return false,
             Err(w) => vector_width_exact::<2>(&self.stack[start + 1..start + 2 * n], buf_len, 3, w),
         };
         let vb = value_width.bytes();
@@ -805,10 +841,19 @@ impl Builder {
             value_width,
             values_at: buf_len + padding(buf_len, vb) + 3 * vb,
         };
-        write_map(&mut self.buf, &self.stack[start..start + 2 * n], &plan);
+        let entries = &self.stack[start..start + 2 * n];
+        match order {
+            None => write_map(&mut self.buf, entries.chunks_exact(2).map(pair), &plan),
+            Some(o) => write_map(
+                &mut self.buf,
+                o.iter().map(|&j| pair(&entries[2 * j as usize..])),
+                &plan,
+            ),
+        }
         self.stack.truncate(start);
         self.stack
             .push(Slot::new(plan.values_at as u64, FlexType::Map, value_width));
+        true
     }
 
     /// Writes a typed vector of `keys` (which must be strictly ascending in byte
@@ -1402,24 +1447,30 @@ struct MapScan {
     inline: BitWidth,
 }
 
-/// One pass over `entries` (key, value, key, value, ...): `None` unless
-/// there is at least one entry, every key slot is a key and the keys are
-/// strictly ascending, in which case nothing needs sorting and no error is
-/// possible. Anything else goes the general way, which sorts and reports.
+/// The key and value of the entry starting `entry[0]`.
+#[inline(always)]
+fn pair(entry: &[Slot]) -> (&Slot, &Slot) {
+    (&entry[0], &entry[1])
+}
+
+/// One pass over a map's `(key, value)` entries in the order they would be
+/// written: `None` unless there is at least one, every key slot is a key and
+/// the keys are strictly ascending, in which case nothing needs sorting and
+/// no error is possible. Anything else goes the general way, which sorts and
+/// reports.
 #[inline]
-fn scan_map(buf: &[u8], entries: &[Slot]) -> Option<MapScan> {
-    if entries.is_empty() || entries.len() % 2 != 0 {
-        return None;
-    }
+fn scan_map<'s>(
+    buf: &[u8],
+    entries: impl Iterator<Item = (&'s Slot, &'s Slot)>,
+) -> Option<MapScan> {
     let mut scan = MapScan {
-        len: entries.len() / 2,
+        len: 0,
         first_key: (u64::MAX, 0),
         first_value: (u64::MAX, 0),
         inline: BitWidth::W8,
     };
     let mut prev: &[u8] = &[];
-    for (i, pair) in entries.chunks_exact(2).enumerate() {
-        let (k, v) = (&pair[0], &pair[1]);
+    for (i, (k, v)) in entries.enumerate() {
         if k.ty != FlexType::Key {
             return None;
         }
@@ -1436,8 +1487,9 @@ fn scan_map(buf: &[u8], entries: &[Slot]) -> Option<MapScan> {
         } else if v.data < scan.first_value.0 {
             scan.first_value = (v.data, i);
         }
+        scan.len = i + 1;
     }
-    Some(scan)
+    (scan.len > 0).then_some(scan)
 }
 
 /// The width of a vector written at `buf_len` whose offset elements point
@@ -1568,7 +1620,11 @@ mod tests {
                     order.swap(i, next(i + 1));
                 }
             }
-            let build = |one_pass: bool| {
+            // The order that sorts the entries as pushed: a right guess for
+            // end_map_in_order, which then writes them without moving them.
+            let mut sorting: Vec<u32> = (0..count as u32).collect();
+            sorting.sort_by_key(|&j| &keys[order[j as usize]]);
+            let build = |one_pass: bool, guess: bool| {
                 ONE_PASS_MAPS.with(|c| c.set(one_pass));
                 let mut b = Builder::new();
                 b.force_min_width(force);
@@ -1587,13 +1643,18 @@ mod tests {
                             _ => b.blob(&vec![7u8; size % 600]),
                         }
                     }
-                    b.end_map().unwrap();
+                    if guess {
+                        b.end_map_in_order(&mut sorting.clone()).unwrap();
+                    } else {
+                        b.end_map().unwrap();
+                    }
                 }
                 b.end_vector().unwrap();
                 b.finish().unwrap().to_vec()
             };
-            let general = build(false);
-            assert_eq!(build(true), general, "round {round}");
+            let general = build(false, false);
+            assert_eq!(build(true, false), general, "round {round}");
+            assert_eq!(build(true, true), general, "round {round}, guessed");
         }
         ONE_PASS_MAPS.with(|c| c.set(true));
     }

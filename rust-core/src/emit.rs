@@ -34,29 +34,35 @@ impl MapPlan {
     }
 }
 
-/// Appends the map `plan` lays out for `entries` (key, value, key, value,
-/// ...; the keys already checked ascending) to `buf`, whose length is where
-/// the keys vector's padding starts.
+/// Appends the map `plan` lays out for `entries` ((key, value) pairs in
+/// ascending key order, already checked) to `buf`, whose length is where the
+/// keys vector's padding starts.
 ///
 /// Panics when `plan` does not fit `buf` and `entries` (a bug of the caller:
-/// `keys_at` before `buf`'s end plus the size field, or `entries` not
-/// holding `plan.len` pairs), before anything is written.
-pub(crate) fn write_map(buf: &mut Vec<u8>, entries: &[Slot], plan: &MapPlan) {
+/// `keys_at` before `buf`'s end plus the size field, or `entries` yielding
+/// fewer than `plan.len` pairs), before the buffer's length changes.
+pub(crate) fn write_map<'s, P>(buf: &mut Vec<u8>, entries: P, plan: &MapPlan)
+where
+    P: Iterator<Item = (&'s Slot, &'s Slot)>,
+{
     match plan.key_width {
-        BitWidth::W8 => by_value_width::<1>(buf, entries, plan),
-        BitWidth::W16 => by_value_width::<2>(buf, entries, plan),
-        BitWidth::W32 => by_value_width::<4>(buf, entries, plan),
-        BitWidth::W64 => by_value_width::<8>(buf, entries, plan),
+        BitWidth::W8 => by_value_width::<1, P>(buf, entries, plan),
+        BitWidth::W16 => by_value_width::<2, P>(buf, entries, plan),
+        BitWidth::W32 => by_value_width::<4, P>(buf, entries, plan),
+        BitWidth::W64 => by_value_width::<8, P>(buf, entries, plan),
     }
 }
 
 #[inline(always)]
-fn by_value_width<const KB: usize>(buf: &mut Vec<u8>, entries: &[Slot], plan: &MapPlan) {
+fn by_value_width<'s, const KB: usize, P>(buf: &mut Vec<u8>, entries: P, plan: &MapPlan)
+where
+    P: Iterator<Item = (&'s Slot, &'s Slot)>,
+{
     match plan.value_width {
-        BitWidth::W8 => fill::<KB, 1>(buf, entries, plan),
-        BitWidth::W16 => fill::<KB, 2>(buf, entries, plan),
-        BitWidth::W32 => fill::<KB, 4>(buf, entries, plan),
-        BitWidth::W64 => fill::<KB, 8>(buf, entries, plan),
+        BitWidth::W8 => fill::<KB, 1, P>(buf, entries, plan),
+        BitWidth::W16 => fill::<KB, 2, P>(buf, entries, plan),
+        BitWidth::W32 => fill::<KB, 4, P>(buf, entries, plan),
+        BitWidth::W64 => fill::<KB, 8, P>(buf, entries, plan),
     }
 }
 
@@ -70,7 +76,10 @@ unsafe fn put<const B: usize>(p: *mut u8, v: u64) {
 }
 
 #[inline(always)]
-fn fill<const KB: usize, const VB: usize>(buf: &mut Vec<u8>, entries: &[Slot], plan: &MapPlan) {
+fn fill<'s, const KB: usize, const VB: usize, P>(buf: &mut Vec<u8>, entries: P, plan: &MapPlan)
+where
+    P: Iterator<Item = (&'s Slot, &'s Slot)>,
+{
     let n = plan.len;
     let base = buf.len();
     let keys_at = plan.keys_at;
@@ -83,7 +92,6 @@ fn fill<const KB: usize, const VB: usize>(buf: &mut Vec<u8>, entries: &[Slot], p
     // stores need no checks of their own.
     assert!(
         n > 0
-            && entries.len() == 2 * n
             && base + KB <= keys_at
             && keys_at - KB - base < KB
             && keys_end <= header_at
@@ -115,8 +123,8 @@ fn fill<const KB: usize, const VB: usize>(buf: &mut Vec<u8>, entries: &[Slot], p
         put::<VB>(at(header_at + VB), KB as u64);
         put::<VB>(at(header_at + 2 * VB), n as u64);
         let (mut k_at, mut v_at, mut t_at) = (keys_at, plan.values_at, types_at);
-        for pair in entries.chunks_exact(2) {
-            let (k, v) = (&pair[0], &pair[1]);
+        // At most `n` entries are written, whatever `entries` yields.
+        for (k, v) in entries.take(n) {
             put::<KB>(at(k_at), k.element_bits(k_at as u64, KB));
             put::<VB>(at(v_at), v.element_bits(v_at as u64, VB));
             *at(t_at) = v.stored_packed(width);
@@ -124,6 +132,9 @@ fn fill<const KB: usize, const VB: usize>(buf: &mut Vec<u8>, entries: &[Slot], p
             v_at += VB;
             t_at += 1;
         }
+        // Fewer entries would leave bytes unwritten: refuse before the length
+        // covers them.
+        assert_eq!(t_at, end, "map plan promised more entries than given");
         // SAFETY: base..end is reserved, and every byte of it was written
         // above: padding, size, keys, padding, header, values, type bytes.
         buf.set_len(end);
