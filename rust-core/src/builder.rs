@@ -763,7 +763,7 @@ impl Builder {
         if entries.is_empty() || entries.len() % 2 != 0 {
             return false;
         }
-        match scan_map(&self.buf, entries.chunks_exact(2).map(pair)) {
+        match scan_sorted(&self.buf, entries) {
             Some(scan) => self.write_scanned_map(start, scan, None),
             None => false,
         }
@@ -802,6 +802,7 @@ impl Builder {
     /// gathered when that bound fits. When it does not, the exact search
     /// runs on entries as they stand; entries in another `order` are then
     /// left for the general path (false, nothing written).
+    #[inline(always)]
     fn write_scanned_map(&mut self, start: usize, scan: MapScan, order: Option<&[u32]>) -> bool {
         let n = scan.len;
         let floor = self.force_min_width.max(BitWidth::of_u64(n as u64));
@@ -841,15 +842,12 @@ impl Builder {
             value_width,
             values_at: buf_len + padding(buf_len, vb) + 3 * vb,
         };
-        let entries = &self.stack[start..start + 2 * n];
-        match order {
-            None => write_map(&mut self.buf, entries.chunks_exact(2).map(pair), &plan),
-            Some(o) => write_map(
-                &mut self.buf,
-                o.iter().map(|&j| pair(&entries[2 * j as usize..])),
-                &plan,
-            ),
-        }
+        write_map(
+            &mut self.buf,
+            &self.stack[start..start + 2 * n],
+            order,
+            &plan,
+        );
         self.stack.truncate(start);
         self.stack
             .push(Slot::new(plan.values_at as u64, FlexType::Map, value_width));
@@ -1451,6 +1449,42 @@ struct MapScan {
 #[inline(always)]
 fn pair(entry: &[Slot]) -> (&Slot, &Slot) {
     (&entry[0], &entry[1])
+}
+
+/// [`scan_map`] over entries as they stand (key, value, key, value, ...).
+///
+/// The same checks as `scan_map` over a slice's pairs, kept apart: the
+/// iterator form measured about 8% slower on the encode of records (in time,
+/// with fewer instructions), and this is the path of every sorted map.
+#[inline]
+fn scan_sorted(buf: &[u8], entries: &[Slot]) -> Option<MapScan> {
+    let mut scan = MapScan {
+        len: entries.len() / 2,
+        first_key: (u64::MAX, 0),
+        first_value: (u64::MAX, 0),
+        inline: BitWidth::W8,
+    };
+    let mut prev: &[u8] = &[];
+    for (i, pair) in entries.chunks_exact(2).enumerate() {
+        let (k, v) = (&pair[0], &pair[1]);
+        if k.ty != FlexType::Key {
+            return None;
+        }
+        let key = slot_key(buf, k);
+        if i > 0 && key_order(prev, key) != core::cmp::Ordering::Less {
+            return None;
+        }
+        prev = key;
+        if k.data < scan.first_key.0 {
+            scan.first_key = (k.data, i);
+        }
+        if v.ty.is_inline() {
+            scan.inline = scan.inline.max(v.width);
+        } else if v.data < scan.first_value.0 {
+            scan.first_value = (v.data, i);
+        }
+    }
+    (scan.len > 0).then_some(scan)
 }
 
 /// One pass over a map's `(key, value)` entries in the order they would be

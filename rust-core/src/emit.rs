@@ -34,35 +34,54 @@ impl MapPlan {
     }
 }
 
-/// Appends the map `plan` lays out for `entries` ((key, value) pairs in
-/// ascending key order, already checked) to `buf`, whose length is where the
-/// keys vector's padding starts.
+/// Appends the map `plan` lays out for `entries` (key, value, key, value,
+/// ...) to `buf`, whose length is where the keys vector's padding starts.
+/// The entries are written as they stand, or in `order` (entry indices)
+/// when given; either way their keys were checked ascending.
 ///
-/// Panics when `plan` does not fit `buf` and `entries` (a bug of the caller:
-/// `keys_at` before `buf`'s end plus the size field, or `entries` yielding
-/// fewer than `plan.len` pairs), before the buffer's length changes.
-pub(crate) fn write_map<'s, P>(buf: &mut Vec<u8>, entries: P, plan: &MapPlan)
-where
-    P: Iterator<Item = (&'s Slot, &'s Slot)>,
-{
-    match plan.key_width {
-        BitWidth::W8 => by_value_width::<1, P>(buf, entries, plan),
-        BitWidth::W16 => by_value_width::<2, P>(buf, entries, plan),
-        BitWidth::W32 => by_value_width::<4, P>(buf, entries, plan),
-        BitWidth::W64 => by_value_width::<8, P>(buf, entries, plan),
+/// Panics when `plan` does not fit `buf`, `entries` and `order` (a bug of
+/// the caller: `keys_at` before `buf`'s end plus the size field, `entries`
+/// not holding `plan.len` pairs, `order` of another length or with an index
+/// out of range), before the buffer's length changes.
+pub(crate) fn write_map(
+    buf: &mut Vec<u8>,
+    entries: &[Slot],
+    order: Option<&[u32]>,
+    plan: &MapPlan,
+) {
+    match order {
+        None => by_key_width::<false>(buf, entries, &[], plan),
+        Some(order) => by_key_width::<true>(buf, entries, order, plan),
     }
 }
 
 #[inline(always)]
-fn by_value_width<'s, const KB: usize, P>(buf: &mut Vec<u8>, entries: P, plan: &MapPlan)
-where
-    P: Iterator<Item = (&'s Slot, &'s Slot)>,
-{
+fn by_key_width<const ORDERED: bool>(
+    buf: &mut Vec<u8>,
+    entries: &[Slot],
+    order: &[u32],
+    plan: &MapPlan,
+) {
+    match plan.key_width {
+        BitWidth::W8 => by_value_width::<1, ORDERED>(buf, entries, order, plan),
+        BitWidth::W16 => by_value_width::<2, ORDERED>(buf, entries, order, plan),
+        BitWidth::W32 => by_value_width::<4, ORDERED>(buf, entries, order, plan),
+        BitWidth::W64 => by_value_width::<8, ORDERED>(buf, entries, order, plan),
+    }
+}
+
+#[inline(always)]
+fn by_value_width<const KB: usize, const ORDERED: bool>(
+    buf: &mut Vec<u8>,
+    entries: &[Slot],
+    order: &[u32],
+    plan: &MapPlan,
+) {
     match plan.value_width {
-        BitWidth::W8 => fill::<KB, 1, P>(buf, entries, plan),
-        BitWidth::W16 => fill::<KB, 2, P>(buf, entries, plan),
-        BitWidth::W32 => fill::<KB, 4, P>(buf, entries, plan),
-        BitWidth::W64 => fill::<KB, 8, P>(buf, entries, plan),
+        BitWidth::W8 => fill::<KB, 1, ORDERED>(buf, entries, order, plan),
+        BitWidth::W16 => fill::<KB, 2, ORDERED>(buf, entries, order, plan),
+        BitWidth::W32 => fill::<KB, 4, ORDERED>(buf, entries, order, plan),
+        BitWidth::W64 => fill::<KB, 8, ORDERED>(buf, entries, order, plan),
     }
 }
 
@@ -75,11 +94,14 @@ unsafe fn put<const B: usize>(p: *mut u8, v: u64) {
     core::ptr::copy_nonoverlapping(v.to_le_bytes().as_ptr(), p, B);
 }
 
+/// The map's bytes: `entries` as they stand, or (`ORDERED`) in `order`.
 #[inline(always)]
-fn fill<'s, const KB: usize, const VB: usize, P>(buf: &mut Vec<u8>, entries: P, plan: &MapPlan)
-where
-    P: Iterator<Item = (&'s Slot, &'s Slot)>,
-{
+fn fill<const KB: usize, const VB: usize, const ORDERED: bool>(
+    buf: &mut Vec<u8>,
+    entries: &[Slot],
+    order: &[u32],
+    plan: &MapPlan,
+) {
     let n = plan.len;
     let base = buf.len();
     let keys_at = plan.keys_at;
@@ -92,6 +114,8 @@ where
     // stores need no checks of their own.
     assert!(
         n > 0
+            && entries.len() == 2 * n
+            && (!ORDERED || order.len() == n)
             && base + KB <= keys_at
             && keys_at - KB - base < KB
             && keys_end <= header_at
@@ -123,18 +147,26 @@ where
         put::<VB>(at(header_at + VB), KB as u64);
         put::<VB>(at(header_at + 2 * VB), n as u64);
         let (mut k_at, mut v_at, mut t_at) = (keys_at, plan.values_at, types_at);
-        // At most `n` entries are written, whatever `entries` yields.
-        for (k, v) in entries.take(n) {
+        let mut entry = |k: &Slot, v: &Slot| {
             put::<KB>(at(k_at), k.element_bits(k_at as u64, KB));
             put::<VB>(at(v_at), v.element_bits(v_at as u64, VB));
             *at(t_at) = v.stored_packed(width);
             k_at += KB;
             v_at += VB;
             t_at += 1;
+        };
+        // Exactly `n` entries either way (checked above).
+        if ORDERED {
+            for &j in order {
+                let j = 2 * j as usize;
+                entry(&entries[j], &entries[j + 1]);
+            }
+        } else {
+            for pair in entries.chunks_exact(2) {
+                entry(&pair[0], &pair[1]);
+            }
         }
-        // Fewer entries would leave bytes unwritten: refuse before the length
-        // covers them.
-        assert_eq!(t_at, end, "map plan promised more entries than given");
+        debug_assert_eq!(t_at, end);
         // SAFETY: base..end is reserved, and every byte of it was written
         // above: padding, size, keys, padding, header, values, type bytes.
         buf.set_len(end);
