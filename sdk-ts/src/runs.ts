@@ -20,6 +20,16 @@ import { looseText, seemsNonAscii } from "./utf8.js";
 
 /** Fewer elements are not worth the bookkeeping. */
 const RUN_MIN = 8;
+/** Off only in tests, which compare the run path with the element-by-element one. */
+let enabled = true;
+
+/**
+ * For tests: with `false`, {@link asciiRun} declines every vector, so every
+ * decoder reads element by element (the oracle for the run path).
+ */
+export function useRuns(on: boolean): void {
+  enabled = on;
+}
 /** Positions and lengths of the elements, reused between calls (grown as needed, up to RETAIN elements). */
 let scratch = new Float64Array(512);
 const RETAIN = 1 << 16;
@@ -34,7 +44,7 @@ const RETAIN = 1 << 16;
  * (its `n` slots and type bytes) lies inside `u8`.
  */
 export function asciiRun(u8: Uint8Array, d: number, vw: number, n: number, budget: number, out: unknown[]): number {
-  if (n < RUN_MIN) return -1;
+  if (n < RUN_MIN || !enabled) return -1;
   const size = u8.length;
   const types = d + n * vw;
   const pos = n * 2 > scratch.length ? (n * 2 > RETAIN * 2 ? new Float64Array(n * 2) : (scratch = new Float64Array(n * 2))) : scratch;

@@ -176,6 +176,8 @@ export function setEntry<V>(o: { [k: string]: V }, k: string, v: V): void {
 }
 
 const TWO32 = 4294967296;
+/** Key bytes {@link DecodeContext.checkKeys} scans in its own loop before calling on the platform. */
+const KEY_SCAN = 64;
 let decodes = 0;
 
 /** Error for a required field that is absent (the decoder adds the field to its path). */
@@ -446,13 +448,24 @@ export class DecodeContext {
   private checkKeys(ka: number, kw: number, n: number): void {
     let prev = -1;
     let prevLen = 0;
+    const u8 = this.u8;
     for (let i = 0; i < n; i++) {
       const k = this.follow(ka + i * kw, kw);
       if (k >= this.n) throw fail("OffsetOutOfBounds", "key outside the buffer", k);
-      const end = this.u8.indexOf(0, k);
-      if (end < 0) throw fail("MissingNul", "key without a terminating NUL", k);
+      // The NUL and whether every byte before it is ASCII, in one loop over
+      // the first KEY_SCAN bytes (short keys: no native call, no string made);
+      // longer or non-ASCII keys as before.
+      let end = k;
+      let high = 0;
+      const stop = k + KEY_SCAN < this.n ? k + KEY_SCAN : this.n;
+      while (end < stop && u8[end] !== 0) high |= u8[end++];
+      if (end === stop) {
+        end = u8.indexOf(0, k);
+        if (end < 0) throw fail("MissingNul", "key without a terminating NUL", k);
+        high = 0x80;
+      }
       const len = end - k;
-      if (readUtf8(this.u8, k, len) === undefined) throw fail("InvalidUtf8", "key is not valid UTF-8", k);
+      if (high >= 0x80 && readUtf8(u8, k, len) === undefined) throw fail("InvalidUtf8", "key is not valid UTF-8", k);
       if (prev >= 0) {
         let c = 0;
         const m = Math.min(prevLen, len);
@@ -703,6 +716,36 @@ export class DecodeContext {
       this.depth--;
     }
     return out;
+  }
+
+  /**
+   * The string values of the map whose values vector is at `d` (width `w`,
+   * `n` entries), decoded together when they are ASCII strings laid out in
+   * one region (see {@link asciiRun}), else `null`. Nothing is charged to
+   * the budget here: {@link runStr} charges each value as the entry loop
+   * takes it, so budget verdicts and errors are those of reading entry by
+   * entry.
+   */
+  strRun(d: number, w: number, n: number): string[] | null {
+    const out: string[] = new Array(n);
+    return asciiRun(this.u8, d, w, n, Infinity, out) >= 0 ? out : null;
+  }
+
+  /**
+   * Value `j` of a map of strings: from `run` (made by {@link strRun}) when
+   * there is one and the budget holds its bytes (ASCII: one byte per
+   * character), else read as {@link str} reads it (which charges, and fails,
+   * as it always does).
+   */
+  runStr(run: string[] | null, j: number, d: number, w: number, n: number): string {
+    if (run !== null) {
+      const s = run[j];
+      if (this.bytes >= s.length) {
+        this.bytes -= s.length;
+        return s;
+      }
+    }
+    return this.str(d + j * w, w, this.nn(this.type(d, w, n, -1, j)));
   }
 
   /** A blob (or string) as a copy. */

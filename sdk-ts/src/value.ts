@@ -395,6 +395,23 @@ class Decoder {
     const keys = set.keys;
     const out: { [key: string]: Decoded } = {};
     const u8 = this.u8;
+    if (len >= 8 && this.nodes >= len) {
+      // Values that are all ASCII strings laid out together (a dictionary of
+      // strings): one text decode, charged as the vector path charges it.
+      const values: Decoded[] = new Array(len);
+      const bytes = asciiRun(u8, at, w, len, this.bytes, values);
+      if (bytes >= 0) {
+        this.nodes -= len;
+        this.bytes -= bytes;
+        for (let i = 0; i < len; i++) {
+          const k = keys[i];
+          if (k === "__proto__") Object.defineProperty(out, k, { value: values[i], enumerable: true, writable: true, configurable: true });
+          else out[k] = values[i];
+        }
+        if ((this.bytes -= 2) < 0) throw budgetExceeded(at);
+        return out;
+      }
+    }
     for (let i = 0; i < len; i++) {
       const k = keys[i];
       let v: Decoded;

@@ -316,3 +316,76 @@ test("a vector of strings with a bad element gets the element-by-element error",
   }
   assert.deepEqual(typedStrs(buf, { budget: { maxNodes: 1000, maxBytes: total } }), strings);
 });
+
+test("maps of ASCII strings decoded from one run: the values, budget verdicts and errors of entry-by-entry reads", async () => {
+  const { useRuns } = await import("../dist/runs.js");
+  const { resetShapes } = await import("../dist/shapes.js");
+  const sf = await import("./gen/out/string_flood.js");
+  // Generic decode would compile these maps' key sets into object literals
+  // after a few buffers (shapes.ts), which never take the run path.
+  resetShapes(false);
+  const r = rng(77);
+  const word = (n) => Array.from({ length: n }, () => String.fromCharCode(97 + Math.floor(r() * 26))).join("");
+  const dict = (n) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${String(i).padStart(3, "0")}${word(1 + (i % 7))}`, word(3 + (i % 11))]));
+  const buffers = [];
+  for (const n of [7, 8, 9, 20, 64]) {
+    const map = dict(n);
+    // Generated (keys and values as the typed encoder writes them) and generic encodings.
+    buffers.push(sf.encodeStringFlood({ strings: [], map }));
+    buffers.push(fb.encode({ map, strings: [] }));
+    // Values that break the run: non-ASCII, a number, a key that is not ASCII.
+    const keys = Object.keys(map);
+    buffers.push(fb.encode({ map: { ...map, [keys[n >> 1]]: "é" + word(4) }, strings: [] }));
+    buffers.push(fb.encode({ map: { ...map, [keys[n - 1]]: 12345 }, strings: [] }));
+    buffers.push(fb.encode({ map: { ...map, ["ключ"]: word(5) }, strings: [] }));
+  }
+  const outcome = (f) => {
+    try {
+      return { value: f() };
+    } catch (e) {
+      if (!(e instanceof fb.FlexError)) throw e;
+      return { kind: e.kind, path: fb.formatPath(e.path), offset: e.offset };
+    }
+  };
+  const both = (f) => {
+    useRuns(false);
+    try {
+      const want = outcome(f);
+      useRuns(true);
+      return [outcome(f), want];
+    } finally {
+      useRuns(true);
+    }
+  };
+  let compared = 0;
+  for (const buf of buffers) {
+    const decoders = [(o) => sf.decodeStringFlood(buf, o), (o) => fb.decode(buf, o)];
+    for (const decode of decoders) {
+      const [got, want] = both(() => decode({}));
+      assert.deepEqual(got, want);
+      // Every byte budget from nothing to enough, and node budgets around the entries.
+      for (let maxBytes = 0; maxBytes <= 1200; maxBytes++) {
+        const [g, w] = both(() => decode({ budget: { maxNodes: 1 << 20, maxBytes } }));
+        assert.deepEqual(g, w, `maxBytes ${maxBytes}`);
+        compared++;
+      }
+      for (let maxNodes = 0; maxNodes <= 80; maxNodes++) {
+        const [g, w] = both(() => decode({ budget: { maxNodes, maxBytes: 1 << 20 } }));
+        assert.deepEqual(g, w, `maxNodes ${maxNodes}`);
+        compared++;
+      }
+    }
+    // Seeded mutations: the same values or the same errors either way.
+    for (let m = 0; m < 60; m++) {
+      const bytes = buf.slice();
+      for (let k = 0; k < 1 + (m % 3); k++) bytes[Math.floor(r() * bytes.length)] = Math.floor(r() * 256);
+      for (const decode of [(o) => sf.decodeStringFlood(bytes, o), (o) => fb.decode(bytes, o)]) {
+        const [g, w] = both(() => decode({}));
+        assert.deepEqual(g, w, `mutation ${m}`);
+        compared++;
+      }
+    }
+  }
+  resetShapes(true);
+  assert.ok(compared > 5000, `${compared} comparisons`);
+});

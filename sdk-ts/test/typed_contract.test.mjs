@@ -196,3 +196,22 @@ test("maps whose keys are not a type's layout: each map's keys vector is checked
   assert.throws(() => fb.verify(bad), (e) => e.kind === "UnsortedKeys");
   assert.throws(() => layouts(bad), (e) => e instanceof fb.FlexError && e.kind === "UnsortedKeys");
 });
+
+test("a key the type does not read is still checked: invalid UTF-8 or no NUL fails the decode, short keys and long", async () => {
+  const { decodeStringFlood } = await import(pathToFileURL(join(GEN, "string_flood.js")).href);
+  for (const pad of [0, 10, 61, 62, 63, 64, 65, 100]) {
+    const extra = `zz${"a".repeat(pad)}é`;
+    const bytes = fb.encode({ map: { k: "v" }, strings: ["s"], [extra]: 1 });
+    // Valid as written: the extra key is skipped.
+    assert.deepEqual(decodeStringFlood(bytes), { map: { k: "v" }, strings: ["s"] });
+    // The second byte of "é" (C3 A9) made ASCII: an invalid sequence that
+    // keeps the keys in order.
+    const name = Buffer.from(extra, "utf8");
+    const at = Buffer.from(bytes).indexOf(name);
+    assert.ok(at > 0);
+    const bad = bytes.slice();
+    bad[at + name.length - 1] = 0x41;
+    assert.throws(() => fb.verify(bad), (e) => e.kind === "InvalidUtf8");
+    assert.deepEqual(outcome(() => decodeStringFlood(bad)).kind, "InvalidUtf8", `pad ${pad}`);
+  }
+});

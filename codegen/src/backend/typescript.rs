@@ -861,18 +861,32 @@ impl Gen<'_> {
                     format!("j{depth}"),
                     format!("k{depth}"),
                 );
-                let inner = self.decode_expr(
-                    e,
-                    &format!("{d} + {j} * {mw}"),
-                    &mw,
-                    &format!("c.nn(c.type({d}, {mw}, {mn}, -1, {j}))"),
-                    depth + 1,
-                );
+                // String values: decoded together when they form one ASCII
+                // run (`strRun`), each still charged and checked in entry
+                // order (`runStr`).
+                let (run, inner) = if **e == TypeRef::String {
+                    let r = format!("r{depth}");
+                    (
+                        format!("  const {r} = c.strRun({d}, {mw}, {mn});\n"),
+                        format!("c.runStr({r}, {j}, {d}, {mw}, {mn})"),
+                    )
+                } else {
+                    (
+                        String::new(),
+                        self.decode_expr(
+                            e,
+                            &format!("{d} + {j} * {mw}"),
+                            &mw,
+                            &format!("c.nn(c.type({d}, {mw}, {mn}, -1, {j}))"),
+                            depth + 1,
+                        ),
+                    )
+                };
                 let ety = self.ts_type(e);
                 let f = self.helper(
                     "__decodeDict",
                     &format!(
-                        "(c: fb.DecodeContext, p: number, w: number, t: number): {{ [key: string]: {ety} }} {{\n  const {d} = c.map(p, w, c.nn(t, p));\n  const {mw} = c.w, {mn} = c.c;\n  c.layout({d}, {mw}, {mn}, fb.NO_KEYS);\n  const ka = c.ka, kw = c.kw;\n  const out: {{ [key: string]: {ety} }} = {{}};\n  for (let {j} = 0; {j} < {mn}; {j}++) {{\n    c.node();\n    const {k} = c.key(ka, kw, {j});\n    try {{\n      fb.setEntry(out, {k}, {inner});\n    }} catch (x) {{\n      throw c.at(x, {k});\n    }}\n  }}\n  c.leave();\n  return out;\n}}"
+                        "(c: fb.DecodeContext, p: number, w: number, t: number): {{ [key: string]: {ety} }} {{\n  const {d} = c.map(p, w, c.nn(t, p));\n  const {mw} = c.w, {mn} = c.c;\n  c.layout({d}, {mw}, {mn}, fb.NO_KEYS);\n  const ka = c.ka, kw = c.kw;\n{run}  const out: {{ [key: string]: {ety} }} = {{}};\n  for (let {j} = 0; {j} < {mn}; {j}++) {{\n    c.node();\n    const {k} = c.key(ka, kw, {j});\n    try {{\n      fb.setEntry(out, {k}, {inner});\n    }} catch (x) {{\n      throw c.at(x, {k});\n    }}\n  }}\n  c.leave();\n  return out;\n}}"
                     ),
                 );
                 format!("{f}(c, {p}, {w}, {t})")

@@ -448,12 +448,13 @@ function __decodeDict1(c: fb.DecodeContext, p: number, w: number, t: number): { 
   const w1 = c.w, n1 = c.c;
   c.layout(d1, w1, n1, fb.NO_KEYS);
   const ka = c.ka, kw = c.kw;
+  const r1 = c.strRun(d1, w1, n1);
   const out: { [key: string]: string } = {};
   for (let j1 = 0; j1 < n1; j1++) {
     c.node();
     const k1 = c.key(ka, kw, j1);
     try {
-      fb.setEntry(out, k1, c.str(d1 + j1 * w1, w1, c.nn(c.type(d1, w1, n1, -1, j1))));
+      fb.setEntry(out, k1, c.runStr(r1, j1, d1, w1, n1));
     } catch (x) {
       throw c.at(x, k1);
     }
