@@ -28,7 +28,18 @@ import { FlexError } from "./error.js";
 export interface ValueSource {
   readonly u8: Uint8Array;
   value(slot: number, pw: number, packed: number, depth: number): unknown;
+  /** `value` for a slot whose type is a string. */
+  strv(slot: number, pw: number, packed: number): unknown;
+  /** `value` for a slot whose type is an integer. */
+  intv(slot: number, pw: number): unknown;
+  /** `value` for a slot whose type is a float. */
+  floatv(slot: number, pw: number): unknown;
 }
+
+/** Type codes the makers read with a call of their own (see {@link compile}). */
+const STRING = 5;
+const INT = 1;
+const FLOAT = 3;
 
 /**
  * Decodes the `keys.length` values of the map at `at` (element width `w`,
@@ -64,7 +75,7 @@ let compiled = 0;
  * counted, when it cannot be compiled, or when the table is full. Called
  * once per key set and buffer.
  */
-export function makerFor(keys: readonly string[]): MapMaker | null {
+export function makerFor(keys: readonly string[], u8: Uint8Array, types: number): MapMaker | null {
   const n = keys.length;
   if (!compiling || n === 0 || n > MAX_KEYS) return null;
   const first = keys[0];
@@ -73,7 +84,7 @@ export function makerFor(keys: readonly string[]): MapMaker | null {
     for (let s = 0; s < list.length; s++) {
       const shape = list[s];
       if (!sameKeys(shape.keys, keys)) continue;
-      if (shape.make === null && ++shape.seen >= COMPILE_AFTER) shape.make = compile(shape.keys);
+      if (shape.make === null && ++shape.seen >= COMPILE_AFTER) shape.make = compile(shape.keys, u8, types);
       return shape.make;
     }
   }
@@ -114,14 +125,29 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-/** The maker for `keys`, or `null` (and no more compiling) if the environment refuses. */
-function compile(keys: readonly string[]): MapMaker | null {
-  const fields = keys.map(
-    (k, j) => `${JSON.stringify(k)}: (i = ${j}, d.value(at + ${j} * w, w, u8[types + ${j}], depth))`,
-  );
+/**
+ * The maker for `keys`, or `null` (and no more compiling) if the environment
+ * refuses. The map being decoded when it is compiled (type bytes at `types`
+ * in `u8`) is taken as the sample of the values' types: a field that held a
+ * string, an integer or a float there is read with that type's own call when
+ * its type byte says so again (a call the engine can inline, where `value`
+ * dispatches on every type), and with `value` otherwise.
+ */
+function compile(keys: readonly string[], u8: Uint8Array, types: number): MapMaker | null {
+  const fields = keys.map((k, j) => {
+    const slot = `at + ${j} * w`;
+    const general = `d.value(${slot}, w, p, depth)`;
+    let read = general;
+    switch (u8[types + j] >> 2) {
+      case STRING: read = `p >> 2 === ${STRING} ? d.strv(${slot}, w, p) : ${general}`; break;
+      case INT: read = `p >> 2 === ${INT} ? d.intv(${slot}, w) : ${general}`; break;
+      case FLOAT: read = `p >> 2 === ${FLOAT} ? d.floatv(${slot}, w) : ${general}`; break;
+    }
+    return `${JSON.stringify(k)}: (i = ${j}, p = u8[types + ${j}], ${read})`;
+  });
   const body = `return function make(d, at, w, types, depth) {
   const u8 = d.u8;
-  let i = 0;
+  let i = 0, p = 0;
   try {
     return {${fields.join(",\n      ")}};
   } catch (e) {

@@ -233,7 +233,7 @@ class Decoder {
    * so a keys vector whose elements point where a checked one's did gives
    * back that one's strings after comparing positions only.
    */
-  keys(at: number, kw: number, len: number): KeySet {
+  keys(at: number, kw: number, len: number, types: number): KeySet {
     if (at + len * kw > this.n) throw fail("SizeOutOfBounds", "keys vector runs past the end", at);
     if (len === 0) return EMPTY;
     const first = this.follow(at, kw);
@@ -248,7 +248,7 @@ class Decoder {
       if ((this.bytes -= earlier.bytes) < 0) throw budgetExceeded(at);
       if (earlier.make === null && earlier.tries < MAKER_TRIES) {
         earlier.tries++;
-        earlier.make = makerFor(earlier.keys);
+        earlier.make = makerFor(earlier.keys, this.u8, types);
       }
       this.keySets.set(first, earlier);
       return earlier;
@@ -279,7 +279,7 @@ class Decoder {
         text[o++] = 0;
       }
     }
-    const set: KeySet = { at: positions, keys: out, bytes: before - this.bytes, make: makerFor(out), tries: 1, text };
+    const set: KeySet = { at: positions, keys: out, bytes: before - this.bytes, make: makerFor(out, this.u8, types), tries: 1, text };
     this.keySets.set(first, set);
     if (remember) seen[slot] = set;
     return set;
@@ -346,16 +346,7 @@ class Decoder {
       case T.Int: return this.int(slot, pw);
       case T.UInt: return this.uintv(slot, pw);
       case T.Float: return this.float(slot, pw);
-      case T.String: {
-        const w = 1 << (packed & 3);
-        const at = this.follow(slot, pw);
-        const len = this.size(at, w, 1, 1);
-        if (this.u8[at + len] !== 0) throw fail("MissingNul", "string without its NUL", at + len);
-        if ((this.bytes -= len) < 0) throw budgetExceeded(at);
-        const s = this.strings.read(this.u8, at, len, at * 4 + (packed & 3));
-        if (s === undefined) throw fail("InvalidUtf8", "string is not valid UTF-8", at);
-        return s;
-      }
+      case T.String: return this.string(slot, pw, packed);
       case T.Map: return this.map(this.follow(slot, pw), 1 << (packed & 3), depth + 1);
       case T.Vector: return this.vector(this.follow(slot, pw), 1 << (packed & 3), depth + 1);
       case T.Key: return this.key(this.follow(slot, pw));
@@ -375,6 +366,36 @@ class Decoder {
     }
   }
 
+  /** The string in `slot` (type byte `packed`), node already charged. */
+  string(slot: number, pw: number, packed: number): string {
+    const w = 1 << (packed & 3);
+    const at = this.follow(slot, pw);
+    const len = this.size(at, w, 1, 1);
+    if (this.u8[at + len] !== 0) throw fail("MissingNul", "string without its NUL", at + len);
+    if ((this.bytes -= len) < 0) throw budgetExceeded(at);
+    const s = this.strings.read(this.u8, at, len, at * 4 + (packed & 3));
+    if (s === undefined) throw fail("InvalidUtf8", "string is not valid UTF-8", at);
+    return s;
+  }
+
+  /** {@link value} of a slot whose type byte `packed` is a string's (for makers). */
+  strv(slot: number, pw: number, packed: number): string {
+    if (--this.nodes < 0) throw budgetExceeded(slot);
+    return this.string(slot, pw, packed);
+  }
+
+  /** {@link value} of a slot whose type is an integer (for makers). */
+  intv(slot: number, pw: number): number | bigint {
+    if (--this.nodes < 0) throw budgetExceeded(slot);
+    return this.int(slot, pw);
+  }
+
+  /** {@link value} of a slot whose type is a float (for makers). */
+  floatv(slot: number, pw: number): number {
+    if (--this.nodes < 0) throw budgetExceeded(slot);
+    return this.float(slot, pw);
+  }
+
   map(at: number, w: number, depth: number): { [key: string]: Decoded } {
     if (depth > this.maxDepth) throw fail("DepthLimit", `nesting deeper than ${this.maxDepth}`, at);
     const len = this.size(at, w, w + 1, 0);
@@ -385,8 +406,8 @@ class Decoder {
     if (kw !== 1 && kw !== 2 && kw !== 4 && kw !== 8) throw fail("BadWidth", `keys width ${kw}`, prefix + w);
     const klen = this.size(keysAt, kw, kw, 0);
     if (klen !== len) throw fail("KeyValueLengthMismatch", `${klen} keys for ${len} values`, at);
-    const set = this.keys(keysAt, kw, len);
     const types = at + len * w;
+    const set = this.keys(keysAt, kw, len, types);
     if (set.make !== null) {
       const made = set.make(this, at, w, types, depth) as { [key: string]: Decoded };
       if ((this.bytes -= 2) < 0) throw budgetExceeded(at);

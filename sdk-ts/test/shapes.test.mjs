@@ -185,3 +185,46 @@ test("decode: key sets with long keys are not compiled (a maker's source stays s
   for (let i = 0; i < 12; i++) same(fb.decode(fb.encode(w)), w);
   assert.equal(compiledShapes(), compiled + 1);
 });
+
+test("decode: a maker reads each field with the call of the type it held when compiled, and any other type as the plain path does", () => {
+  const sample = { a: "text", b: 7, c: 2.5, d: true };
+  /** Forgets everything, then compiles the maker of `sample`'s key set from `sample`'s types. */
+  const warm = () => {
+    resetShapes(true);
+    forgetKeySets();
+    const compiled = compiledShapes();
+    for (let i = 0; i < 6; i++) same(fb.decode(fb.encode(sample)), sample);
+    assert.equal(compiledShapes(), compiled + 1, "the sample's key set was compiled");
+  };
+  const kinds = ["str", -3, 300000, 2n ** 60n, 1.25, Math.PI, null, false, [1, "x"], { z: 1 }, new Uint8Array([1, 2]), ""];
+  const budgets = [];
+  for (let maxNodes = 0; maxNodes <= 12; maxNodes++) budgets.push({ maxNodes, maxBytes: 1 << 20 });
+  for (let maxBytes = 0; maxBytes <= 40; maxBytes++) budgets.push({ maxNodes: 100, maxBytes });
+  let checked = 0;
+  for (const field of ["a", "b", "c", "d"]) {
+    for (const v of kinds) {
+      const doc = { ...sample, [field]: v };
+      const json = JSON.stringify(doc, (_, x) => (typeof x === "bigint" ? Number(x) : x instanceof Uint8Array ? [...x] : x));
+      for (const bytes of [fb.encode(doc), fb.fromJSON(json)]) {
+        // The plain path first (it forgets every maker), then the maker compiled from the sample.
+        const want = plain(bytes);
+        const verdicts = budgets.map((budget) => kindOf(() => plain(bytes, { budget })));
+        warm();
+        same(fb.decode(bytes), want, `${field} = ${String(v)}`);
+        budgets.forEach((budget, i) => {
+          assert.equal(kindOf(() => fb.decode(bytes, { budget })), verdicts[i], `${field} = ${String(v)}, ${JSON.stringify(budget)}`);
+        });
+        checked++;
+      }
+    }
+  }
+  assert.equal(checked, 96);
+  // A field read as a string that is not valid UTF-8: the same error and path.
+  const bad = Uint8Array.from(fb.encode(sample));
+  bad[Buffer.from(bad).indexOf("text")] = 0xff;
+  const p = caught(() => plain(bad));
+  warm();
+  const e = caught(() => fb.decode(bad));
+  assert.equal(e.kind, "InvalidUtf8");
+  assert.deepEqual([e.kind, e.path], [p.kind, p.path]);
+});
