@@ -15,6 +15,11 @@ import { u32 } from "./reader.js";
 import { T, widthOfDouble, widthOfInt, widthOfUInt } from "./types.js";
 import { writeUtf8, compareUtf8, utf8Bytes } from "./utf8.js";
 
+/** Fewest strings {@link Builder.strings} writes in one run. */
+const RUN_MIN = 8;
+/** Between two strings of a run: the first one's NUL and a placeholder for the next one's size byte. */
+const SEPARATOR = "\0\x01";
+
 /** Sharing flags with the C++ `BuilderFlag` numbering. */
 export const Share = {
   /** Nothing is shared. */
@@ -429,6 +434,50 @@ export class Builder {
       return;
     }
     this.writeString(s);
+  }
+
+  /**
+   * Pushes every string of `list`, as calling {@link string} on each in
+   * turn would (the same bytes). Without string sharing, a list of
+   * {@link RUN_MIN} or more ASCII strings shorter than 256 units is written
+   * with one native write of the strings joined (see {@link stringRun}).
+   */
+  strings(list: readonly string[]): void {
+    const n = list.length;
+    if (n >= RUN_MIN && !(this.share & Share.Strings) && !this.finished && this.stringRun(list)) return;
+    for (let i = 0; i < n; i++) this.string(list[i]);
+  }
+
+  /**
+   * {@link strings}' one write: the texts joined by a NUL and a placeholder
+   * for the next string's size byte are written as one string; the size
+   * bytes, the first and the last NUL are then set in place. ASCII makes as
+   * many bytes as units, and anything else more: a count that differs means
+   * some string is not ASCII, and nothing is kept (false).
+   */
+  private stringRun(list: readonly string[]): boolean {
+    const n = list.length;
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      const s = list[i];
+      if (typeof s !== "string" || s.length > 255) return false;
+      total += s.length + 2;
+    }
+    // Room for any text of `total` units (at most 3 bytes each).
+    this.reserve(3 * total + 8);
+    const at = this.len;
+    const buf = this.buf;
+    if (writeUtf8(buf, at + 1, list.join(SEPARATOR)) !== total - 2) return false;
+    let p = at;
+    for (let i = 0; i < n; i++) {
+      const len = list[i].length;
+      buf[p] = len;
+      this.push(T.String, 0, p + 1);
+      p += len + 2;
+    }
+    buf[at + total - 1] = 0;
+    this.len = at + total;
+    return true;
   }
 
   private writeString(s: string): void {

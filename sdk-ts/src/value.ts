@@ -630,6 +630,12 @@ function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
   if (depth >= maxDepth) throw fail("DepthLimit", `nesting deeper than ${maxDepth} (cyclic object?)`);
   if (Array.isArray(v)) {
     b.startVector();
+    if (v.length >= 8 && typeof v[0] === "string" && allStrings(v)) {
+      // The same bytes as pushing each, in one write when they are ASCII.
+      b.strings(v as string[]);
+      b.endVector();
+      return;
+    }
     for (let i = 0; i < v.length; i++) {
       const e = v[i];
       const te = typeof e;
@@ -671,6 +677,11 @@ function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
     push(b, e, depth + 1, maxDepth);
   }
   b.endMap();
+}
+
+function allStrings(v: unknown[]): boolean {
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== "string") return false;
+  return true;
 }
 
 /** Sorted key lists of recently seen object shapes, by first key (bounded). */

@@ -717,6 +717,9 @@ impl Gen<'_> {
                 };
                 format!("{pad}b.{push}(fb.checkArray({v}, {n}), {kind});\n")
             }
+            TypeRef::Vector(e) if **e == TypeRef::String => {
+                format!("{pad}b.startVector();\n{pad}b.strings({v});\n{pad}b.endVector();\n")
+            }
             TypeRef::Vector(e) => {
                 let el = format!("e{depth}");
                 let inner = self.encode_stmt(e, &el, indent + 1, depth + 1);

@@ -233,9 +233,7 @@ export function encodeApiItemInto(b: fb.Builder, cx: fb.EncodeContext, v: ApiIte
   {
     const x = v.tags;
     b.startVector();
-    for (const e1 of (x ?? [])) {
-      b.string(e1);
-    }
+    b.strings((x ?? []));
     b.endVector();
   }
   b.endMapWithKeys(keys);

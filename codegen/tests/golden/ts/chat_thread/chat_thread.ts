@@ -953,9 +953,7 @@ export function encodeChatMetadataInto(b: fb.Builder, cx: fb.EncodeContext, v: C
     if (x === null || x === undefined) b.null();
     else {
       b.startVector();
-      for (const e1 of x) {
-        b.string(e1);
-      }
+      b.strings(x);
       b.endVector();
     }
   }

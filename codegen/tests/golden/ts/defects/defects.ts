@@ -587,9 +587,7 @@ export function encodeSettingsInto(b: fb.Builder, cx: fb.EncodeContext, v: Setti
   {
     const x = v.tags;
     b.startVector();
-    for (const e1 of (x ?? [])) {
-      b.string(e1);
-    }
+    b.strings((x ?? []));
     b.endVector();
   }
   {
@@ -1394,9 +1392,7 @@ export function encodeItemInto(b: fb.Builder, cx: fb.EncodeContext, v: Item): vo
   {
     const x = v.tags;
     b.startVector();
-    for (const e1 of (x ?? [])) {
-      b.string(e1);
-    }
+    b.strings((x ?? []));
     b.endVector();
   }
   b.endMapWithKeys(keys);
@@ -1582,9 +1578,7 @@ export function encodeOrderInto(b: fb.Builder, cx: fb.EncodeContext, v: Order): 
   {
     const x = v.notes;
     b.startVector();
-    for (const e1 of (x ?? [])) {
-      b.string(e1);
-    }
+    b.strings((x ?? []));
     b.endVector();
   }
   {

@@ -238,9 +238,7 @@ export function encodeObjectInto(b: fb.Builder, cx: fb.EncodeContext, v: Object)
   {
     const x = v.keys;
     b.startVector();
-    for (const e1 of (x ?? [])) {
-      b.string(e1);
-    }
+    b.strings((x ?? []));
     b.endVector();
   }
   {

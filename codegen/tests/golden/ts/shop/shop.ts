@@ -406,9 +406,7 @@ export function encodeAddressInto(b: fb.Builder, cx: fb.EncodeContext, v: Addres
   {
     const x = v.tags;
     b.startVector();
-    for (const e1 of (x ?? [])) {
-      b.string(e1);
-    }
+    b.strings((x ?? []));
     b.endVector();
   }
   {

@@ -38,9 +38,7 @@ export function encodeStringFloodInto(b: fb.Builder, cx: fb.EncodeContext, v: St
   {
     const x = v.strings;
     b.startVector();
-    for (const e1 of (x ?? [])) {
-      b.string(e1);
-    }
+    b.strings((x ?? []));
     b.endVector();
   }
   b.endMapWithKeys(keys);

@@ -354,9 +354,7 @@ export function encodeScriptSectionInto(b: fb.Builder, cx: fb.EncodeContext, v: 
   {
     const x = v.paragraphs;
     b.startVector();
-    for (const e1 of (x ?? [])) {
-      b.string(e1);
-    }
+    b.strings((x ?? []));
     b.endVector();
   }
   b.endMapWithKeys(keys);

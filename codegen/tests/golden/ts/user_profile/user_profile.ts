@@ -176,9 +176,7 @@ export function encodeUserProfileInto(b: fb.Builder, cx: fb.EncodeContext, v: Us
   {
     const x = v.tags;
     b.startVector();
-    for (const e1 of (x ?? [])) {
-      b.string(e1);
-    }
+    b.strings((x ?? []));
     b.endVector();
   }
   {
