@@ -245,8 +245,10 @@ impl BytesPool {
         });
     }
 
-    #[cold]
-    #[inline(never)]
+    /// Not cold: documents of distinct keys (a record, a wide row) insert
+    /// nearly every key they push (marked cold, user_profile encoded 6%
+    /// slower and wide_map 10-15%).
+    #[inline]
     fn insert(&mut self, entry: Entry) {
         if (self.entries.len() + 1) * 2 > self.table.len() {
             self.grow();
@@ -261,6 +263,8 @@ impl BytesPool {
         self.table[i] = idx;
     }
 
+    #[cold]
+    #[inline(never)]
     fn grow(&mut self) {
         let cap = (self.table.len() * 2).max(16);
         self.table.clear();
