@@ -1,4 +1,4 @@
-//! Writing a map's two vectors into capacity reserved for both at once.
+//! Writing a container's bytes into capacity reserved for all of them at once.
 //!
 //! [`Builder::end_map`](crate::Builder::end_map) on entries that arrive with
 //! their keys ascending knows, before it writes a byte, where every byte of
@@ -7,6 +7,8 @@
 //! one type byte per value). [`write_map`] reserves that span once and fills
 //! it in one loop over the entries, with the element widths as constants, so
 //! each entry costs three stores and no per-store capacity check.
+//! [`write_vector`] does the same for a vector (or the values of a map whose
+//! keys vector is already written).
 
 use crate::builder::Slot;
 use crate::types::BitWidth;
@@ -135,8 +137,7 @@ fn fill<const KB: usize, const VB: usize, const ORDERED: bool>(
         // above orders the regions), and `spare` spans exactly base..end.
         unsafe { origin.add(pos - base) }
     };
-    // SAFETY (every store below): each writes within base..end (see `at`),
-    // and the regions it writes do not overlap.
+    // SAFETY (every store below): each writes within base..end (see `at`).
     unsafe {
         // Padding is shorter than the width that follows it: one store of
         // zeros at its start covers it, and the next field overwrites the rest.
