@@ -23,6 +23,7 @@
  */
 
 import { FlexError } from "./error.js";
+import { T } from "./types.js";
 
 /** The decoder interface the compiled makers call (the generic decoder's). */
 export interface ValueSource {
@@ -35,11 +36,6 @@ export interface ValueSource {
   /** `value` for a slot whose type is a float. */
   floatv(slot: number, pw: number): unknown;
 }
-
-/** Type codes the makers read with a call of their own (see {@link compile}). */
-const STRING = 5;
-const INT = 1;
-const FLOAT = 3;
 
 /**
  * Decodes the `keys.length` values of the map at `at` (element width `w`,
@@ -139,9 +135,9 @@ function compile(keys: readonly string[], u8: Uint8Array, types: number): MapMak
     const general = `d.value(${slot}, w, p, depth)`;
     let read = general;
     switch (u8[types + j] >> 2) {
-      case STRING: read = `p >> 2 === ${STRING} ? d.strv(${slot}, w, p) : ${general}`; break;
-      case INT: read = `p >> 2 === ${INT} ? d.intv(${slot}, w) : ${general}`; break;
-      case FLOAT: read = `p >> 2 === ${FLOAT} ? d.floatv(${slot}, w) : ${general}`; break;
+      case T.String: read = `p >> 2 === ${T.String} ? d.strv(${slot}, w, p) : ${general}`; break;
+      case T.Int: read = `p >> 2 === ${T.Int} ? d.intv(${slot}, w) : ${general}`; break;
+      case T.Float: read = `p >> 2 === ${T.Float} ? d.floatv(${slot}, w) : ${general}`; break;
     }
     return `${JSON.stringify(k)}: (i = ${j}, p = u8[types + ${j}], ${read})`;
   });
