@@ -446,6 +446,42 @@ impl Builder {
         self.create_blob(bytes, true, FlexType::String);
     }
 
+    /// Pushes every string of `list`, as calling [`string`](Self::string)
+    /// on each in turn would (the same bytes): the buffer and the value stack
+    /// grow once for all of them, and each string is written with no call of
+    /// its own.
+    ///
+    /// ```
+    /// use flexbuf::Builder;
+    /// let mut b = Builder::new();
+    /// b.start_vector();
+    /// b.strings(&["a", "bc"]);
+    /// b.end_vector().unwrap();
+    /// let bytes = b.finish().unwrap().to_vec();
+    /// let v = flexbuf::Reader::new(&bytes).unwrap().as_vector().unwrap();
+    /// assert_eq!(v.get(1).unwrap().as_str().unwrap(), "bc");
+    /// ```
+    pub fn strings<S: AsRef<str>>(&mut self, list: &[S]) {
+        if self.closed() {
+            return;
+        }
+        if self.options.share.contains(ShareFlags::STRINGS) {
+            for s in list {
+                self.string(s.as_ref());
+            }
+            return;
+        }
+        // Each string takes at most 7 bytes of padding, 8 of size and its NUL.
+        let room = list
+            .iter()
+            .fold(0usize, |n, s| n.saturating_add(s.as_ref().len() + 16));
+        self.buf.reserve(room);
+        self.stack.reserve(list.len());
+        for s in list {
+            self.write_blob(s.as_ref().as_bytes(), true, FlexType::String);
+        }
+    }
+
     /// Pushes a blob of raw bytes.
     #[inline]
     pub fn blob(&mut self, data: &[u8]) {
@@ -456,6 +492,12 @@ impl Builder {
     }
 
     fn create_blob(&mut self, data: &[u8], nul: bool, ty: FlexType) {
+        self.write_blob(data, nul, ty);
+    }
+
+    /// [`create_blob`](Self::create_blob), inlined where it is called in a loop.
+    #[inline(always)]
+    fn write_blob(&mut self, data: &[u8], nul: bool, ty: FlexType) {
         let width = BitWidth::of_u64(data.len() as u64);
         self.align(width);
         self.write_uint(data.len() as u64, width.bytes());
@@ -1981,6 +2023,53 @@ mod tests {
             built(ShareFlags::KEYS, |b| b.indirect_double(0.1)),
             "9a9999999999b93f082301"
         );
+    }
+
+    #[test]
+    fn strings_write_what_string_writes_for_each() {
+        let mut rng = crate::test_support::Rng::new(0x5151_7777);
+        for round in 0..300 {
+            let n = rng.below(12);
+            let list: Vec<String> = (0..n)
+                .map(|i| {
+                    let len = match rng.below(8) {
+                        0 => 0,
+                        1 => 255 + rng.below(3),
+                        2 if round % 10 == 0 => 65_535 + rng.below(3),
+                        _ => rng.below(40),
+                    };
+                    let c = if i % 3 == 0 { 'é' } else { 'x' };
+                    core::iter::repeat_n(c, len).collect::<String>()
+                })
+                .collect();
+            let before = rng.below(4);
+            for share in [ShareFlags::KEYS, ShareFlags::KEYS_AND_STRINGS] {
+                let build = |bulk: bool| {
+                    let mut b = Builder::with_share(share);
+                    b.start_vector();
+                    for i in 0..before {
+                        b.string(&"p".repeat(i + 1));
+                    }
+                    if round % 2 == 1 {
+                        b.double(0.5);
+                    }
+                    if bulk {
+                        b.strings(&list);
+                    } else {
+                        for s in &list {
+                            b.string(s);
+                        }
+                    }
+                    // One of them again (shared when strings are).
+                    if let Some(s) = list.first() {
+                        b.string(s);
+                    }
+                    b.end_vector().unwrap();
+                    b.finish().unwrap().to_vec()
+                };
+                assert_eq!(build(true), build(false), "round {round}, share {share:?}");
+            }
+        }
     }
 
     #[test]

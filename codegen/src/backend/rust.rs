@@ -957,6 +957,9 @@ impl Gen<'_> {
                 format!("{pad}b.fixed_vector({v})?;\n")
             }
             TypeRef::Array(..) => format!("{pad}b.typed_vector({v});\n"),
+            TypeRef::Vector(e) if **e == TypeRef::String => {
+                format!("{pad}b.start_vector();\n{pad}b.strings({v});\n{pad}b.end_vector()?;\n")
+            }
             TypeRef::Vector(e) => {
                 let inner = self.encode_expr(e, "e", indent + 1);
                 format!("{pad}b.start_vector();\n{pad}for e in {place}.iter() {{\n{inner}{pad}}}\n{pad}b.end_vector()?;\n")

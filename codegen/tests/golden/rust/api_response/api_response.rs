@@ -211,9 +211,7 @@ impl flexbuf::FlexCoder for ApiItem {
         self.seller.encode_into(b, cx)?;
         b.string(&self.sku);
         b.start_vector();
-        for e in self.tags.iter() {
-            b.string(e);
-        }
+        b.strings(&self.tags);
         b.end_vector()?;
         b.end_map_with_keys(&keys)
     }

@@ -942,9 +942,7 @@ impl flexbuf::FlexCoder for ChatMetadata {
         match &self.options {
             Some(v) => {
                 b.start_vector();
-                for e in v.iter() {
-                    b.string(e);
-                }
+                b.strings(v);
                 b.end_vector()?;
             }
             None => b.null(),

@@ -720,9 +720,7 @@ impl flexbuf::FlexCoder for Settings {
         }
         b.float(self.ratio);
         b.start_vector();
-        for e in self.tags.iter() {
-            b.string(e);
-        }
+        b.strings(&self.tags);
         b.end_vector()?;
         b.string(&self.theme);
         b.uint(self.volume as u64);
@@ -1575,9 +1573,7 @@ impl flexbuf::FlexCoder for Item {
         self.seller.encode_into(b, cx)?;
         b.string(&self.sku);
         b.start_vector();
-        for e in self.tags.iter() {
-            b.string(e);
-        }
+        b.strings(&self.tags);
         b.end_vector()?;
         b.end_map_with_keys(&keys)
     }
@@ -1760,9 +1756,7 @@ impl flexbuf::FlexCoder for Order {
         }
         b.end_vector()?;
         b.start_vector();
-        for e in self.notes.iter() {
-            b.string(e);
-        }
+        b.strings(&self.notes);
         b.end_vector()?;
         b.start_map();
         for (k, e) in self.sellers.iter() {

@@ -246,9 +246,7 @@ impl flexbuf::FlexCoder for Object {
         b.int(self.init as i64);
         b.int(self.is as i64);
         b.start_vector();
-        for e in self.keys.iter() {
-            b.string(e);
-        }
+        b.strings(&self.keys);
         b.end_vector()?;
         b.int(self.kind.value());
         b.int(self.r#let as i64);

@@ -434,9 +434,7 @@ impl flexbuf::FlexCoder for Address {
         }
         b.string(&self.street);
         b.start_vector();
-        for e in self.tags.iter() {
-            b.string(e);
-        }
+        b.strings(&self.tags);
         b.end_vector()?;
         b.string(&self.zip);
         b.end_map_with_keys(&keys)

@@ -35,9 +35,7 @@ impl flexbuf::FlexCoder for StringFlood {
         }
         b.end_map()?;
         b.start_vector();
-        for e in self.strings.iter() {
-            b.string(e);
-        }
+        b.strings(&self.strings);
         b.end_vector()?;
         b.end_map_with_keys(&keys)
     }

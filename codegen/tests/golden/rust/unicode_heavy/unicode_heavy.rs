@@ -316,9 +316,7 @@ impl flexbuf::FlexCoder for ScriptSection {
         }
         b.end_map()?;
         b.start_vector();
-        for e in self.paragraphs.iter() {
-            b.string(e);
-        }
+        b.strings(&self.paragraphs);
         b.end_vector()?;
         b.end_map_with_keys(&keys)
     }

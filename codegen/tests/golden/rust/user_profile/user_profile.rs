@@ -125,9 +125,7 @@ impl flexbuf::FlexCoder for UserProfile {
         self.stats.encode_into(b, cx)?;
         self.subscription.encode_into(b, cx)?;
         b.start_vector();
-        for e in self.tags.iter() {
-            b.string(e);
-        }
+        b.strings(&self.tags);
         b.end_vector()?;
         b.string(&self.timezone);
         b.string(&self.updated_at);
