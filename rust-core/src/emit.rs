@@ -96,6 +96,40 @@ unsafe fn put<const B: usize>(p: *mut u8, v: u64) {
     core::ptr::copy_nonoverlapping(v.to_le_bytes().as_ptr(), p, B);
 }
 
+/// Positions `base..end` of a buffer, reserved for raw stores: a writer
+/// computes every position first, checks they fit, then stores without
+/// checks of its own and sets the length once everything is written.
+struct Reserved {
+    origin: *mut u8,
+    base: usize,
+    end: usize,
+}
+
+impl Reserved {
+    /// Reserves from `buf`'s end (`base`) up to `end`, which must not be below it.
+    #[inline(always)]
+    fn new(buf: &mut Vec<u8>, end: usize) -> Reserved {
+        let base = buf.len();
+        buf.reserve(end - base);
+        let origin = buf.spare_capacity_mut()[..end - base]
+            .as_mut_ptr()
+            .cast::<u8>();
+        Reserved { origin, base, end }
+    }
+
+    /// The byte at absolute position `pos`.
+    ///
+    /// # Safety
+    /// `pos` must lie in `base..end`, and the buffer must not have been
+    /// touched since [`new`](Self::new).
+    #[inline(always)]
+    unsafe fn at(&self, pos: usize) -> *mut u8 {
+        debug_assert!(pos >= self.base && pos < self.end);
+        // SAFETY: per the contract, `pos - base` is inside the reserved span.
+        unsafe { self.origin.add(pos - self.base) }
+    }
+}
+
 /// The map's bytes: `entries` as they stand, or (`ORDERED`) in `order`.
 #[inline(always)]
 fn fill<const KB: usize, const VB: usize, const ORDERED: bool>(
@@ -126,32 +160,24 @@ fn fill<const KB: usize, const VB: usize, const ORDERED: bool>(
             && end == plan.end(),
         "map plan does not fit the buffer"
     );
-    buf.reserve(end - base);
     let width = BitWidth::from_bytes(VB as u64).unwrap_or(BitWidth::W64);
-    let spare = &mut buf.spare_capacity_mut()[..end - base];
-    // Positions below are absolute; `at(pos)` points at `pos`'s byte.
-    let origin = spare.as_mut_ptr().cast::<u8>();
-    let at = |pos: usize| {
-        debug_assert!(pos >= base && pos < end);
-        // SAFETY: every caller passes a position in base..end (the assert
-        // above orders the regions), and `spare` spans exactly base..end.
-        unsafe { origin.add(pos - base) }
-    };
-    // SAFETY (every store below): each writes within base..end (see `at`).
+    let r = Reserved::new(buf, end);
+    // SAFETY (every store below): each writes within base..end, which `r`
+    // reserved (the assert above orders the regions).
     unsafe {
         // Padding is shorter than the width that follows it: one store of
         // zeros at its start covers it, and the next field overwrites the rest.
-        put::<KB>(at(base), 0);
-        put::<KB>(at(keys_at - KB), n as u64);
-        put::<VB>(at(keys_end), 0);
-        put::<VB>(at(header_at), (header_at - keys_at) as u64);
-        put::<VB>(at(header_at + VB), KB as u64);
-        put::<VB>(at(header_at + 2 * VB), n as u64);
+        put::<KB>(r.at(base), 0);
+        put::<KB>(r.at(keys_at - KB), n as u64);
+        put::<VB>(r.at(keys_end), 0);
+        put::<VB>(r.at(header_at), (header_at - keys_at) as u64);
+        put::<VB>(r.at(header_at + VB), KB as u64);
+        put::<VB>(r.at(header_at + 2 * VB), n as u64);
         let (mut k_at, mut v_at, mut t_at) = (keys_at, plan.values_at, types_at);
         let mut entry = |k: &Slot, v: &Slot| {
-            put::<KB>(at(k_at), k.element_bits(k_at as u64, KB));
-            put::<VB>(at(v_at), v.element_bits(v_at as u64, VB));
-            *at(t_at) = v.stored_packed(width);
+            put::<KB>(r.at(k_at), k.element_bits(k_at as u64, KB));
+            put::<VB>(r.at(v_at), v.element_bits(v_at as u64, VB));
+            *r.at(t_at) = v.stored_packed(width);
             k_at += KB;
             v_at += VB;
             t_at += 1;
@@ -261,36 +287,29 @@ fn fill_vector<const B: usize, const STEP: usize, const TYPES: bool>(
             && plan.types == TYPES,
         "vector plan does not fit the buffer"
     );
-    buf.reserve(end - base);
-    let spare = &mut buf.spare_capacity_mut()[..end - base];
-    let origin = spare.as_mut_ptr().cast::<u8>();
-    let at = |pos: usize| {
-        debug_assert!(pos >= base && pos < end);
-        // SAFETY: every caller passes a position in base..end (the assert
-        // above orders the regions), and `spare` spans exactly base..end.
-        unsafe { origin.add(pos - base) }
-    };
-    // SAFETY (every store below): each writes within base..end (see `at`).
+    let r = Reserved::new(buf, end);
+    // SAFETY (every store below): each writes within base..end, which `r`
+    // reserved (the assert above orders the regions).
     unsafe {
         // The padding is shorter than a field or element: one store of zeros
         // at its start covers it, and what follows overwrites the rest.
-        put::<B>(at(base), 0);
+        put::<B>(r.at(base), 0);
         let mut field = fields_at;
         if let Some((keys_at, key_width)) = plan.keys {
-            put::<B>(at(field), (field - keys_at) as u64);
-            put::<B>(at(field + B), key_width.bytes() as u64);
+            put::<B>(r.at(field), (field - keys_at) as u64);
+            put::<B>(r.at(field + B), key_width.bytes() as u64);
             field += 2 * B;
         }
         if plan.sized {
-            put::<B>(at(field), n as u64);
+            put::<B>(r.at(field), n as u64);
         }
         let (mut e_at, mut t_at) = (plan.at, types_at);
         let mut i = 0;
         while i < elems.len() {
             let e = &elems[i];
-            put::<B>(at(e_at), e.element_bits(e_at as u64, B));
+            put::<B>(r.at(e_at), e.element_bits(e_at as u64, B));
             if TYPES {
-                *at(t_at) = e.stored_packed(plan.width);
+                *r.at(t_at) = e.stored_packed(plan.width);
             }
             e_at += B;
             t_at += 1;
