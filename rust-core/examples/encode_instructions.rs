@@ -10,8 +10,10 @@
 //!
 //! Modes: `flexbuf`, `serde_json`, `rmp_serde`; for the serde tier,
 //! `to_vec` (`flexbuf::to_vec`, with `--features serde`) and
-//! `flexbuffers_to_vec` (the `flexbuffers` crate's). Counts for `N` = 1 and 11
-//! differ by ten encodings; setup cancels out.
+//! `flexbuffers_to_vec` (the `flexbuffers` crate's), and the other way,
+//! `from_slice` and `flexbuffers_from_slice` (each crate's `to_vec` bytes
+//! back into a `Value`). Counts for `N` = 1 and 11 differ by ten runs;
+//! setup cancels out.
 
 use std::hint::black_box;
 
@@ -54,7 +56,7 @@ fn push(b: &mut Builder, value: &Value) -> flexbuf::Result<()> {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [fixture, mode, times] = &args[..] else {
-        eprintln!("usage: encode_instructions <fixture> <flexbuf|serde_json|rmp_serde|to_vec|flexbuffers_to_vec> <times>");
+        eprintln!("usage: encode_instructions <fixture> <flexbuf|serde_json|rmp_serde|to_vec|flexbuffers_to_vec|from_slice|flexbuffers_from_slice> <times>");
         std::process::exit(2);
     };
     let path = format!(
@@ -64,6 +66,10 @@ fn main() {
     let text = std::fs::read_to_string(&path).expect("fixture exists");
     let value: Value = serde_json::from_str(&text).expect("fixture parses");
     let times: usize = times.parse().expect("a count");
+    // The serde tier's own bytes for the decode modes.
+    #[cfg(feature = "serde")]
+    let ours = flexbuf::to_vec(&value).unwrap();
+    let theirs = flexbuffers::to_vec(&value).unwrap();
     let mut builder = Builder::new();
     let mut out = Vec::new();
     for _ in 0..times {
@@ -81,6 +87,17 @@ fn main() {
             #[cfg(feature = "serde")]
             "to_vec" => flexbuf::to_vec(black_box(&value)).unwrap().len(),
             "flexbuffers_to_vec" => flexbuffers::to_vec(black_box(&value)).unwrap().len(),
+            #[cfg(feature = "serde")]
+            "from_slice" => match flexbuf::from_slice::<Value>(black_box(&ours)).unwrap() {
+                Value::Object(m) => m.len(),
+                _ => 0,
+            },
+            "flexbuffers_from_slice" => {
+                match flexbuffers::from_slice::<Value>(black_box(&theirs)).unwrap() {
+                    Value::Object(m) => m.len(),
+                    _ => 0,
+                }
+            }
             _ => {
                 builder.clear();
                 push(&mut builder, black_box(&value)).unwrap();

@@ -196,6 +196,15 @@ enum Open {
 
 static GENERATIONS: AtomicU64 = AtomicU64::new(1);
 
+/// Empties `v`, dropping its allocation when it holds more than `limit` bytes.
+fn clear_within<T>(v: &mut Vec<T>, limit: usize) {
+    if v.capacity() * core::mem::size_of::<T>() > limit {
+        *v = Vec::new();
+    } else {
+        v.clear();
+    }
+}
+
 fn next_generation() -> u64 {
     GENERATIONS.fetch_add(1, Ordering::Relaxed)
 }
@@ -281,16 +290,21 @@ impl Builder {
     /// Resets all state for a new buffer, keeping capacity up to
     /// [`BuilderOptions::max_retained_capacity`].
     pub fn clear(&mut self) {
+        let limit = self.options.max_retained_capacity;
         self.buf.clear();
-        if self.buf.capacity() > self.options.max_retained_capacity {
-            self.buf.shrink_to(self.options.max_retained_capacity);
+        if self.buf.capacity() > limit {
+            self.buf.shrink_to(limit);
         }
-        self.stack.clear();
-        self.opens.clear();
+        // The value stack and the pools are bounded alike (a vector of a
+        // million values leaves a stack of 16 MB behind).
+        clear_within(&mut self.stack, limit);
+        clear_within(&mut self.pairs, limit);
+        clear_within(&mut self.opens, limit);
+        clear_within(&mut self.signature, limit);
         self.force_min_width = BitWidth::W8;
-        self.key_pool.clear();
-        self.string_pool.clear();
-        self.key_vectors.clear();
+        self.key_pool.clear_within(limit);
+        self.string_pool.clear_within(limit);
+        self.key_vectors.clear_within(limit);
         self.error = None;
         self.finished = false;
         self.generation = next_generation();
@@ -299,6 +313,20 @@ impl Builder {
     /// Current buffer capacity (for observing retention).
     pub fn capacity(&self) -> usize {
         self.buf.capacity()
+    }
+
+    /// Heap bytes held besides the buffer: the value stack, the key and
+    /// string pools and the keys-vector table (for observing retention; each
+    /// is kept across [`clear`](Self::clear) only up to
+    /// [`BuilderOptions::max_retained_capacity`]).
+    pub fn scratch_capacity(&self) -> usize {
+        self.stack.capacity() * core::mem::size_of::<Slot>()
+            + self.pairs.capacity() * core::mem::size_of::<(u64, u32, Slot, Slot)>()
+            + self.opens.capacity() * core::mem::size_of::<Open>()
+            + self.signature.capacity()
+            + self.key_pool.heap_bytes()
+            + self.string_pool.heap_bytes()
+            + self.key_vectors.heap_bytes()
     }
 
     /// Bytes written so far (unfinished values included only once their container ended).
@@ -1293,6 +1321,35 @@ impl Builder {
         Ok(out)
     }
 
+    /// Number of values on the stack (the serde serializer remembers where a
+    /// map's current key stands, to name it in an error).
+    #[cfg(feature = "serde")]
+    pub(crate) fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// The text of the key at stack position `at`, if a key stands there.
+    #[cfg(feature = "serde")]
+    pub(crate) fn key_at_depth(&self, at: usize) -> Option<&str> {
+        let slot = self.stack.get(at)?;
+        if slot.ty != FlexType::Key {
+            return None;
+        }
+        core::str::from_utf8(slot_key(&self.buf, slot)).ok()
+    }
+
+    /// [`finish_vec`](Self::finish_vec), but the builder keeps a fresh
+    /// buffer of `next_capacity` bytes (at most the retained capacity), so
+    /// the next buffer of about the same size is written without growing.
+    #[cfg(feature = "serde")]
+    pub(crate) fn finish_vec_reserving(&mut self, next_capacity: usize) -> Result<Vec<u8>> {
+        self.finish()?;
+        let next = next_capacity.min(self.options.max_retained_capacity);
+        let out = core::mem::replace(&mut self.buf, Vec::with_capacity(next));
+        self.clear();
+        Ok(out)
+    }
+
     // ---- helpers ----------------------------------------------------------
 
     /// True (and the error recorded) when the buffer is finished: values pushed
@@ -2196,6 +2253,47 @@ mod tests {
         );
         b.int(5);
         assert_eq!(hex(b.finish().unwrap()), "050401");
+    }
+
+    #[test]
+    fn clear_caps_retained_scratch() {
+        let options = BuilderOptions {
+            max_retained_capacity: 4096,
+            ..BuilderOptions::default()
+        };
+        let mut b = Builder::with_options(options.clone());
+        // A vector of 10,000 maps of distinct keys: a long value stack and a
+        // large key pool.
+        b.start_vector();
+        for n in 0..10_000 {
+            b.start_map();
+            b.key(&format!("k{n}"));
+            b.int(n);
+            b.end_map().unwrap();
+        }
+        b.end_vector().unwrap();
+        b.finish().unwrap();
+        assert!(b.scratch_capacity() > 100_000, "{}", b.scratch_capacity());
+        b.clear();
+        assert!(
+            b.scratch_capacity() <= 6 * 4096,
+            "scratch {} kept after clear",
+            b.scratch_capacity()
+        );
+        // Small scratch is kept: a second small buffer allocates nothing new.
+        let small = |b: &mut Builder| {
+            b.start_map();
+            b.key("a");
+            b.string("x");
+            b.end_map().unwrap();
+            hex(b.finish().unwrap())
+        };
+        let first = small(&mut b);
+        let held = b.scratch_capacity();
+        b.clear();
+        assert_eq!(b.scratch_capacity(), held);
+        assert_eq!(small(&mut b), first);
+        assert_eq!(first, small(&mut Builder::new()));
     }
 
     #[test]

@@ -180,9 +180,41 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 
 impl BytesPool {
     /// Forgets every entry but keeps the allocations.
+    ///
+    /// A table much larger than its entries (grown by an earlier, larger
+    /// buffer) is cleared slot by slot, so a reused builder does not pay for
+    /// its largest buffer on every small one: entries are removed newest
+    /// first, so each one's probe run is still intact when it is walked.
     pub(crate) fn clear(&mut self) {
+        if self.entries.len() * 8 < self.table.len() {
+            let mask = self.table.len() - 1;
+            for (n, e) in self.entries.iter().enumerate().rev() {
+                let idx = n as u32 + 1;
+                let mut i = e.hash as usize & mask;
+                while self.table[i] != idx {
+                    i = (i + 1) & mask;
+                }
+                self.table[i] = 0;
+            }
+        } else {
+            self.table.iter_mut().for_each(|s| *s = 0);
+        }
         self.entries.clear();
-        self.table.iter_mut().for_each(|s| *s = 0);
+    }
+
+    /// Heap bytes held by the table and the entries.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.entries.capacity() * core::mem::size_of::<Entry>() + self.table.capacity() * 4
+    }
+
+    /// [`clear`](Self::clear), but drops the allocations when they hold more
+    /// than `limit` bytes.
+    pub(crate) fn clear_within(&mut self, limit: usize) {
+        if self.heap_bytes() > limit {
+            *self = BytesPool::default();
+        } else {
+            self.clear();
+        }
     }
 
     /// Offset of a pooled range equal to `bytes`, if any.
@@ -305,11 +337,23 @@ impl<V> Default for SignatureMap<V> {
 }
 
 impl<V: Copy> SignatureMap<V> {
-    /// Forgets every entry but keeps the allocations.
-    pub(crate) fn clear(&mut self) {
-        self.arena.clear();
-        self.pool.clear();
-        self.values.clear();
+    /// Forgets every entry, keeping the allocations unless they hold more
+    /// than `limit` bytes.
+    pub(crate) fn clear_within(&mut self, limit: usize) {
+        if self.heap_bytes() > limit {
+            *self = SignatureMap::default();
+        } else {
+            self.arena.clear();
+            self.pool.clear();
+            self.values.clear();
+        }
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.arena.capacity()
+            + self.values.capacity() * core::mem::size_of::<V>()
+            + self.pool.heap_bytes()
     }
 
     /// The value recorded under `sig`.
@@ -344,6 +388,35 @@ mod tests {
         assert_eq!(pool.find_or_insert(&buf, b"xyz", 6), None);
         assert_eq!(pool.find(&buf, b"ab"), None);
         assert_eq!(pool.find(&buf, b"xyz"), Some(6));
+    }
+
+    #[test]
+    fn clearing_a_sparse_table_empties_every_slot() {
+        // Keys "k0".."k4095" one after another in the buffer.
+        let mut buf = Vec::new();
+        let mut at = Vec::new();
+        for n in 0..4096 {
+            at.push(buf.len());
+            buf.extend_from_slice(format!("k{n}").as_bytes());
+        }
+        let key = |n: usize| &buf[at[n]..at.get(n + 1).copied().unwrap_or(buf.len())];
+        let mut pool = BytesPool::default();
+        for (n, &off) in at.iter().enumerate() {
+            assert_eq!(pool.find_or_insert(&buf, key(n), off), None);
+        }
+        pool.clear();
+        assert!(pool.table.iter().all(|&s| s == 0));
+        // Few entries in the large table: the slot-by-slot path, probe runs included.
+        for round in 0..3 {
+            for (n, &off) in at.iter().enumerate().skip(round * 100).take(300) {
+                assert_eq!(pool.find_or_insert(&buf, key(n), off), None, "{n}");
+                assert_eq!(pool.find(&buf, key(n)), Some(off));
+            }
+            assert!(pool.entries.len() * 8 < pool.table.len());
+            pool.clear();
+            assert!(pool.table.iter().all(|&s| s == 0), "round {round}");
+            assert_eq!(pool.find(&buf, key(round * 100)), None);
+        }
     }
 
     #[test]
@@ -412,7 +485,7 @@ mod tests {
         let mut longer = sigs[20].clone();
         longer.push(0);
         assert_eq!(m.get(&longer), None);
-        m.clear();
+        m.clear_within(usize::MAX);
         assert_eq!(m.get(&sigs[20]), None);
         m.insert(&sigs[20], 7);
         assert_eq!(m.get(&sigs[20]), Some(7));

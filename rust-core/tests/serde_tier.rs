@@ -1096,3 +1096,93 @@ fn flatten_and_deny_unknown_fields() {
     assert!(err.to_string().contains("unknown field `extra`"), "{err}");
     assert_eq!(err.path().unwrap(), "$.inner.extra");
 }
+
+/// A value whose `Serialize` calls `to_vec` itself and embeds the result.
+struct Nested(BTreeMap<String, u32>);
+
+impl Serialize for Nested {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let inner = to_vec(&self.0).map_err(serde::ser::Error::custom)?;
+        (&self.0, ByteBuf::from(inner)).serialize(s)
+    }
+}
+
+/// The same bytes as a builder of its own would write, fresh each time.
+fn fresh<T: Serialize>(value: &T, options: BuilderOptions) -> Vec<u8> {
+    let mut b = Builder::with_options(options);
+    value
+        .serialize(&mut flexbuf::Serializer::new(&mut b))
+        .unwrap();
+    b.finish().unwrap().to_vec()
+}
+
+#[test]
+fn the_kept_builder_writes_what_a_fresh_one_writes() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Row {
+        id: u64,
+        status: Status,
+        items: Vec<Item>,
+        note: Option<String>,
+        tags: Vec<String>,
+        by_line: BTreeMap<u32, String>,
+    }
+    let order = |n: usize| Row {
+        id: n as u64,
+        status: if n % 2 == 0 {
+            Status::Open
+        } else {
+            Status::Shipped
+        },
+        items: (0..n % 5)
+            .map(|i| Item {
+                sku: format!("sku-{i}"),
+                qty: i as u32,
+                price: i as f64 * 1.5,
+            })
+            .collect(),
+        note: (n % 3 == 0).then(|| format!("note {n}")),
+        tags: vec![format!("t{n}"); n % 4],
+        by_line: (0..n % 3)
+            .map(|i| (i as u32 * 7, format!("l{i}")))
+            .collect(),
+    };
+    let shared = BuilderOptions {
+        share: ShareFlags::KEYS_AND_STRINGS,
+        ..BuilderOptions::default()
+    };
+    let small = BuilderOptions {
+        max_retained_capacity: 512,
+        ..BuilderOptions::default()
+    };
+    // Sizes up and down, options changing between calls, errors in between.
+    for n in [3usize, 400, 1, 2000, 7, 7, 150] {
+        let value: Vec<Row> = (0..n).map(order).collect();
+        for options in [BuilderOptions::default(), shared.clone(), small.clone()] {
+            let bytes = to_vec_with(&value, options.clone()).unwrap();
+            assert_eq!(bytes, fresh(&value, options.clone()), "{n} {options:?}");
+            let back: Vec<Row> = from_slice(&bytes).unwrap();
+            assert_eq!(back, value);
+        }
+        let mut bad = BTreeMap::new();
+        bad.insert("a\0b".to_string(), 1u8);
+        assert!(to_vec(&bad).is_err());
+        let mut bad = BTreeMap::new();
+        bad.insert("k", 1u128 << 100);
+        assert_eq!(to_vec(&bad).unwrap_err().path().unwrap(), "$.k");
+        assert_eq!(
+            to_vec(&value).unwrap(),
+            fresh(&value, BuilderOptions::default())
+        );
+    }
+    // A nested call gets a builder of its own and leaves the outer one intact.
+    let nested = Nested((0..50).map(|i| (format!("k{i}"), i)).collect());
+    let bytes = to_vec(&nested).unwrap();
+    assert_eq!(bytes, fresh(&nested, BuilderOptions::default()));
+    let (outer, inner): (BTreeMap<String, u32>, ByteBuf) = from_slice(&bytes).unwrap();
+    assert_eq!(outer, nested.0);
+    assert_eq!(
+        from_slice::<BTreeMap<String, u32>>(&inner).unwrap(),
+        nested.0
+    );
+}

@@ -1,5 +1,6 @@
 //! `Serialize` → FlexBuffers, streamed into a [`Builder`].
 
+use core::cell::Cell;
 use core::fmt::Write as _;
 
 use ::serde::ser::{self, Serialize};
@@ -18,10 +19,36 @@ pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
 }
 
 /// Serializes `value` with explicit builder options.
+///
+/// Each thread keeps the builder of its last call (its value stack and key
+/// pool, and a buffer sized by the last output, each bounded by
+/// [`BuilderOptions::max_retained_capacity`]) and reuses it when the options
+/// are the same, so a stream of similar values is written without growing a
+/// buffer or the builder's tables. A nested call (a `Serialize` impl that
+/// calls `to_vec` itself) gets a builder of its own.
 pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, options: BuilderOptions) -> Result<Vec<u8>> {
-    let mut builder = Builder::with_options(options);
-    value.serialize(&mut Serializer::new(&mut builder))?;
-    builder.finish_vec()
+    let mut spare = match SPARE.with(Cell::take) {
+        Some(builder) if builder.options() == &options => builder,
+        _ => Builder::with_options(options),
+    };
+    let result = value.serialize(&mut Serializer::new(&mut spare));
+    // The buffer itself is handed over (no copy); the builder gets a new one
+    // a little larger than this output, so a stream of similar values writes
+    // without growing.
+    let out = result.and_then(|()| {
+        let len = spare.len();
+        spare.finish_vec_reserving(len + len / 8 + 64)
+    });
+    if out.is_err() {
+        spare.clear();
+    }
+    SPARE.with(|s| s.set(Some(spare)));
+    out
+}
+
+std::thread_local! {
+    /// The builder a thread kept from its last [`to_vec_with`] call.
+    static SPARE: Cell<Option<Builder>> = const { Cell::new(None) };
 }
 
 /// A serde serializer that pushes exactly one value onto a [`Builder`].
@@ -47,9 +74,8 @@ pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, options: BuilderOptions) ->
 #[derive(Debug)]
 pub struct Serializer<'b> {
     builder: &'b mut Builder,
-    /// Text of the map keys currently open, one after another, so an error
-    /// can name its key without allocating per entry.
-    keys: String,
+    /// Scratch for the text of integer map keys.
+    scratch: String,
 }
 
 impl<'b> Serializer<'b> {
@@ -57,7 +83,7 @@ impl<'b> Serializer<'b> {
     pub fn new(builder: &'b mut Builder) -> Serializer<'b> {
         Serializer {
             builder,
-            keys: String::new(),
+            scratch: String::new(),
         }
     }
 
@@ -245,11 +271,9 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
 
     fn serialize_map(self, _len: Option<usize>) -> Result<Map<'s, 'b>> {
         self.builder.start_map();
-        let key_start = self.keys.len();
         Ok(Map {
             ser: self,
-            key_start,
-            key_end: key_start,
+            key_at: usize::MAX,
         })
     }
 
@@ -369,9 +393,9 @@ impl ser::SerializeTupleVariant for Seq<'_, '_> {
 #[doc(hidden)]
 pub struct Map<'s, 'b> {
     ser: &'s mut Serializer<'b>,
-    /// This map's current key is `ser.keys[key_start..key_end]`.
-    key_start: usize,
-    key_end: usize,
+    /// Where this map's current key stands on the builder's stack (read back
+    /// from the builder to name the key in an error, so keys are not copied).
+    key_at: usize,
 }
 
 impl ser::SerializeMap for Map<'_, '_> {
@@ -379,30 +403,19 @@ impl ser::SerializeMap for Map<'_, '_> {
     type Error = Error;
 
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
-        self.ser.keys.truncate(self.key_start);
-        key.serialize(KeySerializer {
-            keys: &mut self.ser.keys,
-        })?;
-        let text = &self.ser.keys[self.key_start..];
-        if crate::pool::contains_nul(text.as_bytes()) {
-            return Err(Error::from(BuilderError::NulInKey).in_segment(PathSegment::Key(text)));
-        }
-        self.ser.builder.key(text);
-        self.key_end = self.ser.keys.len();
-        Ok(())
+        self.key_at = self.ser.builder.depth();
+        key.serialize(KeySerializer { ser: self.ser })
     }
 
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         let result = value.serialize(&mut *self.ser);
         result.map_err(|e| {
-            e.in_segment(PathSegment::Key(
-                &self.ser.keys[self.key_start..self.key_end],
-            ))
+            let key = self.ser.builder.key_at_depth(self.key_at).unwrap_or("");
+            e.in_segment(PathSegment::Key(key))
         })
     }
 
     fn end(self) -> Result<()> {
-        self.ser.keys.truncate(self.key_start);
         self.ser.builder.end_map()
     }
 }
@@ -470,9 +483,9 @@ impl ser::SerializeStructVariant for Struct<'_, '_> {
     }
 }
 
-/// Writes a map key's text into the key scratch string (the caller pushes it).
-struct KeySerializer<'k> {
-    keys: &'k mut String,
+/// Pushes a map key: strings as they are, integers as their decimal text.
+struct KeySerializer<'s, 'b> {
+    ser: &'s mut Serializer<'b>,
 }
 
 fn key_error(what: &str) -> Error {
@@ -481,20 +494,27 @@ fn key_error(what: &str) -> Error {
     )))
 }
 
-impl KeySerializer<'_> {
+impl KeySerializer<'_, '_> {
     fn text(self, s: &str) -> Result<()> {
-        self.keys.push_str(s);
+        if crate::pool::contains_nul(s.as_bytes()) {
+            return Err(Error::from(BuilderError::NulInKey).in_segment(PathSegment::Key(s)));
+        }
+        self.ser.builder.key(s);
         Ok(())
     }
 
     fn number(self, n: impl core::fmt::Display) -> Result<()> {
+        let mut text = core::mem::take(&mut self.ser.scratch);
+        text.clear();
         // Writing to a String cannot fail.
-        let _ = write!(self.keys, "{n}");
+        let _ = write!(text, "{n}");
+        self.ser.builder.key(&text);
+        self.ser.scratch = text;
         Ok(())
     }
 }
 
-impl ser::Serializer for KeySerializer<'_> {
+impl ser::Serializer for KeySerializer<'_, '_> {
     type Ok = ();
     type Error = Error;
     type SerializeSeq = ser::Impossible<(), Error>;
