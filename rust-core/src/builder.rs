@@ -196,6 +196,15 @@ enum Open {
 
 static GENERATIONS: AtomicU64 = AtomicU64::new(1);
 
+/// The unsigned `w`-byte field at `at`, if inside `buf`.
+#[cfg(feature = "serde")]
+fn read_field(buf: &[u8], at: usize, w: usize) -> Option<u64> {
+    let bytes = buf.get(at..at.checked_add(w)?)?;
+    let mut le = [0u8; 8];
+    le[..w.min(8)].copy_from_slice(&bytes[..w.min(8)]);
+    Some(u64::from_le_bytes(le))
+}
+
 /// Empties `v`, dropping its allocation when it holds more than `limit` bytes.
 fn clear_within<T>(v: &mut Vec<T>, limit: usize) {
     if v.capacity() * core::mem::size_of::<T>() > limit {
@@ -1319,6 +1328,112 @@ impl Builder {
         let out = core::mem::take(&mut self.buf);
         self.clear();
         Ok(out)
+    }
+
+    /// The generation of the buffer being built (changes with every clear):
+    /// what the serde serializer remembers of key positions holds for one
+    /// generation only.
+    #[cfg(feature = "serde")]
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The key on top of the stack, as a slot to push again with
+    /// [`push_key_slot`](Self::push_key_slot).
+    #[cfg(feature = "serde")]
+    pub(crate) fn top_key(&self) -> Option<Slot> {
+        self.stack.last().copied().filter(|s| s.ty == FlexType::Key)
+    }
+
+    /// Pushes a key written earlier in this generation (from
+    /// [`top_key`](Self::top_key)) again, as [`key`](Self::key) pushes a
+    /// pooled key.
+    #[cfg(feature = "serde")]
+    pub(crate) fn push_key_slot(&mut self, slot: Slot) {
+        if self.closed() {
+            return;
+        }
+        self.stack.push(slot);
+    }
+
+    /// The keys vector of the map on top of the stack (one just ended), to
+    /// share with [`end_map_sharing`](Self::end_map_sharing).
+    #[cfg(feature = "serde")]
+    pub(crate) fn top_map_keys(&self) -> Option<Slot> {
+        let map = self.stack.last().filter(|s| s.ty == FlexType::Map)?;
+        let w = map.width.bytes();
+        let values_at = usize::try_from(map.data).ok()?;
+        let field = values_at.checked_sub(3 * w)?;
+        let offset = read_field(&self.buf, field, w)?;
+        let key_width = BitWidth::from_bytes(read_field(&self.buf, field + w, w)?)?;
+        let keys_at = field.checked_sub(usize::try_from(offset).ok()?)?;
+        Some(Slot::new(keys_at as u64, FlexType::VectorKey, key_width))
+    }
+
+    /// Ends the open map by sharing `keys`, the keys vector of a map this
+    /// buffer already holds ([`top_map_keys`](Self::top_map_keys)): only
+    /// the values vector is written. The map's keys must be those of `keys`,
+    /// element for element, once `order` (entry indices; empty: as pushed)
+    /// sorts them; that is checked against the keys vector's bytes, and
+    /// when it does not hold (or anything else is off) nothing is done and
+    /// false returned, the map still open for [`end_map`](Self::end_map).
+    #[cfg(feature = "serde")]
+    pub(crate) fn end_map_sharing(&mut self, keys: Slot, order: &[u32]) -> bool {
+        if self.error.is_some() || keys.ty != FlexType::VectorKey {
+            return false;
+        }
+        let Some(&Open::Map(start)) = self.opens.last() else {
+            return false;
+        };
+        let entries = &self.stack[start..];
+        let n = entries.len() / 2;
+        if n == 0 || entries.len() % 2 != 0 || !(order.is_empty() || order.len() == n) {
+            return false;
+        }
+        let w = keys.width.bytes();
+        let loc = keys.data as usize;
+        match loc
+            .checked_sub(w)
+            .and_then(|at| read_field(&self.buf, at, w))
+        {
+            Some(len) if len == n as u64 => {}
+            _ => return false,
+        }
+        for i in 0..n {
+            let j = if order.is_empty() {
+                i
+            } else {
+                order[i] as usize
+            };
+            let Some(k) = entries.get(2 * j) else {
+                return false;
+            };
+            let at = loc + i * w;
+            let Some(offset) = read_field(&self.buf, at, w) else {
+                return false;
+            };
+            // Keys of one vector sit at distinct positions, so an order that
+            // repeats an index fails here too.
+            if k.ty != FlexType::Key || (at as u64).checked_sub(offset) != Some(k.data) {
+                return false;
+            }
+        }
+        self.opens.pop();
+        let map = if order.is_empty() {
+            self.create_vector::<2>(start + 1, n, false, false, Some(keys))
+        } else {
+            // The values in key order, copied past the entries.
+            let end = self.stack.len();
+            self.stack.reserve(n);
+            for &j in order {
+                let v = self.stack[start + 2 * j as usize + 1];
+                self.stack.push(v);
+            }
+            self.create_vector::<1>(end, n, false, false, Some(keys))
+        };
+        self.stack.truncate(start);
+        self.stack.push(map);
+        true
     }
 
     /// Number of values on the stack (the serde serializer remembers where a

@@ -136,8 +136,97 @@ fn nested_structures_round_trip() {
         ..Default::default()
     };
     let other = to_vec_with(&order, opts).unwrap();
-    assert_ne!(other, bytes);
     assert_eq!(from_slice::<Order>(&other).unwrap(), order);
+    let unshared = to_vec_with(
+        &order,
+        BuilderOptions {
+            share: ShareFlags::NONE,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(unshared.len() > bytes.len());
+    assert_eq!(from_slice::<Order>(&unshared).unwrap(), order);
+}
+
+#[test]
+fn values_of_one_struct_type_share_one_keys_vector() {
+    let items: Vec<Item> = (0..50)
+        .map(|i| Item {
+            sku: format!("s{i}"),
+            qty: i,
+            price: f64::from(i) / 4.0,
+        })
+        .collect();
+    let bytes = to_vec(&items).unwrap();
+    let root = flexbuf::verify(&bytes).unwrap().root();
+    let list = root.as_vector().unwrap();
+    // Every map's keys vector: one position for all fifty.
+    let keys_at: std::collections::BTreeSet<usize> = list
+        .iter()
+        .map(|e| e.unwrap().as_map().unwrap().keys_offset())
+        .collect();
+    assert_eq!(keys_at.len(), 1);
+    assert_eq!(from_slice::<Vec<Item>>(&bytes).unwrap(), items);
+    // The same values written without sharing are larger by a keys vector
+    // per map, and read back the same.
+    let mut b = Builder::new();
+    b.start_vector();
+    for item in &items {
+        b.start_map();
+        b.key("price");
+        b.double(item.price);
+        b.key("qty");
+        b.uint(u64::from(item.qty));
+        b.key("sku");
+        b.string(&item.sku);
+        b.end_map().unwrap();
+    }
+    b.end_vector().unwrap();
+    let plain = b.finish().unwrap().to_vec();
+    assert!(
+        plain.len() >= bytes.len() + 49 * 4,
+        "{} {}",
+        plain.len(),
+        bytes.len()
+    );
+    assert_eq!(from_slice::<Vec<Item>>(&plain).unwrap(), items);
+    assert_eq!(
+        flexbuf::to_json(&plain).unwrap(),
+        flexbuf::to_json(&bytes).unwrap()
+    );
+    // A struct whose fields change between values (one skipped) still
+    // reads back field for field: the keys vector is shared only when the
+    // keys are the same.
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Sparse {
+        a: u8,
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        b: Option<u8>,
+        c: u8,
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        d: Option<u8>,
+    }
+    // Entry counts change (b only every third value) and, at one count,
+    // the keys do (b or d).
+    let sparse: Vec<Sparse> = (0..30)
+        .map(|i| Sparse {
+            a: i,
+            b: (i % 3 == 0).then_some(i + 100),
+            c: 200 - i,
+            d: (i % 3 == 1).then_some(i + 50),
+        })
+        .collect();
+    let bytes = to_vec(&sparse).unwrap();
+    assert_eq!(from_slice::<Vec<Sparse>>(&bytes).unwrap(), sparse);
+    let root = flexbuf::verify(&bytes).unwrap().root();
+    for (i, e) in root.as_vector().unwrap().iter().enumerate() {
+        let m = e.unwrap().as_map().unwrap();
+        assert_eq!(m.len(), if i % 3 == 2 { 2 } else { 3 }, "{i}");
+        assert_eq!(m.get("c").unwrap().as_u64().unwrap(), 200 - i as u64);
+        assert_eq!(m.get("b").is_ok(), i % 3 == 0, "{i}");
+        assert_eq!(m.get("d").is_ok(), i % 3 == 1, "{i}");
+    }
 }
 
 #[test]

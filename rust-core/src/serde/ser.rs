@@ -5,6 +5,7 @@ use core::fmt::Write as _;
 
 use ::serde::ser::{self, Serialize};
 
+use super::memo::TypeMemos;
 use crate::builder::{Builder, BuilderOptions};
 use crate::error::{BuilderError, Error, ErrorKind, PathSegment, Result};
 
@@ -25,37 +26,48 @@ pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
 /// [`BuilderOptions::max_retained_capacity`]) and reuses it when the options
 /// are the same, so a stream of similar values is written without growing a
 /// buffer or the builder's tables. A nested call (a `Serialize` impl that
-/// calls `to_vec` itself) gets a builder of its own.
+/// calls `to_vec` itself) gets a builder of its own. What was learnt of
+/// each struct type (the order that sorts its fields) is kept too.
 pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, options: BuilderOptions) -> Result<Vec<u8>> {
-    let mut spare = match SPARE.with(Cell::take) {
-        Some(builder) if builder.options() == &options => builder,
-        _ => Builder::with_options(options),
+    let (mut builder, memos) = match SPARE.with(Cell::take) {
+        Some((builder, memos)) if builder.options() == &options => (builder, memos),
+        _ => (Builder::with_options(options), TypeMemos::default()),
     };
-    let result = value.serialize(&mut Serializer::new(&mut spare));
+    let mut ser = Serializer {
+        builder: &mut builder,
+        scratch: String::new(),
+        memos,
+    };
+    let result = value.serialize(&mut ser);
+    let memos = ser.memos;
     // The buffer itself is handed over (no copy); the builder gets a new one
     // a little larger than this output, so a stream of similar values writes
     // without growing.
     let out = result.and_then(|()| {
-        let len = spare.len();
-        spare.finish_vec_reserving(len + len / 8 + 64)
+        let len = builder.len();
+        builder.finish_vec_reserving(len + len / 8 + 64)
     });
     if out.is_err() {
-        spare.clear();
+        builder.clear();
     }
-    SPARE.with(|s| s.set(Some(spare)));
+    SPARE.with(|s| s.set(Some((builder, memos))));
     out
 }
 
 std::thread_local! {
-    /// The builder a thread kept from its last [`to_vec_with`] call.
-    static SPARE: Cell<Option<Builder>> = const { Cell::new(None) };
+    /// The builder, and what was learnt of struct types, a thread kept
+    /// from its last [`to_vec_with`] call.
+    static SPARE: Cell<Option<(Builder, TypeMemos)>> = const { Cell::new(None) };
 }
 
 /// A serde serializer that pushes exactly one value onto a [`Builder`].
 ///
-/// It makes the same builder calls a hand-written encoder would (`start_map`,
-/// `key`, value, ..., `end_map`), so the bytes match the C++ reference for
-/// that call sequence. The value may also be embedded in a larger buffer: it
+/// It makes the builder calls a hand-written encoder would (`start_map`,
+/// `key`, value, ..., `end_map`), with two choices of its own that the serde
+/// tier has no C++ call sequence to match (see the [module](crate::serde)'s
+/// data model): sequences of one scalar type become typed vectors, and
+/// values of one struct type share their keys vector. The value may also be
+/// embedded in a larger buffer: it
 /// is pushed where the builder stands, e.g. after a `key` inside an open map.
 /// After an error the builder holds a partial value and must be cleared.
 ///
@@ -76,6 +88,8 @@ pub struct Serializer<'b> {
     builder: &'b mut Builder,
     /// Scratch for the text of integer map keys.
     scratch: String,
+    /// What was learnt of each struct type's fields.
+    memos: TypeMemos,
 }
 
 impl<'b> Serializer<'b> {
@@ -84,6 +98,7 @@ impl<'b> Serializer<'b> {
         Serializer {
             builder,
             scratch: String::new(),
+            memos: TypeMemos::default(),
         }
     }
 
@@ -277,10 +292,13 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
         })
     }
 
-    fn serialize_struct(self, _: &'static str, _len: usize) -> Result<Struct<'s, 'b>> {
+    fn serialize_struct(self, name: &'static str, _len: usize) -> Result<Struct<'s, 'b>> {
         self.builder.start_map();
+        let memo = self.memos.claim(name);
         Ok(Struct {
             ser: self,
+            memo,
+            field: 0,
             variant: None,
         })
     }
@@ -295,8 +313,11 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
         self.builder.start_map();
         self.builder.key(variant);
         self.builder.start_map();
+        let memo = self.memos.claim(variant);
         Ok(Struct {
             ser: self,
+            memo,
+            field: 0,
             variant: Some(variant),
         })
     }
@@ -424,13 +445,20 @@ impl ser::SerializeMap for Map<'_, '_> {
 #[doc(hidden)]
 pub struct Struct<'s, 'b> {
     ser: &'s mut Serializer<'b>,
+    /// The slot of the type's memo (by the struct's name; a struct
+    /// variant's by the variant's).
+    memo: usize,
+    /// Index of the next field.
+    field: usize,
     /// For a struct variant, the variant name: the map is inside `{variant: ...}`.
     variant: Option<&'static str>,
 }
 
 impl Struct<'_, '_> {
     fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
-        self.ser.builder.key(key);
+        let ser = &mut *self.ser;
+        ser.memos.push_key(self.memo, self.field, key, ser.builder);
+        self.field += 1;
         value.serialize(&mut *self.ser).map_err(|e| {
             let e = e.in_segment(PathSegment::Key(key));
             match self.variant {
@@ -441,7 +469,7 @@ impl Struct<'_, '_> {
     }
 
     fn end(self) -> Result<()> {
-        self.ser.builder.end_map()?;
+        self.ser.memos.end_struct(self.memo, self.ser.builder)?;
         if self.variant.is_some() {
             self.ser.builder.end_map()?;
         }
