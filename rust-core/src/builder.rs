@@ -662,10 +662,15 @@ impl Builder {
         if !scalar || elems.iter().any(|s| s.ty != ty) {
             return self.end_vector();
         }
-        if fixed && (2..=4).contains(&elems.len()) && ty != FlexType::Bool {
-            return self.end_fixed_vector();
-        }
-        self.end_typed_vector()
+        let fixed = fixed && (2..=4).contains(&elems.len()) && ty != FlexType::Bool;
+        // What `check_typed` would check again was checked above.
+        self.check()?;
+        self.opens.pop();
+        let len = self.stack.len() - start;
+        let vec = self.create_vector::<1>(start, len, true, fixed, None);
+        self.stack.truncate(start);
+        self.stack.push(vec);
+        Ok(())
     }
 
     /// Ends a vector with the C++ `EndVector(start, typed, fixed)` flags.

@@ -123,23 +123,28 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
     type SerializeStruct = Struct<'s, 'b>;
     type SerializeStructVariant = Struct<'s, 'b>;
 
+    #[inline]
     fn serialize_bool(self, v: bool) -> Result<()> {
         self.builder.bool(v);
         Ok(())
     }
 
+    #[inline]
     fn serialize_i8(self, v: i8) -> Result<()> {
         self.serialize_i64(v.into())
     }
 
+    #[inline]
     fn serialize_i16(self, v: i16) -> Result<()> {
         self.serialize_i64(v.into())
     }
 
+    #[inline]
     fn serialize_i32(self, v: i32) -> Result<()> {
         self.serialize_i64(v.into())
     }
 
+    #[inline]
     fn serialize_i64(self, v: i64) -> Result<()> {
         self.builder.int(v);
         Ok(())
@@ -149,18 +154,22 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
         self.serialize_i64(i64::try_from(v).map_err(|_| out_of_range())?)
     }
 
+    #[inline]
     fn serialize_u8(self, v: u8) -> Result<()> {
         self.serialize_u64(v.into())
     }
 
+    #[inline]
     fn serialize_u16(self, v: u16) -> Result<()> {
         self.serialize_u64(v.into())
     }
 
+    #[inline]
     fn serialize_u32(self, v: u32) -> Result<()> {
         self.serialize_u64(v.into())
     }
 
+    #[inline]
     fn serialize_u64(self, v: u64) -> Result<()> {
         self.builder.uint(v);
         Ok(())
@@ -170,11 +179,13 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
         self.serialize_u64(u64::try_from(v).map_err(|_| out_of_range())?)
     }
 
+    #[inline]
     fn serialize_f32(self, v: f32) -> Result<()> {
         self.builder.float(v);
         Ok(())
     }
 
+    #[inline]
     fn serialize_f64(self, v: f64) -> Result<()> {
         self.builder.double(v);
         Ok(())
@@ -185,6 +196,7 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
         Ok(())
     }
 
+    #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
         self.builder.string(v);
         Ok(())
@@ -195,6 +207,7 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
         Ok(())
     }
 
+    #[inline]
     fn serialize_none(self) -> Result<()> {
         self.builder.null();
         Ok(())
@@ -204,6 +217,7 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
         value.serialize(self)
     }
 
+    #[inline]
     fn serialize_unit(self) -> Result<()> {
         self.builder.null();
         Ok(())
