@@ -35,6 +35,15 @@ let scratch = new Float64Array(512);
 const RETAIN = 1 << 16;
 
 /**
+ * Whether {@link asciiRun} may take the untyped vector of `n` elements of
+ * width `vw` at `d`: long enough, and its first element a string. A cheap
+ * test for callers to make before allocating the array it fills.
+ */
+export function mayRun(u8: Uint8Array, d: number, vw: number, n: number): boolean {
+  return n >= RUN_MIN && enabled && u8[d + n * vw] >> 2 === T.String;
+}
+
+/**
  * Decodes the untyped vector of `n` elements of width `vw` at `d` in `u8`
  * into `out` when all of them are ASCII strings laid out in one region, and
  * returns the number of string bytes read (to charge to the budget); returns

@@ -22,7 +22,7 @@ import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError, PathSegment } from "./error.js";
 import { f32At, f64At, littleEndianCopy, rootOf, u32 } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, isTypedVector, T, typedElement, typeName } from "./types.js";
-import { asciiRun } from "./runs.js";
+import { asciiRun, mayRun } from "./runs.js";
 import { KeyFault, KeyReader } from "./keys.js";
 import { compareUtf8, readUtf8, StringCache, utf8Bytes } from "./utf8.js";
 import { verify } from "./verify.js";
@@ -727,6 +727,7 @@ export class DecodeContext {
    * entry.
    */
   strRun(d: number, w: number, n: number): string[] | null {
+    if (!mayRun(this.u8, d, w, n)) return null;
     const out: string[] = new Array(n);
     return asciiRun(this.u8, d, w, n, Infinity, out) >= 0 ? out : null;
   }

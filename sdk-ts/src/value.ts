@@ -22,7 +22,7 @@ import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError } from "./error.js";
 import { f32At, f64At, IntMode, littleEndianCopy, rootOf, u32 } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement } from "./types.js";
-import { asciiRun } from "./runs.js";
+import { asciiRun, mayRun } from "./runs.js";
 import { KeyFault, KeyReader } from "./keys.js";
 import { MapMaker, makerFor } from "./shapes.js";
 import { compareUtf8, readUtf8, StringCache } from "./utf8.js";
@@ -416,7 +416,7 @@ class Decoder {
     const keys = set.keys;
     const out: { [key: string]: Decoded } = {};
     const u8 = this.u8;
-    if (len >= 8 && this.nodes >= len) {
+    if (this.nodes >= len && mayRun(u8, at, w, len)) {
       // Values that are all ASCII strings laid out together (a dictionary of
       // strings): one text decode, charged as the vector path charges it.
       const values: Decoded[] = new Array(len);
