@@ -186,6 +186,11 @@ impl KeyVector {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+
+    /// Width of the vector's elements.
+    pub(crate) fn width(&self) -> BitWidth {
+        self.slot.width
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -976,6 +981,41 @@ impl Builder {
         self.check()?;
         self.buf.extend_from_slice(layout.block());
         Ok(self.key_vector_after_block(layout.keys().iter().map(|k| k.len())))
+    }
+
+    /// The minimum width set by [`force_min_width`](Self::force_min_width).
+    pub(crate) fn min_width(&self) -> BitWidth {
+        self.force_min_width
+    }
+
+    /// The bytes written from position `at` to the end.
+    pub(crate) fn written_since(&self, at: usize) -> &[u8] {
+        &self.buf[at.min(self.buf.len())..]
+    }
+
+    /// Writes `block` and then `tail`, the bytes [`key_vector_for`](Self::key_vector_for)
+    /// wrote after the same block when it started at the same position
+    /// modulo 8 under the same minimum width (`crate::key_tails` keeps them):
+    /// the keys vector of `count` keys of `width`, whose offsets depend on
+    /// nothing else.
+    pub(crate) fn key_vector_from_tail(
+        &mut self,
+        block: &[u8],
+        tail: &[u8],
+        width: BitWidth,
+        count: usize,
+    ) -> Result<KeyVector> {
+        self.closed();
+        self.check()?;
+        self.buf.reserve(block.len() + tail.len());
+        self.buf.extend_from_slice(block);
+        self.buf.extend_from_slice(tail);
+        let loc = self.buf.len() - count * width.bytes();
+        Ok(KeyVector {
+            slot: Slot::new(loc as u64, FlexType::VectorKey, width),
+            len: count,
+            generation: self.generation,
+        })
     }
 
     /// [`key_vector_for`](Self::key_vector_for) for keys known only at run

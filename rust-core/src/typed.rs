@@ -15,6 +15,7 @@
 
 use crate::budget::Budget;
 use crate::builder::{Builder, BuilderOptions, KeyVector, ShareFlags};
+use crate::key_tails::{KeyBlock, KeyTails};
 use std::sync::Arc;
 
 use crate::error::{BuilderError, Error, ErrorKind, PathSegment, Result};
@@ -36,8 +37,7 @@ pub trait FlexCoder: Sized {
     /// Encodes `self` as a complete buffer.
     fn to_flex(&self) -> Result<Vec<u8>> {
         let mut b = Builder::with_options(typed_builder_options());
-        let mut cx = EncodeContext::default();
-        self.encode_into(&mut b, &mut cx)?;
+        with_encode_context(|cx| self.encode_into(&mut b, cx))?;
         b.finish_vec()
     }
 
@@ -45,8 +45,7 @@ pub trait FlexCoder: Sized {
     /// can be reused across messages; returns the bytes, borrowed from `b`.
     fn encode_with<'b>(&self, b: &'b mut Builder) -> Result<&'b [u8]> {
         b.clear();
-        let mut cx = EncodeContext::default();
-        self.encode_into(b, &mut cx)?;
+        with_encode_context(|cx| self.encode_into(b, cx))?;
         b.finish()
     }
 
@@ -128,6 +127,27 @@ pub trait FlexBorrow<'a>: Sized {
     }
 }
 
+std::thread_local! {
+    /// The context [`FlexCoder::to_flex`] and [`FlexCoder::encode_with`]
+    /// encode with, kept by each thread so its allocations and the keys
+    /// vectors' bytes it learnt serve the next buffer.
+    static ENCODE_CONTEXT: core::cell::Cell<Option<EncodeContext>> =
+        const { core::cell::Cell::new(None) };
+}
+
+/// Runs `f` with this thread's kept context, cleared for a new buffer (a
+/// fresh one when a caller up the stack holds it).
+fn with_encode_context<T>(f: impl FnOnce(&mut EncodeContext) -> T) -> T {
+    let mut cx = ENCODE_CONTEXT
+        .with(core::cell::Cell::take)
+        .unwrap_or_default();
+    cx.clear();
+    let out = f(&mut cx);
+    cx.clear();
+    ENCODE_CONTEXT.with(|c| c.set(Some(cx)));
+    out
+}
+
 /// Builder options for typed encoding: keys shared, key vectors deduplicated.
 pub fn typed_builder_options() -> BuilderOptions {
     BuilderOptions {
@@ -141,27 +161,16 @@ pub fn typed_builder_options() -> BuilderOptions {
 ///
 /// A type's keys are written once per buffer, on first use, from its
 /// [`Layout`] ([`Builder::key_vector_for`]); a later type with exactly the
-/// same keys shares that keys vector.
+/// same keys shares that keys vector. A context serves buffer after buffer
+/// ([`clear`](Self::clear) between them): it keeps the bytes of each keys
+/// vector it wrote, which the next buffer copies when the type's keys start
+/// at the same position modulo 8.
 #[derive(Debug, Default)]
 pub struct EncodeContext {
     keys: Vec<(u64, KeyVector)>,
     blocks: Vec<(KeyBlock, KeyVector)>,
-}
-
-/// The key bytes a keys vector was written from.
-#[derive(Debug)]
-enum KeyBlock {
-    Static(&'static [u8]),
-    Shared(Arc<[u8]>),
-}
-
-impl KeyBlock {
-    fn bytes(&self) -> &[u8] {
-        match self {
-            KeyBlock::Static(b) => b,
-            KeyBlock::Shared(b) => b,
-        }
-    }
+    /// Kept across buffers: the keys vectors' bytes by block and phase.
+    tails: KeyTails,
 }
 
 /// The wire keys of a message type known only at run time (a schema an SDK
@@ -303,7 +312,7 @@ impl EncodeContext {
         let kv = match self.blocks.iter().find(|(k, _)| k.bytes() == block.bytes()) {
             Some((_, kv)) => *kv,
             None => {
-                let kv = write(b)?;
+                let kv = self.tails.write(b, &block, write)?;
                 self.blocks.push((block, kv));
                 kv
             }
@@ -1364,6 +1373,7 @@ pub mod field {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::BitWidth;
 
     #[test]
     fn layout_is_proven_once_and_mismatches_are_not_positional() {
@@ -1403,6 +1413,63 @@ mod tests {
                 .unwrap(),
             "zip"
         );
+    }
+
+    /// A context kept across buffers copies the keys vectors it wrote
+    /// before; the bytes are those a fresh context writes, whatever the
+    /// position of the keys (every phase modulo 8, widths 1 to 4 bytes), the
+    /// builder's minimum width, and static or run-time layouts.
+    #[test]
+    fn kept_keys_vectors_write_what_fresh_ones_write() {
+        const SHORT: Layout = Layout::new(&["a", "b", "c"], b"a\0b\0c\0");
+        // 300 bytes of keys: their offsets need two bytes.
+        const LONG_KEYS: [&str; 3] = [
+            "k_0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+            "k_1111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111",
+            "k_2222222222222222222222222222222222222222222222222222222222222222222222222222222222222222222222222",
+        ];
+        const LONG_BLOCK: &[u8] = b"k_0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\0k_1111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111\0k_2222222222222222222222222222222222222222222222222222222222222222222222222222222222222222222222222\0";
+        const LONG: Layout = Layout::new(&LONG_KEYS, LONG_BLOCK);
+        let runtime = RuntimeLayout::new(&["a", "b", "c"]).unwrap();
+        let build = |cx: &mut EncodeContext, prefix: usize, min: BitWidth, which: u8| {
+            let mut b = Builder::with_options(typed_builder_options());
+            b.force_min_width(min);
+            b.start_vector();
+            b.string(&"p".repeat(prefix));
+            for round in 0..2 {
+                let kv = match which {
+                    0 => cx.key_vector_for(&mut b, 1, &SHORT),
+                    1 => cx.key_vector_for(&mut b, 2, &LONG),
+                    _ => cx.key_vector_runtime(&mut b, 3, &runtime),
+                }
+                .unwrap();
+                b.start_map();
+                for i in 0..3 {
+                    b.int(round * 10 + i);
+                }
+                b.end_map_with_keys(&kv).unwrap();
+            }
+            b.end_vector().unwrap();
+            b.finish_vec().unwrap()
+        };
+        let mut kept = EncodeContext::default();
+        for pass in 0..2 {
+            for prefix in 0..20 {
+                for min in [BitWidth::W8, BitWidth::W16, BitWidth::W32] {
+                    for which in 0..3 {
+                        kept.clear();
+                        let again = build(&mut kept, prefix, min, which);
+                        let fresh = build(&mut EncodeContext::default(), prefix, min, which);
+                        assert_eq!(again, fresh, "pass {pass} prefix {prefix} {min:?} {which}");
+                        let root = verify(&again).unwrap().root();
+                        let m = root.index(1).unwrap().as_map().unwrap();
+                        assert_eq!(m.len(), 3);
+                    }
+                }
+            }
+        }
+        // Every phase, width and layout was kept, and the second pass used them.
+        assert!(kept.tails.len() >= 3 * 3 * 8 / 2, "{}", kept.tails.len());
     }
 
     #[test]
