@@ -22,12 +22,12 @@ pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
 /// Serializes `value` with explicit builder options.
 ///
 /// Each thread keeps the builder of its last call (its value stack and key
-/// pool, and a buffer sized by the last output, each bounded by
-/// [`BuilderOptions::max_retained_capacity`]) and reuses it when the options
-/// are the same, so a stream of similar values is written without growing a
-/// buffer or the builder's tables. A nested call (a `Serialize` impl that
-/// calls `to_vec` itself) gets a builder of its own. What was learnt of
-/// each struct type (the order that sorts its fields) is kept too.
+/// pool, and a buffer sized by the last output; 256 KiB at most in all) and
+/// reuses it when the options are the same, so a stream of small values is
+/// written without allocating the builder or growing its buffer and tables.
+/// A nested call (a `Serialize` impl that calls `to_vec` itself) gets a
+/// builder of its own. What was learnt of each struct type (where its keys
+/// and keys vector are, the order that sorts its fields) is kept too.
 pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, options: BuilderOptions) -> Result<Vec<u8>> {
     let (mut builder, memos) = match SPARE.with(Cell::take) {
         Some((builder, memos)) if builder.options() == &options => (builder, memos),
@@ -45,14 +45,22 @@ pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, options: BuilderOptions) ->
     // without growing.
     let out = result.and_then(|()| {
         let len = builder.len();
-        builder.finish_vec_reserving(len + len / 8 + 64)
+        builder.finish_vec_reserving((len + len / 8 + 64).min(SPARE_MAX / 2))
     });
     if out.is_err() {
         builder.clear();
     }
-    SPARE.with(|s| s.set(Some((builder, memos))));
+    // Kept only while small: a thread that once wrote a large value does not
+    // hold its buffer and tables for good (larger values amortize their own
+    // allocations anyway).
+    if builder.capacity() + builder.scratch_capacity() <= SPARE_MAX {
+        SPARE.with(|s| s.set(Some((builder, memos))));
+    }
     out
 }
+
+/// Most heap bytes (buffer and scratch) a thread keeps between calls.
+const SPARE_MAX: usize = 256 << 10;
 
 std::thread_local! {
     /// The builder, and what was learnt of struct types, a thread kept
