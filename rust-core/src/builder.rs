@@ -204,10 +204,7 @@ static GENERATIONS: AtomicU64 = AtomicU64::new(1);
 /// The unsigned `w`-byte field at `at`, if inside `buf`.
 #[cfg(feature = "serde")]
 fn read_field(buf: &[u8], at: usize, w: usize) -> Option<u64> {
-    let bytes = buf.get(at..at.checked_add(w)?)?;
-    let mut le = [0u8; 8];
-    le[..w.min(8)].copy_from_slice(&bytes[..w.min(8)]);
-    Some(u64::from_le_bytes(le))
+    crate::reader::read_uint(buf, at, w).ok()
 }
 
 /// Empties `v`, dropping its allocation when it holds more than `limit` bytes.

@@ -135,13 +135,12 @@ std::thread_local! {
         const { core::cell::Cell::new(None) };
 }
 
-/// Runs `f` with this thread's kept context, cleared for a new buffer (a
-/// fresh one when a caller up the stack holds it).
+/// Runs `f` with this thread's kept context (cleared when it was put back),
+/// or a fresh one when a caller up the stack holds it.
 fn with_encode_context<T>(f: impl FnOnce(&mut EncodeContext) -> T) -> T {
     let mut cx = ENCODE_CONTEXT
         .with(core::cell::Cell::take)
         .unwrap_or_default();
-    cx.clear();
     let out = f(&mut cx);
     cx.clear();
     ENCODE_CONTEXT.with(|c| c.set(Some(cx)));
