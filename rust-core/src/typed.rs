@@ -181,6 +181,8 @@ pub struct EncodeContext {
 #[derive(Debug, Clone)]
 pub struct RuntimeLayout {
     lens: Box<[usize]>,
+    /// Where each key starts in `block` (empty if the block passes 4 GiB).
+    starts: Box<[u32]>,
     block: Arc<[u8]>,
 }
 
@@ -200,8 +202,19 @@ impl RuntimeLayout {
             block.extend_from_slice(k);
             block.push(0);
         }
+        let lens: Box<[usize]> = keys.iter().map(|k| k.as_ref().len()).collect();
+        let starts = lens
+            .iter()
+            .scan(0usize, |at, &len| {
+                let start = u32::try_from(*at).ok();
+                *at += len + 1;
+                Some(start)
+            })
+            .collect::<Option<_>>()
+            .unwrap_or_default();
         Ok(RuntimeLayout {
-            lens: keys.iter().map(|k| k.as_ref().len()).collect(),
+            lens,
+            starts,
             block: block.into(),
         })
     }
@@ -224,7 +237,12 @@ impl RuntimeLayout {
     /// True when the keys of `map` are exactly these keys, in order: the
     /// proof [`Layout::proves`] makes, for a run-time layout.
     pub fn proves(&self, map: &MapReader<'_>) -> bool {
-        proves_keys(map, &self.block, self.keys())
+        let starts = if self.starts.len() == self.lens.len() {
+            Starts::Given(&self.starts)
+        } else {
+            Starts::FromLengths
+        };
+        proves_keys(map, &self.block, starts, self.keys())
     }
 
     /// Every key followed by its NUL, concatenated.
@@ -492,6 +510,9 @@ fn key_is(kv: &crate::VectorReader<'_>, i: usize, key: &[u8]) -> bool {
 pub struct Layout {
     keys: &'static [&'static str],
     block: &'static [u8],
+    /// Where each key starts in `block`, when the generated code gave them
+    /// ([`with_starts`](Self::with_starts)); empty otherwise.
+    starts: &'static [u32],
 }
 
 impl Layout {
@@ -527,7 +548,34 @@ impl Layout {
             i += 1;
         }
         assert!(at == block.len(), "block differs from keys");
-        Layout { keys, block }
+        Layout {
+            keys,
+            block,
+            starts: &[],
+        }
+    }
+
+    /// [`new`](Self::new), with `starts[i]` the position of key `i` in
+    /// `block` (what code generators emit): the proof then checks every
+    /// offset of a keys vector against its key's start independently, in
+    /// one pass the compiler vectorises, where without them each offset
+    /// depends on the lengths of the keys before it. Checked when evaluated.
+    pub const fn with_starts(
+        keys: &'static [&'static str],
+        block: &'static [u8],
+        starts: &'static [u32],
+    ) -> Layout {
+        let mut layout = Layout::new(keys, block);
+        assert!(starts.len() == keys.len(), "one start per key");
+        let mut at = 0;
+        let mut i = 0;
+        while i < keys.len() {
+            assert!(starts[i] as usize == at, "start differs from the block");
+            at += keys[i].len() + 1;
+            i += 1;
+        }
+        layout.starts = starts;
+        layout
     }
 
     /// Wire names in wire order.
@@ -543,8 +591,22 @@ impl Layout {
     /// True when the keys of `map` are exactly [`keys`](Self::keys), in order.
     /// Never reads outside the buffer; a key that cannot be read is a mismatch.
     pub fn proves(&self, map: &MapReader<'_>) -> bool {
-        proves_keys(map, self.block, self.keys.iter().map(|k| k.as_bytes()))
+        let keys = self.keys.iter().map(|k| k.as_bytes());
+        if self.starts.len() == self.keys.len() {
+            proves_keys(map, self.block, Starts::Given(self.starts), keys)
+        } else {
+            proves_keys(map, self.block, Starts::FromLengths, keys)
+        }
     }
+}
+
+/// How [`proves_keys`] learns where each key starts in its block.
+#[derive(Clone, Copy)]
+enum Starts<'s> {
+    /// Precomputed: each offset is checked on its own (vectorised).
+    Given(&'s [u32]),
+    /// Summed from the keys' lengths as the offsets are read.
+    FromLengths,
 }
 
 /// True when the keys of `map` are exactly `keys` (in order), which are the
@@ -553,7 +615,7 @@ impl Layout {
 /// one read of the offsets; keys laid out any other way (by another writer)
 /// are compared one by one. Never reads outside the buffer; a key that
 /// cannot be read is a mismatch.
-fn proves_keys<'k, K>(map: &MapReader<'_>, block: &[u8], keys: K) -> bool
+fn proves_keys<'k, K>(map: &MapReader<'_>, block: &[u8], starts: Starts<'_>, keys: K) -> bool
 where
     K: ExactSizeIterator<Item = &'k [u8]> + Clone,
 {
@@ -569,12 +631,22 @@ where
         return false;
     };
     if buf.get(p0..p0.wrapping_add(block.len())) == Some(block) {
-        let lens = keys.clone().map(<[u8]>::len);
-        let together = match w {
-            1 => offsets_into_block::<1>(buf, data, p0, lens),
-            2 => offsets_into_block::<2>(buf, data, p0, lens),
-            4 => offsets_into_block::<4>(buf, data, p0, lens),
-            _ => offsets_into_block::<8>(buf, data, p0, lens),
+        let together = match starts {
+            Starts::Given(starts) => match w {
+                1 => offsets_at_starts::<1>(buf, data, p0, starts),
+                2 => offsets_at_starts::<2>(buf, data, p0, starts),
+                4 => offsets_at_starts::<4>(buf, data, p0, starts),
+                _ => offsets_at_starts::<8>(buf, data, p0, starts),
+            },
+            Starts::FromLengths => {
+                let lens = keys.clone().map(<[u8]>::len);
+                match w {
+                    1 => offsets_into_block::<1>(buf, data, p0, lens),
+                    2 => offsets_into_block::<2>(buf, data, p0, lens),
+                    4 => offsets_into_block::<4>(buf, data, p0, lens),
+                    _ => offsets_into_block::<8>(buf, data, p0, lens),
+                }
+            }
         };
         if together {
             return true;
@@ -608,6 +680,46 @@ fn offsets_into_block<const W: usize>(
         expect = expect.wrapping_add(W as u64).wrapping_sub(len as u64 + 1);
     }
     true
+}
+
+/// [`offsets_into_block`] with the keys' starts in the block given: offset
+/// `i` must be `data + i * W - (p0 + starts[i])`, so `offset + starts[i] -
+/// i * W` is `data - p0` for every `i`. Each term is independent of the
+/// others and they are folded without an early exit, so the loop
+/// vectorises (in 32-bit lanes when every expected offset fits in 32 bits).
+/// In wrapping arithmetic the equality holds for exactly one offset value
+/// below the lanes' modulus, and the true offset is below it.
+#[inline]
+fn offsets_at_starts<const W: usize>(buf: &[u8], data: usize, p0: usize, starts: &[u32]) -> bool {
+    let Some(offsets) = buf.get(data..data + starts.len() * W) else {
+        return false;
+    };
+    let base = data - p0;
+    // Every expected offset is at most `base + len * W`.
+    if W <= 4 && u32::try_from(base + starts.len() * W).is_ok() {
+        let base = base as u32;
+        let mut differs = 0u32;
+        for (i, (chunk, &start)) in offsets.chunks_exact(W).zip(starts).enumerate() {
+            let mut word = [0u8; 4];
+            word[..W].copy_from_slice(chunk);
+            let at = u32::from_le_bytes(word)
+                .wrapping_add(start)
+                .wrapping_sub((i * W) as u32);
+            differs |= at ^ base;
+        }
+        return differs == 0;
+    }
+    let base = base as u64;
+    let mut differs = 0u64;
+    for (i, (chunk, &start)) in offsets.chunks_exact(W).zip(starts).enumerate() {
+        let mut word = [0u8; 8];
+        word[..W].copy_from_slice(chunk);
+        let at = u64::from_le_bytes(word)
+            .wrapping_add(u64::from(start))
+            .wrapping_sub((i * W) as u64);
+        differs |= at ^ base;
+    }
+    differs == 0
 }
 
 /// The value of a field: by position when the layout is proven, else by key.
@@ -785,6 +897,13 @@ pub mod field {
         index: usize,
         key: &'static str,
     ) -> Result<Option<Option<Reader<'a>>>> {
+        // A null in its slot (the usual absent value of an optional field)
+        // is answered from the type byte, without a reader.
+        if fast
+            && matches!(m.values().slot(index), Some((p, _, _)) if p >> 2 == FlexType::Null as u8)
+        {
+            return Ok(Some(None));
+        }
         Ok(lookup(m, fast, index, key)?.map(|v| (!v.is_null()).then_some(v)))
     }
 
@@ -1469,6 +1588,73 @@ mod tests {
         }
         // Every phase, width and layout was kept, and the second pass used them.
         assert!(kept.tails.len() >= 3 * 3 * 8 / 2, "{}", kept.tails.len());
+    }
+
+    /// The proof from precomputed key starts (what generated code uses), the
+    /// proof from key lengths and a key-by-key comparison accept exactly the
+    /// same maps: on keys vectors of 1-, 2- and 4-byte offsets, each of
+    /// whose bytes (and the size and block before it) is changed in turn.
+    #[test]
+    fn proofs_from_starts_and_from_lengths_agree_on_mutations() {
+        const KEYS: [&str; 3] = ["a", "bb", "ccc"];
+        const BLOCK: &[u8] = b"a\0bb\0ccc\0";
+        const BY_LENGTH: Layout = Layout::new(&KEYS, BLOCK);
+        const BY_START: Layout = Layout::with_starts(&KEYS, BLOCK, &[0, 2, 5]);
+        let runtime = RuntimeLayout::new(&KEYS).unwrap();
+        let mut checked = 0;
+        for (prefix, min) in [(0, BitWidth::W8), (300, BitWidth::W8), (0, BitWidth::W32)] {
+            let mut cx = EncodeContext::default();
+            let mut b = Builder::with_options(typed_builder_options());
+            b.force_min_width(min);
+            b.start_vector();
+            b.string(&"p".repeat(prefix));
+            let kv = cx.key_vector_for(&mut b, 1, &BY_START).unwrap();
+            b.start_map();
+            for i in 0..3 {
+                b.int(i);
+            }
+            b.end_map_with_keys(&kv).unwrap();
+            b.end_vector().unwrap();
+            let bytes = b.finish_vec().unwrap();
+            let m = verify(&bytes)
+                .unwrap()
+                .root()
+                .index(1)
+                .unwrap()
+                .as_map()
+                .unwrap();
+            assert!(BY_START.proves(&m) && BY_LENGTH.proves(&m) && runtime.proves(&m));
+            let (data, w) = (m.keys().data_offset(), m.keys().element_width());
+            let from = data - w - BLOCK.len() - 1;
+            for at in from..data + 3 * w {
+                for delta in [1u8, 2, 3, 0x80, 0xff] {
+                    let mut bad = bytes.clone();
+                    bad[at] = bad[at].wrapping_add(delta);
+                    // The same map read from the changed bytes (unverified).
+                    let Ok(m) = Reader::new(&bad)
+                        .and_then(|r| r.index(1))
+                        .and_then(|r| r.as_map())
+                    else {
+                        continue;
+                    };
+                    let kv = m.keys();
+                    let by_key = kv.len() == 3
+                        && KEYS
+                            .iter()
+                            .enumerate()
+                            .all(|(i, k)| key_is(&kv, i, k.as_bytes()));
+                    assert_eq!(
+                        BY_START.proves(&m),
+                        by_key,
+                        "byte {at} + {delta}, {prefix} {min:?}"
+                    );
+                    assert_eq!(BY_LENGTH.proves(&m), by_key, "byte {at} + {delta}");
+                    assert_eq!(runtime.proves(&m), by_key, "byte {at} + {delta}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100, "{checked}");
     }
 
     #[test]

@@ -469,10 +469,19 @@ impl super::ModuleItems for Gen<'_> {
             1,
             "/// The keys and how generated encoders lay them out (proves a map's keys in one comparison).",
         );
+        let starts: Vec<String> = mp
+            .wire_fields()
+            .scan(0usize, |at, f| {
+                let start = *at;
+                *at += f.def.wire_name.len() + 1;
+                Some(start.to_string())
+            })
+            .collect();
         self.line(
             1,
             &format!(
-                "pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b\"{block}\");"
+                "pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b\"{block}\", &[{}]);",
+                starts.join(", ")
             ),
         );
         self.line(0, "}\n");

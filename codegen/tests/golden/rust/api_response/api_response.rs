@@ -23,7 +23,7 @@ impl ApiResponse {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["items", "page", "status", "total"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"items\0page\0status\0total\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"items\0page\0status\0total\0", &[0, 6, 11, 18]);
 }
 
 impl flexbuf::FlexCoder for ApiResponse {
@@ -190,7 +190,7 @@ impl ApiItem {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["category", "created_at", "dimensions", "id", "in_stock", "name", "price", "quantity", "rating", "seller", "sku", "tags"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"category\0created_at\0dimensions\0id\0in_stock\0name\0price\0quantity\0rating\0seller\0sku\0tags\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"category\0created_at\0dimensions\0id\0in_stock\0name\0price\0quantity\0rating\0seller\0sku\0tags\0", &[0, 9, 20, 31, 34, 43, 48, 54, 63, 70, 77, 81]);
 }
 
 impl flexbuf::FlexCoder for ApiItem {
@@ -449,7 +449,7 @@ impl Dimensions {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["d", "h", "w"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"d\0h\0w\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"d\0h\0w\0", &[0, 2, 4]);
 }
 
 impl flexbuf::FlexCoder for Dimensions {
@@ -555,7 +555,7 @@ impl Seller {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["id", "name"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"id\0name\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"id\0name\0", &[0, 3]);
 }
 
 impl flexbuf::FlexCoder for Seller {

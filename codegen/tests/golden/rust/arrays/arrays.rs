@@ -93,7 +93,7 @@ impl Body {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["big", "flags", "level", "matrix", "pos", "quat", "small", "span", "tint", "ubig", "uuid"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"big\0flags\0level\0matrix\0pos\0quat\0small\0span\0tint\0ubig\0uuid\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"big\0flags\0level\0matrix\0pos\0quat\0small\0span\0tint\0ubig\0uuid\0", &[0, 4, 10, 16, 23, 27, 32, 38, 43, 48, 53]);
 }
 
 impl flexbuf::FlexCoder for Body {
@@ -281,7 +281,7 @@ impl Track {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["anchor", "marks", "points"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"anchor\0marks\0points\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"anchor\0marks\0points\0", &[0, 7, 13]);
 }
 
 impl flexbuf::FlexCoder for Track {
@@ -426,7 +426,7 @@ impl Wide {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["samples"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"samples\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"samples\0", &[0]);
 }
 
 impl Default for Wide {

@@ -24,7 +24,7 @@ impl ChatThread {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["messages", "participants", "thread_id", "title"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"messages\0participants\0thread_id\0title\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"messages\0participants\0thread_id\0title\0", &[0, 9, 22, 32]);
 }
 
 impl flexbuf::FlexCoder for ChatThread {
@@ -181,7 +181,7 @@ impl Participant {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["avatar", "handle", "id", "name", "role"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"avatar\0handle\0id\0name\0role\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"avatar\0handle\0id\0name\0role\0", &[0, 7, 14, 17, 22]);
 }
 
 impl flexbuf::FlexCoder for Participant {
@@ -354,7 +354,7 @@ impl ChatMessage {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["attachments", "author", "edited", "id", "kind", "metadata", "reactions", "reply_to", "sent_at", "text"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"attachments\0author\0edited\0id\0kind\0metadata\0reactions\0reply_to\0sent_at\0text\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"attachments\0author\0edited\0id\0kind\0metadata\0reactions\0reply_to\0sent_at\0text\0", &[0, 12, 19, 26, 29, 34, 43, 53, 62, 70]);
 }
 
 impl flexbuf::FlexCoder for ChatMessage {
@@ -613,7 +613,7 @@ impl Attachment {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["alt", "height", "mime", "name", "sha256", "size", "type", "url", "width"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"alt\0height\0mime\0name\0sha256\0size\0type\0url\0width\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"alt\0height\0mime\0name\0sha256\0size\0type\0url\0width\0", &[0, 4, 11, 16, 21, 28, 33, 38, 42]);
 }
 
 impl flexbuf::FlexCoder for Attachment {
@@ -894,7 +894,7 @@ impl ChatMetadata {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["actor", "client", "closes_at", "event", "lang", "multiple", "options", "votes"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"actor\0client\0closes_at\0event\0lang\0multiple\0options\0votes\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"actor\0client\0closes_at\0event\0lang\0multiple\0options\0votes\0", &[0, 6, 13, 23, 29, 34, 43, 51]);
 }
 
 impl flexbuf::FlexCoder for ChatMetadata {

@@ -25,7 +25,7 @@ impl DeepLevel {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["child", "depth", "even", "label", "weight"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"child\0depth\0even\0label\0weight\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"child\0depth\0even\0label\0weight\0", &[0, 6, 12, 17, 23]);
 }
 
 impl flexbuf::FlexCoder for DeepLevel {

@@ -158,7 +158,7 @@ impl Profile {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["active", "age", "id", "nickname", "note", "score", "tint"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"active\0age\0id\0nickname\0note\0score\0tint\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"active\0age\0id\0nickname\0note\0score\0tint\0", &[0, 7, 11, 14, 23, 28, 34]);
 }
 
 impl Default for Profile {
@@ -419,7 +419,7 @@ impl Address {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["street", "zip"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"street\0zip\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"street\0zip\0", &[0, 7]);
 }
 
 impl flexbuf::FlexCoder for Address {
@@ -535,7 +535,7 @@ impl Contact {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["email", "phone"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"email\0phone\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"email\0phone\0", &[0, 6]);
 }
 
 impl Default for Contact {
@@ -680,7 +680,7 @@ impl Settings {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["color", "limits", "muted", "nickname", "ratio", "tags", "theme", "volume"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"color\0limits\0muted\0nickname\0ratio\0tags\0theme\0volume\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"color\0limits\0muted\0nickname\0ratio\0tags\0theme\0volume\0", &[0, 6, 13, 19, 28, 34, 39, 45]);
 }
 
 impl Default for Settings {
@@ -920,7 +920,7 @@ impl Empty {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &[];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"", &[]);
 }
 
 impl flexbuf::FlexCoder for Empty {
@@ -996,7 +996,7 @@ impl Circle {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["radius"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"radius\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"radius\0", &[0]);
 }
 
 impl flexbuf::FlexCoder for Circle {
@@ -1082,7 +1082,7 @@ impl Square {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["side"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"side\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"side\0", &[0]);
 }
 
 impl flexbuf::FlexCoder for Square {
@@ -1180,7 +1180,7 @@ impl Canvas {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["color", "layers", "level", "palette", "shape", "shapes", "tint"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"color\0layers\0level\0palette\0shape\0shapes\0tint\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"color\0layers\0level\0palette\0shape\0shapes\0tint\0", &[0, 6, 13, 19, 27, 33, 40]);
 }
 
 impl Default for Canvas {
@@ -1424,7 +1424,7 @@ impl Seller {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["id", "name", "rating"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"id\0name\0rating\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"id\0name\0rating\0", &[0, 3, 8]);
 }
 
 impl flexbuf::FlexCoder for Seller {
@@ -1559,7 +1559,7 @@ impl Item {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["price", "qty", "seller", "sku", "tags"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"price\0qty\0seller\0sku\0tags\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"price\0qty\0seller\0sku\0tags\0", &[0, 6, 10, 17, 21]);
 }
 
 impl flexbuf::FlexCoder for Item {
@@ -1728,7 +1728,7 @@ impl Order {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["by_sku", "display label", "id", "items", "matrix", "notes", "sellers"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"by_sku\0display label\0id\0items\0matrix\0notes\0sellers\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"by_sku\0display label\0id\0items\0matrix\0notes\0sellers\0", &[0, 7, 21, 24, 30, 37, 43]);
 }
 
 impl flexbuf::FlexCoder for Order {
@@ -1953,7 +1953,7 @@ impl Ranges {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["data", "f32v", "f64v", "flag", "i16v", "i32v", "i64v", "i8v", "u16v", "u32v", "u64v", "u8v"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"data\0f32v\0f64v\0flag\0i16v\0i32v\0i64v\0i8v\0u16v\0u32v\0u64v\0u8v\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"data\0f32v\0f64v\0flag\0i16v\0i32v\0i64v\0i8v\0u16v\0u32v\0u64v\0u8v\0", &[0, 5, 10, 15, 20, 25, 30, 35, 39, 44, 49, 54]);
 }
 
 impl flexbuf::FlexCoder for Ranges {
@@ -2225,7 +2225,7 @@ impl Vectors {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["blobs", "bools", "colors", "f32s", "f64s", "i16s", "i64s", "u32s", "u64s", "u8s"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"blobs\0bools\0colors\0f32s\0f64s\0i16s\0i64s\0u32s\0u64s\0u8s\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"blobs\0bools\0colors\0f32s\0f64s\0i16s\0i64s\0u32s\0u64s\0u8s\0", &[0, 6, 12, 19, 24, 29, 34, 39, 44, 49]);
 }
 
 impl flexbuf::FlexCoder for Vectors {

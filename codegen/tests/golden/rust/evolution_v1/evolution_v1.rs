@@ -102,7 +102,7 @@ impl AddOptional {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["id"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"id\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"id\0", &[0]);
 }
 
 impl flexbuf::FlexCoder for AddOptional {
@@ -188,7 +188,7 @@ impl AddRequired {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["id"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"id\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"id\0", &[0]);
 }
 
 impl flexbuf::FlexCoder for AddRequired {
@@ -276,7 +276,7 @@ impl RemoveField {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["id", "legacy"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"id\0legacy\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"id\0legacy\0", &[0, 3]);
 }
 
 impl flexbuf::FlexCoder for RemoveField {
@@ -391,7 +391,7 @@ impl Rename {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["title", "year"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"title\0year\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"title\0year\0", &[0, 6]);
 }
 
 impl flexbuf::FlexCoder for Rename {
@@ -508,7 +508,7 @@ impl Reorder {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["a", "b", "c"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"a\0b\0c\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"a\0b\0c\0", &[0, 2, 4]);
 }
 
 impl flexbuf::FlexCoder for Reorder {
@@ -637,7 +637,7 @@ impl Widen {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["count", "samples"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"count\0samples\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"count\0samples\0", &[0, 6]);
 }
 
 impl flexbuf::FlexCoder for Widen {
@@ -750,7 +750,7 @@ impl Retype {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["code"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"code\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"code\0", &[0]);
 }
 
 impl flexbuf::FlexCoder for Retype {
@@ -851,7 +851,7 @@ impl Member {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["name", "status"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"name\0status\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"name\0status\0", &[0, 5]);
 }
 
 impl flexbuf::FlexCoder for Member {
@@ -964,7 +964,7 @@ impl Team {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["members"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"members\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"members\0", &[0]);
 }
 
 impl flexbuf::FlexCoder for Team {
@@ -1067,7 +1067,7 @@ impl Owner {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["pet"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"pet\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"pet\0", &[0]);
 }
 
 impl flexbuf::FlexCoder for Owner {

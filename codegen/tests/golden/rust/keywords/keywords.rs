@@ -215,7 +215,7 @@ impl Object {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["None", "True", "__proto__", "async", "b", "class", "cls", "constructor", "crate", "cx", "decode", "def", "encode", "fast", "flexMap", "fn", "fromBytes", "fun", "in", "init", "is", "keys", "kind", "let", "m", "map", "match", "new", "object", "other", "r", "raw", "read", "readField", "self", "super", "type", "typeof", "val", "value", "when", "yield"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"None\0True\0__proto__\0async\0b\0class\0cls\0constructor\0crate\0cx\0decode\0def\0encode\0fast\0flexMap\0fn\0fromBytes\0fun\0in\0init\0is\0keys\0kind\0let\0m\0map\0match\0new\0object\0other\0r\0raw\0read\0readField\0self\0super\0type\0typeof\0val\0value\0when\0yield\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"None\0True\0__proto__\0async\0b\0class\0cls\0constructor\0crate\0cx\0decode\0def\0encode\0fast\0flexMap\0fn\0fromBytes\0fun\0in\0init\0is\0keys\0kind\0let\0m\0map\0match\0new\0object\0other\0r\0raw\0read\0readField\0self\0super\0type\0typeof\0val\0value\0when\0yield\0", &[0, 5, 10, 20, 26, 28, 34, 38, 50, 56, 59, 66, 70, 77, 82, 90, 93, 103, 107, 110, 115, 118, 123, 128, 132, 134, 138, 144, 148, 155, 161, 163, 167, 172, 182, 187, 193, 198, 205, 209, 215, 220]);
 }
 
 impl flexbuf::FlexCoder for Object {
@@ -899,7 +899,7 @@ impl String {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["o", "s", "v"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"o\0s\0v\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"o\0s\0v\0", &[0, 2, 4]);
 }
 
 impl flexbuf::FlexCoder for String {
@@ -1034,7 +1034,7 @@ impl List {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["items"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"items\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"items\0", &[0]);
 }
 
 impl flexbuf::FlexCoder for List {
@@ -1139,7 +1139,7 @@ impl Result {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["ok", "value"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"ok\0value\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"ok\0value\0", &[0, 3]);
 }
 
 impl flexbuf::FlexCoder for Result {
@@ -1262,7 +1262,7 @@ impl Error {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["code", "message"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"code\0message\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"code\0message\0", &[0, 5]);
 }
 
 impl Default for Error {
@@ -1393,7 +1393,7 @@ impl Option {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["some"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"some\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"some\0", &[0]);
 }
 
 impl flexbuf::FlexCoder for Option {
@@ -1487,7 +1487,7 @@ impl Vec {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["x"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"x\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"x\0", &[0]);
 }
 
 impl Default for Vec {
@@ -1581,7 +1581,7 @@ impl Box {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["inner"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"inner\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"inner\0", &[0]);
 }
 
 impl flexbuf::FlexCoder for Box {
@@ -1675,7 +1675,7 @@ impl Map {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["entries"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"entries\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"entries\0", &[0]);
 }
 
 impl flexbuf::FlexCoder for Map {
@@ -1779,7 +1779,7 @@ impl Array {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["a"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"a\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"a\0", &[0]);
 }
 
 impl flexbuf::FlexCoder for Array {

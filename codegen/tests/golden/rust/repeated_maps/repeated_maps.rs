@@ -17,7 +17,7 @@ impl RepeatedMaps {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["rows"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"rows\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"rows\0", &[0]);
 }
 
 impl flexbuf::FlexCoder for RepeatedMaps {
@@ -134,7 +134,7 @@ impl RepeatedRow {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["active", "balance", "id", "logins", "name", "region", "status", "updated_at"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"active\0balance\0id\0logins\0name\0region\0status\0updated_at\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"active\0balance\0id\0logins\0name\0region\0status\0updated_at\0", &[0, 7, 15, 18, 25, 30, 37, 44]);
 }
 
 impl flexbuf::FlexCoder for RepeatedRow {

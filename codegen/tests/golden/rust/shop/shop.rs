@@ -115,7 +115,7 @@ impl Geo {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["lat", "lon"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"lat\0lon\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"lat\0lon\0", &[0, 4]);
 }
 
 impl flexbuf::FlexCoder for Geo {
@@ -216,7 +216,7 @@ impl Image {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["alt", "height", "url", "width"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"alt\0height\0url\0width\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"alt\0height\0url\0width\0", &[0, 4, 11, 15]);
 }
 
 impl flexbuf::FlexCoder for Image {
@@ -381,7 +381,7 @@ impl Address {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["attrs", "city", "displayName", "floor", "geo", "note", "street", "tags", "zip"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"attrs\0city\0displayName\0floor\0geo\0note\0street\0tags\0zip\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"attrs\0city\0displayName\0floor\0geo\0note\0street\0tags\0zip\0", &[0, 6, 11, 23, 29, 33, 38, 45, 50]);
 }
 
 impl Default for Address {

@@ -30,7 +30,7 @@ impl TimeSeries {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["interval_ms", "quality", "sensor", "start", "timestamps", "unit", "values"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"interval_ms\0quality\0sensor\0start\0timestamps\0unit\0values\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"interval_ms\0quality\0sensor\0start\0timestamps\0unit\0values\0", &[0, 12, 20, 27, 33, 44, 49]);
 }
 
 impl flexbuf::FlexCoder for TimeSeries {

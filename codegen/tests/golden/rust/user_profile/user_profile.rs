@@ -77,7 +77,7 @@ impl UserProfile {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["address", "age", "avatar_url", "bio", "birthday", "created_at", "display_name", "email", "email_verified", "id", "is_admin", "is_bot", "karma_ratio", "last_login_at", "linked_accounts", "locale", "phone", "pronouns", "referrer_id", "reputation", "score", "settings", "stats", "subscription", "tags", "timezone", "updated_at", "username", "uuid", "verified", "website"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"address\0age\0avatar_url\0bio\0birthday\0created_at\0display_name\0email\0email_verified\0id\0is_admin\0is_bot\0karma_ratio\0last_login_at\0linked_accounts\0locale\0phone\0pronouns\0referrer_id\0reputation\0score\0settings\0stats\0subscription\0tags\0timezone\0updated_at\0username\0uuid\0verified\0website\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"address\0age\0avatar_url\0bio\0birthday\0created_at\0display_name\0email\0email_verified\0id\0is_admin\0is_bot\0karma_ratio\0last_login_at\0linked_accounts\0locale\0phone\0pronouns\0referrer_id\0reputation\0score\0settings\0stats\0subscription\0tags\0timezone\0updated_at\0username\0uuid\0verified\0website\0", &[0, 8, 12, 23, 27, 36, 47, 60, 66, 81, 84, 93, 100, 112, 126, 142, 149, 155, 164, 176, 187, 193, 202, 208, 221, 226, 235, 246, 255, 260, 269]);
 }
 
 impl flexbuf::FlexCoder for UserProfile {
@@ -626,7 +626,7 @@ impl UserAddress {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["city", "country", "geo", "street", "zip"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"city\0country\0geo\0street\0zip\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"city\0country\0geo\0street\0zip\0", &[0, 5, 13, 17, 24]);
 }
 
 impl flexbuf::FlexCoder for UserAddress {
@@ -783,7 +783,7 @@ impl GeoPoint {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["lat", "lon"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"lat\0lon\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"lat\0lon\0", &[0, 4]);
 }
 
 impl flexbuf::FlexCoder for GeoPoint {
@@ -886,7 +886,7 @@ impl UserSettings {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["font_scale", "language", "notifications", "theme", "two_factor"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"font_scale\0language\0notifications\0theme\0two_factor\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"font_scale\0language\0notifications\0theme\0two_factor\0", &[0, 11, 20, 34, 40]);
 }
 
 impl flexbuf::FlexCoder for UserSettings {
@@ -1045,7 +1045,7 @@ impl NotificationSettings {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["email", "push", "sms"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"email\0push\0sms\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"email\0push\0sms\0", &[0, 6, 11]);
 }
 
 impl flexbuf::FlexCoder for NotificationSettings {
@@ -1155,7 +1155,7 @@ impl LinkedAccount {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["handle", "linked_at", "primary", "provider"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"handle\0linked_at\0primary\0provider\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"handle\0linked_at\0primary\0provider\0", &[0, 7, 17, 25]);
 }
 
 impl flexbuf::FlexCoder for LinkedAccount {
@@ -1306,7 +1306,7 @@ impl UserStats {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["bytes_uploaded", "comments", "followers", "following", "likes_received", "posts"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"bytes_uploaded\0comments\0followers\0following\0likes_received\0posts\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"bytes_uploaded\0comments\0followers\0following\0likes_received\0posts\0", &[0, 15, 24, 34, 44, 59]);
 }
 
 impl flexbuf::FlexCoder for UserStats {
@@ -1443,7 +1443,7 @@ impl Subscription {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["plan", "price", "renews_at", "seats"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"plan\0price\0renews_at\0seats\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"plan\0price\0renews_at\0seats\0", &[0, 5, 11, 21]);
 }
 
 impl flexbuf::FlexCoder for Subscription {

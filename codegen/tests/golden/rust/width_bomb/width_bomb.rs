@@ -17,7 +17,7 @@ impl WidthBomb {
     /// Wire names in wire order: the keys vector every encoded map of this type shares.
     pub const WIRE_KEYS: &'static [&'static str] = &["values"];
     /// The keys and how generated encoders lay them out (proves a map's keys in one comparison).
-    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::new(Self::WIRE_KEYS, b"values\0");
+    pub const LAYOUT: flexbuf::typed::Layout = flexbuf::typed::Layout::with_starts(Self::WIRE_KEYS, b"values\0", &[0]);
 }
 
 impl flexbuf::FlexCoder for WidthBomb {
