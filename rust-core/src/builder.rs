@@ -482,7 +482,7 @@ impl Builder {
                 return;
             }
         }
-        self.create_blob(bytes, true, FlexType::String);
+        self.write_blob(bytes, true, FlexType::String);
     }
 
     /// Pushes every string of `list`, as calling [`string`](Self::string)
@@ -535,13 +535,51 @@ impl Builder {
     }
 
     /// [`create_blob`](Self::create_blob), inlined where it is called in a loop.
+    ///
+    /// One reservation and plain stores: the padding (up to 7 bytes) is
+    /// cleared by one 8-byte store of zeros, the length by one 8-byte store
+    /// (its bytes above the width are zeros, which the data then covers), and
+    /// short data by two overlapping word stores.
     #[inline(always)]
     fn write_blob(&mut self, data: &[u8], nul: bool, ty: FlexType) {
-        let width = BitWidth::of_u64(data.len() as u64);
-        self.align(width);
-        self.write_uint(data.len() as u64, width.bytes());
-        let loc = self.buf.len();
-        crate::word::append_short(&mut self.buf, data, nul);
+        let n = data.len();
+        let width = BitWidth::of_u64(n as u64);
+        let wb = width.bytes();
+        let start = self.buf.len();
+        let at = start + padding(start, wb);
+        let loc = at + wb;
+        // Padding below 8, then at least 8 bytes from `at`, or the length,
+        // the data and the NUL, whichever ends later: at most `n + 16`.
+        self.buf.reserve(n + 16);
+        // SAFETY: `n + 16` bytes are reserved past `start`. The zero store
+        // covers `start..start + 8`, the length store `at..at + 8` (`at <
+        // start + 8`), the data `loc..loc + n` and the NUL `loc + n`, all
+        // below `start + 7 + 8 + n + 1`. Every byte up to the new length is
+        // written: `start..at` by the zeros, `at..loc` by the length, then
+        // the data and the NUL.
+        unsafe {
+            let base = self.buf.as_mut_ptr();
+            (base.add(start) as *mut u64).write_unaligned(0);
+            (base.add(at) as *mut u64).write_unaligned((n as u64).to_le());
+            let p = base.add(loc);
+            if n > 16 {
+                core::ptr::copy_nonoverlapping(data.as_ptr(), p, n);
+            } else if n >= 8 {
+                (p as *mut u64).write_unaligned(crate::word::word(data, 0).to_le());
+                (p.add(n - 8) as *mut u64).write_unaligned(crate::word::word(data, n - 8).to_le());
+            } else if n >= 4 {
+                let head = u32::from_le_bytes(crate::word::load(data, 0));
+                let tail = u32::from_le_bytes(crate::word::load(data, n - 4));
+                (p as *mut u32).write_unaligned(head.to_le());
+                (p.add(n - 4) as *mut u32).write_unaligned(tail.to_le());
+            } else {
+                for (i, &b) in data.iter().enumerate() {
+                    *p.add(i) = b;
+                }
+            }
+            *p.add(n) = 0;
+            self.buf.set_len(loc + n + nul as usize);
+        }
         self.stack.push(Slot::new(loc as u64, ty, width));
     }
 
@@ -2410,6 +2448,61 @@ mod tests {
         );
         b.int(5);
         assert_eq!(hex(b.finish().unwrap()), "050401");
+    }
+
+    /// Strings and blobs are laid out as the format says, whatever the
+    /// alignment they start at: zeros up to the length's width, the length
+    /// in that width, the bytes, and a NUL after a string; checked against
+    /// bytes assembled here, for lengths around every word-store case and
+    /// width limit, after 0 to 8 bytes already in the buffer.
+    #[test]
+    fn strings_and_blobs_are_padded_sized_and_terminated() {
+        for n in (0..=40).chain([255, 256, 257, 65_535, 65_536]) {
+            let text: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            for before in 0..=8usize {
+                for string in [true, false] {
+                    let mut b = Builder::new();
+                    b.start_vector();
+                    // `before` bytes of blob data after a one-byte length.
+                    if before > 0 {
+                        b.blob(&vec![0xee; before - 1]);
+                    }
+                    let start = b.buf.len();
+                    if string {
+                        b.string(core::str::from_utf8(&text).unwrap());
+                    } else {
+                        b.blob(&text);
+                    }
+                    let w = BitWidth::of_u64(n as u64).bytes();
+                    let mut expected = vec![0u8; padding(start, w)];
+                    expected.extend_from_slice(&(n as u64).to_le_bytes()[..w]);
+                    expected.extend_from_slice(&text);
+                    if string {
+                        expected.push(0);
+                    }
+                    assert_eq!(
+                        &b.buf[start..],
+                        &expected[..],
+                        "n {n} before {before} string {string}"
+                    );
+                    let slot = *b.stack.last().unwrap();
+                    assert_eq!(
+                        slot.data as usize,
+                        start + expected.len() - n - string as usize
+                    );
+                    b.end_vector().unwrap();
+                    let bytes = b.finish_vec().unwrap();
+                    let root = crate::verify(&bytes).unwrap().root();
+                    let last = root.index(root.len().unwrap() - 1).unwrap();
+                    let read = if string {
+                        last.as_str().unwrap().as_bytes()
+                    } else {
+                        last.as_blob().unwrap()
+                    };
+                    assert_eq!(read, &text[..]);
+                }
+            }
+        }
     }
 
     #[test]
