@@ -436,24 +436,31 @@ impl Builder {
         let pooled = self.options.share.contains(ShareFlags::KEYS);
         // The common case, inlined: a key already in the pool (it was
         // checked for NUL when it came first).
-        if pooled {
-            if let Some(at) = self.key_pool.find_probe(&self.buf, &probe) {
-                self.stack.push(Slot::key(at, bytes.len()));
-                return;
+        // `free`: the pool's empty slot for a new key (`None`: not pooled).
+        let free = if pooled {
+            match self.key_pool.find_probe_or_slot(&self.buf, &probe) {
+                Ok(at) => {
+                    self.stack.push(Slot::key(at, bytes.len()));
+                    return;
+                }
+                Err(free) => Some(free),
             }
-        }
-        self.new_key(bytes, probe, pooled);
+        } else {
+            None
+        };
+        self.new_key(bytes, probe, free);
     }
 
-    /// A key not written yet: checked, written, and pooled when `pooled`.
+    /// A key not written yet: checked, written, and pooled in table slot
+    /// `free` when given.
     #[inline(never)]
-    fn new_key(&mut self, key: &[u8], probe: Probe, pooled: bool) {
+    fn new_key(&mut self, key: &[u8], probe: Probe, free: Option<usize>) {
         if probe.has_nul() {
             self.fail(BuilderError::NulInKey.into());
         }
         let loc = self.buf.len();
-        if pooled {
-            self.key_pool.insert_probe(&probe, loc);
+        if let Some(free) = free {
+            self.key_pool.insert_probe_at(&probe, loc, free);
         }
         self.write_key_bytes(key);
         self.stack.push(Slot::key(loc, key.len()));

@@ -277,6 +277,54 @@ impl BytesPool {
         });
     }
 
+    /// [`find_probe`](Self::find_probe), or on a miss the empty table slot
+    /// where the search ended (`usize::MAX` before the table exists), for
+    /// [`insert_probe_at`](Self::insert_probe_at) to fill without probing
+    /// again.
+    #[inline(always)]
+    pub(crate) fn find_probe_or_slot(&self, buf: &[u8], probe: &Probe) -> Result<usize, usize> {
+        if self.table.is_empty() {
+            return Err(usize::MAX);
+        }
+        let mask = self.table.len() - 1;
+        let mut i = probe.hash as usize & mask;
+        let n = probe.bytes.len();
+        loop {
+            let slot = self.table[i];
+            if slot == 0 {
+                return Err(i);
+            }
+            let e = &self.entries[slot as usize - 1];
+            let same = if n <= SHORT {
+                e.len == n && e.words == probe.words
+            } else {
+                e.hash == probe.hash && e.len == n && buf.get(e.off..e.off + n) == Some(probe.bytes)
+            };
+            if same {
+                return Ok(e.off);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Records `probe`'s bytes at `off` in table slot `free`, which
+    /// [`find_probe_or_slot`](Self::find_probe_or_slot) returned for it with
+    /// nothing inserted since; probes again when the table must grow first.
+    #[inline]
+    pub(crate) fn insert_probe_at(&mut self, probe: &Probe, off: usize, free: usize) {
+        let entry = Entry {
+            off,
+            len: probe.bytes.len(),
+            hash: probe.hash,
+            words: probe.words,
+        };
+        if (self.entries.len() + 1) * 2 > self.table.len() || self.table.get(free) != Some(&0) {
+            return self.insert(entry);
+        }
+        self.entries.push(entry);
+        self.table[free] = self.entries.len() as u32;
+    }
+
     /// Not cold: documents of distinct keys (a record, a wide row) insert
     /// nearly every key they push (marked cold, user_profile encoded 6%
     /// slower and wide_map 10-15%).
@@ -417,6 +465,38 @@ mod tests {
             assert!(pool.table.iter().all(|&s| s == 0), "round {round}");
             assert_eq!(pool.find(&buf, key(round * 100)), None);
         }
+    }
+
+    /// Keys inserted into the slot a failed lookup found (through every
+    /// growth of the table, short and long) are all found again, at their
+    /// own offsets, and a lookup after the insert finds what was inserted.
+    #[test]
+    fn inserting_at_the_slot_a_miss_found_keeps_every_key() {
+        let mut buf = Vec::new();
+        let mut at = Vec::new();
+        let mut pool = BytesPool::default();
+        for i in 0..2000u32 {
+            let key = if i % 3 == 0 {
+                format!("a long key number {i:08}")
+            } else {
+                format!("k{i}")
+            };
+            let off = buf.len();
+            let probe = Probe::new(key.as_bytes());
+            let free = pool.find_probe_or_slot(&buf, &probe).expect_err("new key");
+            buf.extend_from_slice(key.as_bytes());
+            pool.insert_probe_at(&probe, off, free);
+            assert_eq!(pool.find_probe_or_slot(&buf, &probe), Ok(off), "{key}");
+            at.push((key, off));
+        }
+        for (key, off) in &at {
+            assert_eq!(
+                pool.find_probe(&buf, &Probe::new(key.as_bytes())),
+                Some(*off),
+                "{key}"
+            );
+        }
+        assert_eq!(pool.find_probe(&buf, &Probe::new(b"absent")), None);
     }
 
     #[test]
