@@ -16,12 +16,18 @@ import kotlinx.serialization.Serializable
 import kotlinx.serialization.descriptors.PrimitiveKind
 import kotlinx.serialization.descriptors.PrimitiveSerialDescriptor
 import kotlinx.serialization.descriptors.SerialDescriptor
+import kotlinx.serialization.descriptors.buildClassSerialDescriptor
+import kotlinx.serialization.descriptors.element
+import kotlinx.serialization.encoding.CompositeDecoder
 import kotlinx.serialization.encoding.Decoder
+import kotlinx.serialization.encoding.decodeStructure
 import kotlinx.serialization.encoding.Encoder
 import kotlinx.serialization.modules.SerializersModule
 import org.junit.jupiter.api.Assertions.assertArrayEquals
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNull
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
 
@@ -62,6 +68,74 @@ data class Mixed(val id: Long, val name: String, val tags: List<String>, val xs:
 
 @Serializable
 data class Abc(val a: Int = 0, val b: Int = 0, val c: Int = 0)
+
+@Serializable @JvmInline
+value class Celsius(val v: Double)
+
+@Serializable
+enum class Mood { HAPPY, SAD }
+
+/** Elements declared out of key order, so reading in element order has to move about the map. */
+@Serializable
+data class Reading(
+    val zeta: String,
+    val alpha: Long,
+    val mid: Celsius,
+    val inner: Scalars?,
+    val mood: Mood,
+    val list: List<Int>,
+    val maybe: String?,
+    val beta: Shape,
+)
+
+/** [Reading] with one more field, which a [Reading] does not know. */
+@Serializable
+data class ReadingPlus(
+    val zeta: String,
+    val alpha: Long,
+    val mid: Celsius,
+    val inner: Scalars?,
+    val mood: Mood,
+    val list: List<Int>,
+    val maybe: String?,
+    val beta: Shape,
+    val zzUnknown: Int = 1,
+)
+
+/** Three fields read by hand, recording whether the decoder offered element order. */
+data class Triple3(val c: Long, val a: String, val b: Boolean)
+
+object Triple3Serializer : KSerializer<Triple3> {
+    var sequential: Boolean? = null
+    override val descriptor: SerialDescriptor = buildClassSerialDescriptor("Triple3") {
+        element<Long>("c")
+        element<String>("a")
+        element<Boolean>("b")
+    }
+    override fun serialize(encoder: Encoder, value: Triple3) = throw UnsupportedOperationException()
+    override fun deserialize(decoder: Decoder): Triple3 = decoder.decodeStructure(descriptor) {
+        var c = 0L
+        var a = ""
+        var b = false
+        sequential = decodeSequentially()
+        if (sequential == true) {
+            c = decodeLongElement(descriptor, 0)
+            a = decodeStringElement(descriptor, 1)
+            b = decodeBooleanElement(descriptor, 2)
+        } else {
+            while (true) {
+                when (val i = decodeElementIndex(descriptor)) {
+                    0 -> c = decodeLongElement(descriptor, 0)
+                    1 -> a = decodeStringElement(descriptor, 1)
+                    2 -> b = decodeBooleanElement(descriptor, 2)
+                    CompositeDecoder.DECODE_DONE -> break
+                    else -> error("index $i")
+                }
+            }
+        }
+        Triple3(c, a, b)
+    }
+}
 
 class FlexFormatTest {
     private val flex = Flex(registry = null, serializersModule = SerializersModule { contextual(Money::class, MoneySerializer) })
@@ -284,5 +358,55 @@ class FlexFormatTest {
             }
         }
         assert(decoded > 0 && refused > 0) { "decoded $decoded, refused $refused" }
+    }
+
+    private fun mapOf3(vararg entries: Pair<String, Any>): ByteArray {
+        val b = FlexBuilder()
+        b.startMap()
+        for ((k, v) in entries.sortedBy { it.first }) {
+            b.key(k)
+            when (v) {
+                is Long -> b.int(v)
+                is String -> b.string(v)
+                is Boolean -> b.bool(v)
+            }
+        }
+        b.endMap()
+        return b.finish()
+    }
+
+    @Test
+    fun classesWithEveryElementPresentAreOfferedElementOrder() {
+        val full = mapOf3("a" to "x", "b" to true, "c" to 7L)
+        assertEquals(Triple3(7, "x", true), Flex.decodeFromByteArray(Triple3Serializer, full))
+        assertTrue(Triple3Serializer.sequential == true)
+        // An unknown key, or a missing one: keys are handed out one by one.
+        val extra = mapOf3("a" to "y", "b" to false, "c" to 8L, "d" to 1L)
+        assertEquals(Triple3(8, "y", false), Flex.decodeFromByteArray(Triple3Serializer, extra))
+        assertFalse(Triple3Serializer.sequential!!)
+        val missing = mapOf3("a" to "z", "c" to 9L)
+        assertEquals(Triple3(9, "z", false), Flex.decodeFromByteArray(Triple3Serializer, missing))
+        assertFalse(Triple3Serializer.sequential!!)
+        // Element order never reads a neighbour's entry: every field of its own type.
+        val wrongType = mapOf3("a" to 1L, "b" to true, "c" to 7L)
+        assertThrows<FlexException> { Flex.decodeFromByteArray(Triple3Serializer, wrongType) }
+    }
+
+    @Test
+    fun elementOrderAndKeyOrderDecodeTheSameValues() {
+        val values = listOf(
+            Reading("z", -5, Celsius(21.5), Scalars(1, 2, 3.5, true, null, "f"), Mood.SAD, listOf(1, 2, 3), null, Shape.Circle(2.0)),
+            Reading("", Long.MAX_VALUE, Celsius(-0.5), null, Mood.HAPPY, emptyList(), "here", Shape.Rect(3, 4)),
+        )
+        for (v in values) {
+            val bytes = Flex.encodeToByteArray(Reading.serializer(), v)
+            // Every element present: read in element order.
+            assertEquals(v, Flex.decodeFromByteArray(Reading.serializer(), bytes))
+            // The same map with one more key: read in key order, to the same value.
+            val plus = ReadingPlus(v.zeta, v.alpha, v.mid, v.inner, v.mood, v.list, v.maybe, v.beta)
+            assertEquals(v, Flex.decodeFromByteArray(Reading.serializer(), Flex.encodeToByteArray(ReadingPlus.serializer(), plus)))
+        }
+        // Buffer after buffer of one class (remembered keys) decode alike.
+        repeat(3) { for (v in values) assertEquals(v, Flex.decodeFromByteArray(Reading.serializer(), Flex.encodeToByteArray(Reading.serializer(), v))) }
     }
 }

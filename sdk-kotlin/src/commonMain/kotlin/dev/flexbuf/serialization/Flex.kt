@@ -27,10 +27,10 @@ import kotlinx.serialization.SerializationStrategy
 import kotlinx.serialization.builtins.ByteArraySerializer
 import kotlinx.serialization.descriptors.SerialDescriptor
 import kotlinx.serialization.descriptors.StructureKind
-import kotlinx.serialization.encoding.AbstractDecoder
 import kotlinx.serialization.encoding.AbstractEncoder
 import kotlinx.serialization.encoding.CompositeDecoder
 import kotlinx.serialization.encoding.CompositeEncoder
+import kotlinx.serialization.encoding.Decoder
 import kotlinx.serialization.modules.EmptySerializersModule
 import kotlinx.serialization.modules.SerializersModule
 
@@ -183,25 +183,26 @@ private class DecodeState(val budget: Budget) {
     var depth = 0
     private val descriptors = arrayOfNulls<SerialDescriptor>(CACHED)
     private val keyVectors = LongArray(CACHED)
-    private val indices = arrayOfNulls<IntArray>(CACHED)
+    private val layouts = arrayOfNulls<ClassLayout>(CACHED)
     private var n = 0
 
     fun enter(at: Int) {
         if (++depth > MAX_DEPTH) throw FlexException(ErrorKind.DepthLimit, at, "deeper than $MAX_DEPTH")
     }
 
-    /** Element index of each key of [map] in [descriptor] ([CompositeDecoder.UNKNOWN_NAME] for unknown keys). */
-    fun indices(descriptor: SerialDescriptor, map: FlexMap): IntArray {
+    /** How the keys of [map] stand to the elements of [descriptor]. */
+    fun layout(descriptor: SerialDescriptor, map: FlexMap): ClassLayout {
         val id = (map.keysOffset.toLong() shl 4) or map.keysWidth.toLong()
-        for (i in 0 until n) if (keyVectors[i] == id && descriptors[i] === descriptor) return indices[i]!!
+        for (i in 0 until n) if (keyVectors[i] == id && descriptors[i] === descriptor) return layouts[i]!!
         val out = KeyLayouts.find(descriptor, map)
-            ?: IntArray(map.size) { descriptor.getElementIndex(map.key(it)) }.also { KeyLayouts.remember(descriptor, map, it) }
+            ?: ClassLayout.of(descriptor, IntArray(map.size) { descriptor.getElementIndex(map.key(it)) })
+                .also { KeyLayouts.remember(descriptor, map, it) }
         budget.bytes(map.size.toLong())
         // Past CACHED class/keys-vector pairs per buffer, the last slot is reused.
         val at = if (n < CACHED) n++ else CACHED - 1
         descriptors[at] = descriptor
         keyVectors[at] = id
-        indices[at] = out
+        layouts[at] = out
         return out
     }
 
@@ -211,8 +212,32 @@ private class DecodeState(val budget: Budget) {
     }
 }
 
-/** The keys of a map decoded as [descriptor] (their UTF-8 bytes, in order) and the element index of each. */
-private class KnownKeys(val descriptor: SerialDescriptor, val keys: Array<ByteArray>, val indices: IntArray)
+/**
+ * How the keys of a map stand to the elements of the class it is decoded as:
+ * [index] gives the element index of each key ([CompositeDecoder.UNKNOWN_NAME]
+ * for keys the class does not have); [entry], when every element has exactly
+ * one key, gives the map entry of each element, so the class can be read in
+ * element order ([CompositeDecoder.decodeSequentially]).
+ */
+private class ClassLayout(val index: IntArray, val entry: IntArray?) {
+    companion object {
+        fun of(descriptor: SerialDescriptor, index: IntArray): ClassLayout {
+            val n = descriptor.elementsCount
+            if (index.size != n) return ClassLayout(index, null)
+            val entry = IntArray(n) { -1 }
+            for (i in index.indices) {
+                val e = index[i]
+                // Unknown, or a second key for one element: read by index, as keys come.
+                if (e < 0 || e >= n || entry[e] >= 0) return ClassLayout(index, null)
+                entry[e] = i
+            }
+            return ClassLayout(index, entry)
+        }
+    }
+}
+
+/** The keys of a map decoded as [descriptor] (their UTF-8 bytes, in order) and their [layout]. */
+private class KnownKeys(val descriptor: SerialDescriptor, val keys: Array<ByteArray>, val layout: ClassLayout)
 
 /**
  * The keys vector seen last per class, across buffers: a class decoded again
@@ -230,31 +255,78 @@ private object KeyLayouts {
 
     private fun slot(descriptor: SerialDescriptor): Int = descriptor.serialName.hashCode() and (SLOTS - 1)
 
-    fun find(descriptor: SerialDescriptor, map: FlexMap): IntArray? {
+    fun find(descriptor: SerialDescriptor, map: FlexMap): ClassLayout? {
         val e = slots[slot(descriptor)] ?: return null
         if (e.descriptor !== descriptor || e.keys.size != map.size) return null
         for (i in e.keys.indices) if (!map.keyEquals(i, e.keys[i])) return null
-        return e.indices
+        return e.layout
     }
 
-    /** Keeps [indices], found by name for the keys of [map] (all of which decoded as valid UTF-8). */
-    fun remember(descriptor: SerialDescriptor, map: FlexMap, indices: IntArray) {
+    /** Keeps [layout], found by name for the keys of [map] (all of which decoded as valid UTF-8). */
+    fun remember(descriptor: SerialDescriptor, map: FlexMap, layout: ClassLayout) {
         if (map.size > MAX_KEYS) return
         val b = map.buffer
         val keys = Array(map.size) { val at = map.keyAt(it); b.copyOfRange(at, keyEnd(b, at)) }
-        slots[slot(descriptor)] = KnownKeys(descriptor, keys, indices)
+        slots[slot(descriptor)] = KnownKeys(descriptor, keys, layout)
     }
 }
 
-/** Reads primitives from [cur]; structures open child decoders over it. */
+/**
+ * Reads primitives from [cur]; structures open child decoders over it.
+ *
+ * Implements [Decoder] and [CompositeDecoder] itself rather than extending
+ * `AbstractDecoder`, whose element reads are final: each element read here
+ * first calls [element] with the element's index, which a class read in
+ * element order ([ClassDecoder]) uses to move to that element's entry.
+ */
 @OptIn(ExperimentalSerializationApi::class)
 private abstract class FlexDecoderBase(
     override val serializersModule: SerializersModule,
     val st: DecodeState,
-) : AbstractDecoder() {
+) : Decoder, CompositeDecoder {
     abstract val cur: FlexRef
 
+    /** Moves to element [index] before it is read (only a class read in element order moves). */
+    protected open fun element(index: Int) {}
+
     override fun decodeElementIndex(descriptor: SerialDescriptor): Int = CompositeDecoder.DECODE_DONE
+
+    override fun decodeBooleanElement(descriptor: SerialDescriptor, index: Int): Boolean { element(index); return decodeBoolean() }
+    override fun decodeByteElement(descriptor: SerialDescriptor, index: Int): Byte { element(index); return decodeByte() }
+    override fun decodeShortElement(descriptor: SerialDescriptor, index: Int): Short { element(index); return decodeShort() }
+    override fun decodeIntElement(descriptor: SerialDescriptor, index: Int): Int { element(index); return decodeInt() }
+    override fun decodeLongElement(descriptor: SerialDescriptor, index: Int): Long { element(index); return decodeLong() }
+    override fun decodeFloatElement(descriptor: SerialDescriptor, index: Int): Float { element(index); return decodeFloat() }
+    override fun decodeDoubleElement(descriptor: SerialDescriptor, index: Int): Double { element(index); return decodeDouble() }
+    override fun decodeCharElement(descriptor: SerialDescriptor, index: Int): Char { element(index); return decodeChar() }
+    override fun decodeStringElement(descriptor: SerialDescriptor, index: Int): String { element(index); return decodeString() }
+
+    override fun decodeInlineElement(descriptor: SerialDescriptor, index: Int): Decoder {
+        element(index)
+        return decodeInline(descriptor.getElementDescriptor(index))
+    }
+
+    override fun decodeInline(descriptor: SerialDescriptor): Decoder = this
+
+    override fun <T> decodeSerializableElement(
+        descriptor: SerialDescriptor,
+        index: Int,
+        deserializer: DeserializationStrategy<T>,
+        previousValue: T?,
+    ): T {
+        element(index)
+        return decodeSerializableValue(deserializer)
+    }
+
+    override fun <T : Any> decodeNullableSerializableElement(
+        descriptor: SerialDescriptor,
+        index: Int,
+        deserializer: DeserializationStrategy<T?>,
+        previousValue: T?,
+    ): T? {
+        element(index)
+        return if (deserializer.descriptor.isNullable || decodeNotNullMark()) decodeSerializableValue(deserializer) else decodeNull()
+    }
 
     override fun beginStructure(descriptor: SerialDescriptor): CompositeDecoder {
         st.budget.node()
@@ -266,7 +338,7 @@ private abstract class FlexDecoderBase(
                 ListDecoder(r.asVector(), serializersModule, st)
             }
             K_MAP -> MapDecoder(r.asMap(), serializersModule, st)
-            else -> r.asMap().let { ClassDecoder(it, st.indices(descriptor, it), serializersModule, st) }
+            else -> r.asMap().let { ClassDecoder(it, st.layout(descriptor, it), serializersModule, st) }
         }
     }
 
@@ -307,7 +379,7 @@ private abstract class FlexDecoderBase(
     @Suppress("UNCHECKED_CAST")
     override fun <T> decodeSerializableValue(deserializer: DeserializationStrategy<T>): T {
         if (deserializer.descriptor == byteArrayDescriptor) return cur.asBlob().also { st.budget.bytes(it.size.toLong()) } as T
-        return super.decodeSerializableValue(deserializer)
+        return deserializer.deserialize(this)
     }
 }
 
@@ -375,8 +447,33 @@ private abstract class ElementsDecoder(val vec: FlexVector, module: SerializersM
     }
 }
 
-private class ClassDecoder(val map: FlexMap, val index: IntArray, module: SerializersModule, st: DecodeState) : ElementsDecoder(map.values, module, st) {
+/**
+ * A class's map. Its entries are read as [decodeElementIndex] hands them out
+ * (keys in wire order, unknown ones skipped); or, when each element of the
+ * class has exactly one entry, in element order without it
+ * ([decodeSequentially]), each element read moving to its entry: the
+ * serializer's code then runs no dispatch per field, which matters most for
+ * classes so large that the JVM leaves their serializer interpreted.
+ */
+private class ClassDecoder(val map: FlexMap, layout: ClassLayout, module: SerializersModule, st: DecodeState) : ElementsDecoder(map.values, module, st) {
+    private val index = layout.index
+    private val entry = layout.entry
     private var next = 0
+    /** The entry [decodeElementIndex] moved to last (read next without moving again), or -1. */
+    private var handed = -1
+
+    override fun decodeSequentially(): Boolean = entry != null
+
+    override fun element(index: Int) {
+        val e = entry ?: return
+        val i = e[index]
+        if (i == handed) {
+            handed = -1
+            return
+        }
+        st.budget.node()
+        moveTo(i)
+    }
 
     override fun decodeElementIndex(descriptor: SerialDescriptor): Int {
         while (next < map.size) {
@@ -385,6 +482,7 @@ private class ClassDecoder(val map: FlexMap, val index: IntArray, module: Serial
             if (idx != CompositeDecoder.UNKNOWN_NAME) {
                 st.budget.node()
                 moveTo(i)
+                handed = i
                 return idx
             }
         }
