@@ -791,6 +791,17 @@ impl Builder {
             Some(Open::Map(s)) => s,
             other => return self.unbalanced(other),
         };
+        // An empty map: nothing to sort or scan, and (as below) its empty
+        // keys vector is never shared.
+        if start == self.stack.len() {
+            if let Some(o) = order {
+                o.clear();
+            }
+            let keys = self.create_empty(true, None);
+            let map = self.create_empty(false, Some(keys));
+            self.stack.push(map);
+            return Ok(());
+        }
         if self.one_pass_map(start) {
             if let Some(o) = order {
                 o.clear();
@@ -1245,6 +1256,9 @@ impl Builder {
         fixed: bool,
         keys: Option<Slot>,
     ) -> Slot {
+        if len == 0 && !fixed {
+            return self.create_empty(typed, keys);
+        }
         let buf_len = self.buf.len();
         let mut width = self.force_min_width.max(BitWidth::of_u64(len as u64));
         let mut prefix = 1;
@@ -1286,6 +1300,32 @@ impl Builder {
             FlexType::Vector
         };
         Slot::new(loc as u64, ty, width)
+    }
+
+    /// The empty vector [`create_vector`](Self::create_vector) writes (an
+    /// empty key vector when `typed`, a map's empty values when `keys` is
+    /// given), without its planning: the width is the minimum (or what the
+    /// offset to `keys` needs), then the padding, the fields and a size of 0.
+    fn create_empty(&mut self, typed: bool, keys: Option<Slot>) -> Slot {
+        let buf_len = self.buf.len();
+        let mut width = self.force_min_width.max(BitWidth::W8);
+        if let Some(k) = keys {
+            width = k.elem_width_from(buf_len, 0, width);
+        }
+        let b = width.bytes();
+        let fields_at = buf_len + padding(buf_len, b);
+        self.buf.resize(fields_at, 0);
+        let ty = match keys {
+            Some(k) => {
+                self.write_uint(fields_at as u64 - k.data, b);
+                self.write_uint(k.width.bytes() as u64, b);
+                FlexType::Map
+            }
+            None if typed => FlexType::VectorKey,
+            None => FlexType::Vector,
+        };
+        self.write_uint(0, b);
+        Slot::new(self.buf.len() as u64, ty, width)
     }
 
     // ---- bulk vectors ---------------------------------------------------
@@ -2455,6 +2495,104 @@ mod tests {
         );
         b.int(5);
         assert_eq!(hex(b.finish().unwrap()), "050401");
+    }
+
+    /// Empty vectors, key vectors and maps are written as the format lays
+    /// them out (what the C++ reference writes): after 0 to 8 bytes, at every
+    /// forced minimum width, each a size of 0 at its width, a map's values
+    /// preceded by the offset back to its empty keys vector and that
+    /// vector's width; checked against bytes assembled here.
+    #[test]
+    fn empty_vectors_and_maps_are_laid_out_as_the_format_says() {
+        for before in 0..=8usize {
+            for min in [BitWidth::W8, BitWidth::W16, BitWidth::W32, BitWidth::W64] {
+                for kind in ["vector", "typed", "map"] {
+                    let mut b = Builder::new();
+                    b.force_min_width(min);
+                    b.start_vector();
+                    if before > 0 {
+                        b.blob(&vec![0xee; before - 1]);
+                    }
+                    let start = b.buf.len();
+                    match kind {
+                        "vector" => {
+                            b.start_vector();
+                            b.end_vector().unwrap();
+                        }
+                        "typed" => {
+                            b.start_vector();
+                            b.end_typed_vector().unwrap();
+                        }
+                        _ => {
+                            b.start_map();
+                            b.end_map().unwrap();
+                        }
+                    }
+                    let w = min.bytes();
+                    let mut expected = vec![0u8; padding(start, w) + w];
+                    if kind == "map" {
+                        // The keys vector's size ends at `keys`; the values
+                        // vector's fields follow at the same width (the
+                        // offset back is at most 3 words, whatever the width).
+                        let keys = start + expected.len();
+                        let fields = keys + padding(keys, w);
+                        expected.resize(fields - start, 0);
+                        expected.extend_from_slice(&((fields - keys) as u64).to_le_bytes()[..w]);
+                        expected.extend_from_slice(&(w as u64).to_le_bytes()[..w]);
+                        expected.extend_from_slice(&0u64.to_le_bytes()[..w]);
+                    }
+                    assert_eq!(
+                        &b.buf[start..],
+                        &expected[..],
+                        "{kind} after {before} at {min:?}"
+                    );
+                    let top = *b.stack.last().unwrap();
+                    let ty = match kind {
+                        "vector" => FlexType::Vector,
+                        "typed" => FlexType::VectorKey,
+                        _ => FlexType::Map,
+                    };
+                    assert_eq!(
+                        (top.ty, top.data as usize, top.width),
+                        (ty, b.buf.len(), min)
+                    );
+                    b.end_vector().unwrap();
+                    let bytes = b.finish_vec().unwrap();
+                    let root = crate::verify(&bytes).unwrap().root();
+                    let last = root.index(root.len().unwrap() - 1).unwrap();
+                    assert_eq!((last.flex_type(), last.len().unwrap()), (ty, 0));
+                }
+            }
+        }
+    }
+
+    /// Empty maps never share their (empty) keys vector, with or without
+    /// `dedup_key_vectors`, and any guessed order comes back empty.
+    #[test]
+    fn empty_maps_write_their_own_keys_vectors_under_every_option() {
+        let build = |dedup: bool| {
+            let mut b = Builder::with_options(BuilderOptions {
+                dedup_key_vectors: dedup,
+                ..BuilderOptions::default()
+            });
+            b.start_vector();
+            for i in 0..3 {
+                b.start_map();
+                let mut order = vec![1, 0];
+                b.end_map_in_order(&mut order).unwrap();
+                assert!(order.is_empty());
+                b.int(i);
+            }
+            b.end_vector().unwrap();
+            b.finish_vec().unwrap()
+        };
+        let plain = build(false);
+        assert_eq!(build(true), plain);
+        let root = crate::verify(&plain).unwrap().root();
+        let keys: Vec<usize> = (0..3)
+            .map(|i| root.index(2 * i).unwrap().as_map().unwrap().keys_offset())
+            .collect();
+        assert!(keys[0] < keys[1] && keys[1] < keys[2], "{keys:?}");
     }
 
     /// Strings and blobs are laid out as the format says, whatever the
