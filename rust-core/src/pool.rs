@@ -226,29 +226,7 @@ impl BytesPool {
     /// The offset of a pooled range equal to the probe's bytes.
     #[inline(always)]
     pub(crate) fn find_probe(&self, buf: &[u8], probe: &Probe) -> Option<usize> {
-        if self.table.is_empty() {
-            return None;
-        }
-        let mask = self.table.len() - 1;
-        let mut i = probe.hash as usize & mask;
-        let n = probe.bytes.len();
-        loop {
-            let slot = self.table[i];
-            if slot == 0 {
-                return None;
-            }
-            let e = &self.entries[slot as usize - 1];
-            // Short ranges: the length and words decide; long ones: the hash, then the bytes.
-            let same = if n <= SHORT {
-                e.len == n && e.words == probe.words
-            } else {
-                e.hash == probe.hash && e.len == n && buf.get(e.off..e.off + n) == Some(probe.bytes)
-            };
-            if same {
-                return Some(e.off);
-            }
-            i = (i + 1) & mask;
-        }
+        self.find_probe_or_slot(buf, probe).ok()
     }
 
     /// Looks `bytes` up; when absent, records that it will live at `new_offset`.
@@ -295,6 +273,7 @@ impl BytesPool {
                 return Err(i);
             }
             let e = &self.entries[slot as usize - 1];
+            // Short ranges: the length and words decide; long ones: the hash, then the bytes.
             let same = if n <= SHORT {
                 e.len == n && e.words == probe.words
             } else {
