@@ -1248,6 +1248,7 @@ impl Builder {
     ///
     /// The element index used for width selection is the stack distance, so map
     /// entries (step 2) count double; this over-estimates some widths exactly as C++ does.
+    #[inline(always)]
     fn create_vector<const STEP: usize>(
         &mut self,
         start: usize,

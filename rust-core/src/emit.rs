@@ -240,6 +240,7 @@ impl VectorPlan {
 ///
 /// Panics when `plan` does not fit `buf` and `elems` (a bug of the caller),
 /// before anything is written.
+#[inline(always)]
 pub(crate) fn write_vector<const STEP: usize>(
     buf: &mut Vec<u8>,
     elems: &[Slot],
