@@ -1,5 +1,7 @@
 /**
- * Object builders per key set, for the generic decoder's maps.
+ * Code compiled per key set: object builders for the generic decoder's maps,
+ * and object writers for the generic encoder's objects ({@link writerFor},
+ * at the end of this file).
  *
  * A map decoded by storing `out[key] = value` into a fresh `{}` goes through
  * the engine's generic keyed store (one store site sees every shape there
@@ -22,6 +24,7 @@
  * forgotten); what it cannot hold is decoded the plain way.
  */
 
+import type { Builder } from "./builder.js";
 import { FlexError } from "./error.js";
 import { T } from "./types.js";
 
@@ -170,4 +173,77 @@ export function resetShapes(enabled = true): void {
 /** Makers compiled by this process (tests). */
 export function compiledShapes(): number {
   return compiled;
+}
+
+/** Objects of one shape `encode` meets before it compiles their writer. */
+export const WRITE_AFTER = 8;
+/** Writers compiled at most (each shape's is kept as long as its shape is). */
+const MAX_WRITERS = 1024;
+/** Writers compiled so far (none past {@link MAX_WRITERS}). */
+let writers = 0;
+
+/** Object writers compiled by this process (tests). */
+export function compiledWriters(): number {
+  return writers;
+}
+
+/**
+ * Pushes the entries of object `o`, whose own enumerable keys are exactly
+ * the `sorted` list it was compiled for, onto `b` (whose map is open) and
+ * ends the map: the same calls the generic loop makes, with each property
+ * read by name at its own site (the engine caches one shape there, where the
+ * loop's `o[k]` sees every key of every shape).
+ */
+export type ShapeWriter = (
+  b: Builder,
+  o: { [key: string]: unknown },
+  depth: number,
+  maxDepth: number,
+  push: (b: Builder, v: unknown, depth: number, maxDepth: number) => void,
+) => void;
+
+/**
+ * The writer for objects whose wire-ordered keys are `sorted`, or `null`
+ * when it is not compiled: more than {@link MAX_KEYS} keys or
+ * {@link MAX_TEXT} units of key text, a `__proto__` key, {@link MAX_WRITERS}
+ * compiled already, or compiling refused (which turns it off, as for the
+ * makers). Keys enter the source only as `JSON.stringify` literals.
+ */
+export function writerFor(sorted: readonly string[]): ShapeWriter | null {
+  if (!compiling || writers >= MAX_WRITERS || sorted.length > MAX_KEYS) return null;
+  if (sorted.includes("__proto__") || textLength(sorted) > MAX_TEXT) return null;
+  const fields = sorted.map((k) => {
+    const key = JSON.stringify(k);
+    return `e = o[${key}];
+  switch (typeof e) {
+    case "string": b.key(${key}); b.string(e); break;
+    case "number": b.key(${key}); if (Number.isSafeInteger(e) && !(e === 0 && 1 / e < 0)) b.int(e); else b.double(e); break;
+    case "boolean": b.key(${key}); b.bool(e); break;
+    case "undefined": case "function": case "symbol": break;
+    default: b.key(${key}); push(b, e, depth, maxDepth);
+  }`;
+  });
+  const body = `return function write(b, o, depth, maxDepth, push) {
+  let e;
+  ${fields.join("\n  ")}
+  b.${wellFormed(sorted) ? "endMapAscending" : "endMap"}();
+};`;
+  try {
+    const write = new Function(body)() as ShapeWriter;
+    writers++;
+    return write;
+  } catch {
+    compiling = false;
+    return null;
+  }
+}
+
+/**
+ * True when no key holds a surrogate code unit: such keys are UTF-8 exactly
+ * as they sort, so two of them can never become the same bytes (a lone
+ * surrogate is written as U+FFFD, which another key may equal).
+ */
+function wellFormed(keys: readonly string[]): boolean {
+  for (let i = 0; i < keys.length; i++) if (/[\uD800-\uDFFF]/.test(keys[i])) return false;
+  return true;
 }

@@ -24,7 +24,7 @@ import { f32At, f64At, IntMode, littleEndianCopy, rootOf, u32 } from "./reader.j
 import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement } from "./types.js";
 import { asciiRun, mayRun } from "./runs.js";
 import { KeyFault, KeyReader } from "./keys.js";
-import { MapMaker, makerFor } from "./shapes.js";
+import { MapMaker, ShapeWriter, WRITE_AFTER, makerFor, writerFor } from "./shapes.js";
 import { compareUtf8, readUtf8, StringCache } from "./utf8.js";
 
 /** Options of {@link decode}. */
@@ -667,7 +667,15 @@ function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
     return;
   }
   b.startMap();
-  const keys = sortedOwnKeys(o);
+  let keys: readonly string[] = Object.keys(o);
+  if (keys.length > 1) {
+    const shape = shapeOf(keys);
+    if (shape.write !== null) {
+      shape.write(b, o, depth + 1, maxDepth, push);
+      return;
+    }
+    keys = shape.sorted;
+  }
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i];
     const e = o[k];
@@ -684,8 +692,18 @@ function allStrings(v: unknown[]): boolean {
   return true;
 }
 
+/** A remembered object shape: its keys in insertion order and in wire order, and its compiled writer. */
+interface Shape {
+  readonly keys: readonly string[];
+  readonly sorted: readonly string[];
+  /** Objects of this shape met (counts up to {@link WRITE_AFTER}). */
+  seen: number;
+  /** The compiled writer, once the shape was met often enough (`null` until then, or when it cannot be compiled). */
+  write: ShapeWriter | null;
+}
+
 /** Sorted key lists of recently seen object shapes, by first key (bounded). */
-const ORDERS = new Map<string, { keys: string[]; sorted: readonly string[] }[]>();
+const ORDERS = new Map<string, Shape[]>();
 const ORDERS_MAX = 256;
 /** Shapes remembered per first key (records of several types often start with the same key, such as `id`). */
 const SHAPES_PER_KEY = 8;
@@ -699,25 +717,35 @@ const ORDER_KEYS_MAX = 4096;
 const ORDER_KEYS_TOTAL = 16384;
 let orderKeys = 0;
 
+/** Forgets every remembered object shape and its writer (tests). @internal */
+export function resetObjectShapes(): void {
+  ORDERS.clear();
+  orderKeys = 0;
+}
+
 /**
- * The own enumerable keys of `o` (those `for...in` with `hasOwnProperty`
- * gives) in wire order. Objects of one shape list their keys in the same
- * order, so the sorted list is remembered: a record encoded again costs one
- * pass of comparisons instead of a sort in the builder. Wide records (a row of
- * 80 columns) are remembered too: sorting them again was most of their encode.
+ * The shape of an object whose own enumerable keys (those `for...in` with
+ * `hasOwnProperty` gives, in that order) are `keys`, at least two of them:
+ * the keys in wire order, and the writer compiled for them once the shape
+ * has been met {@link WRITE_AFTER} times. Objects of one shape list their
+ * keys in the same order, so the sorted list is remembered: a record
+ * encoded again costs one pass of comparisons instead of a sort in the
+ * builder. Wide records (a row of 80 columns) are remembered too: sorting
+ * them again was most of their encode.
  */
-function sortedOwnKeys(o: object): readonly string[] {
-  const keys = Object.keys(o);
+function shapeOf(keys: readonly string[]): Shape {
   const n = keys.length;
-  if (n < 2) return keys;
   const shapes = n > ORDER_KEYS_MAX ? undefined : ORDERS.get(keys[0]);
   if (shapes !== undefined) {
     for (let j = 0; j < shapes.length; j++) {
-      const known = shapes[j].keys;
+      const shape = shapes[j];
+      const known = shape.keys;
       if (known.length !== n) continue;
       let same = true;
       for (let i = 1; i < n && same; i++) same = known[i] === keys[i];
-      if (same) return shapes[j].sorted;
+      if (!same) continue;
+      if (shape.seen < WRITE_AFTER && ++shape.seen === WRITE_AFTER) shape.write = writerFor(shape.sorted);
+      return shape;
     }
   }
   let sorted: readonly string[] = keys;
@@ -727,7 +755,7 @@ function sortedOwnKeys(o: object): readonly string[] {
       break;
     }
   }
-  if (n > ORDER_KEYS_MAX) return sorted;
+  if (n > ORDER_KEYS_MAX) return { keys, sorted, seen: 0, write: null };
   let known = shapes;
   if (orderKeys + n > ORDER_KEYS_TOTAL || (known === undefined && ORDERS.size >= ORDERS_MAX)) {
     ORDERS.clear();
@@ -735,13 +763,14 @@ function sortedOwnKeys(o: object): readonly string[] {
     known = undefined;
   }
   orderKeys += n;
+  const shape: Shape = { keys, sorted, seen: 1, write: null };
   if (known !== undefined) {
     if (known.length >= SHAPES_PER_KEY) orderKeys -= known.shift()!.keys.length;
-    known.push({ keys, sorted });
+    known.push(shape);
   } else {
-    ORDERS.set(keys[0], [{ keys, sorted }]);
+    ORDERS.set(keys[0], [shape]);
   }
-  return sorted;
+  return shape;
 }
 
 function pushView(b: Builder, v: ArrayBufferView): void {

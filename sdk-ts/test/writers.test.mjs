@@ -1,0 +1,124 @@
+// Compiled object writers (src/shapes.ts `writerFor`): once `encode` has met
+// an object shape a few times it writes that shape's objects with a function
+// compiled for its keys. These tests pin that the bytes and the errors are
+// exactly those of the plain loop, which they are compared with by turning
+// compiling off.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import * as fb from "../dist/index.js";
+import { compiledWriters, resetShapes, WRITE_AFTER } from "../dist/shapes.js";
+import { resetObjectShapes } from "../dist/value.js";
+
+/**
+ * `encode`'s result (bytes) or its error (kind and message) for each value
+ * maker (called with the round number), `times` rounds over, with compiled
+ * writers on or off.
+ */
+function outcomes(values, { compile, times }) {
+  resetObjectShapes();
+  resetShapes(compile);
+  const out = [];
+  for (let round = 0; round < times; round++) {
+    for (const make of values) {
+      try {
+        out.push(Buffer.from(fb.encode(make(round))).toString("hex"));
+      } catch (e) {
+        out.push(`${e.kind}: ${e.message}`);
+      }
+    }
+  }
+  resetShapes(true);
+  return out;
+}
+
+/** Compares writers on and off over enough rounds for every shape to be compiled and used. */
+function sameAsPlain(values) {
+  const before = compiledWriters();
+  const times = WRITE_AFTER + 3;
+  const plain = outcomes(values, { compile: false, times });
+  assert.equal(compiledWriters(), before, "nothing compiled while compiling is off");
+  const compiled = outcomes(values, { compile: true, times });
+  assert.ok(compiledWriters() > before, "some writer was compiled");
+  for (let i = 0; i < plain.length; i++) assert.equal(compiled[i], plain[i], `value ${i % values.length}, round ${Math.floor(i / values.length)}`);
+  return compiledWriters() - before;
+}
+
+test("objects written by compiled writers are the bytes of the plain loop, for every kind of field value", () => {
+  class Point {
+    constructor(x, y) {
+      this.x = x;
+      this.y = y;
+    }
+  }
+  const withGetter = () => {
+    const o = { a: 1 };
+    Object.defineProperty(o, "b", { get: () => "got", enumerable: true });
+    Object.defineProperty(o, "hidden", { value: 3, enumerable: false });
+    return o;
+  };
+  const kinds = [
+    "s", "", "é and 日本", 0, -0, 1, -1, 255, -129, 70000, 2 ** 40, -(2 ** 53) + 1, 2 ** 53, 1.5, -2.25, 0.1, NaN, Infinity,
+    true, false, null, undefined, () => 1, Symbol("x"), 12n, -(2n ** 63n), 2n ** 64n - 1n,
+    [1, "a", null], ["a", "b", "c", "d", "e", "f", "g", "h", "i"], {}, { nested: { deeper: [1, { k: 2 }] } },
+    new Float64Array([1.5, 2]), new Uint8Array([1, 2, 3]), new Map([["m", 1]]), { toJSON: () => "as json" },
+  ];
+  const values = [];
+  // One shape per field kind at every position, and shapes mixing all kinds.
+  for (let i = 0; i < kinds.length; i++) {
+    values.push(() => ({ id: i, value: kinds[i], zz: "last" }));
+    values.push(() => ({ value: kinds[i], a: 1 }));
+  }
+  values.push(() => Object.fromEntries(kinds.map((v, i) => [`k${String(i).padStart(2, "0")}`, v])));
+  values.push(() => Object.fromEntries(kinds.map((v, i) => [`k${(i * 7) % kinds.length}`, v])));
+  // Keys out of order, integer-like keys (listed first by the engine), non-ASCII and emoji keys.
+  values.push(() => ({ zeta: 1, alpha: 2, "10": 3, "2": 4, "é": 5, "😀": 6, "e\u0301": 7, "\u2028": 8 }));
+  values.push(() => new Point(1, "two"));
+  values.push(withGetter);
+  // A field whose value changes kind from one object of the shape to the next.
+  values.push((round) => ({ changing: [1, "s", null, { o: 1 }, [2], 1.5, true, 9n][round % 8], fixed: 0 }));
+  // A wide record, and the same shape nested in itself.
+  values.push(() => Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`c${(i * 37) % 100}`, i % 3 ? i : `v${i}`])));
+  values.push(() => ({ id: 1, child: { id: 2, child: { id: 3, child: null } } }));
+  // {id, value, zz}, {value, a}, the two 35-key rows, the mixed keys, Point, the getter object, {changing, fixed}, the wide row, {id, child}, and nested objects of the kinds list.
+  const n = sameAsPlain(values);
+  assert.ok(n >= 10, `${n} writers compiled`);
+});
+
+test("compiled writers keep the plain loop's errors: NUL in a key, keys that become the same UTF-8, depth, unsupported values", () => {
+  const deep = () => {
+    let o = { leaf: 1, at: 0 };
+    for (let i = 0; i < 70; i++) o = { at: i, next: o };
+    return o;
+  };
+  const values = [
+    () => ({ "a\0b": 1, ok: 2 }),
+    // Two lone surrogates are both written as U+FFFD: a duplicate key, which the writer must not let through.
+    () => ({ "\uD800": 1, "\uDC00": 2 }),
+    () => ({ "x\uD800": 1, "x\uDBFF": 2, y: 3 }),
+    deep,
+    (round) => ({ ok: 1, bad: { f: Symbol.iterator, n: round } }),
+    () => ({ ok: 1, fn: { toJSON: () => { throw new Error("from toJSON"); } } }),
+  ];
+  sameAsPlain(values);
+  // And they are errors, not bytes.
+  for (let round = 0; round < WRITE_AFTER + 2; round++) {
+    assert.throws(() => fb.encode({ "\uD800": 1, "\uDC00": 2 }), (e) => e instanceof fb.FlexError);
+    assert.throws(() => fb.encode({ "a\0b": 1, ok: 2 }), (e) => e instanceof fb.FlexError);
+  }
+});
+
+test("a shape compiled in one buffer writes the same bytes in a builder shared with other shapes and string sharing", () => {
+  const record = (i) => ({ name: `n${i % 5}`, tags: ["t", `u${i}`], score: i / 4, ok: i % 2 === 0, id: i });
+  const values = [
+    () => Array.from({ length: 30 }, (_, i) => record(i)),
+    () => ({ items: Array.from({ length: 12 }, (_, i) => record(i)), meta: record(99), name: "outer" }),
+  ];
+  sameAsPlain(values);
+  // Encoding with options takes a fresh builder (string sharing): the same writers serve it.
+  resetObjectShapes();
+  const opts = { share: fb.Share.Keys | fb.Share.Strings };
+  const first = Buffer.from(fb.encode(values[1](), opts));
+  for (let i = 0; i < WRITE_AFTER + 2; i++) assert.deepEqual(Buffer.from(fb.encode(values[1](), opts)), first);
+  assert.deepEqual(fb.decode(first), JSON.parse(JSON.stringify(values[1]())));
+});
