@@ -411,6 +411,32 @@ export class Builder {
     this.push(T.Key, 0, this.writeKey(k));
   }
 
+  /**
+   * Pushes the key `k` as {@link key} does and returns where the key is in
+   * this buffer when keys are pooled (so the same key can be pushed again
+   * with {@link keyAt} while this buffer is built), else -1.
+   * @internal
+   */
+  keyLoc(k: string): number {
+    this.key(k);
+    return this.share & Share.Keys ? this.sData[this.sp - 1] : -1;
+  }
+
+  /**
+   * Pushes the key written at `loc` in this buffer, as {@link key} pushes a
+   * key it finds in the pool: `loc` must come from {@link keyLoc} while
+   * {@link generation} was the same.
+   * @internal
+   */
+  keyAt(loc: number): void {
+    this.push(T.Key, 0, loc);
+  }
+
+  /** A number naming this builder's current buffer, never given to another (or to this builder after {@link clear}). @internal */
+  get generation(): number {
+    return this.gen;
+  }
+
   private writeKey(k: string): number {
     if (k.indexOf("\0") >= 0) this.fail(builderError("a key may not contain NUL"));
     this.reserve(k.length * 3 + 1);

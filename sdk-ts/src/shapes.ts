@@ -177,6 +177,12 @@ export function compiledShapes(): number {
 
 /** Objects of one shape `encode` meets before it compiles their writer. */
 export const WRITE_AFTER = 8;
+/**
+ * Fewest keys a compiled writer is made for: smaller objects are written by
+ * the loop, whose reads see few shapes, where a call to one of many small
+ * writers measured slower (chat_thread: 70 shapes of 1 to 10 keys).
+ */
+const WRITE_MIN_KEYS = 6;
 /** Writers compiled at most (each shape's is kept as long as its shape is). */
 const MAX_WRITERS = 1024;
 /** Writers compiled so far (none past {@link MAX_WRITERS}). */
@@ -210,24 +216,36 @@ export type ShapeWriter = (
  * makers). Keys enter the source only as `JSON.stringify` literals.
  */
 export function writerFor(sorted: readonly string[]): ShapeWriter | null {
-  if (!compiling || writers >= MAX_WRITERS || sorted.length > MAX_KEYS) return null;
+  if (!compiling || writers >= MAX_WRITERS || sorted.length < WRITE_MIN_KEYS || sorted.length > MAX_KEYS) return null;
   if (sorted.includes("__proto__") || textLength(sorted) > MAX_TEXT) return null;
-  const fields = sorted.map((k) => {
+  // Each key is pushed through the pool once per buffer; later objects of
+  // the shape in the same buffer push the position it gave (`locs`, for the
+  // buffer named `gen`). A nested encode (a `toJSON` that encodes) runs in
+  // another buffer: from then on this call leaves `locs` alone.
+  const fields = sorted.map((k, i) => {
     const key = JSON.stringify(k);
+    const pushKey = `if (gen === g && locs[${i}] >= 0) b.keyAt(locs[${i}]); else if (gen === g) locs[${i}] = b.keyLoc(${key}); else b.key(${key});`;
     return `e = o[${key}];
-  switch (typeof e) {
-    case "string": b.key(${key}); b.string(e); break;
-    case "number": b.key(${key}); if (Number.isSafeInteger(e) && !(e === 0 && 1 / e < 0)) b.int(e); else b.double(e); break;
-    case "boolean": b.key(${key}); b.bool(e); break;
-    case "undefined": case "function": case "symbol": break;
-    default: b.key(${key}); push(b, e, depth, maxDepth);
-  }`;
+    switch (typeof e) {
+      case "string": ${pushKey} b.string(e); break;
+      case "number": ${pushKey} if (Number.isSafeInteger(e) && !(e === 0 && 1 / e < 0)) b.int(e); else b.double(e); break;
+      case "boolean": ${pushKey} b.bool(e); break;
+      case "undefined": case "function": case "symbol": break;
+      default: ${pushKey} push(b, e, depth, maxDepth);
+    }`;
   });
-  const body = `return function write(b, o, depth, maxDepth, push) {
-  let e;
-  ${fields.join("\n  ")}
-  b.${wellFormed(sorted) ? "endMapAscending" : "endMap"}();
-};`;
+  const body = `const locs = new Float64Array(${sorted.length});
+  let gen = -1;
+  return function write(b, o, depth, maxDepth, push) {
+    const g = b.generation;
+    if (gen !== g) {
+      gen = g;
+      locs.fill(-1);
+    }
+    let e;
+    ${fields.join("\n    ")}
+    b.${wellFormed(sorted) ? "endMapAscending" : "endMap"}();
+  };`;
   try {
     const write = new Function(body)() as ShapeWriter;
     writers++;
