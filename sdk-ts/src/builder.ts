@@ -151,6 +151,19 @@ const TWO32 = 4294967296;
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
 const U64_MAX = 2n ** 64n - 1n;
+/**
+ * Key positions one compiled object writer keeps for the buffer `gen` names
+ * ({@link Builder.keyCacheEnter}, {@link Builder.keyCached}).
+ * @internal
+ */
+export interface KeyCache {
+  gen: number;
+  /** 0: first object of the shape in this buffer; 1: second (noting); 2: later (reading). */
+  state: number;
+  /** Position of each key of the shape in this buffer, -1 when not noted. */
+  locs: Float64Array;
+}
+
 let generations = 1;
 
 /** Most keys a builder's pool keeps across buffers. */
@@ -412,29 +425,45 @@ export class Builder {
   }
 
   /**
-   * Pushes the key `k` as {@link key} does and returns where the key is in
-   * this buffer when keys are pooled (so the same key can be pushed again
-   * with {@link keyAt} while this buffer is built), else -1.
+   * Readies `c`, the key positions one compiled object writer keeps, for
+   * the writer's next object in this builder: the first object of the
+   * writer's shape in a buffer pushes its keys through the pool, the second
+   * also notes the positions the pool gives, later ones push those. See
+   * {@link keyCached}.
    * @internal
    */
-  keyLoc(k: string): number {
-    this.key(k);
-    return this.share & Share.Keys ? this.sData[this.sp - 1] : -1;
+  keyCacheEnter(c: KeyCache): void {
+    if (c.gen !== this.gen) {
+      c.gen = this.gen;
+      c.state = 0;
+    } else if (c.state === 0) {
+      c.state = 1;
+      c.locs.fill(-1);
+    } else {
+      c.state = 2;
+    }
   }
 
   /**
-   * Pushes the key written at `loc` in this buffer, as {@link key} pushes a
-   * key it finds in the pool: `loc` must come from {@link keyLoc} while
-   * {@link generation} was the same.
+   * Pushes key `k`, the `i`th of `c`'s shape, exactly as {@link key} does:
+   * from the position `c` noted in this buffer when it has one, else through
+   * the pool (noting the position when `c` is noting and keys are pooled).
+   * A cache last readied for another buffer (a nested encode in between) is
+   * neither read nor written.
    * @internal
    */
-  keyAt(loc: number): void {
-    this.push(T.Key, 0, loc);
-  }
-
-  /** A number naming this builder's current buffer, never given to another (or to this builder after {@link clear}). @internal */
-  get generation(): number {
-    return this.gen;
+  keyCached(c: KeyCache, i: number, k: string): void {
+    if (c.gen === this.gen && c.state !== 0 && this.share & Share.Keys) {
+      const at = c.locs[i];
+      if (c.state === 2 && at >= 0) {
+        this.push(T.Key, 0, at);
+        return;
+      }
+      this.key(k);
+      c.locs[i] = this.sData[this.sp - 1];
+      return;
+    }
+    this.key(k);
   }
 
   private writeKey(k: string): number {

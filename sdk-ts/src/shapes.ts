@@ -218,31 +218,25 @@ export type ShapeWriter = (
 export function writerFor(sorted: readonly string[]): ShapeWriter | null {
   if (!compiling || writers >= MAX_WRITERS || sorted.length < WRITE_MIN_KEYS || sorted.length > MAX_KEYS) return null;
   if (sorted.includes("__proto__") || textLength(sorted) > MAX_TEXT) return null;
-  // Each key is pushed through the pool once per buffer; later objects of
-  // the shape in the same buffer push the position it gave (`locs`, for the
-  // buffer named `gen`). A nested encode (a `toJSON` that encodes) runs in
-  // another buffer: from then on this call leaves `locs` alone.
+  // Keys go through the builder's per-writer cache (`keyCached`), so an
+  // object of a shape met before in the same buffer pushes its keys by
+  // position, without the pool.
   const fields = sorted.map((k, i) => {
     const key = JSON.stringify(k);
-    const pushKey = `if (gen === g && locs[${i}] >= 0) b.keyAt(locs[${i}]); else if (gen === g) locs[${i}] = b.keyLoc(${key}); else b.key(${key});`;
     return `e = o[${key}];
-    switch (typeof e) {
-      case "string": ${pushKey} b.string(e); break;
-      case "number": ${pushKey} if (Number.isSafeInteger(e) && !(e === 0 && 1 / e < 0)) b.int(e); else b.double(e); break;
-      case "boolean": ${pushKey} b.bool(e); break;
-      case "undefined": case "function": case "symbol": break;
-      default: ${pushKey} push(b, e, depth, maxDepth);
+    t = typeof e;
+    if (t !== "undefined" && t !== "function" && t !== "symbol") {
+      b.keyCached(c, ${i}, ${key});
+      if (t === "string") b.string(e);
+      else if (t === "number") { if (Number.isSafeInteger(e) && !(e === 0 && 1 / e < 0)) b.int(e); else b.double(e); }
+      else if (t === "boolean") b.bool(e);
+      else push(b, e, depth, maxDepth);
     }`;
   });
-  const body = `const locs = new Float64Array(${sorted.length});
-  let gen = -1;
+  const body = `const c = { gen: -1, state: 0, locs: new Float64Array(${sorted.length}) };
   return function write(b, o, depth, maxDepth, push) {
-    const g = b.generation;
-    if (gen !== g) {
-      gen = g;
-      locs.fill(-1);
-    }
-    let e;
+    b.keyCacheEnter(c);
+    let e, t;
     ${fields.join("\n    ")}
     b.${wellFormed(sorted) ? "endMapAscending" : "endMap"}();
   };`;
@@ -257,11 +251,21 @@ export function writerFor(sorted: readonly string[]): ShapeWriter | null {
 }
 
 /**
- * True when no key holds a surrogate code unit: such keys are UTF-8 exactly
- * as they sort, so two of them can never become the same bytes (a lone
- * surrogate is written as U+FFFD, which another key may equal).
+ * True when no key holds a lone surrogate: well-formed keys are UTF-8 in
+ * the order {@link writerFor}'s sorted list has them (code point order, as
+ * `compareUtf8` sorts), and two distinct ones never become the same bytes,
+ * where a lone surrogate is written as U+FFFD, which another key may equal.
  */
 function wellFormed(keys: readonly string[]): boolean {
-  for (let i = 0; i < keys.length; i++) if (/[\uD800-\uDFFF]/.test(keys[i])) return false;
+  for (let j = 0; j < keys.length; j++) {
+    const k = keys[j];
+    for (let i = 0; i < k.length; i++) {
+      const c = k.charCodeAt(i);
+      if (c < 0xd800 || c > 0xdfff) continue;
+      const next = i + 1 < k.length ? k.charCodeAt(i + 1) : 0;
+      if (c > 0xdbff || next < 0xdc00 || next > 0xdfff) return false;
+      i++;
+    }
+  }
   return true;
 }

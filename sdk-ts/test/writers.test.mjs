@@ -76,6 +76,8 @@ test("objects written by compiled writers are the bytes of the plain loop, for e
   values.push(() => Object.fromEntries(kinds.map((v, i) => [`k${(i * 7) % kinds.length}`, v])));
   // Keys out of order, integer-like keys (listed first by the engine), non-ASCII and emoji keys.
   values.push(() => ({ zeta: 1, alpha: 2, "10": 3, "2": 4, "é": 5, "😀": 6, "e\u0301": 7, "\u2028": 8 }));
+  // Astral keys (surrogate pairs) sort after U+E000..U+FFFF in UTF-8, before them in UTF-16.
+  values.push(() => ({ "😀": 1, "\uFF5E": 2, "\uE000": 3, "\uD7FF": 4, a: 5, "𠀋x": 6, "𠀋": 7 }));
   values.push(() => Object.assign(new Point(1, "two"), { a: 1, b: 2, c: 3, d: 4 }));
   values.push(withGetter);
   // A field whose value changes kind from one object of the shape to the next.
@@ -137,8 +139,15 @@ test("a toJSON that encodes an object of the same shape, in the middle of one, l
       nested: { toJSON: () => Buffer.from(fb.encode(inner(round))).toString("hex") },
       q: "outer",
     }),
-    // And records of that shape around it in the same buffer.
-    (round) => [inner(round), pad({ id: 0, nested: { toJSON: () => fb.encode(inner(1)).length }, q: "x" }), inner(round + 1)],
+    // Records of that shape around it in the same buffer, the nested encode
+    // writing several (so the writer notes and reads positions in both buffers).
+    (round) => [
+      inner(round),
+      inner(round + 1),
+      // (Strings of other lengths in the nested buffer put its keys at other positions.)
+      pad({ id: 0, nested: { toJSON: () => fb.encode([1, 2, 3].map((n) => pad({ id: n, nested: "s".repeat(9 * n), q: "q" }))).length }, q: "x" }),
+      inner(round + 2),
+    ],
   ];
   sameAsPlain(values);
 });
