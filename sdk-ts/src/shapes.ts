@@ -210,10 +210,11 @@ export type ShapeWriter = (
 
 /**
  * The writer for objects whose wire-ordered keys are `sorted`, or `null`
- * when it is not compiled: more than {@link MAX_KEYS} keys or
- * {@link MAX_TEXT} units of key text, a `__proto__` key, {@link MAX_WRITERS}
- * compiled already, or compiling refused (which turns it off, as for the
- * makers). Keys enter the source only as `JSON.stringify` literals.
+ * when it is not compiled: fewer than {@link WRITE_MIN_KEYS} keys, more than
+ * {@link MAX_KEYS} or {@link MAX_TEXT} units of key text, a `__proto__` key,
+ * {@link MAX_WRITERS} compiled already, or compiling refused (which turns it
+ * off, as for the makers). Keys enter the source only as `JSON.stringify`
+ * literals.
  */
 export function writerFor(sorted: readonly string[]): ShapeWriter | null {
   if (!compiling || writers >= MAX_WRITERS || sorted.length < WRITE_MIN_KEYS || sorted.length > MAX_KEYS) return null;
