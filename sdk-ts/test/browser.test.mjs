@@ -21,6 +21,7 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>flexbuf browser confor
 <script type="module">
 import * as fb from "/sdk/dist/index.js";
 import { runCases, runInvalid, fromHex } from "/sdk/test/harness.mjs";
+import { compiledWriters } from "/sdk/dist/shapes.js";
 const names = ["floats", "google", "indirect", "maps", "roots", "scalars", "sharing", "strings", "vectors"];
 const files = await Promise.all(names.map((n) => fetch("/conformance/cases/" + n + ".json").then((r) => r.json())));
 let i = 0;
@@ -30,7 +31,11 @@ const manifest = await fetch("/conformance/invalid/manifest.json").then((r) => r
 const items = await Promise.all(manifest.filter((e) => e.class !== "dag_bomb").map(async (entry) => ({
   entry, bytes: new Uint8Array(await (await fetch("/conformance/invalid/" + entry.file)).arrayBuffer()) })));
 const invalid = runInvalid(fb, "ts-browser", items);
-const extra = { backend: fb.backend, roundTrip: JSON.stringify(fb.decode(fb.encode({ a: [1, "é", 2.5] }))) };
+// encode's compiled object writers (new Function) work in the page and write what the loop wrote.
+const record = { id: 7, name: "n", tags: ["t"], score: 2.5, ok: true, note: null };
+const written = Array.from({ length: 12 }, () => Array.from(fb.encode([record, record, record])).join());
+const writers = { compiled: compiledWriters(), same: written.every((w) => w === written[0]) };
+const extra = { backend: fb.backend, roundTrip: JSON.stringify(fb.decode(fb.encode({ a: [1, "é", 2.5] }))), writers };
 window.__result = { lines: [bytes, values, invalid], extra };
 </script>`;
 
@@ -85,6 +90,8 @@ test("the built package replays the conformance goldens in headless Chromium", {
     }
     assert.equal(result.extra.backend, "pure");
     assert.equal(result.extra.roundTrip, '{"a":[1,"é",2.5]}');
+    assert.ok(result.extra.writers.compiled > 0, "encode compiled an object writer in the page");
+    assert.ok(result.extra.writers.same, "bytes written by the compiled writer equal the loop's");
   } finally {
     await browser.close();
     server.close();
