@@ -375,6 +375,58 @@ impl<'a> Reader<'a> {
     /// A map view.
     #[inline]
     pub fn as_map(&self) -> Result<MapReader<'a>> {
+        if self.ty == FlexType::Map {
+            if let Some(m) = self.map_in_bounds() {
+                return Ok(m);
+            }
+        }
+        self.map_or_error()
+    }
+
+    /// The map view when every field of the map's header and both of its
+    /// vectors lie inside the buffer (what [`map_or_error`](Self::map_or_error)
+    /// checks, and the usual case), read with word loads and one bounds check
+    /// per vector; `None` for anything else, whose error the checked path
+    /// then names.
+    #[inline(always)]
+    fn map_in_bounds(&self) -> Option<MapReader<'a>> {
+        let buf = self.buf;
+        let data = follow(buf, self.pos, self.parent_width as usize).ok()?;
+        let w = self.width as usize;
+        let prefix = data.checked_sub(3 * w)?;
+        // The keys offset, the keys' width and the length, one `w`-byte field
+        // each, read as words from one checked span.
+        let header = buf.get(prefix..prefix.checked_add(2 * w + 8)?)?;
+        let field = |i: usize| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(&header[i * w..i * w + 8]);
+            u64::from_le_bytes(word) & WIDTH_MASK[w.min(8)]
+        };
+        let (keys_off, key_width, len) = (field(0), field(1), field(2));
+        let keys_at = prefix.checked_sub(usize::try_from(keys_off).ok()?)?;
+        let len = usize::try_from(len).ok()?;
+        check_span(buf, data, len, w, 1).ok()?;
+        let kw = BitWidth::from_bytes(key_width)?.bytes();
+        let keys_len = usize::try_from(read_uint(buf, keys_at.checked_sub(kw)?, kw).ok()?).ok()?;
+        check_span(buf, keys_at, keys_len, kw, 0).ok()?;
+        let vector = |data, len, width: usize, kind| VectorReader {
+            buf,
+            data,
+            len,
+            width: width as u8,
+            kind,
+            trusted: self.trusted,
+        };
+        Some(MapReader {
+            keys: vector(keys_at, keys_len, kw, VectorKind::Typed(FlexType::Key)),
+            values: vector(data, len, w, VectorKind::Untyped),
+        })
+    }
+
+    /// [`as_map`](Self::as_map) with each field checked in turn, so a map
+    /// that cannot be read gets the error of its first bad field.
+    #[cold]
+    fn map_or_error(&self) -> Result<MapReader<'a>> {
         if self.ty != FlexType::Map {
             return Err(self.mismatch("map"));
         }
@@ -633,6 +685,25 @@ impl<'a> VectorReader<'a> {
         Some((packed, self.data + i * w, w))
     }
 
+    /// Element `i` of an untyped vector as its packed type byte, its slot
+    /// read as an unsigned word of the vector's width, and that width, for
+    /// inline readers of scalar fields: `None` when out of range, typed, or
+    /// within 8 bytes of the buffer's end (where the caller's checked path
+    /// reads it instead). One load for the slot, no error to build or drop.
+    #[inline(always)]
+    pub(crate) fn slot_word(&self, i: usize) -> Option<(u8, u64, usize)> {
+        let (packed, pos, w) = self.slot(i)?;
+        let word: [u8; 8] = self.buf.get(pos..pos.wrapping_add(8))?.try_into().ok()?;
+        Some((packed, u64::from_le_bytes(word) & WIDTH_MASK[w.min(8)], w))
+    }
+
+    /// The shift that sign-extends a `w`-byte word read by
+    /// [`slot_word`](Self::slot_word).
+    #[inline(always)]
+    pub(crate) fn sign_shift(w: usize) -> u32 {
+        SIGN_SHIFT[w.min(8)]
+    }
+
     /// Packed type byte of element `i` of an untyped vector.
     pub fn packed_type(&self, i: usize) -> Option<u8> {
         match self.kind {
@@ -835,6 +906,71 @@ mod tests {
         b.indirect_uint(7);
         b.end_map().unwrap();
         b.finish_vec().unwrap()
+    }
+
+    /// The parts of a map view that say what it reads.
+    fn map_parts(m: &MapReader<'_>) -> [(usize, usize, u8, VectorKind); 2] {
+        [m.keys, m.values].map(|v| (v.data, v.len, v.width, v.kind))
+    }
+
+    #[test]
+    fn maps_read_by_words_agree_with_the_field_by_field_path_on_mutations() {
+        // Maps at every width (narrow, forced wide, with a long keys vector
+        // pointing far back), each byte of each buffer set to values that
+        // land on every width and length and flip offsets past the ends.
+        let mut buffers = Vec::new();
+        for min in [BitWidth::W8, BitWidth::W16, BitWidth::W32, BitWidth::W64] {
+            for entries in [0usize, 1, 3, 40] {
+                let mut b = Builder::new();
+                b.force_min_width(min);
+                b.start_vector();
+                b.start_map();
+                for i in 0..entries {
+                    b.key(&format!("key{i:03}"));
+                    b.int(i as i64 * 1000);
+                }
+                b.end_map().unwrap();
+                b.string("after");
+                b.end_vector().unwrap();
+                buffers.push(b.finish_vec().unwrap());
+            }
+        }
+        let (mut fast, mut compared) = (0, 0);
+        for bytes in &buffers {
+            fn map_of(buf: &[u8]) -> Option<Reader<'_>> {
+                Reader::new(buf)
+                    .and_then(|r| r.as_vector())
+                    .and_then(|v| v.get(0))
+                    .ok()
+            }
+            let r = map_of(bytes).unwrap();
+            // Well-formed maps take the word path.
+            assert!(r.map_in_bounds().is_some(), "{bytes:?}");
+            for at in 0..bytes.len() {
+                for v in [0u8, 1, 2, 3, 4, 7, 8, 9, 0x7f, 0x80, 0xfe, 0xff] {
+                    let mut m = bytes.clone();
+                    m[at] = v;
+                    let Some(r) = map_of(&m) else { continue };
+                    compared += 1;
+                    let checked = r.map_or_error();
+                    // `as_map` reads by words only what is typed a map.
+                    let words = (r.ty == FlexType::Map).then(|| r.map_in_bounds()).flatten();
+                    if let Some(words) = words {
+                        fast += 1;
+                        let checked = checked.as_ref().unwrap_or_else(|e| {
+                            panic!("words read a map the checked path refuses ({e}): {m:?}")
+                        });
+                        assert_eq!(map_parts(&words), map_parts(checked), "{m:?}");
+                    }
+                    match (r.as_map(), checked) {
+                        (Ok(a), Ok(b)) => assert_eq!(map_parts(&a), map_parts(&b)),
+                        (Err(a), Err(b)) => assert_eq!(a, b),
+                        (a, b) => panic!("{a:?} against {b:?} on {m:?}"),
+                    }
+                }
+            }
+        }
+        assert!(fast > 1000 && compared > fast, "{fast} of {compared}");
     }
 
     #[test]

@@ -354,21 +354,30 @@ pub struct DecodeContext {
 /// (and cycles in them) against exhausting the stack.
 pub const MAX_DECODE_DEPTH: usize = 128;
 
+/// Layouts a context remembers at most (the memo of proven keys vectors).
+const MAX_LAYOUTS: usize = 64;
+
+std::thread_local! {
+    /// The memo's storage of the last context dropped on this thread (empty,
+    /// with its capacity), so a decode does not allocate and grow it again.
+    static LAYOUT_MEMO: core::cell::Cell<Vec<(u64, usize, bool)>> =
+        const { core::cell::Cell::new(Vec::new()) };
+}
+
 impl DecodeContext {
     /// A context for a buffer of `len` bytes, with the default expansion budget.
     pub fn new(len: usize) -> DecodeContext {
-        DecodeContext {
-            layouts: Vec::new(),
-            budget: Budget::for_input(len),
-            keyed_only: false,
-            depth: 0,
-        }
+        DecodeContext::with_budget(Budget::for_input(len))
     }
 
     /// A context with an explicit budget.
     pub fn with_budget(budget: Budget) -> DecodeContext {
         DecodeContext {
-            layouts: Vec::new(),
+            // A context of this thread still alive (a nested decode) keeps
+            // its storage; this one then starts from nothing.
+            layouts: LAYOUT_MEMO
+                .try_with(core::cell::Cell::take)
+                .unwrap_or_default(),
             budget,
             keyed_only: false,
             depth: 0,
@@ -378,10 +387,9 @@ impl DecodeContext {
     /// A context that never reads by position: every field is looked up by key.
     /// Used when the writer's schema is known to differ (fingerprint mismatch).
     pub fn keyed_only(len: usize) -> DecodeContext {
-        DecodeContext {
-            keyed_only: true,
-            ..DecodeContext::new(len)
-        }
+        let mut cx = DecodeContext::new(len);
+        cx.keyed_only = true;
+        cx
     }
 
     /// Enters one message or union level; fails beyond [`MAX_DECODE_DEPTH`].
@@ -468,10 +476,22 @@ impl DecodeContext {
             return Ok(ok);
         }
         let ok = prove(map);
-        if self.layouts.len() < 64 {
+        if self.layouts.len() < MAX_LAYOUTS {
             self.layouts.push((id, at, ok));
         }
         Ok(ok)
+    }
+}
+
+impl Drop for DecodeContext {
+    /// Hands the memo's storage, emptied, to the next context of this thread.
+    fn drop(&mut self) {
+        let mut memo = core::mem::take(&mut self.layouts);
+        if memo.capacity() <= MAX_LAYOUTS {
+            memo.clear();
+            // Fails only while the thread's locals are being torn down.
+            let _ = LAYOUT_MEMO.try_with(|c| c.set(memo));
+        }
     }
 }
 
@@ -996,6 +1016,135 @@ pub mod field {
             }
             _ => get(m, fast, index, key, dec),
         }
+    }
+
+    /// The `i64` in slot `index` of a proven layout (`fast`) when the slot
+    /// holds an inline integer that can be read; `None` for anything else,
+    /// which [`get_i64`] then reads (or refuses) with its checks and errors.
+    /// Inlined into generated decoders: a few instructions where the call
+    /// to [`get_i64`] costs about sixty.
+    #[inline(always)]
+    pub fn i64_slot(m: &MapReader<'_>, fast: bool, index: usize) -> Option<i64> {
+        let (packed, v, w) = fast.then(|| m.values().slot_word(index)).flatten()?;
+        if packed >> 2 != FlexType::Int as u8 {
+            return None;
+        }
+        let shift = crate::VectorReader::sign_shift(w);
+        Some(((v << shift) as i64) >> shift)
+    }
+
+    /// The `f64` in slot `index` of a proven layout, as [`i64_slot`] reads
+    /// an integer (a float of 4 or 8 bytes); `None` sends the field to
+    /// [`get_f64`].
+    #[inline(always)]
+    pub fn f64_slot(m: &MapReader<'_>, fast: bool, index: usize) -> Option<f64> {
+        let (packed, v, w) = fast.then(|| m.values().slot_word(index)).flatten()?;
+        match (packed >> 2 == FlexType::Float as u8, w) {
+            (true, 8) => Some(f64::from_bits(v)),
+            (true, 4) => Some(f32::from_bits(v as u32) as f64),
+            _ => None,
+        }
+    }
+
+    /// The `bool` in slot `index` of a proven layout, as [`i64_slot`] reads
+    /// an integer; `None` sends the field to [`get_bool`].
+    #[inline(always)]
+    pub fn bool_slot(m: &MapReader<'_>, fast: bool, index: usize) -> Option<bool> {
+        let (packed, v, _) = fast.then(|| m.values().slot_word(index)).flatten()?;
+        (packed >> 2 == FlexType::Bool as u8).then_some(v != 0)
+    }
+
+    /// The string in slot `index` of a proven layout, charged to the
+    /// budget, when the slot holds a string that can be read (in bounds,
+    /// UTF-8) and the budget allows it; `None` for anything else, which
+    /// [`get_str`] then reads (or refuses) with its checks and errors. A
+    /// refused charge leaves the budget as it was, so `get_str` meets the
+    /// same refusal. Out of line (its UTF-8 check would grow every
+    /// decoder of many string fields), but cheaper to call than `get_str`:
+    /// its answer comes back in registers.
+    #[inline(never)]
+    pub fn str_slot<'a>(
+        m: &MapReader<'a>,
+        fast: bool,
+        index: usize,
+        cx: &mut DecodeContext,
+    ) -> Option<&'a str> {
+        if !fast {
+            return None;
+        }
+        let s = m.values().string_at(index).ok().flatten()?;
+        cx.budget.bytes(s.len()).ok()?;
+        Some(s)
+    }
+
+    /// [`str_slot`], copied (what [`get_string`] reads when it can).
+    #[inline(never)]
+    pub fn string_slot(
+        m: &MapReader<'_>,
+        fast: bool,
+        index: usize,
+        cx: &mut DecodeContext,
+    ) -> Option<String> {
+        str_slot(m, fast, index, cx).map(str::to_owned)
+    }
+
+    /// An optional field's slot of a proven layout when it answers without
+    /// a call: `Some(None)` for a null, `Some(Some(v))` for what `read`
+    /// finds in it; `None` for anything else (a decoder's `get_opt` path).
+    #[inline(always)]
+    fn opt_slot<T>(
+        m: &MapReader<'_>,
+        fast: bool,
+        index: usize,
+        read: impl FnOnce() -> Option<T>,
+    ) -> Option<Option<T>> {
+        let (packed, _, _) = fast.then(|| m.values().slot(index)).flatten()?;
+        if packed >> 2 == FlexType::Null as u8 {
+            return Some(None);
+        }
+        read().map(Some)
+    }
+
+    /// An optional `i64` field from its slot (see `opt_slot`, [`i64_slot`]).
+    #[inline(always)]
+    pub fn opt_i64_slot(m: &MapReader<'_>, fast: bool, index: usize) -> Option<Option<i64>> {
+        opt_slot(m, fast, index, || i64_slot(m, fast, index))
+    }
+
+    /// An optional `f64` field from its slot (see `opt_slot`, [`f64_slot`]).
+    #[inline(always)]
+    pub fn opt_f64_slot(m: &MapReader<'_>, fast: bool, index: usize) -> Option<Option<f64>> {
+        opt_slot(m, fast, index, || f64_slot(m, fast, index))
+    }
+
+    /// An optional `bool` field from its slot (see `opt_slot`, [`bool_slot`]).
+    #[inline(always)]
+    pub fn opt_bool_slot(m: &MapReader<'_>, fast: bool, index: usize) -> Option<Option<bool>> {
+        opt_slot(m, fast, index, || bool_slot(m, fast, index))
+    }
+
+    /// An optional string field of a borrowed decode from its slot (see
+    /// `opt_slot`, [`str_slot`]).
+    #[inline(always)]
+    pub fn opt_str_slot<'a>(
+        m: &MapReader<'a>,
+        fast: bool,
+        index: usize,
+        cx: &mut DecodeContext,
+    ) -> Option<Option<&'a str>> {
+        opt_slot(m, fast, index, || str_slot(m, fast, index, cx))
+    }
+
+    /// An optional string field from its slot, copied (see `opt_slot`,
+    /// [`string_slot`]).
+    #[inline(always)]
+    pub fn opt_string_slot(
+        m: &MapReader<'_>,
+        fast: bool,
+        index: usize,
+        cx: &mut DecodeContext,
+    ) -> Option<Option<String>> {
+        opt_slot(m, fast, index, || string_slot(m, fast, index, cx))
     }
 
     /// An `i64` field (see `scalar`).
@@ -1537,6 +1686,182 @@ mod tests {
     /// before; the bytes are those a fresh context writes, whatever the
     /// position of the keys (every phase modulo 8, widths 1 to 4 bytes), the
     /// builder's minimum width, and static or run-time layouts.
+    #[test]
+    fn slot_reads_agree_with_the_field_readers_on_every_kind_and_mutation() {
+        // One map holding each kind of value a field can meet, at 1- and
+        // 8-byte slots; then every byte of it changed to several values.
+        let build = |wide: bool| {
+            let mut b = Builder::new();
+            if wide {
+                b.force_min_width(BitWidth::W64);
+            }
+            b.start_map();
+            let mut n = 0;
+            let mut key = |b: &mut Builder| {
+                b.key(&format!("k{n:02}"));
+                n += 1;
+            };
+            key(&mut b);
+            b.int(-5);
+            key(&mut b);
+            b.int(i64::MIN);
+            key(&mut b);
+            b.uint(u64::MAX);
+            key(&mut b);
+            b.float(1.5);
+            key(&mut b);
+            b.double(0.1);
+            key(&mut b);
+            b.bool(true);
+            key(&mut b);
+            b.null();
+            key(&mut b);
+            b.string("plain");
+            key(&mut b);
+            b.string("ünïcödé and more than sixteen bytes");
+            key(&mut b);
+            b.blob(b"\xff\xfe");
+            key(&mut b);
+            b.indirect_int(7);
+            key(&mut b);
+            b.typed_vector(&[1i32, 2]);
+            b.end_map().unwrap();
+            b.finish_vec().unwrap()
+        };
+        let mut checked = 0;
+        for bytes in [build(false), build(true)] {
+            let mut variants = vec![bytes.clone()];
+            for at in 0..bytes.len() {
+                for v in [0u8, 1, 0x0c, 0x14, 0x20, 0x68, 0x7f, 0x80, 0xc3, 0xff] {
+                    let mut m = bytes.clone();
+                    m[at] = v;
+                    variants.push(m);
+                }
+            }
+            for buf in &variants {
+                let Ok(m) = Reader::new(buf).and_then(|r| r.as_map()) else {
+                    continue;
+                };
+                let mut cx = DecodeContext::new(buf.len());
+                for i in 0..m.len() + 1 {
+                    if let Some(v) = field::i64_slot(&m, true, i) {
+                        assert_eq!(field::get_i64(&m, true, i, "k"), Ok(Some(v)), "{buf:?}");
+                        checked += 1;
+                    }
+                    if let Some(v) = field::f64_slot(&m, true, i) {
+                        let got = field::get_f64(&m, true, i, "k").unwrap().unwrap();
+                        assert_eq!(got.to_bits(), v.to_bits(), "{buf:?}");
+                        checked += 1;
+                    }
+                    if let Some(v) = field::bool_slot(&m, true, i) {
+                        assert_eq!(field::get_bool(&m, true, i, "k"), Ok(Some(v)), "{buf:?}");
+                        checked += 1;
+                    }
+                    if let Some(v) = field::str_slot(&m, true, i, &mut cx) {
+                        let mut fresh = DecodeContext::new(buf.len());
+                        assert_eq!(field::get_str(&m, true, i, "k", &mut fresh), Ok(Some(v)));
+                        checked += 1;
+                    }
+                    if let Some(v) = field::string_slot(&m, true, i, &mut cx) {
+                        let mut fresh = DecodeContext::new(buf.len());
+                        assert_eq!(field::get_string(&m, true, i, "k", &mut fresh), Ok(Some(v)));
+                    }
+                    // Optional fields: a null or a value from the slot is
+                    // what `get_opt` reads.
+                    let fresh = || DecodeContext::new(buf.len());
+                    if let Some(v) = field::opt_i64_slot(&m, true, i) {
+                        assert_eq!(field::get_opt(&m, true, i, "k", field::i64), Ok(Some(v)));
+                        checked += 1;
+                    }
+                    if let Some(v) = field::opt_f64_slot(&m, true, i) {
+                        let got = field::get_opt(&m, true, i, "k", field::f64)
+                            .unwrap()
+                            .unwrap();
+                        assert_eq!(got.map(f64::to_bits), v.map(f64::to_bits), "{buf:?}");
+                    }
+                    if let Some(v) = field::opt_bool_slot(&m, true, i) {
+                        assert_eq!(field::get_opt(&m, true, i, "k", field::bool), Ok(Some(v)));
+                    }
+                    if let Some(v) = field::opt_str_slot(&m, true, i, &mut cx) {
+                        let want =
+                            field::get_opt_cx(&m, true, i, "k", &mut fresh(), field::str_charged);
+                        assert_eq!(want, Ok(Some(v)), "{buf:?}");
+                        checked += 1;
+                    }
+                    if let Some(v) = field::opt_string_slot(&m, true, i, &mut cx) {
+                        let want = field::get_opt_cx(&m, true, i, "k", &mut fresh(), field::string);
+                        assert_eq!(want, Ok(Some(v)), "{buf:?}");
+                    }
+                    // Nothing is read by position from a layout not proven.
+                    assert_eq!(field::i64_slot(&m, false, i), None);
+                    assert_eq!(field::f64_slot(&m, false, i), None);
+                    assert_eq!(field::bool_slot(&m, false, i), None);
+                    assert_eq!(field::str_slot(&m, false, i, &mut cx), None);
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
+
+    #[test]
+    fn a_refused_charge_sends_a_string_to_the_field_reader() {
+        let mut b = Builder::new();
+        b.start_map();
+        b.key("s");
+        b.string("twelve bytes");
+        b.end_map().unwrap();
+        let bytes = b.finish_vec().unwrap();
+        let m = Reader::new(&bytes).unwrap().as_map().unwrap();
+        let mut cx = DecodeContext::with_budget(Budget::new(100, 11));
+        assert_eq!(field::str_slot(&m, true, 0, &mut cx), None);
+        let err = field::get_str(&m, true, 0, "s", &mut cx).unwrap_err();
+        assert_eq!(err.kind(), &ErrorKind::BudgetExceeded);
+        let mut cx = DecodeContext::with_budget(Budget::new(100, 12));
+        assert_eq!(field::str_slot(&m, true, 0, &mut cx), Some("twelve bytes"));
+        assert_eq!(cx.budget.bytes_left(), 0);
+    }
+
+    #[test]
+    fn a_new_context_remembers_no_layout_of_the_last_one() {
+        // Two buffers of the same type whose keys vectors sit at the same
+        // offset: the second's keys differ, so it must be proven on its own.
+        const AB: Layout = Layout::new(&["a", "b"], b"a\0b\0");
+        let build = |keys: [&str; 2]| {
+            let mut b = Builder::with_options(typed_builder_options());
+            b.start_map();
+            for (i, k) in keys.iter().enumerate() {
+                b.key(k);
+                b.int(i as i64);
+            }
+            b.end_map().unwrap();
+            b.finish_vec().unwrap()
+        };
+        let (good, other) = (build(["a", "b"]), build(["a", "c"]));
+        let prove = |bytes: &[u8], cx: &mut DecodeContext| {
+            let m = Reader::new(bytes).unwrap().as_map().unwrap();
+            cx.layout_proven(7, &m, &AB).unwrap()
+        };
+        let offsets = |bytes: &[u8]| {
+            let m = Reader::new(bytes).unwrap().as_map().unwrap();
+            m.keys_offset()
+        };
+        assert_eq!(offsets(&good), offsets(&other));
+        let mut first = DecodeContext::new(good.len());
+        assert!(prove(&good, &mut first));
+        assert!(prove(&good, &mut first), "remembered");
+        drop(first);
+        // The next context of this thread reuses the storage, emptied.
+        let mut second = DecodeContext::new(other.len());
+        assert!(second.layouts.is_empty() && second.layouts.capacity() > 0);
+        assert!(!prove(&other, &mut second));
+        // One made while `second` is alive starts from nothing of its own.
+        let mut nested = DecodeContext::keyed_only(good.len());
+        assert_eq!(nested.layouts.capacity(), 0);
+        assert!(!prove(&good, &mut nested), "keyed only");
+        let mut third = DecodeContext::new(good.len());
+        assert!(prove(&good, &mut third));
+    }
+
     #[test]
     fn kept_keys_vectors_write_what_fresh_ones_write() {
         const SHORT: Layout = Layout::new(&["a", "b", "c"], b"a\0b\0c\0");

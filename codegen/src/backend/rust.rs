@@ -842,7 +842,7 @@ impl Gen<'_> {
         for f in mp.wire_fields() {
             let var = local(&self.b.field_name(&f.def.name));
             let key = self.quote(&f.def.wire_name);
-            // One call per field to a shared, out-of-line reader (see
+            // Each field has one call to a shared, out-of-line reader (see
             // `flexbuf::typed::field::get`), so wide messages stay small.
             let (get, args) = self.field_reader(f, borrowed);
             let boxed = self.std("Box");
@@ -871,13 +871,42 @@ impl Gen<'_> {
                 }
                 _ => format!(".unwrap_or_else(|| {})", self.absent_value(f, borrowed)),
             };
-            self.line(
-                2,
-                &format!(
-                    "let {var} = __field::{get}(&m, fast, {}, {key}{args})?{boxing}{absent};",
-                    f.wire_index
+            let index = f.wire_index;
+            let read = format!("__field::{get}(&m, fast, {index}, {key}{args})?{boxing}{absent}");
+            // Integers, floats, booleans and strings (and nulls of optional
+            // ones) are first read from their slot by a small inlined reader
+            // (`__field::*_slot`, strings out of line but answering in
+            // registers); the call reads (or refuses) anything else.
+            let slot = match (&f.def.ty, f.def.optional) {
+                _ if f.recursive => None,
+                (_, false) => match get {
+                    "get_i64" | "get_f64" | "get_bool" | "get_str" | "get_string" => {
+                        Some(get[4..].to_string())
+                    }
+                    _ => None,
+                },
+                // Optional fields absent as null (`.flatten()`).
+                (ty, true) if matches!(f.absent, Absent::Null) => match ty {
+                    TypeRef::I64 => Some("opt_i64".into()),
+                    TypeRef::F64 => Some("opt_f64".into()),
+                    TypeRef::Bool => Some("opt_bool".into()),
+                    TypeRef::String if borrowed => Some("opt_str".into()),
+                    TypeRef::String => Some("opt_string".into()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let slot_args = match f.def.ty {
+                TypeRef::String => ", cx",
+                _ => "",
+            };
+            let line = match slot {
+                Some(t) => format!(
+                    "let {var} = match __field::{t}_slot(&m, fast, {index}{slot_args}) {{ Some(v) => v, None => {read} }};"
                 ),
-            );
+                None => format!("let {var} = {read};"),
+            };
+            self.line(2, &line);
         }
         self.line(2, "cx.leave();");
         self.line(2, &format!("{}(Self {{", self.std("Ok")));

@@ -48,9 +48,9 @@ impl flexbuf::FlexCoder for ApiResponse {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_items = __field::get_cx(&m, fast, 0, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ApiItem as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
-        let f_page = __field::get_i64(&m, fast, 1, "page")?.unwrap_or_default();
-        let f_status = __field::get_string(&m, fast, 2, "status", cx)?.unwrap_or_default();
-        let f_total = __field::get_i64(&m, fast, 3, "total")?.unwrap_or_default();
+        let f_page = match __field::i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_i64(&m, fast, 1, "page")?.unwrap_or_default() };
+        let f_status = match __field::string_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_string(&m, fast, 2, "status", cx)?.unwrap_or_default() };
+        let f_total = match __field::i64_slot(&m, fast, 3) { Some(v) => v, None => __field::get_i64(&m, fast, 3, "total")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             status: f_status,
@@ -82,9 +82,9 @@ impl<'a> flexbuf::FlexBorrow<'a> for ApiResponseRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<ApiResponse as flexbuf::FlexCoder>::FINGERPRINT, &m, &ApiResponse::LAYOUT)?;
         let f_items = __field::get_cx(&m, fast, 0, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ApiItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
-        let f_page = __field::get_i64(&m, fast, 1, "page")?.unwrap_or_default();
-        let f_status = __field::get_str(&m, fast, 2, "status", cx)?.unwrap_or_default();
-        let f_total = __field::get_i64(&m, fast, 3, "total")?.unwrap_or_default();
+        let f_page = match __field::i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_i64(&m, fast, 1, "page")?.unwrap_or_default() };
+        let f_status = match __field::str_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_str(&m, fast, 2, "status", cx)?.unwrap_or_default() };
+        let f_total = match __field::i64_slot(&m, fast, 3) { Some(v) => v, None => __field::get_i64(&m, fast, 3, "total")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             status: f_status,
@@ -220,17 +220,17 @@ impl flexbuf::FlexCoder for ApiItem {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_category = __field::get_string(&m, fast, 0, "category", cx)?.unwrap_or_default();
-        let f_created_at = __field::get_string(&m, fast, 1, "created_at", cx)?.unwrap_or_default();
+        let f_category = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "category", cx)?.unwrap_or_default() };
+        let f_created_at = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "created_at", cx)?.unwrap_or_default() };
         let f_dimensions = __field::get_cx(&m, fast, 2, "dimensions", cx, <Dimensions as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("dimensions"))?;
-        let f_id = __field::get_i64(&m, fast, 3, "id")?.unwrap_or_default();
-        let f_in_stock = __field::get_bool(&m, fast, 4, "in_stock")?.unwrap_or_default();
-        let f_name = __field::get_string(&m, fast, 5, "name", cx)?.unwrap_or_default();
-        let f_price = __field::get_f64(&m, fast, 6, "price")?.unwrap_or_default();
-        let f_quantity = __field::get_i64(&m, fast, 7, "quantity")?.unwrap_or_default();
-        let f_rating = __field::get_f64(&m, fast, 8, "rating")?.unwrap_or_default();
+        let f_id = match __field::i64_slot(&m, fast, 3) { Some(v) => v, None => __field::get_i64(&m, fast, 3, "id")?.unwrap_or_default() };
+        let f_in_stock = match __field::bool_slot(&m, fast, 4) { Some(v) => v, None => __field::get_bool(&m, fast, 4, "in_stock")?.unwrap_or_default() };
+        let f_name = match __field::string_slot(&m, fast, 5, cx) { Some(v) => v, None => __field::get_string(&m, fast, 5, "name", cx)?.unwrap_or_default() };
+        let f_price = match __field::f64_slot(&m, fast, 6) { Some(v) => v, None => __field::get_f64(&m, fast, 6, "price")?.unwrap_or_default() };
+        let f_quantity = match __field::i64_slot(&m, fast, 7) { Some(v) => v, None => __field::get_i64(&m, fast, 7, "quantity")?.unwrap_or_default() };
+        let f_rating = match __field::f64_slot(&m, fast, 8) { Some(v) => v, None => __field::get_f64(&m, fast, 8, "rating")?.unwrap_or_default() };
         let f_seller = __field::get_cx(&m, fast, 9, "seller", cx, <Seller as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("seller"))?;
-        let f_sku = __field::get_string(&m, fast, 10, "sku", cx)?.unwrap_or_default();
+        let f_sku = match __field::string_slot(&m, fast, 10, cx) { Some(v) => v, None => __field::get_string(&m, fast, 10, "sku", cx)?.unwrap_or_default() };
         let f_tags = __field::get_cx(&m, fast, 11, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -286,17 +286,17 @@ impl<'a> flexbuf::FlexBorrow<'a> for ApiItemRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<ApiItem as flexbuf::FlexCoder>::FINGERPRINT, &m, &ApiItem::LAYOUT)?;
-        let f_category = __field::get_str(&m, fast, 0, "category", cx)?.unwrap_or_default();
-        let f_created_at = __field::get_str(&m, fast, 1, "created_at", cx)?.unwrap_or_default();
+        let f_category = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "category", cx)?.unwrap_or_default() };
+        let f_created_at = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "created_at", cx)?.unwrap_or_default() };
         let f_dimensions = __field::get_cx(&m, fast, 2, "dimensions", cx, <DimensionsRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("dimensions"))?;
-        let f_id = __field::get_i64(&m, fast, 3, "id")?.unwrap_or_default();
-        let f_in_stock = __field::get_bool(&m, fast, 4, "in_stock")?.unwrap_or_default();
-        let f_name = __field::get_str(&m, fast, 5, "name", cx)?.unwrap_or_default();
-        let f_price = __field::get_f64(&m, fast, 6, "price")?.unwrap_or_default();
-        let f_quantity = __field::get_i64(&m, fast, 7, "quantity")?.unwrap_or_default();
-        let f_rating = __field::get_f64(&m, fast, 8, "rating")?.unwrap_or_default();
+        let f_id = match __field::i64_slot(&m, fast, 3) { Some(v) => v, None => __field::get_i64(&m, fast, 3, "id")?.unwrap_or_default() };
+        let f_in_stock = match __field::bool_slot(&m, fast, 4) { Some(v) => v, None => __field::get_bool(&m, fast, 4, "in_stock")?.unwrap_or_default() };
+        let f_name = match __field::str_slot(&m, fast, 5, cx) { Some(v) => v, None => __field::get_str(&m, fast, 5, "name", cx)?.unwrap_or_default() };
+        let f_price = match __field::f64_slot(&m, fast, 6) { Some(v) => v, None => __field::get_f64(&m, fast, 6, "price")?.unwrap_or_default() };
+        let f_quantity = match __field::i64_slot(&m, fast, 7) { Some(v) => v, None => __field::get_i64(&m, fast, 7, "quantity")?.unwrap_or_default() };
+        let f_rating = match __field::f64_slot(&m, fast, 8) { Some(v) => v, None => __field::get_f64(&m, fast, 8, "rating")?.unwrap_or_default() };
         let f_seller = __field::get_cx(&m, fast, 9, "seller", cx, <SellerRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("seller"))?;
-        let f_sku = __field::get_str(&m, fast, 10, "sku", cx)?.unwrap_or_default();
+        let f_sku = match __field::str_slot(&m, fast, 10, cx) { Some(v) => v, None => __field::get_str(&m, fast, 10, "sku", cx)?.unwrap_or_default() };
         let f_tags = __field::get_cx(&m, fast, 11, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -468,9 +468,9 @@ impl flexbuf::FlexCoder for Dimensions {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_d = __field::get_f64(&m, fast, 0, "d")?.unwrap_or_default();
-        let f_h = __field::get_f64(&m, fast, 1, "h")?.unwrap_or_default();
-        let f_w = __field::get_f64(&m, fast, 2, "w")?.unwrap_or_default();
+        let f_d = match __field::f64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_f64(&m, fast, 0, "d")?.unwrap_or_default() };
+        let f_h = match __field::f64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_f64(&m, fast, 1, "h")?.unwrap_or_default() };
+        let f_w = match __field::f64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_f64(&m, fast, 2, "w")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             w: f_w,
@@ -573,8 +573,8 @@ impl flexbuf::FlexCoder for Seller {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_id = __field::get_i64(&m, fast, 0, "id")?.unwrap_or_default();
-        let f_name = __field::get_string(&m, fast, 1, "name", cx)?.unwrap_or_default();
+        let f_id = match __field::i64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_i64(&m, fast, 0, "id")?.unwrap_or_default() };
+        let f_name = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "name", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -599,8 +599,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for SellerRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Seller as flexbuf::FlexCoder>::FINGERPRINT, &m, &Seller::LAYOUT)?;
-        let f_id = __field::get_i64(&m, fast, 0, "id")?.unwrap_or_default();
-        let f_name = __field::get_str(&m, fast, 1, "name", cx)?.unwrap_or_default();
+        let f_id = match __field::i64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_i64(&m, fast, 0, "id")?.unwrap_or_default() };
+        let f_name = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "name", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,

@@ -54,8 +54,8 @@ impl flexbuf::FlexCoder for ChatThread {
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_messages = __field::get_cx(&m, fast, 0, "messages", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ChatMessage as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
         let f_participants = __field::get_cx(&m, fast, 1, "participants", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Participant as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
-        let f_thread_id = __field::get_string(&m, fast, 2, "thread_id", cx)?.unwrap_or_default();
-        let f_title = __field::get_string(&m, fast, 3, "title", cx)?.unwrap_or_default();
+        let f_thread_id = match __field::string_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_string(&m, fast, 2, "thread_id", cx)?.unwrap_or_default() };
+        let f_title = match __field::string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_string(&m, fast, 3, "title", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             thread_id: f_thread_id,
@@ -88,8 +88,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for ChatThreadRef<'a> {
         let fast = cx.layout_proven(<ChatThread as flexbuf::FlexCoder>::FINGERPRINT, &m, &ChatThread::LAYOUT)?;
         let f_messages = __field::get_cx(&m, fast, 0, "messages", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ChatMessageRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         let f_participants = __field::get_cx(&m, fast, 1, "participants", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ParticipantRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
-        let f_thread_id = __field::get_str(&m, fast, 2, "thread_id", cx)?.unwrap_or_default();
-        let f_title = __field::get_str(&m, fast, 3, "title", cx)?.unwrap_or_default();
+        let f_thread_id = match __field::str_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_str(&m, fast, 2, "thread_id", cx)?.unwrap_or_default() };
+        let f_title = match __field::str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_str(&m, fast, 3, "title", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             thread_id: f_thread_id,
@@ -202,11 +202,11 @@ impl flexbuf::FlexCoder for Participant {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_avatar = __field::get_string(&m, fast, 0, "avatar", cx)?.unwrap_or_default();
-        let f_handle = __field::get_string(&m, fast, 1, "handle", cx)?.unwrap_or_default();
-        let f_id = __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default();
-        let f_name = __field::get_string(&m, fast, 3, "name", cx)?.unwrap_or_default();
-        let f_role = __field::get_string(&m, fast, 4, "role", cx)?.unwrap_or_default();
+        let f_avatar = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "avatar", cx)?.unwrap_or_default() };
+        let f_handle = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "handle", cx)?.unwrap_or_default() };
+        let f_id = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default() };
+        let f_name = match __field::string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_string(&m, fast, 3, "name", cx)?.unwrap_or_default() };
+        let f_role = match __field::string_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_string(&m, fast, 4, "role", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -240,11 +240,11 @@ impl<'a> flexbuf::FlexBorrow<'a> for ParticipantRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Participant as flexbuf::FlexCoder>::FINGERPRINT, &m, &Participant::LAYOUT)?;
-        let f_avatar = __field::get_str(&m, fast, 0, "avatar", cx)?.unwrap_or_default();
-        let f_handle = __field::get_str(&m, fast, 1, "handle", cx)?.unwrap_or_default();
-        let f_id = __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default();
-        let f_name = __field::get_str(&m, fast, 3, "name", cx)?.unwrap_or_default();
-        let f_role = __field::get_str(&m, fast, 4, "role", cx)?.unwrap_or_default();
+        let f_avatar = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "avatar", cx)?.unwrap_or_default() };
+        let f_handle = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "handle", cx)?.unwrap_or_default() };
+        let f_id = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default() };
+        let f_name = match __field::str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_str(&m, fast, 3, "name", cx)?.unwrap_or_default() };
+        let f_role = match __field::str_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_str(&m, fast, 4, "role", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -395,15 +395,15 @@ impl flexbuf::FlexCoder for ChatMessage {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_attachments = __field::get_cx(&m, fast, 0, "attachments", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Attachment as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
-        let f_author = __field::get_i64(&m, fast, 1, "author")?.unwrap_or_default();
-        let f_edited = __field::get_bool(&m, fast, 2, "edited")?.unwrap_or_default();
-        let f_id = __field::get_i64(&m, fast, 3, "id")?.unwrap_or_default();
-        let f_kind = __field::get_string(&m, fast, 4, "kind", cx)?.unwrap_or_default();
+        let f_author = match __field::i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_i64(&m, fast, 1, "author")?.unwrap_or_default() };
+        let f_edited = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "edited")?.unwrap_or_default() };
+        let f_id = match __field::i64_slot(&m, fast, 3) { Some(v) => v, None => __field::get_i64(&m, fast, 3, "id")?.unwrap_or_default() };
+        let f_kind = match __field::string_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_string(&m, fast, 4, "kind", cx)?.unwrap_or_default() };
         let f_metadata = __field::get_cx(&m, fast, 5, "metadata", cx, <ChatMetadata as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("metadata"))?;
         let f_reactions = __field::get_cx(&m, fast, 6, "reactions", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }) })?.unwrap_or_default();
-        let f_reply_to = __field::get_opt(&m, fast, 7, "reply_to", __field::i64)?.flatten();
-        let f_sent_at = __field::get_string(&m, fast, 8, "sent_at", cx)?.unwrap_or_default();
-        let f_text = __field::get_string(&m, fast, 9, "text", cx)?.unwrap_or_default();
+        let f_reply_to = match __field::opt_i64_slot(&m, fast, 7) { Some(v) => v, None => __field::get_opt(&m, fast, 7, "reply_to", __field::i64)?.flatten() };
+        let f_sent_at = match __field::string_slot(&m, fast, 8, cx) { Some(v) => v, None => __field::get_string(&m, fast, 8, "sent_at", cx)?.unwrap_or_default() };
+        let f_text = match __field::string_slot(&m, fast, 9, cx) { Some(v) => v, None => __field::get_string(&m, fast, 9, "text", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -453,15 +453,15 @@ impl<'a> flexbuf::FlexBorrow<'a> for ChatMessageRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<ChatMessage as flexbuf::FlexCoder>::FINGERPRINT, &m, &ChatMessage::LAYOUT)?;
         let f_attachments = __field::get_cx(&m, fast, 0, "attachments", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <AttachmentRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
-        let f_author = __field::get_i64(&m, fast, 1, "author")?.unwrap_or_default();
-        let f_edited = __field::get_bool(&m, fast, 2, "edited")?.unwrap_or_default();
-        let f_id = __field::get_i64(&m, fast, 3, "id")?.unwrap_or_default();
-        let f_kind = __field::get_str(&m, fast, 4, "kind", cx)?.unwrap_or_default();
+        let f_author = match __field::i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_i64(&m, fast, 1, "author")?.unwrap_or_default() };
+        let f_edited = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "edited")?.unwrap_or_default() };
+        let f_id = match __field::i64_slot(&m, fast, 3) { Some(v) => v, None => __field::get_i64(&m, fast, 3, "id")?.unwrap_or_default() };
+        let f_kind = match __field::str_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_str(&m, fast, 4, "kind", cx)?.unwrap_or_default() };
         let f_metadata = __field::get_cx(&m, fast, 5, "metadata", cx, <ChatMetadataRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("metadata"))?;
         let f_reactions = __field::get_cx(&m, fast, 6, "reactions", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }) })?.unwrap_or_default();
-        let f_reply_to = __field::get_opt(&m, fast, 7, "reply_to", __field::i64)?.flatten();
-        let f_sent_at = __field::get_str(&m, fast, 8, "sent_at", cx)?.unwrap_or_default();
-        let f_text = __field::get_str(&m, fast, 9, "text", cx)?.unwrap_or_default();
+        let f_reply_to = match __field::opt_i64_slot(&m, fast, 7) { Some(v) => v, None => __field::get_opt(&m, fast, 7, "reply_to", __field::i64)?.flatten() };
+        let f_sent_at = match __field::str_slot(&m, fast, 8, cx) { Some(v) => v, None => __field::get_str(&m, fast, 8, "sent_at", cx)?.unwrap_or_default() };
+        let f_text = match __field::str_slot(&m, fast, 9, cx) { Some(v) => v, None => __field::get_str(&m, fast, 9, "text", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -673,15 +673,15 @@ impl flexbuf::FlexCoder for Attachment {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_alt = __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::string)?.flatten();
-        let f_height = __field::get_opt(&m, fast, 1, "height", __field::i64)?.flatten();
-        let f_mime = __field::get_opt_cx(&m, fast, 2, "mime", cx, __field::string)?.flatten();
-        let f_name = __field::get_opt_cx(&m, fast, 3, "name", cx, __field::string)?.flatten();
-        let f_sha256 = __field::get_opt_cx(&m, fast, 4, "sha256", cx, __field::string)?.flatten();
-        let f_size = __field::get_i64(&m, fast, 5, "size")?.unwrap_or_default();
-        let f_type = __field::get_string(&m, fast, 6, "type", cx)?.unwrap_or_default();
-        let f_url = __field::get_opt_cx(&m, fast, 7, "url", cx, __field::string)?.flatten();
-        let f_width = __field::get_opt(&m, fast, 8, "width", __field::i64)?.flatten();
+        let f_alt = match __field::opt_string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::string)?.flatten() };
+        let f_height = match __field::opt_i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_opt(&m, fast, 1, "height", __field::i64)?.flatten() };
+        let f_mime = match __field::opt_string_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 2, "mime", cx, __field::string)?.flatten() };
+        let f_name = match __field::opt_string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "name", cx, __field::string)?.flatten() };
+        let f_sha256 = match __field::opt_string_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "sha256", cx, __field::string)?.flatten() };
+        let f_size = match __field::i64_slot(&m, fast, 5) { Some(v) => v, None => __field::get_i64(&m, fast, 5, "size")?.unwrap_or_default() };
+        let f_type = match __field::string_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_string(&m, fast, 6, "type", cx)?.unwrap_or_default() };
+        let f_url = match __field::opt_string_slot(&m, fast, 7, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 7, "url", cx, __field::string)?.flatten() };
+        let f_width = match __field::opt_i64_slot(&m, fast, 8) { Some(v) => v, None => __field::get_opt(&m, fast, 8, "width", __field::i64)?.flatten() };
         cx.leave();
         Ok(Self {
             r#type: f_type,
@@ -727,15 +727,15 @@ impl<'a> flexbuf::FlexBorrow<'a> for AttachmentRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Attachment as flexbuf::FlexCoder>::FINGERPRINT, &m, &Attachment::LAYOUT)?;
-        let f_alt = __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::str_charged)?.flatten();
-        let f_height = __field::get_opt(&m, fast, 1, "height", __field::i64)?.flatten();
-        let f_mime = __field::get_opt_cx(&m, fast, 2, "mime", cx, __field::str_charged)?.flatten();
-        let f_name = __field::get_opt_cx(&m, fast, 3, "name", cx, __field::str_charged)?.flatten();
-        let f_sha256 = __field::get_opt_cx(&m, fast, 4, "sha256", cx, __field::str_charged)?.flatten();
-        let f_size = __field::get_i64(&m, fast, 5, "size")?.unwrap_or_default();
-        let f_type = __field::get_str(&m, fast, 6, "type", cx)?.unwrap_or_default();
-        let f_url = __field::get_opt_cx(&m, fast, 7, "url", cx, __field::str_charged)?.flatten();
-        let f_width = __field::get_opt(&m, fast, 8, "width", __field::i64)?.flatten();
+        let f_alt = match __field::opt_str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::str_charged)?.flatten() };
+        let f_height = match __field::opt_i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_opt(&m, fast, 1, "height", __field::i64)?.flatten() };
+        let f_mime = match __field::opt_str_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 2, "mime", cx, __field::str_charged)?.flatten() };
+        let f_name = match __field::opt_str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "name", cx, __field::str_charged)?.flatten() };
+        let f_sha256 = match __field::opt_str_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "sha256", cx, __field::str_charged)?.flatten() };
+        let f_size = match __field::i64_slot(&m, fast, 5) { Some(v) => v, None => __field::get_i64(&m, fast, 5, "size")?.unwrap_or_default() };
+        let f_type = match __field::str_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_str(&m, fast, 6, "type", cx)?.unwrap_or_default() };
+        let f_url = match __field::opt_str_slot(&m, fast, 7, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 7, "url", cx, __field::str_charged)?.flatten() };
+        let f_width = match __field::opt_i64_slot(&m, fast, 8) { Some(v) => v, None => __field::get_opt(&m, fast, 8, "width", __field::i64)?.flatten() };
         cx.leave();
         Ok(Self {
             r#type: f_type,
@@ -960,12 +960,12 @@ impl flexbuf::FlexCoder for ChatMetadata {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_actor = __field::get_opt(&m, fast, 0, "actor", __field::i64)?.flatten();
-        let f_client = __field::get_opt_cx(&m, fast, 1, "client", cx, __field::string)?.flatten();
-        let f_closes_at = __field::get_opt_cx(&m, fast, 2, "closes_at", cx, __field::string)?.flatten();
-        let f_event = __field::get_opt_cx(&m, fast, 3, "event", cx, __field::string)?.flatten();
-        let f_lang = __field::get_opt_cx(&m, fast, 4, "lang", cx, __field::string)?.flatten();
-        let f_multiple = __field::get_opt(&m, fast, 5, "multiple", __field::bool)?.flatten();
+        let f_actor = match __field::opt_i64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_opt(&m, fast, 0, "actor", __field::i64)?.flatten() };
+        let f_client = match __field::opt_string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 1, "client", cx, __field::string)?.flatten() };
+        let f_closes_at = match __field::opt_string_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 2, "closes_at", cx, __field::string)?.flatten() };
+        let f_event = match __field::opt_string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "event", cx, __field::string)?.flatten() };
+        let f_lang = match __field::opt_string_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "lang", cx, __field::string)?.flatten() };
+        let f_multiple = match __field::opt_bool_slot(&m, fast, 5) { Some(v) => v, None => __field::get_opt(&m, fast, 5, "multiple", __field::bool)?.flatten() };
         let f_options = __field::get_opt_cx(&m, fast, 6, "options", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.flatten();
         let f_votes = __field::get_opt_cx(&m, fast, 7, "votes", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i64>(v, cx, __field::i64) })?.flatten();
         cx.leave();
@@ -1010,12 +1010,12 @@ impl<'a> flexbuf::FlexBorrow<'a> for ChatMetadataRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<ChatMetadata as flexbuf::FlexCoder>::FINGERPRINT, &m, &ChatMetadata::LAYOUT)?;
-        let f_actor = __field::get_opt(&m, fast, 0, "actor", __field::i64)?.flatten();
-        let f_client = __field::get_opt_cx(&m, fast, 1, "client", cx, __field::str_charged)?.flatten();
-        let f_closes_at = __field::get_opt_cx(&m, fast, 2, "closes_at", cx, __field::str_charged)?.flatten();
-        let f_event = __field::get_opt_cx(&m, fast, 3, "event", cx, __field::str_charged)?.flatten();
-        let f_lang = __field::get_opt_cx(&m, fast, 4, "lang", cx, __field::str_charged)?.flatten();
-        let f_multiple = __field::get_opt(&m, fast, 5, "multiple", __field::bool)?.flatten();
+        let f_actor = match __field::opt_i64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_opt(&m, fast, 0, "actor", __field::i64)?.flatten() };
+        let f_client = match __field::opt_str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 1, "client", cx, __field::str_charged)?.flatten() };
+        let f_closes_at = match __field::opt_str_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 2, "closes_at", cx, __field::str_charged)?.flatten() };
+        let f_event = match __field::opt_str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "event", cx, __field::str_charged)?.flatten() };
+        let f_lang = match __field::opt_str_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "lang", cx, __field::str_charged)?.flatten() };
+        let f_multiple = match __field::opt_bool_slot(&m, fast, 5) { Some(v) => v, None => __field::get_opt(&m, fast, 5, "multiple", __field::bool)?.flatten() };
         let f_options = __field::get_opt_cx(&m, fast, 6, "options", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.flatten();
         let f_votes = __field::get_opt_cx(&m, fast, 7, "votes", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i64>(v, cx, __field::i64) })?.flatten();
         cx.leave();

@@ -52,10 +52,10 @@ impl flexbuf::FlexCoder for DeepLevel {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_child = __field::get_opt_cx(&m, fast, 0, "child", cx, <DeepLevel as flexbuf::FlexCoder>::decode_from)?.and_then(|v| v.map(Box::new));
-        let f_depth = __field::get_i64(&m, fast, 1, "depth")?.unwrap_or_default();
-        let f_even = __field::get_bool(&m, fast, 2, "even")?.unwrap_or_default();
-        let f_label = __field::get_string(&m, fast, 3, "label", cx)?.unwrap_or_default();
-        let f_weight = __field::get_f64(&m, fast, 4, "weight")?.unwrap_or_default();
+        let f_depth = match __field::i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_i64(&m, fast, 1, "depth")?.unwrap_or_default() };
+        let f_even = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "even")?.unwrap_or_default() };
+        let f_label = match __field::string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_string(&m, fast, 3, "label", cx)?.unwrap_or_default() };
+        let f_weight = match __field::f64_slot(&m, fast, 4) { Some(v) => v, None => __field::get_f64(&m, fast, 4, "weight")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             depth: f_depth,
@@ -90,10 +90,10 @@ impl<'a> flexbuf::FlexBorrow<'a> for DeepLevelRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<DeepLevel as flexbuf::FlexCoder>::FINGERPRINT, &m, &DeepLevel::LAYOUT)?;
         let f_child = __field::get_opt_cx(&m, fast, 0, "child", cx, <DeepLevelRef as flexbuf::FlexBorrow>::decode_borrowed)?.and_then(|v| v.map(Box::new));
-        let f_depth = __field::get_i64(&m, fast, 1, "depth")?.unwrap_or_default();
-        let f_even = __field::get_bool(&m, fast, 2, "even")?.unwrap_or_default();
-        let f_label = __field::get_str(&m, fast, 3, "label", cx)?.unwrap_or_default();
-        let f_weight = __field::get_f64(&m, fast, 4, "weight")?.unwrap_or_default();
+        let f_depth = match __field::i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_i64(&m, fast, 1, "depth")?.unwrap_or_default() };
+        let f_even = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "even")?.unwrap_or_default() };
+        let f_label = match __field::str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_str(&m, fast, 3, "label", cx)?.unwrap_or_default() };
+        let f_weight = match __field::f64_slot(&m, fast, 4) { Some(v) => v, None => __field::get_f64(&m, fast, 4, "weight")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             depth: f_depth,

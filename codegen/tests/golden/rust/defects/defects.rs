@@ -229,7 +229,7 @@ impl flexbuf::FlexCoder for Profile {
         let f_age = __field::get_opt(&m, fast, 1, "age", __field::i32)?.unwrap_or(Some(18_i32));
         let f_id = __field::get(&m, fast, 2, "id", __field::u32)?.ok_or_else(|| __missing("id"))?;
         let f_nickname = __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::string)?.unwrap_or_else(|| Some("anon".to_string()));
-        let f_note = __field::get_opt_cx(&m, fast, 4, "note", cx, __field::string)?.flatten();
+        let f_note = match __field::opt_string_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "note", cx, __field::string)?.flatten() };
         let f_score = __field::get_opt(&m, fast, 5, "score", __field::f64)?.unwrap_or(Some(1.5_f64));
         let f_tint = __field::get_opt_cx(&m, fast, 6, "tint", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.unwrap_or(Some(Color::Green));
         cx.leave();
@@ -289,7 +289,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ProfileRef<'a> {
         let f_age = __field::get_opt(&m, fast, 1, "age", __field::i32)?.unwrap_or(Some(18_i32));
         let f_id = __field::get(&m, fast, 2, "id", __field::u32)?.ok_or_else(|| __missing("id"))?;
         let f_nickname = __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::str_charged)?.unwrap_or(Some("anon"));
-        let f_note = __field::get_opt_cx(&m, fast, 4, "note", cx, __field::str_charged)?.flatten();
+        let f_note = match __field::opt_str_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "note", cx, __field::str_charged)?.flatten() };
         let f_score = __field::get_opt(&m, fast, 5, "score", __field::f64)?.unwrap_or(Some(1.5_f64));
         let f_tint = __field::get_opt_cx(&m, fast, 6, "tint", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.unwrap_or(Some(Color::Green));
         cx.leave();
@@ -437,8 +437,8 @@ impl flexbuf::FlexCoder for Address {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_street = __field::get_string(&m, fast, 0, "street", cx)?.ok_or_else(|| __missing("street"))?;
-        let f_zip = __field::get_string(&m, fast, 1, "zip", cx)?.ok_or_else(|| __missing("zip"))?;
+        let f_street = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "street", cx)?.ok_or_else(|| __missing("street"))? };
+        let f_zip = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "zip", cx)?.ok_or_else(|| __missing("zip"))? };
         cx.leave();
         Ok(Self {
             street: f_street,
@@ -463,8 +463,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for AddressRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Address as flexbuf::FlexCoder>::FINGERPRINT, &m, &Address::LAYOUT)?;
-        let f_street = __field::get_str(&m, fast, 0, "street", cx)?.ok_or_else(|| __missing("street"))?;
-        let f_zip = __field::get_str(&m, fast, 1, "zip", cx)?.ok_or_else(|| __missing("zip"))?;
+        let f_street = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "street", cx)?.ok_or_else(|| __missing("street"))? };
+        let f_zip = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "zip", cx)?.ok_or_else(|| __missing("zip"))? };
         cx.leave();
         Ok(Self {
             street: f_street,
@@ -562,8 +562,8 @@ impl flexbuf::FlexCoder for Contact {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_email = __field::get_string(&m, fast, 0, "email", cx)?.unwrap_or_default();
-        let f_phone = __field::get_string(&m, fast, 1, "phone", cx)?.unwrap_or_else(|| "none".to_string());
+        let f_email = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "email", cx)?.unwrap_or_default() };
+        let f_phone = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "phone", cx)?.unwrap_or_else(|| "none".to_string()) };
         cx.leave();
         Ok(Self {
             email: f_email,
@@ -597,8 +597,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for ContactRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Contact as flexbuf::FlexCoder>::FINGERPRINT, &m, &Contact::LAYOUT)?;
-        let f_email = __field::get_str(&m, fast, 0, "email", cx)?.unwrap_or_default();
-        let f_phone = __field::get_str(&m, fast, 1, "phone", cx)?.unwrap_or("none");
+        let f_email = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "email", cx)?.unwrap_or_default() };
+        let f_phone = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "phone", cx)?.unwrap_or("none") };
         cx.leave();
         Ok(Self {
             email: f_email,
@@ -733,11 +733,11 @@ impl flexbuf::FlexCoder for Settings {
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_color = __field::get_cx(&m, fast, 0, "color", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.unwrap_or_default();
         let f_limits = __field::get_cx(&m, fast, 1, "limits", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }) })?.unwrap_or_default();
-        let f_muted = __field::get_bool(&m, fast, 2, "muted")?.unwrap_or_default();
-        let f_nickname = __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::string)?.flatten();
+        let f_muted = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "muted")?.unwrap_or_default() };
+        let f_nickname = match __field::opt_string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::string)?.flatten() };
         let f_ratio = __field::get(&m, fast, 4, "ratio", __field::f32)?.unwrap_or(0.5_f32);
         let f_tags = __field::get_cx(&m, fast, 5, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
-        let f_theme = __field::get_string(&m, fast, 6, "theme", cx)?.unwrap_or_else(|| "light".to_string());
+        let f_theme = match __field::string_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_string(&m, fast, 6, "theme", cx)?.unwrap_or_else(|| "light".to_string()) };
         let f_volume = __field::get(&m, fast, 7, "volume", __field::u8)?.unwrap_or(5_u8);
         cx.leave();
         Ok(Self {
@@ -798,11 +798,11 @@ impl<'a> flexbuf::FlexBorrow<'a> for SettingsRef<'a> {
         let fast = cx.layout_proven(<Settings as flexbuf::FlexCoder>::FINGERPRINT, &m, &Settings::LAYOUT)?;
         let f_color = __field::get_cx(&m, fast, 0, "color", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.unwrap_or_default();
         let f_limits = __field::get_cx(&m, fast, 1, "limits", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }) })?.unwrap_or_default();
-        let f_muted = __field::get_bool(&m, fast, 2, "muted")?.unwrap_or_default();
-        let f_nickname = __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::str_charged)?.flatten();
+        let f_muted = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "muted")?.unwrap_or_default() };
+        let f_nickname = match __field::opt_str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::str_charged)?.flatten() };
         let f_ratio = __field::get(&m, fast, 4, "ratio", __field::f32)?.unwrap_or(0.5_f32);
         let f_tags = __field::get_cx(&m, fast, 5, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
-        let f_theme = __field::get_str(&m, fast, 6, "theme", cx)?.unwrap_or("light");
+        let f_theme = match __field::str_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_str(&m, fast, 6, "theme", cx)?.unwrap_or("light") };
         let f_volume = __field::get(&m, fast, 7, "volume", __field::u8)?.unwrap_or(5_u8);
         cx.leave();
         Ok(Self {
@@ -1013,7 +1013,7 @@ impl flexbuf::FlexCoder for Circle {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_radius = __field::get_f64(&m, fast, 0, "radius")?.ok_or_else(|| __missing("radius"))?;
+        let f_radius = match __field::f64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_f64(&m, fast, 0, "radius")?.ok_or_else(|| __missing("radius"))? };
         cx.leave();
         Ok(Self {
             radius: f_radius,
@@ -1444,7 +1444,7 @@ impl flexbuf::FlexCoder for Seller {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_id = __field::get(&m, fast, 0, "id", __field::u64)?.ok_or_else(|| __missing("id"))?;
-        let f_name = __field::get_string(&m, fast, 1, "name", cx)?.ok_or_else(|| __missing("name"))?;
+        let f_name = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "name", cx)?.ok_or_else(|| __missing("name"))? };
         let f_rating = __field::get(&m, fast, 2, "rating", __field::u8)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -1474,7 +1474,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for SellerRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Seller as flexbuf::FlexCoder>::FINGERPRINT, &m, &Seller::LAYOUT)?;
         let f_id = __field::get(&m, fast, 0, "id", __field::u64)?.ok_or_else(|| __missing("id"))?;
-        let f_name = __field::get_str(&m, fast, 1, "name", cx)?.ok_or_else(|| __missing("name"))?;
+        let f_name = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "name", cx)?.ok_or_else(|| __missing("name"))? };
         let f_rating = __field::get(&m, fast, 2, "rating", __field::u8)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -1582,10 +1582,10 @@ impl flexbuf::FlexCoder for Item {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_price = __field::get_f64(&m, fast, 0, "price")?.unwrap_or_default();
+        let f_price = match __field::f64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_f64(&m, fast, 0, "price")?.unwrap_or_default() };
         let f_qty = __field::get(&m, fast, 1, "qty", __field::u16)?.unwrap_or_default();
         let f_seller = __field::get_cx(&m, fast, 2, "seller", cx, <Seller as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("seller"))?;
-        let f_sku = __field::get_string(&m, fast, 3, "sku", cx)?.ok_or_else(|| __missing("sku"))?;
+        let f_sku = match __field::string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_string(&m, fast, 3, "sku", cx)?.ok_or_else(|| __missing("sku"))? };
         let f_tags = __field::get_cx(&m, fast, 4, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -1620,10 +1620,10 @@ impl<'a> flexbuf::FlexBorrow<'a> for ItemRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Item as flexbuf::FlexCoder>::FINGERPRINT, &m, &Item::LAYOUT)?;
-        let f_price = __field::get_f64(&m, fast, 0, "price")?.unwrap_or_default();
+        let f_price = match __field::f64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_f64(&m, fast, 0, "price")?.unwrap_or_default() };
         let f_qty = __field::get(&m, fast, 1, "qty", __field::u16)?.unwrap_or_default();
         let f_seller = __field::get_cx(&m, fast, 2, "seller", cx, <SellerRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("seller"))?;
-        let f_sku = __field::get_str(&m, fast, 3, "sku", cx)?.ok_or_else(|| __missing("sku"))?;
+        let f_sku = match __field::str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_str(&m, fast, 3, "sku", cx)?.ok_or_else(|| __missing("sku"))? };
         let f_tags = __field::get_cx(&m, fast, 4, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -1772,8 +1772,8 @@ impl flexbuf::FlexCoder for Order {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_by_sku = __field::get_cx(&m, fast, 0, "by_sku", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Item as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
-        let f_label = __field::get_string(&m, fast, 1, "display label", cx)?.unwrap_or_default();
-        let f_id = __field::get_i64(&m, fast, 2, "id")?.ok_or_else(|| __missing("id"))?;
+        let f_label = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "display label", cx)?.unwrap_or_default() };
+        let f_id = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "id")?.ok_or_else(|| __missing("id"))? };
         let f_items = __field::get_cx(&m, fast, 3, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Item as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
         let f_matrix = __field::get_cx(&m, fast, 4, "matrix", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_vec::<i32>(e1, cx, __field::i32) }) })?.unwrap_or_default();
         let f_notes = __field::get_cx(&m, fast, 5, "notes", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
@@ -1818,8 +1818,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for OrderRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Order as flexbuf::FlexCoder>::FINGERPRINT, &m, &Order::LAYOUT)?;
         let f_by_sku = __field::get_cx(&m, fast, 0, "by_sku", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
-        let f_label = __field::get_str(&m, fast, 1, "display label", cx)?.unwrap_or_default();
-        let f_id = __field::get_i64(&m, fast, 2, "id")?.ok_or_else(|| __missing("id"))?;
+        let f_label = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "display label", cx)?.unwrap_or_default() };
+        let f_id = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "id")?.ok_or_else(|| __missing("id"))? };
         let f_items = __field::get_cx(&m, fast, 3, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         let f_matrix = __field::get_cx(&m, fast, 4, "matrix", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_cow::<i32>(e1, cx, __field::i32) }) })?.unwrap_or_default();
         let f_notes = __field::get_cx(&m, fast, 5, "notes", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
@@ -1983,11 +1983,11 @@ impl flexbuf::FlexCoder for Ranges {
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_data = __field::get_cx(&m, fast, 0, "data", cx, __field::bytes)?.unwrap_or_default();
         let f_f32v = __field::get(&m, fast, 1, "f32v", __field::f32)?.unwrap_or_default();
-        let f_f64v = __field::get_f64(&m, fast, 2, "f64v")?.unwrap_or_default();
-        let f_flag = __field::get_bool(&m, fast, 3, "flag")?.unwrap_or_default();
+        let f_f64v = match __field::f64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_f64(&m, fast, 2, "f64v")?.unwrap_or_default() };
+        let f_flag = match __field::bool_slot(&m, fast, 3) { Some(v) => v, None => __field::get_bool(&m, fast, 3, "flag")?.unwrap_or_default() };
         let f_i16v = __field::get(&m, fast, 4, "i16v", __field::i16)?.unwrap_or_default();
         let f_i32v = __field::get(&m, fast, 5, "i32v", __field::i32)?.unwrap_or_default();
-        let f_i64v = __field::get_i64(&m, fast, 6, "i64v")?.unwrap_or_default();
+        let f_i64v = match __field::i64_slot(&m, fast, 6) { Some(v) => v, None => __field::get_i64(&m, fast, 6, "i64v")?.unwrap_or_default() };
         let f_i8v = __field::get(&m, fast, 7, "i8v", __field::i8)?.unwrap_or_default();
         let f_u16v = __field::get(&m, fast, 8, "u16v", __field::u16)?.unwrap_or_default();
         let f_u32v = __field::get(&m, fast, 9, "u32v", __field::u32)?.unwrap_or_default();
@@ -2049,11 +2049,11 @@ impl<'a> flexbuf::FlexBorrow<'a> for RangesRef<'a> {
         let fast = cx.layout_proven(<Ranges as flexbuf::FlexCoder>::FINGERPRINT, &m, &Ranges::LAYOUT)?;
         let f_data = __field::get_cx(&m, fast, 0, "data", cx, __field::blob)?.unwrap_or_default();
         let f_f32v = __field::get(&m, fast, 1, "f32v", __field::f32)?.unwrap_or_default();
-        let f_f64v = __field::get_f64(&m, fast, 2, "f64v")?.unwrap_or_default();
-        let f_flag = __field::get_bool(&m, fast, 3, "flag")?.unwrap_or_default();
+        let f_f64v = match __field::f64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_f64(&m, fast, 2, "f64v")?.unwrap_or_default() };
+        let f_flag = match __field::bool_slot(&m, fast, 3) { Some(v) => v, None => __field::get_bool(&m, fast, 3, "flag")?.unwrap_or_default() };
         let f_i16v = __field::get(&m, fast, 4, "i16v", __field::i16)?.unwrap_or_default();
         let f_i32v = __field::get(&m, fast, 5, "i32v", __field::i32)?.unwrap_or_default();
-        let f_i64v = __field::get_i64(&m, fast, 6, "i64v")?.unwrap_or_default();
+        let f_i64v = match __field::i64_slot(&m, fast, 6) { Some(v) => v, None => __field::get_i64(&m, fast, 6, "i64v")?.unwrap_or_default() };
         let f_i8v = __field::get(&m, fast, 7, "i8v", __field::i8)?.unwrap_or_default();
         let f_u16v = __field::get(&m, fast, 8, "u16v", __field::u16)?.unwrap_or_default();
         let f_u32v = __field::get(&m, fast, 9, "u32v", __field::u32)?.unwrap_or_default();

@@ -295,7 +295,7 @@ impl flexbuf::FlexCoder for RemoveField {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
-        let f_legacy = __field::get_string(&m, fast, 1, "legacy", cx)?.unwrap_or_default();
+        let f_legacy = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "legacy", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -321,7 +321,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for RemoveFieldRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<RemoveField as flexbuf::FlexCoder>::FINGERPRINT, &m, &RemoveField::LAYOUT)?;
         let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
-        let f_legacy = __field::get_str(&m, fast, 1, "legacy", cx)?.unwrap_or_default();
+        let f_legacy = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "legacy", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -409,7 +409,7 @@ impl flexbuf::FlexCoder for Rename {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_title = __field::get_string(&m, fast, 0, "title", cx)?.unwrap_or_default();
+        let f_title = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "title", cx)?.unwrap_or_default() };
         let f_year = __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -435,7 +435,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for RenameRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Rename as flexbuf::FlexCoder>::FINGERPRINT, &m, &Rename::LAYOUT)?;
-        let f_title = __field::get_str(&m, fast, 0, "title", cx)?.unwrap_or_default();
+        let f_title = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "title", cx)?.unwrap_or_default() };
         let f_year = __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -528,8 +528,8 @@ impl flexbuf::FlexCoder for Reorder {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_a = __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default();
-        let f_b = __field::get_string(&m, fast, 1, "b", cx)?.unwrap_or_default();
-        let f_c = __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default();
+        let f_b = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "b", cx)?.unwrap_or_default() };
+        let f_c = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             a: f_a,
@@ -558,8 +558,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for ReorderRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Reorder as flexbuf::FlexCoder>::FINGERPRINT, &m, &Reorder::LAYOUT)?;
         let f_a = __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default();
-        let f_b = __field::get_str(&m, fast, 1, "b", cx)?.unwrap_or_default();
-        let f_c = __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default();
+        let f_b = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "b", cx)?.unwrap_or_default() };
+        let f_c = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             a: f_a,
@@ -767,7 +767,7 @@ impl flexbuf::FlexCoder for Retype {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_code = __field::get_string(&m, fast, 0, "code", cx)?.unwrap_or_default();
+        let f_code = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "code", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             code: f_code,
@@ -789,7 +789,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for RetypeRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Retype as flexbuf::FlexCoder>::FINGERPRINT, &m, &Retype::LAYOUT)?;
-        let f_code = __field::get_str(&m, fast, 0, "code", cx)?.unwrap_or_default();
+        let f_code = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "code", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             code: f_code,
@@ -869,7 +869,7 @@ impl flexbuf::FlexCoder for Member {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_name = __field::get_string(&m, fast, 0, "name", cx)?.unwrap_or_default();
+        let f_name = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "name", cx)?.unwrap_or_default() };
         let f_status = __field::get_cx(&m, fast, 1, "status", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -895,7 +895,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for MemberRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Member as flexbuf::FlexCoder>::FINGERPRINT, &m, &Member::LAYOUT)?;
-        let f_name = __field::get_str(&m, fast, 0, "name", cx)?.unwrap_or_default();
+        let f_name = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "name", cx)?.unwrap_or_default() };
         let f_status = __field::get_cx(&m, fast, 1, "status", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {

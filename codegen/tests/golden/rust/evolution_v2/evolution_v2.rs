@@ -163,7 +163,7 @@ impl flexbuf::FlexCoder for AddOptional {
         let f_count = __field::get(&m, fast, 0, "count", __field::u32)?.unwrap_or(7_u32);
         let f_id = __field::get(&m, fast, 1, "id", __field::i32)?.unwrap_or_default();
         let f_nickname = __field::get_opt_cx(&m, fast, 2, "nickname", cx, __field::string)?.unwrap_or_else(|| Some("new".to_string()));
-        let f_note = __field::get_opt_cx(&m, fast, 3, "note", cx, __field::string)?.flatten();
+        let f_note = match __field::opt_string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "note", cx, __field::string)?.flatten() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -208,7 +208,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for AddOptionalRef<'a> {
         let f_count = __field::get(&m, fast, 0, "count", __field::u32)?.unwrap_or(7_u32);
         let f_id = __field::get(&m, fast, 1, "id", __field::i32)?.unwrap_or_default();
         let f_nickname = __field::get_opt_cx(&m, fast, 2, "nickname", cx, __field::str_charged)?.unwrap_or(Some("new"));
-        let f_note = __field::get_opt_cx(&m, fast, 3, "note", cx, __field::str_charged)?.flatten();
+        let f_note = match __field::opt_str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "note", cx, __field::str_charged)?.flatten() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -319,7 +319,7 @@ impl flexbuf::FlexCoder for AddRequired {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
-        let f_owner = __field::get_string(&m, fast, 1, "owner", cx)?.ok_or_else(|| __missing("owner"))?;
+        let f_owner = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "owner", cx)?.ok_or_else(|| __missing("owner"))? };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -345,7 +345,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for AddRequiredRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<AddRequired as flexbuf::FlexCoder>::FINGERPRINT, &m, &AddRequired::LAYOUT)?;
         let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
-        let f_owner = __field::get_str(&m, fast, 1, "owner", cx)?.ok_or_else(|| __missing("owner"))?;
+        let f_owner = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "owner", cx)?.ok_or_else(|| __missing("owner"))? };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -519,7 +519,7 @@ impl flexbuf::FlexCoder for Rename {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_name = __field::get_string(&m, fast, 0, "title", cx)?.unwrap_or_default();
+        let f_name = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "title", cx)?.unwrap_or_default() };
         let f_year = __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -545,7 +545,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for RenameRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Rename as flexbuf::FlexCoder>::FINGERPRINT, &m, &Rename::LAYOUT)?;
-        let f_name = __field::get_str(&m, fast, 0, "title", cx)?.unwrap_or_default();
+        let f_name = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "title", cx)?.unwrap_or_default() };
         let f_year = __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -638,8 +638,8 @@ impl flexbuf::FlexCoder for Reorder {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_a = __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default();
-        let f_b = __field::get_string(&m, fast, 1, "b", cx)?.unwrap_or_default();
-        let f_c = __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default();
+        let f_b = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "b", cx)?.unwrap_or_default() };
+        let f_c = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             c: f_c,
@@ -668,8 +668,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for ReorderRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Reorder as flexbuf::FlexCoder>::FINGERPRINT, &m, &Reorder::LAYOUT)?;
         let f_a = __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default();
-        let f_b = __field::get_str(&m, fast, 1, "b", cx)?.unwrap_or_default();
-        let f_c = __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default();
+        let f_b = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "b", cx)?.unwrap_or_default() };
+        let f_c = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             c: f_c,
@@ -765,7 +765,7 @@ impl flexbuf::FlexCoder for Widen {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_count = __field::get_i64(&m, fast, 0, "count")?.unwrap_or_default();
+        let f_count = match __field::i64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_i64(&m, fast, 0, "count")?.unwrap_or_default() };
         let f_samples = __field::get_cx(&m, fast, 1, "samples", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -791,7 +791,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for WidenRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Widen as flexbuf::FlexCoder>::FINGERPRINT, &m, &Widen::LAYOUT)?;
-        let f_count = __field::get_i64(&m, fast, 0, "count")?.unwrap_or_default();
+        let f_count = match __field::i64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_i64(&m, fast, 0, "count")?.unwrap_or_default() };
         let f_samples = __field::get_cx(&m, fast, 1, "samples", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -877,7 +877,7 @@ impl flexbuf::FlexCoder for Retype {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_code = __field::get_i64(&m, fast, 0, "code")?.unwrap_or_default();
+        let f_code = match __field::i64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_i64(&m, fast, 0, "code")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             code: f_code,
@@ -969,8 +969,8 @@ impl flexbuf::FlexCoder for Member {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_name = __field::get_string(&m, fast, 0, "name", cx)?.unwrap_or_default();
-        let f_role = __field::get_string(&m, fast, 1, "role", cx)?.ok_or_else(|| __missing("role"))?;
+        let f_name = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "name", cx)?.unwrap_or_default() };
+        let f_role = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "role", cx)?.ok_or_else(|| __missing("role"))? };
         let f_status = __field::get_cx(&m, fast, 2, "status", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -999,8 +999,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for MemberRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Member as flexbuf::FlexCoder>::FINGERPRINT, &m, &Member::LAYOUT)?;
-        let f_name = __field::get_str(&m, fast, 0, "name", cx)?.unwrap_or_default();
-        let f_role = __field::get_str(&m, fast, 1, "role", cx)?.ok_or_else(|| __missing("role"))?;
+        let f_name = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "name", cx)?.unwrap_or_default() };
+        let f_role = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "role", cx)?.ok_or_else(|| __missing("role"))? };
         let f_status = __field::get_cx(&m, fast, 2, "status", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Status::from_value(raw).ok_or_else(|| __unknown_enum("Status", raw, &v))) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {

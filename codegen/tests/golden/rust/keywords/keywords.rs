@@ -281,11 +281,11 @@ impl flexbuf::FlexCoder for Object {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_none = __field::get(&m, fast, 0, "None", __field::i32)?.unwrap_or_default();
-        let f_true = __field::get_bool(&m, fast, 1, "True")?.unwrap_or_default();
+        let f_true = match __field::bool_slot(&m, fast, 1) { Some(v) => v, None => __field::get_bool(&m, fast, 1, "True")?.unwrap_or_default() };
         let f_proto = __field::get(&m, fast, 2, "__proto__", __field::i32)?.unwrap_or_default();
         let f_async = __field::get(&m, fast, 3, "async", __field::i32)?.unwrap_or_default();
         let f_b = __field::get(&m, fast, 4, "b", __field::i32)?.unwrap_or_default();
-        let f_class = __field::get_string(&m, fast, 5, "class", cx)?.unwrap_or_default();
+        let f_class = match __field::string_slot(&m, fast, 5, cx) { Some(v) => v, None => __field::get_string(&m, fast, 5, "class", cx)?.unwrap_or_default() };
         let f_cls = __field::get(&m, fast, 6, "cls", __field::i32)?.unwrap_or_default();
         let f_constructor = __field::get(&m, fast, 7, "constructor", __field::i32)?.unwrap_or_default();
         let f_crate_ = __field::get(&m, fast, 8, "crate", __field::i32)?.unwrap_or_default();
@@ -307,16 +307,16 @@ impl flexbuf::FlexCoder for Object {
         let f_m = __field::get(&m, fast, 24, "m", __field::i32)?.unwrap_or_default();
         let f_map = __field::get_cx(&m, fast, 25, "map", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i32(e1) }) })?.unwrap_or_default();
         let f_match = __field::get(&m, fast, 26, "match", __field::i32)?.unwrap_or_default();
-        let f_new = __field::get_bool(&m, fast, 27, "new")?.unwrap_or_default();
+        let f_new = match __field::bool_slot(&m, fast, 27) { Some(v) => v, None => __field::get_bool(&m, fast, 27, "new")?.unwrap_or_default() };
         let f_object = __field::get(&m, fast, 28, "object", __field::i32)?.unwrap_or_default();
         let f_other = __field::get(&m, fast, 29, "other", __field::i32)?.unwrap_or_default();
         let f_r = __field::get(&m, fast, 30, "r", __field::i32)?.unwrap_or_default();
-        let f_raw = __field::get_string(&m, fast, 31, "raw", cx)?.unwrap_or_default();
+        let f_raw = match __field::string_slot(&m, fast, 31, cx) { Some(v) => v, None => __field::get_string(&m, fast, 31, "raw", cx)?.unwrap_or_default() };
         let f_read = __field::get(&m, fast, 32, "read", __field::i32)?.unwrap_or_default();
         let f_read_field = __field::get(&m, fast, 33, "readField", __field::i32)?.unwrap_or_default();
         let f_self_ = __field::get(&m, fast, 34, "self", __field::i32)?.unwrap_or_default();
         let f_super_ = __field::get(&m, fast, 35, "super", __field::i32)?.unwrap_or_default();
-        let f_type = __field::get_string(&m, fast, 36, "type", cx)?.unwrap_or_default();
+        let f_type = match __field::string_slot(&m, fast, 36, cx) { Some(v) => v, None => __field::get_string(&m, fast, 36, "type", cx)?.unwrap_or_default() };
         let f_typeof = __field::get(&m, fast, 37, "typeof", __field::i32)?.unwrap_or_default();
         let f_val = __field::get(&m, fast, 38, "val", __field::i32)?.unwrap_or_default();
         let f_value = __field::get(&m, fast, 39, "value", __field::i32)?.unwrap_or_default();
@@ -467,11 +467,11 @@ impl<'a> flexbuf::FlexBorrow<'a> for ObjectRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Object as flexbuf::FlexCoder>::FINGERPRINT, &m, &Object::LAYOUT)?;
         let f_none = __field::get(&m, fast, 0, "None", __field::i32)?.unwrap_or_default();
-        let f_true = __field::get_bool(&m, fast, 1, "True")?.unwrap_or_default();
+        let f_true = match __field::bool_slot(&m, fast, 1) { Some(v) => v, None => __field::get_bool(&m, fast, 1, "True")?.unwrap_or_default() };
         let f_proto = __field::get(&m, fast, 2, "__proto__", __field::i32)?.unwrap_or_default();
         let f_async = __field::get(&m, fast, 3, "async", __field::i32)?.unwrap_or_default();
         let f_b = __field::get(&m, fast, 4, "b", __field::i32)?.unwrap_or_default();
-        let f_class = __field::get_str(&m, fast, 5, "class", cx)?.unwrap_or_default();
+        let f_class = match __field::str_slot(&m, fast, 5, cx) { Some(v) => v, None => __field::get_str(&m, fast, 5, "class", cx)?.unwrap_or_default() };
         let f_cls = __field::get(&m, fast, 6, "cls", __field::i32)?.unwrap_or_default();
         let f_constructor = __field::get(&m, fast, 7, "constructor", __field::i32)?.unwrap_or_default();
         let f_crate_ = __field::get(&m, fast, 8, "crate", __field::i32)?.unwrap_or_default();
@@ -493,16 +493,16 @@ impl<'a> flexbuf::FlexBorrow<'a> for ObjectRef<'a> {
         let f_m = __field::get(&m, fast, 24, "m", __field::i32)?.unwrap_or_default();
         let f_map = __field::get_cx(&m, fast, 25, "map", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i32(e1) }) })?.unwrap_or_default();
         let f_match = __field::get(&m, fast, 26, "match", __field::i32)?.unwrap_or_default();
-        let f_new = __field::get_bool(&m, fast, 27, "new")?.unwrap_or_default();
+        let f_new = match __field::bool_slot(&m, fast, 27) { Some(v) => v, None => __field::get_bool(&m, fast, 27, "new")?.unwrap_or_default() };
         let f_object = __field::get(&m, fast, 28, "object", __field::i32)?.unwrap_or_default();
         let f_other = __field::get(&m, fast, 29, "other", __field::i32)?.unwrap_or_default();
         let f_r = __field::get(&m, fast, 30, "r", __field::i32)?.unwrap_or_default();
-        let f_raw = __field::get_str(&m, fast, 31, "raw", cx)?.unwrap_or_default();
+        let f_raw = match __field::str_slot(&m, fast, 31, cx) { Some(v) => v, None => __field::get_str(&m, fast, 31, "raw", cx)?.unwrap_or_default() };
         let f_read = __field::get(&m, fast, 32, "read", __field::i32)?.unwrap_or_default();
         let f_read_field = __field::get(&m, fast, 33, "readField", __field::i32)?.unwrap_or_default();
         let f_self_ = __field::get(&m, fast, 34, "self", __field::i32)?.unwrap_or_default();
         let f_super_ = __field::get(&m, fast, 35, "super", __field::i32)?.unwrap_or_default();
-        let f_type = __field::get_str(&m, fast, 36, "type", cx)?.unwrap_or_default();
+        let f_type = match __field::str_slot(&m, fast, 36, cx) { Some(v) => v, None => __field::get_str(&m, fast, 36, "type", cx)?.unwrap_or_default() };
         let f_typeof = __field::get(&m, fast, 37, "typeof", __field::i32)?.unwrap_or_default();
         let f_val = __field::get(&m, fast, 38, "val", __field::i32)?.unwrap_or_default();
         let f_value = __field::get(&m, fast, 39, "value", __field::i32)?.unwrap_or_default();
@@ -924,7 +924,7 @@ impl flexbuf::FlexCoder for String {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_o = __field::get_opt(&m, fast, 0, "o", __field::i32)?.flatten();
-        let f_s = __field::get_string(&m, fast, 1, "s", cx)?.unwrap_or_default();
+        let f_s = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "s", cx)?.unwrap_or_default() };
         let f_v = __field::get_cx(&m, fast, 2, "v", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i32>(v, cx, __field::i32) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -954,7 +954,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for StringRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<String as flexbuf::FlexCoder>::FINGERPRINT, &m, &String::LAYOUT)?;
         let f_o = __field::get_opt(&m, fast, 0, "o", __field::i32)?.flatten();
-        let f_s = __field::get_str(&m, fast, 1, "s", cx)?.unwrap_or_default();
+        let f_s = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "s", cx)?.unwrap_or_default() };
         let f_v = __field::get_cx(&m, fast, 2, "v", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i32>(v, cx, __field::i32) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -1162,8 +1162,8 @@ impl flexbuf::FlexCoder for Result {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_ok = __field::get_bool(&m, fast, 0, "ok")?.unwrap_or_default();
-        let f_value = __field::get_opt_cx(&m, fast, 1, "value", cx, __field::string)?.flatten();
+        let f_ok = match __field::bool_slot(&m, fast, 0) { Some(v) => v, None => __field::get_bool(&m, fast, 0, "ok")?.unwrap_or_default() };
+        let f_value = match __field::opt_string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 1, "value", cx, __field::string)?.flatten() };
         cx.leave();
         Ok(Self {
             ok: f_ok,
@@ -1188,8 +1188,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for ResultRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Result as flexbuf::FlexCoder>::FINGERPRINT, &m, &Result::LAYOUT)?;
-        let f_ok = __field::get_bool(&m, fast, 0, "ok")?.unwrap_or_default();
-        let f_value = __field::get_opt_cx(&m, fast, 1, "value", cx, __field::str_charged)?.flatten();
+        let f_ok = match __field::bool_slot(&m, fast, 0) { Some(v) => v, None => __field::get_bool(&m, fast, 0, "ok")?.unwrap_or_default() };
+        let f_value = match __field::opt_str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 1, "value", cx, __field::str_charged)?.flatten() };
         cx.leave();
         Ok(Self {
             ok: f_ok,
@@ -1290,7 +1290,7 @@ impl flexbuf::FlexCoder for Error {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_code = __field::get(&m, fast, 0, "code", __field::i32)?.unwrap_or(7_i32);
-        let f_text = __field::get_string(&m, fast, 1, "message", cx)?.unwrap_or_default();
+        let f_text = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "message", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             text: f_text,
@@ -1325,7 +1325,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ErrorRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Error as flexbuf::FlexCoder>::FINGERPRINT, &m, &Error::LAYOUT)?;
         let f_code = __field::get(&m, fast, 0, "code", __field::i32)?.unwrap_or(7_i32);
-        let f_text = __field::get_str(&m, fast, 1, "message", cx)?.unwrap_or_default();
+        let f_text = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "message", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             text: f_text,

@@ -159,9 +159,9 @@ impl flexbuf::FlexCoder for MetricSeries {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_name = __field::get_string(&m, fast, 0, "name", cx)?.unwrap_or_default();
+        let f_name = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "name", cx)?.unwrap_or_default() };
         let f_points = __field::get_cx(&m, fast, 1, "points", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<f64>(v, cx, __field::f64) })?.unwrap_or_default();
-        let f_step_s = __field::get_i64(&m, fast, 2, "step_s")?.unwrap_or_default();
+        let f_step_s = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "step_s")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             name: f_name,
@@ -189,9 +189,9 @@ impl<'a> flexbuf::FlexBorrow<'a> for MetricSeriesRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<MetricSeries as flexbuf::FlexCoder>::FINGERPRINT, &m, &MetricSeries::LAYOUT)?;
-        let f_name = __field::get_str(&m, fast, 0, "name", cx)?.unwrap_or_default();
+        let f_name = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "name", cx)?.unwrap_or_default() };
         let f_points = __field::get_cx(&m, fast, 1, "points", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<f64>(v, cx, __field::f64) })?.unwrap_or_default();
-        let f_step_s = __field::get_i64(&m, fast, 2, "step_s")?.unwrap_or_default();
+        let f_step_s = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "step_s")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             name: f_name,

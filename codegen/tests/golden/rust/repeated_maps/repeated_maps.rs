@@ -158,14 +158,14 @@ impl flexbuf::FlexCoder for RepeatedRow {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_active = __field::get_bool(&m, fast, 0, "active")?.unwrap_or_default();
-        let f_balance = __field::get_f64(&m, fast, 1, "balance")?.unwrap_or_default();
-        let f_id = __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default();
-        let f_logins = __field::get_i64(&m, fast, 3, "logins")?.unwrap_or_default();
-        let f_name = __field::get_string(&m, fast, 4, "name", cx)?.unwrap_or_default();
-        let f_region = __field::get_string(&m, fast, 5, "region", cx)?.unwrap_or_default();
-        let f_status = __field::get_string(&m, fast, 6, "status", cx)?.unwrap_or_default();
-        let f_updated_at = __field::get_string(&m, fast, 7, "updated_at", cx)?.unwrap_or_default();
+        let f_active = match __field::bool_slot(&m, fast, 0) { Some(v) => v, None => __field::get_bool(&m, fast, 0, "active")?.unwrap_or_default() };
+        let f_balance = match __field::f64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_f64(&m, fast, 1, "balance")?.unwrap_or_default() };
+        let f_id = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default() };
+        let f_logins = match __field::i64_slot(&m, fast, 3) { Some(v) => v, None => __field::get_i64(&m, fast, 3, "logins")?.unwrap_or_default() };
+        let f_name = match __field::string_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_string(&m, fast, 4, "name", cx)?.unwrap_or_default() };
+        let f_region = match __field::string_slot(&m, fast, 5, cx) { Some(v) => v, None => __field::get_string(&m, fast, 5, "region", cx)?.unwrap_or_default() };
+        let f_status = match __field::string_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_string(&m, fast, 6, "status", cx)?.unwrap_or_default() };
+        let f_updated_at = match __field::string_slot(&m, fast, 7, cx) { Some(v) => v, None => __field::get_string(&m, fast, 7, "updated_at", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -208,14 +208,14 @@ impl<'a> flexbuf::FlexBorrow<'a> for RepeatedRowRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<RepeatedRow as flexbuf::FlexCoder>::FINGERPRINT, &m, &RepeatedRow::LAYOUT)?;
-        let f_active = __field::get_bool(&m, fast, 0, "active")?.unwrap_or_default();
-        let f_balance = __field::get_f64(&m, fast, 1, "balance")?.unwrap_or_default();
-        let f_id = __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default();
-        let f_logins = __field::get_i64(&m, fast, 3, "logins")?.unwrap_or_default();
-        let f_name = __field::get_str(&m, fast, 4, "name", cx)?.unwrap_or_default();
-        let f_region = __field::get_str(&m, fast, 5, "region", cx)?.unwrap_or_default();
-        let f_status = __field::get_str(&m, fast, 6, "status", cx)?.unwrap_or_default();
-        let f_updated_at = __field::get_str(&m, fast, 7, "updated_at", cx)?.unwrap_or_default();
+        let f_active = match __field::bool_slot(&m, fast, 0) { Some(v) => v, None => __field::get_bool(&m, fast, 0, "active")?.unwrap_or_default() };
+        let f_balance = match __field::f64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_f64(&m, fast, 1, "balance")?.unwrap_or_default() };
+        let f_id = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default() };
+        let f_logins = match __field::i64_slot(&m, fast, 3) { Some(v) => v, None => __field::get_i64(&m, fast, 3, "logins")?.unwrap_or_default() };
+        let f_name = match __field::str_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_str(&m, fast, 4, "name", cx)?.unwrap_or_default() };
+        let f_region = match __field::str_slot(&m, fast, 5, cx) { Some(v) => v, None => __field::get_str(&m, fast, 5, "region", cx)?.unwrap_or_default() };
+        let f_status = match __field::str_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_str(&m, fast, 6, "status", cx)?.unwrap_or_default() };
+        let f_updated_at = match __field::str_slot(&m, fast, 7, cx) { Some(v) => v, None => __field::get_str(&m, fast, 7, "updated_at", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,

@@ -133,8 +133,8 @@ impl flexbuf::FlexCoder for Geo {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_lat = __field::get_f64(&m, fast, 0, "lat")?.unwrap_or_default();
-        let f_lon = __field::get_f64(&m, fast, 1, "lon")?.unwrap_or_default();
+        let f_lat = match __field::f64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_f64(&m, fast, 0, "lat")?.unwrap_or_default() };
+        let f_lon = match __field::f64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_f64(&m, fast, 1, "lon")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             lat: f_lat,
@@ -241,9 +241,9 @@ impl flexbuf::FlexCoder for Image {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_alt = __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::string)?.flatten();
+        let f_alt = match __field::opt_string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::string)?.flatten() };
         let f_height = __field::get(&m, fast, 1, "height", __field::u32)?.unwrap_or_default();
-        let f_url = __field::get_string(&m, fast, 2, "url", cx)?.ok_or_else(|| __missing("url"))?;
+        let f_url = match __field::string_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_string(&m, fast, 2, "url", cx)?.ok_or_else(|| __missing("url"))? };
         let f_width = __field::get(&m, fast, 3, "width", __field::u32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -275,9 +275,9 @@ impl<'a> flexbuf::FlexBorrow<'a> for ImageRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Image as flexbuf::FlexCoder>::FINGERPRINT, &m, &Image::LAYOUT)?;
-        let f_alt = __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::str_charged)?.flatten();
+        let f_alt = match __field::opt_str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::str_charged)?.flatten() };
         let f_height = __field::get(&m, fast, 1, "height", __field::u32)?.unwrap_or_default();
-        let f_url = __field::get_str(&m, fast, 2, "url", cx)?.ok_or_else(|| __missing("url"))?;
+        let f_url = match __field::str_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_str(&m, fast, 2, "url", cx)?.ok_or_else(|| __missing("url"))? };
         let f_width = __field::get(&m, fast, 3, "width", __field::u32)?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -445,14 +445,14 @@ impl flexbuf::FlexCoder for Address {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_attrs = __field::get_cx(&m, fast, 0, "attrs", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }) })?.unwrap_or_default();
-        let f_city = __field::get_string(&m, fast, 1, "city", cx)?.unwrap_or_else(|| "Springfield".to_string());
-        let f_display = __field::get_string(&m, fast, 2, "displayName", cx)?.unwrap_or_default();
+        let f_city = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "city", cx)?.unwrap_or_else(|| "Springfield".to_string()) };
+        let f_display = match __field::string_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_string(&m, fast, 2, "displayName", cx)?.unwrap_or_default() };
         let f_floor = __field::get_opt(&m, fast, 3, "floor", __field::i32)?.unwrap_or(Some(0_i32));
         let f_geo = __field::get_opt_cx(&m, fast, 4, "geo", cx, <Geo as flexbuf::FlexCoder>::decode_from)?.flatten();
-        let f_note = __field::get_opt_cx(&m, fast, 5, "note", cx, __field::string)?.flatten();
-        let f_street = __field::get_string(&m, fast, 6, "street", cx)?.ok_or_else(|| __missing("street"))?;
+        let f_note = match __field::opt_string_slot(&m, fast, 5, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 5, "note", cx, __field::string)?.flatten() };
+        let f_street = match __field::string_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_string(&m, fast, 6, "street", cx)?.ok_or_else(|| __missing("street"))? };
         let f_tags = __field::get_cx(&m, fast, 7, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
-        let f_zip = __field::get_string(&m, fast, 8, "zip", cx)?.unwrap_or_default();
+        let f_zip = match __field::string_slot(&m, fast, 8, cx) { Some(v) => v, None => __field::get_string(&m, fast, 8, "zip", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             street: f_street,
@@ -515,14 +515,14 @@ impl<'a> flexbuf::FlexBorrow<'a> for AddressRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Address as flexbuf::FlexCoder>::FINGERPRINT, &m, &Address::LAYOUT)?;
         let f_attrs = __field::get_cx(&m, fast, 0, "attrs", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }) })?.unwrap_or_default();
-        let f_city = __field::get_str(&m, fast, 1, "city", cx)?.unwrap_or("Springfield");
-        let f_display = __field::get_str(&m, fast, 2, "displayName", cx)?.unwrap_or_default();
+        let f_city = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "city", cx)?.unwrap_or("Springfield") };
+        let f_display = match __field::str_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_str(&m, fast, 2, "displayName", cx)?.unwrap_or_default() };
         let f_floor = __field::get_opt(&m, fast, 3, "floor", __field::i32)?.unwrap_or(Some(0_i32));
         let f_geo = __field::get_opt_cx(&m, fast, 4, "geo", cx, <GeoRef as flexbuf::FlexBorrow>::decode_borrowed)?.flatten();
-        let f_note = __field::get_opt_cx(&m, fast, 5, "note", cx, __field::str_charged)?.flatten();
-        let f_street = __field::get_str(&m, fast, 6, "street", cx)?.ok_or_else(|| __missing("street"))?;
+        let f_note = match __field::opt_str_slot(&m, fast, 5, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 5, "note", cx, __field::str_charged)?.flatten() };
+        let f_street = match __field::str_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_str(&m, fast, 6, "street", cx)?.ok_or_else(|| __missing("street"))? };
         let f_tags = __field::get_cx(&m, fast, 7, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
-        let f_zip = __field::get_str(&m, fast, 8, "zip", cx)?.unwrap_or_default();
+        let f_zip = match __field::str_slot(&m, fast, 8, cx) { Some(v) => v, None => __field::get_str(&m, fast, 8, "zip", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             street: f_street,

@@ -53,12 +53,12 @@ impl flexbuf::FlexCoder for TimeSeries {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_interval_ms = __field::get_i64(&m, fast, 0, "interval_ms")?.unwrap_or_default();
+        let f_interval_ms = match __field::i64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_i64(&m, fast, 0, "interval_ms")?.unwrap_or_default() };
         let f_quality = __field::get_cx(&m, fast, 1, "quality", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
-        let f_sensor = __field::get_string(&m, fast, 2, "sensor", cx)?.unwrap_or_default();
-        let f_start = __field::get_i64(&m, fast, 3, "start")?.unwrap_or_default();
+        let f_sensor = match __field::string_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_string(&m, fast, 2, "sensor", cx)?.unwrap_or_default() };
+        let f_start = match __field::i64_slot(&m, fast, 3) { Some(v) => v, None => __field::get_i64(&m, fast, 3, "start")?.unwrap_or_default() };
         let f_timestamps = __field::get_cx(&m, fast, 4, "timestamps", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
-        let f_unit = __field::get_string(&m, fast, 5, "unit", cx)?.unwrap_or_default();
+        let f_unit = match __field::string_slot(&m, fast, 5, cx) { Some(v) => v, None => __field::get_string(&m, fast, 5, "unit", cx)?.unwrap_or_default() };
         let f_values = __field::get_cx(&m, fast, 6, "values", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<f64>(v, cx, __field::f64) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -99,12 +99,12 @@ impl<'a> flexbuf::FlexBorrow<'a> for TimeSeriesRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<TimeSeries as flexbuf::FlexCoder>::FINGERPRINT, &m, &TimeSeries::LAYOUT)?;
-        let f_interval_ms = __field::get_i64(&m, fast, 0, "interval_ms")?.unwrap_or_default();
+        let f_interval_ms = match __field::i64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_i64(&m, fast, 0, "interval_ms")?.unwrap_or_default() };
         let f_quality = __field::get_cx(&m, fast, 1, "quality", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
-        let f_sensor = __field::get_str(&m, fast, 2, "sensor", cx)?.unwrap_or_default();
-        let f_start = __field::get_i64(&m, fast, 3, "start")?.unwrap_or_default();
+        let f_sensor = match __field::str_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_str(&m, fast, 2, "sensor", cx)?.unwrap_or_default() };
+        let f_start = match __field::i64_slot(&m, fast, 3) { Some(v) => v, None => __field::get_i64(&m, fast, 3, "start")?.unwrap_or_default() };
         let f_timestamps = __field::get_cx(&m, fast, 4, "timestamps", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i64>(v, cx, __field::i64) })?.unwrap_or_default();
-        let f_unit = __field::get_str(&m, fast, 5, "unit", cx)?.unwrap_or_default();
+        let f_unit = match __field::str_slot(&m, fast, 5, cx) { Some(v) => v, None => __field::get_str(&m, fast, 5, "unit", cx)?.unwrap_or_default() };
         let f_values = __field::get_cx(&m, fast, 6, "values", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<f64>(v, cx, __field::f64) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {

@@ -74,7 +74,7 @@ impl flexbuf::FlexCoder for UnicodeHeavy {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_emoji = __field::get_cx(&m, fast, 0, "emoji", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("emoji"))?;
-        let f_title = __field::get_string(&m, fast, 1, "title", cx)?.unwrap_or_default();
+        let f_title = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "title", cx)?.unwrap_or_default() };
         let f_greek = __field::get_cx(&m, fast, 2, "Ελληνικά", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("Ελληνικά"))?;
         let f_russian = __field::get_cx(&m, fast, 3, "Русский", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("Русский"))?;
         let f_hebrew = __field::get_cx(&m, fast, 4, "עברית", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("עברית"))?;
@@ -140,7 +140,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for UnicodeHeavyRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<UnicodeHeavy as flexbuf::FlexCoder>::FINGERPRINT, &m, &UnicodeHeavy::LAYOUT)?;
         let f_emoji = __field::get_cx(&m, fast, 0, "emoji", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("emoji"))?;
-        let f_title = __field::get_str(&m, fast, 1, "title", cx)?.unwrap_or_default();
+        let f_title = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "title", cx)?.unwrap_or_default() };
         let f_greek = __field::get_cx(&m, fast, 2, "Ελληνικά", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("Ελληνικά"))?;
         let f_russian = __field::get_cx(&m, fast, 3, "Русский", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("Русский"))?;
         let f_hebrew = __field::get_cx(&m, fast, 4, "עברית", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("עברית"))?;

@@ -141,36 +141,36 @@ impl flexbuf::FlexCoder for UserProfile {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_address = __field::get_cx(&m, fast, 0, "address", cx, <UserAddress as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("address"))?;
-        let f_age = __field::get_i64(&m, fast, 1, "age")?.unwrap_or_default();
-        let f_avatar_url = __field::get_string(&m, fast, 2, "avatar_url", cx)?.unwrap_or_default();
-        let f_bio = __field::get_string(&m, fast, 3, "bio", cx)?.unwrap_or_default();
-        let f_birthday = __field::get_opt_cx(&m, fast, 4, "birthday", cx, __field::string)?.flatten();
-        let f_created_at = __field::get_string(&m, fast, 5, "created_at", cx)?.unwrap_or_default();
-        let f_display_name = __field::get_string(&m, fast, 6, "display_name", cx)?.unwrap_or_default();
-        let f_email = __field::get_string(&m, fast, 7, "email", cx)?.unwrap_or_default();
-        let f_email_verified = __field::get_bool(&m, fast, 8, "email_verified")?.unwrap_or_default();
-        let f_id = __field::get_i64(&m, fast, 9, "id")?.unwrap_or_default();
-        let f_is_admin = __field::get_bool(&m, fast, 10, "is_admin")?.unwrap_or_default();
-        let f_is_bot = __field::get_bool(&m, fast, 11, "is_bot")?.unwrap_or_default();
-        let f_karma_ratio = __field::get_f64(&m, fast, 12, "karma_ratio")?.unwrap_or_default();
-        let f_last_login_at = __field::get_string(&m, fast, 13, "last_login_at", cx)?.unwrap_or_default();
+        let f_age = match __field::i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_i64(&m, fast, 1, "age")?.unwrap_or_default() };
+        let f_avatar_url = match __field::string_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_string(&m, fast, 2, "avatar_url", cx)?.unwrap_or_default() };
+        let f_bio = match __field::string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_string(&m, fast, 3, "bio", cx)?.unwrap_or_default() };
+        let f_birthday = match __field::opt_string_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "birthday", cx, __field::string)?.flatten() };
+        let f_created_at = match __field::string_slot(&m, fast, 5, cx) { Some(v) => v, None => __field::get_string(&m, fast, 5, "created_at", cx)?.unwrap_or_default() };
+        let f_display_name = match __field::string_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_string(&m, fast, 6, "display_name", cx)?.unwrap_or_default() };
+        let f_email = match __field::string_slot(&m, fast, 7, cx) { Some(v) => v, None => __field::get_string(&m, fast, 7, "email", cx)?.unwrap_or_default() };
+        let f_email_verified = match __field::bool_slot(&m, fast, 8) { Some(v) => v, None => __field::get_bool(&m, fast, 8, "email_verified")?.unwrap_or_default() };
+        let f_id = match __field::i64_slot(&m, fast, 9) { Some(v) => v, None => __field::get_i64(&m, fast, 9, "id")?.unwrap_or_default() };
+        let f_is_admin = match __field::bool_slot(&m, fast, 10) { Some(v) => v, None => __field::get_bool(&m, fast, 10, "is_admin")?.unwrap_or_default() };
+        let f_is_bot = match __field::bool_slot(&m, fast, 11) { Some(v) => v, None => __field::get_bool(&m, fast, 11, "is_bot")?.unwrap_or_default() };
+        let f_karma_ratio = match __field::f64_slot(&m, fast, 12) { Some(v) => v, None => __field::get_f64(&m, fast, 12, "karma_ratio")?.unwrap_or_default() };
+        let f_last_login_at = match __field::string_slot(&m, fast, 13, cx) { Some(v) => v, None => __field::get_string(&m, fast, 13, "last_login_at", cx)?.unwrap_or_default() };
         let f_linked_accounts = __field::get_cx(&m, fast, 14, "linked_accounts", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <LinkedAccount as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
-        let f_locale = __field::get_string(&m, fast, 15, "locale", cx)?.unwrap_or_default();
-        let f_phone = __field::get_string(&m, fast, 16, "phone", cx)?.unwrap_or_default();
-        let f_pronouns = __field::get_string(&m, fast, 17, "pronouns", cx)?.unwrap_or_default();
-        let f_referrer_id = __field::get_opt(&m, fast, 18, "referrer_id", __field::i64)?.flatten();
-        let f_reputation = __field::get_i64(&m, fast, 19, "reputation")?.unwrap_or_default();
-        let f_score = __field::get_f64(&m, fast, 20, "score")?.unwrap_or_default();
+        let f_locale = match __field::string_slot(&m, fast, 15, cx) { Some(v) => v, None => __field::get_string(&m, fast, 15, "locale", cx)?.unwrap_or_default() };
+        let f_phone = match __field::string_slot(&m, fast, 16, cx) { Some(v) => v, None => __field::get_string(&m, fast, 16, "phone", cx)?.unwrap_or_default() };
+        let f_pronouns = match __field::string_slot(&m, fast, 17, cx) { Some(v) => v, None => __field::get_string(&m, fast, 17, "pronouns", cx)?.unwrap_or_default() };
+        let f_referrer_id = match __field::opt_i64_slot(&m, fast, 18) { Some(v) => v, None => __field::get_opt(&m, fast, 18, "referrer_id", __field::i64)?.flatten() };
+        let f_reputation = match __field::i64_slot(&m, fast, 19) { Some(v) => v, None => __field::get_i64(&m, fast, 19, "reputation")?.unwrap_or_default() };
+        let f_score = match __field::f64_slot(&m, fast, 20) { Some(v) => v, None => __field::get_f64(&m, fast, 20, "score")?.unwrap_or_default() };
         let f_settings = __field::get_cx(&m, fast, 21, "settings", cx, <UserSettings as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("settings"))?;
         let f_stats = __field::get_cx(&m, fast, 22, "stats", cx, <UserStats as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("stats"))?;
         let f_subscription = __field::get_cx(&m, fast, 23, "subscription", cx, <Subscription as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("subscription"))?;
         let f_tags = __field::get_cx(&m, fast, 24, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
-        let f_timezone = __field::get_string(&m, fast, 25, "timezone", cx)?.unwrap_or_default();
-        let f_updated_at = __field::get_string(&m, fast, 26, "updated_at", cx)?.unwrap_or_default();
-        let f_username = __field::get_string(&m, fast, 27, "username", cx)?.unwrap_or_default();
-        let f_uuid = __field::get_string(&m, fast, 28, "uuid", cx)?.unwrap_or_default();
-        let f_verified = __field::get_bool(&m, fast, 29, "verified")?.unwrap_or_default();
-        let f_website = __field::get_string(&m, fast, 30, "website", cx)?.unwrap_or_default();
+        let f_timezone = match __field::string_slot(&m, fast, 25, cx) { Some(v) => v, None => __field::get_string(&m, fast, 25, "timezone", cx)?.unwrap_or_default() };
+        let f_updated_at = match __field::string_slot(&m, fast, 26, cx) { Some(v) => v, None => __field::get_string(&m, fast, 26, "updated_at", cx)?.unwrap_or_default() };
+        let f_username = match __field::string_slot(&m, fast, 27, cx) { Some(v) => v, None => __field::get_string(&m, fast, 27, "username", cx)?.unwrap_or_default() };
+        let f_uuid = match __field::string_slot(&m, fast, 28, cx) { Some(v) => v, None => __field::get_string(&m, fast, 28, "uuid", cx)?.unwrap_or_default() };
+        let f_verified = match __field::bool_slot(&m, fast, 29) { Some(v) => v, None => __field::get_bool(&m, fast, 29, "verified")?.unwrap_or_default() };
+        let f_website = match __field::string_slot(&m, fast, 30, cx) { Some(v) => v, None => __field::get_string(&m, fast, 30, "website", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -283,36 +283,36 @@ impl<'a> flexbuf::FlexBorrow<'a> for UserProfileRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<UserProfile as flexbuf::FlexCoder>::FINGERPRINT, &m, &UserProfile::LAYOUT)?;
         let f_address = __field::get_cx(&m, fast, 0, "address", cx, <UserAddressRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("address"))?;
-        let f_age = __field::get_i64(&m, fast, 1, "age")?.unwrap_or_default();
-        let f_avatar_url = __field::get_str(&m, fast, 2, "avatar_url", cx)?.unwrap_or_default();
-        let f_bio = __field::get_str(&m, fast, 3, "bio", cx)?.unwrap_or_default();
-        let f_birthday = __field::get_opt_cx(&m, fast, 4, "birthday", cx, __field::str_charged)?.flatten();
-        let f_created_at = __field::get_str(&m, fast, 5, "created_at", cx)?.unwrap_or_default();
-        let f_display_name = __field::get_str(&m, fast, 6, "display_name", cx)?.unwrap_or_default();
-        let f_email = __field::get_str(&m, fast, 7, "email", cx)?.unwrap_or_default();
-        let f_email_verified = __field::get_bool(&m, fast, 8, "email_verified")?.unwrap_or_default();
-        let f_id = __field::get_i64(&m, fast, 9, "id")?.unwrap_or_default();
-        let f_is_admin = __field::get_bool(&m, fast, 10, "is_admin")?.unwrap_or_default();
-        let f_is_bot = __field::get_bool(&m, fast, 11, "is_bot")?.unwrap_or_default();
-        let f_karma_ratio = __field::get_f64(&m, fast, 12, "karma_ratio")?.unwrap_or_default();
-        let f_last_login_at = __field::get_str(&m, fast, 13, "last_login_at", cx)?.unwrap_or_default();
+        let f_age = match __field::i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_i64(&m, fast, 1, "age")?.unwrap_or_default() };
+        let f_avatar_url = match __field::str_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_str(&m, fast, 2, "avatar_url", cx)?.unwrap_or_default() };
+        let f_bio = match __field::str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_str(&m, fast, 3, "bio", cx)?.unwrap_or_default() };
+        let f_birthday = match __field::opt_str_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "birthday", cx, __field::str_charged)?.flatten() };
+        let f_created_at = match __field::str_slot(&m, fast, 5, cx) { Some(v) => v, None => __field::get_str(&m, fast, 5, "created_at", cx)?.unwrap_or_default() };
+        let f_display_name = match __field::str_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_str(&m, fast, 6, "display_name", cx)?.unwrap_or_default() };
+        let f_email = match __field::str_slot(&m, fast, 7, cx) { Some(v) => v, None => __field::get_str(&m, fast, 7, "email", cx)?.unwrap_or_default() };
+        let f_email_verified = match __field::bool_slot(&m, fast, 8) { Some(v) => v, None => __field::get_bool(&m, fast, 8, "email_verified")?.unwrap_or_default() };
+        let f_id = match __field::i64_slot(&m, fast, 9) { Some(v) => v, None => __field::get_i64(&m, fast, 9, "id")?.unwrap_or_default() };
+        let f_is_admin = match __field::bool_slot(&m, fast, 10) { Some(v) => v, None => __field::get_bool(&m, fast, 10, "is_admin")?.unwrap_or_default() };
+        let f_is_bot = match __field::bool_slot(&m, fast, 11) { Some(v) => v, None => __field::get_bool(&m, fast, 11, "is_bot")?.unwrap_or_default() };
+        let f_karma_ratio = match __field::f64_slot(&m, fast, 12) { Some(v) => v, None => __field::get_f64(&m, fast, 12, "karma_ratio")?.unwrap_or_default() };
+        let f_last_login_at = match __field::str_slot(&m, fast, 13, cx) { Some(v) => v, None => __field::get_str(&m, fast, 13, "last_login_at", cx)?.unwrap_or_default() };
         let f_linked_accounts = __field::get_cx(&m, fast, 14, "linked_accounts", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <LinkedAccountRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
-        let f_locale = __field::get_str(&m, fast, 15, "locale", cx)?.unwrap_or_default();
-        let f_phone = __field::get_str(&m, fast, 16, "phone", cx)?.unwrap_or_default();
-        let f_pronouns = __field::get_str(&m, fast, 17, "pronouns", cx)?.unwrap_or_default();
-        let f_referrer_id = __field::get_opt(&m, fast, 18, "referrer_id", __field::i64)?.flatten();
-        let f_reputation = __field::get_i64(&m, fast, 19, "reputation")?.unwrap_or_default();
-        let f_score = __field::get_f64(&m, fast, 20, "score")?.unwrap_or_default();
+        let f_locale = match __field::str_slot(&m, fast, 15, cx) { Some(v) => v, None => __field::get_str(&m, fast, 15, "locale", cx)?.unwrap_or_default() };
+        let f_phone = match __field::str_slot(&m, fast, 16, cx) { Some(v) => v, None => __field::get_str(&m, fast, 16, "phone", cx)?.unwrap_or_default() };
+        let f_pronouns = match __field::str_slot(&m, fast, 17, cx) { Some(v) => v, None => __field::get_str(&m, fast, 17, "pronouns", cx)?.unwrap_or_default() };
+        let f_referrer_id = match __field::opt_i64_slot(&m, fast, 18) { Some(v) => v, None => __field::get_opt(&m, fast, 18, "referrer_id", __field::i64)?.flatten() };
+        let f_reputation = match __field::i64_slot(&m, fast, 19) { Some(v) => v, None => __field::get_i64(&m, fast, 19, "reputation")?.unwrap_or_default() };
+        let f_score = match __field::f64_slot(&m, fast, 20) { Some(v) => v, None => __field::get_f64(&m, fast, 20, "score")?.unwrap_or_default() };
         let f_settings = __field::get_cx(&m, fast, 21, "settings", cx, <UserSettingsRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("settings"))?;
         let f_stats = __field::get_cx(&m, fast, 22, "stats", cx, <UserStatsRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("stats"))?;
         let f_subscription = __field::get_cx(&m, fast, 23, "subscription", cx, <SubscriptionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("subscription"))?;
         let f_tags = __field::get_cx(&m, fast, 24, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
-        let f_timezone = __field::get_str(&m, fast, 25, "timezone", cx)?.unwrap_or_default();
-        let f_updated_at = __field::get_str(&m, fast, 26, "updated_at", cx)?.unwrap_or_default();
-        let f_username = __field::get_str(&m, fast, 27, "username", cx)?.unwrap_or_default();
-        let f_uuid = __field::get_str(&m, fast, 28, "uuid", cx)?.unwrap_or_default();
-        let f_verified = __field::get_bool(&m, fast, 29, "verified")?.unwrap_or_default();
-        let f_website = __field::get_str(&m, fast, 30, "website", cx)?.unwrap_or_default();
+        let f_timezone = match __field::str_slot(&m, fast, 25, cx) { Some(v) => v, None => __field::get_str(&m, fast, 25, "timezone", cx)?.unwrap_or_default() };
+        let f_updated_at = match __field::str_slot(&m, fast, 26, cx) { Some(v) => v, None => __field::get_str(&m, fast, 26, "updated_at", cx)?.unwrap_or_default() };
+        let f_username = match __field::str_slot(&m, fast, 27, cx) { Some(v) => v, None => __field::get_str(&m, fast, 27, "username", cx)?.unwrap_or_default() };
+        let f_uuid = match __field::str_slot(&m, fast, 28, cx) { Some(v) => v, None => __field::get_str(&m, fast, 28, "uuid", cx)?.unwrap_or_default() };
+        let f_verified = match __field::bool_slot(&m, fast, 29) { Some(v) => v, None => __field::get_bool(&m, fast, 29, "verified")?.unwrap_or_default() };
+        let f_website = match __field::str_slot(&m, fast, 30, cx) { Some(v) => v, None => __field::get_str(&m, fast, 30, "website", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -647,11 +647,11 @@ impl flexbuf::FlexCoder for UserAddress {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_city = __field::get_string(&m, fast, 0, "city", cx)?.unwrap_or_default();
-        let f_country = __field::get_string(&m, fast, 1, "country", cx)?.unwrap_or_default();
+        let f_city = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "city", cx)?.unwrap_or_default() };
+        let f_country = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "country", cx)?.unwrap_or_default() };
         let f_geo = __field::get_cx(&m, fast, 2, "geo", cx, <GeoPoint as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("geo"))?;
-        let f_street = __field::get_string(&m, fast, 3, "street", cx)?.unwrap_or_default();
-        let f_zip = __field::get_string(&m, fast, 4, "zip", cx)?.unwrap_or_default();
+        let f_street = match __field::string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_string(&m, fast, 3, "street", cx)?.unwrap_or_default() };
+        let f_zip = match __field::string_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_string(&m, fast, 4, "zip", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             street: f_street,
@@ -685,11 +685,11 @@ impl<'a> flexbuf::FlexBorrow<'a> for UserAddressRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<UserAddress as flexbuf::FlexCoder>::FINGERPRINT, &m, &UserAddress::LAYOUT)?;
-        let f_city = __field::get_str(&m, fast, 0, "city", cx)?.unwrap_or_default();
-        let f_country = __field::get_str(&m, fast, 1, "country", cx)?.unwrap_or_default();
+        let f_city = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "city", cx)?.unwrap_or_default() };
+        let f_country = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "country", cx)?.unwrap_or_default() };
         let f_geo = __field::get_cx(&m, fast, 2, "geo", cx, <GeoPointRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("geo"))?;
-        let f_street = __field::get_str(&m, fast, 3, "street", cx)?.unwrap_or_default();
-        let f_zip = __field::get_str(&m, fast, 4, "zip", cx)?.unwrap_or_default();
+        let f_street = match __field::str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_str(&m, fast, 3, "street", cx)?.unwrap_or_default() };
+        let f_zip = match __field::str_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_str(&m, fast, 4, "zip", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             street: f_street,
@@ -801,8 +801,8 @@ impl flexbuf::FlexCoder for GeoPoint {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_lat = __field::get_f64(&m, fast, 0, "lat")?.unwrap_or_default();
-        let f_lon = __field::get_f64(&m, fast, 1, "lon")?.unwrap_or_default();
+        let f_lat = match __field::f64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_f64(&m, fast, 0, "lat")?.unwrap_or_default() };
+        let f_lon = match __field::f64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_f64(&m, fast, 1, "lon")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             lat: f_lat,
@@ -907,11 +907,11 @@ impl flexbuf::FlexCoder for UserSettings {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_font_scale = __field::get_f64(&m, fast, 0, "font_scale")?.unwrap_or_default();
-        let f_language = __field::get_string(&m, fast, 1, "language", cx)?.unwrap_or_default();
+        let f_font_scale = match __field::f64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_f64(&m, fast, 0, "font_scale")?.unwrap_or_default() };
+        let f_language = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "language", cx)?.unwrap_or_default() };
         let f_notifications = __field::get_cx(&m, fast, 2, "notifications", cx, <NotificationSettings as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("notifications"))?;
-        let f_theme = __field::get_string(&m, fast, 3, "theme", cx)?.unwrap_or_default();
-        let f_two_factor = __field::get_bool(&m, fast, 4, "two_factor")?.unwrap_or_default();
+        let f_theme = match __field::string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_string(&m, fast, 3, "theme", cx)?.unwrap_or_default() };
+        let f_two_factor = match __field::bool_slot(&m, fast, 4) { Some(v) => v, None => __field::get_bool(&m, fast, 4, "two_factor")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             theme: f_theme,
@@ -945,11 +945,11 @@ impl<'a> flexbuf::FlexBorrow<'a> for UserSettingsRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<UserSettings as flexbuf::FlexCoder>::FINGERPRINT, &m, &UserSettings::LAYOUT)?;
-        let f_font_scale = __field::get_f64(&m, fast, 0, "font_scale")?.unwrap_or_default();
-        let f_language = __field::get_str(&m, fast, 1, "language", cx)?.unwrap_or_default();
+        let f_font_scale = match __field::f64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_f64(&m, fast, 0, "font_scale")?.unwrap_or_default() };
+        let f_language = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "language", cx)?.unwrap_or_default() };
         let f_notifications = __field::get_cx(&m, fast, 2, "notifications", cx, <NotificationSettingsRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("notifications"))?;
-        let f_theme = __field::get_str(&m, fast, 3, "theme", cx)?.unwrap_or_default();
-        let f_two_factor = __field::get_bool(&m, fast, 4, "two_factor")?.unwrap_or_default();
+        let f_theme = match __field::str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_str(&m, fast, 3, "theme", cx)?.unwrap_or_default() };
+        let f_two_factor = match __field::bool_slot(&m, fast, 4) { Some(v) => v, None => __field::get_bool(&m, fast, 4, "two_factor")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             theme: f_theme,
@@ -1064,9 +1064,9 @@ impl flexbuf::FlexCoder for NotificationSettings {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_email = __field::get_bool(&m, fast, 0, "email")?.unwrap_or_default();
-        let f_push = __field::get_bool(&m, fast, 1, "push")?.unwrap_or_default();
-        let f_sms = __field::get_bool(&m, fast, 2, "sms")?.unwrap_or_default();
+        let f_email = match __field::bool_slot(&m, fast, 0) { Some(v) => v, None => __field::get_bool(&m, fast, 0, "email")?.unwrap_or_default() };
+        let f_push = match __field::bool_slot(&m, fast, 1) { Some(v) => v, None => __field::get_bool(&m, fast, 1, "push")?.unwrap_or_default() };
+        let f_sms = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "sms")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             email: f_email,
@@ -1175,10 +1175,10 @@ impl flexbuf::FlexCoder for LinkedAccount {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_handle = __field::get_string(&m, fast, 0, "handle", cx)?.unwrap_or_default();
-        let f_linked_at = __field::get_string(&m, fast, 1, "linked_at", cx)?.unwrap_or_default();
-        let f_primary = __field::get_bool(&m, fast, 2, "primary")?.unwrap_or_default();
-        let f_provider = __field::get_string(&m, fast, 3, "provider", cx)?.unwrap_or_default();
+        let f_handle = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "handle", cx)?.unwrap_or_default() };
+        let f_linked_at = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "linked_at", cx)?.unwrap_or_default() };
+        let f_primary = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "primary")?.unwrap_or_default() };
+        let f_provider = match __field::string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_string(&m, fast, 3, "provider", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             provider: f_provider,
@@ -1209,10 +1209,10 @@ impl<'a> flexbuf::FlexBorrow<'a> for LinkedAccountRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<LinkedAccount as flexbuf::FlexCoder>::FINGERPRINT, &m, &LinkedAccount::LAYOUT)?;
-        let f_handle = __field::get_str(&m, fast, 0, "handle", cx)?.unwrap_or_default();
-        let f_linked_at = __field::get_str(&m, fast, 1, "linked_at", cx)?.unwrap_or_default();
-        let f_primary = __field::get_bool(&m, fast, 2, "primary")?.unwrap_or_default();
-        let f_provider = __field::get_str(&m, fast, 3, "provider", cx)?.unwrap_or_default();
+        let f_handle = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "handle", cx)?.unwrap_or_default() };
+        let f_linked_at = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "linked_at", cx)?.unwrap_or_default() };
+        let f_primary = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "primary")?.unwrap_or_default() };
+        let f_provider = match __field::str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_str(&m, fast, 3, "provider", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             provider: f_provider,
@@ -1328,12 +1328,12 @@ impl flexbuf::FlexCoder for UserStats {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_bytes_uploaded = __field::get_i64(&m, fast, 0, "bytes_uploaded")?.unwrap_or_default();
-        let f_comments = __field::get_i64(&m, fast, 1, "comments")?.unwrap_or_default();
-        let f_followers = __field::get_i64(&m, fast, 2, "followers")?.unwrap_or_default();
-        let f_following = __field::get_i64(&m, fast, 3, "following")?.unwrap_or_default();
-        let f_likes_received = __field::get_i64(&m, fast, 4, "likes_received")?.unwrap_or_default();
-        let f_posts = __field::get_i64(&m, fast, 5, "posts")?.unwrap_or_default();
+        let f_bytes_uploaded = match __field::i64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_i64(&m, fast, 0, "bytes_uploaded")?.unwrap_or_default() };
+        let f_comments = match __field::i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_i64(&m, fast, 1, "comments")?.unwrap_or_default() };
+        let f_followers = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "followers")?.unwrap_or_default() };
+        let f_following = match __field::i64_slot(&m, fast, 3) { Some(v) => v, None => __field::get_i64(&m, fast, 3, "following")?.unwrap_or_default() };
+        let f_likes_received = match __field::i64_slot(&m, fast, 4) { Some(v) => v, None => __field::get_i64(&m, fast, 4, "likes_received")?.unwrap_or_default() };
+        let f_posts = match __field::i64_slot(&m, fast, 5) { Some(v) => v, None => __field::get_i64(&m, fast, 5, "posts")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             posts: f_posts,
@@ -1463,10 +1463,10 @@ impl flexbuf::FlexCoder for Subscription {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_plan = __field::get_string(&m, fast, 0, "plan", cx)?.unwrap_or_default();
-        let f_price = __field::get_f64(&m, fast, 1, "price")?.unwrap_or_default();
-        let f_renews_at = __field::get_string(&m, fast, 2, "renews_at", cx)?.unwrap_or_default();
-        let f_seats = __field::get_i64(&m, fast, 3, "seats")?.unwrap_or_default();
+        let f_plan = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "plan", cx)?.unwrap_or_default() };
+        let f_price = match __field::f64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_f64(&m, fast, 1, "price")?.unwrap_or_default() };
+        let f_renews_at = match __field::string_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_string(&m, fast, 2, "renews_at", cx)?.unwrap_or_default() };
+        let f_seats = match __field::i64_slot(&m, fast, 3) { Some(v) => v, None => __field::get_i64(&m, fast, 3, "seats")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             plan: f_plan,
@@ -1497,10 +1497,10 @@ impl<'a> flexbuf::FlexBorrow<'a> for SubscriptionRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Subscription as flexbuf::FlexCoder>::FINGERPRINT, &m, &Subscription::LAYOUT)?;
-        let f_plan = __field::get_str(&m, fast, 0, "plan", cx)?.unwrap_or_default();
-        let f_price = __field::get_f64(&m, fast, 1, "price")?.unwrap_or_default();
-        let f_renews_at = __field::get_str(&m, fast, 2, "renews_at", cx)?.unwrap_or_default();
-        let f_seats = __field::get_i64(&m, fast, 3, "seats")?.unwrap_or_default();
+        let f_plan = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "plan", cx)?.unwrap_or_default() };
+        let f_price = match __field::f64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_f64(&m, fast, 1, "price")?.unwrap_or_default() };
+        let f_renews_at = match __field::str_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_str(&m, fast, 2, "renews_at", cx)?.unwrap_or_default() };
+        let f_seats = match __field::i64_slot(&m, fast, 3) { Some(v) => v, None => __field::get_i64(&m, fast, 3, "seats")?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             plan: f_plan,
