@@ -1105,6 +1105,13 @@ pub mod field {
         read().map(Some)
     }
 
+    /// An optional field of any type whose slot holds a null: `Some(None)`
+    /// without a call; `None` sends the field to its `get_opt` reader.
+    #[inline(always)]
+    pub fn null_slot<T>(m: &MapReader<'_>, fast: bool, index: usize) -> Option<Option<T>> {
+        opt_slot(m, fast, index, || None)
+    }
+
     /// An optional `i64` field from its slot (see `opt_slot`, [`i64_slot`]).
     #[inline(always)]
     pub fn opt_i64_slot(m: &MapReader<'_>, fast: bool, index: usize) -> Option<Option<i64>> {
@@ -1791,6 +1798,13 @@ mod tests {
                     if let Some(v) = field::opt_string_slot(&m, true, i, &mut cx) {
                         let want = field::get_opt_cx(&m, true, i, "k", &mut fresh(), field::string);
                         assert_eq!(want, Ok(Some(v)), "{buf:?}");
+                    }
+                    if let Some(v) = field::null_slot::<Vec<i64>>(&m, true, i) {
+                        let want = field::get_opt_cx(&m, true, i, "k", &mut fresh(), |r, cx| {
+                            field::vec(r, cx, |e, _| field::i64(e))
+                        });
+                        assert_eq!(want, Ok(Some(v)), "{buf:?}");
+                        checked += 1;
                     }
                     // Nothing is read by position from a layout not proven.
                     assert_eq!(field::i64_slot(&m, false, i), None);

@@ -873,8 +873,8 @@ impl Gen<'_> {
             };
             let index = f.wire_index;
             let read = format!("__field::{get}(&m, fast, {index}, {key}{args})?{boxing}{absent}");
-            // Integers, floats, booleans and strings (and nulls of optional
-            // ones) are first read from their slot by a small inlined reader
+            // Integers, floats, booleans and strings, and a null in any
+            // optional field, are first read from their slot by a small inlined reader
             // (`__field::*_slot`, strings out of line but answering in
             // registers); the call reads (or refuses) anything else.
             let slot = match (&f.def.ty, f.def.optional) {
@@ -892,12 +892,12 @@ impl Gen<'_> {
                     TypeRef::Bool => Some("opt_bool".into()),
                     TypeRef::String if borrowed => Some("opt_str".into()),
                     TypeRef::String => Some("opt_string".into()),
-                    _ => None,
+                    _ => Some("null".into()),
                 },
                 _ => None,
             };
-            let slot_args = match f.def.ty {
-                TypeRef::String => ", cx",
+            let slot_args = match (&f.def.ty, slot.as_deref()) {
+                (TypeRef::String, Some(t)) if t != "null" => ", cx",
                 _ => "",
             };
             let line = match slot {

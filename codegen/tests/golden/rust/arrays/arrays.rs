@@ -133,7 +133,7 @@ impl flexbuf::FlexCoder for Body {
         let f_quat = __field::get_cx(&m, fast, 5, "quat", cx, |v, cx| { let _ = &cx; __field::scalar_array::<f64, 4>(v, cx, __field::f64) })?.unwrap_or_default();
         let f_small = __field::get_cx(&m, fast, 6, "small", cx, |v, cx| { let _ = &cx; __field::scalar_array::<i8, 3>(v, cx, __field::i8) })?.unwrap_or_default();
         let f_span = __field::get_cx(&m, fast, 7, "span", cx, |v, cx| { let _ = &cx; __field::scalar_array::<i16, 2>(v, cx, __field::i16) })?.unwrap_or_default();
-        let f_tint = __field::get_opt_cx(&m, fast, 8, "tint", cx, |v, cx| { let _ = &cx; __field::scalar_array::<u8, 3>(v, cx, __field::u8) })?.flatten();
+        let f_tint = match __field::null_slot(&m, fast, 8) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 8, "tint", cx, |v, cx| { let _ = &cx; __field::scalar_array::<u8, 3>(v, cx, __field::u8) })?.flatten() };
         let f_ubig = __field::get_cx(&m, fast, 9, "ubig", cx, |v, cx| { let _ = &cx; __field::scalar_array::<u64, 3>(v, cx, __field::u64) })?.unwrap_or_default();
         let f_uuid = __field::get_cx(&m, fast, 10, "uuid", cx, |v, cx| { let _ = &cx; __field::scalar_array::<u32, 4>(v, cx, __field::u32) })?.ok_or_else(|| __missing("uuid"))?;
         cx.leave();
@@ -314,7 +314,7 @@ impl flexbuf::FlexCoder for Track {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_anchor = __field::get_opt_cx(&m, fast, 0, "anchor", cx, <Anchor as flexbuf::FlexCoder>::decode_from)?.flatten();
+        let f_anchor = match __field::null_slot(&m, fast, 0) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 0, "anchor", cx, <Anchor as flexbuf::FlexCoder>::decode_from)?.flatten() };
         let f_marks = __field::get_cx(&m, fast, 1, "marks", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_array::<i32, 3>(e1, cx, __field::i32) }) })?.unwrap_or_default();
         let f_points = __field::get_cx(&m, fast, 2, "points", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_array::<f32, 2>(e1, cx, __field::f32) }) })?.unwrap_or_default();
         cx.leave();
@@ -344,7 +344,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for TrackRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Track as flexbuf::FlexCoder>::FINGERPRINT, &m, &Track::LAYOUT)?;
-        let f_anchor = __field::get_opt_cx(&m, fast, 0, "anchor", cx, <Anchor as flexbuf::FlexCoder>::decode_from)?.flatten();
+        let f_anchor = match __field::null_slot(&m, fast, 0) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 0, "anchor", cx, <Anchor as flexbuf::FlexCoder>::decode_from)?.flatten() };
         let f_marks = __field::get_cx(&m, fast, 1, "marks", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_array::<i32, 3>(e1, cx, __field::i32) }) })?.unwrap_or_default();
         let f_points = __field::get_cx(&m, fast, 2, "points", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_array::<f32, 2>(e1, cx, __field::f32) }) })?.unwrap_or_default();
         cx.leave();

@@ -1244,9 +1244,9 @@ impl flexbuf::FlexCoder for Canvas {
         let f_layers = __field::get_cx(&m, fast, 1, "layers", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Shape as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
         let f_level = __field::get_cx(&m, fast, 2, "level", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Level::from_value(raw).ok_or_else(|| __unknown_enum("Level", raw, &v))) })?.unwrap_or(Level::High);
         let f_palette = __field::get_cx(&m, fast, 3, "palette", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &e1))) }) })?.unwrap_or_default();
-        let f_shape = __field::get_opt_cx(&m, fast, 4, "shape", cx, <Shape as flexbuf::FlexCoder>::decode_from)?.flatten();
+        let f_shape = match __field::null_slot(&m, fast, 4) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "shape", cx, <Shape as flexbuf::FlexCoder>::decode_from)?.flatten() };
         let f_shapes = __field::get_cx(&m, fast, 5, "shapes", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Shape as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
-        let f_tint = __field::get_opt_cx(&m, fast, 6, "tint", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.flatten();
+        let f_tint = match __field::null_slot(&m, fast, 6) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 6, "tint", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.flatten() };
         cx.leave();
         Ok(Self {
             color: f_color,
@@ -1304,9 +1304,9 @@ impl<'a> flexbuf::FlexBorrow<'a> for CanvasRef<'a> {
         let f_layers = __field::get_cx(&m, fast, 1, "layers", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Shape as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
         let f_level = __field::get_cx(&m, fast, 2, "level", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Level::from_value(raw).ok_or_else(|| __unknown_enum("Level", raw, &v))) })?.unwrap_or(Level::High);
         let f_palette = __field::get_cx(&m, fast, 3, "palette", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &e1))) }) })?.unwrap_or_default();
-        let f_shape = __field::get_opt_cx(&m, fast, 4, "shape", cx, <Shape as flexbuf::FlexCoder>::decode_from)?.flatten();
+        let f_shape = match __field::null_slot(&m, fast, 4) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "shape", cx, <Shape as flexbuf::FlexCoder>::decode_from)?.flatten() };
         let f_shapes = __field::get_cx(&m, fast, 5, "shapes", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Shape as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
-        let f_tint = __field::get_opt_cx(&m, fast, 6, "tint", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.flatten();
+        let f_tint = match __field::null_slot(&m, fast, 6) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 6, "tint", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Color::from_value(raw).ok_or_else(|| __unknown_enum("Color", raw, &v))) })?.flatten() };
         cx.leave();
         Ok(Self {
             color: f_color,

@@ -1202,7 +1202,7 @@ impl flexbuf::FlexCoder for Owner {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_pet = __field::get_opt_cx(&m, fast, 0, "pet", cx, <Pet as flexbuf::FlexCoder>::decode_from)?.flatten();
+        let f_pet = match __field::null_slot(&m, fast, 0) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 0, "pet", cx, <Pet as flexbuf::FlexCoder>::decode_from)?.flatten() };
         cx.leave();
         Ok(Self {
             pet: f_pet,

@@ -923,7 +923,7 @@ impl flexbuf::FlexCoder for String {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_o = __field::get_opt(&m, fast, 0, "o", __field::i32)?.flatten();
+        let f_o = match __field::null_slot(&m, fast, 0) { Some(v) => v, None => __field::get_opt(&m, fast, 0, "o", __field::i32)?.flatten() };
         let f_s = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "s", cx)?.unwrap_or_default() };
         let f_v = __field::get_cx(&m, fast, 2, "v", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i32>(v, cx, __field::i32) })?.unwrap_or_default();
         cx.leave();
@@ -953,7 +953,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for StringRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<String as flexbuf::FlexCoder>::FINGERPRINT, &m, &String::LAYOUT)?;
-        let f_o = __field::get_opt(&m, fast, 0, "o", __field::i32)?.flatten();
+        let f_o = match __field::null_slot(&m, fast, 0) { Some(v) => v, None => __field::get_opt(&m, fast, 0, "o", __field::i32)?.flatten() };
         let f_s = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "s", cx)?.unwrap_or_default() };
         let f_v = __field::get_cx(&m, fast, 2, "v", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i32>(v, cx, __field::i32) })?.unwrap_or_default();
         cx.leave();
