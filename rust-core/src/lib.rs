@@ -40,6 +40,7 @@ mod emit;
 pub mod envelope;
 mod error;
 pub mod json;
+mod key_memo;
 mod key_tails;
 mod pool;
 mod reader;

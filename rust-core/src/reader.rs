@@ -783,6 +783,23 @@ impl<'a> MapReader<'a> {
         self.keys.get(i)?.as_str()
     }
 
+    /// Key `i`'s bytes (before its NUL), the buffer from its first byte on,
+    /// and whether the bytes are known to be UTF-8 already (all ASCII, or a
+    /// trusted buffer); `None` when the key cannot be read, which
+    /// [`key`](Self::key) then reports.
+    #[inline]
+    pub(crate) fn key_parts(&self, i: usize) -> Option<(&'a [u8], &'a [u8], bool)> {
+        let k = &self.keys;
+        if i >= k.len {
+            return None;
+        }
+        let w = k.width as usize;
+        let at = follow(k.buf, k.data + i * w, w).ok()?;
+        let tail = k.buf.get(at..)?;
+        let scan = crate::utf8::scan_key(tail)?;
+        Some((&tail[..scan.len], tail, k.trusted || scan.ascii))
+    }
+
     /// The value of entry `i`.
     #[inline(always)]
     pub fn value(&self, i: usize) -> Result<Reader<'a>> {

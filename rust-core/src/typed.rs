@@ -347,6 +347,8 @@ pub struct DecodeContext {
     budget: Budget,
     keyed_only: bool,
     depth: usize,
+    /// Short map keys found to be UTF-8 in this decode.
+    keys: crate::key_memo::KeyMemo,
 }
 
 /// Deepest nesting of messages and unions a decode accepts. Verified buffers
@@ -381,6 +383,7 @@ impl DecodeContext {
             budget,
             keyed_only: false,
             depth: 0,
+            keys: Default::default(),
         }
     }
 
@@ -1609,6 +1612,21 @@ pub mod field {
         map_keyed(r, cx, |k| k, value)
     }
 
+    /// Key `i` of `m` as [`MapReader::key`] reads it, with keys that are
+    /// not ASCII checked through the context's memo of short keys (the same
+    /// few keys come back map after map).
+    #[inline]
+    fn map_key<'a>(m: &MapReader<'a>, i: usize, cx: &mut DecodeContext) -> Result<&'a str> {
+        if let Some((key, tail, known)) = m.key_parts(i) {
+            if known || cx.keys.valid(key, tail) {
+                // SAFETY: ASCII, in a verified buffer, or just found (or
+                // remembered by its bytes) to be UTF-8.
+                return Ok(unsafe { core::str::from_utf8_unchecked(key) });
+            }
+        }
+        m.key(i)
+    }
+
     /// A `{string: T}` map with keys made by `key`.
     #[inline]
     fn map_keyed<'a, K: Ord, T>(
@@ -1621,7 +1639,7 @@ pub mod field {
         let m = r.as_map()?;
         let mut entry = |i: usize, cx: &mut DecodeContext| -> Result<(K, T)> {
             cx.charge()?;
-            let k = m.key(i)?;
+            let k = map_key(&m, i, cx)?;
             cx.budget.bytes(k.len())?;
             let v = value(m.value(i)?, cx).map_err(|e| e.in_segment(PathSegment::Key(k)))?;
             Ok((key(k), v))

@@ -97,9 +97,11 @@ fn is_ascii_words(b: &[u8]) -> bool {
 #[cfg(feature = "simd-utf8")]
 const BLOCK: usize = 64;
 
+/// True when `bytes` is well-formed UTF-8, without the ASCII shortcut (for
+/// callers that know it is not all ASCII).
 #[cfg(feature = "simd-utf8")]
 #[inline]
-fn validate(bytes: &[u8]) -> bool {
+pub(crate) fn validate(bytes: &[u8]) -> bool {
     if bytes.len() < BLOCK {
         // `simdutf8` hands inputs shorter than its block to the scalar
         // validator of `core`, which is several times slower on the short
@@ -114,9 +116,10 @@ fn validate(bytes: &[u8]) -> bool {
     simdutf8::basic::from_utf8(bytes).is_ok()
 }
 
+/// True when `bytes` is well-formed UTF-8, without the ASCII shortcut.
 #[cfg(not(feature = "simd-utf8"))]
 #[inline]
-fn validate(bytes: &[u8]) -> bool {
+pub(crate) fn validate(bytes: &[u8]) -> bool {
     core::str::from_utf8(bytes).is_ok()
 }
 
