@@ -898,15 +898,34 @@ impl Builder {
     /// they are keys in ascending order each followed by its value (and
     /// keys vectors are not deduplicated); false, writing nothing, otherwise.
     fn one_pass_map(&mut self, start: usize) -> bool {
-        if self.options.dedup_key_vectors || !one_pass_maps() {
+        if !one_pass_maps() {
             return false;
         }
         let entries = &self.stack[start..];
         if entries.is_empty() || entries.len() % 2 != 0 {
             return false;
         }
-        match scan_map(&self.buf, entries) {
-            Some(scan) => self.write_scanned_map(start, scan, None),
+        let Some(scan) = scan_map(&self.buf, entries) else {
+            return false;
+        };
+        if !self.options.dedup_key_vectors {
+            return self.write_scanned_map(start, scan, None).is_some();
+        }
+        // Keys vectors shared by key set: an earlier map's when one has
+        // these keys, else this map's, written with its values and kept.
+        let sig = core::mem::take(&mut self.signature);
+        self.signature = self.key_signature(start, sig);
+        if let Some(keys) = self.key_vectors.get(&self.signature) {
+            let map = self.create_vector::<2>(start + 1, scan.len, false, false, Some(keys));
+            self.stack.truncate(start);
+            self.stack.push(map);
+            return true;
+        }
+        match self.write_scanned_map(start, scan, None) {
+            Some(keys) => {
+                self.key_vectors.insert(&self.signature, keys);
+                true
+            }
             None => false,
         }
     }
@@ -930,7 +949,7 @@ impl Builder {
             return false;
         }
         match scan_map_in(&self.buf, entries, order) {
-            Some(scan) => self.write_scanned_map(start, scan, Some(order)),
+            Some(scan) => self.write_scanned_map(start, scan, Some(order)).is_some(),
             None => false,
         }
     }
@@ -942,9 +961,15 @@ impl Builder {
     /// then its values, with each width taken from the bound the scan
     /// gathered when that bound fits. When it does not, the exact search
     /// runs on entries as they stand; entries in another `order` are then
-    /// left for the general path (false, nothing written).
+    /// left for the general path (`None`, nothing written). Returns the
+    /// slot of the keys vector it wrote.
     #[inline(always)]
-    fn write_scanned_map(&mut self, start: usize, scan: MapScan, order: Option<&[u32]>) -> bool {
+    fn write_scanned_map(
+        &mut self,
+        start: usize,
+        scan: MapScan,
+        order: Option<&[u32]>,
+    ) -> Option<Slot> {
         let n = scan.len;
         let floor = self.force_min_width.max(BitWidth::of_u64(n as u64));
         // Element `j` of the stack range sits `j + prefix` slots into the vector.
@@ -954,7 +979,7 @@ impl Builder {
         let key_width =
             match width_by_bounds(buf_len, floor, at_first, 2 * (n - 1) + 1, scan.first_key.0) {
                 Ok(w) => w,
-                Err(_) if order.is_some() => return false,
+                Err(_) if order.is_some() => return None,
                 Err(w) => vector_width_exact::<2>(&self.stack[start..keys_end], buf_len, 1, w),
             };
         let kb = key_width.bytes();
@@ -972,7 +997,7 @@ impl Builder {
             scan.first_value.0,
         ) {
             Ok(w) => w,
-            Err(_) if order.is_some() => return false,
+            Err(_) if order.is_some() => return None,
             Err(w) => vector_width_exact::<2>(&self.stack[start + 1..start + 2 * n], buf_len, 3, w),
         };
         let vb = value_width.bytes();
@@ -992,7 +1017,7 @@ impl Builder {
         self.stack.truncate(start);
         self.stack
             .push(Slot::new(plan.values_at as u64, FlexType::Map, value_width));
-        true
+        Some(keys)
     }
 
     /// Writes a typed vector of `keys` (which must be strictly ascending in byte
@@ -1996,14 +2021,30 @@ mod tests {
             // end_map_in_order, which then writes them without moving them.
             let mut sorting: Vec<u32> = (0..count as u32).collect();
             sorting.sort_by_key(|&j| &keys[order[j as usize]]);
-            let build = |one_pass: bool, guess: bool| {
+            let build = |one_pass: bool, guess: bool, dedup: bool| {
                 ONE_PASS_MAPS.with(|c| c.set(one_pass));
-                let mut b = Builder::new();
+                let mut b = Builder::with_options(BuilderOptions {
+                    dedup_key_vectors: dedup,
+                    ..BuilderOptions::default()
+                });
                 b.force_min_width(force);
                 b.start_vector();
-                for copy in 0..2 {
+                // Copies 0, 1 and 3 have the same keys (sharing a keys
+                // vector when `dedup`); copy 2 leaves one key out.
+                for copy in 0..4 {
+                    let skip = if copy == 2 && count > 1 {
+                        order[0]
+                    } else {
+                        usize::MAX
+                    };
+                    let mut sorting = sorting.clone();
+                    if skip != usize::MAX {
+                        // A guess for the other key set is stale: checked
+                        // and replaced.
+                        sorting.pop();
+                    }
                     b.start_map();
-                    for &i in &order {
+                    for &i in order.iter().filter(|&&i| i != skip) {
                         b.key(&keys[i]);
                         let (kind, size) = values[i];
                         match kind {
@@ -2016,7 +2057,7 @@ mod tests {
                         }
                     }
                     if guess {
-                        b.end_map_in_order(&mut sorting.clone()).unwrap();
+                        b.end_map_in_order(&mut sorting).unwrap();
                     } else {
                         b.end_map().unwrap();
                     }
@@ -2024,9 +2065,15 @@ mod tests {
                 b.end_vector().unwrap();
                 b.finish().unwrap().to_vec()
             };
-            let general = build(false, false);
-            assert_eq!(build(true, false), general, "round {round}");
-            assert_eq!(build(true, true), general, "round {round}, guessed");
+            for dedup in [false, true] {
+                let general = build(false, false, dedup);
+                assert_eq!(build(true, false, dedup), general, "round {round} {dedup}");
+                assert_eq!(
+                    build(true, true, dedup),
+                    general,
+                    "round {round} {dedup}, guessed"
+                );
+            }
         }
         ONE_PASS_MAPS.with(|c| c.set(true));
     }
