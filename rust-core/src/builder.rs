@@ -895,8 +895,10 @@ impl Builder {
     }
 
     /// Writes the map of the entries at `stack[start..]` in one pass when
-    /// they are keys in ascending order each followed by its value (and
-    /// keys vectors are not deduplicated); false, writing nothing, otherwise.
+    /// they are keys in ascending order each followed by its value; false,
+    /// writing nothing, otherwise. When keys vectors are shared by key set
+    /// (`dedup_key_vectors`), a key set met before has its values written
+    /// against the kept keys vector.
     fn one_pass_map(&mut self, start: usize) -> bool {
         if !one_pass_maps() {
             return false;

@@ -874,9 +874,9 @@ impl Gen<'_> {
             let index = f.wire_index;
             let read = format!("__field::{get}(&m, fast, {index}, {key}{args})?{boxing}{absent}");
             // Integers, floats, booleans and strings, and a null in any
-            // optional field, are first read from their slot by a small inlined reader
-            // (`__field::*_slot`, strings out of line but answering in
-            // registers); the call reads (or refuses) anything else.
+            // optional field, are first read from their slot by a small
+            // inlined reader (`__field::*_slot`; strings out of line but
+            // answering in registers); the call reads (or refuses) the rest.
             let slot = match (&f.def.ty, f.def.optional) {
                 _ if f.recursive => None,
                 (_, false) => match get {
