@@ -1073,23 +1073,20 @@ impl Builder {
         &self.buf[at.min(self.buf.len())..]
     }
 
-    /// Writes `block` and then `tail`, the bytes [`key_vector_for`](Self::key_vector_for)
-    /// wrote after the same block when it started at the same position
-    /// modulo 8 under the same minimum width (`crate::key_tails` keeps them):
-    /// the keys vector of `count` keys of `width`, whose offsets depend on
-    /// nothing else.
+    /// Writes `bytes`: a key block and the bytes [`key_vector_for`](Self::key_vector_for)
+    /// wrote after it when it started at the same position modulo 8 under
+    /// the same minimum width (`crate::key_tails` keeps them): the keys
+    /// vector of `count` keys of `width`, whose offsets depend on nothing
+    /// else.
     pub(crate) fn key_vector_from_tail(
         &mut self,
-        block: &[u8],
-        tail: &[u8],
+        bytes: &[u8],
         width: BitWidth,
         count: usize,
     ) -> Result<KeyVector> {
         self.closed();
         self.check()?;
-        self.buf.reserve(block.len() + tail.len());
-        self.buf.extend_from_slice(block);
-        self.buf.extend_from_slice(tail);
+        self.buf.extend_from_slice(bytes);
         let loc = self.buf.len() - count * width.bytes();
         Ok(KeyVector {
             slot: Slot::new(loc as u64, FlexType::VectorKey, width),

@@ -56,7 +56,8 @@ struct Tail {
     width: BitWidth,
     /// Number of keys.
     count: usize,
-    /// Padding, size and offsets, as written after the block.
+    /// The block, then the padding, size and offsets written after it: one
+    /// copy writes both.
     bytes: Box<[u8]>,
 }
 
@@ -92,7 +93,7 @@ impl KeyTails {
             .iter()
             .find(|t| t.phase == phase && t.min == min && t.block.same(block))
         {
-            return b.key_vector_from_tail(block.bytes(), &t.bytes, t.width, t.count);
+            return b.key_vector_from_tail(&t.bytes, t.width, t.count);
         }
         let kv = write(b)?;
         let tail = Tail {
@@ -101,7 +102,7 @@ impl KeyTails {
             min,
             width: kv.width(),
             count: kv.len(),
-            bytes: b.written_since(start + block.bytes().len()).into(),
+            bytes: b.written_since(start).into(),
         };
         if self.entries.len() < MAX {
             self.entries.push(tail);
