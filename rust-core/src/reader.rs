@@ -697,6 +697,34 @@ impl<'a> VectorReader<'a> {
         Some((packed, u64::from_le_bytes(word) & WIDTH_MASK[w.min(8)], w))
     }
 
+    /// Element `i` of an untyped vector when it is a string that can be
+    /// read (in bounds, UTF-8 unless the buffer is trusted): what
+    /// [`string_at`](Self::string_at) reads, from word loads with no error
+    /// built; `None` for anything else (and near the buffer's end), which
+    /// `string_at` then reads or refuses.
+    #[inline(always)]
+    pub(crate) fn str_in_bounds(&self, i: usize) -> Option<&'a str> {
+        const STRING: u8 = FlexType::String as u8;
+        let (packed, off, w) = self.slot_word(i)?;
+        if packed >> 2 != STRING {
+            return None;
+        }
+        // The offset points back from the slot; the length sits just before
+        // the string, in a field as wide as the type byte says.
+        let data = (self.data + i * w).checked_sub(usize::try_from(off).ok()?)?;
+        let size = 1usize << (packed & 3);
+        let len_at = data.checked_sub(size)?;
+        let word: [u8; 8] = self.buf.get(len_at..len_at + 8)?.try_into().ok()?;
+        let len = usize::try_from(u64::from_le_bytes(word) & WIDTH_MASK[size]).ok()?;
+        let bytes = self.buf.get(data..data.checked_add(len)?)?;
+        if self.trusted {
+            // SAFETY: as in `Reader::utf8`: the verifier checked every
+            // string reachable from the root of a trusted buffer.
+            return Some(unsafe { core::str::from_utf8_unchecked(bytes) });
+        }
+        crate::utf8::as_str(bytes)
+    }
+
     /// The shift that sign-extends a `w`-byte word read by
     /// [`slot_word`](Self::slot_word).
     #[inline(always)]

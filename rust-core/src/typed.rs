@@ -1075,7 +1075,7 @@ pub mod field {
         if !fast {
             return None;
         }
-        let s = m.values().string_at(index).ok().flatten()?;
+        let s = m.values().str_in_bounds(index)?;
         cx.budget.bytes(s.len()).ok()?;
         Some(s)
     }
@@ -1745,6 +1745,9 @@ mod tests {
             key(&mut b);
             b.string("ünïcödé and more than sixteen bytes");
             key(&mut b);
+            // A length of two bytes.
+            b.string(&"long string ".repeat(25));
+            key(&mut b);
             b.blob(b"\xff\xfe");
             key(&mut b);
             b.indirect_int(7);
@@ -1833,6 +1836,22 @@ mod tests {
             }
         }
         assert!(checked > 1000, "{checked}");
+        // A length of four bytes, at both slot widths (not mutated: too long).
+        for wide in [false, true] {
+            let mut b = Builder::new();
+            if wide {
+                b.force_min_width(BitWidth::W64);
+            }
+            b.start_map();
+            b.key("s");
+            b.string(&"x".repeat(70_000));
+            b.end_map().unwrap();
+            let buf = b.finish_vec().unwrap();
+            let m = Reader::new(&buf).unwrap().as_map().unwrap();
+            let mut cx = DecodeContext::new(buf.len());
+            let got = field::str_slot(&m, true, 0, &mut cx).map(str::len);
+            assert_eq!(got, Some(70_000), "wide {wide}");
+        }
     }
 
     #[test]
