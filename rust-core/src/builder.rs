@@ -832,9 +832,7 @@ impl Builder {
         }
         let len = (self.stack.len() - start) / 2;
         let keys = if self.options.dedup_key_vectors && len > 0 {
-            let sig = core::mem::take(&mut self.signature);
-            self.signature = self.key_signature(start, sig);
-            match self.key_vectors.get(&self.signature) {
+            match self.shared_keys_vector(start) {
                 Some(k) => k,
                 None => {
                     let k = self.create_vector::<2>(start, len, true, false, None);
@@ -845,10 +843,25 @@ impl Builder {
         } else {
             self.create_vector::<2>(start, len, true, false, None)
         };
+        self.end_map_values(start, len, keys);
+        Ok(())
+    }
+
+    /// The keys vector already written for the key set of the (sorted)
+    /// entries at `stack[start..]`, whose signature this leaves in
+    /// `self.signature` for the caller to insert under on a miss.
+    fn shared_keys_vector(&mut self, start: usize) -> Option<Slot> {
+        let sig = core::mem::take(&mut self.signature);
+        self.signature = self.key_signature(start, sig);
+        self.key_vectors.get(&self.signature)
+    }
+
+    /// Writes the values of the `len` entries at `stack[start..]` as a map
+    /// on the keys vector `keys` and puts the map in their place.
+    fn end_map_values(&mut self, start: usize, len: usize, keys: Slot) {
         let map = self.create_vector::<2>(start + 1, len, false, false, Some(keys));
         self.stack.truncate(start);
         self.stack.push(map);
-        Ok(())
     }
 
     /// True when `order` lists every entry at `stack[start..]` once and
@@ -915,12 +928,8 @@ impl Builder {
         }
         // Keys vectors shared by key set: an earlier map's when one has
         // these keys, else this map's, written with its values and kept.
-        let sig = core::mem::take(&mut self.signature);
-        self.signature = self.key_signature(start, sig);
-        if let Some(keys) = self.key_vectors.get(&self.signature) {
-            let map = self.create_vector::<2>(start + 1, scan.len, false, false, Some(keys));
-            self.stack.truncate(start);
-            self.stack.push(map);
+        if let Some(keys) = self.shared_keys_vector(start) {
+            self.end_map_values(start, scan.len, keys);
             return true;
         }
         match self.write_scanned_map(start, scan, None) {
