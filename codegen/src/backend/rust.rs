@@ -881,22 +881,22 @@ impl Gen<'_> {
                 _ if f.recursive => None,
                 (_, false) => match get {
                     "get_i64" | "get_f64" | "get_bool" | "get_str" | "get_string" => {
-                        Some(get[4..].to_string())
+                        Some(&get[4..])
                     }
                     _ => None,
                 },
                 // Optional fields absent as null (`.flatten()`).
                 (ty, true) if matches!(f.absent, Absent::Null) => match ty {
-                    TypeRef::I64 => Some("opt_i64".into()),
-                    TypeRef::F64 => Some("opt_f64".into()),
-                    TypeRef::Bool => Some("opt_bool".into()),
-                    TypeRef::String if borrowed => Some("opt_str".into()),
-                    TypeRef::String => Some("opt_string".into()),
-                    _ => Some("null".into()),
+                    TypeRef::I64 => Some("opt_i64"),
+                    TypeRef::F64 => Some("opt_f64"),
+                    TypeRef::Bool => Some("opt_bool"),
+                    TypeRef::String if borrowed => Some("opt_str"),
+                    TypeRef::String => Some("opt_string"),
+                    _ => Some("null"),
                 },
                 _ => None,
             };
-            let slot_args = match (&f.def.ty, slot.as_deref()) {
+            let slot_args = match (&f.def.ty, slot) {
                 (TypeRef::String, Some(t)) if t != "null" => ", cx",
                 _ => "",
             };
