@@ -29,12 +29,16 @@ pub(super) struct KeyText {
     text_len: u32,
     /// Length of the key in the buffer, NUL excluded.
     pub(super) len: u32,
+    /// The table's generation when this entry was written: entries of an
+    /// earlier generation (an earlier document) are empty slots.
+    generation: u32,
 }
 
 const EMPTY: KeyText = KeyText {
     start: 0,
     text_len: 0,
     len: 0,
+    generation: 0,
 };
 
 /// What [`KeyTexts::get`] found for a position.
@@ -48,19 +52,66 @@ pub(super) enum Lookup {
 }
 
 /// Two-way set-associative table from key position to the key's JSON text.
+///
+/// Its storage outlives one document: dropping the table leaves the slots
+/// and the text's capacity to the next table made on the same thread, which
+/// starts a new generation instead of clearing or allocating them.
 pub(super) struct KeyTexts {
-    /// `(position + 1, entry)`; position 0 marks an empty slot. Allocated
-    /// when the first key is looked up.
+    /// `(position + 1, entry)`; an entry of another generation is empty.
+    /// Allocated when the first key is looked up.
     slots: Vec<(usize, KeyText)>,
     /// Texts, each in its own `BLOCK`-byte block (zero-padded) when shorter.
     text: Vec<u8>,
+    /// This document's generation (never 0, the generation of [`EMPTY`]).
+    generation: u32,
+}
+
+/// What a dropped [`KeyTexts`] leaves to the next one.
+struct Storage {
+    slots: Vec<(usize, KeyText)>,
+    text: Vec<u8>,
+    generation: u32,
+}
+
+std::thread_local! {
+    /// The storage of the last table dropped on this thread.
+    static SPARE: core::cell::Cell<Option<Storage>> = const { core::cell::Cell::new(None) };
 }
 
 impl KeyTexts {
     pub(super) fn new() -> KeyTexts {
-        KeyTexts {
-            slots: Vec::new(),
-            text: Vec::new(),
+        // A table of this thread still alive (a nested conversion) keeps its
+        // storage; this one then starts from nothing.
+        match SPARE.try_with(core::cell::Cell::take).ok().flatten() {
+            Some(Storage {
+                slots,
+                text,
+                generation,
+            }) => {
+                let mut t = KeyTexts {
+                    slots,
+                    text,
+                    generation,
+                };
+                t.next_generation();
+                t
+            }
+            None => KeyTexts {
+                slots: Vec::new(),
+                text: Vec::new(),
+                generation: 1,
+            },
+        }
+    }
+
+    /// Forgets every entry: a new generation, and no text.
+    fn next_generation(&mut self) {
+        self.text.clear();
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            // Entries of the generation about to be reused may remain: clear them.
+            self.slots.iter_mut().for_each(|s| *s = (0, EMPTY));
+            self.generation = 1;
         }
     }
 
@@ -72,13 +123,14 @@ impl KeyTexts {
         }
         let i = ((at as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 57) as usize & (SLOTS - 2);
         let (a, b) = (self.slots[i], self.slots[i + 1]);
-        let hit = if a.0 == at + 1 {
+        let g = self.generation;
+        let hit = if a.0 == at + 1 && a.1.generation == g {
             (i, a.1)
-        } else if b.0 == at + 1 {
+        } else if b.0 == at + 1 && b.1.generation == g {
             (i + 1, b.1)
         } else {
             // A free slot, else the one of a key met once (the cheaper loss).
-            let free = a.0 == 0 || a.1.text_len == SEEN;
+            let free = a.1.generation != g || a.1.text_len == SEEN;
             return Lookup::New(if free { i } else { i + 1 });
         };
         if hit.1.text_len == SEEN {
@@ -95,6 +147,7 @@ impl KeyTexts {
             at + 1,
             KeyText {
                 text_len: SEEN,
+                generation: self.generation,
                 ..EMPTY
             },
         );
@@ -112,8 +165,7 @@ impl KeyTexts {
     ) -> KeyText {
         if self.text.len() > MAX_TEXT {
             // Start over, so memory stays bounded; the slot is empty then.
-            self.text.clear();
-            self.slots.iter_mut().for_each(|s| *s = (0, EMPTY));
+            self.next_generation();
         }
         let start = self.text.len();
         escape(&mut self.text, key);
@@ -129,6 +181,7 @@ impl KeyTexts {
             start: start as u32,
             text_len: text_len as u32,
             len: key.len() as u32,
+            generation: self.generation,
         };
         self.slots[slot] = (at + 1, e);
         e
@@ -155,6 +208,21 @@ impl KeyTexts {
         } else {
             out.extend_from_slice(&self.text[start..start + n]);
         }
+    }
+}
+
+impl Drop for KeyTexts {
+    fn drop(&mut self) {
+        if self.slots.is_empty() {
+            return;
+        }
+        let spare = Storage {
+            slots: core::mem::take(&mut self.slots),
+            text: core::mem::take(&mut self.text),
+            generation: self.generation,
+        };
+        // Fails only while the thread's locals are being torn down.
+        let _ = SPARE.try_with(|c| c.set(Some(spare)));
     }
 }
 
@@ -217,6 +285,45 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_new_table_knows_nothing_of_the_one_dropped_before_it() {
+        let quote = |out: &mut Vec<u8>, k: &[u8]| out.extend_from_slice(k);
+        let fill = |t: &mut KeyTexts| {
+            for at in [3usize, 40, 41] {
+                for _ in 0..2 {
+                    match t.get(at) {
+                        Lookup::New(s) => t.note(s, at),
+                        Lookup::Seen(s) => {
+                            t.insert(s, at, b"k", false, quote);
+                        }
+                        Lookup::Cached(_) => {}
+                    }
+                }
+                assert!(matches!(t.get(at), Lookup::Cached(_)));
+            }
+        };
+        let mut t = KeyTexts::new();
+        fill(&mut t);
+        drop(t);
+        // The storage is reused: same slots, a later generation.
+        let mut t = KeyTexts::new();
+        assert!(!t.slots.is_empty(), "the dropped table's slots are reused");
+        for at in [3usize, 40, 41] {
+            assert!(matches!(t.get(at), Lookup::New(_)), "position {at}");
+        }
+        // When the generation wraps, the entries of old generations go.
+        fill(&mut t);
+        t.generation = u32::MAX;
+        for s in t.slots.iter_mut().filter(|s| s.0 != 0) {
+            s.1.generation = 1;
+        }
+        t.next_generation();
+        assert_eq!(t.generation, 1);
+        for at in [3usize, 40, 41] {
+            assert!(matches!(t.get(at), Lookup::New(_)), "position {at}");
         }
     }
 }

@@ -593,18 +593,23 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
             }
             push_newline(&mut self.out, self.pretty, self.indent);
             let key_at = self.target(keys + i * kw, kw)?;
-            let (key, key_len) = match self.keys.get(key_at) {
-                Lookup::Cached(k) => (Some(k), k.len as usize),
+            // `"key":` written (and checked, the first time), and the key's length.
+            let key_len = match self.keys.get(key_at) {
+                Lookup::Cached(k) => {
+                    self.keys.write(k, &mut self.out);
+                    k.len as usize
+                }
                 Lookup::Seen(slot) => {
                     let k = self.cache_key(slot, key_at)?;
-                    (Some(k), k.len as usize)
+                    self.keys.write(k, &mut self.out);
+                    k.len as usize
                 }
                 Lookup::New(slot) => {
-                    let len = self.key(key_at)?.len();
                     self.keys.note(slot, key_at);
-                    (None, len)
+                    self.new_key(key_at)?
                 }
             };
+            self.budget.bytes(key_len + 4)?;
             if CHECKED && self.sorted {
                 let word = key_word(self.buf, key_at, key_len);
                 if i > 0 {
@@ -621,23 +626,8 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
                 }
                 prev = (key_at, key_len, word);
             }
-            self.budget.bytes(key_len + 4)?;
-            match key {
-                Some(k) => self.keys.write(k, &mut self.out),
-                None => {
-                    write_escaped_bytes(&mut self.out, &self.buf[key_at..key_at + key_len]);
-                    self.out.push(b':');
-                    if self.pretty {
-                        self.out.push(b' ');
-                    }
-                }
-            }
             let (slot, ty) = (at + i * w, self.buf[types + i]);
-            let written = match self.inline_number(slot, w, ty) {
-                Ok(true) => Ok(()),
-                Ok(false) => self.other(slot, w, ty),
-                Err(e) => Err(e),
-            };
+            let written = self.element(slot, w, ty);
             written.map_err(|e| self.in_key(e, key_at))?;
         }
         self.indent -= 1;
@@ -657,6 +647,120 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
         Ok(self.keys.insert(slot, key_at, key, self.pretty, |out, k| {
             write_escaped_bytes(out, k);
         }))
+    }
+
+    /// Writes `"key":` (`": "` when pretty) for the `n`-byte key (`n < 16`)
+    /// whose bytes are the words `k0` and `k1`, zero past the key.
+    #[inline(always)]
+    fn quoted_key(&mut self, k0: u64, k1: u64, n: usize) {
+        self.out.reserve(20);
+        let at = self.out.len();
+        // SAFETY: 20 bytes were reserved past `at`; the writes end by `at +
+        // 17` and `at + n + 3 <= at + 18`, and the length then covers only
+        // bytes written: the quote, the `n` key bytes, quote, colon and the
+        // optional space.
+        unsafe {
+            let p = self.out.as_mut_ptr().add(at);
+            *p = b'"';
+            (p.add(1) as *mut [u8; 8]).write_unaligned(k0.to_le_bytes());
+            (p.add(9) as *mut [u8; 8]).write_unaligned(k1.to_le_bytes());
+            *p.add(n + 1) = b'"';
+            *p.add(n + 2) = b':';
+            *p.add(n + 3) = b' ';
+            self.out.set_len(at + n + 3 + self.pretty as usize);
+        }
+    }
+
+    /// Writes `"key":` (checked) for the key at `key_at`, met for the first
+    /// time, and returns its length. A key of at most 15 ASCII bytes with
+    /// nothing to escape (most keys) is found, checked and written as the
+    /// two words that hold it and its NUL.
+    #[inline(always)]
+    fn new_key(&mut self, key_at: usize) -> Result<usize> {
+        use crate::word::{zero_bytes, HI, LO};
+        let letters = LO * b'a' as u64;
+        // The bytes of `w` below byte `n` (the NUL), the others as letters.
+        let key_bytes = |w: u64, n: usize| {
+            let below = if n == 0 { 0 } else { u64::MAX >> (64 - 8 * n) };
+            (w & below, (w & below) | (letters & !below))
+        };
+        if key_at + 8 <= self.buf.len() {
+            let w0 = word(self.buf, key_at);
+            let z0 = zero_bytes(w0);
+            // The lowest flagged byte is the key's NUL (`zero_bytes` is exact there).
+            if z0 != 0 {
+                let n = (z0.trailing_zeros() / 8) as usize;
+                let (k0, padded) = key_bytes(w0, n);
+                if k0 & HI == 0 && !super::needs_escape(padded) {
+                    self.quoted_key(k0, 0, n);
+                    return Ok(n);
+                }
+            } else if key_at + 16 <= self.buf.len() {
+                let w1 = word(self.buf, key_at + 8);
+                let z1 = zero_bytes(w1);
+                if z1 != 0 {
+                    let n = (z1.trailing_zeros() / 8) as usize;
+                    let (k1, padded) = key_bytes(w1, n);
+                    if (w0 | k1) & HI == 0
+                        && !super::needs_escape(w0)
+                        && !super::needs_escape(padded)
+                    {
+                        self.quoted_key(w0, k1, 8 + n);
+                        return Ok(8 + n);
+                    }
+                }
+            }
+        }
+        let len = self.key(key_at)?.len();
+        write_escaped_bytes(&mut self.out, &self.buf[key_at..key_at + len]);
+        self.out.push(b':');
+        if self.pretty {
+            self.out.push(b' ');
+        }
+        Ok(len)
+    }
+
+    /// An element of a map or an untyped vector: numbers, null, booleans and
+    /// strings are written here, skipping the general dispatch of
+    /// [`other`](Self::other) (which charges and writes them alike).
+    #[inline(always)]
+    fn element(&mut self, slot: usize, pw: usize, packed: u8) -> Result<()> {
+        const NULL: u8 = FlexType::Null as u8;
+        const BOOL: u8 = FlexType::Bool as u8;
+        const STRING: u8 = FlexType::String as u8;
+        if self.inline_number(slot, pw, packed)? {
+            return Ok(());
+        }
+        match packed >> 2 {
+            NULL => {
+                self.budget.node().map_err(|e| e.with_offset(slot))?;
+                self.out.extend_from_slice(b"null");
+                self.budget.bytes(4)
+            }
+            BOOL => {
+                self.budget.node().map_err(|e| e.with_offset(slot))?;
+                let text: &[u8] = if self.uint(slot, pw)? != 0 {
+                    b"true"
+                } else {
+                    b"false"
+                };
+                self.out.extend_from_slice(text);
+                self.budget.bytes(text.len())
+            }
+            STRING => self.string_value(slot, pw, packed),
+            _ => self.other(slot, pw, packed),
+        }
+    }
+
+    /// A string element (see [`element`](Self::element)).
+    #[inline(never)]
+    fn string_value(&mut self, slot: usize, pw: usize, packed: u8) -> Result<()> {
+        self.budget.node().map_err(|e| e.with_offset(slot))?;
+        let before = self.out.len();
+        let at = self.target(slot, pw)?;
+        let len = self.size(at, 1usize << (packed & 3))?;
+        self.string(at, len)?;
+        self.budget.bytes(self.out.len() - before)
     }
 
     /// `e`, which came out of the value under the (checked) key at `key_at`,
@@ -714,13 +818,8 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
             push_newline(&mut self.out, self.pretty, self.indent);
             let ty = packed.unwrap_or_else(|| self.buf[types + i]);
             let slot = at + i * w;
-            match self.inline_number(slot, w, ty) {
-                Ok(true) => {}
-                Ok(false) => self
-                    .other(slot, w, ty)
-                    .map_err(|e| e.in_segment(PathSegment::Index(i)))?,
-                Err(e) => return Err(e.in_segment(PathSegment::Index(i))),
-            }
+            self.element(slot, w, ty)
+                .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
         }
         self.indent -= 1;
         if len > 0 {
@@ -779,33 +878,17 @@ fn write_escaped_bytes(out: &mut Vec<u8>, s: &[u8]) -> bool {
 }
 
 /// [`write_escaped_bytes`] for strings longer than 16 bytes or with
-/// something to escape (out of line, so the short path stays small).
+/// something to escape (out of line, so the short path stays small): the
+/// runs between escapes are found by [`next_escape`] and copied whole.
 #[inline(never)]
 fn write_escaped_long(out: &mut Vec<u8>, s: &[u8]) -> bool {
+    let mut high = false;
     out.reserve(s.len() + 2);
     out.push(b'"');
     let mut start = 0;
-    let mut i = 0;
-    let n = s.len();
-    // Every byte is OR-ed in here, through its word or on its own.
-    let mut high = 0u64;
-    while i < n {
-        if i + 8 <= n {
-            let w = word(s, i);
-            if !super::needs_escape(w) {
-                high |= w;
-                i += 8;
-                continue;
-            }
-        } else if n >= 8 {
-            let w = word(s, n - 8);
-            if !super::needs_escape(w) {
-                high |= w;
-                break;
-            }
-        }
+    while let Some(i) = next_escape(s, start, &mut high) {
+        out.extend_from_slice(&s[start..i]);
         let b = s[i];
-        high |= b as u64;
         let esc: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -814,13 +897,8 @@ fn write_escaped_long(out: &mut Vec<u8>, s: &[u8]) -> bool {
             b'\t' => b"\\t",
             0x08 => b"\\b",
             0x0c => b"\\f",
-            0..=0x1f => b"",
-            _ => {
-                i += 1;
-                continue;
-            }
+            _ => b"",
         };
-        out.extend_from_slice(&s[start..i]);
         if esc.is_empty() {
             const HEX: &[u8; 16] = b"0123456789abcdef";
             out.extend_from_slice(b"\\u00");
@@ -829,12 +907,89 @@ fn write_escaped_long(out: &mut Vec<u8>, s: &[u8]) -> bool {
         } else {
             out.extend_from_slice(esc);
         }
-        i += 1;
-        start = i;
+        start = i + 1;
     }
     out.extend_from_slice(&s[start..]);
     out.push(b'"');
-    high & crate::word::HI == 0
+    !high
+}
+
+/// The position of the first byte of `s` at or after `from` that JSON
+/// escapes (a quote, a backslash, a control character), if any. Sets
+/// `high` when a byte it looked at is not ASCII; every byte from `from` up
+/// to the position returned (or the end) is looked at. Sixteen bytes at a
+/// time with SSE2 (part of every x86-64 processor).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn next_escape(s: &[u8], from: usize, high: &mut bool) -> Option<usize> {
+    use core::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        _mm_setzero_si128, _mm_subs_epu8,
+    };
+    let n = s.len();
+    // The bits of the bytes to escape among the 16 at `at`, and whether any is not ASCII.
+    let chunk = |at: usize| -> (u32, bool) {
+        // SAFETY: callers pass `at + 16 <= n`; SSE2 is in the x86-64 baseline.
+        unsafe {
+            let v = _mm_loadu_si128(s.as_ptr().add(at) as *const __m128i);
+            // Unsigned `v <= 0x1f` is `v - 0x1f` saturating at zero.
+            let control =
+                _mm_cmpeq_epi8(_mm_subs_epu8(v, _mm_set1_epi8(0x1f)), _mm_setzero_si128());
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            let escape = _mm_or_si128(control, _mm_or_si128(quote, backslash));
+            (_mm_movemask_epi8(escape) as u32, _mm_movemask_epi8(v) != 0)
+        }
+    };
+    let mut i = from;
+    while i + 16 <= n {
+        let (escape, h) = chunk(i);
+        *high |= h;
+        if escape != 0 {
+            return Some(i + escape.trailing_zeros() as usize);
+        }
+        i += 16;
+    }
+    if i >= n {
+        return None;
+    }
+    if n >= 16 {
+        // The last 16 bytes, overlapping bytes looked at already (or, before
+        // `from`, by the calls before): only escapes from `i` on count.
+        let (escape, h) = chunk(n - 16);
+        *high |= h;
+        let escape = escape >> (i - (n - 16));
+        return (escape != 0).then(|| i + escape.trailing_zeros() as usize);
+    }
+    next_escape_bytes(s, i, high)
+}
+
+/// [`next_escape`] on other processors: eight bytes at a time.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn next_escape(s: &[u8], from: usize, high: &mut bool) -> Option<usize> {
+    let n = s.len();
+    let mut i = from;
+    while i + 8 <= n {
+        let w = word(s, i);
+        *high |= w & crate::word::HI != 0;
+        if super::needs_escape(w) {
+            return next_escape_bytes(&s[..i + 8], i, high);
+        }
+        i += 8;
+    }
+    next_escape_bytes(s, i, high)
+}
+
+/// [`next_escape`] one byte at a time.
+fn next_escape_bytes(s: &[u8], from: usize, high: &mut bool) -> Option<usize> {
+    for (i, &b) in s.iter().enumerate().skip(from) {
+        *high |= b >= 0x80;
+        if b < 0x20 || b == b'"' || b == b'\\' {
+            return Some(i);
+        }
+    }
+    None
 }
 
 /// Two decimal digits of every number below 100.
@@ -912,8 +1067,8 @@ pub(crate) fn write_f64(out: &mut Vec<u8>, f: f64) {
             return;
         }
     }
-    if (1e-4..1e16).contains(&a) {
-        if let Some((digits, k)) = short_decimal(a) {
+    if (1e-4..1e14).contains(&a) {
+        if let Some((digits, k)) = fifteen_digits(a) {
             if f < 0.0 {
                 out.push(b'-');
             }
@@ -924,18 +1079,19 @@ pub(crate) fn write_f64(out: &mut Vec<u8>, f: f64) {
     shortest_f64(out, f);
 }
 
-/// Powers of five up to 5^21 (5^22 exceeds the 15-digit limit).
-const POW5: [u64; 22] = {
-    let mut p = [1u64; 22];
+/// The powers of ten that are exact as `f64`: 10^0 to 10^22.
+const POW10: [f64; 23] = {
+    let mut p = [1.0; 23];
     let mut i = 1;
-    while i < 22 {
-        p[i] = p[i - 1] * 5;
+    while i < 23 {
+        p[i] = p[i - 1] * 10.0;
         i += 1;
     }
     p
 };
 
 /// `f` (finite, not zero) as `m * 2^e` with `m` odd.
+#[cfg(feature = "zmij")]
 #[inline(always)]
 fn odd_significand(f: f64) -> (u64, i32) {
     let bits = f.to_bits();
@@ -950,42 +1106,103 @@ fn odd_significand(f: f64) -> (u64, i32) {
     (m >> tz, e + tz as i32)
 }
 
-/// `(n, k)` with `a == n / 10^k` exactly, `k >= 1`, when `a` is not a whole
-/// number and `n` has at most 15 digits. Those digits are then the shortest
-/// that read back to `a`: every decimal of at most 15 significant digits
-/// reads back from its nearest `f64` (`f64::DIGITS` is 15), so two such
-/// decimals never share an `f64`, and no shorter one can name `a`.
+/// The shortest digits of `a` (`1e-4 <= a < 1e14`, not a whole number) when
+/// they are at most 15: `(n, k)` with `n / 10^k` reading back as `a`, and
+/// `n` not a multiple of ten. Most decimals that data holds (prices,
+/// readings, coordinates) are found here without a digit search.
+///
+/// Why the answer is the shortest: every decimal of at most 15 significant
+/// digits reads back from its nearest `f64` (`f64::DIGITS` is 15), so no two
+/// of them read as the same `f64`. If one reads as `a`, it is the only one,
+/// and so the shortest. It is found by scaling `a` to 15 digits and rounding
+/// (`n`), and kept only when `n / 10^k`, one correctly rounded division of
+/// two exact values, is `a` again; trailing zeros of `n` then go.
 #[inline]
-fn short_decimal(a: f64) -> Option<(u64, u32)> {
-    const LIMIT: u64 = 1_000_000_000_000_000;
-    let (m, e) = odd_significand(a);
-    if e >= 0 {
+fn fifteen_digits(a: f64) -> Option<(u64, u32)> {
+    const LIMIT: f64 = 1e15;
+    // floor(log2 a) * log10(2), rounded down: floor(log10 a) or one less.
+    let e2 = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let e10 = (e2 * 78_913) >> 18;
+    // Scale to 15 digits before the point (14 when `e10` was one less).
+    let mut k = (14 - e10) as usize;
+    let mut scaled = a * POW10[k];
+    if scaled >= LIMIT {
+        k -= 1;
+        scaled = a * POW10[k];
+    }
+    // `scaled` is below 1e15 (< 2^50): adding a half is exact, and the
+    // conversion truncates, so this rounds half up.
+    // SAFETY: the value is finite and in 0..2^50, inside `i64`. (One
+    // instruction; `as u64` adds range checks on the baseline x86-64 target.)
+    let n = unsafe { (scaled + 0.5).to_int_unchecked::<i64>() };
+    if k == 0 || n as f64 / POW10[k] != a {
         return None;
     }
-    // a = m / 2^k = m * 5^k / 10^k; 5^22 alone passes the limit, so most
-    // floats (about 50 significant bits) are refused here, on `k`.
-    let k = (-e) as u32;
-    if k > 21 {
-        return None;
+    let mut n = n as u64;
+    let mut k = k as u32;
+    for (step, p) in [(8, 100_000_000), (4, 10_000), (2, 100), (1, 10)] {
+        if k > step && n % p == 0 {
+            n /= p;
+            k -= step;
+        }
     }
-    let n = POW5[k as usize].checked_mul(m)?;
-    (n < LIMIT).then_some((n, k))
+    Some((n, k))
 }
 
-/// Writes `n / 10^k` (`k >= 1`, `n` not a multiple of 10) as a plain
-/// decimal: `356.5`, `0.025`.
+/// Writes `n / 10^k` (`1 <= k <= 18`, `n < 10^16` and not a multiple of
+/// 10) as a plain decimal: `356.5`, `0.025`. The text is laid out from its
+/// last digit back in a zero-filled block, two digits at a time, and leaves
+/// it as one fixed-size copy.
 fn write_fraction(out: &mut Vec<u8>, n: u64, k: u32) {
-    let scale = 10u64.checked_pow(k);
-    let (int, frac) = match scale {
-        Some(p) => (n / p, n % p),
-        None => (0, n),
+    const POW10: [u64; 19] = {
+        let mut p = [1u64; 19];
+        let mut i = 1;
+        while i < 19 {
+            p[i] = p[i - 1] * 10;
+            i += 1;
+        }
+        p
     };
-    write_u64(out, int);
-    out.push(b'.');
-    // The fraction has exactly `k` digits: leading zeros first.
-    let frac_digits = if frac == 0 { 1 } else { frac.ilog10() + 1 };
-    out.extend(core::iter::repeat_n(b'0', (k - frac_digits) as usize));
-    write_u64(out, frac);
+    /// Writes the digits of `v` (none for 0) to end at `text[end]`; returns where they start.
+    fn digits_before(text: &mut [u8; 64], end: usize, mut v: u64) -> usize {
+        let mut at = end;
+        while v >= 100 {
+            let d = (v % 100) as usize * 2;
+            v /= 100;
+            at -= 2;
+            text[at..at + 2].copy_from_slice(&DIGITS2[d..d + 2]);
+        }
+        if v >= 10 {
+            at -= 2;
+            let d = v as usize * 2;
+            text[at..at + 2].copy_from_slice(&DIGITS2[d..d + 2]);
+        } else if v > 0 {
+            at -= 1;
+            text[at] = b'0' + v as u8;
+        }
+        at
+    }
+    let k = k as usize;
+    debug_assert!((1..=18).contains(&k) && n < 10_000_000_000_000_000);
+    let (int, frac) = (n / POW10[k], n % POW10[k]);
+    // The text ends at 32: `k` fraction digits (the fill gives their leading
+    // zeros), the point, then at least one digit of the whole part.
+    let mut text = [b'0'; 64];
+    digits_before(&mut text, 32, frac);
+    let point = 32 - k - 1;
+    text[point] = b'.';
+    let start = digits_before(&mut text, point, int).min(point - 1);
+    out.reserve(32);
+    let at = out.len();
+    let block: &[u8; 32] = text[start..start + 32]
+        .try_into()
+        .expect("the text starts at most 20 bytes before 32");
+    // SAFETY: 32 bytes are reserved past `at` and all written; the length
+    // then grows by the `32 - start` bytes of the text.
+    unsafe {
+        (out.as_mut_ptr().add(at) as *mut [u8; 32]).write_unaligned(*block);
+        out.set_len(at + 32 - start);
+    }
 }
 
 /// `{f:?}` of a finite float that is not a small whole number.
@@ -1176,8 +1393,9 @@ mod tests {
             out.push(b'"');
             out
         }
-        let specials = [b'"', b'\\', b'\n', 0x01, 0x1f, 0x7f, 0xc3, b'a'];
-        for n in 0..=24 {
+        let specials = [b'"', b'\\', b'\n', 0x01, 0x1f, 0x20, 0x7f, 0x80, 0xc3, b'a'];
+        let mut rng = crate::test_support::Rng::new(0x0e5c_a9e5);
+        for n in 0..=72 {
             let plain: Vec<u8> = (0..n).map(|i| b'A' + (i % 26) as u8).collect();
             let mut cases = vec![plain.clone()];
             for at in 0..n {
@@ -1187,12 +1405,21 @@ mod tests {
                     cases.push(s);
                 }
             }
+            // Several escapes and non-ASCII bytes anywhere, in runs of every length.
+            for _ in 0..if n > 0 { 300 } else { 0 } {
+                let mut s = plain.clone();
+                for _ in 0..1 + rng.below(5) {
+                    s[rng.below(n)] = specials[rng.below(specials.len())];
+                }
+                cases.push(s);
+            }
             for s in cases {
                 // Written after other output, as inside a document.
                 let mut out = b"[1,".to_vec();
-                write_escaped_bytes(&mut out, &s);
+                let ascii = write_escaped_bytes(&mut out, &s);
                 assert_eq!(&out[3..], &reference(&s)[..], "{s:?}");
                 assert_eq!(out.len(), 3 + reference(&s).len());
+                assert_eq!(ascii, s.is_ascii(), "{s:?}");
             }
         }
     }
@@ -1426,6 +1653,20 @@ mod tests {
             specials.push((bits >> 14) as f64 + 0.25 * (bits % 4) as f64);
             specials.push(f64::from_bits(bits) * 1e-300);
             specials.push((bits % 1000) as f64 * 10f64.powi((bits % 40) as i32 - 20));
+        }
+        // Decimals of 1 to 17 significant digits at every scale the plain
+        // form covers, as data holds them (read from text), and the floats
+        // next to them (whose shortest digits are longer).
+        for _ in 0..300_000 {
+            let digits = 1 + next() % 17;
+            let n = next() % 10u64.pow(digits as u32);
+            let text = format!("{n}e{}", (next() % 24) as i64 - 20);
+            let f: f64 = text.parse().unwrap();
+            specials.extend([f, f.next_up(), f.next_down()]);
+        }
+        for p in -5..17 {
+            let f = 10f64.powi(p);
+            specials.extend([f, f.next_up(), f.next_down(), f * 1.5, 1e14 - 0.5]);
         }
         for f in specials.into_iter().filter(|f| f.is_finite()) {
             let mut out = Vec::new();
