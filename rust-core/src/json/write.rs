@@ -1109,7 +1109,8 @@ fn odd_significand(f: f64) -> (u64, i32) {
 /// The shortest digits of `a` (`1e-4 <= a < 1e14`, not a whole number) when
 /// they are at most 15: `(n, k)` with `n / 10^k` reading back as `a`, and
 /// `n` not a multiple of ten. Most decimals that data holds (prices,
-/// readings, coordinates) are found here without a digit search.
+/// readings, coordinates) are found here without a digit search, and
+/// those with up to four decimals with one to four tries.
 ///
 /// Why the answer is the shortest: every decimal of at most 15 significant
 /// digits reads back from its nearest `f64` (`f64::DIGITS` is 15), so no two
@@ -1120,6 +1121,23 @@ fn odd_significand(f: f64) -> (u64, i32) {
 #[inline]
 fn fifteen_digits(a: f64) -> Option<(u64, u32)> {
     const LIMIT: f64 = 1e15;
+    // Most data has one to four decimals: those are tried first, each with
+    // the check below. A result that ends in a zero (a rounding off by one
+    // at the decimal before) goes on to the general search, which strips it.
+    for k in 1..=4 {
+        let scaled = a * POW10[k];
+        if scaled >= LIMIT {
+            break;
+        }
+        // SAFETY: as below.
+        let n = unsafe { (scaled + 0.5).to_int_unchecked::<i64>() };
+        if n as f64 / POW10[k] == a {
+            if n % 10 == 0 {
+                break;
+            }
+            return Some((n as u64, k as u32));
+        }
+    }
     // floor(log2 a) * log10(2), rounded down: floor(log10 a) or one less.
     let e2 = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
     let e10 = (e2 * 78_913) >> 18;
