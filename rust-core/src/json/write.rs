@@ -394,7 +394,7 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
 
     /// Writes the string of `len` bytes at `at` (checked: NUL-terminated
     /// inside the buffer, and UTF-8).
-    #[inline]
+    #[inline(always)]
     fn string(&mut self, at: usize, len: usize) -> Result<()> {
         if CHECKED {
             // `size` bounds `len` by the buffer length: no overflow.
@@ -403,6 +403,12 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
             }
         }
         self.budget.bytes(len)?;
+        if len <= 16 && at + 16 <= self.buf.len() {
+            if let Some((k0, k1)) = short_ascii(self.buf, at, len) {
+                self.quoted(k0, k1, len, b'"' as u32, 1);
+                return Ok(());
+            }
+        }
         let bytes = &self.buf[at..at + len];
         let ascii = write_escaped_bytes(&mut self.out, bytes);
         if CHECKED && !ascii && !crate::utf8::is_utf8(bytes) {
@@ -649,25 +655,23 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
         }))
     }
 
-    /// Writes `"key":` (`": "` when pretty) for the `n`-byte key (`n < 16`)
-    /// whose bytes are the words `k0` and `k1`, zero past the key.
+    /// Writes a quote, the `n` bytes (`n <= 16`) held by the words `k0` and
+    /// `k1` (zero past them), then the first `tail_len` bytes of `tail`
+    /// (little-endian: a closing quote, and a colon and space after a key).
     #[inline(always)]
-    fn quoted_key(&mut self, k0: u64, k1: u64, n: usize) {
-        self.out.reserve(20);
+    fn quoted(&mut self, k0: u64, k1: u64, n: usize, tail: u32, tail_len: usize) {
+        self.out.reserve(24);
         let at = self.out.len();
-        // SAFETY: 20 bytes were reserved past `at`; the writes end by `at +
-        // 17` and `at + n + 3 <= at + 18`, and the length then covers only
-        // bytes written: the quote, the `n` key bytes, quote, colon and the
-        // optional space.
+        // SAFETY: 24 bytes were reserved past `at`; the writes end by `at +
+        // 17` and `at + n + 5 <= at + 21`, and the length then covers only
+        // bytes written: the quote, the `n` bytes and `tail_len <= 4` of the tail.
         unsafe {
             let p = self.out.as_mut_ptr().add(at);
             *p = b'"';
             (p.add(1) as *mut [u8; 8]).write_unaligned(k0.to_le_bytes());
             (p.add(9) as *mut [u8; 8]).write_unaligned(k1.to_le_bytes());
-            *p.add(n + 1) = b'"';
-            *p.add(n + 2) = b':';
-            *p.add(n + 3) = b' ';
-            self.out.set_len(at + n + 3 + self.pretty as usize);
+            (p.add(n + 1) as *mut [u8; 4]).write_unaligned(tail.to_le_bytes());
+            self.out.set_len(at + n + 1 + tail_len);
         }
     }
 
@@ -677,22 +681,17 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
     /// two words that hold it and its NUL.
     #[inline(always)]
     fn new_key(&mut self, key_at: usize) -> Result<usize> {
-        use crate::word::{zero_bytes, HI, LO};
-        let letters = LO * b'a' as u64;
-        // The bytes of `w` below byte `n` (the NUL), the others as letters.
-        let key_bytes = |w: u64, n: usize| {
-            let below = if n == 0 { 0 } else { u64::MAX >> (64 - 8 * n) };
-            (w & below, (w & below) | (letters & !below))
-        };
+        use crate::word::zero_bytes;
+        // `": "` when pretty: the space is written, and counted only then.
+        let (tail, tail_len) = (u32::from_le_bytes(*b"\":  "), 2 + self.pretty as usize);
         if key_at + 8 <= self.buf.len() {
             let w0 = word(self.buf, key_at);
             let z0 = zero_bytes(w0);
             // The lowest flagged byte is the key's NUL (`zero_bytes` is exact there).
             if z0 != 0 {
                 let n = (z0.trailing_zeros() / 8) as usize;
-                let (k0, padded) = key_bytes(w0, n);
-                if k0 & HI == 0 && !super::needs_escape(padded) {
-                    self.quoted_key(k0, 0, n);
+                if let Some(k0) = ascii_word(w0, n) {
+                    self.quoted(k0, 0, n, tail, tail_len);
                     return Ok(n);
                 }
             } else if key_at + 16 <= self.buf.len() {
@@ -700,12 +699,8 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
                 let z1 = zero_bytes(w1);
                 if z1 != 0 {
                     let n = (z1.trailing_zeros() / 8) as usize;
-                    let (k1, padded) = key_bytes(w1, n);
-                    if (w0 | k1) & HI == 0
-                        && !super::needs_escape(w0)
-                        && !super::needs_escape(padded)
-                    {
-                        self.quoted_key(w0, k1, 8 + n);
+                    if let (Some(k0), Some(k1)) = (ascii_word(w0, 8), ascii_word(w1, n)) {
+                        self.quoted(k0, k1, 8 + n, tail, tail_len);
                         return Ok(8 + n);
                     }
                 }
@@ -828,6 +823,36 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
         self.out.push(b']');
         self.budget.bytes(2)
     }
+}
+
+/// The first `n` bytes of `w` (`n <= 8`; the others zeroed) when they are
+/// ASCII with nothing JSON escapes.
+#[inline(always)]
+fn ascii_word(w: u64, n: usize) -> Option<u64> {
+    use crate::word::{HI, LO};
+    let below = match n {
+        0 => 0,
+        1..=7 => u64::MAX >> (64 - 8 * n),
+        _ => u64::MAX,
+    };
+    let k = w & below;
+    // Bytes past the text read as letters: nothing to escape there.
+    let clean = k & HI == 0 && !super::needs_escape(k | ((LO * b'a' as u64) & !below));
+    clean.then_some(k)
+}
+
+/// The `n` bytes at `buf[at..]` (`n <= 16`, `at + 16 <= buf.len()`) as two
+/// words (zero past them) when they are ASCII with nothing JSON escapes:
+/// read as the two words that hold them, whatever follows.
+#[inline(always)]
+fn short_ascii(buf: &[u8], at: usize, n: usize) -> Option<(u64, u64)> {
+    let k0 = ascii_word(word(buf, at), n.min(8))?;
+    let k1 = if n > 8 {
+        ascii_word(word(buf, at + 8), n - 8)?
+    } else {
+        0
+    };
+    Some((k0, k1))
 }
 
 /// Writes UTF-8 `s` as a JSON string literal (RFC 8259 escapes, non-ASCII
@@ -1124,6 +1149,8 @@ fn fifteen_digits(a: f64) -> Option<(u64, u32)> {
     // Most data has one to four decimals: those are tried first, each with
     // the check below. A result that ends in a zero (a rounding off by one
     // at the decimal before) goes on to the general search, which strips it.
+    // (An index loop: the iterator form was not unrolled, a third slower.)
+    #[allow(clippy::needless_range_loop)]
     for k in 1..=4 {
         let scaled = a * POW10[k];
         if scaled >= LIMIT {
