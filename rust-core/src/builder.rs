@@ -148,6 +148,18 @@ impl Slot {
         BitWidth::W64
     }
 
+    /// The scalar bits (or target position) the slot holds.
+    #[inline(always)]
+    pub(crate) fn data(&self) -> u64 {
+        self.data
+    }
+
+    /// The slot's value type.
+    #[inline(always)]
+    pub(crate) fn value_type(&self) -> FlexType {
+        self.ty
+    }
+
     /// The packed type byte stored for this value inside a parent of `parent` width.
     #[inline]
     pub(crate) fn stored_packed(&self, parent: BitWidth) -> u8 {
@@ -1306,7 +1318,17 @@ impl Builder {
         } else {
             start..start + (len - 1) * STEP + 1
         };
-        width = vector_width::<STEP>(&self.stack[range.clone()], buf_len, prefix, width);
+        // Untyped vectors of one scalar type (numeric arrays) need no
+        // offsets: their width is the widest element's, found in the scan
+        // that finds them uniform.
+        let uniform = match (typed, keys, STEP) {
+            (false, None, 1) if uniform_vectors() => uniform_inline(&self.stack[range.clone()]),
+            _ => None,
+        };
+        width = match uniform {
+            Some((_, w)) => width.max(w),
+            None => vector_width::<STEP>(&self.stack[range.clone()], buf_len, prefix, width),
+        };
         let elem_type = match self.stack.get(start) {
             Some(s) if typed && len > 0 => s.ty,
             _ => FlexType::Key,
@@ -1320,6 +1342,7 @@ impl Builder {
             keys: keys.map(|k| (k.data as usize, k.width)),
             sized: !fixed,
             types: !typed,
+            uniform: uniform.map(|(ty, _)| ty),
         };
         write_vector::<STEP>(&mut self.buf, &self.stack[range], &plan);
         let loc = plan.at;
@@ -1738,6 +1761,24 @@ fn vector_width<const STEP: usize>(
     }
 }
 
+/// The one inline type of every slot of `elems` and the widest of their
+/// widths, or `None` when they are not all of one inline type (or empty).
+#[inline]
+fn uniform_inline(elems: &[Slot]) -> Option<(FlexType, BitWidth)> {
+    let first = elems.first()?;
+    if !first.ty.is_inline() {
+        return None;
+    }
+    let mut width = first.width;
+    for e in elems {
+        if e.ty != first.ty {
+            return None;
+        }
+        width = width.max(e.width);
+    }
+    Some((first.ty, width))
+}
+
 /// [`vector_width`] element by element, with the alignment and the limit
 /// recomputed only when the width grows.
 #[inline(never)]
@@ -1793,6 +1834,18 @@ impl Slot {
 thread_local! {
     /// Off in tests that compare the one-pass map path with the general one.
     static ONE_PASS_MAPS: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
+    /// Off in tests that compare vectors of one scalar type with the general path.
+    static UNIFORM_VECTORS: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
+}
+
+/// Whether untyped vectors of one scalar type take their own path (always,
+/// outside tests).
+#[inline(always)]
+fn uniform_vectors() -> bool {
+    #[cfg(test)]
+    return UNIFORM_VECTORS.with(|c| c.get());
+    #[cfg(not(test))]
+    true
 }
 
 /// Whether `end_map` may take the one-pass path (always, outside tests).
@@ -2007,6 +2060,57 @@ mod tests {
     /// (sort check, then `create_vector` twice): random entry counts,
     /// strings long enough to need 2- and 4-byte offsets, inline values of
     /// every width, forced minimum widths, and maps nested in vectors.
+    #[test]
+    fn vectors_of_one_scalar_type_match_the_general_path() {
+        let mut rng = crate::test_support::Rng::new(0x7e57_0f0e_5ca1_a125);
+        let mut compared = 0;
+        for round in 0..3_000 {
+            let kind = round % 6;
+            let len = rng.below(40);
+            // Values of every width, so the vector's width comes from the widest.
+            let values: Vec<u64> = (0..len).map(|_| rng.bits() >> (8 * rng.below(8))).collect();
+            let force = [BitWidth::W8, BitWidth::W16, BitWidth::W32, BitWidth::W64][round % 4];
+            // Round 5 of each 6 mixes in one value of another type at a random place.
+            let odd = (kind == 5 && len > 0).then(|| rng.below(len));
+            let build = |uniform: bool| {
+                UNIFORM_VECTORS.with(|c| c.set(uniform));
+                let mut b = Builder::new();
+                b.force_min_width(force);
+                b.start_map();
+                b.key("pad");
+                b.string(&"p".repeat(round % 9));
+                b.key("v");
+                b.start_vector();
+                for (i, &v) in values.iter().enumerate() {
+                    if odd == Some(i) {
+                        b.string("odd");
+                        continue;
+                    }
+                    match kind {
+                        0 => b.int(v as i64),
+                        1 => b.uint(v),
+                        // Doubles, and every other round floats exact as f32 (4 bytes wide).
+                        2 if (round / 6) % 2 == 0 => b.double(f64::from_bits(v) / 3.0),
+                        2 => b.double((v as u32) as f32 as f64),
+                        3 => b.bool(v % 2 == 0),
+                        4 => b.null(),
+                        _ => b.int(v as i64 - (1 << 40)),
+                    }
+                }
+                b.end_vector().unwrap();
+                b.end_map().unwrap();
+                let bytes = b.finish().unwrap().to_vec();
+                UNIFORM_VECTORS.with(|c| c.set(true));
+                bytes
+            };
+            let (fast, general) = (build(true), build(false));
+            assert_eq!(fast, general, "round {round}");
+            crate::verify(&fast).unwrap();
+            compared += 1;
+        }
+        assert_eq!(compared, 3_000);
+    }
+
     #[test]
     fn one_pass_maps_match_the_general_path() {
         let mut rng = crate::test_support::Rng::new(0x2545_f491_4f6c_dd1d);

@@ -11,7 +11,7 @@
 //! keys vector is already written).
 
 use crate::builder::Slot;
-use crate::types::BitWidth;
+use crate::types::{BitWidth, FlexType};
 
 /// Where a map's bytes go, as absolute positions in the buffer; every field
 /// is computed by the caller from the widths it chose.
@@ -219,6 +219,10 @@ pub(crate) struct VectorPlan {
     /// Whether a type byte per element follows the elements (untyped
     /// vectors and maps).
     pub types: bool,
+    /// For an untyped vector (`STEP` 1): the one inline type every element
+    /// has, when they all have the same. Each type byte is then the same and
+    /// each element its scalar bits.
+    pub uniform: Option<FlexType>,
 }
 
 impl VectorPlan {
@@ -303,6 +307,29 @@ fn fill_vector<const B: usize, const STEP: usize, const TYPES: bool>(
         }
         if plan.sized {
             put::<B>(r.at(field), n as u64);
+        }
+        if let (true, 1, Some(ty)) = (TYPES, STEP, plan.uniform) {
+            // One scalar type throughout (numeric arrays): no per-element
+            // dispatch, and the type bytes are one fill.
+            debug_assert!(ty.is_inline() && elems.iter().all(|e| e.value_type() == ty));
+            let mut e_at = plan.at;
+            if ty == FlexType::Float && B == 4 {
+                for e in elems {
+                    put::<B>(
+                        r.at(e_at),
+                        (f64::from_bits(e.data()) as f32).to_bits() as u64,
+                    );
+                    e_at += B;
+                }
+            } else {
+                for e in elems {
+                    put::<B>(r.at(e_at), e.data());
+                    e_at += B;
+                }
+            }
+            core::ptr::write_bytes(r.at(types_at), crate::types::pack_type(ty, plan.width), n);
+            buf.set_len(end);
+            return;
         }
         let (mut e_at, mut t_at) = (plan.at, types_at);
         let mut i = 0;
