@@ -76,7 +76,7 @@ fn write_checked(
         sorted: options.verify.require_sorted_keys,
         keys: KeyTexts::new(),
     };
-    let r = w.value(slot, width, buf[n - 2]);
+    let r = w.element(slot, width, buf[n - 2]);
     *out = w.out;
     r
 }
@@ -107,7 +107,7 @@ pub fn write_json(
             sorted: false,
             keys: KeyTexts::new(),
         };
-        let r = t.value(value.offset(), value.slot_width(), value.packed_type());
+        let r = t.element(value.offset(), value.slot_width(), value.packed_type());
         w.out = t.out;
         r
     } else {
@@ -417,16 +417,8 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
         Ok(())
     }
 
-    /// The value in the `pw`-byte slot at `slot` whose packed type is `packed`.
-    fn value(&mut self, slot: usize, pw: usize, packed: u8) -> Result<()> {
-        if self.inline_number(slot, pw, packed)? {
-            return Ok(());
-        }
-        self.other(slot, pw, packed)
-    }
-
-    /// [`value`](Self::value) for a value that [`inline_number`](Self::inline_number)
-    /// refused (arrays and maps try that first themselves).
+    /// [`element`](Self::element) for a value it does not write itself:
+    /// containers, keys, blobs and indirect numbers.
     fn other(&mut self, slot: usize, pw: usize, packed: u8) -> Result<()> {
         // Containers here, everything else in `leaf`: nesting recurses
         // through this function, so its frame is kept small (a debug build
@@ -469,8 +461,9 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
         self.typed(at, w, elem, len)
     }
 
-    /// A value that is neither an inline number nor a container (its node
-    /// is charged already).
+    /// A key, a blob or an indirect number (its node is charged already):
+    /// what neither [`element`](Self::element) nor [`other`](Self::other)
+    /// writes itself.
     #[inline(never)]
     fn leaf(&mut self, slot: usize, pw: usize, packed: u8) -> Result<()> {
         let before = self.out.len();
@@ -479,12 +472,6 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
             return Err(Error::at(ErrorKind::UnknownType(packed), slot));
         };
         match ty {
-            FlexType::Null => self.out.extend_from_slice(b"null"),
-            FlexType::Bool => {
-                let b = self.uint(slot, pw)? != 0;
-                self.out
-                    .extend_from_slice(if b { b"true" } else { b"false" })
-            }
             FlexType::IndirectInt => {
                 let at = self.target(slot, pw)?;
                 self.span(at, w, 1)?;
@@ -512,11 +499,6 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
                 self.budget.bytes(len)?;
                 write_escaped_bytes(&mut self.out, &self.buf[at..at + len]);
             }
-            FlexType::String => {
-                let at = self.target(slot, pw)?;
-                let len = self.size(at, w)?;
-                self.string(at, len)?;
-            }
             FlexType::Blob => {
                 let at = self.target(slot, pw)?;
                 let len = self.size(at, w)?;
@@ -526,18 +508,17 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
                 base64(&mut self.out, &self.buf[at..at + len]);
                 self.out.push(b'"');
             }
-            // `inline_number` writes every inline number it accepts (a
-            // float narrower than 4 bytes is all that can reach here), and
-            // `other` every container.
+            // `element` writes every inline number it accepts, null,
+            // booleans and strings (a float narrower than 4 bytes is all
+            // that can reach here), and `other` every container.
             _ => return Err(malformed(slot)),
         }
         self.budget.bytes(self.out.len() - before)
     }
 
     /// Writes an inline int, uint or float (the elements of numeric arrays):
-    /// [`value`](Self::value) starts here, and arrays and maps call it
-    /// directly so their numbers skip the general dispatch; false (nothing
-    /// written or charged) for every other type.
+    /// [`element`](Self::element) starts here; false (nothing written or
+    /// charged) for every other type.
     #[inline(always)]
     fn inline_number(&mut self, slot: usize, pw: usize, packed: u8) -> Result<bool> {
         const INT: u8 = FlexType::Int as u8;
@@ -715,9 +696,10 @@ impl<const CHECKED: bool> Fast<'_, '_, CHECKED> {
         Ok(len)
     }
 
-    /// An element of a map or an untyped vector: numbers, null, booleans and
-    /// strings are written here, skipping the general dispatch of
-    /// [`other`](Self::other) (which charges and writes them alike).
+    /// The value in the `pw`-byte slot at `slot` whose packed type is
+    /// `packed` (the root, an element of a map or an untyped vector, or of a
+    /// typed vector): numbers, null, booleans and strings are written here,
+    /// everything else by [`other`](Self::other).
     #[inline(always)]
     fn element(&mut self, slot: usize, pw: usize, packed: u8) -> Result<()> {
         const NULL: u8 = FlexType::Null as u8;
