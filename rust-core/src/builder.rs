@@ -710,22 +710,16 @@ impl Builder {
         let Some(&Open::Vector(start)) = self.opens.last() else {
             return self.end_vector();
         };
-        let elems = &self.stack[start..];
-        let Some(ty) = elems.first().map(|s| s.ty) else {
-            return self.end_vector();
+        // One scalar type throughout; null is inline but no typed vector holds it.
+        let ty = match uniform_inline(&self.stack[start..]) {
+            Some((ty, _)) if ty != FlexType::Null => ty,
+            _ => return self.end_vector(),
         };
-        let scalar = matches!(
-            ty,
-            FlexType::Int | FlexType::UInt | FlexType::Float | FlexType::Bool
-        );
-        if !scalar || elems.iter().any(|s| s.ty != ty) {
-            return self.end_vector();
-        }
-        let fixed = fixed && (2..=4).contains(&elems.len()) && ty != FlexType::Bool;
+        let len = self.stack.len() - start;
+        let fixed = fixed && (2..=4).contains(&len) && ty != FlexType::Bool;
         // What `check_typed` would check again was checked above.
         self.check()?;
         self.opens.pop();
-        let len = self.stack.len() - start;
         let vec = self.create_vector::<1>(start, len, true, fixed, None);
         self.stack.truncate(start);
         self.stack.push(vec);
@@ -1761,6 +1755,12 @@ fn vector_width<const STEP: usize>(
     }
 }
 
+/// The bits of a float held as `f64` bits, stored 4 bytes wide.
+#[inline(always)]
+pub(crate) fn f32_bits(f64_bits: u64) -> u64 {
+    (f64::from_bits(f64_bits) as f32).to_bits() as u64
+}
+
 /// The one inline type of every slot of `elems` and the widest of their
 /// widths, or `None` when they are not all of one inline type (or empty).
 #[inline]
@@ -1824,7 +1824,7 @@ impl Slot {
             FlexType::Null | FlexType::Int | FlexType::UInt | FlexType::Bool => self.data,
             FlexType::Float if bytes == 8 => self.data,
             // Floats are never narrower than 4 bytes (their minimal width is 32 bits).
-            FlexType::Float => (f64::from_bits(self.data) as f32).to_bits() as u64,
+            FlexType::Float => f32_bits(self.data),
             _ => at - self.data,
         }
     }

@@ -315,10 +315,7 @@ fn fill_vector<const B: usize, const STEP: usize, const TYPES: bool>(
             let mut e_at = plan.at;
             if ty == FlexType::Float && B == 4 {
                 for e in elems {
-                    put::<B>(
-                        r.at(e_at),
-                        (f64::from_bits(e.data()) as f32).to_bits() as u64,
-                    );
+                    put::<B>(r.at(e_at), crate::builder::f32_bits(e.data()));
                     e_at += B;
                 }
             } else {
