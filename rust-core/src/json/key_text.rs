@@ -66,7 +66,8 @@ pub(super) struct KeyTexts {
     generation: u32,
 }
 
-/// What a dropped [`KeyTexts`] leaves to the next one.
+/// What a dropped [`KeyTexts`] leaves to the next one (a type without a
+/// `Drop` of its own, so replacing the spare never runs `KeyTexts::drop` again).
 struct Storage {
     slots: Vec<(usize, KeyText)>,
     text: Vec<u8>,
