@@ -2,13 +2,22 @@
 //!
 //! A tree-shaped buffer (everything a builder writes without explicit reuse)
 //! reaches each container and string once; only keys are shared. So the
-//! common case must cost one bit per node: [`Bits`] records positions seen
-//! (one bit per buffer byte, so `len / 8` bytes, zeroed lazily by the
-//! allocator). Only a node reached a second time goes into the [`Memo`], a
+//! common case must cost one bit per node: [`Bits`] records positions
+//! reached (one bit per buffer byte, beside one bit per byte for checked
+//! keys: `len / 4` bytes in all). Only a node reached a second time goes into the [`Memo`], a
 //! hash table keyed by (position, packed type), and it stays as small as the
 //! sharing actually present.
 
-/// One bit per buffer position.
+/// Two bits per buffer position: "reached" (containers, long strings and
+/// keys vectors) and "a checked key".
+///
+/// Both live in one allocation, the two words of one 64-position block
+/// side by side. One block of `len / 4` bytes, freed whole, is what the
+/// allocator keeps for the next verification of a buffer that size (glibc
+/// keeps freed blocks up to 32 MiB in its heap once one has been freed),
+/// where two blocks of half the size were handed back to the system and
+/// came back one page fault per 4 KiB: on a 39 MB buffer that was about a
+/// fifth of the verification, and the time per byte grew with the size.
 pub(super) struct Bits {
     words: Vec<u64>,
 }
@@ -17,30 +26,30 @@ impl Bits {
     /// Bits for positions `0..len`.
     pub(super) fn new(len: usize) -> Bits {
         Bits {
-            words: vec![0; len / 64 + 1],
+            words: vec![0; 2 * (len / 64 + 1)],
         }
     }
 
-    /// Sets the bit of `at`; returns whether it was already set.
+    /// Marks `at` reached; returns whether it was already.
     #[inline(always)]
-    pub(super) fn test_and_set(&mut self, at: usize) -> bool {
-        let word = &mut self.words[at >> 6];
+    pub(super) fn reach(&mut self, at: usize) -> bool {
+        let word = &mut self.words[2 * (at >> 6)];
         let mask = 1u64 << (at & 63);
         let was = *word & mask != 0;
         *word |= mask;
         was
     }
 
-    /// Whether the bit of `at` is set.
+    /// Whether a checked key starts at `at`.
     #[inline(always)]
-    pub(super) fn test(&self, at: usize) -> bool {
-        self.words[at >> 6] & (1u64 << (at & 63)) != 0
+    pub(super) fn is_key(&self, at: usize) -> bool {
+        self.words[2 * (at >> 6) + 1] & (1u64 << (at & 63)) != 0
     }
 
-    /// Sets the bit of `at`.
+    /// Records that a checked key starts at `at`.
     #[inline(always)]
-    pub(super) fn set(&mut self, at: usize) {
-        self.words[at >> 6] |= 1u64 << (at & 63);
+    pub(super) fn set_key(&mut self, at: usize) {
+        self.words[2 * (at >> 6) + 1] |= 1u64 << (at & 63);
     }
 }
 
@@ -132,11 +141,20 @@ mod tests {
     #[test]
     fn bits_and_memo_remember_what_was_set() {
         let mut b = Bits::new(130);
-        assert!(!b.test_and_set(129));
-        assert!(b.test_and_set(129));
-        assert!(!b.test(0));
-        b.set(0);
-        assert!(b.test(0));
+        assert!(!b.reach(129));
+        assert!(b.reach(129));
+        assert!(!b.is_key(129));
+        assert!(!b.is_key(0));
+        b.set_key(0);
+        assert!(b.is_key(0));
+        assert!(!b.reach(0));
+        // The two bits of a position are apart, at the edges of blocks too.
+        for at in [63, 64, 65, 127, 128] {
+            assert!(!b.is_key(at));
+            b.set_key(at);
+            assert!(b.is_key(at) && !b.reach(at) && b.reach(at));
+            assert!(!b.is_key(at + 1));
+        }
         let mut m = Memo::new();
         assert_eq!(m.get(5, 0x28), None);
         for i in 0..1000 {

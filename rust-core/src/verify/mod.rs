@@ -106,8 +106,7 @@ pub fn verify_with<'a>(buf: &'a [u8], options: &VerifyOptions) -> Result<Verifie
         buf,
         max_depth: options.max_depth.min(1024),
         sorted: options.require_sorted_keys,
-        seen: Bits::new(n),
-        keys: Bits::new(n),
+        marks: Bits::new(n),
         memo: Memo::new(),
         key_sets: Default::default(),
         open: Vec::with_capacity(16),
@@ -133,10 +132,9 @@ struct Verifier<'a> {
     buf: &'a [u8],
     max_depth: usize,
     sorted: bool,
-    /// Positions of containers, long strings and map keys vectors reached once.
-    seen: Bits,
-    /// Positions of keys already found NUL-terminated and UTF-8.
-    keys: Bits,
+    /// Positions of containers, long strings and map keys vectors reached
+    /// once, and of keys already found NUL-terminated and UTF-8.
+    marks: Bits,
     /// Heights of nodes reached more than once (see `marks`).
     memo: Memo,
     /// Key positions of recently checked map keys vectors, a few slots chosen
@@ -222,7 +220,7 @@ impl<'a> Verifier<'a> {
             return Err(Error::at(ErrorKind::MissingNul, target + len));
         }
         let long = len > SHORT;
-        if long && self.seen.test_and_set(target) {
+        if long && self.marks.reach(target) {
             if self.memo.get(target, packed).is_some() {
                 return Ok(());
             }
@@ -261,7 +259,7 @@ impl<'a> Verifier<'a> {
         depth: usize,
     ) -> Result<usize> {
         self.depth_ok(depth + 1, target)?;
-        let again = self.seen.test_and_set(target);
+        let again = self.marks.reach(target);
         if again {
             if let Some(h) = self.memo.get(target, packed) {
                 let h = h as usize;
@@ -404,7 +402,7 @@ impl<'a> Verifier<'a> {
             ));
         }
         let tag = MAP_KEYS | kwidth as u8;
-        let again = self.seen.test_and_set(keys);
+        let again = self.marks.reach(keys);
         if again && self.memo.get(keys, tag).is_some() {
             return Ok((keys, kw));
         }
@@ -466,7 +464,7 @@ impl<'a> Verifier<'a> {
     /// scanned once however many maps share the key.
     #[inline]
     fn key(&mut self, at: usize) -> Result<()> {
-        if self.keys.test(at) {
+        if self.marks.is_key(at) {
             return Ok(());
         }
         let tail = &self.buf[at..];
@@ -474,7 +472,7 @@ impl<'a> Verifier<'a> {
         if !scan.ascii && !utf8::is_utf8(&tail[..scan.len]) {
             return Err(Error::at(ErrorKind::InvalidUtf8, at));
         }
-        self.keys.set(at);
+        self.marks.set_key(at);
         Ok(())
     }
 
