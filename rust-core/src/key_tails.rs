@@ -79,6 +79,7 @@ impl KeyTails {
     /// Writes `block` and its keys vector at the end of `b`: from a kept tail
     /// when there is one for this block, phase and minimum width, else with
     /// `write` (which writes both), keeping the tail it wrote.
+    #[inline]
     pub(crate) fn write(
         &mut self,
         b: &mut Builder,

@@ -167,7 +167,12 @@ pub fn typed_builder_options() -> BuilderOptions {
 #[derive(Debug, Default)]
 pub struct EncodeContext {
     keys: Vec<(u64, KeyVector)>,
-    blocks: Vec<(KeyBlock, KeyVector)>,
+    /// The key blocks written in this buffer, and (at the same index) the
+    /// keys vector of each. Two vectors, not one of pairs: pushing a pair
+    /// assembled it on the stack and copied it in loads that straddled
+    /// its stores, which stalled.
+    blocks: Vec<KeyBlock>,
+    block_keys: Vec<KeyVector>,
     /// Kept across buffers: the keys vectors' bytes by block and phase.
     tails: KeyTails,
 }
@@ -316,6 +321,7 @@ impl EncodeContext {
     pub fn clear(&mut self) {
         self.keys.clear();
         self.blocks.clear();
+        self.block_keys.clear();
     }
 
     #[cold]
@@ -326,11 +332,13 @@ impl EncodeContext {
         block: KeyBlock,
         write: impl FnOnce(&mut Builder) -> Result<KeyVector>,
     ) -> Result<KeyVector> {
-        let kv = match self.blocks.iter().find(|(k, _)| k.bytes() == block.bytes()) {
-            Some((_, kv)) => *kv,
+        let known = self.blocks.iter().position(|k| k.bytes() == block.bytes());
+        let kv = match known.and_then(|i| self.block_keys.get(i)) {
+            Some(kv) => *kv,
             None => {
                 let kv = self.tails.write(b, &block, write)?;
-                self.blocks.push((block, kv));
+                self.blocks.push(block);
+                self.block_keys.push(kv);
                 kv
             }
         };
