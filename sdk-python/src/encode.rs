@@ -14,6 +14,7 @@ use flexbuf::{Builder, Error, ErrorKind, PathSegment};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::Borrowed;
 
 use crate::dict_order::DictOrders;
 use crate::errors::{new_err, to_py, Class, Context};
@@ -194,42 +195,14 @@ pub struct Encoder<'b> {
 impl Encoder<'_> {
     /// Pushes `obj` (and everything in it) as one value.
     pub fn value(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> Result<(), EncodeFail> {
-        let ptr = obj.as_ptr();
-        // SAFETY: type checks on a live object.
-        unsafe {
-            if ffi::PyUnicode_CheckExact(ptr) != 0 {
-                let s = utf8(obj)?;
-                self.b.string(s);
-                return Ok(());
-            }
-            if ffi::PyLong_CheckExact(ptr) != 0 {
-                return push_int(self.b, obj);
-            }
-            if ffi::PyFloat_CheckExact(ptr) != 0 {
-                self.b.double(ffi::PyFloat_AS_DOUBLE(ptr));
-                return Ok(());
-            }
-            if ptr == ffi::Py_True() || ptr == ffi::Py_False() {
-                self.b.bool(ptr == ffi::Py_True());
-                return Ok(());
-            }
-            if ptr == ffi::Py_None() {
-                self.b.null();
-                return Ok(());
-            }
+        if self.exact_scalar(obj)? {
+            return Ok(());
         }
         if let Ok(d) = obj.cast::<PyDict>() {
             return self.dict(d, depth);
         }
         if let Ok(l) = obj.cast::<PyList>() {
-            let depth = enter(depth)?;
-            self.b.start_vector();
-            for (i, item) in l.iter().enumerate() {
-                self.value(&item, depth)
-                    .map_err(|e| e.at(PathSegment::Index(i)))?;
-            }
-            self.b.end_vector()?;
-            return Ok(());
+            return self.list(l, depth);
         }
         if let Ok(t) = obj.cast::<PyTuple>() {
             let depth = enter(depth)?;
@@ -273,11 +246,96 @@ impl Encoder<'_> {
         ))
     }
 
+    /// Writes `obj` when it is a `str`, `int`, `float`, `bool` or `None`
+    /// (not a subclass): true then, false (nothing written) otherwise.
+    /// Runs no Python code, so `obj` may be a borrowed reference.
+    #[inline(always)]
+    fn exact_scalar(&mut self, obj: &Bound<'_, PyAny>) -> Result<bool, EncodeFail> {
+        let ptr = obj.as_ptr();
+        // SAFETY: type checks on a live object.
+        unsafe {
+            if ffi::PyUnicode_CheckExact(ptr) != 0 {
+                let s = utf8(obj)?;
+                self.b.string(s);
+                return Ok(true);
+            }
+            if ffi::PyLong_CheckExact(ptr) != 0 {
+                push_int(self.b, obj)?;
+                return Ok(true);
+            }
+            if ffi::PyFloat_CheckExact(ptr) != 0 {
+                self.b.double(ffi::PyFloat_AS_DOUBLE(ptr));
+                return Ok(true);
+            }
+            if ptr == ffi::Py_True() || ptr == ffi::Py_False() {
+                self.b.bool(ptr == ffi::Py_True());
+                return Ok(true);
+            }
+            if ptr == ffi::Py_None() {
+                self.b.null();
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    // The two loops below read their items as borrowed references (the
+    // container holds them) and write the exact scalars among them without
+    // touching a reference count. Anything else is held by a strong
+    // reference while it is written: writing it may run Python code (a
+    // buffer's `__buffer__` from Python 3.12), which could drop it from
+    // its container. A container changed meanwhile is an error, as it is
+    // for Python's own iterators.
+
+    fn list(&mut self, l: &Bound<'_, PyList>, depth: usize) -> Result<(), EncodeFail> {
+        let depth = enter(depth)?;
+        self.b.start_vector();
+        let lp = l.as_ptr();
+        // SAFETY: `l` is a list; the size is read again before every item,
+        // so the index stays inside it even if it shrinks.
+        let n = unsafe { ffi::PyList_GET_SIZE(lp) };
+        let mut i = 0;
+        while i < unsafe { ffi::PyList_GET_SIZE(lp) } {
+            // SAFETY: 0 <= i < the list's current size; the list holds the
+            // item until it changes, and nothing below runs code before the
+            // item is either written or held.
+            let item = unsafe { Borrowed::from_ptr(l.py(), ffi::PyList_GET_ITEM(lp, i)) };
+            let written = match self.exact_scalar(&item) {
+                Ok(written) => written,
+                Err(e) => return Err(e.at(PathSegment::Index(i as usize))),
+            };
+            if !written {
+                let item = item.to_owned();
+                self.value(&item, depth)
+                    .map_err(|e| e.at(PathSegment::Index(i as usize)))?;
+            }
+            i += 1;
+        }
+        // SAFETY: as above.
+        if unsafe { ffi::PyList_GET_SIZE(lp) } != n {
+            return Err(changed("list"));
+        }
+        self.b.end_vector()?;
+        Ok(())
+    }
+
     fn dict(&mut self, d: &Bound<'_, PyDict>, depth: usize) -> Result<(), EncodeFail> {
         let depth = enter(depth)?;
         self.b.start_map();
         let mark = self.orders.mark();
-        for (k, v) in d.iter() {
+        let dp = d.as_ptr();
+        let py = d.py();
+        // SAFETY: `d` is a dict (possibly of a subclass, whose own iteration
+        // is not used, as before).
+        let n = unsafe { ffi::PyDict_Size(dp) };
+        let (mut pos, mut seen): (ffi::Py_ssize_t, ffi::Py_ssize_t) = (0, 0);
+        let (mut kp, mut vp) = (std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: PyDict_Next on a live dict, with borrowed results that the
+        // dict holds while it does not change (see above).
+        while unsafe { ffi::PyDict_Next(dp, &mut pos, &mut kp, &mut vp) } != 0 {
+            seen += 1;
+            // SAFETY: non-null results of PyDict_Next.
+            let (k, v) = unsafe { (Borrowed::from_ptr(py, kp), Borrowed::from_ptr(py, vp)) };
             if !k.is_instance_of::<PyString>() {
                 return Err(EncodeFail::new(
                     Class::EncodeType,
@@ -286,13 +344,33 @@ impl Encoder<'_> {
             }
             let key = utf8(&k)?;
             self.b.key(key);
-            self.orders.key(k.as_ptr() as usize);
-            self.value(&v, depth)
-                .map_err(|e| e.at(PathSegment::Key(key)))?;
+            self.orders.key(kp as usize);
+            match self.exact_scalar(&v) {
+                Ok(true) => {}
+                Ok(false) => {
+                    let (k, v) = (k.to_owned(), v.to_owned());
+                    self.value(&v, depth).map_err(|e| match utf8(&k) {
+                        Ok(key) => e.at(PathSegment::Key(key)),
+                        Err(_) => e,
+                    })?;
+                }
+                Err(e) => return Err(e.at(PathSegment::Key(key))),
+            }
+        }
+        // SAFETY: as above.
+        if seen != n || unsafe { ffi::PyDict_Size(dp) } != n {
+            return Err(changed("dict"));
         }
         self.orders.end_map(self.b, mark)?;
         Ok(())
     }
+}
+
+/// The error for a container that changed while it was being encoded.
+fn changed(what: &str) -> EncodeFail {
+    EncodeFail::py(pyo3::exceptions::PyRuntimeError::new_err(format!(
+        "{what} changed size during encoding"
+    )))
 }
 
 fn enter(depth: usize) -> Result<usize, EncodeFail> {

@@ -111,6 +111,16 @@ def test_ints_beyond_64_bits_raise_overflow_error_naming_the_path() -> None:
     assert isinstance(e.value, flexbuf.EncodeOverflowError)
     assert isinstance(e.value, flexbuf.FlexError)
     assert e.value.path == '$.a[1]["b c"]'
+    # Scalars straight in a list or a dict (written from borrowed references).
+    cases: list[tuple[object, str]] = [
+        ([0, 1, 2**64], "$[2]"),
+        ({"k": 2**70}, "$.k"),
+        ([[-(2**64)]], "$[0][0]"),
+    ]
+    for value, path in cases:
+        with pytest.raises(flexbuf.EncodeOverflowError) as e3:
+            flexbuf.dumps(value)
+        assert e3.value.path == path
     with pytest.raises(flexbuf.EncodeOverflowError):
         flexbuf.dumps(-(2**63) - 1)
 
