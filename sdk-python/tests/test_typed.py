@@ -112,6 +112,33 @@ def test_encode_checks_types_and_ranges_naming_the_attribute(defects: ModuleType
         defects.Canvas(color=3).encode()
 
 
+def test_string_maps_encode_in_key_order_with_paths_to_their_values(defects: ModuleType) -> None:
+    def item(sku: str) -> object:
+        return defects.Item(sku=sku, seller=defects.Seller(id=1, name=sku * 2))
+
+    keys = ["zeta", "b", "é", "a b", "", "bb", "a"]
+    forward = defects.Order(id=1, by_sku={k: item(k) for k in keys}, sellers={})
+    backward = defects.Order(id=1, by_sku={k: item(k) for k in reversed(keys)}, sellers={})
+    assert forward.encode() == backward.encode()
+    decoded = defects.Order.decode(forward.encode())
+    assert list(decoded.by_sku) == sorted(keys, key=lambda k: k.encode())
+    assert decoded == forward
+    # Errors inside a map name its key; the map's dict is left as it was.
+    bad_value = defects.Order(id=1, by_sku={"a": item("a"), "b c": item(3)})  # type: ignore[arg-type]
+    with pytest.raises(flexbuf.EncodeTypeError) as e:
+        bad_value.encode()
+    # (fields go in key order: `seller`, whose name is an int here, first)
+    assert e.value.path == '$.by_sku["b c"].seller.name'
+    with pytest.raises(flexbuf.EncodeTypeError) as e2:
+        defects.Order(id=1, by_sku={"a": None}).encode()  # type: ignore[dict-item]
+    assert e2.value.path == "$.by_sku.a"
+    with pytest.raises(flexbuf.EncodeTypeError, match="keys must be str"):
+        defects.Order(id=1, by_sku={"a": item("a"), 2: item("b")}).encode()  # type: ignore[dict-item]
+    assert list(bad_value.by_sku) == ["a", "b c"]
+    # The failed encodes left nothing behind for the next one.
+    assert defects.Order.decode(backward.encode()) == forward
+
+
 def test_bytes_equal_the_rust_encoder_on_the_fixtures(fixture_models: dict[str, ModuleType]) -> None:
     cases = json.loads((CONFORMANCE / "typed/fixtures.json").read_text())["cases"]
     assert len(cases) == len(fixture_models)

@@ -4,15 +4,31 @@ use super::*;
 
 /// A builder and the keys vectors written into its current buffer, reused
 /// from one `encode` call to the next on a thread.
-pub(super) struct TypedEncodeState(pub(super) Builder, pub(super) EncodeContext);
+pub(super) struct TypedEncodeState(
+    pub(super) Builder,
+    pub(super) EncodeContext,
+    pub(super) Vec<MapEntry>,
+);
 
 impl TypedEncodeState {
     pub(super) fn new() -> TypedEncodeState {
         TypedEncodeState(
             Builder::with_options(typed_builder_options()),
             EncodeContext::default(),
+            Vec::new(),
         )
     }
+}
+
+/// An entry of a `{string: T}` field's dict: its key's UTF-8 (address and
+/// length) and its value, all borrowed from the dict while it is written
+/// (no Python code runs meanwhile; see `borrowed_items`). The entries of
+/// every dict being written share one stack, kept from call to call.
+#[derive(Clone, Copy)]
+pub(super) struct MapEntry {
+    key: *const u8,
+    len: usize,
+    value: *mut ffi::PyObject,
 }
 
 thread_local! {
@@ -24,6 +40,7 @@ pub(super) struct Encoder<'s, 'b, 'py> {
     pub(super) s: &'s CompiledSchema,
     pub(super) b: &'b mut Builder,
     pub(super) cx: &'b mut EncodeContext,
+    pub(super) entries: &'b mut Vec<MapEntry>,
 }
 
 pub(super) fn type_fail(expected: &str, got: &Bound<'_, PyAny>) -> EncodeFail {
@@ -143,20 +160,6 @@ fn borrowed_items<'a>(v: &'a Bound<'_, PyAny>) -> Option<&'a [*mut ffi::PyObject
     None
 }
 
-/// The items of a list or tuple.
-pub(super) fn sequence<'py>(
-    v: &Bound<'py, PyAny>,
-    expected: impl FnOnce() -> String,
-) -> Result<Vec<Bound<'py, PyAny>>, EncodeFail> {
-    if let Ok(l) = v.cast::<PyList>() {
-        return Ok(l.iter().collect());
-    }
-    if let Ok(t) = v.cast::<PyTuple>() {
-        return Ok(t.iter().collect());
-    }
-    Err(type_fail(&expected(), v))
-}
-
 impl Encoder<'_, '_, '_> {
     fn message(&mut self, idx: usize, obj: &Bound<'_, PyAny>) -> Result<(), EncodeFail> {
         let s = self.s;
@@ -260,6 +263,59 @@ impl Encoder<'_, '_, '_> {
         borrowed_items(v).ok_or_else(|| type_fail(&ty.name(self.s), v))
     }
 
+    /// The dict of a `{string: el}` field, its entries gathered above
+    /// `start` on the entry stack and written in key order.
+    fn dict(&mut self, el: &Ty, d: &Bound<'_, PyDict>, start: usize) -> Result<(), EncodeFail> {
+        let s = self.s;
+        let (mut pos, mut kp, mut vp) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: PyDict_Next on a live dict; its results are borrowed from
+        // the dict, which no Python code changes while this runs.
+        while unsafe { ffi::PyDict_Next(d.as_ptr(), &mut pos, &mut kp, &mut vp) } != 0 {
+            // SAFETY: non-null results of PyDict_Next.
+            let k = unsafe { pyo3::Borrowed::from_ptr(self.py, kp) };
+            if !k.is_instance_of::<PyString>() {
+                return Err(EncodeFail::new(
+                    Class::EncodeType,
+                    format!("map keys must be str, not {}", type_name(&k)),
+                ));
+            }
+            let key = utf8(&k)?;
+            self.entries.push(MapEntry {
+                key: key.as_ptr(),
+                len: key.len(),
+                value: vp,
+            });
+        }
+        // SAFETY (`key` below): the UTF-8 of a key the dict holds (see above).
+        let key = |e: &MapEntry| unsafe { std::slice::from_raw_parts(e.key, e.len) };
+        // The Rust coders iterate a BTreeMap: keys in byte order.
+        self.entries[start..].sort_unstable_by(|a, b| key(a).cmp(key(b)));
+        self.b.start_map();
+        for i in start..self.entries.len() {
+            let entry = self.entries[i];
+            // SAFETY: the bytes are a `str`'s UTF-8 (see above); the value
+            // is borrowed from the dict.
+            let (k, e) = unsafe {
+                (
+                    std::str::from_utf8_unchecked(key(&entry)),
+                    pyo3::Borrowed::from_ptr(self.py, entry.value),
+                )
+            };
+            self.b.key(k);
+            let r = if e.is_none() {
+                Err(EncodeFail::new(
+                    Class::EncodeType,
+                    format!("None for a value of type {}", el.name(s)),
+                ))
+            } else {
+                self.value(el, &e)
+            };
+            r.map_err(|f| f.at(PathSegment::Key(k)))?;
+        }
+        self.b.end_map()?;
+        Ok(())
+    }
+
     pub(super) fn value(&mut self, ty: &Ty, v: &Bound<'_, PyAny>) -> Result<(), EncodeFail> {
         let s = self.s;
         match ty {
@@ -310,17 +366,20 @@ impl Encoder<'_, '_, '_> {
                 self.scalar_items(el, items, *fixed)?;
             }
             Ty::Vec(el) => {
-                if !self.scalar_items(el, self.items_of(ty, v)?, false)? {
-                    let items = sequence(v, || ty.name(s))?;
+                let items = self.items_of(ty, v)?;
+                if !self.scalar_items(el, items, false)? {
                     self.b.start_vector();
-                    for (i, e) in items.iter().enumerate() {
+                    for (i, &e) in items.iter().enumerate() {
+                        // SAFETY: an item of a live sequence that no Python
+                        // code can change meanwhile (see `borrowed_items`).
+                        let e = unsafe { pyo3::Borrowed::from_ptr(self.py, e) };
                         let r = if e.is_none() {
                             Err(EncodeFail::new(
                                 Class::EncodeType,
                                 format!("None for an element of type {}", el.name(s)),
                             ))
                         } else {
-                            self.value(el, e)
+                            self.value(el, &e)
                         };
                         r.map_err(|f| f.at(PathSegment::Index(i)))?;
                     }
@@ -329,36 +388,10 @@ impl Encoder<'_, '_, '_> {
             }
             Ty::Map(el) => {
                 let d = v.cast::<PyDict>().map_err(|_| type_fail(&ty.name(s), v))?;
-                let mut entries = Vec::with_capacity(d.len());
-                for (k, e) in d.iter() {
-                    if !k.is_instance_of::<PyString>() {
-                        return Err(EncodeFail::new(
-                            Class::EncodeType,
-                            format!("map keys must be str, not {}", type_name(&k)),
-                        ));
-                    }
-                    entries.push((k, e));
-                }
-                let mut keyed = Vec::with_capacity(entries.len());
-                for (k, e) in &entries {
-                    keyed.push((utf8(k)?, e));
-                }
-                // The Rust coders iterate a BTreeMap: keys in byte order.
-                keyed.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-                self.b.start_map();
-                for (k, e) in keyed {
-                    self.b.key(k);
-                    let r = if e.is_none() {
-                        Err(EncodeFail::new(
-                            Class::EncodeType,
-                            format!("None for a value of type {}", el.name(s)),
-                        ))
-                    } else {
-                        self.value(el, e)
-                    };
-                    r.map_err(|f| f.at(PathSegment::Key(k)))?;
-                }
-                self.b.end_map()?;
+                let start = self.entries.len();
+                let r = self.dict(el, d, start);
+                self.entries.truncate(start);
+                r?;
             }
             Ty::Msg(i) => self.message(*i, v)?,
             Ty::Enum(i) => {

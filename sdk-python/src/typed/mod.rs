@@ -257,10 +257,17 @@ impl CompiledSchema {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let ty = self.root_type(index)?;
         let run = |state: &mut TypedEncodeState| -> PyResult<Bound<'py, PyBytes>> {
-            let TypedEncodeState(b, cx) = state;
+            let TypedEncodeState(b, cx, entries) = state;
             b.clear();
             cx.clear();
-            let mut e = Encoder { py, s: self, b, cx };
+            entries.clear();
+            let mut e = Encoder {
+                py,
+                s: self,
+                b,
+                cx,
+                entries,
+            };
             e.value(&ty, obj).map_err(|f| f.into_py(py))?;
             let out = b.finish().py_err(py, Context::Encode)?;
             Ok(PyBytes::new(py, out))
