@@ -176,8 +176,9 @@ impl Encoder<'_, '_, '_> {
             .key_vector_runtime(self.b, idx as u64, &msg.layout)?;
         self.b.start_map();
         for f in &msg.fields {
-            // SAFETY: `obj` is an instance of the class the offset was read from.
-            let v = unsafe { get_slot(obj, f.offset) };
+            // SAFETY: `obj` is an instance of the class the offset was read
+            // from; no Python code runs while the field is written.
+            let v = unsafe { get_slot_borrowed(obj, f.offset) };
             let r = match v {
                 None => Err(EncodeFail::new(
                     Class::EncodeType,

@@ -65,6 +65,24 @@ pub(super) unsafe fn get_slot<'py>(
     }
 }
 
+/// [`get_slot`] as a borrowed reference, which the object holds while its
+/// slot is not set again: for the encoder, during which no Python code runs
+/// (see `encode::borrowed_items`).
+///
+/// # Safety
+/// As for [`set_slot`], and the slot must not change while the result is used.
+#[inline]
+pub(super) unsafe fn get_slot_borrowed<'a, 'py>(
+    obj: &'a Bound<'py, PyAny>,
+    offset: isize,
+) -> Option<pyo3::Borrowed<'a, 'py, PyAny>> {
+    // SAFETY: per the contract; the slot holds a strong reference or NULL.
+    unsafe {
+        let p = (obj.as_ptr() as *mut u8).offset(offset) as *mut *mut ffi::PyObject;
+        pyo3::Borrowed::from_ptr_or_opt(obj.py(), *p)
+    }
+}
+
 /// A new instance of `class` with every slot empty (`__init__` is not called).
 pub(super) fn alloc<'py>(py: Python<'py>, class: &Py<PyType>) -> PyResult<Bound<'py, PyAny>> {
     // SAFETY: tp_alloc of a heap type allocates a zeroed, GC-tracked instance.
