@@ -1,6 +1,7 @@
 //! Encoding generated objects into a buffer, natively.
 
 use super::*;
+use flexbuf::KeyVector;
 
 /// A builder and the keys vectors written into its current buffer, reused
 /// from one `encode` call to the next on a thread.
@@ -8,6 +9,7 @@ pub(super) struct TypedEncodeState(
     pub(super) Builder,
     pub(super) EncodeContext,
     pub(super) Vec<MapEntry>,
+    pub(super) Vec<Option<KeyVector>>,
 );
 
 impl TypedEncodeState {
@@ -15,6 +17,7 @@ impl TypedEncodeState {
         TypedEncodeState(
             Builder::with_options(typed_builder_options()),
             EncodeContext::default(),
+            Vec::new(),
             Vec::new(),
         )
     }
@@ -41,6 +44,13 @@ pub(super) struct Encoder<'s, 'b, 'py> {
     pub(super) b: &'b mut Builder,
     pub(super) cx: &'b mut EncodeContext,
     pub(super) entries: &'b mut Vec<MapEntry>,
+    /// The keys vector of each message type written in this buffer, by
+    /// index (`None` before its first message): read from here, a keys
+    /// vector is copied from memory written long before, where the
+    /// context's lookup returned it through a `Result` that the compiler
+    /// moved in pieces a later load straddled (a store-forwarding stall on
+    /// every message).
+    pub(super) key_vectors: &'b mut Vec<Option<KeyVector>>,
 }
 
 pub(super) fn type_fail(expected: &str, got: &Bound<'_, PyAny>) -> EncodeFail {
@@ -171,9 +181,18 @@ impl Encoder<'_, '_, '_> {
         {
             return Err(type_fail(&msg.short, obj));
         }
-        let kv = self
-            .cx
-            .key_vector_runtime(self.b, idx as u64, &msg.layout)?;
+        let kv = match self.key_vectors.get(idx) {
+            Some(Some(kv)) => *kv,
+            _ => {
+                let kv = self
+                    .cx
+                    .key_vector_runtime(self.b, idx as u64, &msg.layout)?;
+                if let Some(slot) = self.key_vectors.get_mut(idx) {
+                    *slot = Some(kv);
+                }
+                kv
+            }
+        };
         self.b.start_map();
         for f in &msg.fields {
             // SAFETY: `obj` is an instance of the class the offset was read

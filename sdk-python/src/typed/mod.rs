@@ -257,16 +257,19 @@ impl CompiledSchema {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let ty = self.root_type(index)?;
         let run = |state: &mut TypedEncodeState| -> PyResult<Bound<'py, PyBytes>> {
-            let TypedEncodeState(b, cx, entries) = state;
+            let TypedEncodeState(b, cx, entries, key_vectors) = state;
             b.clear();
             cx.clear();
             entries.clear();
+            key_vectors.clear();
+            key_vectors.resize(self.msgs.len(), None);
             let mut e = Encoder {
                 py,
                 s: self,
                 b,
                 cx,
                 entries,
+                key_vectors,
             };
             e.value(&ty, obj).map_err(|f| f.into_py(py))?;
             let out = b.finish().py_err(py, Context::Encode)?;
