@@ -4,9 +4,9 @@
 //! reaches each container and string once; only keys are shared. So the
 //! common case must cost one bit per node: [`Bits`] records positions
 //! reached (one bit per buffer byte, beside one bit per byte for checked
-//! keys: `len / 4` bytes in all). Only a node reached a second time goes into the [`Memo`], a
-//! hash table keyed by (position, packed type), and it stays as small as the
-//! sharing actually present.
+//! keys: `len / 4` bytes in all). Only a node reached a second time goes
+//! into the [`Memo`], a hash table keyed by (position, packed type), and it
+//! stays as small as the sharing actually present.
 
 /// Two bits per buffer position: "reached" (containers, long strings and
 /// keys vectors) and "a checked key".
