@@ -51,20 +51,20 @@ pub struct Walk<'py, 'b, const CHECK: bool> {
     table: Option<KeyGuard<'py>>,
 }
 
-/// Buffers below this size are expanded in one checked pass with the GIL
-/// held; larger ones are verified with the GIL released first.
-pub const ONE_PASS_LIMIT: usize = 1 << 20;
-
-/// `data` verified and expanded: in one checked pass when it is below
-/// [`ONE_PASS_LIMIT`], else (or when that pass finds anything wrong) by the
-/// verifier first, whose error is the one raised.
+/// `data` verified and expanded in one checked pass; when that pass finds
+/// anything wrong, by the verifier first (with the GIL released when the
+/// buffer is large), whose error is the one raised.
+///
+/// Every size takes the one pass. Up to 1 MiB only did: larger buffers were
+/// verified with the GIL released, then built. But building holds the GIL
+/// anyway, and took about twelve times as long as verifying, so other
+/// threads gained little, while the second pass cost 10-15% of the `loads`
+/// of 1-12 MB documents (`sdk-python/tools/large_loads.py`).
 pub fn loads<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    if data.len() < ONE_PASS_LIMIT {
-        match Walk::<true>::new(py, data).root() {
-            Ok(v) => return Ok(v),
-            Err(Fail::Py(e)) => return Err(e),
-            Err(Fail::Core(_)) => {}
-        }
+    match Walk::<true>::new(py, data).root() {
+        Ok(v) => return Ok(v),
+        Err(Fail::Py(e)) => return Err(e),
+        Err(Fail::Core(_)) => {}
     }
     let root = input::verify_bytes(py, data)?.root();
     let mut w = Walk::<false>::new(py, data);

@@ -1,7 +1,8 @@
 //! Input buffers: `bytes` is read in place; anything else is copied once.
 //!
 //! A `bytearray` (or a memoryview of one) can change while we read it, and we
-//! read without the GIL while verifying large buffers. Only `bytes` is
+//! read without the GIL while verifying large buffers (`validate`, `read`
+//! with `verify=True`, and the error path of `loads`). Only `bytes` is
 //! immutable, so every other buffer is copied into a new `bytes` object first;
 //! readers then keep that object alive instead of the caller's.
 

@@ -1,8 +1,7 @@
 //! The native core of the `flexbuf` Python package (`flexbuf._native`).
 //!
 //! Every entry point crosses into Rust once and does all of its work here:
-//! `loads` verifies the bytes (without the GIL when they are large) and builds
-//! the Python objects natively; `dumps` walks the objects and writes the
+//! `loads` checks the bytes as it builds the Python objects natively; `dumps` walks the objects and writes the
 //! buffer; typed models decode and encode through a compiled schema.
 
 mod builder;
@@ -68,8 +67,8 @@ fn dumps(py: Python<'_>, obj: &Bound<'_, PyAny>, share_strings: bool) -> PyResul
 }
 
 /// Checks `data` as the verifier does and expands it into Python objects
-/// (maps → dict, vectors → list, ...), under the expansion budget: in one
-/// pass below 1 MiB, else verified first without the GIL (see `expand`).
+/// (maps → dict, vectors → list, ...), under the expansion budget, in one
+/// pass (see `expand`).
 #[pyfunction]
 fn loads<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let owner = input::to_bytes(data)?;

@@ -138,3 +138,27 @@ def test_short_inputs_agree() -> None:
     for n in range(0, 4):
         for data in (bytes(n), b"\xff" * n, b"\x01" * n):
             check(data)
+
+
+def test_buffers_above_a_mebibyte_take_the_one_pass_and_agree() -> None:
+    # `loads` checks and builds in one pass at every size (it verified
+    # first above 1 MiB until 2026-12-03): the same values, and the
+    # verifier's error for a buffer broken anywhere in it.
+    api = json.loads((CONFORMANCE / "fixtures" / "api_response.json").read_text())
+    api["items"] = api["items"] * 40
+    data = flexbuf.dumps(api)
+    assert len(data) > 1 << 20
+    check(data)
+    assert flexbuf.loads(data) == api
+    rng = random.Random(1203)
+    broken = 0
+    for b in mutations(data, rng, 12):
+        check(b)
+        broken += strict(b)[0] != "ok"
+    # A byte of a string near the end made invalid UTF-8: rejected at the
+    # verifier's offset.
+    bad = bytearray(data)
+    bad[data.rindex(b"T10:") + 1] = 0xFF
+    check(bytes(bad))
+    assert strict(bytes(bad))[0] != "ok"
+    assert broken > 0

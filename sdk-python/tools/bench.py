@@ -326,7 +326,7 @@ def main() -> int:
         f"of {REPEATS} interleaved rounds, µs of CPU time per call."
     )
     out.append("")
-    out.append("**loads** (bytes → Python objects; flexbuf checks as it builds, in one pass below 1 MiB)")
+    out.append("**loads** (bytes → Python objects; flexbuf checks as it builds, in one pass)")
     out.append("")
     out.append("| fixture | flexbuf bytes | JSON bytes | flexbuf | flatbuffers.flexbuffers | json | orjson | msgspec.json | msgspec.msgpack | vs flexbuffers | vs orjson |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")

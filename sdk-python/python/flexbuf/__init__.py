@@ -11,8 +11,7 @@
 '{"id":7,"tags":["a","b"]}'
 
 Every call crosses into native code once: ``loads`` checks the bytes as it
-builds the Python objects in Rust (large buffers are verified first, with the
-GIL released);
+builds the Python objects in Rust;
 ``dumps`` walks the objects and writes the buffer there. ``read`` returns a
 lazy zero-copy :class:`Reference`; generated classes (``python -m flexbuf gen
 --lang python schema.fxs -o pkg/``, or :func:`generate`) decode and encode
