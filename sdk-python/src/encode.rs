@@ -184,6 +184,18 @@ pub fn utf8<'a>(obj: &'a Bound<'_, PyAny>) -> Result<&'a str, EncodeFail> {
     }
 }
 
+/// A dict key as UTF-8 borrowed from the object; a map key must be a `str`.
+#[inline]
+pub fn map_key<'a>(k: &'a Bound<'_, PyAny>) -> Result<&'a str, EncodeFail> {
+    if !k.is_instance_of::<PyString>() {
+        return Err(EncodeFail::new(
+            Class::EncodeType,
+            format!("map keys must be str, not {}", type_name(k)),
+        ));
+    }
+    utf8(k)
+}
+
 /// Writes any supported Python value.
 pub struct Encoder<'b> {
     /// The builder written to.
@@ -336,13 +348,7 @@ impl Encoder<'_> {
             seen += 1;
             // SAFETY: non-null results of PyDict_Next.
             let (k, v) = unsafe { (Borrowed::from_ptr(py, kp), Borrowed::from_ptr(py, vp)) };
-            if !k.is_instance_of::<PyString>() {
-                return Err(EncodeFail::new(
-                    Class::EncodeType,
-                    format!("map keys must be str, not {}", type_name(&k)),
-                ));
-            }
-            let key = utf8(&k)?;
+            let key = map_key(&k)?;
             self.b.key(key);
             self.orders.key(kp as usize);
             match self.exact_scalar(&v) {

@@ -286,20 +286,13 @@ impl Encoder<'_, '_, '_> {
     /// The dict of a `{string: el}` field, its entries gathered above
     /// `start` on the entry stack and written in key order.
     fn dict(&mut self, el: &Ty, d: &Bound<'_, PyDict>, start: usize) -> Result<(), EncodeFail> {
-        let s = self.s;
         let (mut pos, mut kp, mut vp) = (0, std::ptr::null_mut(), std::ptr::null_mut());
         // SAFETY: PyDict_Next on a live dict; its results are borrowed from
         // the dict, which no Python code changes while this runs.
         while unsafe { ffi::PyDict_Next(d.as_ptr(), &mut pos, &mut kp, &mut vp) } != 0 {
             // SAFETY: non-null results of PyDict_Next.
             let k = unsafe { pyo3::Borrowed::from_ptr(self.py, kp) };
-            if !k.is_instance_of::<PyString>() {
-                return Err(EncodeFail::new(
-                    Class::EncodeType,
-                    format!("map keys must be str, not {}", type_name(&k)),
-                ));
-            }
-            let key = utf8(&k)?;
+            let key = map_key(&k)?;
             self.entries.push(MapEntry {
                 key: key.as_ptr(),
                 len: key.len(),
@@ -322,18 +315,23 @@ impl Encoder<'_, '_, '_> {
                 )
             };
             self.b.key(k);
-            let r = if e.is_none() {
-                Err(EncodeFail::new(
-                    Class::EncodeType,
-                    format!("None for a value of type {}", el.name(s)),
-                ))
-            } else {
-                self.value(el, &e)
-            };
-            r.map_err(|f| f.at(PathSegment::Key(k)))?;
+            self.inner(el, &e, "a value")
+                .map_err(|f| f.at(PathSegment::Key(k)))?;
         }
         self.b.end_map()?;
         Ok(())
+    }
+
+    /// `e`, `role` (an element or a value) of a vector or map of `el`,
+    /// which may not be `None`.
+    fn inner(&mut self, el: &Ty, e: &Bound<'_, PyAny>, role: &str) -> Result<(), EncodeFail> {
+        if e.is_none() {
+            return Err(EncodeFail::new(
+                Class::EncodeType,
+                format!("None for {role} of type {}", el.name(self.s)),
+            ));
+        }
+        self.value(el, e)
     }
 
     pub(super) fn value(&mut self, ty: &Ty, v: &Bound<'_, PyAny>) -> Result<(), EncodeFail> {
@@ -393,15 +391,8 @@ impl Encoder<'_, '_, '_> {
                         // SAFETY: an item of a live sequence that no Python
                         // code can change meanwhile (see `borrowed_items`).
                         let e = unsafe { pyo3::Borrowed::from_ptr(self.py, e) };
-                        let r = if e.is_none() {
-                            Err(EncodeFail::new(
-                                Class::EncodeType,
-                                format!("None for an element of type {}", el.name(s)),
-                            ))
-                        } else {
-                            self.value(el, &e)
-                        };
-                        r.map_err(|f| f.at(PathSegment::Index(i)))?;
+                        self.inner(el, &e, "an element")
+                            .map_err(|f| f.at(PathSegment::Index(i)))?;
                     }
                     self.b.end_vector()?;
                 }
@@ -442,8 +433,9 @@ impl Encoder<'_, '_, '_> {
                 let Some(variant) = variant else {
                     return Err(type_fail(&format!("a variant of union {}", u.short), v));
                 };
-                // SAFETY: `v` is an instance of the variant class the offset was read from.
-                let payload = unsafe { get_slot(v, variant.offset) }
+                // SAFETY: `v` is an instance of the variant class the offset
+                // was read from; no Python code runs while the payload is written.
+                let payload = unsafe { get_slot_borrowed(v, variant.offset) }
                     .filter(|p| !p.is_none())
                     .ok_or_else(|| {
                         EncodeFail::new(Class::EncodeType, "union value is not set".into())

@@ -44,30 +44,10 @@ pub(super) unsafe fn set_slot(obj: &Bound<'_, PyAny>, offset: isize, value: Boun
     }
 }
 
-/// The value in the slot at `offset` of `obj`, or `None` when it is unset.
-///
-/// # Safety
-/// As for [`set_slot`].
-#[inline]
-pub(super) unsafe fn get_slot<'py>(
-    obj: &Bound<'py, PyAny>,
-    offset: isize,
-) -> Option<Bound<'py, PyAny>> {
-    // SAFETY: per the contract; the slot holds a strong reference or NULL.
-    unsafe {
-        let p = (obj.as_ptr() as *mut u8).offset(offset) as *mut *mut ffi::PyObject;
-        let v = *p;
-        if v.is_null() {
-            None
-        } else {
-            Some(Bound::from_borrowed_ptr(obj.py(), v))
-        }
-    }
-}
-
-/// [`get_slot`] as a borrowed reference, which the object holds while its
-/// slot is not set again: for the encoder, during which no Python code runs
-/// (see `encode::borrowed_items`).
+/// The value in the slot at `offset` of `obj`, or `None` when it is unset,
+/// as a borrowed reference, which the object holds while its slot is not
+/// set again: for the encoder, during which no Python code runs (see
+/// `encode::borrowed_items`).
 ///
 /// # Safety
 /// As for [`set_slot`], and the slot must not change while the result is used.
