@@ -104,11 +104,17 @@ impl FlexType {
     }
 
     /// True for values stored in place rather than behind an offset.
+    ///
+    /// One shift and mask (every code is below 64), not a chain of compares:
+    /// the builder asks it for every element of every vector it ends.
+    #[inline(always)]
     pub const fn is_inline(self) -> bool {
-        matches!(
-            self,
-            FlexType::Null | FlexType::Int | FlexType::UInt | FlexType::Float | FlexType::Bool
-        )
+        const INLINE: u64 = 1 << FlexType::Null as u8
+            | 1 << FlexType::Int as u8
+            | 1 << FlexType::UInt as u8
+            | 1 << FlexType::Float as u8
+            | 1 << FlexType::Bool as u8;
+        (INLINE >> (self as u8)) & 1 != 0
     }
 
     /// True for types that may be elements of a typed vector.
@@ -342,6 +348,27 @@ pub const fn padding(len: usize, align: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bit table names exactly the five types stored in place.
+    #[test]
+    fn inline_types_are_the_five_scalars() {
+        let mut inline = 0;
+        for code in 0..=255u8 {
+            if let Some(t) = FlexType::from_code(code) {
+                let expected = matches!(
+                    t,
+                    FlexType::Null
+                        | FlexType::Int
+                        | FlexType::UInt
+                        | FlexType::Float
+                        | FlexType::Bool
+                );
+                assert_eq!(t.is_inline(), expected, "{t:?}");
+                inline += usize::from(expected);
+            }
+        }
+        assert_eq!(inline, 5);
+    }
 
     #[test]
     fn type_codes_round_trip() {
