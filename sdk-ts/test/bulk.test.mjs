@@ -390,6 +390,42 @@ test("maps of ASCII strings decoded from one run: the values, budget verdicts an
   assert.ok(compared > 5000, `${compared} comparisons`);
 });
 
+test("Builder.strings writes lists longer than one joined piece as string() would", () => {
+  const r = rng(9001);
+  const ascii = "abcdefghijklmnopqrstuvwxyz0123456789 ";
+  const text = (len) => Array.from({ length: len }, () => ascii[Math.floor(r() * ascii.length)]).join("");
+  // One builder for every build, each after a buffer of 0x7f bytes: bytes
+  // the one write leaves unwritten (a piece's last NUL) show as 7f.
+  const b = new fb.Builder({ initialCapacity: 1 << 20 });
+  const build = (list, bulk) => {
+    b.clear();
+    // (Small enough that the builder keeps its buffer: 3 bytes a unit are reserved.)
+    b.string("\u007f".repeat(340000));
+    b.finish();
+    b.clear();
+    b.startVector();
+    if (bulk) b.strings(list);
+    else for (const s of list) b.string(s);
+    b.endVector();
+    return Buffer.from(b.finish()).toString("hex");
+  };
+  const lengths = [
+    () => Math.floor(r() * 60),
+    () => 200 + Math.floor(r() * 56),
+    () => (r() < 0.5 ? 255 : Math.floor(r() * 4)),
+  ];
+  for (let round = 0; round < 12; round++) {
+    const len = lengths[round % 3];
+    // Up to 330 K units: one to ten pieces of 32 K units.
+    const list = Array.from({ length: 300 + Math.floor(r() * 1000) }, () => text(len()));
+    if (round % 4 === 3) {
+      // Not ASCII in a later piece: pieces already written are written again per string.
+      list[list.length - 1 - Math.floor(r() * 50)] = "ascii and then ж";
+    }
+    assert.equal(build(list, true), build(list, false), `round ${round}`);
+  }
+});
+
 test("Builder.strings writes what string() writes for each element, runs of ASCII or not", () => {
   const r = rng(4242);
   const pick = (chars) => chars[Math.floor(r() * chars.length)];
