@@ -27,6 +27,18 @@ const SEPARATOR = "\0\x01";
  */
 const RUN_PIECE = 32768;
 
+/** The bits of a key-positions hash kept (all but in tests: see {@link collideKeyHashes}). */
+let keyHashBits = 0x3fffffff;
+
+/**
+ * For tests: with `true`, every set of key positions hashes alike, so that
+ * finding a map's keys vector must tell key sets apart by their positions.
+ * @internal
+ */
+export function collideKeyHashes(on: boolean): void {
+  keyHashBits = on ? 0 : 0x3fffffff;
+}
+
 /** Sharing flags with the C++ `BuilderFlag` numbering. */
 export const Share = {
   /** Nothing is shared. */
@@ -240,6 +252,13 @@ export class Builder {
   private poolEpoch = 0;
   private stringPool = new Map<string, number>();
   private keyVectors = new Map<string, number>();
+  /**
+   * With shared keys, the keys vectors written so far by a hash of their
+   * keys' positions (equal keys have equal positions): each entry a run of
+   * records `[length, vector, position...]`, compared in full, so a map's
+   * keys vector is found without building and hashing a signature string.
+   */
+  private keyVectorsByAt = new Map<number, number[]>();
   private error: FlexError | null = null;
   private finished = false;
   private gen = generations++;
@@ -285,6 +304,7 @@ export class Builder {
     if (this.keyPool.size > KEY_POOL_MAX || this.poolEpoch === 0) this.keyPool.clear();
     if (this.stringPool.size) this.stringPool.clear();
     if (this.keyVectors.size) this.keyVectors.clear();
+    if (this.keyVectorsByAt.size) this.keyVectorsByAt.clear();
     this.error = null;
     this.finished = false;
     this.gen = generations++;
@@ -739,9 +759,16 @@ export class Builder {
     let kd = -1;
     let kw = 0;
     let sig: string | undefined;
+    let hash = -1;
     if (this.dedup && len > 0) {
-      sig = this.keySignature(start, len);
-      const found = this.keyVectors.get(sig);
+      let found: number | undefined;
+      if (this.share & Share.Keys) {
+        hash = this.keyPositionsHash(start, len);
+        found = this.keyVectorAt(hash, start, len);
+      } else {
+        sig = this.keySignature(start, len);
+        found = this.keyVectors.get(sig);
+      }
       if (found !== undefined) {
         kd = Math.floor(found / 4);
         kw = found & 3;
@@ -751,7 +778,12 @@ export class Builder {
       this.writeVector(start, len, 2, true, false, -1, 0);
       kd = this.vecData;
       kw = this.vecWidth;
-      if (sig !== undefined) this.keyVectors.set(sig, kd * 4 + kw);
+      if (hash >= 0) {
+        let run = this.keyVectorsByAt.get(hash);
+        if (run === undefined) this.keyVectorsByAt.set(hash, (run = []));
+        run.push(len, kd * 4 + kw);
+        for (let i = 0; i < len; i++) run.push(this.sData[start + 2 * i]);
+      } else if (sig !== undefined) this.keyVectors.set(sig, kd * 4 + kw);
     }
     this.createVector(start + 1, len, 2, false, false, kd, kw, start);
   }
@@ -825,6 +857,28 @@ export class Builder {
     const len = this.sp - start;
     if (len !== keys.length) this.fail(builderError(`map has ${len} values for ${keys.length} keys`), true);
     this.createVector(start, len, 1, false, false, keys.d, keys.w);
+  }
+
+  /** A hash (a small non-negative integer) of the positions of the `len` keys at `start`. */
+  private keyPositionsHash(start: number, len: number): number {
+    const sD = this.sData;
+    let h = len;
+    for (let i = 0; i < len; i++) h = Math.imul(h ^ sD[start + 2 * i], 0x9e3779b1) ^ (h >>> 15);
+    return h & keyHashBits;
+  }
+
+  /** The keys vector (`position * 4 + width`) recorded for exactly the keys at `start`, if any. */
+  private keyVectorAt(hash: number, start: number, len: number): number | undefined {
+    const run = this.keyVectorsByAt.get(hash);
+    if (run === undefined) return undefined;
+    const sD = this.sData;
+    for (let r = 0; r < run.length; r += 2 + run[r]) {
+      if (run[r] !== len) continue;
+      let i = 0;
+      while (i < len && run[r + 2 + i] === sD[start + 2 * i]) i++;
+      if (i === len) return run[r + 1];
+    }
+    return undefined;
   }
 
   private keySignature(start: number, len: number): string {

@@ -9,6 +9,7 @@ import * as fb from "../dist/index.js";
 const gen = new URL("./gen/out/", import.meta.url);
 const refs = new URL("./gen/ref/", import.meta.url);
 assert.ok(existsSync(gen), "generated coders missing: run `cargo xtask test` (it generates them)");
+const { collideKeyHashes } = await import("../dist/builder.js");
 const defects = await import(new URL("defects.js", gen));
 const shop = await import(new URL("shop.js", gen));
 const arrays = await import(new URL("arrays.js", gen));
@@ -153,6 +154,54 @@ test("a type's keys are one block, without the key pool; equal key lists share o
   assert.equal(Buffer.from(b2.finish()).toString("hex"), RUST_KEY_BLOCK_BYTES);
   assert.throws(() => new fb.KeyLayout(["b", "a"]), /sorted/);
   assert.throws(() => new fb.KeyLayout(["a\0"]), /NUL/);
+});
+
+test("dynamic maps with equal key sets share one keys vector, and no other map does", () => {
+  let seed = 77;
+  const r = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const universe = ["a", "b", "bb", "c", "\u00e9", "emoji\u{1f600}", "z", "long key of some length"];
+  const cases = [[fb.Share.Keys, false], [fb.Share.Keys | fb.Share.Strings, false], [fb.Share.Keys, true]];
+  for (const [share, collide] of cases) {
+    // Every key set in one hash bucket: found by comparing positions alone.
+    collideKeyHashes(collide);
+    const b = new fb.Builder({ share, dedupKeyVectors: true });
+    for (let round = 0; round < 3; round++) {
+      // Reused: what one buffer recorded must not serve the next.
+      b.clear();
+      const maps = [];
+      b.startVector();
+      for (let m = 0; m < 400; m++) {
+        const keys = universe.filter(() => r() < 0.35).sort((x, y) => (Buffer.compare(Buffer.from(x), Buffer.from(y))));
+        const obj = {};
+        b.startMap();
+        for (const k of keys) {
+          b.key(k);
+          b.int(m);
+          obj[k] = m;
+        }
+        b.endMap();
+        maps.push(obj);
+      }
+      b.endVector();
+      const bytes = b.finish();
+      assert.deepEqual(fb.decode(bytes), maps, `round ${round}`);
+      const v = fb.root(bytes).asVector();
+      const bySet = new Map();
+      const sets = new Set();
+      for (let i = 0; i < v.length; i++) {
+        const set = Object.keys(maps[i]).sort().join("\u0001");
+        sets.add(set);
+        if (maps[i] && Object.keys(maps[i]).length === 0) continue;
+        const at = v.get(i).asMap().keysOffset;
+        if (bySet.has(set)) assert.equal(at, bySet.get(set), `map ${i} shares its set's keys vector`);
+        else bySet.set(set, at);
+      }
+      const offsets = new Set(bySet.values());
+      assert.equal(offsets.size, bySet.size, "one keys vector per key set");
+      assert.ok(bySet.size > 30, `${bySet.size} key sets`);
+    }
+  }
+  collideKeyHashes(false);
 });
 
 test("arrays: fixed vectors for 2 to 4 numbers, plain arrays when decoded, lengths checked both ways", () => {
