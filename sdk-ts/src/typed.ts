@@ -176,8 +176,6 @@ export function setEntry<V>(o: { [k: string]: V }, k: string, v: V): void {
 }
 
 const TWO32 = 4294967296;
-/** Key bytes {@link DecodeContext.checkKeys} scans in its own loop before calling on the platform. */
-const KEY_SCAN = 64;
 let decodes = 0;
 
 /** Error for a required field that is absent (the decoder adds the field to its path). */
@@ -231,6 +229,11 @@ export class DecodeContext {
   private readonly strings = new StringCache();
   /** Keys of `{string: T}` fields, through the table shared by every decoder (see keys.ts). */
   private keyReader: KeyReader | null = null;
+  /** The keys vector {@link checkKeys} read last (-1: none), its width, and its keys' strings and byte lengths. */
+  private checkedKa = -1;
+  private checkedKw = 0;
+  private checkedKeys: string[] = [];
+  private checkedLens: number[] = [];
 
   constructor(bytes: Uint8Array, options: TypedDecodeOptions = {}) {
     if (options.verify) verify(bytes, { maxDepth: options.maxDepth });
@@ -445,37 +448,47 @@ export class DecodeContext {
     return true;
   }
 
+  /**
+   * Checks the keys vector at `ka` (width `kw`, `n` keys, in bounds): every
+   * key inside the buffer, NUL-terminated, valid UTF-8 and greater than the
+   * one before. The keys are read through the key table (see keys.ts), and
+   * their strings kept for {@link key}, which a `{string: T}` field's
+   * decoder calls next for each of them: each key is scanned once and, when
+   * met in an earlier buffer, not decoded again.
+   */
   private checkKeys(ka: number, kw: number, n: number): void {
     let prev = -1;
     let prevLen = 0;
     const u8 = this.u8;
+    const r = this.keyReader ?? (this.keyReader = new KeyReader());
+    const strs: string[] = new Array(n);
+    const lens: number[] = new Array(n);
+    this.checkedKa = -1;
     for (let i = 0; i < n; i++) {
       const k = this.follow(ka + i * kw, kw);
       if (k >= this.n) throw fail("OffsetOutOfBounds", "key outside the buffer", k);
-      // The NUL and whether every byte before it is ASCII, in one loop over
-      // the first KEY_SCAN bytes (short keys: no native call, no string made);
-      // longer or non-ASCII keys as before.
-      let end = k;
-      let high = 0;
-      const stop = k + KEY_SCAN < this.n ? k + KEY_SCAN : this.n;
-      while (end < stop && u8[end] !== 0) high |= u8[end++];
-      if (end === stop) {
-        end = u8.indexOf(0, k);
-        if (end < 0) throw fail("MissingNul", "key without a terminating NUL", k);
-        high = 0x80;
+      const s = r.read(u8, k);
+      if (s === undefined) {
+        if (r.fault === KeyFault.MissingNul) throw fail("MissingNul", "key without a terminating NUL", k);
+        throw fail("InvalidUtf8", "key is not valid UTF-8", k);
       }
-      const len = end - k;
-      if (high >= 0x80 && readUtf8(u8, k, len) === undefined) throw fail("InvalidUtf8", "key is not valid UTF-8", k);
+      const len = r.len;
       if (prev >= 0) {
         let c = 0;
         const m = Math.min(prevLen, len);
-        for (let j = 0; j < m && c === 0; j++) c = this.u8[prev + j] - this.u8[k + j];
+        for (let j = 0; j < m && c === 0; j++) c = u8[prev + j] - u8[k + j];
         if (c === 0) c = prevLen - len;
         if (c >= 0) throw fail("UnsortedKeys", "map keys are not strictly ascending", ka + i * kw);
       }
+      strs[i] = s;
+      lens[i] = len;
       prev = k;
       prevLen = len;
     }
+    this.checkedKa = ka;
+    this.checkedKw = kw;
+    this.checkedKeys = strs;
+    this.checkedLens = lens;
   }
 
   /** Index of `key` (UTF-8) in the keys vector at `ka` (width `kw`, `n` keys), or -1. */
@@ -508,6 +521,11 @@ export class DecodeContext {
    * budget at every use).
    */
   key(ka: number, kw: number, i: number): string {
+    if (ka === this.checkedKa && kw === this.checkedKw && i < this.checkedKeys.length) {
+      // Read and checked by checkKeys just before.
+      if ((this.bytes -= this.checkedLens[i]) < 0) throw budgetExceeded(this.follow(ka + i * kw, kw));
+      return this.checkedKeys[i];
+    }
     const k = this.follow(ka + i * kw, kw);
     if (k >= this.n) throw fail("OffsetOutOfBounds", "key outside the buffer", k);
     const r = this.keyReader ?? (this.keyReader = new KeyReader());

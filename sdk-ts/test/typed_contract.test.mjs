@@ -215,3 +215,45 @@ test("a key the type does not read is still checked: invalid UTF-8 or no NUL fai
     assert.deepEqual(outcome(() => decodeStringFlood(bad)).kind, "InvalidUtf8", `pad ${pad}`);
   }
 });
+
+test("keys of {string: T} maps read once by the key check: nested maps checked in between, budget and errors unchanged", async () => {
+  const { decodeOrder } = await import(pathToFileURL(join(GEN, "defects.js")).href);
+  // Each Item carries a key its type does not have, so its map takes the
+  // keyed path and its keys vector is checked (and read) between two keys of
+  // the outer `by_sku` map: the outer keys must still be its own.
+  const long = (c) => `${c}${"é".repeat(20)}`; // 41 bytes, past nothing, cached
+  const item = (sku, n) => ({ sku, qty: n, price: 1.5, seller: { id: n, name: `s${n}`, rating: 1 }, tags: [], zz_unknown: n });
+  const value = { id: 7, by_sku: { [long("a")]: item("x", 1), [long("b")]: item("y", 2), [long("c")]: item("z", 3) } };
+  const bytes = fb.encode(value);
+  const order = decodeOrder(bytes);
+  assert.deepEqual(Object.keys(order.bySku), [long("a"), long("b"), long("c")]);
+  assert.deepEqual(Object.values(order.bySku).map((i) => [i.sku, i.qty, i.seller.name]), [["x", 1, "s1"], ["y", 2, "s2"], ["z", 3, "s3"]]);
+  assert.deepEqual(outcome(() => decodeOrder(bytes)), outcome(() => decodeOrder(bytes, { verify: true })));
+
+  // The bytes budget counts every key of the map as before: the smallest
+  // budget that decodes is at least the keys' bytes, and one byte less fails.
+  const fits = (maxBytes) => outcome(() => decodeOrder(bytes, { budget: { maxNodes: 1 << 20, maxBytes } })).kind === undefined;
+  let lo = 0, hi = 1 << 16;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (fits(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  assert.ok(lo >= 3 * Buffer.byteLength(long("a")), `smallest budget ${lo}`);
+  assert.equal(fits(lo - 1), false);
+
+  // A key of the map made invalid UTF-8 (its last "é" cut to C3 41) fails as
+  // before, also right after the valid bytes were read (and kept) once.
+  const name = Buffer.from(long("b"), "utf8");
+  const at = Buffer.from(bytes).indexOf(name);
+  const bad = bytes.slice();
+  bad[at + name.length - 1] = 0x41;
+  assert.throws(() => fb.verify(bad), (e) => e.kind === "InvalidUtf8");
+  assert.equal(outcome(() => decodeOrder(bad)).kind, "InvalidUtf8");
+  // Two keys swapped in place (same length, so the vector stays valid but unsorted).
+  const swapped = bytes.slice();
+  const a = Buffer.from(bytes).indexOf(Buffer.from(long("a"), "utf8"));
+  swapped[a] = 0x64; // "d…" before "b…"
+  assert.throws(() => fb.verify(swapped), (e) => e.kind === "UnsortedKeys");
+  assert.equal(outcome(() => decodeOrder(swapped)).kind, "UnsortedKeys");
+});
