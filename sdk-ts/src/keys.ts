@@ -19,8 +19,13 @@ import { readUtf8 } from "./utf8.js";
 /** Entries in the table (a power of two: `1 << SLOT_BITS`). */
 const SLOT_BITS = 12;
 const SLOTS = 1 << SLOT_BITS;
-/** Longest key remembered, in bytes; longer keys are decoded every time. */
-const MAX_LEN = 48;
+/**
+ * Longest key remembered, in bytes; longer keys are decoded every time. Keys
+ * of `{string: T}` maps run long (terms, titles, paths: unicode_heavy's
+ * glossaries hold keys of up to 111 bytes); at 48, a third of them were
+ * decoded again in every buffer.
+ */
+const MAX_LEN = 128;
 
 const slotBytes: (Uint8Array | undefined)[] = new Array(SLOTS).fill(undefined);
 const slotStrings: string[] = new Array(SLOTS).fill("");

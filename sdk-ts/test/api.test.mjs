@@ -202,12 +202,12 @@ test("keyVectorFor writes the bytes of the same keys pushed one by one and close
 
 test("decode: key strings remembered across buffers only ever answer for equal bytes", () => {
   // More distinct keys than the shared table holds (4096), of every length
-  // around its 48-byte limit, ASCII and not: collisions and evictions happen.
+  // around its 128-byte limit, ASCII and not: collisions and evictions happen.
   const rng = (() => { let s = 7; return () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32; })();
   const alphabet = ["a", "b", "z", "_", "0", "é", "ß", "日", "😀"];
   const keys = new Set();
   while (keys.size < 6000) {
-    const n = 1 + Math.floor(rng() * 60);
+    const n = 1 + Math.floor(rng() * 150);
     let k = "";
     while (k.length < n) k += alphabet[Math.floor(rng() * alphabet.length)];
     keys.add(k);
