@@ -662,11 +662,11 @@ export class DecodeContext {
     if (code === T.Float) {
       if (w === 8) {
         if (p < 0 || p + 8 > this.n) throw fail("Truncated", "read past the end of the buffer", p);
-        return f64At(this.u8, p);
+        return this.dv.getFloat64(p, true);
       }
       if (w === 4) {
         if (p < 0 || p + 4 > this.n) throw fail("Truncated", "read past the end of the buffer", p);
-        return f32At(this.u8, p);
+        return this.dv.getFloat32(p, true);
       }
       throw fail("BadWidth", `a float cannot be ${w} bytes wide`, p);
     }

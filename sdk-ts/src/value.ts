@@ -20,7 +20,7 @@
 import { Builder, BuilderOptions } from "./builder.js";
 import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError } from "./error.js";
-import { f32At, f64At, IntMode, littleEndianCopy, rootOf, u32 } from "./reader.js";
+import { f64At, IntMode, littleEndianCopy, rootOf, u32 } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement } from "./types.js";
 import { asciiRun, mayRun } from "./runs.js";
 import { KeyFault, KeyReader } from "./keys.js";
@@ -197,7 +197,10 @@ class Decoder {
   float(pos: number, w: number): number {
     if (w !== 4 && w !== 8) throw fail("BadWidth", `a float cannot be ${w} bytes wide`, pos);
     if (pos + w > this.n) throw fail("Truncated", "read past the end of the buffer", pos);
-    return w === 4 ? f32At(this.u8, pos) : f64At(this.u8, pos);
+    // A DataView load: the optimizing compiler makes it one unaligned load,
+    // where copying the bytes into a scratch array and reading them back as
+    // a float stalls on the narrower stores (deep_nesting decode 1.06x).
+    return w === 4 ? this.dv.getFloat32(pos, true) : this.dv.getFloat64(pos, true);
   }
 
   /** Length prefix of the sized data at `data`, bounds-checked for `len * unit + extra` bytes. */
