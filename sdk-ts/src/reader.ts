@@ -40,7 +40,13 @@ export function readUInt(b: Buf, pos: number, w: number): number {
     case 1: return b.u8[pos];
     case 2: return b.dv.getUint16(pos, true);
     case 4: return b.dv.getUint32(pos, true);
-    default: return b.dv.getUint32(pos + 4, true) * TWO32 + b.dv.getUint32(pos, true);
+    default: {
+      // No float arithmetic when the high word is zero (every offset and
+      // size in practice): the result stays a small integer for the engine.
+      const hi = b.dv.getUint32(pos + 4, true);
+      const lo = b.dv.getUint32(pos, true);
+      return hi === 0 ? lo : hi * TWO32 + lo;
+    }
   }
 }
 

@@ -270,8 +270,15 @@ export class DecodeContext {
     switch (w) {
       case 1: return u8[pos];
       case 2: return u8[pos] | (u8[pos + 1] << 8);
-      case 4: return (u8[pos] | (u8[pos + 1] << 8) | (u8[pos + 2] << 16) | (u8[pos + 3] << 24)) >>> 0;
-      default: return u32(u8, pos + 4) * TWO32 + u32(u8, pos);
+      case 4: return this.dv.getUint32(pos, true);
+      default: {
+        // DataView loads, and no float arithmetic when the high word is zero
+        // (every offset and size in practice): see `Decoder.uint` in value.ts.
+        const dv = this.dv;
+        const hi = dv.getUint32(pos + 4, true);
+        const lo = dv.getUint32(pos, true);
+        return hi === 0 ? lo : hi * TWO32 + lo;
+      }
     }
   }
 
@@ -643,15 +650,16 @@ export class DecodeContext {
         return signed ? v : v >>> 0;
       }
       default: {
-        const lo = u32(u8, p);
+        const dv = this.dv;
+        const lo = dv.getUint32(p, true);
         if (signed) {
-          const hi = u32(u8, p + 4) | 0;
+          const hi = dv.getInt32(p + 4, true);
           if (hi > 0x1fffff || hi < -0x200000) return this.dv.getBigInt64(p, true);
           const v = hi * TWO32 + lo;
           return Number.isSafeInteger(v) ? v : this.dv.getBigInt64(p, true);
         }
-        const hi = u32(u8, p + 4);
-        return hi > 0x1fffff ? this.dv.getBigUint64(p, true) : hi * TWO32 + lo;
+        const hi = dv.getUint32(p + 4, true);
+        return hi > 0x1fffff ? dv.getBigUint64(p, true) : hi * TWO32 + lo;
       }
     }
   }

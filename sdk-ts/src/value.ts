@@ -149,8 +149,13 @@ class Decoder {
     switch (w) {
       case 1: return u8[pos];
       case 2: return u8[pos] | (u8[pos + 1] << 8);
-      case 4: return (u8[pos] | (u8[pos + 1] << 8) | (u8[pos + 2] << 16) | (u8[pos + 3] << 24)) >>> 0;
-      default: return u32(u8, pos + 4) * TWO32 + u32(u8, pos);
+      case 4: return this.dv.getUint32(pos, true);
+      default: {
+        const dv = this.dv;
+        const hi = dv.getUint32(pos + 4, true);
+        const lo = dv.getUint32(pos, true);
+        return hi === 0 ? lo : hi * TWO32 + lo;
+      }
     }
   }
 
@@ -162,19 +167,19 @@ class Decoder {
 
   int(pos: number, w: number): number | bigint {
     if (pos + w > this.n) throw fail("Truncated", "read past the end of the buffer", pos);
-    const dv = this.dv;
     const u8 = this.u8;
     let v: number;
     switch (w) {
       case 1: v = (u8[pos] << 24) >> 24; break;
       case 2: v = ((u8[pos] | (u8[pos + 1] << 8)) << 16) >> 16; break;
-      case 4: v = u8[pos] | (u8[pos + 1] << 8) | (u8[pos + 2] << 16) | (u8[pos + 3] << 24); break;
+      case 4: v = this.dv.getInt32(pos, true); break;
       default: {
-        const hi = u32(u8, pos + 4) | 0;
+        const dv = this.dv;
+        const hi = dv.getInt32(pos + 4, true);
         if (this.mode === "auto" ? hi > 0x1fffff || hi < -0x200000 : this.mode === "bigint") {
           return dv.getBigInt64(pos, true);
         }
-        v = hi * TWO32 + u32(u8, pos);
+        v = hi * TWO32 + dv.getUint32(pos, true);
         if (this.mode === "auto" && !Number.isSafeInteger(v)) return dv.getBigInt64(pos, true);
         if (this.mode === "number" && (hi > 0x1fffff || hi < -0x200000)) v = Number(dv.getBigInt64(pos, true));
       }
@@ -324,7 +329,10 @@ class Decoder {
         case 1: off = u8[p]; break;
         case 2: off = u8[p] | (u8[p + 1] << 8); break;
         case 4: off = u32(u8, p); break;
-        default: off = u32(u8, p + 4) * TWO32 + u32(u8, p);
+        default: {
+          const hi = u32(u8, p + 4);
+          off = hi === 0 ? u32(u8, p) : hi * TWO32 + u32(u8, p);
+        }
       }
       if (p - off !== positions[i]) return false;
     }
