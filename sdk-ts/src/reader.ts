@@ -41,13 +41,24 @@ export function readUInt(b: Buf, pos: number, w: number): number {
     case 2: return b.dv.getUint16(pos, true);
     case 4: return b.dv.getUint32(pos, true);
     default: {
-      // No float arithmetic when the high word is zero (every offset and
-      // size in practice): the result stays a small integer for the engine.
-      const hi = b.dv.getUint32(pos + 4, true);
-      const lo = b.dv.getUint32(pos, true);
-      return hi === 0 ? lo : hi * TWO32 + lo;
+      // Offsets and sizes: their high word is zero in practice (see joinWords).
+      return joinWords(b.dv.getUint32(pos + 4, true), b.dv.getUint32(pos, true));
     }
   }
+}
+
+/**
+ * `hi * 2^32 + lo` for the two 32-bit words of an 8-byte integer (`lo`
+ * unsigned, `hi` signed or unsigned, the sum within the safe range). When the
+ * value fits 32 bits (a zero high word, or a negative one whose high word is
+ * all ones) it is returned without float arithmetic, so the engine keeps it
+ * a small integer: a product, even of a zero high word, is a float, and so
+ * is all the code that uses it.
+ */
+export function joinWords(hi: number, lo: number): number {
+  if (hi === 0) return lo;
+  if (hi === -1 && lo >= 0x80000000) return lo | 0;
+  return hi * TWO32 + lo;
 }
 
 /** Signed integer of `w` bytes at `pos`. */
@@ -64,7 +75,7 @@ export function readInt(b: Buf, pos: number, w: number, mode: IntMode = "auto"):
         const big = b.dv.getBigInt64(pos, true);
         return mode === "number" ? Number(big) : big;
       }
-      v = hi * TWO32 + b.dv.getUint32(pos, true);
+      v = joinWords(hi, b.dv.getUint32(pos, true));
       if (mode === "auto" && !Number.isSafeInteger(v)) return b.dv.getBigInt64(pos, true);
     }
   }
@@ -80,7 +91,7 @@ export function readUIntAs(b: Buf, pos: number, w: number, mode: IntMode = "auto
       const big = b.dv.getBigUint64(pos, true);
       return mode === "number" ? Number(big) : big;
     }
-    const v = hi * TWO32 + b.dv.getUint32(pos, true);
+    const v = joinWords(hi, b.dv.getUint32(pos, true));
     return mode === "bigint" ? BigInt(v) : v;
   }
   const v = readUInt(b, pos, w);

@@ -20,7 +20,7 @@
 import { Builder, KeyLayout, KeyVector, Share, wordsOf } from "./builder.js";
 import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError, PathSegment } from "./error.js";
-import { f32At, f64At, littleEndianCopy, rootOf, u32 } from "./reader.js";
+import { f32At, f64At, joinWords, littleEndianCopy, rootOf, u32 } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, isTypedVector, T, typedElement, typeName } from "./types.js";
 import { asciiRun, mayRun } from "./runs.js";
 import { KeyFault, KeyReader } from "./keys.js";
@@ -272,12 +272,9 @@ export class DecodeContext {
       case 2: return u8[pos] | (u8[pos + 1] << 8);
       case 4: return this.dv.getUint32(pos, true);
       default: {
-        // DataView loads, and no float arithmetic when the high word is zero
-        // (every offset and size in practice): see `Decoder.uint` in value.ts.
+        // Offsets and sizes: their high word is zero in practice (see joinWords).
         const dv = this.dv;
-        const hi = dv.getUint32(pos + 4, true);
-        const lo = dv.getUint32(pos, true);
-        return hi === 0 ? lo : hi * TWO32 + lo;
+        return joinWords(dv.getUint32(pos + 4, true), dv.getUint32(pos, true));
       }
     }
   }
@@ -655,11 +652,11 @@ export class DecodeContext {
         if (signed) {
           const hi = dv.getInt32(p + 4, true);
           if (hi > 0x1fffff || hi < -0x200000) return this.dv.getBigInt64(p, true);
-          const v = hi * TWO32 + lo;
+          const v = joinWords(hi, lo);
           return Number.isSafeInteger(v) ? v : this.dv.getBigInt64(p, true);
         }
         const hi = dv.getUint32(p + 4, true);
-        return hi > 0x1fffff ? dv.getBigUint64(p, true) : hi * TWO32 + lo;
+        return hi > 0x1fffff ? dv.getBigUint64(p, true) : joinWords(hi, lo);
       }
     }
   }

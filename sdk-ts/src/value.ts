@@ -20,7 +20,7 @@
 import { Builder, BuilderOptions } from "./builder.js";
 import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError } from "./error.js";
-import { f64At, IntMode, littleEndianCopy, rootOf, u32 } from "./reader.js";
+import { f64At, IntMode, joinWords, littleEndianCopy, rootOf, u32 } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement } from "./types.js";
 import { asciiRun, mayRun } from "./runs.js";
 import { KeyFault, KeyReader } from "./keys.js";
@@ -152,9 +152,7 @@ class Decoder {
       case 4: return this.dv.getUint32(pos, true);
       default: {
         const dv = this.dv;
-        const hi = dv.getUint32(pos + 4, true);
-        const lo = dv.getUint32(pos, true);
-        return hi === 0 ? lo : hi * TWO32 + lo;
+        return joinWords(dv.getUint32(pos + 4, true), dv.getUint32(pos, true));
       }
     }
   }
@@ -179,7 +177,7 @@ class Decoder {
         if (this.mode === "auto" ? hi > 0x1fffff || hi < -0x200000 : this.mode === "bigint") {
           return dv.getBigInt64(pos, true);
         }
-        v = hi * TWO32 + dv.getUint32(pos, true);
+        v = joinWords(hi, dv.getUint32(pos, true));
         if (this.mode === "auto" && !Number.isSafeInteger(v)) return dv.getBigInt64(pos, true);
         if (this.mode === "number" && (hi > 0x1fffff || hi < -0x200000)) v = Number(dv.getBigInt64(pos, true));
       }
@@ -193,7 +191,7 @@ class Decoder {
       const hi = u32(this.u8, pos + 4);
       if (this.mode === "bigint" || (this.mode === "auto" && hi > 0x1fffff)) return this.dv.getBigUint64(pos, true);
       if (hi > 0x1fffff) return Number(this.dv.getBigUint64(pos, true));
-      return hi * TWO32 + u32(this.u8, pos);
+      return joinWords(hi, u32(this.u8, pos));
     }
     const v = this.uint(pos, w);
     return this.mode === "bigint" ? BigInt(v) : v;
@@ -330,8 +328,7 @@ class Decoder {
         case 2: off = u8[p] | (u8[p + 1] << 8); break;
         case 4: off = u32(u8, p); break;
         default: {
-          const hi = u32(u8, p + 4);
-          off = hi === 0 ? u32(u8, p) : hi * TWO32 + u32(u8, p);
+          off = joinWords(u32(u8, p + 4), u32(u8, p));
         }
       }
       if (p - off !== positions[i]) return false;

@@ -23,6 +23,26 @@ test("numbers: safe integers are ints, others doubles; 64-bit ints come back as 
   assert.throws(() => fb.encode(2n ** 64n), (e) => e instanceof fb.FlexError && e.kind === "OutOfRange");
 });
 
+test("8-byte integers on both sides of the 32-bit limits read back exactly (decode, the lazy reader, the verifier)", () => {
+  // A float among them makes the vector (and so every slot) 8 bytes wide; the
+  // readers take the 32-bit shortcut only when the high word allows it.
+  const ints = [0, 1, -1, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 32 - 1, 2 ** 32, -(2 ** 32), -(2 ** 32) - 1,
+    2 ** 32 + 1, 2 ** 53 - 1, -(2 ** 53 - 1), 0x1fffff * 2 ** 32, -(0x1fffff * 2 ** 32) - 7];
+  const bytes = fb.encode([0.5, ...ints]);
+  const v = fb.root(bytes).asVector();
+  assert.equal(v.get(1).width, 8);
+  assert.deepEqual(fb.decode(bytes), [0.5, ...ints]);
+  assert.deepEqual(ints.map((_, i) => v.get(i + 1).asInt()), ints);
+  assert.deepEqual(fb.decode(bytes, { int64: "bigint" }).slice(1), ints.map((x) => BigInt(x)));
+  assert.equal(fb.verify(bytes), bytes);
+  // Unsigned ones, typed and at 8 bytes.
+  const uints = [0, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 53 - 1];
+  const b = new fb.Builder();
+  b.typedVector(uints, "u64");
+  const ub = b.finish();
+  assert.deepEqual(fb.decode(ub), uints);
+});
+
 test("strings are encoded in one pass, including when the byte length needs a wider size prefix", () => {
   for (const s of ["", "a", "é".repeat(100), "😀".repeat(40), "x".repeat(255), "é".repeat(128), "€".repeat(22000), "\u0000inner"]) {
     const bytes = fb.encode(s);
