@@ -883,12 +883,13 @@ export class Builder {
     return undefined;
   }
 
+  /**
+   * The key set at `start` as a string, for finding its keys vector when keys
+   * are not shared (so equal keys may sit at different positions): each
+   * key's bytes and a NUL. With shared keys, {@link keyPositionsHash} serves.
+   */
   private keySignature(start: number, len: number): string {
     let sig = "";
-    if (this.share & Share.Keys) {
-      for (let i = 0; i < len; i++) sig += this.sData[start + 2 * i] + ",";
-      return sig;
-    }
     for (let i = 0; i < len; i++) {
       const at = this.sData[start + 2 * i];
       let e = at;
