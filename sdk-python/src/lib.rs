@@ -1,8 +1,9 @@
 //! The native core of the `flexbuf` Python package (`flexbuf._native`).
 //!
 //! Every entry point crosses into Rust once and does all of its work here:
-//! `loads` checks the bytes as it builds the Python objects natively; `dumps` walks the objects and writes the
-//! buffer; typed models decode and encode through a compiled schema.
+//! `loads` checks the bytes as it builds the Python objects natively; `dumps`
+//! walks the objects and writes the buffer; typed models decode and encode
+//! through a compiled schema.
 
 mod builder;
 mod decode;
