@@ -96,6 +96,17 @@ export function writeUtf8(buf: Uint8Array, at: number, s: string): number {
     }
     return p - at;
   }
+  return writeLong(buf, at, s, n);
+}
+
+/**
+ * {@link writeUtf8} for strings of {@link ENCODE_LOOP_MAX} units or more.
+ * A function of its own: with this tail inside it, Chromium's optimized
+ * `writeUtf8` ran its short-string loop about 4x slower (4.1 µs against 1.0
+ * µs for user_profile's 37 short strings), and the typed encode of
+ * user_profile took 1.4x-1.6x as long.
+ */
+function writeLong(buf: Uint8Array, at: number, s: string, n: number): number {
   if (n < ASCII_LOOP_MAX) {
     // Browsers: ASCII text up to 256 units is still cheaper in JS; anything
     // else goes to encodeInto from its start.

@@ -22,6 +22,8 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>flexbuf browser confor
 import * as fb from "/sdk/dist/index.js";
 import { runCases, runInvalid, fromHex } from "/sdk/test/harness.mjs";
 import { compiledWriters } from "/sdk/dist/shapes.js";
+import { writeUtf8 } from "/sdk/dist/utf8.js";
+import { utf8EncodeMismatches } from "/sdk/test/utf8_encode_check.mjs";
 const names = ["floats", "google", "indirect", "maps", "roots", "scalars", "sharing", "strings", "vectors"];
 const files = await Promise.all(names.map((n) => fetch("/conformance/cases/" + n + ".json").then((r) => r.json())));
 let i = 0;
@@ -35,7 +37,7 @@ const invalid = runInvalid(fb, "ts-browser", items);
 const record = { id: 7, name: "n", tags: ["t"], score: 2.5, ok: true, note: null };
 const written = Array.from({ length: 12 }, () => Array.from(fb.encode([record, record, record])).join());
 const writers = { compiled: compiledWriters(), same: written.every((w) => w === written[0]) };
-const extra = { backend: fb.backend, roundTrip: JSON.stringify(fb.decode(fb.encode({ a: [1, "é", 2.5] }))), writers };
+const extra = { utf8: utf8EncodeMismatches(writeUtf8), backend: fb.backend, roundTrip: JSON.stringify(fb.decode(fb.encode({ a: [1, "é", 2.5] }))), writers };
 window.__result = { lines: [bytes, values, invalid], extra };
 </script>`;
 
@@ -88,6 +90,7 @@ test("the built package replays the conformance goldens in headless Chromium", {
       assert.deepEqual(l.failures, [], l.category);
       assert.equal(l.passed, l.total, l.category);
     }
+    assert.deepEqual(result.extra.utf8, [], "the browser's string writer disagrees with TextEncoder");
     assert.equal(result.extra.backend, "pure");
     assert.equal(result.extra.roundTrip, '{"a":[1,"é",2.5]}');
     assert.ok(result.extra.writers.compiled > 0, "encode compiled an object writer in the page");

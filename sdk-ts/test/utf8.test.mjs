@@ -5,6 +5,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as fb from "../dist/index.js";
+import { writeUtf8 } from "../dist/utf8.js";
+import { utf8EncodeMismatches } from "./utf8_encode_check.mjs";
 
 const BAD = [[0x80], [0xbf], [0xc0, 0x80], [0xc1, 0xbf], [0xc2], [0xe0, 0x80, 0x80], [0xe0, 0x9f, 0xbf], [0xed, 0xa0, 0x80],
   [0xed, 0xbf, 0xbf], [0xe2, 0x82], [0xf0, 0x8f, 0xbf, 0xbf], [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80, 0x80, 0x80],
@@ -188,4 +190,8 @@ test("text that starts outside ASCII follows the same rule at every length (Node
     }
   }
   assert.ok(n > 1000, `${n}`);
+});
+
+test("writeUtf8 writes TextEncoder's bytes at every length, lone surrogates as U+FFFD", () => {
+  assert.deepEqual(utf8EncodeMismatches(writeUtf8), []);
 });
