@@ -507,17 +507,19 @@ export class Builder {
 
   /** Pushes a string, encoded to UTF-8 in one pass straight into the buffer. */
   string(s: string): void {
-    if (this.share & Share.Strings) {
-      const found = this.stringPool.get(s);
-      if (found !== undefined) {
-        this.push(T.String, found & 3, Math.floor(found / 4));
-        return;
-      }
-      this.writeString(s);
-      this.stringPool.set(s, this.sData[this.sp - 1] * 4 + this.sWidth[this.sp - 1]);
+    if (this.share & Share.Strings) this.sharedString(s);
+    else this.writeString(s);
+  }
+
+  /** {@link string} with string sharing on: a string met before is pushed from the pool. */
+  private sharedString(s: string): void {
+    const found = this.stringPool.get(s);
+    if (found !== undefined) {
+      this.push(T.String, found & 3, Math.floor(found / 4));
       return;
     }
     this.writeString(s);
+    this.stringPool.set(s, this.sData[this.sp - 1] * 4 + this.sWidth[this.sp - 1]);
   }
 
   /**
@@ -588,10 +590,8 @@ export class Builder {
     const written = writeUtf8(buf, data, s);
     const real = widthOfUInt(written);
     if (real !== w) {
-      const moved = start + padding(start, 1 << real) + (1 << real);
-      buf.copyWithin(moved, data, data + written);
-      w = real;
-      data = moved;
+      this.widenString(start, data, written, real);
+      return;
     }
     for (let i = start; i < data - (1 << w); i++) buf[i] = 0;
     this.len = data - (1 << w);
@@ -599,6 +599,23 @@ export class Builder {
     buf[data + written] = 0;
     this.len = data + written + 1;
     this.push(T.String, w, data);
+  }
+
+  /**
+   * Finishes {@link writeString} when the UTF-8 of a string needs a wider
+   * size prefix than its length in units did: its `written` bytes at `data`
+   * move to where a `real`-width prefix after `start` puts them.
+   */
+  private widenString(start: number, data: number, written: number, real: number): void {
+    const buf = this.buf;
+    const moved = start + padding(start, 1 << real) + (1 << real);
+    buf.copyWithin(moved, data, data + written);
+    for (let i = start; i < moved - (1 << real); i++) buf[i] = 0;
+    this.len = moved - (1 << real);
+    this.writeUInt(written, 1 << real);
+    buf[moved + written] = 0;
+    this.len = moved + written + 1;
+    this.push(T.String, real, moved);
   }
 
   /** Pushes a blob of raw bytes. */
