@@ -38,13 +38,16 @@ const ucs2Slice = typeof nodeProto?.ucs2Slice === "function" && HOST_LITTLE_ENDI
  */
 const ENCODE_LOOP_MAX = utf8Write !== undefined ? 20 : 48;
 /**
- * In browsers, longer ASCII strings below this are still copied by a JS loop
- * (Chromium's `encodeInto` on a `subarray` costs about 350 ns a call, the
- * loop about 1.4 ns a character); text with other characters goes to
- * `encodeInto` (on the unicode_heavy fixture a full JS loop below 256 units
- * measured 1.5x slower than `encodeInto` from 48).
+ * In browsers, strings of {@link ENCODE_LOOP_MAX} units up to this are still
+ * encoded in JS, by {@link textLoop} (Chromium's `encodeInto` on a `subarray`
+ * costs about 350-500 ns a call); longer ones go to `encodeInto`. The loop is
+ * a second copy in a function of its own: routing these strings through
+ * `writeUtf8`'s own loop (a threshold of 256 there) made Chromium compile that
+ * loop slowly for some thresholds and some fixtures (user_profile 1.5x
+ * slower), where the copy measured faster on every fixture (unicode_heavy's
+ * typed encode 1.25x, user_profile 1.15x).
  */
-const ASCII_LOOP_MAX = utf8Write !== undefined ? 0 : 256;
+const TEXT_LOOP_MAX = utf8Write !== undefined ? 0 : 256;
 /** Strings with fewer bytes than this may be decoded by the JS loop ({@link utf8Loop}). */
 const DECODE_LOOP_MAX = 64;
 /** ASCII strings of at most this many bytes are decoded by {@link asciiArgs}. */
@@ -100,27 +103,52 @@ export function writeUtf8(buf: Uint8Array, at: number, s: string): number {
 }
 
 /**
- * {@link writeUtf8} for strings of {@link ENCODE_LOOP_MAX} units or more.
- * A function of its own: with this tail inside it, Chromium's optimized
- * `writeUtf8` ran its short-string loop about 4x slower (4.1 µs against 1.0
- * µs for user_profile's 37 short strings), and the typed encode of
- * user_profile took 1.4x-1.6x as long.
+ * {@link writeUtf8} for strings of {@link ENCODE_LOOP_MAX} units or more:
+ * Node's native writer, or in browsers a JS loop below {@link TEXT_LOOP_MAX}
+ * units and `encodeInto` beyond. A function of its own: with this tail inside
+ * it, Chromium's optimized `writeUtf8` ran its short-string loop about 4x
+ * slower (4.1 µs against 1.0 µs for user_profile's 37 short strings), and the
+ * typed encode of user_profile took 1.4x-1.6x as long.
  */
 function writeLong(buf: Uint8Array, at: number, s: string, n: number): number {
-  if (n < ASCII_LOOP_MAX) {
-    // Browsers: ASCII text up to 256 units is still cheaper in JS; anything
-    // else goes to encodeInto from its start.
-    let i = 0;
-    while (i < n) {
-      const c = s.charCodeAt(i);
-      if (c >= 0x80) break;
-      buf[at + i] = c;
-      i++;
-    }
-    if (i === n) return n;
-  }
+  if (n < TEXT_LOOP_MAX) return textLoop(buf, at, s, n);
   if (utf8Write !== undefined) return utf8Write.call(buf, s, at, buf.length - at);
   return encoder.encodeInto(s, buf.subarray(at)).written;
+}
+
+/**
+ * The JS loop of {@link writeUtf8} again, for browsers' strings of
+ * {@link ENCODE_LOOP_MAX} to {@link TEXT_LOOP_MAX} units (see there why a copy).
+ */
+function textLoop(buf: Uint8Array, at: number, s: string, n: number): number {
+  let p = at;
+  for (let i = 0; i < n; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) {
+      buf[p++] = c;
+    } else if (c < 0x800) {
+      buf[p++] = 0xc0 | (c >> 6);
+      buf[p++] = 0x80 | (c & 0x3f);
+    } else {
+      if (c >= 0xd800 && c <= 0xdfff) {
+        const d = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+        if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          i++;
+          buf[p++] = 0xf0 | (c >> 18);
+          buf[p++] = 0x80 | ((c >> 12) & 0x3f);
+          buf[p++] = 0x80 | ((c >> 6) & 0x3f);
+          buf[p++] = 0x80 | (c & 0x3f);
+          continue;
+        }
+        c = 0xfffd;
+      }
+      buf[p++] = 0xe0 | (c >> 12);
+      buf[p++] = 0x80 | ((c >> 6) & 0x3f);
+      buf[p++] = 0x80 | (c & 0x3f);
+    }
+  }
+  return p - at;
 }
 
 const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
