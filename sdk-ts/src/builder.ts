@@ -496,9 +496,27 @@ export class Builder {
   }
 
   private writeKey(k: string): number {
-    if (k.indexOf("\0") >= 0) this.fail(builderError("a key may not contain NUL"));
-    this.reserve(k.length * 3 + 1);
+    const n = k.length;
+    this.reserve(n * 3 + 1);
     const loc = this.len;
+    const buf = this.buf;
+    // Keys are mostly short ASCII: copied by a loop of their own (which also
+    // finds a NUL), anything else by writeKeyText.
+    let i = 0;
+    for (; i < n; i++) {
+      const c = k.charCodeAt(i);
+      if (c >= 0x80 || c === 0) break;
+      buf[loc + i] = c;
+    }
+    if (i < n) return this.writeKeyText(k, loc);
+    buf[loc + n] = 0;
+    this.len = loc + n + 1;
+    return loc;
+  }
+
+  /** {@link writeKey} for a key with a character outside ASCII, or a NUL (an error). */
+  private writeKeyText(k: string, loc: number): number {
+    if (k.indexOf("\0") >= 0) this.fail(builderError("a key may not contain NUL"));
     const n = writeUtf8(this.buf, loc, k);
     this.buf[loc + n] = 0;
     this.len = loc + n + 1;
