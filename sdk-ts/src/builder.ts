@@ -600,11 +600,11 @@ export class Builder {
     const n = s.length;
     // Bytes are between n and 3n; guess the width for n (right for ASCII) and
     // move the bytes in the rare case the real length needs a wider prefix.
-    let w = widthOfUInt(n);
+    const w = widthOfUInt(n);
     this.reserve(n * 3 + 17);
     const start = this.len;
     const buf = this.buf;
-    let data = start + padding(start, 1 << w) + (1 << w);
+    const data = start + padding(start, 1 << w) + (1 << w);
     const written = writeUtf8(buf, data, s);
     const real = widthOfUInt(written);
     if (real !== w) {
