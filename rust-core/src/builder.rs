@@ -14,6 +14,9 @@ use crate::pool::{BytesPool, Probe, SignatureMap};
 use crate::scalar::Scalar;
 use crate::types::{pack_type, padding, BitWidth, FlexType};
 
+mod message;
+pub use message::{Field, MapWidths, MessageMap};
+
 /// What the builder deduplicates, with the C++ `BuilderFlag` numbering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ShareFlags(u8);
@@ -509,8 +512,17 @@ impl Builder {
     /// Pushes a UTF-8 string (deduplicated with [`ShareFlags::STRINGS`]).
     #[inline]
     pub fn string(&mut self, s: &str) {
+        if let Some(slot) = self.string_slot(s) {
+            self.stack.push(slot);
+        }
+    }
+
+    /// Writes `s` (or finds it written, with [`ShareFlags::STRINGS`]) and
+    /// returns its slot; `None` when the builder is closed.
+    #[inline(always)]
+    fn string_slot(&mut self, s: &str) -> Option<Slot> {
         if self.closed() {
-            return;
+            return None;
         }
         let bytes = s.as_bytes();
         if self.options.share.contains(ShareFlags::STRINGS) {
@@ -519,12 +531,10 @@ impl Builder {
             let len_at = self.buf.len() + padding(self.buf.len(), width.bytes());
             let data_at = len_at + width.bytes();
             if let Some(existing) = self.string_pool.find_or_insert(&self.buf, bytes, data_at) {
-                self.stack
-                    .push(Slot::new(existing as u64, FlexType::String, width));
-                return;
+                return Some(Slot::new(existing as u64, FlexType::String, width));
             }
         }
-        self.write_blob(bytes, true, FlexType::String);
+        Some(self.write_blob_slot(bytes, true, FlexType::String))
     }
 
     /// Pushes every string of `list`, as calling [`string`](Self::string)
@@ -584,6 +594,13 @@ impl Builder {
     /// short data by two overlapping word stores.
     #[inline(always)]
     fn write_blob(&mut self, data: &[u8], nul: bool, ty: FlexType) {
+        let slot = self.write_blob_slot(data, nul, ty);
+        self.stack.push(slot);
+    }
+
+    /// [`write_blob`](Self::write_blob) without the push: the blob's slot.
+    #[inline(always)]
+    fn write_blob_slot(&mut self, data: &[u8], nul: bool, ty: FlexType) -> Slot {
         let n = data.len();
         let width = BitWidth::of_u64(n as u64);
         let wb = width.bytes();
@@ -622,7 +639,7 @@ impl Builder {
             *p.add(n) = 0;
             self.buf.set_len(loc + n + nul as usize);
         }
-        self.stack.push(Slot::new(loc as u64, ty, width));
+        Slot::new(loc as u64, ty, width)
     }
 
     // ---- indirect scalars ---------------------------------------------

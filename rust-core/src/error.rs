@@ -200,6 +200,11 @@ pub enum BuilderError {
     Finished,
     /// A reused value handle from another builder generation.
     StaleValue,
+    /// A message map given another number of fields than it has keys
+    /// (`expected`, then how many it was given, or more).
+    FieldCount(usize, usize),
+    /// `pop_field` with no value pushed in the innermost open container.
+    NoValue,
 }
 
 /// An error with the place it refers to: a byte offset into the input, a path, or both.
@@ -548,6 +553,10 @@ impl fmt::Display for BuilderError {
             LengthExceedsWidth => f.write_str("vector length does not fit in its element width"),
             Finished => f.write_str("builder already finished; call clear() to reuse it"),
             StaleValue => f.write_str("value handle refers to a cleared buffer"),
+            FieldCount(n, given) => {
+                write!(f, "message map of {n} fields given {given}")
+            }
+            NoValue => f.write_str("no value was pushed to take back"),
         }
     }
 }

@@ -15,6 +15,7 @@
 
 use crate::budget::Budget;
 use crate::builder::{Builder, BuilderOptions, KeyVector, ShareFlags};
+pub use crate::builder::{Field, MapWidths, MessageMap};
 use crate::key_tails::{KeyBlock, KeyTails};
 use std::sync::Arc;
 
@@ -30,6 +31,15 @@ pub trait FlexCoder: Sized {
 
     /// Pushes `self` as one value onto `b`.
     fn encode_into(&self, b: &mut Builder, cx: &mut EncodeContext) -> Result<()>;
+
+    /// Writes `self` as a field of an enclosing message (see [`MessageMap`]).
+    ///
+    /// The default pushes it with [`encode_into`](Self::encode_into) and
+    /// takes it back; generated messages write their map without the push.
+    fn encode_field(&self, b: &mut Builder, cx: &mut EncodeContext) -> Result<Field> {
+        self.encode_into(b, cx)?;
+        b.pop_field()
+    }
 
     /// Decodes a value from `r`.
     fn decode_from(r: Reader<'_>, cx: &mut DecodeContext) -> Result<Self>;

@@ -502,28 +502,10 @@ impl super::ModuleItems for Gen<'_> {
         self.line(0, &format!("impl flexbuf::FlexCoder for {name} {{"));
         self.line(1, &format!("const FINGERPRINT: u64 = {fp:#018x};\n"));
         self.line(1, "fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {");
-        self.line(
-            2,
-            "let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;",
-        );
-        self.line(2, "b.start_map();");
-        for f in mp.wire_fields() {
-            let access = format!("self.{}", self.b.field_name(&f.def.name));
-            if f.def.optional {
-                self.line(2, &format!("match &{access} {{"));
-                self.line(3, &format!("{}(v) => {{", self.std("Some")));
-                let enc = self.encode_expr(&f.def.ty, "v", 4);
-                self.w.raw(&enc);
-                self.line(3, "}");
-                self.line(3, &format!("{} => b.null(),", self.std("None")));
-                self.line(2, "}");
-            } else {
-                let enc = self.encode_expr(&f.def.ty, &format!("&{access}"), 2);
-                self.w.raw(&enc);
-            }
-        }
-        self.line(2, "b.end_map_with_keys(&keys)");
+        self.line(2, "let f = self.encode_field(b, cx)?;");
+        self.line(2, "b.push_field(f)");
         self.line(1, "}\n");
+        self.encode_field(mp);
 
         self.line(1, "fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {");
         self.decode_body(mp, None);
@@ -968,6 +950,108 @@ impl Gen<'_> {
         }
     }
 
+    /// `encode_field` of a message: its offset fields written first (each
+    /// kept in `f{i}`), then every field told to a `MapWidths` and stored
+    /// by a `MessageMap`, in wire order (see `flexbuf::typed::MessageMap`).
+    fn encode_field(&mut self, mp: &MessagePlan<'_>) {
+        self.line(1, "fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {");
+        self.line(
+            2,
+            "let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;",
+        );
+        let fields: Vec<&FieldPlan<'_>> = mp.wire_fields().collect();
+        // How each field reaches the map: a scalar read again from `self`,
+        // or a `Field` kept from the first step.
+        let mut kept = Vec::with_capacity(fields.len());
+        for (i, f) in fields.iter().enumerate() {
+            let access = format!("self.{}", self.b.field_name(&f.def.name));
+            let scalar = !f.def.optional && scalar_field(&f.def.ty);
+            if scalar {
+                kept.push(None);
+                continue;
+            }
+            if f.def.optional {
+                self.line(2, &format!("let f{i} = match &{access} {{"));
+                let some = self.field_value(&f.def.ty, "v", 3);
+                self.line(3, &format!("{}(v) => {some},", self.std("Some")));
+                self.line(
+                    3,
+                    &format!("{} => flexbuf::typed::Field::NULL,", self.std("None")),
+                );
+                self.line(2, "};");
+            } else {
+                let value = self.field_value(&f.def.ty, &format!("&{access}"), 2);
+                self.line(2, &format!("let f{i} = {value};"));
+            }
+            kept.push(Some(f.def.optional));
+        }
+        let mut calls = Vec::new();
+        for (i, (f, k)) in fields.iter().zip(&kept).enumerate() {
+            let access = format!("self.{}", self.b.field_name(&f.def.name));
+            match k {
+                Some(true) => calls.push(format!("w.field({i}, &f{i});")),
+                Some(false) => calls.push(format!("w.child({i}, &f{i});")),
+                None => {
+                    if let Some(call) = width_call(&f.def.ty, &access) {
+                        calls.push(format!("w.{call};"));
+                    }
+                }
+            }
+        }
+        // Booleans alone leave the widths as they start.
+        let mutable = if calls.is_empty() { "" } else { "mut " };
+        let n = fields.len();
+        self.line(
+            2,
+            &format!("let {mutable}w = flexbuf::typed::MapWidths::<{n}>::new(b);"),
+        );
+        for c in &calls {
+            self.line(2, c);
+        }
+        let mutable = if fields.is_empty() { "" } else { "mut " };
+        self.line(2, &format!("let {mutable}m = b.message_map(&keys, &w)?;"));
+        for (i, (f, k)) in fields.iter().zip(&kept).enumerate() {
+            let access = format!("self.{}", self.b.field_name(&f.def.name));
+            match k {
+                Some(true) => self.line(2, &format!("m.field(&f{i});")),
+                Some(false) => self.line(2, &format!("m.child(&f{i});")),
+                None => self.line(2, &format!("m.{};", store_call(&f.def.ty, &access))),
+            }
+        }
+        self.line(2, "m.finish()");
+        self.line(1, "}\n");
+    }
+
+    /// An expression making the `flexbuf::typed::Field` of the value `v`
+    /// (of type `&T`) of type `t`, writing what it points at first.
+    fn field_value(&self, t: &TypeRef, v: &str, indent: usize) -> String {
+        let place = v.strip_prefix('&').unwrap_or(v);
+        let val = match v.strip_prefix('&') {
+            Some(p) => p.to_string(),
+            None => format!("*{v}"),
+        };
+        let field = "flexbuf::typed::Field";
+        match t {
+            TypeRef::Bool => format!("{field}::bool({val})"),
+            TypeRef::I8 | TypeRef::I16 | TypeRef::I32 => format!("{field}::int({val} as i64)"),
+            TypeRef::I64 => format!("{field}::int({val})"),
+            TypeRef::U8 | TypeRef::U16 | TypeRef::U32 => format!("{field}::uint({val} as u64)"),
+            TypeRef::U64 => format!("{field}::uint({val})"),
+            TypeRef::F32 => format!("{field}::float({val})"),
+            TypeRef::F64 => format!("{field}::double({val})"),
+            TypeRef::Enum(_) => format!("{field}::int({place}.value())"),
+            TypeRef::String => format!("b.string_field({v})"),
+            TypeRef::Bytes => format!("b.blob_field({v})"),
+            // Method-call syntax derefs through `&` and `Box` alike.
+            TypeRef::Message(_) | TypeRef::Union(_) => format!("{place}.encode_field(b, cx)?"),
+            _ => {
+                let pad = "    ".repeat(indent);
+                let push = self.encode_expr(t, v, indent + 1);
+                format!("{{\n{push}{pad}    b.pop_field()?\n{pad}}}")
+            }
+        }
+    }
+
     /// Statements pushing the value `v` (an expression of type `&T`) of type `t`.
     fn encode_expr(&self, t: &TypeRef, v: &str, indent: usize) -> String {
         let pad = "    ".repeat(indent);
@@ -1158,5 +1242,41 @@ impl Gen<'_> {
                 self.decode_expr(scalar, "v", 1, false),
             ),
         }
+    }
+}
+
+/// True for the types a message stores inline (numbers, booleans, enums).
+fn scalar_field(t: &TypeRef) -> bool {
+    t.is_scalar() || matches!(t, TypeRef::Enum(_))
+}
+
+/// The `MapWidths` call for the required scalar `access` of type `t`
+/// (`None` for booleans, which the narrowest width holds).
+fn width_call(t: &TypeRef, access: &str) -> Option<String> {
+    Some(match t {
+        TypeRef::Bool => return None,
+        TypeRef::I8 | TypeRef::I16 | TypeRef::I32 => format!("int({access} as i64)"),
+        TypeRef::I64 => format!("int({access})"),
+        TypeRef::U8 | TypeRef::U16 | TypeRef::U32 => format!("uint({access} as u64)"),
+        TypeRef::U64 => format!("uint({access})"),
+        TypeRef::F32 => "float()".into(),
+        TypeRef::F64 => format!("double({access})"),
+        TypeRef::Enum(_) => format!("int({access}.value())"),
+        _ => unreachable!("width_call is only made for scalar fields"),
+    })
+}
+
+/// The `MessageMap` call storing the required scalar `access` of type `t`.
+fn store_call(t: &TypeRef, access: &str) -> String {
+    match t {
+        TypeRef::Bool => format!("bool({access})"),
+        TypeRef::I8 | TypeRef::I16 | TypeRef::I32 => format!("int({access} as i64)"),
+        TypeRef::I64 => format!("int({access})"),
+        TypeRef::U8 | TypeRef::U16 | TypeRef::U32 => format!("uint({access} as u64)"),
+        TypeRef::U64 => format!("uint({access})"),
+        TypeRef::F32 => format!("float({access})"),
+        TypeRef::F64 => format!("double({access})"),
+        TypeRef::Enum(_) => format!("int({access}.value())"),
+        _ => unreachable!("store_call is only made for scalar fields"),
     }
 }

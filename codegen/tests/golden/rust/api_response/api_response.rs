@@ -30,17 +30,32 @@ impl flexbuf::FlexCoder for ApiResponse {
     const FINGERPRINT: u64 = 0x7da1f6262472a7cd;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.start_vector();
-        for e in self.items.iter() {
-            e.encode_into(b, cx)?;
-        }
-        b.end_vector()?;
-        b.int(self.page);
-        b.string(&self.status);
-        b.int(self.total);
-        b.end_map_with_keys(&keys)
+        let f0 = {
+            b.start_vector();
+            for e in self.items.iter() {
+                e.encode_into(b, cx)?;
+            }
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f2 = b.string_field(&self.status);
+        let mut w = flexbuf::typed::MapWidths::<4>::new(b);
+        w.child(0, &f0);
+        w.int(self.page);
+        w.child(2, &f2);
+        w.int(self.total);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.int(self.page);
+        m.child(&f2);
+        m.int(self.total);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -197,23 +212,50 @@ impl flexbuf::FlexCoder for ApiItem {
     const FINGERPRINT: u64 = 0xd7b740de2c8ff13c;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.string(&self.category);
-        b.string(&self.created_at);
-        self.dimensions.encode_into(b, cx)?;
-        b.int(self.id);
-        b.bool(self.in_stock);
-        b.string(&self.name);
-        b.double(self.price);
-        b.int(self.quantity);
-        b.double(self.rating);
-        self.seller.encode_into(b, cx)?;
-        b.string(&self.sku);
-        b.start_vector();
-        b.strings(&self.tags);
-        b.end_vector()?;
-        b.end_map_with_keys(&keys)
+        let f0 = b.string_field(&self.category);
+        let f1 = b.string_field(&self.created_at);
+        let f2 = self.dimensions.encode_field(b, cx)?;
+        let f5 = b.string_field(&self.name);
+        let f9 = self.seller.encode_field(b, cx)?;
+        let f10 = b.string_field(&self.sku);
+        let f11 = {
+            b.start_vector();
+            b.strings(&self.tags);
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<12>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        w.child(2, &f2);
+        w.int(self.id);
+        w.child(5, &f5);
+        w.double(self.price);
+        w.int(self.quantity);
+        w.double(self.rating);
+        w.child(9, &f9);
+        w.child(10, &f10);
+        w.child(11, &f11);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.child(&f2);
+        m.int(self.id);
+        m.bool(self.in_stock);
+        m.child(&f5);
+        m.double(self.price);
+        m.int(self.quantity);
+        m.double(self.rating);
+        m.child(&f9);
+        m.child(&f10);
+        m.child(&f11);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -456,12 +498,21 @@ impl flexbuf::FlexCoder for Dimensions {
     const FINGERPRINT: u64 = 0x2b61782c9ce19dc7;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.double(self.d);
-        b.double(self.h);
-        b.double(self.w);
-        b.end_map_with_keys(&keys)
+        let mut w = flexbuf::typed::MapWidths::<3>::new(b);
+        w.double(self.d);
+        w.double(self.h);
+        w.double(self.w);
+        let mut m = b.message_map(&keys, &w)?;
+        m.double(self.d);
+        m.double(self.h);
+        m.double(self.w);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -562,11 +613,20 @@ impl flexbuf::FlexCoder for Seller {
     const FINGERPRINT: u64 = 0x6e4835bb1c853b36;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.id);
-        b.string(&self.name);
-        b.end_map_with_keys(&keys)
+        let f1 = b.string_field(&self.name);
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.int(self.id);
+        w.child(1, &f1);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.id);
+        m.child(&f1);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {

@@ -100,25 +100,84 @@ impl flexbuf::FlexCoder for Body {
     const FINGERPRINT: u64 = 0x58dd57ffed47f3a8;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.fixed_vector(&self.big)?;
-        b.typed_vector(&self.flags);
-        b.typed_vector(&self.level);
-        b.typed_vector(&self.matrix);
-        b.fixed_vector(&self.pos)?;
-        b.fixed_vector(&self.quat)?;
-        b.fixed_vector(&self.small)?;
-        b.fixed_vector(&self.span)?;
-        match &self.tint {
+        let f0 = {
+            b.fixed_vector(&self.big)?;
+            b.pop_field()?
+        };
+        let f1 = {
+            b.typed_vector(&self.flags);
+            b.pop_field()?
+        };
+        let f2 = {
+            b.typed_vector(&self.level);
+            b.pop_field()?
+        };
+        let f3 = {
+            b.typed_vector(&self.matrix);
+            b.pop_field()?
+        };
+        let f4 = {
+            b.fixed_vector(&self.pos)?;
+            b.pop_field()?
+        };
+        let f5 = {
+            b.fixed_vector(&self.quat)?;
+            b.pop_field()?
+        };
+        let f6 = {
+            b.fixed_vector(&self.small)?;
+            b.pop_field()?
+        };
+        let f7 = {
+            b.fixed_vector(&self.span)?;
+            b.pop_field()?
+        };
+        let f8 = match &self.tint {
             Some(v) => {
                 b.fixed_vector(v)?;
-            }
-            None => b.null(),
-        }
-        b.fixed_vector(&self.ubig)?;
-        b.fixed_vector(&self.uuid)?;
-        b.end_map_with_keys(&keys)
+                b.pop_field()?
+            },
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f9 = {
+            b.fixed_vector(&self.ubig)?;
+            b.pop_field()?
+        };
+        let f10 = {
+            b.fixed_vector(&self.uuid)?;
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<11>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        w.child(2, &f2);
+        w.child(3, &f3);
+        w.child(4, &f4);
+        w.child(5, &f5);
+        w.child(6, &f6);
+        w.child(7, &f7);
+        w.field(8, &f8);
+        w.child(9, &f9);
+        w.child(10, &f10);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.child(&f2);
+        m.child(&f3);
+        m.child(&f4);
+        m.child(&f5);
+        m.child(&f6);
+        m.child(&f7);
+        m.field(&f8);
+        m.child(&f9);
+        m.child(&f10);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -288,26 +347,42 @@ impl flexbuf::FlexCoder for Track {
     const FINGERPRINT: u64 = 0xea26c717165f4324;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        match &self.anchor {
-            Some(v) => {
-                v.encode_into(b, cx)?;
+        let f0 = match &self.anchor {
+            Some(v) => v.encode_field(b, cx)?,
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f1 = {
+            b.start_map();
+            for (k, e) in self.marks.iter() {
+                b.key(k);
+                b.fixed_vector(e)?;
             }
-            None => b.null(),
-        }
-        b.start_map();
-        for (k, e) in self.marks.iter() {
-            b.key(k);
-            b.fixed_vector(e)?;
-        }
-        b.end_map()?;
-        b.start_vector();
-        for e in self.points.iter() {
-            b.fixed_vector(e)?;
-        }
-        b.end_vector()?;
-        b.end_map_with_keys(&keys)
+            b.end_map()?;
+            b.pop_field()?
+        };
+        let f2 = {
+            b.start_vector();
+            for e in self.points.iter() {
+                b.fixed_vector(e)?;
+            }
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<3>::new(b);
+        w.field(0, &f0);
+        w.child(1, &f1);
+        w.child(2, &f2);
+        let mut m = b.message_map(&keys, &w)?;
+        m.field(&f0);
+        m.child(&f1);
+        m.child(&f2);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -441,10 +516,21 @@ impl flexbuf::FlexCoder for Wide {
     const FINGERPRINT: u64 = 0xab7cf4ddb1583f0b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.typed_vector(&self.samples);
-        b.end_map_with_keys(&keys)
+        let f0 = {
+            b.typed_vector(&self.samples);
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.child(0, &f0);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {

@@ -31,21 +31,41 @@ impl flexbuf::FlexCoder for ChatThread {
     const FINGERPRINT: u64 = 0x184f151f37e3746d;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.start_vector();
-        for e in self.messages.iter() {
-            e.encode_into(b, cx)?;
-        }
-        b.end_vector()?;
-        b.start_vector();
-        for e in self.participants.iter() {
-            e.encode_into(b, cx)?;
-        }
-        b.end_vector()?;
-        b.string(&self.thread_id);
-        b.string(&self.title);
-        b.end_map_with_keys(&keys)
+        let f0 = {
+            b.start_vector();
+            for e in self.messages.iter() {
+                e.encode_into(b, cx)?;
+            }
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f1 = {
+            b.start_vector();
+            for e in self.participants.iter() {
+                e.encode_into(b, cx)?;
+            }
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f2 = b.string_field(&self.thread_id);
+        let f3 = b.string_field(&self.title);
+        let mut w = flexbuf::typed::MapWidths::<4>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        w.child(2, &f2);
+        w.child(3, &f3);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.child(&f2);
+        m.child(&f3);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -188,14 +208,29 @@ impl flexbuf::FlexCoder for Participant {
     const FINGERPRINT: u64 = 0x95d13017db40844a;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.string(&self.avatar);
-        b.string(&self.handle);
-        b.int(self.id);
-        b.string(&self.name);
-        b.string(&self.role);
-        b.end_map_with_keys(&keys)
+        let f0 = b.string_field(&self.avatar);
+        let f1 = b.string_field(&self.handle);
+        let f3 = b.string_field(&self.name);
+        let f4 = b.string_field(&self.role);
+        let mut w = flexbuf::typed::MapWidths::<5>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        w.int(self.id);
+        w.child(3, &f3);
+        w.child(4, &f4);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.int(self.id);
+        m.child(&f3);
+        m.child(&f4);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -361,33 +396,59 @@ impl flexbuf::FlexCoder for ChatMessage {
     const FINGERPRINT: u64 = 0xb9121db36b65148e;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.start_vector();
-        for e in self.attachments.iter() {
-            e.encode_into(b, cx)?;
-        }
-        b.end_vector()?;
-        b.int(self.author);
-        b.bool(self.edited);
-        b.int(self.id);
-        b.string(&self.kind);
-        self.metadata.encode_into(b, cx)?;
-        b.start_map();
-        for (k, e) in self.reactions.iter() {
-            b.key(k);
-            b.int(*e);
-        }
-        b.end_map()?;
-        match &self.reply_to {
-            Some(v) => {
-                b.int(*v);
+        let f0 = {
+            b.start_vector();
+            for e in self.attachments.iter() {
+                e.encode_into(b, cx)?;
             }
-            None => b.null(),
-        }
-        b.string(&self.sent_at);
-        b.string(&self.text);
-        b.end_map_with_keys(&keys)
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f4 = b.string_field(&self.kind);
+        let f5 = self.metadata.encode_field(b, cx)?;
+        let f6 = {
+            b.start_map();
+            for (k, e) in self.reactions.iter() {
+                b.key(k);
+                b.int(*e);
+            }
+            b.end_map()?;
+            b.pop_field()?
+        };
+        let f7 = match &self.reply_to {
+            Some(v) => flexbuf::typed::Field::int(*v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f8 = b.string_field(&self.sent_at);
+        let f9 = b.string_field(&self.text);
+        let mut w = flexbuf::typed::MapWidths::<10>::new(b);
+        w.child(0, &f0);
+        w.int(self.author);
+        w.int(self.id);
+        w.child(4, &f4);
+        w.child(5, &f5);
+        w.child(6, &f6);
+        w.field(7, &f7);
+        w.child(8, &f8);
+        w.child(9, &f9);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.int(self.author);
+        m.bool(self.edited);
+        m.int(self.id);
+        m.child(&f4);
+        m.child(&f5);
+        m.child(&f6);
+        m.field(&f7);
+        m.child(&f8);
+        m.child(&f9);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -620,53 +681,62 @@ impl flexbuf::FlexCoder for Attachment {
     const FINGERPRINT: u64 = 0x1b3389314a18d093;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        match &self.alt {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.height {
-            Some(v) => {
-                b.int(*v);
-            }
-            None => b.null(),
-        }
-        match &self.mime {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.name {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.sha256 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        b.int(self.size);
-        b.string(&self.r#type);
-        match &self.url {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.width {
-            Some(v) => {
-                b.int(*v);
-            }
-            None => b.null(),
-        }
-        b.end_map_with_keys(&keys)
+        let f0 = match &self.alt {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f1 = match &self.height {
+            Some(v) => flexbuf::typed::Field::int(*v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f2 = match &self.mime {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f3 = match &self.name {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f4 = match &self.sha256 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f6 = b.string_field(&self.r#type);
+        let f7 = match &self.url {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f8 = match &self.width {
+            Some(v) => flexbuf::typed::Field::int(*v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let mut w = flexbuf::typed::MapWidths::<9>::new(b);
+        w.field(0, &f0);
+        w.field(1, &f1);
+        w.field(2, &f2);
+        w.field(3, &f3);
+        w.field(4, &f4);
+        w.int(self.size);
+        w.child(6, &f6);
+        w.field(7, &f7);
+        w.field(8, &f8);
+        let mut m = b.message_map(&keys, &w)?;
+        m.field(&f0);
+        m.field(&f1);
+        m.field(&f2);
+        m.field(&f3);
+        m.field(&f4);
+        m.int(self.size);
+        m.child(&f6);
+        m.field(&f7);
+        m.field(&f8);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -901,59 +971,71 @@ impl flexbuf::FlexCoder for ChatMetadata {
     const FINGERPRINT: u64 = 0x1296427971253729;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        match &self.actor {
-            Some(v) => {
-                b.int(*v);
-            }
-            None => b.null(),
-        }
-        match &self.client {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.closes_at {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.event {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.lang {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.multiple {
-            Some(v) => {
-                b.bool(*v);
-            }
-            None => b.null(),
-        }
-        match &self.options {
+        let f0 = match &self.actor {
+            Some(v) => flexbuf::typed::Field::int(*v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f1 = match &self.client {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f2 = match &self.closes_at {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f3 = match &self.event {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f4 = match &self.lang {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f5 = match &self.multiple {
+            Some(v) => flexbuf::typed::Field::bool(*v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f6 = match &self.options {
             Some(v) => {
                 b.start_vector();
                 b.strings(v);
                 b.end_vector()?;
-            }
-            None => b.null(),
-        }
-        match &self.votes {
+                b.pop_field()?
+            },
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f7 = match &self.votes {
             Some(v) => {
                 b.typed_vector(v);
-            }
-            None => b.null(),
-        }
-        b.end_map_with_keys(&keys)
+                b.pop_field()?
+            },
+            None => flexbuf::typed::Field::NULL,
+        };
+        let mut w = flexbuf::typed::MapWidths::<8>::new(b);
+        w.field(0, &f0);
+        w.field(1, &f1);
+        w.field(2, &f2);
+        w.field(3, &f3);
+        w.field(4, &f4);
+        w.field(5, &f5);
+        w.field(6, &f6);
+        w.field(7, &f7);
+        let mut m = b.message_map(&keys, &w)?;
+        m.field(&f0);
+        m.field(&f1);
+        m.field(&f2);
+        m.field(&f3);
+        m.field(&f4);
+        m.field(&f5);
+        m.field(&f6);
+        m.field(&f7);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {

@@ -32,19 +32,29 @@ impl flexbuf::FlexCoder for DeepLevel {
     const FINGERPRINT: u64 = 0x10493dc58090fcb2;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        match &self.child {
-            Some(v) => {
-                v.encode_into(b, cx)?;
-            }
-            None => b.null(),
-        }
-        b.int(self.depth);
-        b.bool(self.even);
-        b.string(&self.label);
-        b.double(self.weight);
-        b.end_map_with_keys(&keys)
+        let f0 = match &self.child {
+            Some(v) => v.encode_field(b, cx)?,
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f3 = b.string_field(&self.label);
+        let mut w = flexbuf::typed::MapWidths::<5>::new(b);
+        w.field(0, &f0);
+        w.int(self.depth);
+        w.child(3, &f3);
+        w.double(self.weight);
+        let mut m = b.message_map(&keys, &w)?;
+        m.field(&f0);
+        m.int(self.depth);
+        m.bool(self.even);
+        m.child(&f3);
+        m.double(self.weight);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {

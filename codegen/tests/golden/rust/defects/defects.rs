@@ -179,46 +179,53 @@ impl flexbuf::FlexCoder for Profile {
     const FINGERPRINT: u64 = 0xacf55798815396ce;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        match &self.active {
-            Some(v) => {
-                b.bool(*v);
-            }
-            None => b.null(),
-        }
-        match &self.age {
-            Some(v) => {
-                b.int(*v as i64);
-            }
-            None => b.null(),
-        }
-        b.uint(self.id as u64);
-        match &self.nickname {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.note {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.score {
-            Some(v) => {
-                b.double(*v);
-            }
-            None => b.null(),
-        }
-        match &self.tint {
-            Some(v) => {
-                b.int(v.value());
-            }
-            None => b.null(),
-        }
-        b.end_map_with_keys(&keys)
+        let f0 = match &self.active {
+            Some(v) => flexbuf::typed::Field::bool(*v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f1 = match &self.age {
+            Some(v) => flexbuf::typed::Field::int(*v as i64),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f3 = match &self.nickname {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f4 = match &self.note {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f5 = match &self.score {
+            Some(v) => flexbuf::typed::Field::double(*v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f6 = match &self.tint {
+            Some(v) => flexbuf::typed::Field::int(v.value()),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let mut w = flexbuf::typed::MapWidths::<7>::new(b);
+        w.field(0, &f0);
+        w.field(1, &f1);
+        w.uint(self.id as u64);
+        w.field(3, &f3);
+        w.field(4, &f4);
+        w.field(5, &f5);
+        w.field(6, &f6);
+        let mut m = b.message_map(&keys, &w)?;
+        m.field(&f0);
+        m.field(&f1);
+        m.uint(self.id as u64);
+        m.field(&f3);
+        m.field(&f4);
+        m.field(&f5);
+        m.field(&f6);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -426,11 +433,21 @@ impl flexbuf::FlexCoder for Address {
     const FINGERPRINT: u64 = 0xd2015ea722a75612;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.string(&self.street);
-        b.string(&self.zip);
-        b.end_map_with_keys(&keys)
+        let f0 = b.string_field(&self.street);
+        let f1 = b.string_field(&self.zip);
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -551,11 +568,21 @@ impl flexbuf::FlexCoder for Contact {
     const FINGERPRINT: u64 = 0x5d1cbc48200c984b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.string(&self.email);
-        b.string(&self.phone);
-        b.end_map_with_keys(&keys)
+        let f0 = b.string_field(&self.email);
+        let f1 = b.string_field(&self.phone);
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -702,29 +729,50 @@ impl flexbuf::FlexCoder for Settings {
     const FINGERPRINT: u64 = 0x67fe7c04415a6765;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.color.value());
-        b.start_map();
-        for (k, e) in self.limits.iter() {
-            b.key(k);
-            b.int(*e);
-        }
-        b.end_map()?;
-        b.bool(self.muted);
-        match &self.nickname {
-            Some(v) => {
-                b.string(v);
+        let f1 = {
+            b.start_map();
+            for (k, e) in self.limits.iter() {
+                b.key(k);
+                b.int(*e);
             }
-            None => b.null(),
-        }
-        b.float(self.ratio);
-        b.start_vector();
-        b.strings(&self.tags);
-        b.end_vector()?;
-        b.string(&self.theme);
-        b.uint(self.volume as u64);
-        b.end_map_with_keys(&keys)
+            b.end_map()?;
+            b.pop_field()?
+        };
+        let f3 = match &self.nickname {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f5 = {
+            b.start_vector();
+            b.strings(&self.tags);
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f6 = b.string_field(&self.theme);
+        let mut w = flexbuf::typed::MapWidths::<8>::new(b);
+        w.int(self.color.value());
+        w.child(1, &f1);
+        w.field(3, &f3);
+        w.float();
+        w.child(5, &f5);
+        w.child(6, &f6);
+        w.uint(self.volume as u64);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.color.value());
+        m.child(&f1);
+        m.bool(self.muted);
+        m.field(&f3);
+        m.float(self.ratio);
+        m.child(&f5);
+        m.child(&f6);
+        m.uint(self.volume as u64);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -927,9 +975,15 @@ impl flexbuf::FlexCoder for Empty {
     const FINGERPRINT: u64 = 0xe71e789e6df73873;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.end_map_with_keys(&keys)
+        let w = flexbuf::typed::MapWidths::<0>::new(b);
+        let m = b.message_map(&keys, &w)?;
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1003,10 +1057,17 @@ impl flexbuf::FlexCoder for Circle {
     const FINGERPRINT: u64 = 0x773e43ad592ec7c9;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.double(self.radius);
-        b.end_map_with_keys(&keys)
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.double(self.radius);
+        let mut m = b.message_map(&keys, &w)?;
+        m.double(self.radius);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1089,10 +1150,17 @@ impl flexbuf::FlexCoder for Square {
     const FINGERPRINT: u64 = 0x0ee667b2a9f6a49d;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.uint(self.side as u64);
-        b.end_map_with_keys(&keys)
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.uint(self.side as u64);
+        let mut m = b.message_map(&keys, &w)?;
+        m.uint(self.side as u64);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1201,39 +1269,62 @@ impl flexbuf::FlexCoder for Canvas {
     const FINGERPRINT: u64 = 0x7eba7bcb42042aae;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.color.value());
-        b.start_map();
-        for (k, e) in self.layers.iter() {
-            b.key(k);
-            e.encode_into(b, cx)?;
-        }
-        b.end_map()?;
-        b.int(self.level.value());
-        b.start_vector();
-        for e in self.palette.iter() {
-            b.int(e.value());
-        }
-        b.end_vector()?;
-        match &self.shape {
-            Some(v) => {
-                v.encode_into(b, cx)?;
+        let f1 = {
+            b.start_map();
+            for (k, e) in self.layers.iter() {
+                b.key(k);
+                e.encode_into(b, cx)?;
             }
-            None => b.null(),
-        }
-        b.start_vector();
-        for e in self.shapes.iter() {
-            e.encode_into(b, cx)?;
-        }
-        b.end_vector()?;
-        match &self.tint {
-            Some(v) => {
-                b.int(v.value());
+            b.end_map()?;
+            b.pop_field()?
+        };
+        let f3 = {
+            b.start_vector();
+            for e in self.palette.iter() {
+                b.int(e.value());
             }
-            None => b.null(),
-        }
-        b.end_map_with_keys(&keys)
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f4 = match &self.shape {
+            Some(v) => v.encode_field(b, cx)?,
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f5 = {
+            b.start_vector();
+            for e in self.shapes.iter() {
+                e.encode_into(b, cx)?;
+            }
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f6 = match &self.tint {
+            Some(v) => flexbuf::typed::Field::int(v.value()),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let mut w = flexbuf::typed::MapWidths::<7>::new(b);
+        w.int(self.color.value());
+        w.child(1, &f1);
+        w.int(self.level.value());
+        w.child(3, &f3);
+        w.field(4, &f4);
+        w.child(5, &f5);
+        w.field(6, &f6);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.color.value());
+        m.child(&f1);
+        m.int(self.level.value());
+        m.child(&f3);
+        m.field(&f4);
+        m.child(&f5);
+        m.field(&f6);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1431,12 +1522,22 @@ impl flexbuf::FlexCoder for Seller {
     const FINGERPRINT: u64 = 0x9fe27e48f79877b2;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.uint(self.id);
-        b.string(&self.name);
-        b.uint(self.rating as u64);
-        b.end_map_with_keys(&keys)
+        let f1 = b.string_field(&self.name);
+        let mut w = flexbuf::typed::MapWidths::<3>::new(b);
+        w.uint(self.id);
+        w.child(1, &f1);
+        w.uint(self.rating as u64);
+        let mut m = b.message_map(&keys, &w)?;
+        m.uint(self.id);
+        m.child(&f1);
+        m.uint(self.rating as u64);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1566,16 +1667,33 @@ impl flexbuf::FlexCoder for Item {
     const FINGERPRINT: u64 = 0x96e1034519b5933c;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.double(self.price);
-        b.uint(self.qty as u64);
-        self.seller.encode_into(b, cx)?;
-        b.string(&self.sku);
-        b.start_vector();
-        b.strings(&self.tags);
-        b.end_vector()?;
-        b.end_map_with_keys(&keys)
+        let f2 = self.seller.encode_field(b, cx)?;
+        let f3 = b.string_field(&self.sku);
+        let f4 = {
+            b.start_vector();
+            b.strings(&self.tags);
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<5>::new(b);
+        w.double(self.price);
+        w.uint(self.qty as u64);
+        w.child(2, &f2);
+        w.child(3, &f3);
+        w.child(4, &f4);
+        let mut m = b.message_map(&keys, &w)?;
+        m.double(self.price);
+        m.uint(self.qty as u64);
+        m.child(&f2);
+        m.child(&f3);
+        m.child(&f4);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1735,36 +1853,70 @@ impl flexbuf::FlexCoder for Order {
     const FINGERPRINT: u64 = 0x27ae0e342456ee6c;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.start_map();
-        for (k, e) in self.by_sku.iter() {
-            b.key(k);
-            e.encode_into(b, cx)?;
-        }
-        b.end_map()?;
-        b.string(&self.label);
-        b.int(self.id);
-        b.start_vector();
-        for e in self.items.iter() {
-            e.encode_into(b, cx)?;
-        }
-        b.end_vector()?;
-        b.start_vector();
-        for e in self.matrix.iter() {
-            b.typed_vector(e);
-        }
-        b.end_vector()?;
-        b.start_vector();
-        b.strings(&self.notes);
-        b.end_vector()?;
-        b.start_map();
-        for (k, e) in self.sellers.iter() {
-            b.key(k);
-            e.encode_into(b, cx)?;
-        }
-        b.end_map()?;
-        b.end_map_with_keys(&keys)
+        let f0 = {
+            b.start_map();
+            for (k, e) in self.by_sku.iter() {
+                b.key(k);
+                e.encode_into(b, cx)?;
+            }
+            b.end_map()?;
+            b.pop_field()?
+        };
+        let f1 = b.string_field(&self.label);
+        let f3 = {
+            b.start_vector();
+            for e in self.items.iter() {
+                e.encode_into(b, cx)?;
+            }
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f4 = {
+            b.start_vector();
+            for e in self.matrix.iter() {
+                b.typed_vector(e);
+            }
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f5 = {
+            b.start_vector();
+            b.strings(&self.notes);
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f6 = {
+            b.start_map();
+            for (k, e) in self.sellers.iter() {
+                b.key(k);
+                e.encode_into(b, cx)?;
+            }
+            b.end_map()?;
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<7>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        w.int(self.id);
+        w.child(3, &f3);
+        w.child(4, &f4);
+        w.child(5, &f5);
+        w.child(6, &f6);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.int(self.id);
+        m.child(&f3);
+        m.child(&f4);
+        m.child(&f5);
+        m.child(&f6);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1960,21 +2112,39 @@ impl flexbuf::FlexCoder for Ranges {
     const FINGERPRINT: u64 = 0x67c0d32d0bdf1b9b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.blob(&self.data);
-        b.float(self.f32v);
-        b.double(self.f64v);
-        b.bool(self.flag);
-        b.int(self.i16v as i64);
-        b.int(self.i32v as i64);
-        b.int(self.i64v);
-        b.int(self.i8v as i64);
-        b.uint(self.u16v as u64);
-        b.uint(self.u32v as u64);
-        b.uint(self.u64v);
-        b.uint(self.u8v as u64);
-        b.end_map_with_keys(&keys)
+        let f0 = b.blob_field(&self.data);
+        let mut w = flexbuf::typed::MapWidths::<12>::new(b);
+        w.child(0, &f0);
+        w.float();
+        w.double(self.f64v);
+        w.int(self.i16v as i64);
+        w.int(self.i32v as i64);
+        w.int(self.i64v);
+        w.int(self.i8v as i64);
+        w.uint(self.u16v as u64);
+        w.uint(self.u32v as u64);
+        w.uint(self.u64v);
+        w.uint(self.u8v as u64);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.float(self.f32v);
+        m.double(self.f64v);
+        m.bool(self.flag);
+        m.int(self.i16v as i64);
+        m.int(self.i32v as i64);
+        m.int(self.i64v);
+        m.int(self.i8v as i64);
+        m.uint(self.u16v as u64);
+        m.uint(self.u32v as u64);
+        m.uint(self.u64v);
+        m.uint(self.u8v as u64);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -2232,27 +2402,83 @@ impl flexbuf::FlexCoder for Vectors {
     const FINGERPRINT: u64 = 0x98d55661c0201254;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.start_vector();
-        for e in self.blobs.iter() {
-            b.blob(e);
-        }
-        b.end_vector()?;
-        b.typed_vector(&self.bools);
-        b.start_vector();
-        for e in self.colors.iter() {
-            b.int(e.value());
-        }
-        b.end_vector()?;
-        b.typed_vector(&self.f32s);
-        b.typed_vector(&self.f64s);
-        b.typed_vector(&self.i16s);
-        b.typed_vector(&self.i64s);
-        b.typed_vector(&self.u32s);
-        b.typed_vector(&self.u64s);
-        b.typed_vector(&self.u8s);
-        b.end_map_with_keys(&keys)
+        let f0 = {
+            b.start_vector();
+            for e in self.blobs.iter() {
+                b.blob(e);
+            }
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f1 = {
+            b.typed_vector(&self.bools);
+            b.pop_field()?
+        };
+        let f2 = {
+            b.start_vector();
+            for e in self.colors.iter() {
+                b.int(e.value());
+            }
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f3 = {
+            b.typed_vector(&self.f32s);
+            b.pop_field()?
+        };
+        let f4 = {
+            b.typed_vector(&self.f64s);
+            b.pop_field()?
+        };
+        let f5 = {
+            b.typed_vector(&self.i16s);
+            b.pop_field()?
+        };
+        let f6 = {
+            b.typed_vector(&self.i64s);
+            b.pop_field()?
+        };
+        let f7 = {
+            b.typed_vector(&self.u32s);
+            b.pop_field()?
+        };
+        let f8 = {
+            b.typed_vector(&self.u64s);
+            b.pop_field()?
+        };
+        let f9 = {
+            b.typed_vector(&self.u8s);
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<10>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        w.child(2, &f2);
+        w.child(3, &f3);
+        w.child(4, &f4);
+        w.child(5, &f5);
+        w.child(6, &f6);
+        w.child(7, &f7);
+        w.child(8, &f8);
+        w.child(9, &f9);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.child(&f2);
+        m.child(&f3);
+        m.child(&f4);
+        m.child(&f5);
+        m.child(&f6);
+        m.child(&f7);
+        m.child(&f8);
+        m.child(&f9);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {

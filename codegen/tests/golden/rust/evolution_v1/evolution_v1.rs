@@ -109,10 +109,17 @@ impl flexbuf::FlexCoder for AddOptional {
     const FINGERPRINT: u64 = 0x5ef1ffff9da7af73;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.id as i64);
-        b.end_map_with_keys(&keys)
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.int(self.id as i64);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.id as i64);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -195,10 +202,17 @@ impl flexbuf::FlexCoder for AddRequired {
     const FINGERPRINT: u64 = 0x5ef1ffff9da7af73;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.id as i64);
-        b.end_map_with_keys(&keys)
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.int(self.id as i64);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.id as i64);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -283,11 +297,20 @@ impl flexbuf::FlexCoder for RemoveField {
     const FINGERPRINT: u64 = 0xaf56cfdacb13daa9;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.id as i64);
-        b.string(&self.legacy);
-        b.end_map_with_keys(&keys)
+        let f1 = b.string_field(&self.legacy);
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.int(self.id as i64);
+        w.child(1, &f1);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.id as i64);
+        m.child(&f1);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -398,11 +421,20 @@ impl flexbuf::FlexCoder for Rename {
     const FINGERPRINT: u64 = 0x8506e6c7b627401d;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.string(&self.title);
-        b.int(self.year as i64);
-        b.end_map_with_keys(&keys)
+        let f0 = b.string_field(&self.title);
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.child(0, &f0);
+        w.int(self.year as i64);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.int(self.year as i64);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -515,12 +547,21 @@ impl flexbuf::FlexCoder for Reorder {
     const FINGERPRINT: u64 = 0x66165a9a7011979e;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.a as i64);
-        b.string(&self.b);
-        b.bool(self.c);
-        b.end_map_with_keys(&keys)
+        let f1 = b.string_field(&self.b);
+        let mut w = flexbuf::typed::MapWidths::<3>::new(b);
+        w.int(self.a as i64);
+        w.child(1, &f1);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.a as i64);
+        m.child(&f1);
+        m.bool(self.c);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -644,11 +685,23 @@ impl flexbuf::FlexCoder for Widen {
     const FINGERPRINT: u64 = 0xb62c7456cf280dbd;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.count as i64);
-        b.typed_vector(&self.samples);
-        b.end_map_with_keys(&keys)
+        let f1 = {
+            b.typed_vector(&self.samples);
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.int(self.count as i64);
+        w.child(1, &f1);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.count as i64);
+        m.child(&f1);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -757,10 +810,18 @@ impl flexbuf::FlexCoder for Retype {
     const FINGERPRINT: u64 = 0x300d7d8bd63720dd;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.string(&self.code);
-        b.end_map_with_keys(&keys)
+        let f0 = b.string_field(&self.code);
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.child(0, &f0);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -858,11 +919,20 @@ impl flexbuf::FlexCoder for Member {
     const FINGERPRINT: u64 = 0x676af9aeb7fdd3dc;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.string(&self.name);
-        b.int(self.status.value());
-        b.end_map_with_keys(&keys)
+        let f0 = b.string_field(&self.name);
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.child(0, &f0);
+        w.int(self.status.value());
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.int(self.status.value());
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -971,14 +1041,25 @@ impl flexbuf::FlexCoder for Team {
     const FINGERPRINT: u64 = 0x49cd0080068655c1;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.start_vector();
-        for e in self.members.iter() {
-            e.encode_into(b, cx)?;
-        }
-        b.end_vector()?;
-        b.end_map_with_keys(&keys)
+        let f0 = {
+            b.start_vector();
+            for e in self.members.iter() {
+                e.encode_into(b, cx)?;
+            }
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.child(0, &f0);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1074,15 +1155,21 @@ impl flexbuf::FlexCoder for Owner {
     const FINGERPRINT: u64 = 0xff3248f4d58a49c0;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        match &self.pet {
-            Some(v) => {
-                v.encode_into(b, cx)?;
-            }
-            None => b.null(),
-        }
-        b.end_map_with_keys(&keys)
+        let f0 = match &self.pet {
+            Some(v) => v.encode_field(b, cx)?,
+            None => flexbuf::typed::Field::NULL,
+        };
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.field(0, &f0);
+        let mut m = b.message_map(&keys, &w)?;
+        m.field(&f0);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {

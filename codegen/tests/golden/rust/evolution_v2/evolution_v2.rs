@@ -137,23 +137,31 @@ impl flexbuf::FlexCoder for AddOptional {
     const FINGERPRINT: u64 = 0xb58fa788733c703b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.uint(self.count as u64);
-        b.int(self.id as i64);
-        match &self.nickname {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.note {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        b.end_map_with_keys(&keys)
+        let f2 = match &self.nickname {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f3 = match &self.note {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let mut w = flexbuf::typed::MapWidths::<4>::new(b);
+        w.uint(self.count as u64);
+        w.int(self.id as i64);
+        w.field(2, &f2);
+        w.field(3, &f3);
+        let mut m = b.message_map(&keys, &w)?;
+        m.uint(self.count as u64);
+        m.int(self.id as i64);
+        m.field(&f2);
+        m.field(&f3);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -307,11 +315,20 @@ impl flexbuf::FlexCoder for AddRequired {
     const FINGERPRINT: u64 = 0xfd363f952687c214;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.id as i64);
-        b.string(&self.owner);
-        b.end_map_with_keys(&keys)
+        let f1 = b.string_field(&self.owner);
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.int(self.id as i64);
+        w.child(1, &f1);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.id as i64);
+        m.child(&f1);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -420,10 +437,17 @@ impl flexbuf::FlexCoder for RemoveField {
     const FINGERPRINT: u64 = 0x5ef1ffff9da7af73;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.id as i64);
-        b.end_map_with_keys(&keys)
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.int(self.id as i64);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.id as i64);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -508,11 +532,20 @@ impl flexbuf::FlexCoder for Rename {
     const FINGERPRINT: u64 = 0x8506e6c7b627401d;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.string(&self.name);
-        b.int(self.year as i64);
-        b.end_map_with_keys(&keys)
+        let f0 = b.string_field(&self.name);
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.child(0, &f0);
+        w.int(self.year as i64);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.int(self.year as i64);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -625,12 +658,21 @@ impl flexbuf::FlexCoder for Reorder {
     const FINGERPRINT: u64 = 0x66165a9a7011979e;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.a as i64);
-        b.string(&self.b);
-        b.bool(self.c);
-        b.end_map_with_keys(&keys)
+        let f1 = b.string_field(&self.b);
+        let mut w = flexbuf::typed::MapWidths::<3>::new(b);
+        w.int(self.a as i64);
+        w.child(1, &f1);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.a as i64);
+        m.child(&f1);
+        m.bool(self.c);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -754,11 +796,23 @@ impl flexbuf::FlexCoder for Widen {
     const FINGERPRINT: u64 = 0x1a4981c088596ac3;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.count);
-        b.typed_vector(&self.samples);
-        b.end_map_with_keys(&keys)
+        let f1 = {
+            b.typed_vector(&self.samples);
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.int(self.count);
+        w.child(1, &f1);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.count);
+        m.child(&f1);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -867,10 +921,17 @@ impl flexbuf::FlexCoder for Retype {
     const FINGERPRINT: u64 = 0x6cafda8bf88f178a;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.code);
-        b.end_map_with_keys(&keys)
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.int(self.code);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.code);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -957,12 +1018,23 @@ impl flexbuf::FlexCoder for Member {
     const FINGERPRINT: u64 = 0x65324bd784915c7b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.string(&self.name);
-        b.string(&self.role);
-        b.int(self.status.value());
-        b.end_map_with_keys(&keys)
+        let f0 = b.string_field(&self.name);
+        let f1 = b.string_field(&self.role);
+        let mut w = flexbuf::typed::MapWidths::<3>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        w.int(self.status.value());
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.int(self.status.value());
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1084,14 +1156,25 @@ impl flexbuf::FlexCoder for Team {
     const FINGERPRINT: u64 = 0x48c4f2d252f1d6dc;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.start_vector();
-        for e in self.members.iter() {
-            e.encode_into(b, cx)?;
-        }
-        b.end_vector()?;
-        b.end_map_with_keys(&keys)
+        let f0 = {
+            b.start_vector();
+            for e in self.members.iter() {
+                e.encode_into(b, cx)?;
+            }
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.child(0, &f0);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1187,15 +1270,21 @@ impl flexbuf::FlexCoder for Owner {
     const FINGERPRINT: u64 = 0x9cfc39fd340d6a2b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        match &self.pet {
-            Some(v) => {
-                v.encode_into(b, cx)?;
-            }
-            None => b.null(),
-        }
-        b.end_map_with_keys(&keys)
+        let f0 = match &self.pet {
+            Some(v) => v.encode_field(b, cx)?,
+            None => flexbuf::typed::Field::NULL,
+        };
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.field(0, &f0);
+        let mut m = b.message_map(&keys, &w)?;
+        m.field(&f0);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {

@@ -222,58 +222,115 @@ impl flexbuf::FlexCoder for Object {
     const FINGERPRINT: u64 = 0x9df23445bb787b5b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.none as i64);
-        b.bool(self.r#true);
-        b.int(self.proto as i64);
-        b.int(self.r#async as i64);
-        b.int(self.b as i64);
-        b.string(&self.class);
-        b.int(self.cls as i64);
-        b.int(self.constructor as i64);
-        b.int(self.crate_ as i64);
-        b.int(self.cx as i64);
-        b.int(self.decode as i64);
-        b.int(self.def as i64);
-        b.int(self.encode as i64);
-        b.int(self.fast as i64);
-        b.int(self.flex_map as i64);
-        b.int(self.r#fn as i64);
-        b.int(self.from_bytes as i64);
-        b.int(self.fun as i64);
-        b.int(self.r#in as i64);
-        b.int(self.init as i64);
-        b.int(self.is as i64);
-        b.start_vector();
-        b.strings(&self.keys);
-        b.end_vector()?;
-        b.int(self.kind.value());
-        b.int(self.r#let as i64);
-        b.int(self.m as i64);
-        b.start_map();
-        for (k, e) in self.map.iter() {
-            b.key(k);
-            b.int(*e as i64);
-        }
-        b.end_map()?;
-        b.int(self.r#match as i64);
-        b.bool(self.new);
-        b.int(self.object as i64);
-        b.int(self.other as i64);
-        b.int(self.r as i64);
-        b.string(&self.raw);
-        b.int(self.read as i64);
-        b.int(self.read_field as i64);
-        b.int(self.self_ as i64);
-        b.int(self.super_ as i64);
-        b.string(&self.r#type);
-        b.int(self.r#typeof as i64);
-        b.int(self.val as i64);
-        b.int(self.value as i64);
-        b.int(self.when as i64);
-        b.int(self.r#yield as i64);
-        b.end_map_with_keys(&keys)
+        let f5 = b.string_field(&self.class);
+        let f21 = {
+            b.start_vector();
+            b.strings(&self.keys);
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f25 = {
+            b.start_map();
+            for (k, e) in self.map.iter() {
+                b.key(k);
+                b.int(*e as i64);
+            }
+            b.end_map()?;
+            b.pop_field()?
+        };
+        let f31 = b.string_field(&self.raw);
+        let f36 = b.string_field(&self.r#type);
+        let mut w = flexbuf::typed::MapWidths::<42>::new(b);
+        w.int(self.none as i64);
+        w.int(self.proto as i64);
+        w.int(self.r#async as i64);
+        w.int(self.b as i64);
+        w.child(5, &f5);
+        w.int(self.cls as i64);
+        w.int(self.constructor as i64);
+        w.int(self.crate_ as i64);
+        w.int(self.cx as i64);
+        w.int(self.decode as i64);
+        w.int(self.def as i64);
+        w.int(self.encode as i64);
+        w.int(self.fast as i64);
+        w.int(self.flex_map as i64);
+        w.int(self.r#fn as i64);
+        w.int(self.from_bytes as i64);
+        w.int(self.fun as i64);
+        w.int(self.r#in as i64);
+        w.int(self.init as i64);
+        w.int(self.is as i64);
+        w.child(21, &f21);
+        w.int(self.kind.value());
+        w.int(self.r#let as i64);
+        w.int(self.m as i64);
+        w.child(25, &f25);
+        w.int(self.r#match as i64);
+        w.int(self.object as i64);
+        w.int(self.other as i64);
+        w.int(self.r as i64);
+        w.child(31, &f31);
+        w.int(self.read as i64);
+        w.int(self.read_field as i64);
+        w.int(self.self_ as i64);
+        w.int(self.super_ as i64);
+        w.child(36, &f36);
+        w.int(self.r#typeof as i64);
+        w.int(self.val as i64);
+        w.int(self.value as i64);
+        w.int(self.when as i64);
+        w.int(self.r#yield as i64);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.none as i64);
+        m.bool(self.r#true);
+        m.int(self.proto as i64);
+        m.int(self.r#async as i64);
+        m.int(self.b as i64);
+        m.child(&f5);
+        m.int(self.cls as i64);
+        m.int(self.constructor as i64);
+        m.int(self.crate_ as i64);
+        m.int(self.cx as i64);
+        m.int(self.decode as i64);
+        m.int(self.def as i64);
+        m.int(self.encode as i64);
+        m.int(self.fast as i64);
+        m.int(self.flex_map as i64);
+        m.int(self.r#fn as i64);
+        m.int(self.from_bytes as i64);
+        m.int(self.fun as i64);
+        m.int(self.r#in as i64);
+        m.int(self.init as i64);
+        m.int(self.is as i64);
+        m.child(&f21);
+        m.int(self.kind.value());
+        m.int(self.r#let as i64);
+        m.int(self.m as i64);
+        m.child(&f25);
+        m.int(self.r#match as i64);
+        m.bool(self.new);
+        m.int(self.object as i64);
+        m.int(self.other as i64);
+        m.int(self.r as i64);
+        m.child(&f31);
+        m.int(self.read as i64);
+        m.int(self.read_field as i64);
+        m.int(self.self_ as i64);
+        m.int(self.super_ as i64);
+        m.child(&f36);
+        m.int(self.r#typeof as i64);
+        m.int(self.val as i64);
+        m.int(self.value as i64);
+        m.int(self.when as i64);
+        m.int(self.r#yield as i64);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -906,17 +963,30 @@ impl flexbuf::FlexCoder for String {
     const FINGERPRINT: u64 = 0xa5912d6ca06f4142;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        match &self.o {
-            Some(v) => {
-                b.int(*v as i64);
-            }
-            None => b.null(),
-        }
-        b.string(&self.s);
-        b.typed_vector(&self.v);
-        b.end_map_with_keys(&keys)
+        let f0 = match &self.o {
+            Some(v) => flexbuf::typed::Field::int(*v as i64),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f1 = b.string_field(&self.s);
+        let f2 = {
+            b.typed_vector(&self.v);
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<3>::new(b);
+        w.field(0, &f0);
+        w.child(1, &f1);
+        w.child(2, &f2);
+        let mut m = b.message_map(&keys, &w)?;
+        m.field(&f0);
+        m.child(&f1);
+        m.child(&f2);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1041,14 +1111,25 @@ impl flexbuf::FlexCoder for List {
     const FINGERPRINT: u64 = 0x5f939d7efe1ca6a4;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.start_vector();
-        for e in self.items.iter() {
-            e.encode_into(b, cx)?;
-        }
-        b.end_vector()?;
-        b.end_map_with_keys(&keys)
+        let f0 = {
+            b.start_vector();
+            for e in self.items.iter() {
+                e.encode_into(b, cx)?;
+            }
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.child(0, &f0);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1146,16 +1227,22 @@ impl flexbuf::FlexCoder for Result {
     const FINGERPRINT: u64 = 0x98f0bbf44ea2f19f;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.bool(self.ok);
-        match &self.value {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        b.end_map_with_keys(&keys)
+        let f1 = match &self.value {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.field(1, &f1);
+        let mut m = b.message_map(&keys, &w)?;
+        m.bool(self.ok);
+        m.field(&f1);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1278,11 +1365,20 @@ impl flexbuf::FlexCoder for Error {
     const FINGERPRINT: u64 = 0xb46ace6e1d678042;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.code as i64);
-        b.string(&self.text);
-        b.end_map_with_keys(&keys)
+        let f1 = b.string_field(&self.text);
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.int(self.code as i64);
+        w.child(1, &f1);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.code as i64);
+        m.child(&f1);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1400,15 +1496,21 @@ impl flexbuf::FlexCoder for Option {
     const FINGERPRINT: u64 = 0x4392223907531357;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        match &self.some {
-            Some(v) => {
-                v.encode_into(b, cx)?;
-            }
-            None => b.null(),
-        }
-        b.end_map_with_keys(&keys)
+        let f0 = match &self.some {
+            Some(v) => v.encode_field(b, cx)?,
+            None => flexbuf::typed::Field::NULL,
+        };
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.field(0, &f0);
+        let mut m = b.message_map(&keys, &w)?;
+        m.field(&f0);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1502,10 +1604,17 @@ impl flexbuf::FlexCoder for Vec {
     const FINGERPRINT: u64 = 0xf9200bafc2d00e97;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.float(self.x);
-        b.end_map_with_keys(&keys)
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.float();
+        let mut m = b.message_map(&keys, &w)?;
+        m.float(self.x);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1588,15 +1697,21 @@ impl flexbuf::FlexCoder for Box {
     const FINGERPRINT: u64 = 0x1fe08f81711ed336;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        match &self.inner {
-            Some(v) => {
-                v.encode_into(b, cx)?;
-            }
-            None => b.null(),
-        }
-        b.end_map_with_keys(&keys)
+        let f0 = match &self.inner {
+            Some(v) => v.encode_field(b, cx)?,
+            None => flexbuf::typed::Field::NULL,
+        };
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.field(0, &f0);
+        let mut m = b.message_map(&keys, &w)?;
+        m.field(&f0);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1682,15 +1797,26 @@ impl flexbuf::FlexCoder for Map {
     const FINGERPRINT: u64 = 0x3fea8607d010beb5;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.start_map();
-        for (k, e) in self.entries.iter() {
-            b.key(k);
-            e.encode_into(b, cx)?;
-        }
-        b.end_map()?;
-        b.end_map_with_keys(&keys)
+        let f0 = {
+            b.start_map();
+            for (k, e) in self.entries.iter() {
+                b.key(k);
+                e.encode_into(b, cx)?;
+            }
+            b.end_map()?;
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.child(0, &f0);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1786,10 +1912,21 @@ impl flexbuf::FlexCoder for Array {
     const FINGERPRINT: u64 = 0xeb3be3b1a89afedd;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.typed_vector(&self.a);
-        b.end_map_with_keys(&keys)
+        let f0 = {
+            b.typed_vector(&self.a);
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.child(0, &f0);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {

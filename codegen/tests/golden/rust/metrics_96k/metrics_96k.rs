@@ -26,15 +26,31 @@ impl flexbuf::FlexCoder for Metrics {
     const FINGERPRINT: u64 = 0x69e4fc38d9f4e841;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.typed_vector(&self.counters);
-        b.start_vector();
-        for e in self.series.iter() {
-            e.encode_into(b, cx)?;
-        }
-        b.end_vector()?;
-        b.end_map_with_keys(&keys)
+        let f0 = {
+            b.typed_vector(&self.counters);
+            b.pop_field()?
+        };
+        let f1 = {
+            b.start_vector();
+            for e in self.series.iter() {
+                e.encode_into(b, cx)?;
+            }
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -147,12 +163,26 @@ impl flexbuf::FlexCoder for MetricSeries {
     const FINGERPRINT: u64 = 0xca1a79d7d82aec42;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.string(&self.name);
-        b.typed_vector(&self.points);
-        b.int(self.step_s);
-        b.end_map_with_keys(&keys)
+        let f0 = b.string_field(&self.name);
+        let f1 = {
+            b.typed_vector(&self.points);
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<3>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        w.int(self.step_s);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.int(self.step_s);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {

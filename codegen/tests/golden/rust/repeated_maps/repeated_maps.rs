@@ -24,14 +24,25 @@ impl flexbuf::FlexCoder for RepeatedMaps {
     const FINGERPRINT: u64 = 0x8d57f3daa391d1f9;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.start_vector();
-        for e in self.rows.iter() {
-            e.encode_into(b, cx)?;
-        }
-        b.end_vector()?;
-        b.end_map_with_keys(&keys)
+        let f0 = {
+            b.start_vector();
+            for e in self.rows.iter() {
+                e.encode_into(b, cx)?;
+            }
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<1>::new(b);
+        w.child(0, &f0);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -141,17 +152,34 @@ impl flexbuf::FlexCoder for RepeatedRow {
     const FINGERPRINT: u64 = 0x79c1b69ba496733d;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.bool(self.active);
-        b.double(self.balance);
-        b.int(self.id);
-        b.int(self.logins);
-        b.string(&self.name);
-        b.string(&self.region);
-        b.string(&self.status);
-        b.string(&self.updated_at);
-        b.end_map_with_keys(&keys)
+        let f4 = b.string_field(&self.name);
+        let f5 = b.string_field(&self.region);
+        let f6 = b.string_field(&self.status);
+        let f7 = b.string_field(&self.updated_at);
+        let mut w = flexbuf::typed::MapWidths::<8>::new(b);
+        w.double(self.balance);
+        w.int(self.id);
+        w.int(self.logins);
+        w.child(4, &f4);
+        w.child(5, &f5);
+        w.child(6, &f6);
+        w.child(7, &f7);
+        let mut m = b.message_map(&keys, &w)?;
+        m.bool(self.active);
+        m.double(self.balance);
+        m.int(self.id);
+        m.int(self.logins);
+        m.child(&f4);
+        m.child(&f5);
+        m.child(&f6);
+        m.child(&f7);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {

@@ -122,11 +122,19 @@ impl flexbuf::FlexCoder for Geo {
     const FINGERPRINT: u64 = 0x1be6f395c9d10095;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.double(self.lat);
-        b.double(self.lon);
-        b.end_map_with_keys(&keys)
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.double(self.lat);
+        w.double(self.lon);
+        let mut m = b.message_map(&keys, &w)?;
+        m.double(self.lat);
+        m.double(self.lon);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -223,18 +231,28 @@ impl flexbuf::FlexCoder for Image {
     const FINGERPRINT: u64 = 0x7c7c1e9e82a27120;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        match &self.alt {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        b.uint(self.height as u64);
-        b.string(&self.url);
-        b.uint(self.width as u64);
-        b.end_map_with_keys(&keys)
+        let f0 = match &self.alt {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f2 = b.string_field(&self.url);
+        let mut w = flexbuf::typed::MapWidths::<4>::new(b);
+        w.field(0, &f0);
+        w.uint(self.height as u64);
+        w.child(2, &f2);
+        w.uint(self.width as u64);
+        let mut m = b.message_map(&keys, &w)?;
+        m.field(&f0);
+        m.uint(self.height as u64);
+        m.child(&f2);
+        m.uint(self.width as u64);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -404,40 +422,64 @@ impl flexbuf::FlexCoder for Address {
     const FINGERPRINT: u64 = 0x051183c77aefb75b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.start_map();
-        for (k, e) in self.attrs.iter() {
-            b.key(k);
-            b.int(*e);
-        }
-        b.end_map()?;
-        b.string(&self.city);
-        b.string(&self.display);
-        match &self.floor {
-            Some(v) => {
-                b.int(*v as i64);
+        let f0 = {
+            b.start_map();
+            for (k, e) in self.attrs.iter() {
+                b.key(k);
+                b.int(*e);
             }
-            None => b.null(),
-        }
-        match &self.geo {
-            Some(v) => {
-                v.encode_into(b, cx)?;
-            }
-            None => b.null(),
-        }
-        match &self.note {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        b.string(&self.street);
-        b.start_vector();
-        b.strings(&self.tags);
-        b.end_vector()?;
-        b.string(&self.zip);
-        b.end_map_with_keys(&keys)
+            b.end_map()?;
+            b.pop_field()?
+        };
+        let f1 = b.string_field(&self.city);
+        let f2 = b.string_field(&self.display);
+        let f3 = match &self.floor {
+            Some(v) => flexbuf::typed::Field::int(*v as i64),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f4 = match &self.geo {
+            Some(v) => v.encode_field(b, cx)?,
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f5 = match &self.note {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f6 = b.string_field(&self.street);
+        let f7 = {
+            b.start_vector();
+            b.strings(&self.tags);
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f8 = b.string_field(&self.zip);
+        let mut w = flexbuf::typed::MapWidths::<9>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        w.child(2, &f2);
+        w.field(3, &f3);
+        w.field(4, &f4);
+        w.field(5, &f5);
+        w.child(6, &f6);
+        w.child(7, &f7);
+        w.child(8, &f8);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.child(&f2);
+        m.field(&f3);
+        m.field(&f4);
+        m.field(&f5);
+        m.child(&f6);
+        m.child(&f7);
+        m.child(&f8);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {

@@ -26,18 +26,34 @@ impl flexbuf::FlexCoder for StringFlood {
     const FINGERPRINT: u64 = 0xd42ac9e412123230;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.start_map();
-        for (k, e) in self.map.iter() {
-            b.key(k);
-            b.string(e);
-        }
-        b.end_map()?;
-        b.start_vector();
-        b.strings(&self.strings);
-        b.end_vector()?;
-        b.end_map_with_keys(&keys)
+        let f0 = {
+            b.start_map();
+            for (k, e) in self.map.iter() {
+                b.key(k);
+                b.string(e);
+            }
+            b.end_map()?;
+            b.pop_field()?
+        };
+        let f1 = {
+            b.start_vector();
+            b.strings(&self.strings);
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {

@@ -37,16 +37,43 @@ impl flexbuf::FlexCoder for TimeSeries {
     const FINGERPRINT: u64 = 0xc74bbeee6fbc28a0;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.interval_ms);
-        b.typed_vector(&self.quality);
-        b.string(&self.sensor);
-        b.int(self.start);
-        b.typed_vector(&self.timestamps);
-        b.string(&self.unit);
-        b.typed_vector(&self.values);
-        b.end_map_with_keys(&keys)
+        let f1 = {
+            b.typed_vector(&self.quality);
+            b.pop_field()?
+        };
+        let f2 = b.string_field(&self.sensor);
+        let f4 = {
+            b.typed_vector(&self.timestamps);
+            b.pop_field()?
+        };
+        let f5 = b.string_field(&self.unit);
+        let f6 = {
+            b.typed_vector(&self.values);
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<7>::new(b);
+        w.int(self.interval_ms);
+        w.child(1, &f1);
+        w.child(2, &f2);
+        w.int(self.start);
+        w.child(4, &f4);
+        w.child(5, &f5);
+        w.child(6, &f6);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.interval_ms);
+        m.child(&f1);
+        m.child(&f2);
+        m.int(self.start);
+        m.child(&f4);
+        m.child(&f5);
+        m.child(&f6);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {

@@ -47,26 +47,59 @@ impl flexbuf::FlexCoder for UnicodeHeavy {
     const FINGERPRINT: u64 = 0xe45b7b000aaf716c;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        self.emoji.encode_into(b, cx)?;
-        b.string(&self.title);
-        self.greek.encode_into(b, cx)?;
-        self.russian.encode_into(b, cx)?;
-        self.hebrew.encode_into(b, cx)?;
-        self.arabic.encode_into(b, cx)?;
-        self.hindi.encode_into(b, cx)?;
-        self.thai.encode_into(b, cx)?;
-        self.chinese.encode_into(b, cx)?;
-        self.japanese.encode_into(b, cx)?;
-        b.start_map();
-        for (k, e) in self.mixed.iter() {
-            b.key(k);
-            b.string(e);
-        }
-        b.end_map()?;
-        self.korean.encode_into(b, cx)?;
-        b.end_map_with_keys(&keys)
+        let f0 = self.emoji.encode_field(b, cx)?;
+        let f1 = b.string_field(&self.title);
+        let f2 = self.greek.encode_field(b, cx)?;
+        let f3 = self.russian.encode_field(b, cx)?;
+        let f4 = self.hebrew.encode_field(b, cx)?;
+        let f5 = self.arabic.encode_field(b, cx)?;
+        let f6 = self.hindi.encode_field(b, cx)?;
+        let f7 = self.thai.encode_field(b, cx)?;
+        let f8 = self.chinese.encode_field(b, cx)?;
+        let f9 = self.japanese.encode_field(b, cx)?;
+        let f10 = {
+            b.start_map();
+            for (k, e) in self.mixed.iter() {
+                b.key(k);
+                b.string(e);
+            }
+            b.end_map()?;
+            b.pop_field()?
+        };
+        let f11 = self.korean.encode_field(b, cx)?;
+        let mut w = flexbuf::typed::MapWidths::<12>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        w.child(2, &f2);
+        w.child(3, &f3);
+        w.child(4, &f4);
+        w.child(5, &f5);
+        w.child(6, &f6);
+        w.child(7, &f7);
+        w.child(8, &f8);
+        w.child(9, &f9);
+        w.child(10, &f10);
+        w.child(11, &f11);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.child(&f2);
+        m.child(&f3);
+        m.child(&f4);
+        m.child(&f5);
+        m.child(&f6);
+        m.child(&f7);
+        m.child(&f8);
+        m.child(&f9);
+        m.child(&f10);
+        m.child(&f11);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -307,18 +340,34 @@ impl flexbuf::FlexCoder for ScriptSection {
     const FINGERPRINT: u64 = 0xab0657b0c3ded1e9;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.start_map();
-        for (k, e) in self.glossary.iter() {
-            b.key(k);
-            b.string(e);
-        }
-        b.end_map()?;
-        b.start_vector();
-        b.strings(&self.paragraphs);
-        b.end_vector()?;
-        b.end_map_with_keys(&keys)
+        let f0 = {
+            b.start_map();
+            for (k, e) in self.glossary.iter() {
+                b.key(k);
+                b.string(e);
+            }
+            b.end_map()?;
+            b.pop_field()?
+        };
+        let f1 = {
+            b.start_vector();
+            b.strings(&self.paragraphs);
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {

@@ -84,56 +84,113 @@ impl flexbuf::FlexCoder for UserProfile {
     const FINGERPRINT: u64 = 0xff1b0927f917e626;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        self.address.encode_into(b, cx)?;
-        b.int(self.age);
-        b.string(&self.avatar_url);
-        b.string(&self.bio);
-        match &self.birthday {
-            Some(v) => {
-                b.string(v);
+        let f0 = self.address.encode_field(b, cx)?;
+        let f2 = b.string_field(&self.avatar_url);
+        let f3 = b.string_field(&self.bio);
+        let f4 = match &self.birthday {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f5 = b.string_field(&self.created_at);
+        let f6 = b.string_field(&self.display_name);
+        let f7 = b.string_field(&self.email);
+        let f13 = b.string_field(&self.last_login_at);
+        let f14 = {
+            b.start_vector();
+            for e in self.linked_accounts.iter() {
+                e.encode_into(b, cx)?;
             }
-            None => b.null(),
-        }
-        b.string(&self.created_at);
-        b.string(&self.display_name);
-        b.string(&self.email);
-        b.bool(self.email_verified);
-        b.int(self.id);
-        b.bool(self.is_admin);
-        b.bool(self.is_bot);
-        b.double(self.karma_ratio);
-        b.string(&self.last_login_at);
-        b.start_vector();
-        for e in self.linked_accounts.iter() {
-            e.encode_into(b, cx)?;
-        }
-        b.end_vector()?;
-        b.string(&self.locale);
-        b.string(&self.phone);
-        b.string(&self.pronouns);
-        match &self.referrer_id {
-            Some(v) => {
-                b.int(*v);
-            }
-            None => b.null(),
-        }
-        b.int(self.reputation);
-        b.double(self.score);
-        self.settings.encode_into(b, cx)?;
-        self.stats.encode_into(b, cx)?;
-        self.subscription.encode_into(b, cx)?;
-        b.start_vector();
-        b.strings(&self.tags);
-        b.end_vector()?;
-        b.string(&self.timezone);
-        b.string(&self.updated_at);
-        b.string(&self.username);
-        b.string(&self.uuid);
-        b.bool(self.verified);
-        b.string(&self.website);
-        b.end_map_with_keys(&keys)
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f15 = b.string_field(&self.locale);
+        let f16 = b.string_field(&self.phone);
+        let f17 = b.string_field(&self.pronouns);
+        let f18 = match &self.referrer_id {
+            Some(v) => flexbuf::typed::Field::int(*v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f21 = self.settings.encode_field(b, cx)?;
+        let f22 = self.stats.encode_field(b, cx)?;
+        let f23 = self.subscription.encode_field(b, cx)?;
+        let f24 = {
+            b.start_vector();
+            b.strings(&self.tags);
+            b.end_vector()?;
+            b.pop_field()?
+        };
+        let f25 = b.string_field(&self.timezone);
+        let f26 = b.string_field(&self.updated_at);
+        let f27 = b.string_field(&self.username);
+        let f28 = b.string_field(&self.uuid);
+        let f30 = b.string_field(&self.website);
+        let mut w = flexbuf::typed::MapWidths::<31>::new(b);
+        w.child(0, &f0);
+        w.int(self.age);
+        w.child(2, &f2);
+        w.child(3, &f3);
+        w.field(4, &f4);
+        w.child(5, &f5);
+        w.child(6, &f6);
+        w.child(7, &f7);
+        w.int(self.id);
+        w.double(self.karma_ratio);
+        w.child(13, &f13);
+        w.child(14, &f14);
+        w.child(15, &f15);
+        w.child(16, &f16);
+        w.child(17, &f17);
+        w.field(18, &f18);
+        w.int(self.reputation);
+        w.double(self.score);
+        w.child(21, &f21);
+        w.child(22, &f22);
+        w.child(23, &f23);
+        w.child(24, &f24);
+        w.child(25, &f25);
+        w.child(26, &f26);
+        w.child(27, &f27);
+        w.child(28, &f28);
+        w.child(30, &f30);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.int(self.age);
+        m.child(&f2);
+        m.child(&f3);
+        m.field(&f4);
+        m.child(&f5);
+        m.child(&f6);
+        m.child(&f7);
+        m.bool(self.email_verified);
+        m.int(self.id);
+        m.bool(self.is_admin);
+        m.bool(self.is_bot);
+        m.double(self.karma_ratio);
+        m.child(&f13);
+        m.child(&f14);
+        m.child(&f15);
+        m.child(&f16);
+        m.child(&f17);
+        m.field(&f18);
+        m.int(self.reputation);
+        m.double(self.score);
+        m.child(&f21);
+        m.child(&f22);
+        m.child(&f23);
+        m.child(&f24);
+        m.child(&f25);
+        m.child(&f26);
+        m.child(&f27);
+        m.child(&f28);
+        m.bool(self.verified);
+        m.child(&f30);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -633,14 +690,30 @@ impl flexbuf::FlexCoder for UserAddress {
     const FINGERPRINT: u64 = 0xb44fdf7b5ef028ab;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.string(&self.city);
-        b.string(&self.country);
-        self.geo.encode_into(b, cx)?;
-        b.string(&self.street);
-        b.string(&self.zip);
-        b.end_map_with_keys(&keys)
+        let f0 = b.string_field(&self.city);
+        let f1 = b.string_field(&self.country);
+        let f2 = self.geo.encode_field(b, cx)?;
+        let f3 = b.string_field(&self.street);
+        let f4 = b.string_field(&self.zip);
+        let mut w = flexbuf::typed::MapWidths::<5>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        w.child(2, &f2);
+        w.child(3, &f3);
+        w.child(4, &f4);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.child(&f2);
+        m.child(&f3);
+        m.child(&f4);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -790,11 +863,19 @@ impl flexbuf::FlexCoder for GeoPoint {
     const FINGERPRINT: u64 = 0x1be6f395c9d10095;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.double(self.lat);
-        b.double(self.lon);
-        b.end_map_with_keys(&keys)
+        let mut w = flexbuf::typed::MapWidths::<2>::new(b);
+        w.double(self.lat);
+        w.double(self.lon);
+        let mut m = b.message_map(&keys, &w)?;
+        m.double(self.lat);
+        m.double(self.lon);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -893,14 +974,27 @@ impl flexbuf::FlexCoder for UserSettings {
     const FINGERPRINT: u64 = 0xa26338f8cfcf975c;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.double(self.font_scale);
-        b.string(&self.language);
-        self.notifications.encode_into(b, cx)?;
-        b.string(&self.theme);
-        b.bool(self.two_factor);
-        b.end_map_with_keys(&keys)
+        let f1 = b.string_field(&self.language);
+        let f2 = self.notifications.encode_field(b, cx)?;
+        let f3 = b.string_field(&self.theme);
+        let mut w = flexbuf::typed::MapWidths::<5>::new(b);
+        w.double(self.font_scale);
+        w.child(1, &f1);
+        w.child(2, &f2);
+        w.child(3, &f3);
+        let mut m = b.message_map(&keys, &w)?;
+        m.double(self.font_scale);
+        m.child(&f1);
+        m.child(&f2);
+        m.child(&f3);
+        m.bool(self.two_factor);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1052,12 +1146,18 @@ impl flexbuf::FlexCoder for NotificationSettings {
     const FINGERPRINT: u64 = 0x9c25a2a0be980c2a;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.bool(self.email);
-        b.bool(self.push);
-        b.bool(self.sms);
-        b.end_map_with_keys(&keys)
+        let w = flexbuf::typed::MapWidths::<3>::new(b);
+        let mut m = b.message_map(&keys, &w)?;
+        m.bool(self.email);
+        m.bool(self.push);
+        m.bool(self.sms);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1162,13 +1262,25 @@ impl flexbuf::FlexCoder for LinkedAccount {
     const FINGERPRINT: u64 = 0xe5ed39df8db1ce0a;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.string(&self.handle);
-        b.string(&self.linked_at);
-        b.bool(self.primary);
-        b.string(&self.provider);
-        b.end_map_with_keys(&keys)
+        let f0 = b.string_field(&self.handle);
+        let f1 = b.string_field(&self.linked_at);
+        let f3 = b.string_field(&self.provider);
+        let mut w = flexbuf::typed::MapWidths::<4>::new(b);
+        w.child(0, &f0);
+        w.child(1, &f1);
+        w.child(3, &f3);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.child(&f1);
+        m.bool(self.primary);
+        m.child(&f3);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1313,15 +1425,27 @@ impl flexbuf::FlexCoder for UserStats {
     const FINGERPRINT: u64 = 0x19d1b9ceb8a3379d;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.int(self.bytes_uploaded);
-        b.int(self.comments);
-        b.int(self.followers);
-        b.int(self.following);
-        b.int(self.likes_received);
-        b.int(self.posts);
-        b.end_map_with_keys(&keys)
+        let mut w = flexbuf::typed::MapWidths::<6>::new(b);
+        w.int(self.bytes_uploaded);
+        w.int(self.comments);
+        w.int(self.followers);
+        w.int(self.following);
+        w.int(self.likes_received);
+        w.int(self.posts);
+        let mut m = b.message_map(&keys, &w)?;
+        m.int(self.bytes_uploaded);
+        m.int(self.comments);
+        m.int(self.followers);
+        m.int(self.following);
+        m.int(self.likes_received);
+        m.int(self.posts);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
@@ -1450,13 +1574,25 @@ impl flexbuf::FlexCoder for Subscription {
     const FINGERPRINT: u64 = 0xbecb06bb24ab907c;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.string(&self.plan);
-        b.double(self.price);
-        b.string(&self.renews_at);
-        b.int(self.seats);
-        b.end_map_with_keys(&keys)
+        let f0 = b.string_field(&self.plan);
+        let f2 = b.string_field(&self.renews_at);
+        let mut w = flexbuf::typed::MapWidths::<4>::new(b);
+        w.child(0, &f0);
+        w.double(self.price);
+        w.child(2, &f2);
+        w.int(self.seats);
+        let mut m = b.message_map(&keys, &w)?;
+        m.child(&f0);
+        m.double(self.price);
+        m.child(&f2);
+        m.int(self.seats);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {

@@ -184,169 +184,239 @@ impl flexbuf::FlexCoder for WideMap {
     const FINGERPRINT: u64 = 0x2a3509c923e2ab8b;
 
     fn encode_into(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<()> {
+        let f = self.encode_field(b, cx)?;
+        b.push_field(f)
+    }
+
+    fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
         let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
-        b.start_map();
-        b.bool(self.b_02);
-        b.bool(self.b_07);
-        b.bool(self.b_12);
-        b.bool(self.b_17);
-        b.bool(self.b_22);
-        b.bool(self.b_27);
-        b.bool(self.b_32);
-        b.bool(self.b_37);
-        b.bool(self.b_42);
-        b.bool(self.b_47);
-        b.bool(self.b_52);
-        b.bool(self.b_57);
-        b.bool(self.b_62);
-        b.bool(self.b_67);
-        b.bool(self.b_72);
-        b.bool(self.b_77);
-        b.double(self.f_01);
-        b.double(self.f_06);
-        b.double(self.f_11);
-        b.double(self.f_16);
-        b.double(self.f_21);
-        b.double(self.f_26);
-        b.double(self.f_31);
-        b.double(self.f_36);
-        b.double(self.f_41);
-        b.double(self.f_46);
-        b.double(self.f_51);
-        b.double(self.f_56);
-        b.double(self.f_61);
-        b.double(self.f_66);
-        b.double(self.f_71);
-        b.double(self.f_76);
-        b.int(self.i_00);
-        b.int(self.i_05);
-        b.int(self.i_10);
-        b.int(self.i_15);
-        b.int(self.i_20);
-        b.int(self.i_25);
-        b.int(self.i_30);
-        b.int(self.i_35);
-        b.int(self.i_40);
-        b.int(self.i_45);
-        b.int(self.i_50);
-        b.int(self.i_55);
-        b.int(self.i_60);
-        b.int(self.i_65);
-        b.int(self.i_70);
-        b.int(self.i_75);
-        match &self.n_04 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.n_09 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.n_14 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.n_19 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.n_24 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.n_29 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.n_34 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.n_39 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.n_44 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.n_49 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.n_54 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.n_59 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.n_64 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.n_69 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.n_74 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        match &self.n_79 {
-            Some(v) => {
-                b.string(v);
-            }
-            None => b.null(),
-        }
-        b.string(&self.s_03);
-        b.string(&self.s_08);
-        b.string(&self.s_13);
-        b.string(&self.s_18);
-        b.string(&self.s_23);
-        b.string(&self.s_28);
-        b.string(&self.s_33);
-        b.string(&self.s_38);
-        b.string(&self.s_43);
-        b.string(&self.s_48);
-        b.string(&self.s_53);
-        b.string(&self.s_58);
-        b.string(&self.s_63);
-        b.string(&self.s_68);
-        b.string(&self.s_73);
-        b.string(&self.s_78);
-        b.end_map_with_keys(&keys)
+        let f48 = match &self.n_04 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f49 = match &self.n_09 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f50 = match &self.n_14 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f51 = match &self.n_19 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f52 = match &self.n_24 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f53 = match &self.n_29 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f54 = match &self.n_34 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f55 = match &self.n_39 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f56 = match &self.n_44 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f57 = match &self.n_49 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f58 = match &self.n_54 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f59 = match &self.n_59 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f60 = match &self.n_64 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f61 = match &self.n_69 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f62 = match &self.n_74 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f63 = match &self.n_79 {
+            Some(v) => b.string_field(v),
+            None => flexbuf::typed::Field::NULL,
+        };
+        let f64 = b.string_field(&self.s_03);
+        let f65 = b.string_field(&self.s_08);
+        let f66 = b.string_field(&self.s_13);
+        let f67 = b.string_field(&self.s_18);
+        let f68 = b.string_field(&self.s_23);
+        let f69 = b.string_field(&self.s_28);
+        let f70 = b.string_field(&self.s_33);
+        let f71 = b.string_field(&self.s_38);
+        let f72 = b.string_field(&self.s_43);
+        let f73 = b.string_field(&self.s_48);
+        let f74 = b.string_field(&self.s_53);
+        let f75 = b.string_field(&self.s_58);
+        let f76 = b.string_field(&self.s_63);
+        let f77 = b.string_field(&self.s_68);
+        let f78 = b.string_field(&self.s_73);
+        let f79 = b.string_field(&self.s_78);
+        let mut w = flexbuf::typed::MapWidths::<80>::new(b);
+        w.double(self.f_01);
+        w.double(self.f_06);
+        w.double(self.f_11);
+        w.double(self.f_16);
+        w.double(self.f_21);
+        w.double(self.f_26);
+        w.double(self.f_31);
+        w.double(self.f_36);
+        w.double(self.f_41);
+        w.double(self.f_46);
+        w.double(self.f_51);
+        w.double(self.f_56);
+        w.double(self.f_61);
+        w.double(self.f_66);
+        w.double(self.f_71);
+        w.double(self.f_76);
+        w.int(self.i_00);
+        w.int(self.i_05);
+        w.int(self.i_10);
+        w.int(self.i_15);
+        w.int(self.i_20);
+        w.int(self.i_25);
+        w.int(self.i_30);
+        w.int(self.i_35);
+        w.int(self.i_40);
+        w.int(self.i_45);
+        w.int(self.i_50);
+        w.int(self.i_55);
+        w.int(self.i_60);
+        w.int(self.i_65);
+        w.int(self.i_70);
+        w.int(self.i_75);
+        w.field(48, &f48);
+        w.field(49, &f49);
+        w.field(50, &f50);
+        w.field(51, &f51);
+        w.field(52, &f52);
+        w.field(53, &f53);
+        w.field(54, &f54);
+        w.field(55, &f55);
+        w.field(56, &f56);
+        w.field(57, &f57);
+        w.field(58, &f58);
+        w.field(59, &f59);
+        w.field(60, &f60);
+        w.field(61, &f61);
+        w.field(62, &f62);
+        w.field(63, &f63);
+        w.child(64, &f64);
+        w.child(65, &f65);
+        w.child(66, &f66);
+        w.child(67, &f67);
+        w.child(68, &f68);
+        w.child(69, &f69);
+        w.child(70, &f70);
+        w.child(71, &f71);
+        w.child(72, &f72);
+        w.child(73, &f73);
+        w.child(74, &f74);
+        w.child(75, &f75);
+        w.child(76, &f76);
+        w.child(77, &f77);
+        w.child(78, &f78);
+        w.child(79, &f79);
+        let mut m = b.message_map(&keys, &w)?;
+        m.bool(self.b_02);
+        m.bool(self.b_07);
+        m.bool(self.b_12);
+        m.bool(self.b_17);
+        m.bool(self.b_22);
+        m.bool(self.b_27);
+        m.bool(self.b_32);
+        m.bool(self.b_37);
+        m.bool(self.b_42);
+        m.bool(self.b_47);
+        m.bool(self.b_52);
+        m.bool(self.b_57);
+        m.bool(self.b_62);
+        m.bool(self.b_67);
+        m.bool(self.b_72);
+        m.bool(self.b_77);
+        m.double(self.f_01);
+        m.double(self.f_06);
+        m.double(self.f_11);
+        m.double(self.f_16);
+        m.double(self.f_21);
+        m.double(self.f_26);
+        m.double(self.f_31);
+        m.double(self.f_36);
+        m.double(self.f_41);
+        m.double(self.f_46);
+        m.double(self.f_51);
+        m.double(self.f_56);
+        m.double(self.f_61);
+        m.double(self.f_66);
+        m.double(self.f_71);
+        m.double(self.f_76);
+        m.int(self.i_00);
+        m.int(self.i_05);
+        m.int(self.i_10);
+        m.int(self.i_15);
+        m.int(self.i_20);
+        m.int(self.i_25);
+        m.int(self.i_30);
+        m.int(self.i_35);
+        m.int(self.i_40);
+        m.int(self.i_45);
+        m.int(self.i_50);
+        m.int(self.i_55);
+        m.int(self.i_60);
+        m.int(self.i_65);
+        m.int(self.i_70);
+        m.int(self.i_75);
+        m.field(&f48);
+        m.field(&f49);
+        m.field(&f50);
+        m.field(&f51);
+        m.field(&f52);
+        m.field(&f53);
+        m.field(&f54);
+        m.field(&f55);
+        m.field(&f56);
+        m.field(&f57);
+        m.field(&f58);
+        m.field(&f59);
+        m.field(&f60);
+        m.field(&f61);
+        m.field(&f62);
+        m.field(&f63);
+        m.child(&f64);
+        m.child(&f65);
+        m.child(&f66);
+        m.child(&f67);
+        m.child(&f68);
+        m.child(&f69);
+        m.child(&f70);
+        m.child(&f71);
+        m.child(&f72);
+        m.child(&f73);
+        m.child(&f74);
+        m.child(&f75);
+        m.child(&f76);
+        m.child(&f77);
+        m.child(&f78);
+        m.child(&f79);
+        m.finish()
     }
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
