@@ -220,6 +220,12 @@ impl KeyVector {
         self.len
     }
 
+    /// True when the vector was written in the buffer `b` is writing now.
+    #[inline(always)]
+    pub(crate) fn is_current(&self, b: &Builder) -> bool {
+        self.generation == b.generation
+    }
+
     /// True when the vector has no keys.
     pub fn is_empty(&self) -> bool {
         self.len == 0

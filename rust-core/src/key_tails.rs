@@ -77,23 +77,28 @@ impl KeyTails {
     }
 
     /// Writes `block` and its keys vector at the end of `b`: from a kept tail
-    /// when there is one for this block, phase and minimum width, else with
+    /// when there is one for this block, phase and minimum width (tried
+    /// first at index `hint`, which is set to the tail used), else with
     /// `write` (which writes both), keeping the tail it wrote.
     #[inline]
     pub(crate) fn write(
         &mut self,
         b: &mut Builder,
         block: &KeyBlock,
+        hint: &mut usize,
         write: impl FnOnce(&mut Builder) -> Result<KeyVector>,
     ) -> Result<KeyVector> {
         let start = b.len();
         let phase = (start % 8) as u8;
         let min = b.min_width();
-        if let Some(t) = self
-            .entries
-            .iter()
-            .find(|t| t.phase == phase && t.min == min && t.block.same(block))
-        {
+        let fits = |t: &Tail| t.phase == phase && t.min == min && t.block.same(block);
+        let found = match self.entries.get(*hint) {
+            Some(t) if fits(t) => Some(*hint),
+            _ => self.entries.iter().position(fits),
+        };
+        if let Some(i) = found {
+            *hint = i;
+            let t = &self.entries[i];
             return b.key_vector_from_tail(&t.bytes, t.width, t.count);
         }
         let kv = write(b)?;
@@ -106,8 +111,10 @@ impl KeyTails {
             bytes: b.written_since(start).into(),
         };
         if self.entries.len() < MAX {
+            *hint = self.entries.len();
             self.entries.push(tail);
         } else {
+            *hint = self.next;
             self.entries[self.next] = tail;
             self.next = (self.next + 1) % MAX;
         }

@@ -177,6 +177,10 @@ pub fn typed_builder_options() -> BuilderOptions {
 #[derive(Debug, Default)]
 pub struct EncodeContext {
     keys: Vec<(u64, KeyVector)>,
+    /// By [`TypeSlot`] index: the keys vector last written for the type
+    /// (current while its builder generation is the builder's), and the
+    /// kept tail it came from (a hint for the next buffer).
+    slots: Vec<(Option<KeyVector>, usize)>,
     /// The key blocks written in this buffer, and (at the same index) the
     /// keys vector of each. Two vectors, not one of pairs: pushing a pair
     /// assembled it on the stack and copied it in loads that straddled
@@ -185,6 +189,45 @@ pub struct EncodeContext {
     block_keys: Vec<KeyVector>,
     /// Kept across buffers: the keys vectors' bytes by block and phase.
     tails: KeyTails,
+}
+
+/// A generated message type's place in the per-type table of every
+/// [`EncodeContext`] ([`EncodeContext::key_vector_at`]): one `static` per
+/// type, numbered on first use.
+///
+/// ```
+/// use flexbuf::typed::TypeSlot;
+/// static SLOT: TypeSlot = TypeSlot::new();
+/// ```
+#[derive(Debug, Default)]
+pub struct TypeSlot(core::sync::atomic::AtomicUsize);
+
+impl TypeSlot {
+    /// A slot not numbered yet.
+    pub const fn new() -> TypeSlot {
+        TypeSlot(core::sync::atomic::AtomicUsize::new(0))
+    }
+
+    /// The slot's number, from 0 (given on first use).
+    #[inline(always)]
+    fn index(&self) -> usize {
+        match self.0.load(core::sync::atomic::Ordering::Relaxed) {
+            0 => self.number(),
+            n => n - 1,
+        }
+    }
+
+    #[cold]
+    fn number(&self) -> usize {
+        use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+        static NEXT: AtomicUsize = AtomicUsize::new(1);
+        let n = NEXT.fetch_add(1, Relaxed);
+        // Two threads numbering one slot at once: the first number stays.
+        match self.0.compare_exchange(0, n, Relaxed, Relaxed) {
+            Ok(_) => n - 1,
+            Err(taken) => taken - 1,
+        }
+    }
 }
 
 /// The wire keys of a message type known only at run time (a schema an SDK
@@ -276,12 +319,55 @@ impl EncodeContext {
         id: u64,
         layout: &Layout,
     ) -> Result<KeyVector> {
-        if let Some(kv) = self.written(id) {
+        if let Some(kv) = self.written(b, id) {
             return Ok(kv);
         }
         self.first_use(b, id, KeyBlock::Static(layout.block()), |b| {
             b.key_vector_for(layout)
         })
+    }
+
+    /// [`key_vector_for`](Self::key_vector_for) for a type with its own
+    /// [`TypeSlot`] (a generated type's `static`): the keys vector written
+    /// for it in this buffer is found by the slot's index rather than
+    /// looked up by `id`, and the kept bytes of the last buffer's by a hint.
+    #[inline]
+    pub fn key_vector_at(
+        &mut self,
+        b: &mut Builder,
+        slot: &TypeSlot,
+        id: u64,
+        layout: &Layout,
+    ) -> Result<KeyVector> {
+        let i = slot.index();
+        if let Some((Some(kv), _)) = self.slots.get(i) {
+            if kv.is_current(b) {
+                return Ok(*kv);
+            }
+        }
+        self.first_use_at(b, i, id, layout)
+    }
+
+    #[cold]
+    fn first_use_at(
+        &mut self,
+        b: &mut Builder,
+        i: usize,
+        id: u64,
+        layout: &Layout,
+    ) -> Result<KeyVector> {
+        if self.slots.len() <= i {
+            self.slots.resize(i + 1, (None, 0));
+        }
+        // A type first written by `id` in this buffer is found among the
+        // blocks written, by its keys.
+        let mut hint = self.slots[i].1;
+        let kv =
+            self.first_use_hinted(b, id, KeyBlock::Static(layout.block()), &mut hint, |b| {
+                b.key_vector_for(layout)
+            })?;
+        self.slots[i] = (Some(kv), hint);
+        Ok(kv)
     }
 
     /// The keys vector for the type `id` with the run-time layout `layout`,
@@ -295,7 +381,7 @@ impl EncodeContext {
         id: u64,
         layout: &RuntimeLayout,
     ) -> Result<KeyVector> {
-        if let Some(kv) = self.written(id) {
+        if let Some(kv) = self.written(b, id) {
             return Ok(kv);
         }
         self.first_use(b, id, KeyBlock::Shared(layout.block.clone()), |b| {
@@ -313,7 +399,7 @@ impl EncodeContext {
         id: u64,
         keys: &[S],
     ) -> Result<KeyVector> {
-        if let Some(kv) = self.written(id) {
+        if let Some(kv) = self.written(b, id) {
             return Ok(kv);
         }
         let layout = RuntimeLayout::new(keys).map_err(|e| b.fail(e))?;
@@ -322,8 +408,12 @@ impl EncodeContext {
 
     /// The keys vector already written for the type `id` in this buffer.
     #[inline]
-    fn written(&self, id: u64) -> Option<KeyVector> {
-        self.keys.iter().find(|(i, _)| *i == id).map(|&(_, kv)| kv)
+    fn written(&self, b: &Builder, id: u64) -> Option<KeyVector> {
+        self.keys
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map(|&(_, kv)| kv)
+            .filter(|kv| kv.is_current(b))
     }
 
     /// Forgets the keys vectors of the last buffer (keeping the capacity),
@@ -342,11 +432,39 @@ impl EncodeContext {
         block: KeyBlock,
         write: impl FnOnce(&mut Builder) -> Result<KeyVector>,
     ) -> Result<KeyVector> {
-        let known = self.blocks.iter().position(|k| k.bytes() == block.bytes());
+        let mut hint = usize::MAX;
+        self.first_use_hinted(b, id, block, &mut hint, write)
+    }
+
+    /// The type `id`'s first use in this buffer: the keys vector of an
+    /// earlier type with the same keys, else `block` and its keys vector
+    /// written (from the tail kept at index `hint` of the kept tails when
+    /// it fits; `hint` is updated to the tail used).
+    #[inline(always)]
+    fn first_use_hinted(
+        &mut self,
+        b: &mut Builder,
+        id: u64,
+        block: KeyBlock,
+        hint: &mut usize,
+        write: impl FnOnce(&mut Builder) -> Result<KeyVector>,
+    ) -> Result<KeyVector> {
+        // Keys vectors of an earlier buffer (the context was not cleared
+        // since) are forgotten rather than offered.
+        if self.block_keys.first().is_some_and(|kv| !kv.is_current(b)) {
+            self.keys.clear();
+            self.blocks.clear();
+            self.block_keys.clear();
+        }
+        let bytes = block.bytes();
+        let known = self
+            .blocks
+            .iter()
+            .position(|k| k.bytes().len() == bytes.len() && k.bytes() == bytes);
         let kv = match known.and_then(|i| self.block_keys.get(i)) {
             Some(kv) => *kv,
             None => {
-                let kv = self.tails.write(b, &block, write)?;
+                let kv = self.tails.write(b, &block, hint, write)?;
                 self.blocks.push(block);
                 self.block_keys.push(kv);
                 kv
@@ -1988,6 +2106,118 @@ mod tests {
         }
         // Every phase, width and layout was kept, and the second pass used them.
         assert!(kept.tails.len() >= 3 * 3 * 8 / 2, "{}", kept.tails.len());
+    }
+
+    /// Keys vectors found by type slot are those found by id: the same
+    /// bytes, buffer after buffer (from kept tails, at every phase), with a
+    /// type whose keys equal another's sharing its keys vector, and with the
+    /// two lookups mixed in one buffer.
+    #[test]
+    fn slots_find_the_keys_vectors_ids_find() {
+        const A: Layout = Layout::new(&["a", "b", "c"], b"a\0b\0c\0");
+        const B: Layout = Layout::new(&["x", "y"], b"x\0y\0");
+        // The keys of A again, as a second type with the same wire names.
+        const A2: Layout = Layout::new(&["a", "b", "c"], b"a\0b\0c\0");
+        static SLOTS: [TypeSlot; 3] = [TypeSlot::new(), TypeSlot::new(), TypeSlot::new()];
+        let layouts = [(&A, 11), (&B, 12), (&A2, 13)];
+        // `order` lists (type, by slot) pairs: each type's map is written
+        // after its keys vector is asked for.
+        let build = |cx: &mut EncodeContext, prefix: usize, order: &[(usize, bool)]| {
+            let mut b = Builder::with_options(typed_builder_options());
+            b.start_vector();
+            b.string(&"p".repeat(prefix));
+            for &(t, by_slot) in order {
+                let (layout, id) = layouts[t];
+                let kv = if by_slot {
+                    cx.key_vector_at(&mut b, &SLOTS[t], id, layout)
+                } else {
+                    cx.key_vector_for(&mut b, id, layout)
+                }
+                .unwrap();
+                b.start_map();
+                for i in 0..kv.len() {
+                    b.int(i as i64 + prefix as i64);
+                }
+                b.end_map_with_keys(&kv).unwrap();
+            }
+            b.end_vector().unwrap();
+            b.finish_vec().unwrap()
+        };
+        let orders: [&[(usize, bool)]; 4] = [
+            &[(0, true), (1, true), (0, true), (2, true), (1, true)],
+            &[(0, false), (0, true), (2, true), (1, false), (1, true)],
+            &[(2, true), (0, true), (1, true), (1, true)],
+            &[(1, true), (2, false), (0, true)],
+        ];
+        let mut kept = EncodeContext::default();
+        for pass in 0..3 {
+            for prefix in 0..12 {
+                for order in orders {
+                    kept.clear();
+                    let by_slots = build(&mut kept, prefix, order);
+                    let by_ids: Vec<(usize, bool)> =
+                        order.iter().map(|&(t, _)| (t, false)).collect();
+                    let fresh = build(&mut EncodeContext::default(), prefix, &by_ids);
+                    assert_eq!(by_slots, fresh, "pass {pass}, prefix {prefix}, {order:?}");
+                    verify(&by_slots).unwrap();
+                }
+            }
+        }
+        assert_ne!(SLOTS[0].index(), SLOTS[1].index());
+        assert_ne!(SLOTS[1].index(), SLOTS[2].index());
+    }
+
+    /// A keys vector from a cleared builder is never reused (found by slot
+    /// or by id): the builder's next buffer writes its own, even when the
+    /// context was not cleared.
+    #[test]
+    fn a_slot_forgets_keys_vectors_of_a_cleared_builder() {
+        const A: Layout = Layout::new(&["a"], b"a\0");
+        static SLOT: TypeSlot = TypeSlot::new();
+        let mut cx = EncodeContext::default();
+        let mut b = Builder::with_options(typed_builder_options());
+        let first = cx.key_vector_at(&mut b, &SLOT, 1, &A).unwrap();
+        b.clear();
+        // The context is not cleared: only the builder's generation differs.
+        let second = cx.key_vector_at(&mut b, &SLOT, 1, &A).unwrap();
+        assert_ne!(first, second);
+        b.start_map();
+        b.int(5);
+        b.end_map_with_keys(&second).unwrap();
+        let bytes = b.finish_vec().unwrap();
+        let root = verify(&bytes).unwrap().root();
+        assert_eq!(root.get("a").unwrap().as_i64().unwrap(), 5);
+        // Looked up by id, likewise.
+        b.clear();
+        let by_id = cx.key_vector_for(&mut b, 1, &A).unwrap();
+        b.clear();
+        let again = cx.key_vector_for(&mut b, 1, &A).unwrap();
+        assert_ne!(by_id, again);
+        b.start_map();
+        b.int(6);
+        b.end_map_with_keys(&again).unwrap();
+        let bytes = b.finish_vec().unwrap();
+        let root = verify(&bytes).unwrap().root();
+        assert_eq!(root.get("a").unwrap().as_i64().unwrap(), 6);
+    }
+
+    /// Slots numbered from several threads at once get distinct numbers.
+    #[test]
+    fn slots_numbered_at_once_get_distinct_numbers() {
+        static MANY: [TypeSlot; 16] = [const { TypeSlot::new() }; 16];
+        let seen: Vec<Vec<usize>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| MANY.iter().map(TypeSlot::index).collect::<Vec<_>>()))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for other in &seen[1..] {
+            assert_eq!(other, &seen[0], "every thread sees each slot's one number");
+        }
+        let mut numbers = seen[0].clone();
+        numbers.sort_unstable();
+        numbers.dedup();
+        assert_eq!(numbers.len(), 16);
     }
 
     /// The proof from precomputed key starts (what generated code uses), the

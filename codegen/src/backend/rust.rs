@@ -957,7 +957,11 @@ impl Gen<'_> {
         self.line(1, "fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {");
         self.line(
             2,
-            "let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;",
+            "static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();",
+        );
+        self.line(
+            2,
+            "let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;",
         );
         let fields: Vec<&FieldPlan<'_>> = mp.wire_fields().collect();
         // How each field reaches the map: a scalar read again from `self`,

@@ -37,7 +37,8 @@ impl flexbuf::FlexCoder for DeepLevel {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = match &self.child {
             Some(v) => v.encode_field(b, cx)?,
             None => flexbuf::typed::Field::NULL,

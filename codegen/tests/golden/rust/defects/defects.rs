@@ -184,7 +184,8 @@ impl flexbuf::FlexCoder for Profile {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = match &self.active {
             Some(v) => flexbuf::typed::Field::bool(*v),
             None => flexbuf::typed::Field::NULL,
@@ -438,7 +439,8 @@ impl flexbuf::FlexCoder for Address {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = b.string_field(&self.street);
         let f1 = b.string_field(&self.zip);
         let mut w = flexbuf::typed::MapWidths::<2>::new(b);
@@ -573,7 +575,8 @@ impl flexbuf::FlexCoder for Contact {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = b.string_field(&self.email);
         let f1 = b.string_field(&self.phone);
         let mut w = flexbuf::typed::MapWidths::<2>::new(b);
@@ -734,7 +737,8 @@ impl flexbuf::FlexCoder for Settings {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f1 = {
             b.start_map();
             for (k, e) in self.limits.iter() {
@@ -980,7 +984,8 @@ impl flexbuf::FlexCoder for Empty {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let w = flexbuf::typed::MapWidths::<0>::new(b);
         let m = b.message_map(&keys, &w)?;
         m.finish()
@@ -1062,7 +1067,8 @@ impl flexbuf::FlexCoder for Circle {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let mut w = flexbuf::typed::MapWidths::<1>::new(b);
         w.double(self.radius);
         let mut m = b.message_map(&keys, &w)?;
@@ -1155,7 +1161,8 @@ impl flexbuf::FlexCoder for Square {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let mut w = flexbuf::typed::MapWidths::<1>::new(b);
         w.uint(self.side as u64);
         let mut m = b.message_map(&keys, &w)?;
@@ -1274,7 +1281,8 @@ impl flexbuf::FlexCoder for Canvas {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f1 = {
             b.start_map();
             for (k, e) in self.layers.iter() {
@@ -1527,7 +1535,8 @@ impl flexbuf::FlexCoder for Seller {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f1 = b.string_field(&self.name);
         let mut w = flexbuf::typed::MapWidths::<3>::new(b);
         w.uint(self.id);
@@ -1672,7 +1681,8 @@ impl flexbuf::FlexCoder for Item {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f2 = self.seller.encode_field(b, cx)?;
         let f3 = b.string_field(&self.sku);
         let f4 = {
@@ -1858,7 +1868,8 @@ impl flexbuf::FlexCoder for Order {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
             b.start_map();
             for (k, e) in self.by_sku.iter() {
@@ -2117,7 +2128,8 @@ impl flexbuf::FlexCoder for Ranges {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = b.blob_field(&self.data);
         let mut w = flexbuf::typed::MapWidths::<12>::new(b);
         w.child(0, &f0);
@@ -2407,7 +2419,8 @@ impl flexbuf::FlexCoder for Vectors {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
             b.start_vector();
             for e in self.blobs.iter() {

@@ -114,7 +114,8 @@ impl flexbuf::FlexCoder for AddOptional {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let mut w = flexbuf::typed::MapWidths::<1>::new(b);
         w.int(self.id as i64);
         let mut m = b.message_map(&keys, &w)?;
@@ -207,7 +208,8 @@ impl flexbuf::FlexCoder for AddRequired {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let mut w = flexbuf::typed::MapWidths::<1>::new(b);
         w.int(self.id as i64);
         let mut m = b.message_map(&keys, &w)?;
@@ -302,7 +304,8 @@ impl flexbuf::FlexCoder for RemoveField {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f1 = b.string_field(&self.legacy);
         let mut w = flexbuf::typed::MapWidths::<2>::new(b);
         w.int(self.id as i64);
@@ -426,7 +429,8 @@ impl flexbuf::FlexCoder for Rename {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = b.string_field(&self.title);
         let mut w = flexbuf::typed::MapWidths::<2>::new(b);
         w.child(0, &f0);
@@ -552,7 +556,8 @@ impl flexbuf::FlexCoder for Reorder {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f1 = b.string_field(&self.b);
         let mut w = flexbuf::typed::MapWidths::<3>::new(b);
         w.int(self.a as i64);
@@ -690,7 +695,8 @@ impl flexbuf::FlexCoder for Widen {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f1 = {
             b.typed_vector(&self.samples);
             b.pop_field()?
@@ -815,7 +821,8 @@ impl flexbuf::FlexCoder for Retype {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = b.string_field(&self.code);
         let mut w = flexbuf::typed::MapWidths::<1>::new(b);
         w.child(0, &f0);
@@ -924,7 +931,8 @@ impl flexbuf::FlexCoder for Member {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = b.string_field(&self.name);
         let mut w = flexbuf::typed::MapWidths::<2>::new(b);
         w.child(0, &f0);
@@ -1046,7 +1054,8 @@ impl flexbuf::FlexCoder for Team {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
             b.start_vector();
             for e in self.members.iter() {
@@ -1160,7 +1169,8 @@ impl flexbuf::FlexCoder for Owner {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = match &self.pet {
             Some(v) => v.encode_field(b, cx)?,
             None => flexbuf::typed::Field::NULL,

@@ -227,7 +227,8 @@ impl flexbuf::FlexCoder for Object {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f5 = b.string_field(&self.class);
         let f21 = {
             b.start_vector();
@@ -968,7 +969,8 @@ impl flexbuf::FlexCoder for String {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = match &self.o {
             Some(v) => flexbuf::typed::Field::int(*v as i64),
             None => flexbuf::typed::Field::NULL,
@@ -1116,7 +1118,8 @@ impl flexbuf::FlexCoder for List {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
             b.start_vector();
             for e in self.items.iter() {
@@ -1232,7 +1235,8 @@ impl flexbuf::FlexCoder for Result {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f1 = match &self.value {
             Some(v) => b.string_field(v),
             None => flexbuf::typed::Field::NULL,
@@ -1370,7 +1374,8 @@ impl flexbuf::FlexCoder for Error {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f1 = b.string_field(&self.text);
         let mut w = flexbuf::typed::MapWidths::<2>::new(b);
         w.int(self.code as i64);
@@ -1501,7 +1506,8 @@ impl flexbuf::FlexCoder for Option {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = match &self.some {
             Some(v) => v.encode_field(b, cx)?,
             None => flexbuf::typed::Field::NULL,
@@ -1609,7 +1615,8 @@ impl flexbuf::FlexCoder for Vec {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let mut w = flexbuf::typed::MapWidths::<1>::new(b);
         w.float();
         let mut m = b.message_map(&keys, &w)?;
@@ -1702,7 +1709,8 @@ impl flexbuf::FlexCoder for Box {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = match &self.inner {
             Some(v) => v.encode_field(b, cx)?,
             None => flexbuf::typed::Field::NULL,
@@ -1802,7 +1810,8 @@ impl flexbuf::FlexCoder for Map {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
             b.start_map();
             for (k, e) in self.entries.iter() {
@@ -1917,7 +1926,8 @@ impl flexbuf::FlexCoder for Array {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
             b.typed_vector(&self.a);
             b.pop_field()?

@@ -89,7 +89,8 @@ impl flexbuf::FlexCoder for UserProfile {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = self.address.encode_field(b, cx)?;
         let f2 = b.string_field(&self.avatar_url);
         let f3 = b.string_field(&self.bio);
@@ -695,7 +696,8 @@ impl flexbuf::FlexCoder for UserAddress {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = b.string_field(&self.city);
         let f1 = b.string_field(&self.country);
         let f2 = self.geo.encode_field(b, cx)?;
@@ -868,7 +870,8 @@ impl flexbuf::FlexCoder for GeoPoint {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let mut w = flexbuf::typed::MapWidths::<2>::new(b);
         w.double(self.lat);
         w.double(self.lon);
@@ -979,7 +982,8 @@ impl flexbuf::FlexCoder for UserSettings {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f1 = b.string_field(&self.language);
         let f2 = self.notifications.encode_field(b, cx)?;
         let f3 = b.string_field(&self.theme);
@@ -1151,7 +1155,8 @@ impl flexbuf::FlexCoder for NotificationSettings {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let w = flexbuf::typed::MapWidths::<3>::new(b);
         let mut m = b.message_map(&keys, &w)?;
         m.bool(self.email);
@@ -1267,7 +1272,8 @@ impl flexbuf::FlexCoder for LinkedAccount {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = b.string_field(&self.handle);
         let f1 = b.string_field(&self.linked_at);
         let f3 = b.string_field(&self.provider);
@@ -1430,7 +1436,8 @@ impl flexbuf::FlexCoder for UserStats {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let mut w = flexbuf::typed::MapWidths::<6>::new(b);
         w.int(self.bytes_uploaded);
         w.int(self.comments);
@@ -1579,7 +1586,8 @@ impl flexbuf::FlexCoder for Subscription {
     }
 
     fn encode_field(&self, b: &mut flexbuf::Builder, cx: &mut flexbuf::EncodeContext) -> flexbuf::Result<flexbuf::typed::Field> {
-        let keys = cx.key_vector_for(b, Self::FINGERPRINT, &Self::LAYOUT)?;
+        static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
+        let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = b.string_field(&self.plan);
         let f2 = b.string_field(&self.renews_at);
         let mut w = flexbuf::typed::MapWidths::<4>::new(b);
