@@ -249,8 +249,6 @@ pub struct MessageMap<'b> {
     at: u64,
     /// Absolute position of the first element.
     start: usize,
-    /// Absolute position of the first type byte.
-    types_at: usize,
     /// One past the last type byte.
     end: usize,
 }
@@ -358,22 +356,16 @@ impl Builder {
         let bytes = width.bytes();
         let fields_at = buf_len + padding(buf_len, bytes);
         let start = fields_at + 3 * bytes;
-        let types_at = start + N * bytes;
-        let end = types_at + N;
-        // The header and the elements are stored 8 bytes at a time, each
-        // store's high bytes overwritten by the next field's (the last
-        // one's by the type bytes, which `finish` copies in from where they
-        // were gathered, 8 bytes past the end): room for `end + 8 + N`.
-        // (The type bytes are copied in words, reading up to 7 bytes past
-        // them: 8 more.)
-        self.buf.reserve(end + 16 + N - buf_len);
+        let end = start + N * bytes + N;
+        // The header is stored 8 bytes at a time: 8 bytes of room past the end.
+        self.buf.reserve(end + 8 - buf_len);
         let base = self.buf.as_mut_ptr();
-        // SAFETY: `end + 16 + N - buf_len` bytes are reserved past
-        // `buf_len`, so every store below (the padding's 8 zeros from
-        // `buf_len`, three 8-byte header stores from `fields_at`, at most
-        // `start + 8`) stays inside the allocation. Nothing past `buf_len`
-        // is part of the vector until `finish` sets the length, after every
-        // byte up to `end` was written.
+        // SAFETY: `end + 8 - buf_len` bytes are reserved past `buf_len`, so
+        // every store below (the padding's 8 zeros from `buf_len`, three
+        // 8-byte header stores from `fields_at`, at most `start + 8`) stays
+        // inside the allocation. Nothing past `buf_len` is part of the
+        // vector until `finish` sets the length, after every byte up to
+        // `end` was written.
         unsafe {
             (base.add(buf_len) as *mut u64).write_unaligned(0);
             let keys_offset = fields_at as u64 - keys.at;
@@ -382,8 +374,9 @@ impl Builder {
             (p.add(bytes) as *mut u64).write_unaligned(keys.width.to_le());
             (p.add(2 * bytes) as *mut u64).write_unaligned((N as u64).to_le());
         }
-        // SAFETY: `start` and `end + 8` are inside the reservation.
-        let (elem, ty) = unsafe { (base.add(start), base.add(end + 8)) };
+        // SAFETY: `start` and `start + N * bytes` are at most `end`, inside
+        // the reservation.
+        let (elem, ty) = unsafe { (base.add(start), base.add(start + N * bytes)) };
         Ok(MessageMap {
             b: self,
             elem,
@@ -394,7 +387,6 @@ impl Builder {
             width,
             at: start as u64,
             start,
-            types_at,
             end,
         })
     }
@@ -410,15 +402,17 @@ impl<'b> MessageMap<'b> {
             return;
         }
         // SAFETY: fewer than `N` fields were stored (`left` counts down from
-        // `N`), so this element starts in `start..types_at` and its 8-byte
-        // store ends before `types_at + 8 <= end + 8`, and this type byte
-        // lies in `end + 8..end + 8 + N`, all reserved by `message_map`;
-        // `self` borrows the builder mutably, so the buffer has not moved
-        // since. The store's bytes past the element's width are written
-        // again by the next element (or the type bytes): `v` only needs its
-        // low `bytes` bytes right.
+        // `N`), so this element lies in `start..start + N * bytes` and this
+        // type byte in `start + N * bytes..end`, both reserved by
+        // `message_map`; `self` borrows the builder mutably, so the buffer
+        // has not moved since.
         unsafe {
-            (self.elem as *mut u64).write_unaligned(v.to_le());
+            match self.bytes {
+                1 => *self.elem = v as u8,
+                2 => (self.elem as *mut u16).write_unaligned((v as u16).to_le()),
+                4 => (self.elem as *mut u32).write_unaligned((v as u32).to_le()),
+                _ => (self.elem as *mut u64).write_unaligned(v.to_le()),
+            }
             *self.ty = packed;
             self.elem = self.elem.add(self.bytes);
             self.ty = self.ty.add(1);
@@ -520,27 +514,10 @@ impl<'b> MessageMap<'b> {
             let given = if self.over { n + 1 } else { n - self.left };
             return Err(b.fail(BuilderError::FieldCount(n, given).into()));
         }
-        // SAFETY: the `N` type bytes gathered at `end + 8` (written by
-        // `put`) go to `types_at..end` in 8-byte words: the reads stay below
-        // `end + 16 + N` and the writes below `types_at + N + 7 < end + 8`,
-        // all reserved by `message_map`, and no write reaches a word not
-        // yet read. Then every byte from the old length to `end` was
-        // written: the padding and header by `message_map`, the elements by
-        // `put`, the type bytes here.
-        unsafe {
-            let base = b.buf.as_mut_ptr();
-            let n = self.end - self.types_at;
-            let (from, to) = (base.add(self.end + 8), base.add(self.types_at));
-            let mut i = 0;
-            while i < n {
-                // Past the `n` type bytes the word holds bytes never
-                // written: copied as they are, never read as a number.
-                let w = (from.add(i) as *const core::mem::MaybeUninit<u64>).read_unaligned();
-                (to.add(i) as *mut core::mem::MaybeUninit<u64>).write_unaligned(w);
-                i += 8;
-            }
-            b.buf.set_len(self.end);
-        }
+        // SAFETY: every byte from the old length to `end` was written: the
+        // padding and header by `message_map`, the `N` elements and type
+        // bytes by `put`.
+        unsafe { b.buf.set_len(self.end) };
         let f = Field {
             slot: Slot::new(self.start as u64, FlexType::Map, self.width),
             generation: b.generation,
