@@ -257,7 +257,10 @@ impl Builder {
     /// Writes a string for a message field (see [`MessageMap`]): the
     /// bytes [`string`](Self::string) writes, kept as a [`Field`] instead
     /// of pushed.
-    #[inline]
+    ///
+    /// Not inlined: a message of many strings would repeat the writer at
+    /// every field, and its code would then outgrow the instruction cache.
+    #[inline(never)]
     pub fn string_field(&mut self, s: &str) -> Field {
         match self.string_slot(s) {
             Some(slot) => self.field_of(slot),
@@ -266,7 +269,7 @@ impl Builder {
     }
 
     /// Writes a blob for a message field, as [`blob`](Self::blob) would.
-    #[inline]
+    #[inline(never)]
     pub fn blob_field(&mut self, data: &[u8]) -> Field {
         if self.closed() {
             return Field::NULL;
