@@ -1,7 +1,7 @@
 //! Maps of generated message types, written without the value stack (see
 //! [`MessageMap`]).
 
-use super::{Builder, KeyVector, Slot};
+use super::{Builder, KeyVector, ShareFlags, Slot};
 use crate::error::{BuilderError, Result};
 use crate::types::{pack_type, padding, BitWidth, FlexType};
 
@@ -262,6 +262,27 @@ impl Builder {
     /// every field, and its code would then outgrow the instruction cache.
     #[inline(never)]
     pub fn string_field(&mut self, s: &str) -> Field {
+        let n = s.len();
+        // Most strings of a message are short and unshared: a one-byte
+        // length (so no padding), the bytes and the NUL, in 16-byte chunks.
+        if n <= 64 && !self.finished && !self.options.share.contains(ShareFlags::STRINGS) {
+            let start = self.buf.len();
+            // The chunks may end up to 15 bytes past the NUL.
+            self.buf.reserve(1 + 64 + 16);
+            // SAFETY: 81 bytes are reserved past `start`; the stores below
+            // end at most at `start + 1 + max(n, 16) + 1 <= start + 66`, and
+            // every byte up to the new length (`start + n + 2`) is written:
+            // the length, the `n` bytes (chunks that together cover them)
+            // and the NUL.
+            unsafe {
+                let p = self.buf.as_mut_ptr().add(start);
+                *p = n as u8;
+                copy_short(s.as_bytes(), p.add(1));
+                *p.add(1 + n) = 0;
+                self.buf.set_len(start + n + 2);
+            }
+            return self.field_of(Slot::new(start as u64 + 1, FlexType::String, BitWidth::W8));
+        }
         match self.string_slot(s) {
             Some(slot) => self.field_of(slot),
             None => Field::NULL,
@@ -529,6 +550,50 @@ impl<'b> MessageMap<'b> {
     }
 }
 
+/// Copies `src` (at most 64 bytes) to `dst` in 16-byte chunks that may
+/// overlap each other; bytes past `src.len()` (up to 16 from `dst`) may be
+/// written too.
+///
+/// # Safety
+/// `dst..dst + max(src.len(), 16)` must be writable.
+#[inline(always)]
+unsafe fn copy_short(src: &[u8], dst: *mut u8) {
+    let n = src.len();
+    let s = src.as_ptr();
+    let chunk = |from: usize| (s.add(from) as *const [u8; 16]).read_unaligned();
+    let put = |at: usize, c: [u8; 16]| (dst.add(at) as *mut [u8; 16]).write_unaligned(c);
+    if n >= 16 {
+        // Up to four chunks: the first, the last, and for longer strings
+        // the second and the one before the last.
+        let (first, last) = (chunk(0), chunk(n - 16));
+        if n > 32 {
+            let (second, third) = (chunk(16), chunk(n - 32));
+            put(16, second);
+            put(n - 32, third);
+        }
+        put(0, first);
+        put(n - 16, last);
+    } else if n >= 8 {
+        let (a, b) = (
+            (s as *const u64).read_unaligned(),
+            (s.add(n - 8) as *const u64).read_unaligned(),
+        );
+        (dst as *mut u64).write_unaligned(a);
+        (dst.add(n - 8) as *mut u64).write_unaligned(b);
+    } else if n >= 4 {
+        let (a, b) = (
+            (s as *const u32).read_unaligned(),
+            (s.add(n - 4) as *const u32).read_unaligned(),
+        );
+        (dst as *mut u32).write_unaligned(a);
+        (dst.add(n - 4) as *mut u32).write_unaligned(b);
+    } else {
+        for i in 0..n {
+            *dst.add(i) = *s.add(i);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -756,6 +821,35 @@ mod tests {
             );
         }
         assert!(widths.len() > 1, "the sweep crosses the one-byte limit");
+    }
+
+    #[test]
+    fn string_fields_write_what_strings_write_at_every_length() {
+        for share in [ShareFlags::KEYS, ShareFlags::ALL] {
+            for prefix in 0..9 {
+                for n in 0..=300 {
+                    let text: String = (0..n).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+                    let build = |direct: bool| {
+                        let mut b = Builder::with_share(share);
+                        b.start_vector();
+                        b.blob(&vec![9; prefix]);
+                        if direct {
+                            let f = b.string_field(&text);
+                            b.push_field(f).unwrap();
+                        } else {
+                            b.string(&text);
+                        }
+                        b.end_vector().unwrap();
+                        b.finish().unwrap().to_vec()
+                    };
+                    assert_eq!(
+                        build(true),
+                        build(false),
+                        "{share:?}, prefix {prefix}, length {n}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
