@@ -200,8 +200,9 @@ pub enum BuilderError {
     Finished,
     /// A reused value handle from another builder generation.
     StaleValue,
-    /// A message map given another number of fields than it has keys
-    /// (`expected`, then how many it was given, or more).
+    /// A message map given another number of fields than it has keys: how
+    /// many it has, then how many it was given (one more than it has when
+    /// it was given more).
     FieldCount(usize, usize),
     /// `pop_field` with no value pushed in the innermost open container.
     NoValue,
@@ -553,9 +554,10 @@ impl fmt::Display for BuilderError {
             LengthExceedsWidth => f.write_str("vector length does not fit in its element width"),
             Finished => f.write_str("builder already finished; call clear() to reuse it"),
             StaleValue => f.write_str("value handle refers to a cleared buffer"),
-            FieldCount(n, given) => {
-                write!(f, "message map of {n} fields given {given}")
+            FieldCount(n, given) if given > n => {
+                write!(f, "message map of {n} fields given more")
             }
+            FieldCount(n, given) => write!(f, "message map of {n} fields given {given}"),
             NoValue => f.write_str("no value was pushed to take back"),
         }
     }

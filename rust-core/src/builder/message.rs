@@ -92,25 +92,26 @@ impl<const N: usize> MapWidths<N> {
         }
     }
 
-    /// Field `i` is a signed integer.
+    /// A field is a signed integer (a scalar only widens the map, so its
+    /// index does not matter).
     #[inline(always)]
     pub fn int(&mut self, v: i64) {
         self.inline = self.inline.max(BitWidth::of_i64(v));
     }
 
-    /// Field `i` is an unsigned integer.
+    /// A field is an unsigned integer.
     #[inline(always)]
     pub fn uint(&mut self, v: u64) {
         self.inline = self.inline.max(BitWidth::of_u64(v));
     }
 
-    /// Field `i` is a 32-bit float.
+    /// A field is a 32-bit float.
     #[inline(always)]
     pub fn float(&mut self) {
         self.inline = self.inline.max(BitWidth::W32);
     }
 
-    /// Field `i` is a 64-bit float.
+    /// A field is a 64-bit float.
     #[inline(always)]
     pub fn double(&mut self, v: f64) {
         self.inline = self.inline.max(BitWidth::of_f64(v));
@@ -267,13 +268,11 @@ impl Builder {
         // length (so no padding), the bytes and the NUL, in 16-byte chunks.
         if n <= 64 && !self.finished && !self.options.share.contains(ShareFlags::STRINGS) {
             let start = self.buf.len();
-            // The chunks may end up to 15 bytes past the NUL.
-            self.buf.reserve(1 + 64 + 16);
-            // SAFETY: 81 bytes are reserved past `start`; the stores below
-            // end at most at `start + 1 + max(n, 16) + 1 <= start + 66`, and
-            // every byte up to the new length (`start + n + 2`) is written:
-            // the length, the `n` bytes (chunks that together cover them)
-            // and the NUL.
+            self.buf.reserve(n + 2);
+            // SAFETY: `n + 2` bytes are reserved past `start`, and exactly
+            // those are written (the length, the `n` bytes by chunks that
+            // together cover them and no more, the NUL), so every byte up
+            // to the new length is initialized.
             unsafe {
                 let p = self.buf.as_mut_ptr().add(start);
                 *p = n as u8;
@@ -392,7 +391,7 @@ impl Builder {
         // `end` was written.
         unsafe {
             (base.add(buf_len) as *mut u64).write_unaligned(0);
-            let keys_offset = fields_at as u64 - keys.at;
+            let keys_offset = (fields_at as u64).wrapping_sub(keys.at);
             let p = base.add(fields_at);
             (p as *mut u64).write_unaligned(keys_offset.to_le());
             (p.add(bytes) as *mut u64).write_unaligned(keys.width.to_le());
@@ -550,12 +549,11 @@ impl<'b> MessageMap<'b> {
     }
 }
 
-/// Copies `src` (at most 64 bytes) to `dst` in 16-byte chunks that may
-/// overlap each other; bytes past `src.len()` (up to 16 from `dst`) may be
-/// written too.
+/// Copies `src` (at most 64 bytes) to `dst` in chunks of 16, 8, 4 or 1
+/// bytes that may overlap each other but stay within `src.len()` bytes.
 ///
 /// # Safety
-/// `dst..dst + max(src.len(), 16)` must be writable.
+/// `dst..dst + src.len()` must be writable and not overlap `src`.
 #[inline(always)]
 unsafe fn copy_short(src: &[u8], dst: *mut u8) {
     let n = src.len();
