@@ -96,6 +96,49 @@ pub(crate) fn append_short(out: &mut Vec<u8>, bytes: &[u8], nul: bool) {
     }
 }
 
+/// Copies `src` (at most 64 bytes) to `dst` in chunks of 16, 8, 4 or 1
+/// bytes that may overlap each other but stay within `src.len()` bytes.
+///
+/// # Safety
+/// `dst..dst + src.len()` must be writable and not overlap `src`.
+#[inline(always)]
+pub(crate) unsafe fn copy_short(src: &[u8], dst: *mut u8) {
+    let n = src.len();
+    let s = src.as_ptr();
+    let chunk = |from: usize| (s.add(from) as *const [u8; 16]).read_unaligned();
+    let put = |at: usize, c: [u8; 16]| (dst.add(at) as *mut [u8; 16]).write_unaligned(c);
+    if n >= 16 {
+        // Up to four chunks: the first, the last, and for longer strings
+        // the second and the one before the last.
+        let (first, last) = (chunk(0), chunk(n - 16));
+        if n > 32 {
+            let (second, third) = (chunk(16), chunk(n - 32));
+            put(16, second);
+            put(n - 32, third);
+        }
+        put(0, first);
+        put(n - 16, last);
+    } else if n >= 8 {
+        let (a, b) = (
+            (s as *const u64).read_unaligned(),
+            (s.add(n - 8) as *const u64).read_unaligned(),
+        );
+        (dst as *mut u64).write_unaligned(a);
+        (dst.add(n - 8) as *mut u64).write_unaligned(b);
+    } else if n >= 4 {
+        let (a, b) = (
+            (s as *const u32).read_unaligned(),
+            (s.add(n - 4) as *const u32).read_unaligned(),
+        );
+        (dst as *mut u32).write_unaligned(a);
+        (dst.add(n - 4) as *mut u32).write_unaligned(b);
+    } else {
+        for i in 0..n {
+            *dst.add(i) = *s.add(i);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
