@@ -353,7 +353,7 @@ impl Builder {
     /// Fails when the builder has failed or finished, when `keys` or a
     /// field of `widths` is from before the last [`clear`](Self::clear), or
     /// when `keys` does not hold `N` keys.
-    #[inline]
+    #[inline(always)]
     pub fn message_map<const N: usize>(
         &mut self,
         keys: &KeyVector,
