@@ -282,6 +282,15 @@ impl Builder {
             }
             return self.field_of(Slot::new(start as u64 + 1, FlexType::String, BitWidth::W8));
         }
+        self.string_field_general(s)
+    }
+
+    /// [`string_field`](Self::string_field) for long strings, shared
+    /// strings and a finished builder: in a function of its own, so that
+    /// the short path saves few registers.
+    #[cold]
+    #[inline(never)]
+    fn string_field_general(&mut self, s: &str) -> Field {
         match self.string_slot(s) {
             Some(slot) => self.field_of(slot),
             None => Field::NULL,
