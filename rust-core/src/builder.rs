@@ -1848,18 +1848,32 @@ fn vector_width_exact<const STEP: usize>(
                 base = (buf_len + padding(buf_len, b)) as u64;
             }
         } else {
-            while b < 8 {
-                let offset = (base + ((j + prefix) * b) as u64).wrapping_sub(e.data);
-                if offset >> (8 * b) == 0 {
-                    break;
-                }
-                b *= 2;
-                base = (buf_len + padding(buf_len, b)) as u64;
-            }
+            widen_to_reach(buf_len, &mut b, &mut base, j + prefix, e.data);
         }
         j += STEP;
     }
     BitWidth::from_bytes(b as u64).unwrap_or(BitWidth::W64)
+}
+
+/// Doubles `b` (the element width in bytes of a vector written at
+/// `buf_len`, whose first slot is at `base`) until the slot `slots` in can
+/// hold its offset back to `target`, or `b` is 8; `base` follows `b`.
+#[inline(always)]
+pub(crate) fn widen_to_reach(
+    buf_len: usize,
+    b: &mut usize,
+    base: &mut u64,
+    slots: usize,
+    target: u64,
+) {
+    while *b < 8 {
+        let offset = (*base + (slots * *b) as u64).wrapping_sub(target);
+        if offset >> (8 * *b) == 0 {
+            break;
+        }
+        *b *= 2;
+        *base = (buf_len + padding(buf_len, *b)) as u64;
+    }
 }
 
 impl Slot {

@@ -457,10 +457,7 @@ impl EncodeContext {
             self.block_keys.clear();
         }
         let bytes = block.bytes();
-        let known = self
-            .blocks
-            .iter()
-            .position(|k| k.bytes().len() == bytes.len() && k.bytes() == bytes);
+        let known = self.blocks.iter().position(|k| k.bytes() == bytes);
         let kv = match known.and_then(|i| self.block_keys.get(i)) {
             Some(kv) => *kv,
             None => {

@@ -1034,16 +1034,17 @@ impl Gen<'_> {
             Some(p) => p.to_string(),
             None => format!("*{v}"),
         };
-        let field = "flexbuf::typed::Field";
         match t {
-            TypeRef::Bool => format!("{field}::bool({val})"),
-            TypeRef::I8 | TypeRef::I16 | TypeRef::I32 => format!("{field}::int({val} as i64)"),
-            TypeRef::I64 => format!("{field}::int({val})"),
-            TypeRef::U8 | TypeRef::U16 | TypeRef::U32 => format!("{field}::uint({val} as u64)"),
-            TypeRef::U64 => format!("{field}::uint({val})"),
-            TypeRef::F32 => format!("{field}::float({val})"),
-            TypeRef::F64 => format!("{field}::double({val})"),
-            TypeRef::Enum(_) => format!("{field}::int({place}.value())"),
+            _ if scalar_field(t) => {
+                // An enum's `value()` is called through the reference.
+                let v = if matches!(t, TypeRef::Enum(_)) {
+                    place
+                } else {
+                    &val
+                };
+                let (method, arg) = scalar_call(t, v);
+                format!("flexbuf::typed::Field::{method}({arg})")
+            }
             TypeRef::String => format!("b.string_field({v})"),
             TypeRef::Bytes => format!("b.blob_field({v})"),
             // Method-call syntax derefs through `&` and `Box` alike.
@@ -1254,33 +1255,35 @@ fn scalar_field(t: &TypeRef) -> bool {
     t.is_scalar() || matches!(t, TypeRef::Enum(_))
 }
 
+/// The method (of `Field`, `MapWidths` and `MessageMap` alike) taking a
+/// scalar of type `t`, and its argument made from the value `v`.
+fn scalar_call(t: &TypeRef, v: &str) -> (&'static str, String) {
+    match t {
+        TypeRef::Bool => ("bool", v.to_string()),
+        TypeRef::I8 | TypeRef::I16 | TypeRef::I32 => ("int", format!("{v} as i64")),
+        TypeRef::I64 => ("int", v.to_string()),
+        TypeRef::U8 | TypeRef::U16 | TypeRef::U32 => ("uint", format!("{v} as u64")),
+        TypeRef::U64 => ("uint", v.to_string()),
+        TypeRef::F32 => ("float", v.to_string()),
+        TypeRef::F64 => ("double", v.to_string()),
+        TypeRef::Enum(_) => ("int", format!("{v}.value()")),
+        _ => unreachable!("scalar_call is only made for scalar fields"),
+    }
+}
+
 /// The `MapWidths` call for the required scalar `access` of type `t`
-/// (`None` for booleans, which the narrowest width holds).
+/// (`None` for booleans, which the narrowest width holds; a 32-bit float's
+/// width needs no value).
 fn width_call(t: &TypeRef, access: &str) -> Option<String> {
-    Some(match t {
-        TypeRef::Bool => return None,
-        TypeRef::I8 | TypeRef::I16 | TypeRef::I32 => format!("int({access} as i64)"),
-        TypeRef::I64 => format!("int({access})"),
-        TypeRef::U8 | TypeRef::U16 | TypeRef::U32 => format!("uint({access} as u64)"),
-        TypeRef::U64 => format!("uint({access})"),
-        TypeRef::F32 => "float()".into(),
-        TypeRef::F64 => format!("double({access})"),
-        TypeRef::Enum(_) => format!("int({access}.value())"),
-        _ => unreachable!("width_call is only made for scalar fields"),
-    })
+    match t {
+        TypeRef::Bool => None,
+        TypeRef::F32 => Some("float()".into()),
+        _ => Some(store_call(t, access)),
+    }
 }
 
 /// The `MessageMap` call storing the required scalar `access` of type `t`.
 fn store_call(t: &TypeRef, access: &str) -> String {
-    match t {
-        TypeRef::Bool => format!("bool({access})"),
-        TypeRef::I8 | TypeRef::I16 | TypeRef::I32 => format!("int({access} as i64)"),
-        TypeRef::I64 => format!("int({access})"),
-        TypeRef::U8 | TypeRef::U16 | TypeRef::U32 => format!("uint({access} as u64)"),
-        TypeRef::U64 => format!("uint({access})"),
-        TypeRef::F32 => format!("float({access})"),
-        TypeRef::F64 => format!("double({access})"),
-        TypeRef::Enum(_) => format!("int({access}.value())"),
-        _ => unreachable!("store_call is only made for scalar fields"),
-    }
+    let (method, arg) = scalar_call(t, access);
+    format!("{method}({arg})")
 }

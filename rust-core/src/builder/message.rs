@@ -143,45 +143,35 @@ impl<const N: usize> MapWidths<N> {
 
     /// The map's element width when it is written at `buf_len` with its
     /// keys vector's offset and width at the minimum `floor`: what
-    /// `create_vector` finds from the same values.
+    /// `create_vector` finds from the same values (the same bounds, then
+    /// the exact search when they straddle a width).
     fn width(&self, buf_len: usize, floor: BitWidth) -> BitWidth {
         const PREFIX: usize = 3;
         let floor = floor.max(self.inline);
-        if self.first == u64::MAX || N == 0 {
+        if N == 0 {
             return floor;
         }
-        let mut b = floor.bytes();
-        while b < 8 {
-            let base = (buf_len + padding(buf_len, b)) as u64;
-            let fits =
-                |slots: usize| (base + (slots * b) as u64).wrapping_sub(self.first) >> (8 * b) == 0;
-            if fits(N - 1 + PREFIX) {
-                break;
-            }
-            if fits(self.first_at + PREFIX) {
-                return self.exact(buf_len, b);
-            }
-            b *= 2;
+        match super::width_by_bounds(
+            buf_len,
+            floor,
+            self.first_at + PREFIX,
+            N - 1 + PREFIX,
+            self.first,
+        ) {
+            Ok(w) => w,
+            Err(w) => self.exact(buf_len, w),
         }
-        BitWidth::from_bytes(b as u64).unwrap_or(BitWidth::W64)
     }
 
-    /// Element by element from `b` bytes up, as `vector_width_exact` does.
+    /// Field by field from `floor`, as `vector_width_exact` does.
     #[cold]
-    fn exact(&self, buf_len: usize, mut b: usize) -> BitWidth {
+    fn exact(&self, buf_len: usize, floor: BitWidth) -> BitWidth {
         const PREFIX: usize = 3;
+        let mut b = floor.bytes();
         let mut base = (buf_len + padding(buf_len, b)) as u64;
         for (j, &t) in self.targets.iter().enumerate() {
-            if t == u64::MAX {
-                continue;
-            }
-            while b < 8 {
-                let offset = (base + ((j + PREFIX) * b) as u64).wrapping_sub(t);
-                if offset >> (8 * b) == 0 {
-                    break;
-                }
-                b *= 2;
-                base = (buf_len + padding(buf_len, b)) as u64;
+            if t != u64::MAX {
+                super::widen_to_reach(buf_len, &mut b, &mut base, j + PREFIX, t);
             }
         }
         BitWidth::from_bytes(b as u64).unwrap_or(BitWidth::W64)
