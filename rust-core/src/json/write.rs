@@ -1117,7 +1117,7 @@ fn odd_significand(f: f64) -> (u64, i32) {
 /// they are at most 15: `(n, k)` with `n / 10^k` reading back as `a`, and
 /// `n` not a multiple of ten. Most decimals that data holds (prices,
 /// readings, coordinates) are found here without a digit search, and
-/// those with up to four decimals with one to four tries.
+/// those with up to four decimals with one try.
 ///
 /// Why the answer is the shortest: every decimal of at most 15 significant
 /// digits reads back from its nearest `f64` (`f64::DIGITS` is 15), so no two
@@ -1128,23 +1128,25 @@ fn odd_significand(f: f64) -> (u64, i32) {
 #[inline]
 fn fifteen_digits(a: f64) -> Option<(u64, u32)> {
     const LIMIT: f64 = 1e15;
-    // Most data has one to four decimals: those are tried first, each with
-    // the check below. A result that ends in a zero (a rounding off by one
-    // at the decimal before) goes on to the general search, which strips it.
-    // (An index loop: the iterator form was not unrolled, a third slower.)
-    #[allow(clippy::needless_range_loop)]
-    for k in 1..=4 {
-        let scaled = a * POW10[k];
-        if scaled >= LIMIT {
-            break;
-        }
+    // Most data has one to four decimals: those are found by one try at
+    // four (scaled by 10^4, rounded, checked), and the trailing zeros of a
+    // shorter one stripped without branching on how many there are (a try
+    // per count of decimals mispredicted on data that mixes them). `a` is
+    // not whole (whole numbers are written before this is called), so
+    // `n` has at most three trailing zeros.
+    let scaled = a * POW10[4];
+    if scaled < LIMIT {
         // SAFETY: as below.
         let n = unsafe { (scaled + 0.5).to_int_unchecked::<i64>() };
-        if n as f64 / POW10[k] == a {
-            if n % 10 == 0 {
-                break;
-            }
-            return Some((n as u64, k as u32));
+        if n as f64 / POW10[4] == a {
+            let (mut n, mut k) = (n as u64, 4u32);
+            let (q, zeros) = (n / 100, n % 100 == 0);
+            n = if zeros { q } else { n };
+            k -= 2 * zeros as u32;
+            let (q, zero) = (n / 10, n % 10 == 0);
+            n = if zero { q } else { n };
+            k -= zero as u32;
+            return Some((n, k));
         }
     }
     // floor(log2 a) * log10(2), rounded down: floor(log10 a) or one less.
@@ -1209,16 +1211,36 @@ fn write_fraction(out: &mut Vec<u8>, n: u64, k: u32) {
         }
         at
     }
+    /// The four digits of `v < 10^4`, leading zeros included, at `text[at..at + 4]`.
+    #[inline(always)]
+    fn four_digits(text: &mut [u8; 64], at: usize, v: u64) {
+        let (hi, lo) = ((v / 100) as usize * 2, (v % 100) as usize * 2);
+        text[at..at + 2].copy_from_slice(&DIGITS2[hi..hi + 2]);
+        text[at + 2..at + 4].copy_from_slice(&DIGITS2[lo..lo + 2]);
+    }
     let k = k as usize;
     debug_assert!((1..=18).contains(&k) && n < 10_000_000_000_000_000);
     let (int, frac) = (n / POW10[k], n % POW10[k]);
     // The text ends at 32: `k` fraction digits (the fill gives their leading
     // zeros), the point, then at least one digit of the whole part.
     let mut text = [b'0'; 64];
-    digits_before(&mut text, 32, frac);
     let point = 32 - k - 1;
-    text[point] = b'.';
-    let start = digits_before(&mut text, point, int).min(point - 1);
+    let start = if k <= 4 && int < 10_000 {
+        // Most data: four digits on each side of the point, written whole
+        // (the digit counts of data that mixes them mispredict the loops
+        // below); the extra fraction digits are leading zeros the point
+        // and the whole part then cover, and the whole part starts after
+        // its leading zeros (one `0` kept before the point).
+        four_digits(&mut text, 28, frac);
+        text[point] = b'.';
+        four_digits(&mut text, point - 4, int);
+        let digits = 1 + (int >= 10) as usize + (int >= 100) as usize + (int >= 1000) as usize;
+        point - digits
+    } else {
+        digits_before(&mut text, 32, frac);
+        text[point] = b'.';
+        digits_before(&mut text, point, int).min(point - 1)
+    };
     out.reserve(32);
     let at = out.len();
     let block: &[u8; 32] = text[start..start + 32]
