@@ -1830,7 +1830,7 @@ fn uniform_inline(elems: &[Slot]) -> Option<(FlexType, BitWidth)> {
 /// [`vector_width`] element by element, with the alignment and the limit
 /// recomputed only when the width grows.
 #[inline(never)]
-fn vector_width_exact<const STEP: usize>(
+pub(crate) fn vector_width_exact<const STEP: usize>(
     elems: &[Slot],
     buf_len: usize,
     prefix: usize,
@@ -2021,7 +2021,7 @@ fn scan_map_in(buf: &[u8], entries: &[Slot], order: &[u32]) -> Option<MapScan> {
 /// bound ruled out: what the exact search gives. `Err(w)` when the bounds
 /// straddle the limit at `w`: the exact search must decide, from `w`.
 #[inline(always)]
-fn width_by_bounds(
+pub(crate) fn width_by_bounds(
     buf_len: usize,
     floor: BitWidth,
     at_first: usize,

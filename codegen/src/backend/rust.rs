@@ -1047,6 +1047,7 @@ impl Gen<'_> {
             }
             TypeRef::String => format!("b.string_field({v})"),
             TypeRef::Bytes => format!("b.blob_field({v})"),
+            TypeRef::Vector(e) if **e == TypeRef::String => format!("b.strings_field({v})?"),
             // Method-call syntax derefs through `&` and `Box` alike.
             TypeRef::Message(_) | TypeRef::Union(_) => format!("{place}.encode_field(b, cx)?"),
             _ => {

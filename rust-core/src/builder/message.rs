@@ -287,6 +287,71 @@ impl Builder {
         }
     }
 
+    /// Writes a list of strings for a message field (a `[string]`): the
+    /// bytes of `start_vector`, [`strings`](Self::strings) and `end_vector`,
+    /// kept as a [`Field`] instead of pushed.
+    ///
+    /// The vector is written by a loop of its own: every element is an
+    /// offset back to a string written just before, in order, so the first
+    /// string is the farthest target and the width follows from it and the
+    /// last slot (the element-by-element search only when those two
+    /// straddle a width), with no per-element type dispatch. With strings
+    /// shared, on an empty list or on a closed builder it takes the general
+    /// path.
+    pub fn strings_field<S: AsRef<str>>(&mut self, list: &[S]) -> Result<Field> {
+        let n = list.len();
+        if n == 0 || self.finished || self.options.share.contains(ShareFlags::STRINGS) {
+            self.start_vector();
+            self.strings(list);
+            self.end_vector()?;
+            return self.pop_field();
+        }
+        self.check()?;
+        self.strings(list);
+        let start = self.stack.len() - n;
+        let buf_len = self.buf.len();
+        let floor = self.force_min_width.max(BitWidth::of_u64(n as u64));
+        let first = self.stack[start].data;
+        let width = match super::width_by_bounds(buf_len, floor, 1, n, first) {
+            Ok(w) => w,
+            Err(w) => super::vector_width_exact::<1>(&self.stack[start..], buf_len, 1, w),
+        };
+        let bytes = width.bytes();
+        let size_at = buf_len + padding(buf_len, bytes);
+        let at = size_at + bytes;
+        let end = at + n * bytes + n;
+        // The size and each element are stored 8 bytes at a time: 8 bytes
+        // of room past the end.
+        self.buf.reserve(end + 8 - buf_len);
+        let base = self.buf.as_mut_ptr();
+        // SAFETY: `end + 8 - buf_len` bytes are reserved past `buf_len`.
+        // The stores are: 8 zeros from `buf_len` (the padding, below
+        // `size_at < buf_len + 8`), the size's 8 bytes from `size_at`, each
+        // element's 8 bytes from `at + i * bytes` (`i < n`, so below `at +
+        // n * bytes + 8 <= end + 8`) and each type byte below `end`. Every
+        // byte up to `end` is written before the length is set: the padding
+        // and the size by the first two stores, the elements in order (each
+        // store's bytes past its element are overwritten by the next one or,
+        // after the last, by the type bytes), then the `n` type bytes.
+        unsafe {
+            (base.add(buf_len) as *mut u64).write_unaligned(0);
+            (base.add(size_at) as *mut u64).write_unaligned((n as u64).to_le());
+            let (mut p, mut pos) = (base.add(at), at as u64);
+            for slot in &self.stack[start..] {
+                (p as *mut u64).write_unaligned(pos.wrapping_sub(slot.data).to_le());
+                p = p.add(bytes);
+                pos += bytes as u64;
+            }
+            for slot in &self.stack[start..] {
+                *p = pack_type(FlexType::String, slot.width);
+                p = p.add(1);
+            }
+            self.buf.set_len(end);
+        }
+        self.stack.truncate(start);
+        Ok(self.field_of(Slot::new(at as u64, FlexType::Vector, width)))
+    }
+
     /// Writes a blob for a message field, as [`blob`](Self::blob) would.
     #[inline(never)]
     pub fn blob_field(&mut self, data: &[u8]) -> Field {
@@ -809,6 +874,65 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn string_list_fields_write_what_the_stack_path_writes() {
+        let mut rng = Rng::new(0x5771_4e65);
+        for round in 0..600 {
+            let n = [0, 1, 2, 3, 40, 300][rng.below(6)] + rng.below(3);
+            let list: Vec<String> = (0..n)
+                .map(|i| {
+                    let len = [0, 3, 20, 70, 300][rng.below(5)] + rng.below(4);
+                    (0..len)
+                        .map(|j| (b'a' + ((i + j) % 26) as u8) as char)
+                        .collect()
+                })
+                .collect();
+            let filler = [0, 1, 200, 255, 300, 65_000, 65_530][rng.below(7)] + rng.below(9);
+            let min = [BitWidth::W8, BitWidth::W8, BitWidth::W16, BitWidth::W32][rng.below(4)];
+            let share = [ShareFlags::KEYS, ShareFlags::KEYS, ShareFlags::ALL][rng.below(3)];
+            let build = |direct: bool| {
+                let mut b = Builder::with_share(share);
+                b.start_vector();
+                b.blob(&vec![5; filler]);
+                b.force_min_width(min);
+                if direct {
+                    let f = b.strings_field(&list).unwrap();
+                    b.push_field(f).unwrap();
+                } else {
+                    b.start_vector();
+                    b.strings(&list);
+                    b.end_vector().unwrap();
+                }
+                b.int(7);
+                b.end_vector().unwrap();
+                b.finish().unwrap().to_vec()
+            };
+            let bytes = build(true);
+            assert!(
+                bytes == build(false),
+                "round {round}: {n} strings, filler {filler}, min {min:?}, {share:?}"
+            );
+            let root = crate::verify(&bytes).unwrap().root().as_vector().unwrap();
+            let v = root.get(1).unwrap().as_vector().unwrap();
+            assert_eq!(v.len(), n);
+            for (i, s) in list.iter().enumerate() {
+                assert_eq!(v.get(i).unwrap().as_str().unwrap(), s);
+            }
+        }
+    }
+
+    #[test]
+    fn a_string_list_field_of_a_failed_or_finished_builder_is_an_error() {
+        let mut b = Builder::new();
+        b.int(1);
+        b.finish().unwrap();
+        assert!(b.strings_field(&["a"]).is_err());
+        let mut b = Builder::new();
+        b.start_vector();
+        b.key("a\0b");
+        assert!(b.strings_field(&["a"]).is_err());
     }
 
     #[test]

@@ -226,12 +226,7 @@ impl flexbuf::FlexCoder for ApiItem {
         let f5 = b.string_field(&self.name);
         let f9 = self.seller.encode_field(b, cx)?;
         let f10 = b.string_field(&self.sku);
-        let f11 = {
-            b.start_vector();
-            b.strings(&self.tags);
-            b.end_vector()?;
-            b.pop_field()?
-        };
+        let f11 = b.strings_field(&self.tags)?;
         let mut w = flexbuf::typed::MapWidths::<12>::new(b);
         w.child(0, &f0);
         w.child(1, &f1);

@@ -1007,12 +1007,7 @@ impl flexbuf::FlexCoder for ChatMetadata {
             None => flexbuf::typed::Field::NULL,
         };
         let f6 = match &self.options {
-            Some(v) => {
-                b.start_vector();
-                b.strings(v);
-                b.end_vector()?;
-                b.pop_field()?
-            },
+            Some(v) => b.strings_field(v)?,
             None => flexbuf::typed::Field::NULL,
         };
         let f7 = match &self.votes {

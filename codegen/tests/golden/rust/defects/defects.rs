@@ -752,12 +752,7 @@ impl flexbuf::FlexCoder for Settings {
             Some(v) => b.string_field(v),
             None => flexbuf::typed::Field::NULL,
         };
-        let f5 = {
-            b.start_vector();
-            b.strings(&self.tags);
-            b.end_vector()?;
-            b.pop_field()?
-        };
+        let f5 = b.strings_field(&self.tags)?;
         let f6 = b.string_field(&self.theme);
         let mut w = flexbuf::typed::MapWidths::<8>::new(b);
         w.int(self.color.value());
@@ -1685,12 +1680,7 @@ impl flexbuf::FlexCoder for Item {
         let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f2 = self.seller.encode_field(b, cx)?;
         let f3 = b.string_field(&self.sku);
-        let f4 = {
-            b.start_vector();
-            b.strings(&self.tags);
-            b.end_vector()?;
-            b.pop_field()?
-        };
+        let f4 = b.strings_field(&self.tags)?;
         let mut w = flexbuf::typed::MapWidths::<5>::new(b);
         w.double(self.price);
         w.uint(self.qty as u64);
@@ -1896,12 +1886,7 @@ impl flexbuf::FlexCoder for Order {
             b.end_vector()?;
             b.pop_field()?
         };
-        let f5 = {
-            b.start_vector();
-            b.strings(&self.notes);
-            b.end_vector()?;
-            b.pop_field()?
-        };
+        let f5 = b.strings_field(&self.notes)?;
         let f6 = {
             b.start_map();
             for (k, e) in self.sellers.iter() {

@@ -230,12 +230,7 @@ impl flexbuf::FlexCoder for Object {
         static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
         let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f5 = b.string_field(&self.class);
-        let f21 = {
-            b.start_vector();
-            b.strings(&self.keys);
-            b.end_vector()?;
-            b.pop_field()?
-        };
+        let f21 = b.strings_field(&self.keys)?;
         let f25 = {
             b.start_map();
             for (k, e) in self.map.iter() {

@@ -455,12 +455,7 @@ impl flexbuf::FlexCoder for Address {
             None => flexbuf::typed::Field::NULL,
         };
         let f6 = b.string_field(&self.street);
-        let f7 = {
-            b.start_vector();
-            b.strings(&self.tags);
-            b.end_vector()?;
-            b.pop_field()?
-        };
+        let f7 = b.strings_field(&self.tags)?;
         let f8 = b.string_field(&self.zip);
         let mut w = flexbuf::typed::MapWidths::<9>::new(b);
         w.child(0, &f0);

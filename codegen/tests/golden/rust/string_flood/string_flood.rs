@@ -42,12 +42,7 @@ impl flexbuf::FlexCoder for StringFlood {
             b.end_map()?;
             b.pop_field()?
         };
-        let f1 = {
-            b.start_vector();
-            b.strings(&self.strings);
-            b.end_vector()?;
-            b.pop_field()?
-        };
+        let f1 = b.strings_field(&self.strings)?;
         let mut w = flexbuf::typed::MapWidths::<2>::new(b);
         w.child(0, &f0);
         w.child(1, &f1);

@@ -357,12 +357,7 @@ impl flexbuf::FlexCoder for ScriptSection {
             b.end_map()?;
             b.pop_field()?
         };
-        let f1 = {
-            b.start_vector();
-            b.strings(&self.paragraphs);
-            b.end_vector()?;
-            b.pop_field()?
-        };
+        let f1 = b.strings_field(&self.paragraphs)?;
         let mut w = flexbuf::typed::MapWidths::<2>::new(b);
         w.child(0, &f0);
         w.child(1, &f1);

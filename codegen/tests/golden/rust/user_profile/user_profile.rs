@@ -120,12 +120,7 @@ impl flexbuf::FlexCoder for UserProfile {
         let f21 = self.settings.encode_field(b, cx)?;
         let f22 = self.stats.encode_field(b, cx)?;
         let f23 = self.subscription.encode_field(b, cx)?;
-        let f24 = {
-            b.start_vector();
-            b.strings(&self.tags);
-            b.end_vector()?;
-            b.pop_field()?
-        };
+        let f24 = b.strings_field(&self.tags)?;
         let f25 = b.string_field(&self.timezone);
         let f26 = b.string_field(&self.updated_at);
         let f27 = b.string_field(&self.username);
