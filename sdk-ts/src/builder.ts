@@ -553,6 +553,59 @@ export class Builder {
   }
 
   /**
+   * Pushes a vector of the strings of `list`: the bytes of
+   * {@link startVector}, {@link strings} and {@link endVector}, with the
+   * vector written by a loop of its own. Its elements are offsets back to
+   * strings written just before, in order, so the first string is the
+   * farthest target: the width follows from it and the last slot (each
+   * element checked only when those two disagree), and no element needs
+   * the general writer's per-element type dispatch. With strings shared or
+   * on an empty list it takes the general path.
+   */
+  stringVector(list: readonly string[]): void {
+    const n = list.length;
+    if (n === 0 || this.share & Share.Strings || this.finished) {
+      this.startVector();
+      this.strings(list);
+      this.endVector();
+      return;
+    }
+    this.check();
+    const start = this.sp;
+    this.strings(list);
+    const sData = this.sData;
+    const sWidth = this.sWidth;
+    const bufLen = this.len;
+    let width = Math.max(this.forceMin, widthOfUInt(n));
+    if (width < 3) {
+      const bytes = 1 << width;
+      const far = bufLen + padding(bufLen, bytes) + n * bytes - sData[start];
+      if (widthOfUInt(far) > width) {
+        for (let i = 0; i < n && width < 3; i++) {
+          const w = offsetWidth(sData[start + i], bufLen, i + 1);
+          if (w > width) width = w;
+        }
+      }
+    }
+    const bytes = 1 << width;
+    this.align(width);
+    this.reserve((n + 1) * (bytes + 1));
+    this.writeUInt(n, bytes);
+    const loc = this.len;
+    let p = loc;
+    for (let i = start; i < start + n; i++) {
+      this.putUInt(p, p - sData[i], bytes);
+      p += bytes;
+    }
+    const buf = this.buf;
+    for (let i = start; i < start + n; i++) buf[p++] = (T.String << 2) | sWidth[i];
+    this.len = p;
+    this.sp = start;
+    if (this.sBig.length > start) this.sBig.length = start;
+    this.push(T.Vector, width, loc);
+  }
+
+  /**
    * {@link strings}' one write: the texts joined by a NUL and a placeholder
    * for the next string's size byte are written as one string; the size
    * bytes, the first and the last NUL are then set in place. ASCII makes as

@@ -426,6 +426,44 @@ test("Builder.strings writes lists longer than one joined piece as string() woul
   }
 });
 
+test("Builder.stringVector writes what startVector, string() and endVector write", () => {
+  const r = rng(7707);
+  const other = ["é", "ж", "語", "😀", "\ud800"];
+  const text = (len) => Array.from({ length: len }, () => (r() < 0.1 ? other[Math.floor(r() * other.length)] : "q")).join("");
+  let wide = 0;
+  for (let round = 0; round < 500; round++) {
+    const n = [0, 1, 2, 3, 40, 300][Math.floor(r() * 6)] + Math.floor(r() * 3);
+    const lens = [0, 3, 20, 70, 300];
+    const list = Array.from({ length: n }, () => text(lens[Math.floor(r() * lens.length)] + Math.floor(r() * 4)));
+    // Fillers around the 1- and 2-byte offset limits, forced widths, sharing.
+    const filler = [0, 1, 200, 255, 300, 65000, 65530][Math.floor(r() * 7)] + Math.floor(r() * 9);
+    const min = [1, 1, 2, 4][Math.floor(r() * 4)];
+    const share = r() < 0.3 ? fb.Share.Keys | fb.Share.Strings : fb.Share.Keys;
+    const build = (direct) => {
+      const b = new fb.Builder({ share });
+      b.startVector();
+      b.blob(new Uint8Array(filler));
+      b.forceMinWidth(min);
+      if (direct) b.stringVector(list);
+      else {
+        b.startVector();
+        for (const s of list) b.string(s);
+        b.endVector();
+      }
+      b.int(7);
+      b.endVector();
+      return b.finish();
+    };
+    const bytes = build(true);
+    assert.equal(Buffer.from(bytes).toString("hex"), Buffer.from(build(false)).toString("hex"),
+      `round ${round}: ${n} strings, filler ${filler}, min ${min}, share ${share}`);
+    const v = fb.decode(bytes);
+    assert.deepEqual(v[1], list.map((s) => new TextDecoder().decode(new TextEncoder().encode(s))));
+    if (filler > 60000 && n > 0) wide++;
+  }
+  assert.ok(wide > 20, `${wide} rounds past the 2-byte limit`);
+});
+
 test("Builder.strings writes what string() writes for each element, runs of ASCII or not", () => {
   const r = rng(4242);
   const pick = (chars) => chars[Math.floor(r() * chars.length)];

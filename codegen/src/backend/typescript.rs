@@ -718,7 +718,7 @@ impl Gen<'_> {
                 format!("{pad}b.{push}(fb.checkArray({v}, {n}), {kind});\n")
             }
             TypeRef::Vector(e) if **e == TypeRef::String => {
-                format!("{pad}b.startVector();\n{pad}b.strings({v});\n{pad}b.endVector();\n")
+                format!("{pad}b.stringVector({v});\n")
             }
             TypeRef::Vector(e) => {
                 let el = format!("e{depth}");

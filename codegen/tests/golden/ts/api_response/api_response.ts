@@ -232,9 +232,7 @@ export function encodeApiItemInto(b: fb.Builder, cx: fb.EncodeContext, v: ApiIte
   }
   {
     const x = v.tags;
-    b.startVector();
-    b.strings((x ?? []));
-    b.endVector();
+    b.stringVector((x ?? []));
   }
   b.endMapWithKeys(keys);
 }

@@ -952,9 +952,7 @@ export function encodeChatMetadataInto(b: fb.Builder, cx: fb.EncodeContext, v: C
     const x = v.options;
     if (x === null || x === undefined) b.null();
     else {
-      b.startVector();
-      b.strings(x);
-      b.endVector();
+      b.stringVector(x);
     }
   }
   {

@@ -586,9 +586,7 @@ export function encodeSettingsInto(b: fb.Builder, cx: fb.EncodeContext, v: Setti
   }
   {
     const x = v.tags;
-    b.startVector();
-    b.strings((x ?? []));
-    b.endVector();
+    b.stringVector((x ?? []));
   }
   {
     const x = v.theme;
@@ -1391,9 +1389,7 @@ export function encodeItemInto(b: fb.Builder, cx: fb.EncodeContext, v: Item): vo
   }
   {
     const x = v.tags;
-    b.startVector();
-    b.strings((x ?? []));
-    b.endVector();
+    b.stringVector((x ?? []));
   }
   b.endMapWithKeys(keys);
 }
@@ -1577,9 +1573,7 @@ export function encodeOrderInto(b: fb.Builder, cx: fb.EncodeContext, v: Order): 
   }
   {
     const x = v.notes;
-    b.startVector();
-    b.strings((x ?? []));
-    b.endVector();
+    b.stringVector((x ?? []));
   }
   {
     const x = v.sellers;

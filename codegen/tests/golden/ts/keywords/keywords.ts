@@ -237,9 +237,7 @@ export function encodeObjectInto(b: fb.Builder, cx: fb.EncodeContext, v: Object)
   }
   {
     const x = v.keys;
-    b.startVector();
-    b.strings((x ?? []));
-    b.endVector();
+    b.stringVector((x ?? []));
   }
   {
     const x = v.kind;

@@ -405,9 +405,7 @@ export function encodeAddressInto(b: fb.Builder, cx: fb.EncodeContext, v: Addres
   }
   {
     const x = v.tags;
-    b.startVector();
-    b.strings((x ?? []));
-    b.endVector();
+    b.stringVector((x ?? []));
   }
   {
     const x = v.zip;

@@ -37,9 +37,7 @@ export function encodeStringFloodInto(b: fb.Builder, cx: fb.EncodeContext, v: St
   }
   {
     const x = v.strings;
-    b.startVector();
-    b.strings((x ?? []));
-    b.endVector();
+    b.stringVector((x ?? []));
   }
   b.endMapWithKeys(keys);
 }

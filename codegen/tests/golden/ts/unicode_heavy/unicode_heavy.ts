@@ -353,9 +353,7 @@ export function encodeScriptSectionInto(b: fb.Builder, cx: fb.EncodeContext, v: 
   }
   {
     const x = v.paragraphs;
-    b.startVector();
-    b.strings((x ?? []));
-    b.endVector();
+    b.stringVector((x ?? []));
   }
   b.endMapWithKeys(keys);
 }

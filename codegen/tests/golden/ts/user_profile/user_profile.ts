@@ -175,9 +175,7 @@ export function encodeUserProfileInto(b: fb.Builder, cx: fb.EncodeContext, v: Us
   }
   {
     const x = v.tags;
-    b.startVector();
-    b.strings((x ?? []));
-    b.endVector();
+    b.stringVector((x ?? []));
   }
   {
     const x = v.timezone;
