@@ -1459,6 +1459,49 @@ impl Builder {
         }
     }
 
+    /// Pushes an untyped vector of the numbers `values`: the bytes of
+    /// [`start_vector`](Self::start_vector), a push of each value
+    /// ([`int`](Self::int), [`uint`](Self::uint), [`double`](Self::double),
+    /// ...) and [`end_vector`](Self::end_vector), in one pass with no
+    /// value-stack slot per element: the width is the widest value's (a
+    /// float at 4 bytes when every one survives `f32`), and every type byte
+    /// is the element type at that width. For encoders that meet a list of
+    /// numbers (a JSON array, a Python list of `int`s) and must write it as
+    /// the reference writes such a list, untyped.
+    ///
+    /// ```
+    /// use flexbuf::Builder;
+    /// let mut b = Builder::new();
+    /// b.untyped_vector(&[1i64, -300, 7]);
+    /// let bytes = b.finish().unwrap().to_vec();
+    /// let v = flexbuf::Reader::new(&bytes).unwrap().as_vector().unwrap();
+    /// assert_eq!(v.get(1).unwrap().as_i64().unwrap(), -300);
+    /// ```
+    pub fn untyped_vector<T: Scalar>(&mut self, values: &[T]) {
+        if self.closed() {
+            return;
+        }
+        if values.is_empty() {
+            // An empty untyped vector, as when nothing is pushed.
+            self.start_vector();
+            let _ = self.end_vector();
+            return;
+        }
+        let width = self
+            .force_min_width
+            .max(BitWidth::of_u64(values.len() as u64))
+            .max(T::min_width_of(values, T::NATURAL));
+        if T::PUSH_CHANGES_BITS && values.iter().any(|v| v.pushed_differs()) {
+            let pushed: Vec<T> = values.iter().map(|v| v.as_pushed()).collect();
+            self.write_scalar_vector(&pushed, width, true, Some(FlexType::Vector));
+        } else {
+            self.write_scalar_vector(values, width, true, Some(FlexType::Vector));
+        }
+        let n = values.len();
+        let at = self.buf.len();
+        self.buf.resize(at + n, pack_type(T::TYPE, width));
+    }
+
     /// Pushes a typed vector at the natural width of `T`, as the C++
     /// `Vector(const T *elems, size_t len)` does.
     ///
@@ -2070,6 +2113,76 @@ fn key_order(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `untyped_vector` writes what pushing each value into an untyped
+    /// vector writes: every scalar type, widths from the values, the length
+    /// and a forced minimum, NaNs (a signalling f32 NaN is quieted by a
+    /// push), at every alignment.
+    #[test]
+    fn untyped_vectors_write_what_pushing_each_value_writes() {
+        fn agree<T: Scalar + Copy + core::fmt::Debug>(
+            values: &[T],
+            push: impl Fn(&mut Builder, T),
+            filler: usize,
+            min: BitWidth,
+        ) {
+            let build = |direct: bool| {
+                let mut b = Builder::new();
+                b.start_vector();
+                b.blob(&vec![3; filler]);
+                b.force_min_width(min);
+                if direct {
+                    b.untyped_vector(values);
+                } else {
+                    b.start_vector();
+                    for &v in values {
+                        push(&mut b, v);
+                    }
+                    b.end_vector().unwrap();
+                }
+                b.int(1);
+                b.end_vector().unwrap();
+                b.finish().unwrap().to_vec()
+            };
+            assert_eq!(
+                build(true),
+                build(false),
+                "{values:?}, filler {filler}, {min:?}"
+            );
+        }
+        let mut rng = crate::test_support::Rng::new(0x0b1e_c7ed_5ca1_a125);
+        let widths = [BitWidth::W8, BitWidth::W8, BitWidth::W16, BitWidth::W64];
+        for round in 0..3_000 {
+            let n = [0, 1, 2, 5, 40, 300][rng.below(6)] + rng.below(3);
+            let filler = rng.below(9);
+            let min = widths[rng.below(4)];
+            let shift = [56, 48, 32, 0][round % 4];
+            let ints: Vec<i64> = (0..n).map(|_| (rng.bits() as i64) >> shift).collect();
+            agree(&ints, |b, v| b.int(v), filler, min);
+            let uints: Vec<u64> = (0..n).map(|_| rng.bits() >> shift).collect();
+            agree(&uints, |b, v| b.uint(v), filler, min);
+            let doubles: Vec<f64> = (0..n)
+                .map(|_| match rng.below(5) {
+                    0 => f64::from_bits(rng.bits()),
+                    1 => f64::NAN,
+                    2 => rng.below(1000) as f64 * 0.25,
+                    _ => rng.bits() as f64 / 7.0,
+                })
+                .collect();
+            let exact: Vec<f64> = doubles.iter().map(|&d| d as f32 as f64).collect();
+            agree(&doubles, |b, v| b.double(v), filler, min);
+            agree(&exact, |b, v| b.double(v), filler, min);
+            let floats: Vec<f32> = (0..n)
+                .map(|_| match rng.below(4) {
+                    0 => f32::from_bits(0x7f80_0001),
+                    _ => f32::from_bits(rng.bits() as u32),
+                })
+                .collect();
+            agree(&floats, |b, v| b.float(v), filler, min);
+            let bools: Vec<bool> = (0..n).map(|_| rng.below(2) == 0).collect();
+            agree(&bools, |b, v| b.bool(v), filler, min);
+        }
+    }
 
     /// The width from the two bounds is the width of the element-by-element
     /// search, for vectors and map values alike: random offsets that point

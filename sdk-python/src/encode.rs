@@ -22,6 +22,11 @@ use crate::errors::{new_err, to_py, Class, Context};
 /// Deepest container nesting written (what the verifier accepts by default).
 pub const MAX_DEPTH: usize = 64;
 
+/// The shortest list `dumps` writes in one piece when it is all `int`s or
+/// all `float`s (below it, the scan and the scratch vector cost more than
+/// the pushes they save).
+const NUMERIC_RUN: usize = 8;
+
 /// Why encoding stopped, with the path built while unwinding (boxed: errors
 /// are rare and the `Ok` path should stay small).
 pub struct EncodeFail(Box<Inner>);
@@ -301,8 +306,11 @@ impl Encoder<'_> {
 
     fn list(&mut self, l: &Bound<'_, PyList>, depth: usize) -> Result<(), EncodeFail> {
         let depth = enter(depth)?;
-        self.b.start_vector();
         let lp = l.as_ptr();
+        if self.numeric_list(lp) {
+            return Ok(());
+        }
+        self.b.start_vector();
         // SAFETY: `l` is a list; the size is read again before every item,
         // so the index stays inside it even if it shrinks.
         let n = unsafe { ffi::PyList_GET_SIZE(lp) };
@@ -329,6 +337,47 @@ impl Encoder<'_> {
         }
         self.b.end_vector()?;
         Ok(())
+    }
+
+    /// Writes the list `lp` when it holds [`NUMERIC_RUN`] or more items, all
+    /// exact `int`s within i64 or all exact `float`s (a numeric column, a
+    /// series), as one untyped vector (`Builder::untyped_vector`: the bytes
+    /// of pushing each item), with no value-stack slot per item: true then,
+    /// false (nothing written) for any other list. Reads the items as
+    /// borrowed references and runs no Python code.
+    fn numeric_list(&mut self, lp: *mut ffi::PyObject) -> bool {
+        // SAFETY: `lp` is a live list: its items are read while no Python
+        // code runs (nothing can change it meanwhile), each a live object.
+        unsafe {
+            let n = ffi::PyList_GET_SIZE(lp) as usize;
+            if n < NUMERIC_RUN {
+                return false;
+            }
+            let items = std::slice::from_raw_parts((*(lp as *mut ffi::PyListObject)).ob_item, n);
+            if ffi::PyLong_CheckExact(items[0]) != 0 {
+                let mut values = Vec::with_capacity(n);
+                for &item in items {
+                    match crate::pyint::exact_i64(item) {
+                        Some(v) => values.push(v),
+                        None => return false,
+                    }
+                }
+                self.b.untyped_vector(&values);
+                return true;
+            }
+            if ffi::PyFloat_CheckExact(items[0]) != 0 {
+                let mut values = Vec::with_capacity(n);
+                for &item in items {
+                    if ffi::PyFloat_CheckExact(item) == 0 {
+                        return false;
+                    }
+                    values.push(ffi::PyFloat_AS_DOUBLE(item));
+                }
+                self.b.untyped_vector(&values);
+                return true;
+            }
+        }
+        false
     }
 
     fn dict(&mut self, d: &Bound<'_, PyDict>, depth: usize) -> Result<(), EncodeFail> {

@@ -255,3 +255,53 @@ def test_text_of_every_width_in_runs_round_trips() -> None:
     assert back == value
     # Equal strings of another kind would compare unequal: each is canonical.
     assert all(a == b for a, b in zip(back["texts"], texts))
+
+
+def _pushed_one_by_one(items: list[object]) -> bytes:
+    """The bytes of a vector of `items` pushed one at a time (the reference
+    for lists `dumps` writes in one piece)."""
+    b = flexbuf.Builder()
+    b.start_vector()
+    for x in items:
+        if isinstance(x, bool) or x is None:
+            b.add(x)
+        elif isinstance(x, int):
+            if x > 2**63 - 1:
+                b.uint(x)
+            else:
+                b.int(x)
+        else:
+            assert isinstance(x, float)
+            b.double(x)
+    b.end_vector()
+    return b.finish()
+
+
+def test_lists_of_ints_or_floats_encode_as_pushing_each_item() -> None:
+    rng = random.Random(1234)
+    specials = [0.0, -0.0, 0.5, 1e300, -2.5e-310, math.inf, -math.inf, math.nan, 3.0]
+    for round_ in range(400):
+        n = rng.choice([0, 1, 7, 8, 9, 40, 300])
+        bits = rng.choice([6, 14, 30, 62])
+        ints = [rng.randrange(-(2**bits), 2**bits) for _ in range(n)]
+        floats = [rng.choice(specials) if rng.random() < 0.2 else rng.uniform(-1e6, 1e6) for _ in range(n)]
+        exact = [float(rng.randrange(-1000, 1000)) / 4 for _ in range(n)]
+        lists: list[list[object]] = [ints, floats, exact]
+        if n:
+            # Lists that are not all one exact type: written item by item.
+            at = rng.randrange(n)
+            lists += [
+                ints[:at] + [2**64 - 1] + ints[at + 1 :],
+                ints[:at] + [True] + ints[at + 1 :],
+                ints[:at] + [1.5] + ints[at + 1 :],
+                floats[:at] + [None] + floats[at + 1 :],
+                floats[:at] + [7] + floats[at + 1 :],
+            ]
+        for items in lists:
+            assert flexbuf.dumps(items) == _pushed_one_by_one(items), (round_, items)
+            nested = {"v": items, "w": [items, 1]}
+            back = flexbuf.loads(flexbuf.dumps(nested))
+            assert len(back["v"]) == len(items)
+    # The generic JSON path agrees on finite lists.
+    values = [rng.randrange(-(2**40), 2**40) for _ in range(100)]
+    assert flexbuf.dumps(values) == flexbuf.from_json(json.dumps(values))
