@@ -191,6 +191,11 @@ const KEY_POOL_MAX = 4096;
 const POOL_EPOCHS = 1024;
 
 /** Padding that aligns `len` to `align` bytes (a power of two). */
+/** Whether {@link Builder.numberVector} (like the generic encoder) writes `v` as an int: a safe integer, not -0. */
+function isIntElement(v: number): boolean {
+  return Number.isSafeInteger(v) && !(v === 0 && 1 / v < 0);
+}
+
 function padding(len: number, align: number): number {
   return (-len) & (align - 1);
 }
@@ -602,6 +607,60 @@ export class Builder {
     this.len = p;
     this.sp = start;
     if (this.sBig.length > start) this.sBig.length = start;
+    this.push(T.Vector, width, loc);
+  }
+
+  /**
+   * Pushes an untyped vector of the numbers in `values`: the bytes of
+   * {@link startVector}, a push of each ({@link int} for a safe integer
+   * other than -0, {@link double} otherwise, as {@link encode} pushes a
+   * number) and {@link endVector}, in one pass with no value-stack entry
+   * per number: the width is the widest element's, and every type byte is
+   * the element's type at that width.
+   */
+  numberVector(values: readonly number[]): void {
+    const n = values.length;
+    if (n === 0 || this.finished) {
+      this.startVector();
+      for (let i = 0; i < n; i++) {
+        const v = values[i];
+        if (isIntElement(v)) this.int(v);
+        else this.double(v);
+      }
+      this.endVector();
+      return;
+    }
+    this.check();
+    let width = Math.max(this.forceMin, widthOfUInt(n));
+    for (let i = 0; i < n && width < 3; i++) {
+      const v = values[i];
+      const w = isIntElement(v) ? widthOfInt(v) : widthOfDouble(v);
+      if (w > width) width = w;
+    }
+    const bytes = 1 << width;
+    this.align(width);
+    this.reserve((n + 1) * (bytes + 1));
+    this.writeUInt(n, bytes);
+    const loc = this.len;
+    const dv = this.dv;
+    const buf = this.buf;
+    let p = loc;
+    let t = loc + n * bytes;
+    const intType = (T.Int << 2) | width;
+    const floatType = (T.Float << 2) | width;
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      if (isIntElement(v)) {
+        this.putUInt(p, v, bytes);
+        buf[t++] = intType;
+      } else {
+        if (bytes === 8) dv.setFloat64(p, v, true);
+        else dv.setFloat32(p, v, true);
+        buf[t++] = floatType;
+      }
+      p += bytes;
+    }
+    this.len = t;
     this.push(T.Vector, width, loc);
   }
 

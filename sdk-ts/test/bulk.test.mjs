@@ -426,6 +426,66 @@ test("Builder.strings writes lists longer than one joined piece as string() woul
   }
 });
 
+test("Builder.numberVector and encode's number arrays write what pushing each number writes", () => {
+  const r = rng(5150);
+  const specials = [0, -0, 0.5, -1.5, 1e300, NaN, Infinity, -Infinity, 2 ** 53 - 1, -(2 ** 53) + 1, 2 ** 53, 9223372036854776000, 3.4e38];
+  let rounds = 0;
+  for (let round = 0; round < 600; round++) {
+    const n = [0, 1, 7, 8, 9, 40, 300][Math.floor(r() * 7)];
+    const kind = round % 4;
+    const list = Array.from({ length: n }, () => {
+      if (r() < 0.1) return specials[Math.floor(r() * specials.length)];
+      const big = [2 ** 7, 2 ** 15, 2 ** 31, 2 ** 52][Math.floor(r() * 4)];
+      if (kind === 0) return Math.floor((r() - 0.5) * 2 * big);
+      if (kind === 1) return Math.fround((r() - 0.5) * big);
+      if (kind === 2) return (r() - 0.5) * big;
+      return r() < 0.5 ? Math.floor(r() * big) : r() * big;
+    });
+    const filler = Math.floor(r() * 9);
+    const min = [1, 1, 2, 8][Math.floor(r() * 4)];
+    const build = (direct) => {
+      const b = new fb.Builder();
+      b.startVector();
+      b.blob(new Uint8Array(filler));
+      b.forceMinWidth(min);
+      if (direct) b.numberVector(list);
+      else {
+        b.startVector();
+        for (const x of list) {
+          if (Number.isSafeInteger(x) && !(x === 0 && 1 / x < 0)) b.int(x);
+          else b.double(x);
+        }
+        b.endVector();
+      }
+      b.int(7);
+      b.endVector();
+      return Buffer.from(b.finish()).toString("hex");
+    };
+    assert.equal(build(true), build(false), `round ${round}: ${n} numbers, min ${min}`);
+    // encode takes the same path for arrays of 8 or more numbers, and the
+    // general one for anything else (a string among them).
+    const one = (x) => {
+      const b = new fb.Builder();
+      b.startVector();
+      for (const e of x) {
+        if (typeof e === "number" && Number.isSafeInteger(e) && !(e === 0 && 1 / e < 0)) b.int(e);
+        else if (typeof e === "number") b.double(e);
+        else b.string(e);
+      }
+      b.endVector();
+      return Buffer.from(b.finish()).toString("hex");
+    };
+    assert.equal(Buffer.from(fb.encode(list)).toString("hex"), one(list), `round ${round}: encode`);
+    if (n > 0) {
+      const mixed = list.slice();
+      mixed[Math.floor(r() * n)] = "x";
+      assert.equal(Buffer.from(fb.encode(mixed)).toString("hex"), one(mixed), `round ${round}: mixed`);
+    }
+    if (n >= 8) rounds++;
+  }
+  assert.ok(rounds > 200, `${rounds} rounds of 8 or more numbers`);
+});
+
 test("Builder.stringVector writes what startVector, string() and endVector write", () => {
   const r = rng(7707);
   const other = ["é", "ж", "語", "😀", "\ud800"];
