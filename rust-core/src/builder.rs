@@ -1439,24 +1439,14 @@ impl Builder {
         if self.closed() {
             return;
         }
-        let mut width = self
-            .force_min_width
-            .max(BitWidth::of_u64(values.len() as u64));
-        if width < T::NATURAL && !values.is_empty() {
-            width = width.max(T::min_width_of(values, T::NATURAL));
-        }
+        let width = self.scalars_width(values);
         // An empty typed vector is a key vector, as when nothing is pushed.
         let ty = if values.is_empty() {
             Some(FlexType::VectorKey)
         } else {
             T::TYPE.to_typed_vector(0)
         };
-        if T::PUSH_CHANGES_BITS && values.iter().any(|v| v.pushed_differs()) {
-            let pushed: Vec<T> = values.iter().map(|v| v.as_pushed()).collect();
-            self.write_scalar_vector(&pushed, width, true, ty);
-        } else {
-            self.write_scalar_vector(values, width, true, ty);
-        }
+        self.write_pushed_scalars(values, width, ty);
     }
 
     /// Pushes an untyped vector of the numbers `values`: the bytes of
@@ -1487,16 +1477,8 @@ impl Builder {
             let _ = self.end_vector();
             return;
         }
-        let width = self
-            .force_min_width
-            .max(BitWidth::of_u64(values.len() as u64))
-            .max(T::min_width_of(values, T::NATURAL));
-        if T::PUSH_CHANGES_BITS && values.iter().any(|v| v.pushed_differs()) {
-            let pushed: Vec<T> = values.iter().map(|v| v.as_pushed()).collect();
-            self.write_scalar_vector(&pushed, width, true, Some(FlexType::Vector));
-        } else {
-            self.write_scalar_vector(values, width, true, Some(FlexType::Vector));
-        }
+        let width = self.scalars_width(values);
+        self.write_pushed_scalars(values, width, Some(FlexType::Vector));
         let n = values.len();
         let at = self.buf.len();
         self.buf.resize(at + n, pack_type(T::TYPE, width));
@@ -1535,6 +1517,36 @@ impl Builder {
         };
         self.write_scalar_vector(values, T::NATURAL, false, Some(ty));
         Ok(())
+    }
+
+    /// The narrowest width of a vector of `values` (with its size), at
+    /// least the forced minimum: what pushing each value finds. The scan of
+    /// the values stops once their natural width is reached.
+    fn scalars_width<T: Scalar>(&self, values: &[T]) -> BitWidth {
+        let width = self
+            .force_min_width
+            .max(BitWidth::of_u64(values.len() as u64));
+        if width < T::NATURAL && !values.is_empty() {
+            width.max(T::min_width_of(values, T::NATURAL))
+        } else {
+            width
+        }
+    }
+
+    /// Writes the sized vector of `values` at `width` as pushing each stores
+    /// them (a signalling f32 NaN quieted, as its f64 round trip does).
+    fn write_pushed_scalars<T: Scalar>(
+        &mut self,
+        values: &[T],
+        width: BitWidth,
+        ty: Option<FlexType>,
+    ) {
+        if T::PUSH_CHANGES_BITS && values.iter().any(|v| v.pushed_differs()) {
+            let pushed: Vec<T> = values.iter().map(|v| v.as_pushed()).collect();
+            self.write_scalar_vector(&pushed, width, true, ty);
+        } else {
+            self.write_scalar_vector(values, width, true, ty);
+        }
     }
 
     fn write_scalar_vector<T: Scalar>(

@@ -1007,17 +1007,24 @@ const DIGITS2: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// Appends the decimal digits of `v`: the length comes first (from the
-/// base-10 logarithm), then the digits are written from the last one back,
-/// four at a time, straight into the reserved spare capacity.
+/// The four digits of `v < 10^4`, leading zeros included.
+#[inline(always)]
+fn four_digits(v: u64) -> [u8; 4] {
+    let (hi, lo) = ((v / 100) as usize * 2, (v % 100) as usize * 2);
+    [DIGITS2[hi], DIGITS2[hi + 1], DIGITS2[lo], DIGITS2[lo + 1]]
+}
+
+/// Appends the decimal digits of `v`: below 10^4 as one word (see below);
+/// otherwise the length comes first (from the base-10 logarithm), then the
+/// digits are written from the last one back, four at a time, straight into
+/// the reserved spare capacity.
 pub(crate) fn write_u64(out: &mut Vec<u8>, mut v: u64) {
     if v < 10_000 {
         // Most integers in data (counts, small ids, sizes): the four digits
         // with their leading zeros as one word, shifted past those zeros,
         // and stored whole; no branch on the digit count (which data that
         // mixes one- and two-digit numbers mispredicts).
-        let (hi, lo) = ((v / 100) as usize * 2, (v % 100) as usize * 2);
-        let text = u32::from_le_bytes([DIGITS2[hi], DIGITS2[hi + 1], DIGITS2[lo], DIGITS2[lo + 1]]);
+        let text = u32::from_le_bytes(four_digits(v));
         let n = 1 + (v >= 10) as usize + (v >= 100) as usize + (v >= 1000) as usize;
         out.reserve(4);
         let len = out.len();
@@ -1227,13 +1234,6 @@ fn write_fraction(out: &mut Vec<u8>, n: u64, k: u32) {
         }
         at
     }
-    /// The four digits of `v < 10^4`, leading zeros included, at `text[at..at + 4]`.
-    #[inline(always)]
-    fn four_digits(text: &mut [u8; 64], at: usize, v: u64) {
-        let (hi, lo) = ((v / 100) as usize * 2, (v % 100) as usize * 2);
-        text[at..at + 2].copy_from_slice(&DIGITS2[hi..hi + 2]);
-        text[at + 2..at + 4].copy_from_slice(&DIGITS2[lo..lo + 2]);
-    }
     let k = k as usize;
     debug_assert!((1..=18).contains(&k) && n < 10_000_000_000_000_000);
     let (int, frac) = (n / POW10[k], n % POW10[k]);
@@ -1247,9 +1247,9 @@ fn write_fraction(out: &mut Vec<u8>, n: u64, k: u32) {
         // below); the extra fraction digits are leading zeros the point
         // and the whole part then cover, and the whole part starts after
         // its leading zeros (one `0` kept before the point).
-        four_digits(&mut text, 28, frac);
+        text[28..32].copy_from_slice(&four_digits(frac));
         text[point] = b'.';
-        four_digits(&mut text, point - 4, int);
+        text[point - 4..point].copy_from_slice(&four_digits(int));
         let digits = 1 + (int >= 10) as usize + (int >= 100) as usize + (int >= 1000) as usize;
         point - digits
     } else {
