@@ -190,12 +190,16 @@ const KEY_POOL_MAX = 4096;
 /** Buffers a builder's key pool tells apart before it starts over. */
 const POOL_EPOCHS = 1024;
 
-/** Padding that aligns `len` to `align` bytes (a power of two). */
-/** Whether {@link Builder.numberVector} (like the generic encoder) writes `v` as an int: a safe integer, not -0. */
-function isIntElement(v: number): boolean {
+/**
+ * Whether a number is pushed as an int (a safe integer, not -0) rather than
+ * a double, by the generic encoder and {@link Builder.numberVector} alike.
+ * @internal
+ */
+export function isIntElement(v: number): boolean {
   return Number.isSafeInteger(v) && !(v === 0 && 1 / v < 0);
 }
 
+/** Padding that aligns `len` to `align` bytes (a power of two). */
 function padding(len: number, align: number): number {
   return (-len) & (align - 1);
 }
@@ -580,18 +584,7 @@ export class Builder {
     this.strings(list);
     const sData = this.sData;
     const sWidth = this.sWidth;
-    const bufLen = this.len;
-    let width = Math.max(this.forceMin, widthOfUInt(n));
-    if (width < 3) {
-      const bytes = 1 << width;
-      const far = bufLen + padding(bufLen, bytes) + n * bytes - sData[start];
-      if (widthOfUInt(far) > width) {
-        for (let i = 0; i < n && width < 3; i++) {
-          const w = offsetWidth(sData[start + i], bufLen, i + 1);
-          if (w > width) width = w;
-        }
-      }
-    }
+    const width = this.offsetsWidth(Math.max(this.forceMin, widthOfUInt(n)), start, start + n, 1, 1, sData[start]);
     const bytes = 1 << width;
     this.align(width);
     this.reserve((n + 1) * (bytes + 1));
@@ -1115,6 +1108,30 @@ export class Builder {
   }
 
   /**
+   * The width, from `width` up, of a vector written at the end of the buffer
+   * whose elements are stack[start], stack[start+step], ... before `end`,
+   * the first `prefix` slots in, and whose offsets point no lower than
+   * `lowest`: when the last slot's distance to `lowest` fits a width, every
+   * offset does; otherwise each offset's own width decides (scalars skipped).
+   */
+  private offsetsWidth(width: number, start: number, end: number, step: number, prefix: number, lowest: number): number {
+    if (width >= 3) return width;
+    const bufLen = this.len;
+    const bytes = 1 << width;
+    const far = bufLen + padding(bufLen, bytes) + (end - step - start + prefix) * bytes - lowest;
+    if (widthOfUInt(far) <= width) return width;
+    const sType = this.sType;
+    const sData = this.sData;
+    for (let i = start; i < end && width < 3; i += step) {
+      const t = sType[i];
+      if (t <= T.Float || t === T.Bool) continue;
+      const w = offsetWidth(sData[i], bufLen, i - start + prefix);
+      if (w > width) width = w;
+    }
+    return width;
+  }
+
+  /**
    * The reference's `CreateVector`: elements are stack[start], stack[start+step], ...
    * The vector written is left in {@link vecType}, {@link vecWidth} and
    * {@link vecData} (fields rather than a returned object: no allocation per vector).
@@ -1131,11 +1148,9 @@ export class Builder {
     const end = start + len * step;
     const sType = this.sType;
     const sWidth = this.sWidth;
-    // Scalars give their widths; for offsets, a bound first: element i is
-    // written at bufLen + padding + index_i * bytes (index_i = i - start +
-    // prefix, as the reference counts it), so when the last slot's distance
-    // to the lowest target fits the width, every offset does, and each
-    // element's own width (the narrowest its offset fits) is no wider.
+    // Scalars give their widths; offsets theirs through offsetsWidth, from
+    // the lowest target (element i is written at bufLen + padding + index_i
+    // * bytes, index_i = i - start + prefix, as the reference counts it).
     const sData = this.sData;
     let lowest = Infinity;
     for (let i = start; i < end; i += step) {
@@ -1145,18 +1160,7 @@ export class Builder {
         if (w > width) width = w;
       } else if (sData[i] < lowest) lowest = sData[i];
     }
-    if (lowest !== Infinity && width < 3) {
-      const bytes = 1 << width;
-      const far = bufLen + padding(bufLen, bytes) + (end - step - start + prefix) * bytes - lowest;
-      if (widthOfUInt(far) > width) {
-        for (let i = start; i < end && width < 3; i += step) {
-          const t = sType[i];
-          if (t <= T.Float || t === T.Bool) continue;
-          const w = offsetWidth(sData[i], bufLen, i - start + prefix);
-          if (w > width) width = w;
-        }
-      }
-    }
+    if (lowest !== Infinity) width = this.offsetsWidth(width, start, end, step, prefix, lowest);
     const bytes = 1 << width;
     this.align(width);
     this.reserve((len + 3) * (bytes + 1));

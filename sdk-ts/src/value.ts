@@ -17,7 +17,7 @@
  * `BudgetExceeded` when shared offsets would expand beyond the budget.
  */
 
-import { Builder, BuilderOptions } from "./builder.js";
+import { Builder, BuilderOptions, isIntElement } from "./builder.js";
 import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError } from "./error.js";
 import { f64At, IntMode, joinWords, littleEndianCopy, rootOf, u32 } from "./reader.js";
@@ -613,7 +613,7 @@ function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
       b.string(v);
       return;
     case "number":
-      if (Number.isSafeInteger(v) && !(v === 0 && 1 / v < 0)) b.int(v);
+      if (isIntElement(v)) b.int(v);
       else b.double(v);
       return;
     case "boolean":
