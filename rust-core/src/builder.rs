@@ -629,18 +629,8 @@ impl Builder {
             let p = base.add(loc);
             if n > 16 {
                 core::ptr::copy_nonoverlapping(data.as_ptr(), p, n);
-            } else if n >= 8 {
-                (p as *mut u64).write_unaligned(crate::word::word(data, 0).to_le());
-                (p.add(n - 8) as *mut u64).write_unaligned(crate::word::word(data, n - 8).to_le());
-            } else if n >= 4 {
-                let head = u32::from_le_bytes(crate::word::load(data, 0));
-                let tail = u32::from_le_bytes(crate::word::load(data, n - 4));
-                (p as *mut u32).write_unaligned(head.to_le());
-                (p.add(n - 4) as *mut u32).write_unaligned(tail.to_le());
             } else {
-                for (i, &b) in data.iter().enumerate() {
-                    *p.add(i) = b;
-                }
+                crate::word::copy_upto16(data, p);
             }
             *p.add(n) = 0;
             self.buf.set_len(loc + n + nul as usize);

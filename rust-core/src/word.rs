@@ -76,19 +76,7 @@ pub(crate) fn append_short(out: &mut Vec<u8>, bytes: &[u8], nul: bool) {
     // covers exactly the bytes written.
     unsafe {
         let p = out.as_mut_ptr().add(at);
-        if n >= 8 {
-            (p as *mut u64).write_unaligned(word(bytes, 0).to_le());
-            (p.add(n - 8) as *mut u64).write_unaligned(word(bytes, n - 8).to_le());
-        } else if n >= 4 {
-            let head = u32::from_le_bytes(load(bytes, 0));
-            let tail = u32::from_le_bytes(load(bytes, n - 4));
-            (p as *mut u32).write_unaligned(head.to_le());
-            (p.add(n - 4) as *mut u32).write_unaligned(tail.to_le());
-        } else {
-            for (i, &b) in bytes.iter().enumerate() {
-                *p.add(i) = b;
-            }
-        }
+        copy_upto16(bytes, p);
         if nul {
             *p.add(n) = 0;
         }
@@ -118,7 +106,23 @@ pub(crate) unsafe fn copy_short(src: &[u8], dst: *mut u8) {
         }
         put(0, first);
         put(n - 16, last);
-    } else if n >= 8 {
+    } else {
+        copy_upto16(src, dst);
+    }
+}
+
+/// Copies `src` (at most 16 bytes) to `dst` by two overlapping fixed-size
+/// loads and stores (8 or 4 bytes each), or byte by byte below 4: no
+/// library call, which costs more than the copy at these lengths.
+///
+/// # Safety
+/// `dst..dst + src.len()` must be writable and not overlap `src`.
+#[inline(always)]
+pub(crate) unsafe fn copy_upto16(src: &[u8], dst: *mut u8) {
+    let n = src.len();
+    debug_assert!(n <= 16);
+    let s = src.as_ptr();
+    if n >= 8 {
         let (a, b) = (
             (s as *const u64).read_unaligned(),
             (s.add(n - 8) as *const u64).read_unaligned(),
