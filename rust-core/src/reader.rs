@@ -649,6 +649,13 @@ impl<'a> VectorReader<'a> {
     /// out of range, or the vector is typed): take [`get`](Self::get) then.
     #[inline]
     pub fn string_at(&self, i: usize) -> Result<Option<&'a str>> {
+        self.string_at_inlined(i)
+    }
+
+    /// [`string_at`](Self::string_at), always inlined: for loops over the
+    /// elements, where the checks that do not depend on `i` are hoisted.
+    #[inline(always)]
+    pub(crate) fn string_at_inlined(&self, i: usize) -> Result<Option<&'a str>> {
         const STRING: u8 = FlexType::String as u8;
         if i >= self.len || self.kind != VectorKind::Untyped {
             return Ok(None);

@@ -1196,7 +1196,12 @@ impl Gen<'_> {
             TypeRef::Vector(el) => {
                 let inner = self.decode_expr(el, &e, depth + 1, borrowed);
                 let err = self.std("Err");
-                format!("__field::vec({r}, cx, |{e}, cx| {{ let _ = &cx; if {e}.is_null() {{ return {err}(__null(&{e})); }} {inner} }})")
+                let list = match (&**el, borrowed) {
+                    (TypeRef::String, false) => "strings",
+                    (TypeRef::String, true) => "strs",
+                    _ => "vec",
+                };
+                format!("__field::{list}({r}, cx, |{e}, cx| {{ let _ = &cx; if {e}.is_null() {{ return {err}(__null(&{e})); }} {inner} }})")
             }
             TypeRef::Map(el) => {
                 let inner = self.decode_expr(el, &e, depth + 1, borrowed);

@@ -270,7 +270,7 @@ impl flexbuf::FlexCoder for ApiItem {
         let f_rating = match __field::f64_slot(&m, fast, 8) { Some(v) => v, None => __field::get_f64(&m, fast, 8, "rating")?.unwrap_or_default() };
         let f_seller = __field::get_cx(&m, fast, 9, "seller", cx, <Seller as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("seller"))?;
         let f_sku = match __field::string_slot(&m, fast, 10, cx) { Some(v) => v, None => __field::get_string(&m, fast, 10, "sku", cx)?.unwrap_or_default() };
-        let f_tags = __field::get_cx(&m, fast, 11, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_tags = __field::get_cx(&m, fast, 11, "tags", cx, |v, cx| { let _ = &cx; __field::strings(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -336,7 +336,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ApiItemRef<'a> {
         let f_rating = match __field::f64_slot(&m, fast, 8) { Some(v) => v, None => __field::get_f64(&m, fast, 8, "rating")?.unwrap_or_default() };
         let f_seller = __field::get_cx(&m, fast, 9, "seller", cx, <SellerRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("seller"))?;
         let f_sku = match __field::str_slot(&m, fast, 10, cx) { Some(v) => v, None => __field::get_str(&m, fast, 10, "sku", cx)?.unwrap_or_default() };
-        let f_tags = __field::get_cx(&m, fast, 11, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_tags = __field::get_cx(&m, fast, 11, "tags", cx, |v, cx| { let _ = &cx; __field::strs(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             id: f_id,

@@ -1048,7 +1048,7 @@ impl flexbuf::FlexCoder for ChatMetadata {
         let f_event = match __field::opt_string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "event", cx, __field::string)?.flatten() };
         let f_lang = match __field::opt_string_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "lang", cx, __field::string)?.flatten() };
         let f_multiple = match __field::opt_bool_slot(&m, fast, 5) { Some(v) => v, None => __field::get_opt(&m, fast, 5, "multiple", __field::bool)?.flatten() };
-        let f_options = match __field::null_slot(&m, fast, 6) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 6, "options", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.flatten() };
+        let f_options = match __field::null_slot(&m, fast, 6) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 6, "options", cx, |v, cx| { let _ = &cx; __field::strings(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.flatten() };
         let f_votes = match __field::null_slot(&m, fast, 7) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 7, "votes", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i64>(v, cx, __field::i64) })?.flatten() };
         cx.leave();
         Ok(Self {
@@ -1098,7 +1098,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ChatMetadataRef<'a> {
         let f_event = match __field::opt_str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "event", cx, __field::str_charged)?.flatten() };
         let f_lang = match __field::opt_str_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "lang", cx, __field::str_charged)?.flatten() };
         let f_multiple = match __field::opt_bool_slot(&m, fast, 5) { Some(v) => v, None => __field::get_opt(&m, fast, 5, "multiple", __field::bool)?.flatten() };
-        let f_options = match __field::null_slot(&m, fast, 6) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 6, "options", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.flatten() };
+        let f_options = match __field::null_slot(&m, fast, 6) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 6, "options", cx, |v, cx| { let _ = &cx; __field::strs(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.flatten() };
         let f_votes = match __field::null_slot(&m, fast, 7) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 7, "votes", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i64>(v, cx, __field::i64) })?.flatten() };
         cx.leave();
         Ok(Self {

@@ -783,7 +783,7 @@ impl flexbuf::FlexCoder for Settings {
         let f_muted = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "muted")?.unwrap_or_default() };
         let f_nickname = match __field::opt_string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::string)?.flatten() };
         let f_ratio = __field::get(&m, fast, 4, "ratio", __field::f32)?.unwrap_or(0.5_f32);
-        let f_tags = __field::get_cx(&m, fast, 5, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_tags = __field::get_cx(&m, fast, 5, "tags", cx, |v, cx| { let _ = &cx; __field::strings(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         let f_theme = match __field::string_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_string(&m, fast, 6, "theme", cx)?.unwrap_or_else(|| "light".to_string()) };
         let f_volume = __field::get(&m, fast, 7, "volume", __field::u8)?.unwrap_or(5_u8);
         cx.leave();
@@ -848,7 +848,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for SettingsRef<'a> {
         let f_muted = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "muted")?.unwrap_or_default() };
         let f_nickname = match __field::opt_str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::str_charged)?.flatten() };
         let f_ratio = __field::get(&m, fast, 4, "ratio", __field::f32)?.unwrap_or(0.5_f32);
-        let f_tags = __field::get_cx(&m, fast, 5, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_tags = __field::get_cx(&m, fast, 5, "tags", cx, |v, cx| { let _ = &cx; __field::strs(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         let f_theme = match __field::str_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_str(&m, fast, 6, "theme", cx)?.unwrap_or("light") };
         let f_volume = __field::get(&m, fast, 7, "volume", __field::u8)?.unwrap_or(5_u8);
         cx.leave();
@@ -1704,7 +1704,7 @@ impl flexbuf::FlexCoder for Item {
         let f_qty = __field::get(&m, fast, 1, "qty", __field::u16)?.unwrap_or_default();
         let f_seller = __field::get_cx(&m, fast, 2, "seller", cx, <Seller as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("seller"))?;
         let f_sku = match __field::string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_string(&m, fast, 3, "sku", cx)?.ok_or_else(|| __missing("sku"))? };
-        let f_tags = __field::get_cx(&m, fast, 4, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_tags = __field::get_cx(&m, fast, 4, "tags", cx, |v, cx| { let _ = &cx; __field::strings(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             sku: f_sku,
@@ -1742,7 +1742,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ItemRef<'a> {
         let f_qty = __field::get(&m, fast, 1, "qty", __field::u16)?.unwrap_or_default();
         let f_seller = __field::get_cx(&m, fast, 2, "seller", cx, <SellerRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("seller"))?;
         let f_sku = match __field::str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_str(&m, fast, 3, "sku", cx)?.ok_or_else(|| __missing("sku"))? };
-        let f_tags = __field::get_cx(&m, fast, 4, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_tags = __field::get_cx(&m, fast, 4, "tags", cx, |v, cx| { let _ = &cx; __field::strs(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             sku: f_sku,
@@ -1924,7 +1924,7 @@ impl flexbuf::FlexCoder for Order {
         let f_id = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "id")?.ok_or_else(|| __missing("id"))? };
         let f_items = __field::get_cx(&m, fast, 3, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Item as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
         let f_matrix = __field::get_cx(&m, fast, 4, "matrix", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_vec::<i32>(e1, cx, __field::i32) }) })?.unwrap_or_default();
-        let f_notes = __field::get_cx(&m, fast, 5, "notes", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_notes = __field::get_cx(&m, fast, 5, "notes", cx, |v, cx| { let _ = &cx; __field::strings(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         let f_sellers = __field::get_cx(&m, fast, 6, "sellers", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Seller as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -1970,7 +1970,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for OrderRef<'a> {
         let f_id = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "id")?.ok_or_else(|| __missing("id"))? };
         let f_items = __field::get_cx(&m, fast, 3, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <ItemRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         let f_matrix = __field::get_cx(&m, fast, 4, "matrix", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::scalar_cow::<i32>(e1, cx, __field::i32) }) })?.unwrap_or_default();
-        let f_notes = __field::get_cx(&m, fast, 5, "notes", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_notes = __field::get_cx(&m, fast, 5, "notes", cx, |v, cx| { let _ = &cx; __field::strs(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         let f_sellers = __field::get_cx(&m, fast, 6, "sellers", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <SellerRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {

@@ -354,7 +354,7 @@ impl flexbuf::FlexCoder for Object {
         let f_in = __field::get(&m, fast, 18, "in", __field::i32)?.unwrap_or_default();
         let f_init = __field::get(&m, fast, 19, "init", __field::i32)?.unwrap_or_default();
         let f_is = __field::get(&m, fast, 20, "is", __field::i32)?.unwrap_or_default();
-        let f_keys = __field::get_cx(&m, fast, 21, "keys", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_keys = __field::get_cx(&m, fast, 21, "keys", cx, |v, cx| { let _ = &cx; __field::strings(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         let f_kind = __field::get_cx(&m, fast, 22, "kind", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Kind::from_value(raw).ok_or_else(|| __unknown_enum("Kind", raw, &v))) })?.unwrap_or_default();
         let f_let = __field::get(&m, fast, 23, "let", __field::i32)?.unwrap_or_default();
         let f_m = __field::get(&m, fast, 24, "m", __field::i32)?.unwrap_or_default();
@@ -540,7 +540,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ObjectRef<'a> {
         let f_in = __field::get(&m, fast, 18, "in", __field::i32)?.unwrap_or_default();
         let f_init = __field::get(&m, fast, 19, "init", __field::i32)?.unwrap_or_default();
         let f_is = __field::get(&m, fast, 20, "is", __field::i32)?.unwrap_or_default();
-        let f_keys = __field::get_cx(&m, fast, 21, "keys", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_keys = __field::get_cx(&m, fast, 21, "keys", cx, |v, cx| { let _ = &cx; __field::strs(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         let f_kind = __field::get_cx(&m, fast, 22, "kind", cx, |v, cx| { let _ = &cx; __field::i64(v).and_then(|raw| Kind::from_value(raw).ok_or_else(|| __unknown_enum("Kind", raw, &v))) })?.unwrap_or_default();
         let f_let = __field::get(&m, fast, 23, "let", __field::i32)?.unwrap_or_default();
         let f_m = __field::get(&m, fast, 24, "m", __field::i32)?.unwrap_or_default();

@@ -491,7 +491,7 @@ impl flexbuf::FlexCoder for Address {
         let f_geo = match __field::null_slot(&m, fast, 4) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "geo", cx, <Geo as flexbuf::FlexCoder>::decode_from)?.flatten() };
         let f_note = match __field::opt_string_slot(&m, fast, 5, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 5, "note", cx, __field::string)?.flatten() };
         let f_street = match __field::string_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_string(&m, fast, 6, "street", cx)?.ok_or_else(|| __missing("street"))? };
-        let f_tags = __field::get_cx(&m, fast, 7, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_tags = __field::get_cx(&m, fast, 7, "tags", cx, |v, cx| { let _ = &cx; __field::strings(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         let f_zip = match __field::string_slot(&m, fast, 8, cx) { Some(v) => v, None => __field::get_string(&m, fast, 8, "zip", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
@@ -561,7 +561,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for AddressRef<'a> {
         let f_geo = match __field::null_slot(&m, fast, 4) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "geo", cx, <GeoRef as flexbuf::FlexBorrow>::decode_borrowed)?.flatten() };
         let f_note = match __field::opt_str_slot(&m, fast, 5, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 5, "note", cx, __field::str_charged)?.flatten() };
         let f_street = match __field::str_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_str(&m, fast, 6, "street", cx)?.ok_or_else(|| __missing("street"))? };
-        let f_tags = __field::get_cx(&m, fast, 7, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_tags = __field::get_cx(&m, fast, 7, "tags", cx, |v, cx| { let _ = &cx; __field::strs(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         let f_zip = match __field::str_slot(&m, fast, 8, cx) { Some(v) => v, None => __field::get_str(&m, fast, 8, "zip", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {

@@ -372,7 +372,7 @@ impl flexbuf::FlexCoder for ScriptSection {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_glossary = __field::get_cx(&m, fast, 0, "glossary", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
-        let f_paragraphs = __field::get_cx(&m, fast, 1, "paragraphs", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_paragraphs = __field::get_cx(&m, fast, 1, "paragraphs", cx, |v, cx| { let _ = &cx; __field::strings(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             glossary: f_glossary,
@@ -398,7 +398,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ScriptSectionRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<ScriptSection as flexbuf::FlexCoder>::FINGERPRINT, &m, &ScriptSection::LAYOUT)?;
         let f_glossary = __field::get_cx(&m, fast, 0, "glossary", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
-        let f_paragraphs = __field::get_cx(&m, fast, 1, "paragraphs", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_paragraphs = __field::get_cx(&m, fast, 1, "paragraphs", cx, |v, cx| { let _ = &cx; __field::strs(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
             glossary: f_glossary,

@@ -217,7 +217,7 @@ impl flexbuf::FlexCoder for UserProfile {
         let f_settings = __field::get_cx(&m, fast, 21, "settings", cx, <UserSettings as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("settings"))?;
         let f_stats = __field::get_cx(&m, fast, 22, "stats", cx, <UserStats as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("stats"))?;
         let f_subscription = __field::get_cx(&m, fast, 23, "subscription", cx, <Subscription as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("subscription"))?;
-        let f_tags = __field::get_cx(&m, fast, 24, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_tags = __field::get_cx(&m, fast, 24, "tags", cx, |v, cx| { let _ = &cx; __field::strings(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         let f_timezone = match __field::string_slot(&m, fast, 25, cx) { Some(v) => v, None => __field::get_string(&m, fast, 25, "timezone", cx)?.unwrap_or_default() };
         let f_updated_at = match __field::string_slot(&m, fast, 26, cx) { Some(v) => v, None => __field::get_string(&m, fast, 26, "updated_at", cx)?.unwrap_or_default() };
         let f_username = match __field::string_slot(&m, fast, 27, cx) { Some(v) => v, None => __field::get_string(&m, fast, 27, "username", cx)?.unwrap_or_default() };
@@ -359,7 +359,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for UserProfileRef<'a> {
         let f_settings = __field::get_cx(&m, fast, 21, "settings", cx, <UserSettingsRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("settings"))?;
         let f_stats = __field::get_cx(&m, fast, 22, "stats", cx, <UserStatsRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("stats"))?;
         let f_subscription = __field::get_cx(&m, fast, 23, "subscription", cx, <SubscriptionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("subscription"))?;
-        let f_tags = __field::get_cx(&m, fast, 24, "tags", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_tags = __field::get_cx(&m, fast, 24, "tags", cx, |v, cx| { let _ = &cx; __field::strs(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         let f_timezone = match __field::str_slot(&m, fast, 25, cx) { Some(v) => v, None => __field::get_str(&m, fast, 25, "timezone", cx)?.unwrap_or_default() };
         let f_updated_at = match __field::str_slot(&m, fast, 26, cx) { Some(v) => v, None => __field::get_str(&m, fast, 26, "updated_at", cx)?.unwrap_or_default() };
         let f_username = match __field::str_slot(&m, fast, 27, cx) { Some(v) => v, None => __field::get_str(&m, fast, 27, "username", cx)?.unwrap_or_default() };
