@@ -15,11 +15,16 @@
 //!   only on bytes the verifier accepts. On any failure it gives up, and
 //!   [`loads`] takes the strict path (verify, then `Walk<false>`), so errors
 //!   are the verifier's own, as they were before the two passes were fused.
+//!
+//! Maps that repeat a key set (records, the levels of a tree) take their key
+//! objects from a [`KeySets`] memo once their keys are seen to resolve to the
+//! same positions as an earlier map's.
 
 use flexbuf::raw::key_at;
 use flexbuf::{Budget, Error, ErrorKind, FlexType, Reader};
 use pyo3::ffi;
 use pyo3::prelude::*;
+use std::rc::Rc;
 
 use crate::decode::{bool_obj, float_obj, int_obj, uint_obj, Fail, MAX_DEPTH};
 use crate::input;
@@ -49,6 +54,131 @@ pub struct Walk<'py, 'b, const CHECK: bool> {
     budget: Budget,
     by_offset: KeysByOffset<'py>,
     table: Option<KeyGuard<'py>>,
+    key_sets: KeySets<'py>,
+}
+
+/// Most keys a map may have for its key set to be remembered.
+const KEY_SET_MAX: usize = 32;
+
+/// The key sets of recent maps of one buffer, for the maps that repeat them
+/// (the records of a list, the levels of a tree): builders write each key
+/// once, so maps with the same keys point their keys vectors at the same
+/// key bytes. A set holds, for each key in order, the position its offset
+/// resolved to, its length and its object. A map whose keys resolve to the
+/// same positions takes them from the set: no lookup per key and no order
+/// check, which the set passed when it was first read.
+///
+/// Direct-mapped by the number of keys and the first key's position. A set
+/// is made the second time a slot meets the same number of keys and first
+/// key (the first time only marks it), so that a buffer of maps that never
+/// repeat pays for none; a set in use stays in its slot (shared), so the
+/// maps nested in a map find theirs.
+struct KeySets<'py> {
+    slots: Vec<KeySlot<'py>>,
+    /// Sets replaced while no map used them, kept for their capacity.
+    spare: Vec<KeySet<'py>>,
+}
+
+/// One key set: (position, length in bytes, object) of each key, in order.
+type KeySet<'py> = Vec<(usize, usize, Bound<'py, PyAny>)>;
+
+#[derive(Clone, Default)]
+enum KeySlot<'py> {
+    #[default]
+    Empty,
+    /// A map of this many keys, the first at this position, was met once.
+    Seen(usize, usize),
+    Set(Rc<KeySet<'py>>),
+}
+
+/// What a map's slot says about its keys.
+enum Known<'py> {
+    /// The map's key set.
+    Set(Rc<KeySet<'py>>),
+    /// Met before: make the set.
+    Again,
+    /// Not met before (now marked).
+    New,
+}
+
+impl<'py> KeySets<'py> {
+    const SLOTS: usize = 64;
+
+    fn new() -> Self {
+        KeySets {
+            slots: Vec::new(),
+            spare: Vec::new(),
+        }
+    }
+
+    /// The slot of a set of `n` keys, the first at `first`.
+    #[inline]
+    fn slot(n: usize, first: usize) -> usize {
+        (first
+            .wrapping_add(n << 32)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            >> 58)
+            & (Self::SLOTS - 1)
+    }
+
+    /// What slot `slot` knows of a map of `n` keys whose first is at
+    /// `first` (a set only when every key matches: `same`).
+    #[inline]
+    fn find(
+        &mut self,
+        slot: usize,
+        n: usize,
+        first: usize,
+        same: impl FnOnce(&KeySet<'py>) -> bool,
+    ) -> Known<'py> {
+        if self.slots.is_empty() {
+            self.slots.resize(Self::SLOTS, KeySlot::Empty);
+        }
+        match &self.slots[slot] {
+            KeySlot::Set(set) if set.len() == n && same(set) => Known::Set(Rc::clone(set)),
+            KeySlot::Seen(m, f) if *m == n && *f == first => Known::Again,
+            _ => {
+                self.replace(slot, KeySlot::Seen(n, first));
+                Known::New
+            }
+        }
+    }
+
+    /// An empty set to fill with `n` keys.
+    #[inline]
+    fn fresh(&mut self, n: usize) -> KeySet<'py> {
+        let mut set = self.spare.pop().unwrap_or_default();
+        set.reserve(n);
+        set
+    }
+
+    /// Keeps `set` in slot `slot`, in place of what was there.
+    #[inline]
+    fn put(&mut self, slot: usize, set: Rc<KeySet<'py>>) {
+        self.replace(slot, KeySlot::Set(set));
+    }
+
+    #[inline]
+    fn replace(&mut self, slot: usize, new: KeySlot<'py>) {
+        if let KeySlot::Set(old) = std::mem::replace(&mut self.slots[slot], new) {
+            if let Ok(mut old) = Rc::try_unwrap(old) {
+                if self.spare.len() < 4 {
+                    old.clear();
+                    self.spare.push(old);
+                }
+            }
+        }
+    }
+}
+
+/// True when the `n` keys of the keys vector at `keys` (`kw` bytes an
+/// offset) resolve to the positions of `set`, in order. Any offset that
+/// cannot be followed is a mismatch (the map's own path then reports it).
+#[inline]
+fn same_keys(buf: &[u8], keys: usize, kw: usize, set: &KeySet<'_>) -> bool {
+    set.iter()
+        .enumerate()
+        .all(|(i, (at, _, _))| follow(buf, keys + i * kw, kw).is_ok_and(|k| k == *at))
 }
 
 /// `data` verified and expanded in one checked pass; when that pass finds
@@ -93,6 +223,7 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
             budget: Budget::for_input(buf.len()),
             by_offset: KeysByOffset::new(buf.len()),
             table: KeyGuard::take(py),
+            key_sets: KeySets::new(),
         }
     }
 
@@ -307,8 +438,66 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
         if types + n > self.buf.len() || keys + n * kw > self.buf.len() {
             return Err(Error::at(ErrorKind::SizeOutOfBounds, at).into());
         }
-        let mut prev: Option<KeyPos> = None;
         let dict = new_dict(py, n)?;
+        if n == 0 || n > KEY_SET_MAX {
+            self.entries(&dict, at, bw, keys, kw, n, depth)?;
+            return Ok(dict);
+        }
+        let first = follow(self.buf, keys, kw)?;
+        let slot = KeySets::slot(n, first);
+        let buf = self.buf;
+        let set = match self
+            .key_sets
+            .find(slot, n, first, |s| same_keys(buf, keys, kw, s))
+        {
+            Known::Set(set) => {
+                // The budget counts the keys' bytes, remembered or not.
+                for (_, len, _) in set.iter() {
+                    self.budget.bytes(*len)?;
+                }
+                set
+            }
+            Known::Again => {
+                // Every key first, so that the maps nested in this one find
+                // the set when they have the same keys.
+                let set = Rc::new(self.key_set(keys, kw, n)?);
+                self.key_sets.put(slot, Rc::clone(&set));
+                set
+            }
+            Known::New => {
+                self.entries(&dict, at, bw, keys, kw, n, depth)?;
+                return Ok(dict);
+            }
+        };
+        for (i, (_, _, k)) in set.iter().enumerate() {
+            self.budget.node()?;
+            let packed = byte(self.buf, types + i)?;
+            let v = self.element(at + i * bw, bw, packed, depth)?;
+            // SAFETY: both are valid objects; PyDict_SetItem does not steal references.
+            if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k.as_ptr(), v.as_ptr()) } != 0 {
+                return Err(PyErr::fetch(py).into());
+            }
+        }
+        Ok(dict)
+    }
+
+    /// The `n` entries of a map into `dict` without a key set, each key
+    /// found by [`key`](Self::key) (and, unverified, checked to follow the
+    /// one before).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn entries(
+        &mut self,
+        dict: &Bound<'py, PyAny>,
+        at: usize,
+        bw: usize,
+        keys: usize,
+        kw: usize,
+        n: usize,
+        depth: usize,
+    ) -> Result<(), Fail> {
+        let types = at + n * bw;
+        let mut prev: Option<KeyPos> = None;
         for i in 0..n {
             self.budget.node()?;
             let k_at = follow(self.buf, keys + i * kw, kw)?;
@@ -323,10 +512,30 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
             let v = self.element(at + i * bw, bw, packed, depth)?;
             // SAFETY: both are valid objects; PyDict_SetItem does not steal references.
             if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k.as_ptr(), v.as_ptr()) } != 0 {
-                return Err(PyErr::fetch(py).into());
+                return Err(PyErr::fetch(self.py).into());
             }
         }
-        Ok(dict)
+        Ok(())
+    }
+
+    /// The `n` keys of the keys vector at `keys` (`kw` bytes an offset) as a
+    /// key set, each found by [`key`](Self::key) and, unverified, checked
+    /// to follow the one before.
+    fn key_set(&mut self, keys: usize, kw: usize, n: usize) -> Result<KeySet<'py>, Fail> {
+        let mut set = self.key_sets.fresh(n);
+        let mut prev: Option<KeyPos> = None;
+        for i in 0..n {
+            let k_at = follow(self.buf, keys + i * kw, kw)?;
+            let (k, pos) = self.key(k_at)?;
+            if CHECK {
+                if prev.is_some_and(|p| !p.before(&pos, self.buf)) {
+                    return Err(Error::at(ErrorKind::UnsortedKeys, k_at).into());
+                }
+                prev = Some(pos);
+            }
+            set.push((k_at, pos.len, k));
+        }
+        Ok(set)
     }
 
     /// The key whose bytes start at `at`, and its length in bytes: by offset

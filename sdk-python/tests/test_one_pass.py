@@ -134,6 +134,39 @@ def test_mutated_buffers_agree(seed: int) -> None:
     assert "ok" in outcomes and "ValidationError" in outcomes, outcomes
 
 
+def key_set_doc() -> dict[str, Any]:
+    """Maps that repeat their keys: records of a list, a tree whose levels
+    have the same keys, and two key sets of the same size and first key in
+    turn (one set's keys must never be read for the other's)."""
+    records = [{"a": i, "b": str(i), "c": [i, -i], "d": {"a": i, "b": i * 0.5}} for i in range(40)]
+    turns = [{"a": i, "b": "B"} if i % 2 else {"a": i, "c": "C"} for i in range(20)]
+    tree: dict[str, Any] = {"k": 0, "v": None}
+    level = tree
+    for i in range(1, 30):
+        level["v"] = {"k": i, "v": None}
+        level = level["v"]
+    return {"records": records, "turns": turns, "tree": tree}
+
+
+def test_maps_that_repeat_their_keys_read_as_written() -> None:
+    doc = key_set_doc()
+    rng = random.Random(1204)
+    for share in (False, True):
+        data = flexbuf.dumps(doc, share_strings=share)
+        assert flexbuf.loads(data) == doc
+        assert flexbuf.read(data, verify=True).to_python() == doc
+        # Broken copies: `loads` agrees with the strict path and, where the
+        # verifier accepts, with the value-by-value reader of unverified
+        # references (which keeps no key sets).
+        accepted = 0
+        for m in mutations(data, rng, 600):
+            check(m)
+            if strict(m)[0] == "ok":
+                accepted += 1
+                assert same(flexbuf.loads(m), flexbuf.read(m).to_python()), m.hex()
+        assert accepted > 20, accepted
+
+
 def test_short_inputs_agree() -> None:
     for n in range(0, 4):
         for data in (bytes(n), b"\xff" * n, b"\x01" * n):
