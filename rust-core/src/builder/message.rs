@@ -318,7 +318,9 @@ impl Builder {
         });
         if let (true, Some(vec_at)) = (longest < 256, buf_len.checked_add(block)) {
             if let Ok(width) = super::width_by_bounds(vec_at, floor, 1, n, buf_len as u64 + 1) {
-                return Ok(self.short_strings_field(list, block, width));
+                if let Some(field) = self.short_strings_field(list, block, width) {
+                    return Ok(field);
+                }
             }
         }
         self.strings(list);
@@ -369,12 +371,16 @@ impl Builder {
     /// 256 bytes and the vector's `width` is known: each string (its length
     /// byte, its bytes and its NUL, `block` bytes in all) and its element
     /// are written in one loop, with nothing on the value stack.
+    ///
+    /// `None`, with nothing written, when the strings are not the ones that
+    /// were measured (an `AsRef` that answers differently from one call to
+    /// the next): every store stays inside the measured block.
     fn short_strings_field<S: AsRef<str>>(
         &mut self,
         list: &[S],
         block: usize,
         width: BitWidth,
-    ) -> Field {
+    ) -> Option<Field> {
         let n = list.len();
         let buf_len = self.buf.len();
         let bytes = width.bytes();
@@ -384,8 +390,10 @@ impl Builder {
         let end = at + n * bytes + n;
         self.buf.reserve(end + 8 - buf_len);
         // SAFETY: `end + 8 - buf_len` bytes are reserved past `buf_len`.
-        // The strings fill `buf_len..vec_at` exactly (`block` is the sum of
-        // their lengths plus 2), each written within its own bytes. Then,
+        // The strings fill `buf_len..vec_at` exactly: each is written within
+        // its own bytes, only while the bytes used so far plus its own stay
+        // within `block`, and the length is set only when they add up to
+        // `block` (otherwise nothing is kept: the length is unchanged). Then,
         // from `vec_at`: 8 zeros (the padding, `size_at < vec_at + 8`), the
         // size's 8 bytes at `size_at`, each element's 8 bytes at `at + i *
         // bytes` (below `end + 8`), written in order so each store's excess
@@ -399,9 +407,14 @@ impl Builder {
             let mut p = base.add(buf_len);
             let (mut e, mut pos) = (base.add(at), at as u64);
             let mut loc = buf_len as u64 + 1;
+            let mut used = 0usize;
             for s in list {
                 let data = s.as_ref().as_bytes();
                 let len = data.len();
+                if len > 255 || len + 2 > block - used {
+                    return None;
+                }
+                used += len + 2;
                 *p = len as u8;
                 let dst = p.add(1);
                 if len > 16 {
@@ -416,10 +429,13 @@ impl Builder {
                 e = e.add(bytes);
                 pos += bytes as u64;
             }
+            if used != block {
+                return None;
+            }
             core::ptr::write_bytes(e, pack_type(FlexType::String, BitWidth::W8), n);
             self.buf.set_len(end);
         }
-        self.field_of(Slot::new(at as u64, FlexType::Vector, width))
+        Some(self.field_of(Slot::new(at as u64, FlexType::Vector, width)))
     }
 
     /// Writes a blob for a message field, as [`blob`](Self::blob) would.
@@ -999,6 +1015,37 @@ mod tests {
             for (i, s) in list.iter().enumerate() {
                 assert_eq!(v.get(i).unwrap().as_str().unwrap(), s);
             }
+        }
+    }
+
+    /// An `AsRef<str>` that answers differently on every call (longer,
+    /// then shorter) cannot make the one-loop path write outside what it
+    /// measured: the list is written by the stack path from what each call
+    /// returns, and the buffer verifies.
+    #[test]
+    fn a_string_list_whose_strings_change_between_calls_stays_in_bounds() {
+        struct Fickle(core::cell::Cell<usize>, &'static [&'static str]);
+        impl AsRef<str> for Fickle {
+            fn as_ref(&self) -> &str {
+                let i = self.0.get();
+                self.0.set(i + 1);
+                self.1[i % self.1.len()]
+            }
+        }
+        let cases: [&'static [&'static str]; 3] =
+            [&["ab", "x"], &["a", "longer string than before"], &["ok"]];
+        for answers in cases {
+            let list: Vec<Fickle> = (0..50)
+                .map(|_| Fickle(core::cell::Cell::new(0), answers))
+                .collect();
+            let mut b = Builder::new();
+            b.start_vector();
+            let f = b.strings_field(&list).unwrap();
+            b.push_field(f).unwrap();
+            b.end_vector().unwrap();
+            let bytes = b.finish().unwrap().to_vec();
+            let root = crate::verify(&bytes).unwrap().root().as_vector().unwrap();
+            assert_eq!(root.get(0).unwrap().as_vector().unwrap().len(), 50);
         }
     }
 
