@@ -12,8 +12,10 @@
 //! `to_vec` (`flexbuf::to_vec`, with `--features serde`) and
 //! `flexbuffers_to_vec` (the `flexbuffers` crate's), and the other way,
 //! `from_slice` and `flexbuffers_from_slice` (each crate's `to_vec` bytes
-//! back into a `Value`). Counts for `N` = 1 and 11 differ by ten runs;
-//! setup cancels out.
+//! back into a `Value`). `records_to_vec` and `records_flexbuffers_to_vec`
+//! serialize 10,000 records shaped like the core bench's `records_100k`
+//! (the fixture argument is then only loaded). Counts for `N` = 1 and 11
+//! differ by ten runs; setup cancels out.
 
 use std::hint::black_box;
 
@@ -53,10 +55,40 @@ fn push(b: &mut Builder, value: &Value) -> flexbuf::Result<()> {
     Ok(())
 }
 
+/// A record as the core bench's `serde_records_100k` writes them.
+#[derive(serde::Serialize)]
+struct Record {
+    id: u64,
+    name: String,
+    email: String,
+    score: f64,
+    active: bool,
+    tags: Vec<String>,
+    position: [f32; 3],
+    counts: Vec<u32>,
+}
+
+/// `n` records with the bench's values.
+fn records(n: usize) -> Vec<Record> {
+    const TAGS: [&str; 6] = ["alpha", "beta", "gamma", "delta", "edge", "fresh"];
+    (0..n)
+        .map(|i| Record {
+            id: 1_000_000 + i as u64,
+            name: format!("user {i:06}"),
+            email: format!("user{i}@example.org"),
+            score: (i % 1000) as f64 * 0.37,
+            active: i % 3 == 0,
+            tags: (0..i % 4).map(|t| TAGS[(i + t) % 6].to_string()).collect(),
+            position: [i as f32 * 0.5, (i % 100) as f32, -1.25],
+            counts: vec![(i % 7) as u32, (i % 300) as u32, i as u32],
+        })
+        .collect()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [fixture, mode, times] = &args[..] else {
-        eprintln!("usage: encode_instructions <fixture> <flexbuf|serde_json|rmp_serde|to_vec|flexbuffers_to_vec|from_slice|flexbuffers_from_slice> <times>");
+        eprintln!("usage: encode_instructions <fixture> <flexbuf|serde_json|rmp_serde|to_vec|flexbuffers_to_vec|from_slice|flexbuffers_from_slice|records_to_vec|records_flexbuffers_to_vec> <times>");
         std::process::exit(2);
     };
     let path = format!(
@@ -70,6 +102,11 @@ fn main() {
     #[cfg(feature = "serde")]
     let ours = flexbuf::to_vec(&value).unwrap();
     let theirs = flexbuffers::to_vec(&value).unwrap();
+    let recs = if mode.starts_with("records_") {
+        records(10_000)
+    } else {
+        Vec::new()
+    };
     let mut builder = Builder::new();
     let mut out = Vec::new();
     for _ in 0..times {
@@ -87,6 +124,9 @@ fn main() {
             #[cfg(feature = "serde")]
             "to_vec" => flexbuf::to_vec(black_box(&value)).unwrap().len(),
             "flexbuffers_to_vec" => flexbuffers::to_vec(black_box(&value)).unwrap().len(),
+            #[cfg(feature = "serde")]
+            "records_to_vec" => flexbuf::to_vec(black_box(&recs)).unwrap().len(),
+            "records_flexbuffers_to_vec" => flexbuffers::to_vec(black_box(&recs)).unwrap().len(),
             #[cfg(feature = "serde")]
             "from_slice" => match flexbuf::from_slice::<Value>(black_box(&ours)).unwrap() {
                 Value::Object(m) => m.len(),
