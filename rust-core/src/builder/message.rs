@@ -391,7 +391,8 @@ impl Builder {
         self.buf.reserve(end + 8 - buf_len);
         // SAFETY: `end + 8 - buf_len` bytes are reserved past `buf_len`.
         // The strings fill `buf_len..vec_at` exactly: each is written within
-        // its own bytes, only while the bytes used so far plus its own stay
+        // its own bytes (up to 64 by `copy_short`'s chunks, which stay inside
+        // them), only while the bytes used so far, its own included, stay
         // within `block`, and the length is set only when they add up to
         // `block` (otherwise nothing is kept: the length is unchanged). Then,
         // from `vec_at`: 8 zeros (the padding, `size_at < vec_at + 8`), the
@@ -411,16 +412,16 @@ impl Builder {
             for s in list {
                 let data = s.as_ref().as_bytes();
                 let len = data.len();
-                if len > 255 || len + 2 > block - used {
+                used += len + 2;
+                if (len > 255) | (used > block) {
                     return None;
                 }
-                used += len + 2;
                 *p = len as u8;
                 let dst = p.add(1);
-                if len > 16 {
+                if len > 64 {
                     core::ptr::copy_nonoverlapping(data.as_ptr(), dst, len);
                 } else {
-                    crate::word::copy_upto16(data, dst);
+                    crate::word::copy_short(data, dst);
                 }
                 *dst.add(len) = 0;
                 (e as *mut u64).write_unaligned((pos - loc).to_le());
