@@ -24,8 +24,12 @@ use std::hint::black_box;
 
 use flexbuf::{verify, Builder, FlexType, Reader};
 use flexbuf_benchkit::Suite;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Map, Value};
+
+#[path = "shared/records.rs"]
+mod records;
+use records::{records, Record};
 
 /// The fixtures compared side by side, by name.
 const FIXTURES: [(&str, &str); 4] = [
@@ -558,19 +562,6 @@ fn write_sizes(prepared: &[Prepared], linear: &[(String, Vec<u8>)], json: &[Json
 
 // ---- the serde tier ---------------------------------------------------------------
 
-/// A small record, as record-heavy datasets hold them by the hundred thousand.
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
-struct Record {
-    id: u64,
-    name: String,
-    email: String,
-    score: f64,
-    active: bool,
-    tags: Vec<String>,
-    position: [f32; 3],
-    counts: Vec<u32>,
-}
-
 /// The same record with its strings borrowed from the buffer.
 #[derive(Deserialize, Debug, PartialEq)]
 struct RecordRef<'a> {
@@ -585,23 +576,6 @@ struct RecordRef<'a> {
     tags: Vec<&'a str>,
     position: [f32; 3],
     counts: Vec<u32>,
-}
-
-/// `n` deterministic records.
-fn records(n: usize) -> Vec<Record> {
-    const TAGS: [&str; 6] = ["alpha", "beta", "gamma", "delta", "edge", "fresh"];
-    (0..n)
-        .map(|i| Record {
-            id: 1_000_000 + i as u64,
-            name: format!("user {i:06}"),
-            email: format!("user{i}@example.org"),
-            score: (i % 1000) as f64 * 0.37,
-            active: i % 3 == 0,
-            tags: (0..i % 4).map(|t| TAGS[(i + t) % 6].to_string()).collect(),
-            position: [i as f32 * 0.5, (i % 100) as f32, -1.25],
-            counts: vec![(i % 7) as u32, (i % 300) as u32, i as u32],
-        })
-        .collect()
 }
 
 // ---- benchmarks ----------------------------------------------------------------

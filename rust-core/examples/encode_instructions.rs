@@ -55,35 +55,8 @@ fn push(b: &mut Builder, value: &Value) -> flexbuf::Result<()> {
     Ok(())
 }
 
-/// A record as the core bench's `serde_records_100k` writes them.
-#[derive(serde::Serialize)]
-struct Record {
-    id: u64,
-    name: String,
-    email: String,
-    score: f64,
-    active: bool,
-    tags: Vec<String>,
-    position: [f32; 3],
-    counts: Vec<u32>,
-}
-
-/// `n` records with the bench's values.
-fn records(n: usize) -> Vec<Record> {
-    const TAGS: [&str; 6] = ["alpha", "beta", "gamma", "delta", "edge", "fresh"];
-    (0..n)
-        .map(|i| Record {
-            id: 1_000_000 + i as u64,
-            name: format!("user {i:06}"),
-            email: format!("user{i}@example.org"),
-            score: (i % 1000) as f64 * 0.37,
-            active: i % 3 == 0,
-            tags: (0..i % 4).map(|t| TAGS[(i + t) % 6].to_string()).collect(),
-            position: [i as f32 * 0.5, (i % 100) as f32, -1.25],
-            counts: vec![(i % 7) as u32, (i % 300) as u32, i as u32],
-        })
-        .collect()
-}
+#[path = "../benches/shared/records.rs"]
+mod records;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -103,7 +76,7 @@ fn main() {
     let ours = flexbuf::to_vec(&value).unwrap();
     let theirs = flexbuffers::to_vec(&value).unwrap();
     let recs = if mode.starts_with("records_") {
-        records(10_000)
+        records::records(10_000)
     } else {
         Vec::new()
     };

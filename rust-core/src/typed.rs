@@ -1518,12 +1518,25 @@ pub mod field {
         cx: &mut DecodeContext,
         mut elem: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<T>,
     ) -> Result<Vec<T>> {
+        each(r, cx, |v, i, cx| {
+            elem(v.get(i)?, cx).map_err(|e| e.in_segment(PathSegment::Index(i)))
+        })
+    }
+
+    /// The items `item` makes of each element of a list (by the vector and
+    /// the index), each charged to the budget first.
+    #[inline(always)]
+    fn each<'a, T>(
+        r: Reader<'a>,
+        cx: &mut DecodeContext,
+        mut item: impl FnMut(&crate::VectorReader<'a>, usize, &mut DecodeContext) -> Result<T>,
+    ) -> Result<Vec<T>> {
         reject_null(&r)?;
         let v = list(&r)?;
         let mut out = Vec::with_capacity(v.len());
         for i in 0..v.len() {
             cx.charge()?;
-            out.push(elem(v.get(i)?, cx).map_err(|e| e.in_segment(PathSegment::Index(i)))?);
+            out.push(item(&v, i, cx)?);
         }
         Ok(out)
     }
@@ -1560,19 +1573,14 @@ pub mod field {
         make: impl Fn(&'a str) -> T,
         mut elem: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<T>,
     ) -> Result<Vec<T>> {
-        reject_null(&r)?;
-        let v = list(&r)?;
-        let mut out = Vec::with_capacity(v.len());
-        for i in 0..v.len() {
-            cx.charge()?;
+        each(r, cx, |v, i, cx| {
             let item = match v.string_at_inlined(i) {
                 Ok(Some(s)) => cx.budget.bytes(s.len()).map(|()| make(s)),
                 Ok(None) => elem(v.get(i)?, cx),
                 Err(e) => Err(e),
             };
-            out.push(item.map_err(|e| e.in_segment(PathSegment::Index(i)))?);
-        }
-        Ok(out)
+            item.map_err(|e| e.in_segment(PathSegment::Index(i)))
+        })
     }
 
     /// A vector of scalars: one copy when stored as a typed vector of exactly
@@ -1847,6 +1855,20 @@ mod tests {
     use super::*;
     use crate::types::BitWidth;
 
+    /// `bytes`, then a copy of it for each position and each of `values`
+    /// with that byte set to that value.
+    fn byte_variants(bytes: &[u8], values: &[u8]) -> Vec<Vec<u8>> {
+        let mut out = vec![bytes.to_vec()];
+        for at in 0..bytes.len() {
+            for &v in values {
+                let mut m = bytes.to_vec();
+                m[at] = v;
+                out.push(m);
+            }
+        }
+        out
+    }
+
     #[test]
     fn layout_is_proven_once_and_mismatches_are_not_positional() {
         let mut b = Builder::with_options(typed_builder_options());
@@ -1938,15 +1960,8 @@ mod tests {
         };
         let mut checked = 0;
         for bytes in [build(false), build(true)] {
-            let mut variants = vec![bytes.clone()];
-            for at in 0..bytes.len() {
-                for v in [0u8, 1, 0x0c, 0x14, 0x20, 0x68, 0x7f, 0x80, 0xc3, 0xff] {
-                    let mut m = bytes.clone();
-                    m[at] = v;
-                    variants.push(m);
-                }
-            }
-            for buf in &variants {
+            let values = [0u8, 1, 0x0c, 0x14, 0x20, 0x68, 0x7f, 0x80, 0xc3, 0xff];
+            for buf in &byte_variants(&bytes, &values) {
                 let Ok(m) = Reader::new(buf).and_then(|r| r.as_map()) else {
                     continue;
                 };
@@ -2469,15 +2484,8 @@ mod tests {
             .map(|w| [build(w, false), build(w, true)])
             .concat()
         {
-            let mut variants = vec![bytes.clone()];
-            for at in 0..bytes.len() {
-                for v in [0u8, 1, 0x05, 0x14, 0x15, 0x20, 0x7f, 0x80, 0xc3, 0xff] {
-                    let mut m = bytes.clone();
-                    m[at] = v;
-                    variants.push(m);
-                }
-            }
-            for buf in &variants {
+            let values = [0u8, 1, 0x05, 0x14, 0x15, 0x20, 0x7f, 0x80, 0xc3, 0xff];
+            for buf in &byte_variants(&bytes, &values) {
                 let Ok(r) = Reader::new(buf) else { continue };
                 for (nodes, bytes) in [(u64::MAX, u64::MAX), (4, u64::MAX), (9, 40), (9, 5)] {
                     let cx = || DecodeContext::with_budget(Budget::new(nodes, bytes));

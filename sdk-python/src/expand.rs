@@ -500,14 +500,7 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
         let mut prev: Option<KeyPos> = None;
         for i in 0..n {
             self.budget.node()?;
-            let k_at = follow(self.buf, keys + i * kw, kw)?;
-            let (k, pos) = self.key(k_at)?;
-            if CHECK {
-                if prev.is_some_and(|p| !p.before(&pos, self.buf)) {
-                    return Err(Error::at(ErrorKind::UnsortedKeys, k_at).into());
-                }
-                prev = Some(pos);
-            }
+            let (k, _) = self.next_key(keys + i * kw, kw, &mut prev)?;
             let packed = byte(self.buf, types + i)?;
             let v = self.element(at + i * bw, bw, packed, depth)?;
             // SAFETY: both are valid objects; PyDict_SetItem does not steal references.
@@ -525,17 +518,31 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
         let mut set = self.key_sets.fresh(n);
         let mut prev: Option<KeyPos> = None;
         for i in 0..n {
-            let k_at = follow(self.buf, keys + i * kw, kw)?;
-            let (k, pos) = self.key(k_at)?;
-            if CHECK {
-                if prev.is_some_and(|p| !p.before(&pos, self.buf)) {
-                    return Err(Error::at(ErrorKind::UnsortedKeys, k_at).into());
-                }
-                prev = Some(pos);
-            }
-            set.push((k_at, pos.len, k));
+            let (k, pos) = self.next_key(keys + i * kw, kw, &mut prev)?;
+            set.push((pos.at, pos.len, k));
         }
         Ok(set)
+    }
+
+    /// The key whose offset is in the `kw`-byte slot at `slot`, found by
+    /// [`key`](Self::key) and, unverified, checked to follow `prev` (the key
+    /// before it in the map, which this then becomes).
+    #[inline(always)]
+    fn next_key(
+        &mut self,
+        slot: usize,
+        kw: usize,
+        prev: &mut Option<KeyPos>,
+    ) -> Result<(Bound<'py, PyAny>, KeyPos), Fail> {
+        let k_at = follow(self.buf, slot, kw)?;
+        let (k, pos) = self.key(k_at)?;
+        if CHECK {
+            if prev.is_some_and(|p| !p.before(&pos, self.buf)) {
+                return Err(Error::at(ErrorKind::UnsortedKeys, k_at).into());
+            }
+            *prev = Some(pos);
+        }
+        Ok((k, pos))
     }
 
     /// The key whose bytes start at `at`, and its length in bytes: by offset
