@@ -827,7 +827,7 @@ impl Builder {
         self.end_map_sorting(Some(order))
     }
 
-    fn end_map_sorting(&mut self, order: Option<&mut Vec<u32>>) -> Result<()> {
+    fn end_map_sorting(&mut self, mut order: Option<&mut Vec<u32>>) -> Result<()> {
         self.check()?;
         let start = match self.opens.pop() {
             Some(Open::Map(s)) => s,
@@ -844,17 +844,22 @@ impl Builder {
             self.stack.push(map);
             return Ok(());
         }
+        // A right guess: written in its order, the entries left in place.
+        // Tried first: a caller with a guess has met this shape unsorted
+        // (an empty guess means the entries came ascending).
+        if let Some(o) = order.as_deref_mut().filter(|o| !o.is_empty()) {
+            if self.one_pass_map_in(start, o) {
+                if o.iter().enumerate().all(|(i, &j)| i == j as usize) {
+                    o.clear();
+                }
+                return Ok(());
+            }
+        }
         if self.one_pass_map(start) {
             if let Some(o) = order {
                 o.clear();
             }
             return Ok(());
-        }
-        // A right guess: written in its order, the entries left in place.
-        if let Some(o) = order.as_deref() {
-            if self.one_pass_map_in(start, o) {
-                return Ok(());
-            }
         }
         let guessed = match order.as_deref() {
             Some(o) if self.orders_keys(start, o) => {
