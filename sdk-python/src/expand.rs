@@ -471,12 +471,7 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
         };
         for (i, (_, _, k)) in set.iter().enumerate() {
             self.budget.node()?;
-            let packed = byte(self.buf, types + i)?;
-            let v = self.element(at + i * bw, bw, packed, depth)?;
-            // SAFETY: both are valid objects; PyDict_SetItem does not steal references.
-            if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k.as_ptr(), v.as_ptr()) } != 0 {
-                return Err(PyErr::fetch(py).into());
-            }
+            self.entry_value(&dict, k, at, bw, i, n, depth)?;
         }
         Ok(dict)
     }
@@ -496,17 +491,34 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
         n: usize,
         depth: usize,
     ) -> Result<(), Fail> {
-        let types = at + n * bw;
         let mut prev: Option<KeyPos> = None;
         for i in 0..n {
             self.budget.node()?;
             let (k, _) = self.next_key(keys + i * kw, kw, &mut prev)?;
-            let packed = byte(self.buf, types + i)?;
-            let v = self.element(at + i * bw, bw, packed, depth)?;
-            // SAFETY: both are valid objects; PyDict_SetItem does not steal references.
-            if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k.as_ptr(), v.as_ptr()) } != 0 {
-                return Err(PyErr::fetch(self.py).into());
-            }
+            self.entry_value(dict, &k, at, bw, i, n, depth)?;
+        }
+        Ok(())
+    }
+
+    /// Value `i` of the map of `n` values at `at` (`bw` bytes each), set in
+    /// `dict` under `k`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn entry_value(
+        &mut self,
+        dict: &Bound<'py, PyAny>,
+        k: &Bound<'py, PyAny>,
+        at: usize,
+        bw: usize,
+        i: usize,
+        n: usize,
+        depth: usize,
+    ) -> Result<(), Fail> {
+        let packed = byte(self.buf, at + n * bw + i)?;
+        let v = self.element(at + i * bw, bw, packed, depth)?;
+        // SAFETY: both are valid objects; PyDict_SetItem does not steal references.
+        if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k.as_ptr(), v.as_ptr()) } != 0 {
+            return Err(PyErr::fetch(self.py).into());
         }
         Ok(())
     }

@@ -264,10 +264,7 @@ impl Builder {
             // together cover them and no more, the NUL), so every byte up
             // to the new length is initialized.
             unsafe {
-                let p = self.buf.as_mut_ptr().add(start);
-                *p = n as u8;
-                crate::word::copy_short(s.as_bytes(), p.add(1));
-                *p.add(1 + n) = 0;
+                put_short_string(self.buf.as_mut_ptr().add(start), s.as_bytes());
                 self.buf.set_len(start + n + 2);
             }
             return self.field_of(Slot::new(start as u64 + 1, FlexType::String, BitWidth::W8));
@@ -416,16 +413,8 @@ impl Builder {
                 if (len > 255) | (used > block) {
                     return None;
                 }
-                *p = len as u8;
-                let dst = p.add(1);
-                if len > 64 {
-                    core::ptr::copy_nonoverlapping(data.as_ptr(), dst, len);
-                } else {
-                    crate::word::copy_short(data, dst);
-                }
-                *dst.add(len) = 0;
+                p = put_short_string(p, data);
                 (e as *mut u64).write_unaligned((pos - loc).to_le());
-                p = dst.add(len + 1);
                 loc += len as u64 + 2;
                 e = e.add(bytes);
                 pos += bytes as u64;
@@ -698,6 +687,27 @@ impl<'b> MessageMap<'b> {
         };
         Ok((b, f))
     }
+}
+
+/// Writes `data` (below 256 bytes) at `p` as a string with a one-byte
+/// length: the length, the bytes (up to 64 by `word::copy_short`'s chunks,
+/// longer ones by one copy) and the NUL. Returns the position past the NUL.
+///
+/// # Safety
+/// `p..p + data.len() + 2` must be writable and not overlap `data`.
+#[inline(always)]
+unsafe fn put_short_string(p: *mut u8, data: &[u8]) -> *mut u8 {
+    let len = data.len();
+    debug_assert!(len < 256);
+    *p = len as u8;
+    let dst = p.add(1);
+    if len > 64 {
+        core::ptr::copy_nonoverlapping(data.as_ptr(), dst, len);
+    } else {
+        crate::word::copy_short(data, dst);
+    }
+    *dst.add(len) = 0;
+    dst.add(len + 1)
 }
 
 #[cfg(test)]
