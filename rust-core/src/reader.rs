@@ -678,6 +678,32 @@ impl<'a> VectorReader<'a> {
         }
     }
 
+    /// Reads elements `start..` of an untyped vector for as long as each is
+    /// a string that reads cleanly (in bounds, UTF-8 unless the buffer is
+    /// trusted), handing each to `f` with its index: what
+    /// [`string_at`](Self::string_at) gives for them, from word loads with
+    /// no error built. Returns the index of the first element not read
+    /// (`len` when every one was): anything but a string, a string
+    /// `string_at` must refuse, or one within 8 bytes of the buffer's end;
+    /// `string_at` and [`get`](Self::get) read or refuse that one. An error
+    /// of `f` ends the loop and is returned.
+    #[inline(always)]
+    pub(crate) fn strings_from(
+        &self,
+        start: usize,
+        mut f: impl FnMut(usize, &'a str) -> Result<()>,
+    ) -> Result<usize> {
+        let mut i = start;
+        while i < self.len {
+            let Some(s) = self.str_in_bounds(i) else {
+                break;
+            };
+            f(i, s)?;
+            i += 1;
+        }
+        Ok(i)
+    }
+
     /// Element `i` of an untyped vector as its packed type byte, slot
     /// position and slot width, for readers that decode a slot directly
     /// (`None` when out of range or the vector is typed).

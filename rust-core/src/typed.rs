@@ -1573,14 +1573,35 @@ pub mod field {
         make: impl Fn(&'a str) -> T,
         mut elem: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<T>,
     ) -> Result<Vec<T>> {
-        each(r, cx, |v, i, cx| {
+        reject_null(&r)?;
+        let v = list(&r)?;
+        let mut out = Vec::with_capacity(v.len());
+        let mut i = 0;
+        loop {
+            // The run of strings that read cleanly, charged as below (a
+            // node, then the string's bytes) in one loop.
+            i = v.strings_from(i, |i, s| {
+                cx.charge()?;
+                cx.budget
+                    .bytes(s.len())
+                    .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
+                out.push(make(s));
+                Ok(())
+            })?;
+            if i >= v.len() {
+                return Ok(out);
+            }
+            // Anything else: a string `string_at` must refuse, or another
+            // type for `elem`.
+            cx.charge()?;
             let item = match v.string_at_inlined(i) {
                 Ok(Some(s)) => cx.budget.bytes(s.len()).map(|()| make(s)),
                 Ok(None) => elem(v.get(i)?, cx),
                 Err(e) => Err(e),
             };
-            item.map_err(|e| e.in_segment(PathSegment::Index(i)))
-        })
+            out.push(item.map_err(|e| e.in_segment(PathSegment::Index(i)))?);
+            i += 1;
+        }
     }
 
     /// A vector of scalars: one copy when stored as a typed vector of exactly
@@ -1786,7 +1807,45 @@ pub mod field {
         cx: &mut DecodeContext,
         value: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<T>,
     ) -> Result<std::collections::BTreeMap<String, T>> {
-        map_keyed(r, cx, str::to_owned, value)
+        map_keyed(r, cx, str::to_owned, |_, _, _| None, value)
+    }
+
+    /// A `{string: string}` field: what [`map`] gives with `value` (a null
+    /// check and [`string`]), with each string value of an untyped values
+    /// vector read in place (the same checks, errors and budget charges)
+    /// and only any other value handed to `value`.
+    #[inline]
+    pub fn string_map<'a>(
+        r: Reader<'a>,
+        cx: &mut DecodeContext,
+        value: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<String>,
+    ) -> Result<std::collections::BTreeMap<String, String>> {
+        map_keyed(r, cx, str::to_owned, str_value(str::to_owned), value)
+    }
+
+    /// [`string_map`] for a borrowed decode: keys and values borrowed from
+    /// the buffer (charged to the budget as `string_map` charges them).
+    #[inline]
+    pub fn str_map<'a>(
+        r: Reader<'a>,
+        cx: &mut DecodeContext,
+        value: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<&'a str>,
+    ) -> Result<std::collections::BTreeMap<&'a str, &'a str>> {
+        map_keyed(r, cx, |k| k, str_value(|s| s), value)
+    }
+
+    /// The in-place read of a string map's value `i` for [`map_keyed`]:
+    /// `None` unless it is a string that reads cleanly, and then its bytes
+    /// charged to the budget as [`str_charged`] charges them.
+    #[inline(always)]
+    fn str_value<'a, T>(
+        make: impl Fn(&'a str) -> T,
+    ) -> impl Fn(&MapReader<'a>, usize, &mut DecodeContext) -> Option<Result<T>> {
+        #[inline(always)]
+        move |m, i, cx| {
+            let s = m.values().str_in_bounds(i)?;
+            Some(cx.budget.bytes(s.len()).map(|()| make(s)))
+        }
     }
 
     /// A `{string: T}` field of a borrowed decode: keys borrowed from the
@@ -1797,7 +1856,7 @@ pub mod field {
         cx: &mut DecodeContext,
         value: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<T>,
     ) -> Result<std::collections::BTreeMap<&'a str, T>> {
-        map_keyed(r, cx, |k| k, value)
+        map_keyed(r, cx, |k| k, |_, _, _| None, value)
     }
 
     /// Key `i` of `m` as [`MapReader::key`] reads it, with keys that are
@@ -1815,12 +1874,14 @@ pub mod field {
         m.key(i)
     }
 
-    /// A `{string: T}` map with keys made by `key`.
+    /// A `{string: T}` map with keys made by `key`, each value read by
+    /// `fast` when it answers (`Some`) and by `value` otherwise.
     #[inline]
     fn map_keyed<'a, K: Ord, T>(
         r: Reader<'a>,
         cx: &mut DecodeContext,
         key: impl Fn(&'a str) -> K,
+        fast: impl Fn(&MapReader<'a>, usize, &mut DecodeContext) -> Option<Result<T>>,
         mut value: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<T>,
     ) -> Result<std::collections::BTreeMap<K, T>> {
         reject_null(&r)?;
@@ -1829,8 +1890,11 @@ pub mod field {
             cx.charge()?;
             let k = map_key(&m, i, cx)?;
             cx.budget.bytes(k.len())?;
-            let v = value(m.value(i)?, cx).map_err(|e| e.in_segment(PathSegment::Key(k)))?;
-            Ok((key(k), v))
+            let v = match fast(&m, i, cx) {
+                Some(v) => v,
+                None => value(m.value(i)?, cx),
+            };
+            Ok((key(k), v.map_err(|e| e.in_segment(PathSegment::Key(k)))?))
         };
         if m.len() <= 8 {
             let mut out = std::collections::BTreeMap::new();
@@ -2497,6 +2561,77 @@ mod tests {
                     let direct = field::strs(r, &mut a, borrowed);
                     assert_eq!(direct, field::vec(r, &mut b, borrowed), "{buf:?}");
                     assert_eq!(a.budget.bytes_left(), b.budget.bytes_left());
+                    assert_eq!(a.budget.nodes_left(), b.budget.nodes_left());
+                    compared += direct.is_ok() as usize;
+                }
+            }
+        }
+        assert!(compared > 100, "{compared}");
+    }
+
+    /// `string_map` and `str_map` (values read in place) give what `map`
+    /// and `map_borrowed` give with the value decoders: the same maps,
+    /// errors (kind, offset, key) and budget left, on every byte of a few
+    /// maps set to ten values, under four budgets.
+    #[test]
+    fn string_maps_read_in_place_agree_with_the_value_path() {
+        let build = |wide: bool, mixed: bool| {
+            let mut b = Builder::new();
+            if wide {
+                b.force_min_width(BitWidth::W32);
+            }
+            b.start_map();
+            b.key("a");
+            b.string("plain");
+            b.key("b");
+            b.string("ünïcödé and more than sixteen bytes");
+            b.key("c");
+            b.string("");
+            if mixed {
+                b.key("d");
+                b.null();
+                b.key("e");
+                b.int(3);
+            }
+            b.key("f");
+            b.string(&"long string ".repeat(25));
+            b.key("g");
+            b.string("z");
+            b.end_map().unwrap();
+            b.finish_vec().unwrap()
+        };
+        let owned = |e: Reader<'_>, cx: &mut DecodeContext| {
+            if e.is_null() {
+                return Err(unexpected_null(&e));
+            }
+            field::string(e, cx)
+        };
+        fn borrowed<'a>(e: Reader<'a>, cx: &mut DecodeContext) -> Result<&'a str> {
+            if e.is_null() {
+                return Err(unexpected_null(&e));
+            }
+            field::str_charged(e, cx)
+        }
+        let mut compared = 0;
+        for bytes in [false, true]
+            .map(|w| [build(w, false), build(w, true)])
+            .concat()
+        {
+            let values = [0u8, 1, 0x05, 0x14, 0x15, 0x20, 0x7f, 0x80, 0xc3, 0xff];
+            for buf in &byte_variants(&bytes, &values) {
+                let Ok(r) = Reader::new(buf) else { continue };
+                for (nodes, bytes) in [(u64::MAX, u64::MAX), (4, u64::MAX), (9, 40), (9, 5)] {
+                    let cx = || DecodeContext::with_budget(Budget::new(nodes, bytes));
+                    let (mut a, mut b) = (cx(), cx());
+                    let direct = field::string_map(r, &mut a, owned);
+                    assert_eq!(direct, field::map(r, &mut b, owned), "{buf:?}");
+                    assert_eq!(a.budget.bytes_left(), b.budget.bytes_left());
+                    assert_eq!(a.budget.nodes_left(), b.budget.nodes_left());
+                    let (mut a, mut b) = (cx(), cx());
+                    let direct = field::str_map(r, &mut a, borrowed);
+                    assert_eq!(direct, field::map_borrowed(r, &mut b, borrowed), "{buf:?}");
+                    assert_eq!(a.budget.bytes_left(), b.budget.bytes_left());
+                    assert_eq!(a.budget.nodes_left(), b.budget.nodes_left());
                     compared += direct.is_ok() as usize;
                 }
             }

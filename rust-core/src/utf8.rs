@@ -80,17 +80,25 @@ fn is_ascii_short(b: &[u8]) -> bool {
     }
 }
 
-/// ASCII check a word at a time (the last word overlaps; `b.len() >= 8`).
+/// The high bit of each of 16 bytes.
+const HI_16: u128 = (HI as u128) << 64 | HI as u128;
+
+/// ASCII check of 16 to 64 bytes with two or four 16-byte loads that may
+/// overlap (the first and last 32 bytes cover the rest): no loop.
 #[inline(always)]
 fn is_ascii_words(b: &[u8]) -> bool {
     let n = b.len();
-    let mut acc = word(b, n - 8);
-    let mut i = 0;
-    while i + 8 <= n {
-        acc |= word(b, i);
-        i += 8;
+    debug_assert!((16..=64).contains(&n));
+    let chunk = |i: usize| {
+        let mut c = [0u8; 16];
+        c.copy_from_slice(&b[i..i + 16]);
+        u128::from_le_bytes(c)
+    };
+    let mut acc = chunk(0) | chunk(n - 16);
+    if n > 32 {
+        acc |= chunk(16) | chunk(n - 32);
     }
-    acc & HI == 0
+    acc & HI_16 == 0
 }
 
 /// The SIMD validator's block: shorter inputs are checked as one block.
@@ -196,6 +204,22 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The word and 16-byte checks see a high bit at every position of
+    /// every length they take (their loads overlap; none may leave a gap).
+    #[test]
+    fn short_ascii_finds_a_high_byte_anywhere() {
+        for len in 0..=64 {
+            let plain = vec![b'~'; len];
+            assert_eq!(short_ascii(&plain), Some(true), "{len}");
+            for at in 0..len {
+                let mut high = plain.clone();
+                high[at] = 0x80;
+                assert_eq!(short_ascii(&high), Some(false), "{len} {at}");
+            }
+        }
+        assert_eq!(short_ascii(&[b'a'; 65]), None);
     }
 
     /// Every length around the SIMD block, valid text cut at every byte

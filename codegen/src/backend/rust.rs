@@ -1172,7 +1172,11 @@ impl Gen<'_> {
             TypeRef::Map(el) if borrowed => {
                 let inner = self.decode_expr(el, &e, depth + 1, true);
                 let err = self.std("Err");
-                format!("__field::map_borrowed({r}, cx, |{e}, cx| {{ let _ = &cx; if {e}.is_null() {{ return {err}(__null(&{e})); }} {inner} }})")
+                let map = match &**el {
+                    TypeRef::String => "str_map",
+                    _ => "map_borrowed",
+                };
+                format!("__field::{map}({r}, cx, |{e}, cx| {{ let _ = &cx; if {e}.is_null() {{ return {err}(__null(&{e})); }} {inner} }})")
             }
             TypeRef::Message(n) if borrowed => format!(
                 "<{} as flexbuf::FlexBorrow>::decode_borrowed({r}, cx)",
@@ -1206,7 +1210,11 @@ impl Gen<'_> {
             TypeRef::Map(el) => {
                 let inner = self.decode_expr(el, &e, depth + 1, borrowed);
                 let err = self.std("Err");
-                format!("__field::map({r}, cx, |{e}, cx| {{ let _ = &cx; if {e}.is_null() {{ return {err}(__null(&{e})); }} {inner} }})")
+                let map = match &**el {
+                    TypeRef::String => "string_map",
+                    _ => "map",
+                };
+                format!("__field::{map}({r}, cx, |{e}, cx| {{ let _ = &cx; if {e}.is_null() {{ return {err}(__null(&{e})); }} {inner} }})")
             }
             TypeRef::Message(n) | TypeRef::Union(n) => format!(
                 "<{} as flexbuf::FlexCoder>::decode_from({r}, cx)",

@@ -56,7 +56,7 @@ impl flexbuf::FlexCoder for StringFlood {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_map = __field::get_cx(&m, fast, 0, "map", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_map = __field::get_cx(&m, fast, 0, "map", cx, |v, cx| { let _ = &cx; __field::string_map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         let f_strings = __field::get_cx(&m, fast, 1, "strings", cx, |v, cx| { let _ = &cx; __field::strings(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -82,7 +82,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for StringFloodRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<StringFlood as flexbuf::FlexCoder>::FINGERPRINT, &m, &StringFlood::LAYOUT)?;
-        let f_map = __field::get_cx(&m, fast, 0, "map", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_map = __field::get_cx(&m, fast, 0, "map", cx, |v, cx| { let _ = &cx; __field::str_map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         let f_strings = __field::get_cx(&m, fast, 1, "strings", cx, |v, cx| { let _ = &cx; __field::strs(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {

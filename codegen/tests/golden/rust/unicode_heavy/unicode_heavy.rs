@@ -117,7 +117,7 @@ impl flexbuf::FlexCoder for UnicodeHeavy {
         let f_thai = __field::get_cx(&m, fast, 7, "ไทย", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("ไทย"))?;
         let f_chinese = __field::get_cx(&m, fast, 8, "中文", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("中文"))?;
         let f_japanese = __field::get_cx(&m, fast, 9, "日本語", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("日本語"))?;
-        let f_mixed = __field::get_cx(&m, fast, 10, "混合/смешанный/مختلط", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_mixed = __field::get_cx(&m, fast, 10, "混合/смешанный/مختلط", cx, |v, cx| { let _ = &cx; __field::string_map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         let f_korean = __field::get_cx(&m, fast, 11, "한국어", cx, <ScriptSection as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("한국어"))?;
         cx.leave();
         Ok(Self {
@@ -183,7 +183,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for UnicodeHeavyRef<'a> {
         let f_thai = __field::get_cx(&m, fast, 7, "ไทย", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("ไทย"))?;
         let f_chinese = __field::get_cx(&m, fast, 8, "中文", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("中文"))?;
         let f_japanese = __field::get_cx(&m, fast, 9, "日本語", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("日本語"))?;
-        let f_mixed = __field::get_cx(&m, fast, 10, "混合/смешанный/مختلط", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_mixed = __field::get_cx(&m, fast, 10, "混合/смешанный/مختلط", cx, |v, cx| { let _ = &cx; __field::str_map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         let f_korean = __field::get_cx(&m, fast, 11, "한국어", cx, <ScriptSectionRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("한국어"))?;
         cx.leave();
         Ok(Self {
@@ -371,7 +371,7 @@ impl flexbuf::FlexCoder for ScriptSection {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_glossary = __field::get_cx(&m, fast, 0, "glossary", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
+        let f_glossary = __field::get_cx(&m, fast, 0, "glossary", cx, |v, cx| { let _ = &cx; __field::string_map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         let f_paragraphs = __field::get_cx(&m, fast, 1, "paragraphs", cx, |v, cx| { let _ = &cx; __field::strings(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -397,7 +397,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ScriptSectionRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<ScriptSection as flexbuf::FlexCoder>::FINGERPRINT, &m, &ScriptSection::LAYOUT)?;
-        let f_glossary = __field::get_cx(&m, fast, 0, "glossary", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
+        let f_glossary = __field::get_cx(&m, fast, 0, "glossary", cx, |v, cx| { let _ = &cx; __field::str_map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         let f_paragraphs = __field::get_cx(&m, fast, 1, "paragraphs", cx, |v, cx| { let _ = &cx; __field::strs(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
