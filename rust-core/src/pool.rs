@@ -130,7 +130,7 @@ pub(crate) fn contains_nul(bytes: &[u8]) -> bool {
     .has_nul()
 }
 
-/// A fast, non-cryptographic hash over bytes (8 bytes per step); `words`
+/// A fast, non-cryptographic hash over bytes (16 bytes per step); `words`
 /// are the probe's words when there are at most 16 bytes.
 #[inline(always)]
 fn hash_with(bytes: &[u8], words: (u64, u64)) -> u64 {
@@ -142,16 +142,22 @@ fn hash_with(bytes: &[u8], words: (u64, u64)) -> u64 {
         let h = (h ^ a).wrapping_mul(K) ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         return h ^ (h >> 29) ^ (h >> 41);
     } else {
-        let mut chunks = bytes.chunks_exact(8);
+        // Two lanes of 8 bytes each per step, so the chain of products the
+        // table lookup waits on is half as long; a last partial step takes
+        // the final 16 bytes (overlapping what came before).
+        const K2: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut g: u64 = K2;
+        let mut chunks = bytes.chunks_exact(16);
         for c in &mut chunks {
-            let w = word(c, 0);
-            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+            h = (h.rotate_left(5) ^ word(c, 0)).wrapping_mul(K);
+            g = (g.rotate_left(5) ^ word(c, 8)).wrapping_mul(K2);
         }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let w = word(bytes, bytes.len() - 8);
-            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        if !chunks.remainder().is_empty() {
+            let n = bytes.len();
+            h = (h.rotate_left(5) ^ word(bytes, n - 16)).wrapping_mul(K);
+            g = (g.rotate_left(5) ^ word(bytes, n - 8)).wrapping_mul(K2);
         }
+        h ^= g.rotate_left(31);
     }
     // Final avalanche so the low bits used for the table index depend on every input bit.
     h ^= h >> 32;
@@ -492,6 +498,22 @@ mod tests {
             assert!(same_bytes(a, &base[..n]));
         }
         assert!(!same_bytes(b"ab", b"abc"));
+    }
+
+    /// Every byte of a longer range reaches its hash (both lanes and the
+    /// overlapping last step), at every length up to a few steps.
+    #[test]
+    fn long_hash_sees_every_byte() {
+        let base: Vec<u8> = (0..80u8).map(|i| b'!' + i).collect();
+        for n in 17..=80 {
+            let a = &base[..n];
+            for i in 0..n {
+                let mut b = a.to_vec();
+                b[i] ^= 0x20;
+                assert_ne!(hash_bytes(a), hash_bytes(&b), "{n} {i}");
+            }
+            assert_ne!(hash_bytes(a), hash_bytes(&base[..n - 1]), "{n}");
+        }
     }
 
     #[test]
