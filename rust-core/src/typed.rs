@@ -2505,47 +2505,81 @@ mod tests {
             ErrorKind::UnexpectedNull
         ));
     }
-    /// `strings` and `strs` (string elements read in place) give what
-    /// `vec` gives with the element decoders the generated code passes:
-    /// the same values, the same error (kind, offset and index) and the
-    /// same budget left, on every byte of two lists changed to several
-    /// values and under budgets that run out part way.
-    #[test]
-    fn string_lists_read_in_place_agree_with_the_element_path() {
-        let build = |wide: bool, mixed: bool| {
-            let mut b = Builder::new();
-            if wide {
-                b.force_min_width(BitWidth::W32);
-            }
-            b.start_vector();
-            b.string("plain");
-            b.string("ünïcödé and more than sixteen bytes");
-            b.string("");
-            if mixed {
-                b.null();
-                b.int(3);
-                b.key("k");
-            }
-            b.string(&"long string ".repeat(25));
-            b.string("z");
-            b.end_vector().unwrap();
-            b.finish_vec().unwrap()
-        };
-        let owned = |e: Reader<'_>, cx: &mut DecodeContext| {
-            if e.is_null() {
-                return Err(unexpected_null(&e));
-            }
-            field::string(e, cx)
-        };
-        fn borrowed<'a>(e: Reader<'a>, cx: &mut DecodeContext) -> Result<&'a str> {
-            if e.is_null() {
-                return Err(unexpected_null(&e));
-            }
-            field::str_charged(e, cx)
+    /// The string items the in-place tests read, as a list (`map` false)
+    /// or as the values of a map: short, non-ASCII, empty, long and
+    /// one-byte strings, with a null and an integer among them when `mixed`,
+    /// in 4-byte slots when `wide`.
+    fn string_items(map: bool, wide: bool, mixed: bool) -> Vec<u8> {
+        let mut b = Builder::new();
+        if wide {
+            b.force_min_width(BitWidth::W32);
         }
+        let long = "long string ".repeat(25);
+        let mut items: Vec<Option<&str>> = vec![
+            Some("plain"),
+            Some("ünïcödé and more than sixteen bytes"),
+            Some(""),
+        ];
+        if mixed {
+            items.extend([None, Some("3")]);
+            if !map {
+                // A key element: a string to `as_str`, read by the element path.
+                items.push(Some("key:k"));
+            }
+        }
+        items.extend([Some(long.as_str()), Some("z")]);
+        if map {
+            b.start_map();
+        } else {
+            b.start_vector();
+        }
+        for (i, item) in items.iter().enumerate() {
+            if map {
+                b.key(&format!("k{i}"));
+            }
+            match item {
+                Some("3") => b.int(3),
+                Some("key:k") => b.key("k"),
+                Some(s) => b.string(s),
+                None => b.null(),
+            }
+        }
+        if map {
+            b.end_map().unwrap();
+        } else {
+            b.end_vector().unwrap();
+        }
+        b.finish_vec().unwrap()
+    }
+
+    /// The owned decoder generated code passes for a string element.
+    fn owned_string(e: Reader<'_>, cx: &mut DecodeContext) -> Result<String> {
+        if e.is_null() {
+            return Err(unexpected_null(&e));
+        }
+        field::string(e, cx)
+    }
+
+    /// The borrowed decoder generated code passes for a string element.
+    fn borrowed_str<'a>(e: Reader<'a>, cx: &mut DecodeContext) -> Result<&'a str> {
+        if e.is_null() {
+            return Err(unexpected_null(&e));
+        }
+        field::str_charged(e, cx)
+    }
+
+    /// Runs `compare` on every byte of the four [`string_items`] buffers of
+    /// one shape (narrow or wide, mixed or not) set to ten values, under
+    /// four budgets (none, few nodes, few bytes, very few bytes), with a
+    /// fresh context per side; `compare` returns whether the decode
+    /// succeeded, and enough of them must.
+    fn agree_under_mutations(
+        map: bool,
+        mut compare: impl FnMut(&[u8], Reader<'_>, &dyn Fn() -> DecodeContext) -> bool,
+    ) {
         let mut compared = 0;
         for bytes in [false, true]
-            .map(|w| [build(w, false), build(w, true)])
+            .map(|w| [string_items(map, w, false), string_items(map, w, true)])
             .concat()
         {
             let values = [0u8, 1, 0x05, 0x14, 0x15, 0x20, 0x7f, 0x80, 0xc3, 0xff];
@@ -2553,90 +2587,60 @@ mod tests {
                 let Ok(r) = Reader::new(buf) else { continue };
                 for (nodes, bytes) in [(u64::MAX, u64::MAX), (4, u64::MAX), (9, 40), (9, 5)] {
                     let cx = || DecodeContext::with_budget(Budget::new(nodes, bytes));
-                    let (mut a, mut b) = (cx(), cx());
-                    let direct = field::strings(r, &mut a, owned);
-                    assert_eq!(direct, field::vec(r, &mut b, owned), "{buf:?}");
-                    assert_eq!(a.budget.bytes_left(), b.budget.bytes_left());
-                    let (mut a, mut b) = (cx(), cx());
-                    let direct = field::strs(r, &mut a, borrowed);
-                    assert_eq!(direct, field::vec(r, &mut b, borrowed), "{buf:?}");
-                    assert_eq!(a.budget.bytes_left(), b.budget.bytes_left());
-                    assert_eq!(a.budget.nodes_left(), b.budget.nodes_left());
-                    compared += direct.is_ok() as usize;
+                    compared += compare(buf, r, &cx) as usize;
                 }
             }
         }
         assert!(compared > 100, "{compared}");
     }
 
+    /// The same budget left in two contexts.
+    fn same_budget(a: &DecodeContext, b: &DecodeContext) {
+        assert_eq!(a.budget.bytes_left(), b.budget.bytes_left());
+        assert_eq!(a.budget.nodes_left(), b.budget.nodes_left());
+    }
+
+    /// `strings` and `strs` (string elements read in place) give what
+    /// `vec` gives with the element decoders the generated code passes:
+    /// the same values, the same error (kind, offset and index) and the
+    /// same budget left, on every byte of four lists changed to several
+    /// values and under budgets that run out part way.
+    #[test]
+    fn string_lists_read_in_place_agree_with_the_element_path() {
+        agree_under_mutations(false, |buf, r, cx| {
+            let (mut a, mut b) = (cx(), cx());
+            let direct = field::strings(r, &mut a, owned_string);
+            assert_eq!(direct, field::vec(r, &mut b, owned_string), "{buf:?}");
+            same_budget(&a, &b);
+            let (mut a, mut b) = (cx(), cx());
+            let direct = field::strs(r, &mut a, borrowed_str);
+            assert_eq!(direct, field::vec(r, &mut b, borrowed_str), "{buf:?}");
+            same_budget(&a, &b);
+            direct.is_ok()
+        });
+    }
+
     /// `string_map` and `str_map` (values read in place) give what `map`
     /// and `map_borrowed` give with the value decoders: the same maps,
-    /// errors (kind, offset, key) and budget left, on every byte of a few
+    /// errors (kind, offset, key) and budget left, on every byte of four
     /// maps set to ten values, under four budgets.
     #[test]
     fn string_maps_read_in_place_agree_with_the_value_path() {
-        let build = |wide: bool, mixed: bool| {
-            let mut b = Builder::new();
-            if wide {
-                b.force_min_width(BitWidth::W32);
-            }
-            b.start_map();
-            b.key("a");
-            b.string("plain");
-            b.key("b");
-            b.string("ünïcödé and more than sixteen bytes");
-            b.key("c");
-            b.string("");
-            if mixed {
-                b.key("d");
-                b.null();
-                b.key("e");
-                b.int(3);
-            }
-            b.key("f");
-            b.string(&"long string ".repeat(25));
-            b.key("g");
-            b.string("z");
-            b.end_map().unwrap();
-            b.finish_vec().unwrap()
-        };
-        let owned = |e: Reader<'_>, cx: &mut DecodeContext| {
-            if e.is_null() {
-                return Err(unexpected_null(&e));
-            }
-            field::string(e, cx)
-        };
-        fn borrowed<'a>(e: Reader<'a>, cx: &mut DecodeContext) -> Result<&'a str> {
-            if e.is_null() {
-                return Err(unexpected_null(&e));
-            }
-            field::str_charged(e, cx)
-        }
-        let mut compared = 0;
-        for bytes in [false, true]
-            .map(|w| [build(w, false), build(w, true)])
-            .concat()
-        {
-            let values = [0u8, 1, 0x05, 0x14, 0x15, 0x20, 0x7f, 0x80, 0xc3, 0xff];
-            for buf in &byte_variants(&bytes, &values) {
-                let Ok(r) = Reader::new(buf) else { continue };
-                for (nodes, bytes) in [(u64::MAX, u64::MAX), (4, u64::MAX), (9, 40), (9, 5)] {
-                    let cx = || DecodeContext::with_budget(Budget::new(nodes, bytes));
-                    let (mut a, mut b) = (cx(), cx());
-                    let direct = field::string_map(r, &mut a, owned);
-                    assert_eq!(direct, field::map(r, &mut b, owned), "{buf:?}");
-                    assert_eq!(a.budget.bytes_left(), b.budget.bytes_left());
-                    assert_eq!(a.budget.nodes_left(), b.budget.nodes_left());
-                    let (mut a, mut b) = (cx(), cx());
-                    let direct = field::str_map(r, &mut a, borrowed);
-                    assert_eq!(direct, field::map_borrowed(r, &mut b, borrowed), "{buf:?}");
-                    assert_eq!(a.budget.bytes_left(), b.budget.bytes_left());
-                    assert_eq!(a.budget.nodes_left(), b.budget.nodes_left());
-                    compared += direct.is_ok() as usize;
-                }
-            }
-        }
-        assert!(compared > 100, "{compared}");
+        agree_under_mutations(true, |buf, r, cx| {
+            let (mut a, mut b) = (cx(), cx());
+            let direct = field::string_map(r, &mut a, owned_string);
+            assert_eq!(direct, field::map(r, &mut b, owned_string), "{buf:?}");
+            same_budget(&a, &b);
+            let (mut a, mut b) = (cx(), cx());
+            let direct = field::str_map(r, &mut a, borrowed_str);
+            assert_eq!(
+                direct,
+                field::map_borrowed(r, &mut b, borrowed_str),
+                "{buf:?}"
+            );
+            same_budget(&a, &b);
+            direct.is_ok()
+        });
     }
 
     /// The widening loop of `scalar_vec` agrees with the element decoders on
