@@ -22,7 +22,7 @@ fn short_ascii(bytes: &[u8]) -> Option<bool> {
     if bytes.len() <= 16 {
         Some(is_ascii_short(bytes))
     } else if bytes.len() <= 64 {
-        Some(is_ascii_words(bytes))
+        Some(is_ascii_upto64(bytes))
     } else {
         None
     }
@@ -86,7 +86,7 @@ const HI_16: u128 = (HI as u128) << 64 | HI as u128;
 /// ASCII check of 16 to 64 bytes with two or four 16-byte loads that may
 /// overlap (the first and last 32 bytes cover the rest): no loop.
 #[inline(always)]
-fn is_ascii_words(b: &[u8]) -> bool {
+fn is_ascii_upto64(b: &[u8]) -> bool {
     let n = b.len();
     debug_assert!((16..=64).contains(&n));
     let chunk = |i: usize| {
