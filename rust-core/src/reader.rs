@@ -391,24 +391,44 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     fn map_in_bounds(&self) -> Option<MapReader<'a>> {
         let buf = self.buf;
+        let n = buf.len();
         let data = follow(buf, self.pos, self.parent_width as usize).ok()?;
+        // 1, 2, 4 or 8: the width of a packed type.
         let w = self.width as usize;
+        let mask = WIDTH_MASK[w.min(8)];
         let prefix = data.checked_sub(3 * w)?;
         // The keys offset, the keys' width and the length, one `w`-byte field
-        // each, read as words from one checked span.
-        let header = buf.get(prefix..prefix.checked_add(2 * w + 8)?)?;
+        // each, read as words from one checked span (`prefix < n`, so the
+        // sum cannot overflow).
+        let header = buf.get(prefix..prefix + 2 * w + 8)?;
         let field = |i: usize| {
             let mut word = [0u8; 8];
             word.copy_from_slice(&header[i * w..i * w + 8]);
-            u64::from_le_bytes(word) & WIDTH_MASK[w.min(8)]
+            u64::from_le_bytes(word) & mask
         };
         let (keys_off, key_width, len) = (field(0), field(1), field(2));
+        // A length beyond the buffer's size cannot fit in it; below that,
+        // `len * 9` cannot overflow (`n` is at most `isize::MAX`, and an
+        // allocation far less).
+        let len = usize::try_from(len).ok().filter(|&l| l <= n)?;
+        if len.checked_mul(w + 1)? > n - data {
+            return None;
+        }
+        // The keys' width is 1, 2, 4 or 8 (bits 1, 2, 4 and 8 of 0x116).
+        if key_width > 8 || (0x116u64 >> key_width) & 1 == 0 {
+            return None;
+        }
+        let kw = key_width as usize;
         let keys_at = prefix.checked_sub(usize::try_from(keys_off).ok()?)?;
-        let len = usize::try_from(len).ok()?;
-        check_span(buf, data, len, w, 1).ok()?;
-        let kw = BitWidth::from_bytes(key_width)?.bytes();
-        let keys_len = usize::try_from(read_uint(buf, keys_at.checked_sub(kw)?, kw).ok()?).ok()?;
-        check_span(buf, keys_at, keys_len, kw, 0).ok()?;
+        let len_at = keys_at.checked_sub(kw)?;
+        // `len_at < prefix < n`: no overflow.
+        let word: [u8; 8] = buf.get(len_at..len_at + 8)?.try_into().ok()?;
+        let keys_len = usize::try_from(u64::from_le_bytes(word) & WIDTH_MASK[kw])
+            .ok()
+            .filter(|&l| l <= n)?;
+        if keys_len.checked_mul(kw)? > n - keys_at {
+            return None;
+        }
         let vector = |data, len, width: usize, kind| VectorReader {
             buf,
             data,
