@@ -62,6 +62,11 @@ pub struct MessagePlan<'p> {
     pub has_float: bool,
     /// Every field has a value without input: none is a required message or union.
     pub defaultable: bool,
+    /// A buffer may hold many values of it: it is an element of a vector or
+    /// map, or sits inside one (through fields and unions), or contains
+    /// itself. Decoders of such messages expect the keys vector they met
+    /// last ([`Plan::repeated_messages`]).
+    pub repeated: bool,
 }
 
 /// One field that is written and read.
@@ -124,6 +129,7 @@ impl<'p> Plan<'p> {
             .and_then(|s| s.to_str())
             .unwrap_or(stem);
         let facts = Facts { schema };
+        let repeated = repeated_messages(schema);
         let messages = schema
             .messages
             .iter()
@@ -153,6 +159,7 @@ impl<'p> Plan<'p> {
                         f.optional || !matches!(f.ty, TypeRef::Message(_) | TypeRef::Union(_))
                     }),
                     has_float: facts.has_float(&TypeRef::Message(m.name.clone()), &mut Vec::new()),
+                    repeated: repeated.contains(&m.name),
                     fields,
                     wire,
                 }
@@ -319,6 +326,61 @@ impl Facts<'_> {
     }
 }
 
+/// The qualified names of the messages a buffer may hold many values of:
+/// those inside the element type of a vector, array or map anywhere in the
+/// schema, those a message reaches again from itself, and everything inside
+/// any of them (through fields and union variants), to a fixed point.
+fn repeated_messages(schema: &Schema) -> std::collections::HashSet<String> {
+    use std::collections::HashSet;
+    /// Adds to `out` the messages type `t` holds: all of them when
+    /// `in_list`, else only those inside a vector, array or map.
+    fn visit(schema: &Schema, t: &TypeRef, in_list: bool, out: &mut HashSet<String>) {
+        match t {
+            TypeRef::Vector(e) | TypeRef::Array(e, _) | TypeRef::Map(e) => {
+                visit(schema, e, true, out)
+            }
+            TypeRef::Message(n) if in_list => {
+                out.insert(n.clone());
+            }
+            TypeRef::Union(u) => {
+                for v in schema.union_def(u).map_or(&[][..], |u| &u.variants[..]) {
+                    visit(schema, &v.ty, in_list, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let facts = Facts { schema };
+    let mut set = HashSet::new();
+    for m in &schema.messages {
+        for f in m.wire_fields() {
+            visit(schema, &f.ty, false, &mut set);
+            if facts.recursive(&m.name, &f.ty) {
+                set.insert(m.name.clone());
+            }
+        }
+    }
+    for u in &schema.unions {
+        for v in &u.variants {
+            visit(schema, &v.ty, false, &mut set);
+        }
+    }
+    loop {
+        let before = set.len();
+        let members: Vec<String> = set.iter().cloned().collect();
+        for name in members {
+            if let Some(m) = schema.message(&name) {
+                for f in m.wire_fields() {
+                    visit(schema, &f.ty, true, &mut set);
+                }
+            }
+        }
+        if set.len() == before {
+            return set;
+        }
+    }
+}
+
 /// Whether a value of type `t` holds anything a borrowed decode takes from
 /// the buffer: a string, a blob, a map (its keys) or a vector of numbers,
 /// directly or through a message for which `message` says so. Enums, unions
@@ -330,5 +392,40 @@ pub fn borrows_given(t: &TypeRef, message: &dyn Fn(&str) -> bool) -> bool {
         TypeRef::Vector(e) => borrows_given(e, message),
         TypeRef::Message(n) => message(n),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Messages in lists and maps, inside them, in unions inside them, and
+    /// those that contain themselves are repeated; a root and its plain
+    /// fields are not.
+    #[test]
+    fn repeated_messages_are_those_a_buffer_may_hold_many_of() {
+        let parsed = crate::parse_str(
+            "t.fxs",
+            "namespace t;\n\
+             message Root { items: [Item]; single: Single (required); by_name: {string: Valued}; tree: Tree?; pick: Pick?; }\n\
+             message Item { sub: Sub (required); alt: Alt?; }\n\
+             message Sub { x: i32; }\n\
+             message Single { y: i32; }\n\
+             message Valued { z: i32; }\n\
+             message Tree { child: Tree?; }\n\
+             message InUnion { w: i32; }\n\
+             message Deep { v: i32; }\n\
+             union Pick { A: InUnion }\n\
+             union Alt { B: Deep }\n",
+        )
+        .unwrap();
+        let plan = Plan::new(&parsed).unwrap();
+        let repeated: Vec<&str> = plan
+            .messages
+            .iter()
+            .filter(|m| m.repeated)
+            .map(|m| m.short_name())
+            .collect();
+        assert_eq!(repeated, ["Item", "Sub", "Valued", "Tree", "Deep"]);
     }
 }

@@ -390,6 +390,17 @@ impl<'a> Reader<'a> {
     /// then names.
     #[inline(always)]
     fn map_in_bounds(&self) -> Option<MapReader<'a>> {
+        let (values, keys_at, key_width) = self.map_values_in_bounds()?;
+        self.map_keys(values, keys_at, key_width)
+    }
+
+    /// The values of a map when its header and values lie inside the
+    /// buffer (what [`map_or_error`](Self::map_or_error) checks of them),
+    /// with the keys vector's position and the keys' width as the header
+    /// gives them (not checked: the caller checks or knows them); `None`
+    /// for anything else. Word loads, one bounds check per span.
+    #[inline(always)]
+    fn map_values_in_bounds(&self) -> Option<(VectorReader<'a>, usize, u64)> {
         let buf = self.buf;
         let n = buf.len();
         let data = follow(buf, self.pos, self.parent_width as usize).ok()?;
@@ -414,14 +425,51 @@ impl<'a> Reader<'a> {
         if len.checked_mul(w + 1)? > n - data {
             return None;
         }
+        let keys_at = prefix.checked_sub(usize::try_from(keys_off).ok()?)?;
+        let values = VectorReader {
+            buf,
+            data,
+            len,
+            width: w as u8,
+            kind: VectorKind::Untyped,
+            trusted: self.trusted,
+        };
+        Some((values, keys_at, key_width))
+    }
+
+    /// The values of a map, the position of its keys vector and its keys'
+    /// width as its header gives them, when the value is a map whose header
+    /// and values lie inside the buffer (the keys vector not read); `None`
+    /// for anything else, which [`as_map`](Self::as_map) then reads or
+    /// refuses. With [`map_keys`](Self::map_keys), the word path of `as_map`
+    /// in two steps, for a caller that may know the keys vector already.
+    #[inline(always)]
+    pub(crate) fn map_values(&self) -> Option<(VectorReader<'a>, usize, u64)> {
+        if self.ty != FlexType::Map {
+            return None;
+        }
+        self.map_values_in_bounds()
+    }
+
+    /// The map of `values` (from [`map_values`](Self::map_values)) with its
+    /// keys vector at `keys_at` of `key_width`-byte keys, when that vector
+    /// lies inside the buffer: the map `as_map` reads. `None` otherwise.
+    #[inline(always)]
+    pub(crate) fn map_keys(
+        &self,
+        values: VectorReader<'a>,
+        keys_at: usize,
+        key_width: u64,
+    ) -> Option<MapReader<'a>> {
         // The keys' width is 1, 2, 4 or 8 (bits 1, 2, 4 and 8 of 0x116).
         if key_width > 8 || (0x116u64 >> key_width) & 1 == 0 {
             return None;
         }
         let kw = key_width as usize;
-        let keys_at = prefix.checked_sub(usize::try_from(keys_off).ok()?)?;
+        let buf = self.buf;
+        let n = buf.len();
         let len_at = keys_at.checked_sub(kw)?;
-        // `len_at < prefix < n`: no overflow.
+        // `len_at < keys_at < n`: no overflow.
         let word: [u8; 8] = buf.get(len_at..len_at + 8)?.try_into().ok()?;
         let keys_len = usize::try_from(u64::from_le_bytes(word) & WIDTH_MASK[kw])
             .ok()
@@ -429,18 +477,7 @@ impl<'a> Reader<'a> {
         if keys_len.checked_mul(kw)? > n - keys_at {
             return None;
         }
-        let vector = |data, len, width: usize, kind| VectorReader {
-            buf,
-            data,
-            len,
-            width: width as u8,
-            kind,
-            trusted: self.trusted,
-        };
-        Some(MapReader {
-            keys: vector(keys_at, keys_len, kw, VectorKind::Typed(FlexType::Key)),
-            values: vector(data, len, w, VectorKind::Untyped),
-        })
+        Some(MapReader::with_keys(values, keys_at, keys_len, kw as u8))
     }
 
     /// [`as_map`](Self::as_map) with each field checked in turn, so a map
@@ -826,6 +863,27 @@ pub struct MapReader<'a> {
 }
 
 impl<'a> MapReader<'a> {
+    /// A map of `values` whose keys vector of `len` keys, `width` bytes
+    /// each, is at `keys_at` in the same buffer (checked by the caller).
+    #[inline(always)]
+    pub(crate) fn with_keys(
+        values: VectorReader<'a>,
+        keys_at: usize,
+        len: usize,
+        width: u8,
+    ) -> Self {
+        MapReader {
+            keys: VectorReader {
+                data: keys_at,
+                len,
+                width,
+                kind: VectorKind::Typed(FlexType::Key),
+                ..values
+            },
+            values,
+        }
+    }
+
     /// Number of entries (the keys vector's length).
     #[inline]
     pub fn len(&self) -> usize {

@@ -475,14 +475,32 @@ impl EncodeContext {
 /// Per-buffer decoding state: proven layouts and the expansion budget.
 #[derive(Debug)]
 pub struct DecodeContext {
-    /// (type id, keys-vector offset, whether it matched).
-    layouts: Vec<(u64, usize, bool)>,
+    /// The keys vectors proven (or refused) for a type in this buffer.
+    layouts: Vec<Proof>,
+    /// The last of them met for a type, by its id modulo [`RECENT`] (an
+    /// entry of width 0 is empty).
+    recent: [Proof; RECENT],
     budget: Budget,
     keyed_only: bool,
     depth: usize,
     /// Short map keys found to be UTF-8 in this decode.
     keys: crate::key_memo::KeyMemo,
 }
+
+/// A keys vector met in this buffer and whether it proved a type's layout:
+/// by the type's id, the vector's position and the width of its keys (the
+/// same position read at another width is another vector), with its length.
+#[derive(Clone, Copy, Debug, Default)]
+struct Proof {
+    id: u64,
+    at: usize,
+    width: u8,
+    len: usize,
+    ok: bool,
+}
+
+/// Places in [`DecodeContext`]'s table of the keys vectors met last.
+const RECENT: usize = 8;
 
 /// Deepest nesting of messages and unions a decode accepts. Verified buffers
 /// are already limited to 64 levels; this guards decodes of unverified bytes
@@ -495,7 +513,7 @@ const MAX_LAYOUTS: usize = 64;
 std::thread_local! {
     /// The memo's storage of the last context dropped on this thread (empty,
     /// with its capacity), so a decode does not allocate and grow it again.
-    static LAYOUT_MEMO: core::cell::Cell<Vec<(u64, usize, bool)>> =
+    static LAYOUT_MEMO: core::cell::Cell<Vec<Proof>> =
         const { core::cell::Cell::new(Vec::new()) };
 }
 
@@ -513,6 +531,7 @@ impl DecodeContext {
             layouts: LAYOUT_MEMO
                 .try_with(core::cell::Cell::take)
                 .unwrap_or_default(),
+            recent: [Proof::default(); RECENT],
             budget,
             keyed_only: false,
             depth: 0,
@@ -607,15 +626,83 @@ impl DecodeContext {
         if self.keyed_only {
             return Ok(false);
         }
-        let at = map.keys_offset();
-        if let Some(&(_, _, ok)) = self.layouts.iter().find(|(i, o, _)| *o == at && *i == id) {
-            return Ok(ok);
+        let (at, width) = (map.keys_offset(), map.keys_width() as u8);
+        if let Some(p) = self.proof(id, at, width) {
+            return Ok(p.ok);
         }
         let ok = prove(map);
         if self.layouts.len() < MAX_LAYOUTS {
-            self.layouts.push((id, at, ok));
+            self.layouts.push(Proof {
+                id,
+                at,
+                width,
+                len: map.len(),
+                ok,
+            });
         }
         Ok(ok)
+    }
+
+    /// The proof kept for type `id` and the keys vector at `at` of
+    /// `width`-byte keys.
+    #[inline(always)]
+    fn proof(&self, id: u64, at: usize, width: u8) -> Option<&Proof> {
+        self.layouts
+            .iter()
+            .find(|p| p.at == at && p.id == id && p.width == width)
+    }
+
+    /// The map `r` for a message of type `id` and whether its fields may be
+    /// read by position: what [`Reader::as_map`] and then
+    /// [`layout_proven`](Self::layout_proven) give (the same map, the same
+    /// answer, the same errors and charge). When the map's keys vector is
+    /// the one last met for a type of `id`'s place in a small table (the
+    /// usual case: a list of messages of one type shares one keys vector),
+    /// only its values are checked: the keys vector was read and proven (or
+    /// refused) then.
+    #[inline(always)]
+    pub fn message<'a>(
+        &mut self,
+        r: &Reader<'a>,
+        id: u64,
+        layout: &Layout,
+    ) -> Result<(MapReader<'a>, bool)> {
+        if let Some((values, at, width)) = r.map_values() {
+            let p = &self.recent[id as usize % RECENT];
+            if p.at == at && u64::from(p.width) == width && p.id == id && p.width != 0 {
+                let (len, ok) = (p.len, p.ok);
+                self.charge()?;
+                return Ok((MapReader::with_keys(values, at, len, width as u8), ok));
+            }
+            if let Some(m) = r.map_keys(values, at, width) {
+                return self.message_met(m, id, layout);
+            }
+        }
+        let m = r.as_map()?;
+        let fast = self.layout_proven(id, &m, layout)?;
+        Ok((m, fast))
+    }
+
+    /// [`message`](Self::message) for a keys vector not the last one met for
+    /// its place: proven (or found proven) and remembered there.
+    #[inline(always)]
+    fn message_met<'a>(
+        &mut self,
+        m: MapReader<'a>,
+        id: u64,
+        layout: &Layout,
+    ) -> Result<(MapReader<'a>, bool)> {
+        let fast = self.layout_proven(id, &m, layout)?;
+        if !self.keyed_only {
+            self.recent[id as usize % RECENT] = Proof {
+                id,
+                at: m.keys_offset(),
+                width: m.keys_width() as u8,
+                len: m.len(),
+                ok: fast,
+            };
+        }
+        Ok((m, fast))
     }
 }
 
@@ -2641,6 +2728,86 @@ mod tests {
             same_budget(&a, &b);
             direct.is_ok()
         });
+    }
+
+    /// `DecodeContext::message` gives what `as_map` and then
+    /// `layout_proven` give (the map, whether it is positional, the error,
+    /// the budget left) for each map of a list read in turn, on every byte
+    /// of lists of maps that share one keys vector (and maps of other keys
+    /// between them) set to values that land on every width: a header whose
+    /// keys width or keys offset changed must not pass for the keys vector
+    /// met before, and the memo of proofs must answer what a proof of the
+    /// map at hand would.
+    #[test]
+    fn message_maps_agree_with_as_map_and_the_layout_proof() {
+        static LAYOUT: Layout = Layout::new(&["id", "name"], b"id\0name\0");
+        const ID: u64 = 0x51;
+        let parts = |m: &MapReader<'_>| {
+            let (k, v) = (m.keys(), m.values());
+            [
+                (k.data_offset(), k.len(), k.element_width()),
+                (v.data_offset(), v.len(), v.element_width()),
+            ]
+        };
+        let mut lists = Vec::new();
+        for min in [BitWidth::W8, BitWidth::W16] {
+            let mut b = Builder::with_options(typed_builder_options());
+            b.force_min_width(min);
+            b.start_vector();
+            for i in 0..4 {
+                b.start_map();
+                if i == 2 {
+                    b.key("other");
+                    b.int(9);
+                } else {
+                    b.key("id");
+                    b.int(i);
+                    b.key("name");
+                    b.string("n");
+                }
+                b.end_map().unwrap();
+            }
+            b.end_vector().unwrap();
+            let bytes = b.finish_vec().unwrap();
+            // Maps 0, 1 and 3 share one keys vector.
+            let list = Reader::new(&bytes).unwrap().as_vector().unwrap();
+            let at = |i| list.get(i).unwrap().as_map().unwrap().keys_offset();
+            assert!(at(0) == at(1) && at(1) == at(3) && at(2) != at(0));
+            lists.push(bytes);
+        }
+        let (mut compared, mut fast) = (0, 0);
+        for bytes in &lists {
+            let values = [0u8, 1, 2, 3, 4, 8, 0x10, 0x7f, 0x80, 0xff];
+            for buf in &byte_variants(bytes, &values) {
+                let Ok(list) = Reader::new(buf).and_then(|r| r.as_vector()) else {
+                    continue;
+                };
+                for (nodes, bytes) in [(u64::MAX, u64::MAX), (3, u64::MAX)] {
+                    let budget = || DecodeContext::with_budget(Budget::new(nodes, bytes));
+                    let (mut a, mut b) = (budget(), budget());
+                    for i in 0..list.len() {
+                        let Ok(r) = list.get(i) else { break };
+                        let one = a.message(&r, ID, &LAYOUT);
+                        let two = r
+                            .as_map()
+                            .and_then(|m| Ok((m, b.layout_proven(ID, &m, &LAYOUT)?)));
+                        match (&one, &two) {
+                            (Ok((m1, f1)), Ok((m2, f2))) => {
+                                assert_eq!((parts(m1), f1), (parts(m2), f2), "{buf:?} {i}");
+                                // The memo answers what a proof of this map would.
+                                assert_eq!(*f2, LAYOUT.proves(m2), "{buf:?} {i}");
+                                fast += *f1 as usize;
+                                compared += 1;
+                            }
+                            (Err(e1), Err(e2)) => assert_eq!(e1, e2, "{buf:?} {i}"),
+                            _ => panic!("{one:?} against {two:?} on {buf:?} at {i}"),
+                        }
+                        same_budget(&a, &b);
+                    }
+                }
+            }
+        }
+        assert!(compared > 1000 && fast > 500, "{compared} {fast}");
     }
 
     /// The widening loop of `scalar_vec` agrees with the element decoders on

@@ -812,14 +812,24 @@ impl Gen<'_> {
         if mp.fields.is_empty() {
             self.line(2, "r.as_map()?;");
         } else {
-            self.line(2, "let m = r.as_map()?;");
-            self.line(
-                2,
-                &format!(
-                    "let fast = cx.layout_proven({owner}::FINGERPRINT, &m, &{}::LAYOUT)?;",
-                    borrowed_from.unwrap_or("Self")
-                ),
-            );
+            let layout = borrowed_from.unwrap_or("Self");
+            if mp.repeated {
+                // Many maps of this type share a keys vector: checked once.
+                self.line(
+                    2,
+                    &format!(
+                        "let (m, fast) = cx.message(&r, {owner}::FINGERPRINT, &{layout}::LAYOUT)?;"
+                    ),
+                );
+            } else {
+                self.line(2, "let m = r.as_map()?;");
+                self.line(
+                    2,
+                    &format!(
+                        "let fast = cx.layout_proven({owner}::FINGERPRINT, &m, &{layout}::LAYOUT)?;"
+                    ),
+                );
+            }
         }
         for f in mp.wire_fields() {
             let var = local(&self.b.field_name(&f.def.name));

@@ -257,8 +257,7 @@ impl flexbuf::FlexCoder for ApiItem {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_category = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "category", cx)?.unwrap_or_default() };
         let f_created_at = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "created_at", cx)?.unwrap_or_default() };
         let f_dimensions = __field::get_cx(&m, fast, 2, "dimensions", cx, <Dimensions as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("dimensions"))?;
@@ -323,8 +322,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ApiItemRef<'a> {
 
     fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(<ApiItem as flexbuf::FlexCoder>::FINGERPRINT, &m, &ApiItem::LAYOUT)?;
+        let (m, fast) = cx.message(&r, <ApiItem as flexbuf::FlexCoder>::FINGERPRINT, &ApiItem::LAYOUT)?;
         let f_category = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "category", cx)?.unwrap_or_default() };
         let f_created_at = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "created_at", cx)?.unwrap_or_default() };
         let f_dimensions = __field::get_cx(&m, fast, 2, "dimensions", cx, <DimensionsRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("dimensions"))?;
@@ -515,8 +513,7 @@ impl flexbuf::FlexCoder for Dimensions {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_d = match __field::f64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_f64(&m, fast, 0, "d")?.unwrap_or_default() };
         let f_h = match __field::f64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_f64(&m, fast, 1, "h")?.unwrap_or_default() };
         let f_w = match __field::f64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_f64(&m, fast, 2, "w")?.unwrap_or_default() };
@@ -630,8 +627,7 @@ impl flexbuf::FlexCoder for Seller {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_id = match __field::i64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_i64(&m, fast, 0, "id")?.unwrap_or_default() };
         let f_name = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "name", cx)?.unwrap_or_default() };
         cx.leave();
@@ -656,8 +652,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for SellerRef<'a> {
 
     fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(<Seller as flexbuf::FlexCoder>::FINGERPRINT, &m, &Seller::LAYOUT)?;
+        let (m, fast) = cx.message(&r, <Seller as flexbuf::FlexCoder>::FINGERPRINT, &Seller::LAYOUT)?;
         let f_id = match __field::i64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_i64(&m, fast, 0, "id")?.unwrap_or_default() };
         let f_name = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "name", cx)?.unwrap_or_default() };
         cx.leave();

@@ -237,8 +237,7 @@ impl flexbuf::FlexCoder for Participant {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_avatar = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "avatar", cx)?.unwrap_or_default() };
         let f_handle = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "handle", cx)?.unwrap_or_default() };
         let f_id = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default() };
@@ -275,8 +274,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ParticipantRef<'a> {
 
     fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(<Participant as flexbuf::FlexCoder>::FINGERPRINT, &m, &Participant::LAYOUT)?;
+        let (m, fast) = cx.message(&r, <Participant as flexbuf::FlexCoder>::FINGERPRINT, &Participant::LAYOUT)?;
         let f_avatar = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "avatar", cx)?.unwrap_or_default() };
         let f_handle = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "handle", cx)?.unwrap_or_default() };
         let f_id = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default() };
@@ -456,8 +454,7 @@ impl flexbuf::FlexCoder for ChatMessage {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_attachments = __field::get_cx(&m, fast, 0, "attachments", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <Attachment as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
         let f_author = match __field::i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_i64(&m, fast, 1, "author")?.unwrap_or_default() };
         let f_edited = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "edited")?.unwrap_or_default() };
@@ -514,8 +511,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ChatMessageRef<'a> {
 
     fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(<ChatMessage as flexbuf::FlexCoder>::FINGERPRINT, &m, &ChatMessage::LAYOUT)?;
+        let (m, fast) = cx.message(&r, <ChatMessage as flexbuf::FlexCoder>::FINGERPRINT, &ChatMessage::LAYOUT)?;
         let f_attachments = __field::get_cx(&m, fast, 0, "attachments", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <AttachmentRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         let f_author = match __field::i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_i64(&m, fast, 1, "author")?.unwrap_or_default() };
         let f_edited = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "edited")?.unwrap_or_default() };
@@ -745,8 +741,7 @@ impl flexbuf::FlexCoder for Attachment {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_alt = match __field::opt_string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::string)?.flatten() };
         let f_height = match __field::opt_i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_opt(&m, fast, 1, "height", __field::i64)?.flatten() };
         let f_mime = match __field::opt_string_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 2, "mime", cx, __field::string)?.flatten() };
@@ -799,8 +794,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for AttachmentRef<'a> {
 
     fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(<Attachment as flexbuf::FlexCoder>::FINGERPRINT, &m, &Attachment::LAYOUT)?;
+        let (m, fast) = cx.message(&r, <Attachment as flexbuf::FlexCoder>::FINGERPRINT, &Attachment::LAYOUT)?;
         let f_alt = match __field::opt_str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::str_charged)?.flatten() };
         let f_height = match __field::opt_i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_opt(&m, fast, 1, "height", __field::i64)?.flatten() };
         let f_mime = match __field::opt_str_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 2, "mime", cx, __field::str_charged)?.flatten() };
@@ -1040,8 +1034,7 @@ impl flexbuf::FlexCoder for ChatMetadata {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_actor = match __field::opt_i64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_opt(&m, fast, 0, "actor", __field::i64)?.flatten() };
         let f_client = match __field::opt_string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 1, "client", cx, __field::string)?.flatten() };
         let f_closes_at = match __field::opt_string_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 2, "closes_at", cx, __field::string)?.flatten() };
@@ -1090,8 +1083,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ChatMetadataRef<'a> {
 
     fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(<ChatMetadata as flexbuf::FlexCoder>::FINGERPRINT, &m, &ChatMetadata::LAYOUT)?;
+        let (m, fast) = cx.message(&r, <ChatMetadata as flexbuf::FlexCoder>::FINGERPRINT, &ChatMetadata::LAYOUT)?;
         let f_actor = match __field::opt_i64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_opt(&m, fast, 0, "actor", __field::i64)?.flatten() };
         let f_client = match __field::opt_str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 1, "client", cx, __field::str_charged)?.flatten() };
         let f_closes_at = match __field::opt_str_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 2, "closes_at", cx, __field::str_charged)?.flatten() };

@@ -60,8 +60,7 @@ impl flexbuf::FlexCoder for DeepLevel {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_child = __field::get_opt_cx(&m, fast, 0, "child", cx, <DeepLevel as flexbuf::FlexCoder>::decode_from)?.and_then(|v| v.map(Box::new));
         let f_depth = match __field::i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_i64(&m, fast, 1, "depth")?.unwrap_or_default() };
         let f_even = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "even")?.unwrap_or_default() };
@@ -98,8 +97,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for DeepLevelRef<'a> {
 
     fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(<DeepLevel as flexbuf::FlexCoder>::FINGERPRINT, &m, &DeepLevel::LAYOUT)?;
+        let (m, fast) = cx.message(&r, <DeepLevel as flexbuf::FlexCoder>::FINGERPRINT, &DeepLevel::LAYOUT)?;
         let f_child = __field::get_opt_cx(&m, fast, 0, "child", cx, <DeepLevelRef as flexbuf::FlexBorrow>::decode_borrowed)?.and_then(|v| v.map(Box::new));
         let f_depth = match __field::i64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_i64(&m, fast, 1, "depth")?.unwrap_or_default() };
         let f_even = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "even")?.unwrap_or_default() };

@@ -1073,8 +1073,7 @@ impl flexbuf::FlexCoder for Circle {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_radius = match __field::f64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_f64(&m, fast, 0, "radius")?.ok_or_else(|| __missing("radius"))? };
         cx.leave();
         Ok(Self {
@@ -1167,8 +1166,7 @@ impl flexbuf::FlexCoder for Square {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_side = __field::get(&m, fast, 0, "side", __field::u32)?.ok_or_else(|| __missing("side"))?;
         cx.leave();
         Ok(Self {
@@ -1546,8 +1544,7 @@ impl flexbuf::FlexCoder for Seller {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_id = __field::get(&m, fast, 0, "id", __field::u64)?.ok_or_else(|| __missing("id"))?;
         let f_name = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "name", cx)?.ok_or_else(|| __missing("name"))? };
         let f_rating = __field::get(&m, fast, 2, "rating", __field::u8)?.unwrap_or_default();
@@ -1576,8 +1573,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for SellerRef<'a> {
 
     fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(<Seller as flexbuf::FlexCoder>::FINGERPRINT, &m, &Seller::LAYOUT)?;
+        let (m, fast) = cx.message(&r, <Seller as flexbuf::FlexCoder>::FINGERPRINT, &Seller::LAYOUT)?;
         let f_id = __field::get(&m, fast, 0, "id", __field::u64)?.ok_or_else(|| __missing("id"))?;
         let f_name = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "name", cx)?.ok_or_else(|| __missing("name"))? };
         let f_rating = __field::get(&m, fast, 2, "rating", __field::u8)?.unwrap_or_default();
@@ -1698,8 +1694,7 @@ impl flexbuf::FlexCoder for Item {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_price = match __field::f64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_f64(&m, fast, 0, "price")?.unwrap_or_default() };
         let f_qty = __field::get(&m, fast, 1, "qty", __field::u16)?.unwrap_or_default();
         let f_seller = __field::get_cx(&m, fast, 2, "seller", cx, <Seller as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("seller"))?;
@@ -1736,8 +1731,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ItemRef<'a> {
 
     fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(<Item as flexbuf::FlexCoder>::FINGERPRINT, &m, &Item::LAYOUT)?;
+        let (m, fast) = cx.message(&r, <Item as flexbuf::FlexCoder>::FINGERPRINT, &Item::LAYOUT)?;
         let f_price = match __field::f64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_f64(&m, fast, 0, "price")?.unwrap_or_default() };
         let f_qty = __field::get(&m, fast, 1, "qty", __field::u16)?.unwrap_or_default();
         let f_seller = __field::get_cx(&m, fast, 2, "seller", cx, <SellerRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("seller"))?;

@@ -988,8 +988,7 @@ impl flexbuf::FlexCoder for String {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_o = match __field::null_slot(&m, fast, 0) { Some(v) => v, None => __field::get_opt(&m, fast, 0, "o", __field::i32)?.flatten() };
         let f_s = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "s", cx)?.unwrap_or_default() };
         let f_v = __field::get_cx(&m, fast, 2, "v", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i32>(v, cx, __field::i32) })?.unwrap_or_default();
@@ -1018,8 +1017,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for StringRef<'a> {
 
     fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(<String as flexbuf::FlexCoder>::FINGERPRINT, &m, &String::LAYOUT)?;
+        let (m, fast) = cx.message(&r, <String as flexbuf::FlexCoder>::FINGERPRINT, &String::LAYOUT)?;
         let f_o = match __field::null_slot(&m, fast, 0) { Some(v) => v, None => __field::get_opt(&m, fast, 0, "o", __field::i32)?.flatten() };
         let f_s = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "s", cx)?.unwrap_or_default() };
         let f_v = __field::get_cx(&m, fast, 2, "v", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i32>(v, cx, __field::i32) })?.unwrap_or_default();
@@ -1132,8 +1130,7 @@ impl flexbuf::FlexCoder for List {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_items = __field::get_cx(&m, fast, 0, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <String as flexbuf::FlexCoder>::decode_from(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -1154,8 +1151,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ListRef<'a> {
 
     fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(<List as flexbuf::FlexCoder>::FINGERPRINT, &m, &List::LAYOUT)?;
+        let (m, fast) = cx.message(&r, <List as flexbuf::FlexCoder>::FINGERPRINT, &List::LAYOUT)?;
         let f_items = __field::get_cx(&m, fast, 0, "items", cx, |v, cx| { let _ = &cx; __field::vec(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } <StringRef as flexbuf::FlexBorrow>::decode_borrowed(e1, cx) }) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -1516,8 +1512,7 @@ impl flexbuf::FlexCoder for Option {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_some = __field::get_opt_cx(&m, fast, 0, "some", cx, <Option as flexbuf::FlexCoder>::decode_from)?.and_then(|v| v.map(::std::boxed::Box::new));
         cx.leave();
         Ok(Self {
@@ -1719,8 +1714,7 @@ impl flexbuf::FlexCoder for Box {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_inner = __field::get_opt_cx(&m, fast, 0, "inner", cx, <Box as flexbuf::FlexCoder>::decode_from)?.and_then(|v| v.map(::std::boxed::Box::new));
         cx.leave();
         Ok(Self {

@@ -189,8 +189,7 @@ impl flexbuf::FlexCoder for MetricSeries {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_name = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "name", cx)?.unwrap_or_default() };
         let f_points = __field::get_cx(&m, fast, 1, "points", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<f64>(v, cx, __field::f64) })?.unwrap_or_default();
         let f_step_s = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "step_s")?.unwrap_or_default() };
@@ -219,8 +218,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for MetricSeriesRef<'a> {
 
     fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(<MetricSeries as flexbuf::FlexCoder>::FINGERPRINT, &m, &MetricSeries::LAYOUT)?;
+        let (m, fast) = cx.message(&r, <MetricSeries as flexbuf::FlexCoder>::FINGERPRINT, &MetricSeries::LAYOUT)?;
         let f_name = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "name", cx)?.unwrap_or_default() };
         let f_points = __field::get_cx(&m, fast, 1, "points", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<f64>(v, cx, __field::f64) })?.unwrap_or_default();
         let f_step_s = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "step_s")?.unwrap_or_default() };

@@ -186,8 +186,7 @@ impl flexbuf::FlexCoder for RepeatedRow {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_active = match __field::bool_slot(&m, fast, 0) { Some(v) => v, None => __field::get_bool(&m, fast, 0, "active")?.unwrap_or_default() };
         let f_balance = match __field::f64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_f64(&m, fast, 1, "balance")?.unwrap_or_default() };
         let f_id = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default() };
@@ -236,8 +235,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for RepeatedRowRef<'a> {
 
     fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(<RepeatedRow as flexbuf::FlexCoder>::FINGERPRINT, &m, &RepeatedRow::LAYOUT)?;
+        let (m, fast) = cx.message(&r, <RepeatedRow as flexbuf::FlexCoder>::FINGERPRINT, &RepeatedRow::LAYOUT)?;
         let f_active = match __field::bool_slot(&m, fast, 0) { Some(v) => v, None => __field::get_bool(&m, fast, 0, "active")?.unwrap_or_default() };
         let f_balance = match __field::f64_slot(&m, fast, 1) { Some(v) => v, None => __field::get_f64(&m, fast, 1, "balance")?.unwrap_or_default() };
         let f_id = match __field::i64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_i64(&m, fast, 2, "id")?.unwrap_or_default() };

@@ -1286,8 +1286,7 @@ impl flexbuf::FlexCoder for LinkedAccount {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
+        let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_handle = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "handle", cx)?.unwrap_or_default() };
         let f_linked_at = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "linked_at", cx)?.unwrap_or_default() };
         let f_primary = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "primary")?.unwrap_or_default() };
@@ -1320,8 +1319,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for LinkedAccountRef<'a> {
 
     fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        let m = r.as_map()?;
-        let fast = cx.layout_proven(<LinkedAccount as flexbuf::FlexCoder>::FINGERPRINT, &m, &LinkedAccount::LAYOUT)?;
+        let (m, fast) = cx.message(&r, <LinkedAccount as flexbuf::FlexCoder>::FINGERPRINT, &LinkedAccount::LAYOUT)?;
         let f_handle = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "handle", cx)?.unwrap_or_default() };
         let f_linked_at = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "linked_at", cx)?.unwrap_or_default() };
         let f_primary = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "primary")?.unwrap_or_default() };
