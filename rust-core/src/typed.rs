@@ -362,10 +362,11 @@ impl EncodeContext {
         // A type first written by `id` in this buffer is found among the
         // blocks written, by its keys.
         let mut hint = self.slots[i].1;
+        // Not kept by `id`: the slot finds it, and a caller asking by `id`
+        // finds it among the blocks written by its bytes.
+        let block = KeyBlock::Static(layout.block());
         let kv =
-            self.first_use_hinted(b, id, KeyBlock::Static(layout.block()), &mut hint, |b| {
-                b.key_vector_for(layout)
-            })?;
+            self.first_use_hinted(b, id, block, &mut hint, false, |b| b.key_vector_for(layout))?;
         self.slots[i] = (Some(kv), hint);
         Ok(kv)
     }
@@ -433,7 +434,7 @@ impl EncodeContext {
         write: impl FnOnce(&mut Builder) -> Result<KeyVector>,
     ) -> Result<KeyVector> {
         let mut hint = usize::MAX;
-        self.first_use_hinted(b, id, block, &mut hint, write)
+        self.first_use_hinted(b, id, block, &mut hint, true, write)
     }
 
     /// The type `id`'s first use in this buffer: the keys vector of an
@@ -447,6 +448,7 @@ impl EncodeContext {
         id: u64,
         block: KeyBlock,
         hint: &mut usize,
+        by_id: bool,
         write: impl FnOnce(&mut Builder) -> Result<KeyVector>,
     ) -> Result<KeyVector> {
         // Keys vectors of an earlier buffer (the context was not cleared
@@ -467,7 +469,9 @@ impl EncodeContext {
                 kv
             }
         };
-        self.keys.push((id, kv));
+        if by_id {
+            self.keys.push((id, kv));
+        }
         Ok(kv)
     }
 }
@@ -2353,11 +2357,13 @@ mod tests {
             b.end_vector().unwrap();
             b.finish_vec().unwrap()
         };
-        let orders: [&[(usize, bool)]; 4] = [
+        let orders: [&[(usize, bool)]; 5] = [
             &[(0, true), (1, true), (0, true), (2, true), (1, true)],
             &[(0, false), (0, true), (2, true), (1, false), (1, true)],
             &[(2, true), (0, true), (1, true), (1, true)],
             &[(1, true), (2, false), (0, true)],
+            // A type asked for by slot, then by id (found by its bytes).
+            &[(0, true), (0, false), (1, true), (1, false), (2, false)],
         ];
         let mut kept = EncodeContext::default();
         for pass in 0..3 {
