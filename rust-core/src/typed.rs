@@ -440,7 +440,8 @@ impl EncodeContext {
     /// The type `id`'s first use in this buffer: the keys vector of an
     /// earlier type with the same keys, else `block` and its keys vector
     /// written (from the tail kept at index `hint` of the kept tails when
-    /// it fits; `hint` is updated to the tail used).
+    /// it fits; `hint` is updated to the tail used). Kept for lookups by
+    /// `id` when `by_id` (a type slot's caller keeps it in the slot).
     #[inline(always)]
     fn first_use_hinted(
         &mut self,
