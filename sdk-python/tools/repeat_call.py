@@ -38,6 +38,11 @@ SCHEMAS = ROOT / "conformance" / "schemas"
 def root_class(name: str, out: Path) -> Any:
     """The generated class the fixture's root decodes as (the schema's first message)."""
     cli = os.environ.get("FLEXBUF_CLI", str(ROOT / "target" / "release" / "flexbuf"))
+    if not Path(cli).is_file():
+        sys.exit(
+            f"{cli} not found: build it with "
+            "`cargo build --release -p flexbuf-cli`, or set FLEXBUF_CLI"
+        )
     subprocess.run(
         [cli, "gen", "--lang", "python", str(SCHEMAS / f"{name}.fxs"), "-o", str(out)],
         check=True,
