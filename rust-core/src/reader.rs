@@ -375,32 +375,36 @@ impl<'a> Reader<'a> {
     /// A map view.
     #[inline]
     pub fn as_map(&self) -> Result<MapReader<'a>> {
-        if self.ty == FlexType::Map {
-            if let Some(m) = self.map_in_bounds() {
-                return Ok(m);
-            }
+        if let Some(m) = self.map_in_bounds() {
+            return Ok(m);
         }
         self.map_or_error()
     }
 
-    /// The map view when every field of the map's header and both of its
-    /// vectors lie inside the buffer (what [`map_or_error`](Self::map_or_error)
-    /// checks, and the usual case), read with word loads and one bounds check
-    /// per vector; `None` for anything else, whose error the checked path
-    /// then names.
+    /// The map view when the value is a map and every field of its header
+    /// and both of its vectors lie inside the buffer (what
+    /// [`map_or_error`](Self::map_or_error) checks, and the usual case), read
+    /// with word loads and one bounds check per vector; `None` for anything
+    /// else, whose error the checked path then names.
     #[inline(always)]
     fn map_in_bounds(&self) -> Option<MapReader<'a>> {
-        let (values, keys_at, key_width) = self.map_values_in_bounds()?;
+        let (values, keys_at, key_width) = self.map_values()?;
         self.map_keys(values, keys_at, key_width)
     }
 
-    /// The values of a map when its header and values lie inside the
-    /// buffer (what [`map_or_error`](Self::map_or_error) checks of them),
-    /// with the keys vector's position and the keys' width as the header
-    /// gives them (not checked: the caller checks or knows them); `None`
-    /// for anything else. Word loads, one bounds check per span.
+    /// The values of a map, the position of its keys vector and its keys'
+    /// width as its header gives them, when the value is a map whose header
+    /// and values lie inside the buffer (what
+    /// [`map_or_error`](Self::map_or_error) checks of them; the keys vector
+    /// is not read); `None` for anything else, which [`as_map`](Self::as_map)
+    /// then reads or refuses. Word loads, one bounds check per span. With
+    /// [`map_keys`](Self::map_keys), the word path of `as_map` in two steps,
+    /// for a caller that may know the keys vector already.
     #[inline(always)]
-    fn map_values_in_bounds(&self) -> Option<(VectorReader<'a>, usize, u64)> {
+    pub(crate) fn map_values(&self) -> Option<(VectorReader<'a>, usize, u64)> {
+        if self.ty != FlexType::Map {
+            return None;
+        }
         let buf = self.buf;
         let n = buf.len();
         let data = follow(buf, self.pos, self.parent_width as usize).ok()?;
@@ -435,20 +439,6 @@ impl<'a> Reader<'a> {
             trusted: self.trusted,
         };
         Some((values, keys_at, key_width))
-    }
-
-    /// The values of a map, the position of its keys vector and its keys'
-    /// width as its header gives them, when the value is a map whose header
-    /// and values lie inside the buffer (the keys vector not read); `None`
-    /// for anything else, which [`as_map`](Self::as_map) then reads or
-    /// refuses. With [`map_keys`](Self::map_keys), the word path of `as_map`
-    /// in two steps, for a caller that may know the keys vector already.
-    #[inline(always)]
-    pub(crate) fn map_values(&self) -> Option<(VectorReader<'a>, usize, u64)> {
-        if self.ty != FlexType::Map {
-            return None;
-        }
-        self.map_values_in_bounds()
     }
 
     /// The map of `values` (from [`map_values`](Self::map_values)) with its
@@ -704,15 +694,10 @@ impl<'a> VectorReader<'a> {
     /// `get(i)?.as_str()` gives for it (the same checks and errors), without
     /// making a reader. `Ok(None)` when element `i` is anything else (or
     /// out of range, or the vector is typed): take [`get`](Self::get) then.
-    #[inline]
-    pub fn string_at(&self, i: usize) -> Result<Option<&'a str>> {
-        self.string_at_inlined(i)
-    }
-
-    /// [`string_at`](Self::string_at), always inlined: for loops over the
-    /// elements, where the checks that do not depend on `i` are hoisted.
+    // Always inlined: callers loop over the elements, and the checks that do
+    // not depend on `i` are hoisted out of the loop.
     #[inline(always)]
-    pub(crate) fn string_at_inlined(&self, i: usize) -> Result<Option<&'a str>> {
+    pub fn string_at(&self, i: usize) -> Result<Option<&'a str>> {
         const STRING: u8 = FlexType::String as u8;
         if i >= self.len || self.kind != VectorKind::Untyped {
             return Ok(None);
@@ -1110,7 +1095,7 @@ mod tests {
                     compared += 1;
                     let checked = r.map_or_error();
                     // `as_map` reads by words only what is typed a map.
-                    let words = (r.ty == FlexType::Map).then(|| r.map_in_bounds()).flatten();
+                    let words = r.map_in_bounds();
                     if let Some(words) = words {
                         fast += 1;
                         let checked = checked.as_ref().unwrap_or_else(|e| {

@@ -504,6 +504,20 @@ struct Proof {
     ok: bool,
 }
 
+impl Proof {
+    /// The proof (`ok`) of `map`'s keys vector for the type `id`.
+    #[inline(always)]
+    fn of(id: u64, map: &MapReader<'_>, ok: bool) -> Proof {
+        Proof {
+            id,
+            at: map.keys_offset(),
+            width: map.keys_width() as u8,
+            len: map.len(),
+            ok,
+        }
+    }
+}
+
 /// Places in [`DecodeContext`]'s table of the keys vectors met last.
 const RECENT: usize = 8;
 
@@ -637,13 +651,7 @@ impl DecodeContext {
         }
         let ok = prove(map);
         if self.layouts.len() < MAX_LAYOUTS {
-            self.layouts.push(Proof {
-                id,
-                at,
-                width,
-                len: map.len(),
-                ok,
-            });
+            self.layouts.push(Proof::of(id, map, ok));
         }
         Ok(ok)
     }
@@ -699,13 +707,7 @@ impl DecodeContext {
     ) -> Result<(MapReader<'a>, bool)> {
         let fast = self.layout_proven(id, &m, layout)?;
         if !self.keyed_only {
-            self.recent[id as usize % RECENT] = Proof {
-                id,
-                at: m.keys_offset(),
-                width: m.keys_width() as u8,
-                len: m.len(),
-                ok: fast,
-            };
+            self.recent[id as usize % RECENT] = Proof::of(id, &m, fast);
         }
         Ok((m, fast))
     }
@@ -1610,25 +1612,12 @@ pub mod field {
         cx: &mut DecodeContext,
         mut elem: impl FnMut(Reader<'a>, &mut DecodeContext) -> Result<T>,
     ) -> Result<Vec<T>> {
-        each(r, cx, |v, i, cx| {
-            elem(v.get(i)?, cx).map_err(|e| e.in_segment(PathSegment::Index(i)))
-        })
-    }
-
-    /// The items `item` makes of each element of a list (by the vector and
-    /// the index), each charged to the budget first.
-    #[inline(always)]
-    fn each<'a, T>(
-        r: Reader<'a>,
-        cx: &mut DecodeContext,
-        mut item: impl FnMut(&crate::VectorReader<'a>, usize, &mut DecodeContext) -> Result<T>,
-    ) -> Result<Vec<T>> {
         reject_null(&r)?;
         let v = list(&r)?;
         let mut out = Vec::with_capacity(v.len());
         for i in 0..v.len() {
             cx.charge()?;
-            out.push(item(&v, i, cx)?);
+            out.push(elem(v.get(i)?, cx).map_err(|e| e.in_segment(PathSegment::Index(i)))?);
         }
         Ok(out)
     }
@@ -1686,7 +1675,7 @@ pub mod field {
             // Anything else: a string `string_at` must refuse, or another
             // type for `elem`.
             cx.charge()?;
-            let item = match v.string_at_inlined(i) {
+            let item = match v.string_at(i) {
                 Ok(Some(s)) => cx.budget.bytes(s.len()).map(|()| make(s)),
                 Ok(None) => elem(v.get(i)?, cx),
                 Err(e) => Err(e),
@@ -2604,24 +2593,31 @@ mod tests {
     /// one-byte strings, with a null and an integer among them when `mixed`,
     /// in 4-byte slots when `wide`.
     fn string_items(map: bool, wide: bool, mixed: bool) -> Vec<u8> {
+        /// One item of the list or map.
+        enum Item<'s> {
+            Str(&'s str),
+            Null,
+            Int,
+            /// A key element: a string to `as_str`, read by the element path.
+            Key,
+        }
         let mut b = Builder::new();
         if wide {
             b.force_min_width(BitWidth::W32);
         }
         let long = "long string ".repeat(25);
-        let mut items: Vec<Option<&str>> = vec![
-            Some("plain"),
-            Some("ünïcödé and more than sixteen bytes"),
-            Some(""),
+        let mut items = vec![
+            Item::Str("plain"),
+            Item::Str("ünïcödé and more than sixteen bytes"),
+            Item::Str(""),
         ];
         if mixed {
-            items.extend([None, Some("3")]);
+            items.extend([Item::Null, Item::Int]);
             if !map {
-                // A key element: a string to `as_str`, read by the element path.
-                items.push(Some("key:k"));
+                items.push(Item::Key);
             }
         }
-        items.extend([Some(long.as_str()), Some("z")]);
+        items.extend([Item::Str(&long), Item::Str("z")]);
         if map {
             b.start_map();
         } else {
@@ -2632,10 +2628,10 @@ mod tests {
                 b.key(&format!("k{i}"));
             }
             match item {
-                Some("3") => b.int(3),
-                Some("key:k") => b.key("k"),
-                Some(s) => b.string(s),
-                None => b.null(),
+                Item::Str(s) => b.string(s),
+                Item::Null => b.null(),
+                Item::Int => b.int(3),
+                Item::Key => b.key("k"),
             }
         }
         if map {
