@@ -61,7 +61,7 @@ mod records;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [fixture, mode, times] = &args[..] else {
-        eprintln!("usage: encode_instructions <fixture> <flexbuf|serde_json|rmp_serde|to_vec|flexbuffers_to_vec|from_slice|flexbuffers_from_slice|records_to_vec|records_flexbuffers_to_vec> <times>");
+        eprintln!("usage: encode_instructions <fixture> <flexbuf|serde_json|rmp_serde|to_vec|flexbuffers_to_vec|from_slice|flexbuffers_from_slice|records_to_vec|records_flexbuffers_to_vec|records_from_slice|records_flexbuffers_from_slice> <times>");
         std::process::exit(2);
     };
     let path = format!(
@@ -80,6 +80,9 @@ fn main() {
     } else {
         Vec::new()
     };
+    #[cfg(feature = "serde")]
+    let recs_ours = flexbuf::to_vec(&recs).unwrap();
+    let recs_theirs = flexbuffers::to_vec(&recs).unwrap();
     let mut builder = Builder::new();
     let mut out = Vec::new();
     for _ in 0..times {
@@ -100,6 +103,17 @@ fn main() {
             #[cfg(feature = "serde")]
             "records_to_vec" => flexbuf::to_vec(black_box(&recs)).unwrap().len(),
             "records_flexbuffers_to_vec" => flexbuffers::to_vec(black_box(&recs)).unwrap().len(),
+            #[cfg(feature = "serde")]
+            "records_from_slice" => {
+                flexbuf::from_slice::<Vec<records::Record>>(black_box(&recs_ours))
+                    .unwrap()
+                    .len()
+            }
+            "records_flexbuffers_from_slice" => {
+                flexbuffers::from_slice::<Vec<records::Record>>(black_box(&recs_theirs))
+                    .unwrap()
+                    .len()
+            }
             #[cfg(feature = "serde")]
             "from_slice" => match flexbuf::from_slice::<Value>(black_box(&ours)).unwrap() {
                 Value::Object(m) => m.len(),

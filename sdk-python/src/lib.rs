@@ -156,6 +156,15 @@ fn _direct_int_reads() -> bool {
     pyint::layout_ok()
 }
 
+/// Turns the one-pass writing of `[string]` fields by generated classes on
+/// or off (with `enabled`), and says whether it is on; for tests, which
+/// compare its bytes and errors with the element-by-element path.
+#[pyfunction]
+#[pyo3(signature = (enabled=None))]
+fn _bulk_string_lists(enabled: Option<bool>) -> bool {
+    typed::bulk_string_lists(enabled)
+}
+
 /// The `flexbuf._native` module.
 #[pymodule(name = "_native")]
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -166,6 +175,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(to_json, m)?)?;
     m.add_function(wrap_pyfunction!(from_json, m)?)?;
     m.add_function(wrap_pyfunction!(_direct_int_reads, m)?)?;
+    m.add_function(wrap_pyfunction!(_bulk_string_lists, m)?)?;
     m.add_function(wrap_pyfunction!(typed::compile_schema, m)?)?;
     m.add_function(wrap_pyfunction!(generate::generate, m)?)?;
     m.add_function(wrap_pyfunction!(generate::languages, m)?)?;

@@ -139,6 +139,61 @@ def test_string_maps_encode_in_key_order_with_paths_to_their_values(defects: Mod
     assert defects.Order.decode(backward.encode()) == forward
 
 
+def test_string_lists_written_in_one_pass_equal_the_element_path(fixture_models: dict[str, ModuleType]) -> None:
+    """`[string]` fields of four or more strings are written in one pass
+    (`Builder::strings_field`); the bytes and every error must be those of
+    writing each element, which `_bulk_string_lists(False)` turns back on."""
+    from flexbuf import _native
+
+    flood = fixture_models["string_flood"].StringFlood
+
+    class Text(str):
+        pass
+
+    lists: list[list[str] | tuple[str, ...]] = [
+        [],
+        ["a"],
+        ["a", "b", "c"],
+        ["a", "bb", "", "dddd"],
+        ("t", "u", "p", "l", "e"),
+        ["é" * 3, "😀", "ascii", "mixed é", "", "z" * 17, Text("sub")],
+        ["x" * 255, "y" * 256, "w" * 254, "ü" * 128, "v" * 300],
+        ["s%d" % i for i in range(300)],
+        ["q" * 250] * 300,  # 75 KB of strings: 4-byte offsets
+        [""] * 34_000,  # 68 KB of empty strings: 4-byte offsets
+        ["k%05d" % i for i in range(12_000)],  # 2-byte offsets
+    ]
+    assert _native._bulk_string_lists()
+    try:
+        for strings in lists:
+            value = flood(strings=strings, map={"k": "v"})
+            _native._bulk_string_lists(True)
+            fast = value.encode()
+            _native._bulk_string_lists(False)
+            assert fast == value.encode(), strings[:5]
+            assert flood.decode(fast).strings == list(strings)
+        bad: list[tuple[list[object], type[Exception], str | None]] = [
+            (["a", "b", "c", "d", None, "e"], flexbuf.EncodeTypeError, "$.strings[4]"),
+            (["a"] * 5 + [3], flexbuf.EncodeTypeError, "$.strings[5]"),
+            ([b"a", "b", "c", "d"], flexbuf.EncodeTypeError, "$.strings[0]"),
+            # Python's own error for a lone surrogate, as for a single string.
+            (["a"] * 6 + ["\ud800"], UnicodeEncodeError, None),
+        ]
+        for strings_, error, path in bad:
+            seen = []
+            for on in (True, False):
+                _native._bulk_string_lists(on)
+                with pytest.raises(error) as e:
+                    flood(strings=strings_, map={}).encode()  # type: ignore[arg-type]
+                assert getattr(e.value, "path", None) == path, strings_
+                seen.append((type(e.value), str(e.value)))
+            assert seen[0] == seen[1]
+            # Nothing of the failed list is left in the next buffer.
+            assert flood.decode(flood(strings=["p", "q", "r", "s"], map={}).encode()).strings == ["p", "q", "r", "s"]
+    finally:
+        _native._bulk_string_lists(True)
+
+
 def test_bytes_equal_the_rust_encoder_on_the_fixtures(fixture_models: dict[str, ModuleType]) -> None:
     cases = json.loads((CONFORMANCE / "typed/fixtures.json").read_text())["cases"]
     assert len(cases) == len(fixture_models)

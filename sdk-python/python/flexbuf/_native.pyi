@@ -15,6 +15,7 @@ __all__ = [
     "Reference",
     "ReferenceIter",
     "ValueHandle",
+    "_bulk_string_lists",
     "_direct_int_reads",
     "compile_schema",
     "dumps",
@@ -48,6 +49,9 @@ def from_json(text: str | Buffer, *, share_strings: bool = False) -> bytes:
 
 def _direct_int_reads() -> bool:
     """Whether small ``int`` objects are read without a C-API call here (for tests)."""
+
+def _bulk_string_lists(enabled: bool | None = None) -> bool:
+    """Turns the one-pass writing of generated classes' ``[string]`` fields on or off; whether it is on (for tests)."""
 
 def compile_schema(schema: bytes, classes: Mapping[str, type]) -> CompiledSchema:
     """Compiles a schema (``Schema::to_bytes()``) against generated classes."""

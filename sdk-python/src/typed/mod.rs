@@ -156,6 +156,7 @@ mod slots;
 
 pub use compile::compile_schema;
 use decode::*;
+pub(crate) use encode::bulk_string_lists;
 use encode::*;
 use slots::*;
 
