@@ -307,7 +307,7 @@ impl Encoder<'_> {
     fn list(&mut self, l: &Bound<'_, PyList>, depth: usize) -> Result<(), EncodeFail> {
         let depth = enter(depth)?;
         let lp = l.as_ptr();
-        if self.numeric_list(lp) {
+        if self.numeric_list(lp) || self.string_list(l)? {
             return Ok(());
         }
         self.b.start_vector();
@@ -378,6 +378,49 @@ impl Encoder<'_> {
             }
         }
         false
+    }
+
+    /// Writes the list `l` when it holds [`NUMERIC_RUN`] or more items, all
+    /// exact `str`s with UTF-8 (a list of names, tags, lines), as one vector
+    /// of strings (`Builder::strings_field`: the bytes of pushing each, with
+    /// no value-stack slot per item): true then, false (nothing written) for
+    /// any other list, which the item-by-item path writes or reports. Reads
+    /// the items as borrowed references and runs no Python code.
+    fn string_list(&mut self, l: &Bound<'_, PyList>) -> Result<bool, EncodeFail> {
+        let lp = l.as_ptr();
+        // SAFETY: `lp` is a live list: its items are read while no Python
+        // code runs (nothing can change it meanwhile), each a live object.
+        let items = unsafe {
+            let n = ffi::PyList_GET_SIZE(lp) as usize;
+            if n < NUMERIC_RUN
+                || ffi::PyUnicode_CheckExact(*(*(lp as *mut ffi::PyListObject)).ob_item) == 0
+            {
+                return Ok(false);
+            }
+            std::slice::from_raw_parts((*(lp as *mut ffi::PyListObject)).ob_item, n)
+        };
+        let mut strs: Vec<&str> = Vec::with_capacity(items.len());
+        for &item in items {
+            // SAFETY: a live item of the list (see above).
+            if unsafe { ffi::PyUnicode_CheckExact(item) } == 0 {
+                return Ok(false);
+            }
+            // SAFETY: as above; `item` is a str.
+            let item = unsafe { Borrowed::from_ptr(l.py(), item) };
+            let Ok(s) = utf8(&item) else {
+                // A lone surrogate: the item path reports it.
+                return Ok(false);
+            };
+            // SAFETY: the UTF-8 of a str the list holds, alive (with that
+            // buffer) while the list is unchanged, which it is until this
+            // returns.
+            strs.push(unsafe {
+                std::str::from_utf8_unchecked(std::slice::from_raw_parts(s.as_ptr(), s.len()))
+            });
+        }
+        let field = self.b.strings_field(&strs)?;
+        self.b.push_field(field)?;
+        Ok(true)
     }
 
     fn dict(&mut self, d: &Bound<'_, PyDict>, depth: usize) -> Result<(), EncodeFail> {

@@ -192,6 +192,37 @@ def test_validate_reports_the_offset() -> None:
     assert e2.value.kind == "Truncated"
 
 
+def test_lists_of_strings_encode_as_from_json() -> None:
+    """Lists of eight or more exact strs are written in one pass; the bytes
+    are those of writing each (from_json's), and anything else in the list
+    (a subclass, a non-str, a lone surrogate) goes item by item."""
+
+    class Text(str):
+        pass
+
+    lists: list[list[object]] = [
+        ["s%d" % i for i in range(7)],
+        ["s%d" % i for i in range(8)],
+        ["é" * 3, "😀", "ascii", "mixed é", "", "z" * 17, "y", "x"],
+        ["x" * 255, "y" * 256, "w" * 254, "ü" * 128, "v" * 300, "a", "b", "c"],
+        ["q" * 250] * 300,  # 4-byte offsets
+        [""] * 34_000,  # 4-byte offsets, from the strings' count
+        ["k%05d" % i for i in range(12_000)],
+        ["a"] * 8 + [1, None, 2.5, ["nested"] * 9],
+        ["a"] * 8 + [Text("sub")],
+        [Text("sub")] + ["a"] * 8,
+    ]
+    for items in lists:
+        text = json.dumps(items, ensure_ascii=False)
+        assert flexbuf.dumps(items) == flexbuf.from_json(text), items[:9]
+        assert flexbuf.dumps({"k": items}) == flexbuf.from_json(json.dumps({"k": items}, ensure_ascii=False))
+        assert flexbuf.dumps(items, share_strings=True) == flexbuf.from_json(text, share_strings=True)
+        assert flexbuf.loads(flexbuf.dumps(items)) == items
+    with pytest.raises(UnicodeEncodeError):
+        flexbuf.dumps(["a"] * 8 + ["\ud800"])
+    assert flexbuf.loads(flexbuf.dumps(["b"] * 9)) == ["b"] * 9
+
+
 def test_from_json_accepts_text_and_utf8_bytes_and_reports_errors() -> None:
     assert flexbuf.from_json(b'{"a": 1}') == flexbuf.from_json('{"a": 1}')
     with pytest.raises(flexbuf.JsonError):
