@@ -1375,3 +1375,230 @@ mod shared_struct_keys {
         }
     }
 }
+
+/// Every field optional and unknown keys ignored, so any map reads as one:
+/// what a struct read makes of a map, to compare with its keys read one by one.
+#[derive(Deserialize, Debug, PartialEq)]
+struct Loose {
+    id: Option<i64>,
+    name: Option<String>,
+    other: Option<i64>,
+}
+
+/// `bytes`, then a copy of it for each position and each of `values` with
+/// that byte set to that value.
+fn byte_variants(bytes: &[u8], values: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = vec![bytes.to_vec()];
+    for at in 0..bytes.len() {
+        for &v in values {
+            let mut m = bytes.to_vec();
+            m[at] = v;
+            out.push(m);
+        }
+    }
+    out
+}
+
+#[test]
+fn struct_keys_kept_by_keys_vector_read_what_the_map_holds() {
+    // Maps 0, 1 and 3 share a keys vector (struct reads keep its keys after
+    // the second); every byte of the list set to ten values gives maps
+    // whose vectors move, change width, length or keys. Whatever verifies
+    // must read as struct what the maps hold key by key (through
+    // `serde_json::Value`, which reads maps without the key cache).
+    let mut lists = Vec::new();
+    for min in [BitWidth::W8, BitWidth::W16] {
+        let mut b = Builder::with_options(BuilderOptions {
+            share: ShareFlags::KEYS,
+            dedup_key_vectors: true,
+            ..BuilderOptions::default()
+        });
+        b.force_min_width(min);
+        b.start_vector();
+        for i in 0..4 {
+            b.start_map();
+            if i == 2 {
+                b.key("other");
+                b.int(9);
+            } else {
+                b.key("id");
+                b.int(i);
+                b.key("name");
+                b.string("n");
+            }
+            b.end_map().unwrap();
+        }
+        b.end_vector().unwrap();
+        let bytes = b.finish_vec().unwrap();
+        let list = Reader::new(&bytes).unwrap().as_vector().unwrap();
+        let at = |i| list.get(i).unwrap().as_map().unwrap().keys_offset();
+        assert!(at(0) == at(1) && at(1) == at(3) && at(2) != at(0));
+        lists.push(bytes);
+    }
+    let mut compared = 0;
+    for bytes in &lists {
+        let values = [0u8, 1, 2, 3, 4, 8, 0x10, 0x7f, 0x80, 0xff];
+        for buf in byte_variants(bytes, &values) {
+            let direct = from_slice::<Vec<Loose>>(&buf);
+            let by_value = from_slice::<serde_json::Value>(&buf)
+                .ok()
+                .and_then(|v| serde_json::from_value::<Vec<Loose>>(v).ok());
+            if let (Ok(direct), Some(by_value)) = (&direct, &by_value) {
+                assert_eq!(direct, by_value, "{buf:?}");
+                compared += 1;
+            }
+            // A struct read never succeeds where reading the keys one by one fails.
+            if by_value.is_none() {
+                assert!(direct.is_err(), "{buf:?}");
+            }
+        }
+    }
+    assert!(compared > 100, "{compared}");
+}
+
+#[test]
+fn many_struct_types_nested_read_back_whatever_the_key_cache_keeps() {
+    // More struct types open at once than the key cache holds, each with
+    // its own keys, read many times over: evicted vectors are read the
+    // slow way, never from another type's list.
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct Leaf {
+        z: u8,
+        zy: bool,
+        zz: String,
+    }
+    // Keys in order a, b, c: the last is read after the nested struct,
+    // when another type may have taken its vector's place in the cache.
+    macro_rules! level {
+        ($name:ident, $inner:ty, $a:ident, $b:ident, $c:ident) => {
+            #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+            struct $name {
+                $a: u32,
+                $b: $inner,
+                $c: Vec<Leaf>,
+            }
+        };
+    }
+    level!(L1, Leaf, a1, b1, c1);
+    level!(L2, L1, a2, b2, c2);
+    level!(L3, L2, a3, b3, c3);
+    level!(L4, L3, a4, b4, c4);
+    level!(L5, L4, a5, b5, c5);
+    level!(L6, L5, a6, b6, c6);
+    level!(L7, L6, a7, b7, c7);
+    level!(L8, L7, a8, b8, c8);
+    level!(L9, L8, a9, b9, c9);
+    level!(L10, L9, a10, b10, c10);
+    level!(L11, L10, a11, b11, c11);
+    level!(L12, L11, a12, b12, c12);
+    level!(L13, L12, a13, b13, c13);
+    level!(L14, L13, a14, b14, c14);
+    level!(L15, L14, a15, b15, c15);
+    level!(L16, L15, a16, b16, c16);
+    level!(L17, L16, a17, b17, c17);
+    level!(L18, L17, a18, b18, c18);
+    let leaf = |i: usize| Leaf {
+        z: i as u8,
+        zy: i % 2 == 0,
+        zz: format!("leaf {i}"),
+    };
+    let tail = |i: usize| (0..1 + i % 3).map(leaf).collect::<Vec<_>>();
+    let make = |i: usize| {
+        let l1 = L1 {
+            a1: i as u32,
+            b1: leaf(i),
+            c1: tail(i),
+        };
+        let l2 = L2 {
+            a2: 2,
+            b2: l1,
+            c2: tail(i + 1),
+        };
+        let l3 = L3 {
+            a3: 3,
+            b3: l2,
+            c3: tail(i + 2),
+        };
+        let l4 = L4 {
+            a4: 4,
+            b4: l3,
+            c4: tail(i),
+        };
+        let l5 = L5 {
+            a5: 5,
+            b5: l4,
+            c5: tail(i + 1),
+        };
+        let l6 = L6 {
+            a6: 6,
+            b6: l5,
+            c6: tail(i + 2),
+        };
+        let l7 = L7 {
+            a7: 7,
+            b7: l6,
+            c7: tail(i),
+        };
+        let l8 = L8 {
+            a8: 8,
+            b8: l7,
+            c8: tail(i + 1),
+        };
+        let l9 = L9 {
+            a9: 9,
+            b9: l8,
+            c9: tail(i + 2),
+        };
+        let l10 = L10 {
+            a10: 10,
+            b10: l9,
+            c10: tail(i),
+        };
+        let l11 = L11 {
+            a11: 11,
+            b11: l10,
+            c11: tail(i + 1),
+        };
+        let l12 = L12 {
+            a12: 12,
+            b12: l11,
+            c12: tail(i + 2),
+        };
+        let l13 = L13 {
+            a13: 13,
+            b13: l12,
+            c13: tail(i),
+        };
+        let l14 = L14 {
+            a14: 14,
+            b14: l13,
+            c14: tail(i + 1),
+        };
+        let l15 = L15 {
+            a15: 15,
+            b15: l14,
+            c15: tail(i + 2),
+        };
+        let l16 = L16 {
+            a16: 16,
+            b16: l15,
+            c16: tail(i),
+        };
+        let l17 = L17 {
+            a17: 17,
+            b17: l16,
+            c17: tail(i + 1),
+        };
+        L18 {
+            a18: i as u32,
+            b18: l17,
+            c18: tail(i + 2),
+        }
+    };
+    let all: Vec<L18> = (0..40).map(make).collect();
+    let bytes = to_vec(&all).unwrap();
+    assert_eq!(from_slice::<Vec<L18>>(&bytes).unwrap(), all);
+    // And read as values (no cache), the same document.
+    let value: serde_json::Value = from_slice(&bytes).unwrap();
+    assert_eq!(value, serde_json::to_value(&all).unwrap());
+}

@@ -9,6 +9,8 @@ use crate::reader::{MapReader, Reader, VectorReader};
 use crate::types::FlexType;
 use crate::verify::{verify_with, Verified, VerifyOptions};
 
+use super::keys::{Kept, KeyCache};
+
 /// Verifies `bytes` with the default options, then deserializes a `T` under
 /// the default budget for their length ([`Budget::for_input`]).
 ///
@@ -55,7 +57,24 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
 #[derive(Debug)]
 pub struct Deserializer<'de> {
     root: Reader<'de>,
+    st: State<'de>,
+}
+
+/// What every value read by one deserializer shares: the budget, and the
+/// keys of the maps met so far.
+#[derive(Debug)]
+struct State<'de> {
     budget: Budget,
+    keys: KeyCache<'de>,
+}
+
+impl<'de> State<'de> {
+    fn new(budget: Budget) -> State<'de> {
+        State {
+            budget,
+            keys: KeyCache::default(),
+        }
+    }
 }
 
 impl<'de> Deserializer<'de> {
@@ -63,7 +82,7 @@ impl<'de> Deserializer<'de> {
     pub fn new(verified: Verified<'de>, budget: Budget) -> Deserializer<'de> {
         Deserializer {
             root: verified.root(),
-            budget,
+            st: State::new(budget),
         }
     }
 
@@ -82,17 +101,17 @@ impl<'de> Deserializer<'de> {
         }
         Ok(Deserializer {
             root: reader,
-            budget,
+            st: State::new(budget),
         })
     }
 
     /// The budget left after what has been deserialized so far.
     pub fn budget(&self) -> &Budget {
-        &self.budget
+        &self.st.budget
     }
 
     fn value(&mut self) -> Value<'de, '_> {
-        Value::new(self.root, &mut self.budget)
+        Value::new(self.root, &mut self.st)
     }
 }
 
@@ -147,7 +166,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 /// One value of a verified buffer, charged once against the budget.
 struct Value<'de, 'b> {
     reader: Reader<'de>,
-    budget: &'b mut Budget,
+    st: &'b mut State<'de>,
     /// True once this value's node was charged (`Some(x)` and newtypes re-enter).
     charged: bool,
 }
@@ -174,17 +193,18 @@ macro_rules! integer {
 }
 
 impl<'de, 'b> Value<'de, 'b> {
-    fn new(reader: Reader<'de>, budget: &'b mut Budget) -> Self {
+    fn new(reader: Reader<'de>, st: &'b mut State<'de>) -> Self {
         Value {
             reader,
-            budget,
+            st,
             charged: false,
         }
     }
 
     fn charge(&mut self) -> Result<()> {
         if !self.charged {
-            self.budget
+            self.st
+                .budget
                 .node()
                 .map_err(|e| e.with_offset(self.reader.offset()))?;
             self.charged = true;
@@ -204,7 +224,8 @@ impl<'de, 'b> Value<'de, 'b> {
 
     fn str(&mut self) -> Result<&'de str> {
         let s = self.reader.as_str()?;
-        self.budget
+        self.st
+            .budget
             .bytes(s.len())
             .map_err(|e| e.with_offset(self.reader.offset()))?;
         Ok(s)
@@ -215,10 +236,20 @@ impl<'de, 'b> Value<'de, 'b> {
             FlexType::Key => self.reader.as_str()?.as_bytes(),
             _ => self.reader.as_blob()?,
         };
-        self.budget
+        self.st
+            .budget
             .bytes(b.len())
             .map_err(|e| e.with_offset(self.reader.offset()))?;
         Ok(b)
+    }
+
+    /// A map (charged as one node) to `visitor`; see [`map`](Self::map).
+    fn open_map<V: Visitor<'de>>(mut self, visitor: V, structs: bool) -> Result<V::Value> {
+        self.charge()?;
+        if self.reader.flex_type() != FlexType::Map {
+            return Err(self.mismatch("map"));
+        }
+        self.map(visitor, structs)
     }
 
     fn seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -227,7 +258,7 @@ impl<'de, 'b> Value<'de, 'b> {
         let mut access = Seq {
             vector,
             next: 0,
-            budget: self.budget,
+            st: self.st,
         };
         let value = visitor
             .visit_seq(&mut access)
@@ -242,14 +273,23 @@ impl<'de, 'b> Value<'de, 'b> {
         Ok(value)
     }
 
-    fn map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+    /// The map here, to `visitor`; with `structs`, its keys are taken from
+    /// (or kept in) the key cache: the maps of a struct type share their
+    /// keys vector in the buffers `to_vec` writes, other maps do not.
+    fn map<V: Visitor<'de>>(self, visitor: V, structs: bool) -> Result<V::Value> {
         let at = self.reader.offset();
         let map = self.reader.as_map()?;
+        let kept = if structs {
+            self.st.keys.find(&map)
+        } else {
+            None
+        };
         let mut access = Map {
             map,
+            kept,
             next: 0,
             key: "",
-            budget: self.budget,
+            st: self.st,
         };
         let value = visitor
             .visit_map(&mut access)
@@ -285,7 +325,7 @@ impl<'de> de::Deserializer<'de> for Value<'de, '_> {
                 let b = self.bytes()?;
                 visitor.visit_borrowed_bytes(b)
             }
-            FlexType::Map => return self.map(visitor),
+            FlexType::Map => return self.map(visitor, false),
             t if is_vector(t) => return self.seq(visitor),
             _ => return Err(self.mismatch("a value")),
         };
@@ -440,12 +480,8 @@ impl<'de> de::Deserializer<'de> for Value<'de, '_> {
         self.deserialize_seq(visitor)
     }
 
-    fn deserialize_map<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
-        self.charge()?;
-        if self.reader.flex_type() != FlexType::Map {
-            return Err(self.mismatch("map"));
-        }
-        self.map(visitor)
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.open_map(visitor, false)
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -454,7 +490,7 @@ impl<'de> de::Deserializer<'de> for Value<'de, '_> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        self.deserialize_map(visitor)
+        self.open_map(visitor, true)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -480,12 +516,13 @@ impl<'de> de::Deserializer<'de> for Value<'de, '_> {
                     .with_offset(at));
                 }
                 let name = map.key(0)?;
-                self.budget
+                self.st
+                    .budget
                     .bytes(name.len())
                     .map_err(|e: Error| e.with_offset(at))?;
                 visitor.visit_enum(Variant {
                     name,
-                    payload: Value::new(map.value(0)?, self.budget),
+                    payload: Value::new(map.value(0)?, self.st),
                 })
             }
             _ => return Err(self.mismatch("enum (string or single-entry map)")),
@@ -508,7 +545,7 @@ impl<'de> de::Deserializer<'de> for Value<'de, '_> {
 struct Seq<'de, 'b> {
     vector: VectorReader<'de>,
     next: usize,
-    budget: &'b mut Budget,
+    st: &'b mut State<'de>,
 }
 
 impl<'de> de::SeqAccess<'de> for Seq<'de, '_> {
@@ -521,7 +558,7 @@ impl<'de> de::SeqAccess<'de> for Seq<'de, '_> {
         let i = self.next;
         self.next += 1;
         let element = self.vector.get(i)?;
-        seed.deserialize(Value::new(element, self.budget))
+        seed.deserialize(Value::new(element, self.st))
             .map(Some)
             .map_err(|e| e.in_segment(PathSegment::Index(i)))
     }
@@ -534,10 +571,12 @@ impl<'de> de::SeqAccess<'de> for Seq<'de, '_> {
 /// Entries of a map, in key order.
 struct Map<'de, 'b> {
     map: MapReader<'de>,
+    /// Where the map's keys are kept, when its keys vector was met before.
+    kept: Option<Kept>,
     next: usize,
     /// Key of the entry whose value comes next.
     key: &'de str,
-    budget: &'b mut Budget,
+    st: &'b mut State<'de>,
 }
 
 impl<'de> de::MapAccess<'de> for Map<'de, '_> {
@@ -547,9 +586,13 @@ impl<'de> de::MapAccess<'de> for Map<'de, '_> {
         if self.next >= self.map.len() {
             return Ok(None);
         }
-        let key = self.map.key(self.next)?;
+        let kept = self.kept.and_then(|k| self.st.keys.get(k, self.next));
+        let key = match kept {
+            Some(k) => k,
+            None => self.map.key(self.next)?,
+        };
         self.key = key;
-        self.budget.bytes(key.len())?;
+        self.st.budget.bytes(key.len())?;
         seed.deserialize(Key { key })
             .map(Some)
             .map_err(|e| e.in_segment(PathSegment::Key(key)))
@@ -559,7 +602,7 @@ impl<'de> de::MapAccess<'de> for Map<'de, '_> {
         let i = self.next;
         self.next += 1;
         let value = self.map.value(i)?;
-        seed.deserialize(Value::new(value, self.budget))
+        seed.deserialize(Value::new(value, self.st))
             .map_err(|e| e.in_segment(PathSegment::Key(self.key)))
     }
 

@@ -74,6 +74,7 @@
 //! ```
 
 mod de;
+mod keys;
 mod memo;
 mod ser;
 
