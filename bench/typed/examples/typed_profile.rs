@@ -9,7 +9,9 @@
 //! Arguments: fixture, operation (`decode`: `from_flex`; `strict`:
 //! `from_flex_strict`; `borrowed`: the `Ref` type's `from_flex_borrowed`;
 //! `encode`: `encode_with`; `json`, `rmp`, `prost`: the peers' decode;
-//! `rmp_borrowed`: `rmp_serde` into the borrowing serde structs;
+//! `rmp_borrowed`: `rmp_serde` into the borrowing serde structs; `serde`:
+//! `flexbuf::from_slice` into the serde structs, `flexbuffers`: the
+//! `flexbuffers` crate's `from_slice` into them;
 //! `rmp_encode`, `prost_encode`: theirs into a reused `Vec`), and the
 //! repetition count. The difference between the totals of
 //! two counts, divided by the difference of the counts, is the cost of one
@@ -84,6 +86,18 @@ fn run<F: Fixture>(op: &str, n: usize) {
             let b = bytes(Format::RmpSerde);
             for _ in 0..n {
                 black_box(rmp_serde::from_slice::<F::Serde>(black_box(&b)).unwrap());
+            }
+        }
+        "serde" => {
+            let b = bytes(Format::FlexbufSerde);
+            for _ in 0..n {
+                black_box(flexbuf::from_slice::<F::Serde>(black_box(&b)).unwrap());
+            }
+        }
+        "flexbuffers" => {
+            let b = bytes(Format::Flexbuffers);
+            for _ in 0..n {
+                black_box(flexbuffers::from_slice::<F::Serde>(black_box(&b)).unwrap());
             }
         }
         "prost" => {
