@@ -5,7 +5,9 @@
 //!   sharing and with every flag), plus hand-built buffers for what JSON cannot
 //!   express (blobs, typed, fixed and bool vectors, indirect scalars, f32,
 //!   forced widths, shared key vectors, reused subtrees);
-//! * `json_roundtrip/`: short JSON texts at the edges of the parser.
+//! * `json_roundtrip/`: short JSON texts at the edges of the parser;
+//! * `serde_from_slice/`: what `to_vec` writes for each type the serde
+//!   target reads (`flexbuf_fuzz::serde_check::seeds`).
 //!
 //! Run from `fuzz/`: `cargo run --example make_seeds` (idempotent).
 
@@ -66,6 +68,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (i, text) in JSON_EDGES.iter().enumerate() {
         total += text.len();
         fs::write(json_out.join(format!("edge_{i:02}.json")), text)?;
+    }
+    let serde_out = here.join("seeds/serde_from_slice");
+    fs::create_dir_all(&serde_out)?;
+    for (i, bytes) in flexbuf_fuzz::serde_check::seeds().into_iter().enumerate() {
+        total += bytes.len();
+        fs::write(serde_out.join(format!("serde_{i}.flexbuf")), bytes)?;
     }
     println!("wrote {total} bytes of seeds");
     Ok(())

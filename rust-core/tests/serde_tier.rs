@@ -1602,3 +1602,29 @@ fn many_struct_types_nested_read_back_whatever_the_key_cache_keeps() {
     let value: serde_json::Value = from_slice(&bytes).unwrap();
     assert_eq!(value, serde_json::to_value(&all).unwrap());
 }
+
+/// The oracle of the `serde_from_slice` fuzz target.
+#[path = "../../fuzz/src/serde_check.rs"]
+mod serde_check;
+
+#[test]
+fn the_serde_fuzz_oracle_holds_on_the_seeds_and_their_mutations() {
+    // Every byte-level seed of the fuzzers (goldens, fixtures, hand-built
+    // buffers), then the serde seeds and each of their one-byte mutations.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds/verify_read");
+    let mut files = 0;
+    for e in std::fs::read_dir(&dir).expect("the seed corpus is there") {
+        let bytes = std::fs::read(e.unwrap().path()).unwrap();
+        serde_check::check_serde(&bytes);
+        files += 1;
+    }
+    assert!(files > 10, "{files} seeds");
+    let mut accepted = 0;
+    for seed in serde_check::seeds() {
+        for buf in byte_variants(&seed, &[0, 1, 0x7f, 0x80, 0xff]) {
+            serde_check::check_serde(&buf);
+            accepted += flexbuf::verify(&buf).is_ok() as usize;
+        }
+    }
+    assert!(accepted > 1000, "{accepted} mutations verified");
+}

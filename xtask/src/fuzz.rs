@@ -4,7 +4,7 @@
 //!
 //! | target | engine | installs | builds when missing |
 //! | --- | --- | --- | --- |
-//! | `verify_read`, `json_roundtrip`, `capi` | cargo-fuzz (libFuzzer) | cargo-fuzz (`cargo install`), the nightly toolchain | (cargo fuzz builds) |
+//! | `verify_read`, `json_roundtrip`, `capi`, `serde_from_slice` | cargo-fuzz (libFuzzer) | cargo-fuzz (`cargo install`), the nightly toolchain | (cargo fuzz builds) |
 //! | `python` | atheris | atheris into `.venv` | the package into `.venv`, the CLI |
 //! | `kotlin` | Jazzer (JUnit, Maven resolves it) | Maven and a JDK (apt) | the SDK jar in the local Maven repository |
 //! | `ts` | @jazzer.js/core (`npm ci` in `fuzz/js`) | node packages | `sdk-ts/dist` (tsc); the native fuzzer from source when its prebuild does not load (`fuzz/js/native/README.md`) |
@@ -23,6 +23,7 @@ pub const TARGETS: &[&str] = &[
     "verify_read",
     "json_roundtrip",
     "capi",
+    "serde_from_slice",
     "python",
     "kotlin",
     "ts",
@@ -70,7 +71,9 @@ pub fn run(args: &[String]) -> Result<()> {
     let secs = seconds.unwrap_or(KOTLIN_SECONDS);
     let run = !build_only;
     match target.as_str() {
-        "verify_read" | "json_roundtrip" | "capi" => cargo_fuzz(&target, secs, run),
+        "verify_read" | "json_roundtrip" | "capi" | "serde_from_slice" => {
+            cargo_fuzz(&target, secs, run)
+        }
         "python" => python(secs, run),
         "kotlin" => kotlin(seconds, run),
         "ts" => ts(secs, run),
@@ -145,6 +148,10 @@ fn cargo_fuzz(target: &str, secs: u64, run: bool) -> Result<()> {
         "json_roundtrip" => (
             &["seeds/json_roundtrip", "../conformance/fixtures"],
             "-max_len=8192",
+        ),
+        "serde_from_slice" => (
+            &["seeds/serde_from_slice", "seeds/verify_read"],
+            "-max_len=16384",
         ),
         _ => (&["seeds/verify_read"], "-max_len=16384"),
     };

@@ -1,0 +1,205 @@
+//! The serde tier on arbitrary bytes: `flexbuf::from_slice` into structs,
+//! enums, options, maps, fixed arrays and `serde_json::Value`.
+//!
+//! Must hold for any input: nothing panics; when `verify` rejects the bytes,
+//! `from_slice` fails with exactly its error (verification comes first);
+//! `from_slice` never accepts bytes `verify` rejects; and a value it returns
+//! re-encodes (`to_vec`) to bytes that decode and re-encode to the same bytes.
+//! The struct reads go through the deserializer's cache of keys by keys
+//! vector, so hostile buffers whose maps share, move or re-width their keys
+//! vectors reach it.
+//!
+//! Shared by the `serde_from_slice` fuzz target and `rust-core/tests/serde_tier.rs`
+//! (which replays the seed corpus and one-byte mutations of [`seeds`]).
+
+use std::collections::BTreeMap;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// A small record, as record-heavy datasets hold them.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct Record {
+    pub id: u64,
+    pub name: String,
+    pub email: String,
+    pub score: f64,
+    pub active: bool,
+    pub tags: Vec<String>,
+    pub position: [f32; 3],
+    pub counts: Vec<u32>,
+}
+
+/// A point; three of them and a normal make a triangle.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy)]
+pub struct V3 {
+    pub x: f32,
+    pub y: f32,
+    pub z: f32,
+}
+
+/// Nested structs of one type in another: the cache holds both.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy)]
+pub struct Tri {
+    pub v0: V3,
+    pub v1: V3,
+    pub v2: V3,
+    pub normal: V3,
+}
+
+/// Every enum variant kind.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub enum Shape {
+    Dot,
+    Circle(f64),
+    Rect { w: u32, h: u32 },
+    Path(Vec<V3>),
+}
+
+/// A recursive struct with optional fields and defaults.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct Part {
+    pub id: i32,
+    #[serde(default)]
+    pub label: Option<String>,
+    #[serde(default)]
+    pub kids: Vec<Part>,
+}
+
+/// A document mixing the rest, with renamed fields and a string-keyed map.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct Doc {
+    #[serde(rename = "t")]
+    pub title: String,
+    pub parts: Vec<Part>,
+    pub by_name: BTreeMap<String, i64>,
+    pub shape: Option<Shape>,
+    pub shapes: Vec<Shape>,
+}
+
+/// Runs every check on `data` (see the module documentation).
+pub fn check_serde(data: &[u8]) {
+    let verified = flexbuf::verify(data).map(|_| ());
+    let value = check_as::<serde_json::Value>(data, &verified, None);
+    let value = value.as_ref();
+    check_as::<Vec<Record>>(data, &verified, value);
+    check_as::<Vec<Tri>>(data, &verified, value);
+    check_as::<Doc>(data, &verified, value);
+    check_as::<Part>(data, &verified, value);
+    check_as::<Vec<Shape>>(data, &verified, value);
+}
+
+/// The checks for reading `data` as a `T`, and the value read. With
+/// `value` (the same bytes read as `serde_json::Value`, whose maps are read
+/// key by key, without the key cache), a `T` read from both must be the
+/// same `T`: a struct read never takes a field from another key.
+fn check_as<T: DeserializeOwned + Serialize>(
+    data: &[u8],
+    verified: &Result<(), flexbuf::Error>,
+    value: Option<&serde_json::Value>,
+) -> Option<T> {
+    match (flexbuf::from_slice::<T>(data), verified) {
+        (Err(e), Err(v)) => {
+            assert_eq!(&e, v, "from_slice must report verify's error");
+            None
+        }
+        (Ok(_), Err(v)) => panic!("from_slice accepted bytes verify rejects ({v})"),
+        (Err(_), Ok(())) => None,
+        (Ok(read), Ok(())) => {
+            let encoded = flexbuf::to_vec(&read).ok();
+            if let (Some(value), Some(bytes)) = (value, &encoded) {
+                if let Ok(by_value) = serde_json::from_value::<T>(value.clone()) {
+                    assert_eq!(
+                        flexbuf::to_vec(&by_value).ok().as_ref(),
+                        Some(bytes),
+                        "a struct read differs from the same bytes read key by key"
+                    );
+                }
+            }
+            check_round_trip::<T>(encoded);
+            Some(read)
+        }
+    }
+}
+
+/// `encoded` (`to_vec` of a value read, when it encodes: every value here
+/// does) decodes, and re-encodes to itself.
+fn check_round_trip<T: DeserializeOwned + Serialize>(encoded: Option<Vec<u8>>) {
+    let Some(bytes) = encoded else {
+        return;
+    };
+    let again: T = flexbuf::from_slice(&bytes)
+        .unwrap_or_else(|e| panic!("a re-encoded value does not decode: {e}"));
+    assert_eq!(
+        flexbuf::to_vec(&again).expect("encodes as it did before"),
+        bytes,
+        "a decoded value re-encodes differently"
+    );
+}
+
+/// Buffers of every type [`check_serde`] reads, as `to_vec` writes them:
+/// seeds for the fuzzer, and the inputs the tests mutate.
+pub fn seeds() -> Vec<Vec<u8>> {
+    let v3 = |i: u32| V3 {
+        x: i as f32,
+        y: -(i as f32) * 0.5,
+        z: 1.25,
+    };
+    let records: Vec<Record> = (0..3)
+        .map(|i| Record {
+            id: 1_000 + i,
+            name: format!("user {i}"),
+            email: format!("u{i}@example.org"),
+            score: i as f64 * 0.37,
+            active: i % 2 == 0,
+            tags: (0..i).map(|t| format!("t{t}")).collect(),
+            position: [i as f32, 0.5, -1.0],
+            counts: vec![i as u32, 300, 70_000],
+        })
+        .collect();
+    let tris: Vec<Tri> = (0..3)
+        .map(|i| Tri {
+            v0: v3(i),
+            v1: v3(i + 1),
+            v2: v3(i + 2),
+            normal: v3(7),
+        })
+        .collect();
+    let leaf = |id: i32| Part {
+        id,
+        label: None,
+        kids: Vec::new(),
+    };
+    let part = Part {
+        id: 1,
+        label: Some("root".into()),
+        kids: vec![
+            leaf(2),
+            Part {
+                id: 3,
+                label: Some("inner".into()),
+                kids: vec![leaf(4), leaf(5)],
+            },
+        ],
+    };
+    let shapes = vec![
+        Shape::Dot,
+        Shape::Circle(2.5),
+        Shape::Rect { w: 3, h: 4 },
+        Shape::Path(vec![v3(1), v3(2)]),
+    ];
+    let doc = Doc {
+        title: "doc".into(),
+        parts: vec![part.clone(), leaf(9)],
+        by_name: [("a".to_string(), 1), ("bb".to_string(), -2)].into(),
+        shape: Some(Shape::Rect { w: 1, h: 2 }),
+        shapes: shapes.clone(),
+    };
+    vec![
+        flexbuf::to_vec(&records).expect("records encode"),
+        flexbuf::to_vec(&tris).expect("triangles encode"),
+        flexbuf::to_vec(&part).expect("parts encode"),
+        flexbuf::to_vec(&shapes).expect("shapes encode"),
+        flexbuf::to_vec(&doc).expect("documents encode"),
+    ]
+}
