@@ -14,8 +14,9 @@ use crate::reader::MapReader;
 /// one search of the table and no copy.
 #[derive(Debug, Default)]
 pub(super) struct KeyCache<'de> {
-    /// [`SETS`] sets of two entries, the one met more recently first
-    /// (empty until the first map).
+    /// [`SETS`] sets of two entries (empty until the first map). A vector
+    /// new to its set goes first, moving the set's first entry second and
+    /// dropping its second.
     entries: Vec<Entry<'de>>,
 }
 
@@ -29,8 +30,8 @@ struct Entry<'de> {
 
 /// Sets of the table (a power of two); each keys vector has one set, by
 /// its identity, and each set holds two, so a struct and the struct type
-/// nested in it rarely push each other out (a vector pushed out is read
-/// the slow way, never wrongly).
+/// nested in it rarely push each other out (a map whose vector was pushed
+/// out, or moved within its set, reads its keys the slow way, never wrongly).
 const SETS: usize = 8;
 
 /// No vector has this identity (widths are 1 to 8, so the low bits of an
@@ -67,7 +68,8 @@ impl<'de> KeyCache<'de> {
             });
         }
         let id = id_of(map);
-        let set = 2 * (id.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 61) as usize % (2 * SETS);
+        let set =
+            2 * (id.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - SETS.trailing_zeros())) as usize;
         let slot = if self.entries[set].id == id {
             set
         } else if self.entries[set + 1].id == id {
