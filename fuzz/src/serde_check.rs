@@ -17,18 +17,11 @@ use std::collections::BTreeMap;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-/// A small record, as record-heavy datasets hold them.
-#[derive(Serialize, Deserialize, Debug, Clone)]
-pub struct Record {
-    pub id: u64,
-    pub name: String,
-    pub email: String,
-    pub score: f64,
-    pub active: bool,
-    pub tags: Vec<String>,
-    pub position: [f32; 3],
-    pub counts: Vec<u32>,
-}
+/// The records of the core bench's `serde_records_100k` (strings, a float,
+/// a bool, a `Vec<String>`, a `[f32; 3]`, a `Vec<u32>`).
+#[path = "../../rust-core/benches/shared/records.rs"]
+pub mod records;
+use records::Record;
 
 /// A point; three of them and a normal make a triangle.
 #[derive(Serialize, Deserialize, Debug, Clone, Copy)]
@@ -145,18 +138,7 @@ pub fn seeds() -> Vec<Vec<u8>> {
         y: -(i as f32) * 0.5,
         z: 1.25,
     };
-    let records: Vec<Record> = (0..3)
-        .map(|i| Record {
-            id: 1_000 + i,
-            name: format!("user {i}"),
-            email: format!("u{i}@example.org"),
-            score: i as f64 * 0.37,
-            active: i % 2 == 0,
-            tags: (0..i).map(|t| format!("t{t}")).collect(),
-            position: [i as f32, 0.5, -1.0],
-            counts: vec![i as u32, 300, 70_000],
-        })
-        .collect();
+    let records = records::records(3);
     let tris: Vec<Tri> = (0..3)
         .map(|i| Tri {
             v0: v3(i),

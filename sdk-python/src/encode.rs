@@ -189,6 +189,45 @@ pub fn utf8<'a>(obj: &'a Bound<'_, PyAny>) -> Result<&'a str, EncodeFail> {
     }
 }
 
+/// The UTF-8 of every item of `items` when each is a `str` (with `exact`,
+/// of type `str` itself, no subclass) whose UTF-8 Python can give; `None`
+/// otherwise, and the caller writes the items one by one, which reports the
+/// item that fails (a lone surrogate's error is Python's, raised again then).
+///
+/// # Safety
+///
+/// `items` are live objects of a sequence that no Python code changes until
+/// the strings returned are no longer used (they borrow the items' UTF-8).
+pub unsafe fn str_items<'a>(
+    py: Python<'_>,
+    items: &'a [*mut ffi::PyObject],
+    exact: bool,
+) -> Option<Vec<&'a str>> {
+    let mut strs: Vec<&'a str> = Vec::with_capacity(items.len());
+    for &item in items {
+        // SAFETY: a live item (the caller's contract).
+        let is_str = unsafe {
+            if exact {
+                ffi::PyUnicode_CheckExact(item)
+            } else {
+                ffi::PyUnicode_Check(item)
+            }
+        } != 0;
+        if !is_str {
+            return None;
+        }
+        // SAFETY: as above.
+        let item = unsafe { Borrowed::from_ptr(py, item) };
+        let s = utf8(&item).ok()?;
+        // SAFETY: the UTF-8 of a str the sequence holds, which lives (with
+        // that buffer) as long as the sequence is unchanged.
+        strs.push(unsafe {
+            std::str::from_utf8_unchecked(std::slice::from_raw_parts(s.as_ptr(), s.len()))
+        });
+    }
+    Some(strs)
+}
+
 /// A dict key as UTF-8 borrowed from the object; a map key must be a `str`.
 #[inline]
 pub fn map_key<'a>(k: &'a Bound<'_, PyAny>) -> Result<&'a str, EncodeFail> {
@@ -399,25 +438,11 @@ impl Encoder<'_> {
             }
             std::slice::from_raw_parts((*(lp as *mut ffi::PyListObject)).ob_item, n)
         };
-        let mut strs: Vec<&str> = Vec::with_capacity(items.len());
-        for &item in items {
-            // SAFETY: a live item of the list (see above).
-            if unsafe { ffi::PyUnicode_CheckExact(item) } == 0 {
-                return Ok(false);
-            }
-            // SAFETY: as above; `item` is a str.
-            let item = unsafe { Borrowed::from_ptr(l.py(), item) };
-            let Ok(s) = utf8(&item) else {
-                // A lone surrogate: the item path reports it.
-                return Ok(false);
-            };
-            // SAFETY: the UTF-8 of a str the list holds, alive (with that
-            // buffer) while the list is unchanged, which it is until this
-            // returns.
-            strs.push(unsafe {
-                std::str::from_utf8_unchecked(std::slice::from_raw_parts(s.as_ptr(), s.len()))
-            });
-        }
+        // SAFETY: the items of a live list, which no Python code changes
+        // while they are written (see above).
+        let Some(strs) = (unsafe { str_items(l.py(), items, true) }) else {
+            return Ok(false);
+        };
         let field = self.b.strings_field(&strs)?;
         self.b.push_field(field)?;
         Ok(true)

@@ -141,11 +141,11 @@ fn ranged_slow<T: TryFrom<i128>>(v: &Bound<'_, PyAny>, name: &str) -> Result<T, 
         .map_err(|_| EncodeFail::new(Class::EncodeOverflow, format!("{i} does not fit in {name}")))
 }
 
-/// Lists of strings at least this long are written by `Encoder::str_items`
+/// Lists of strings at least this long are written by `Encoder::string_items`
 /// (shorter ones cost less element by element than gathering them).
 const STR_ITEMS_MIN: usize = 4;
 
-/// Whether `Encoder::str_items` is used (tests turn it off to compare).
+/// Whether `Encoder::string_items` is used (tests turn it off to compare).
 static BULK_STRING_LISTS: AtomicBool = AtomicBool::new(true);
 
 /// Sets (with `Some`) and returns whether `[string]` fields are written in
@@ -296,28 +296,15 @@ impl Encoder<'_, '_, '_> {
     /// [`STR_ITEMS_MIN`] and every one is a `str` with UTF-8; false (nothing
     /// written) otherwise, and the element path then writes the list, or
     /// reports the item that is not a string as it always has.
-    fn str_items(&mut self, items: &[*mut ffi::PyObject]) -> Result<bool, EncodeFail> {
+    fn string_items(&mut self, items: &[*mut ffi::PyObject]) -> Result<bool, EncodeFail> {
         if items.len() < STR_ITEMS_MIN || !BULK_STRING_LISTS.load(Ordering::Relaxed) {
             return Ok(false);
         }
-        let mut strs: Vec<&str> = Vec::with_capacity(items.len());
-        for &e in items {
-            // SAFETY: an item of a live sequence that no Python code can
-            // change meanwhile (see `borrowed_items`).
-            let e = unsafe { pyo3::Borrowed::from_ptr(self.py, e) };
-            if !e.is_instance_of::<PyString>() {
-                return Ok(false);
-            }
-            let Ok(s) = utf8(&e) else {
-                // A lone surrogate: the element path raises it with its index.
-                return Ok(false);
-            };
-            // SAFETY: the UTF-8 of a str the sequence holds, which lives (and
-            // keeps that buffer) as long as `items` does.
-            strs.push(unsafe {
-                std::str::from_utf8_unchecked(std::slice::from_raw_parts(s.as_ptr(), s.len()))
-            });
-        }
+        // SAFETY: the items of a live sequence that no Python code can
+        // change meanwhile (see `borrowed_items`).
+        let Some(strs) = (unsafe { str_items(self.py, items, false) }) else {
+            return Ok(false);
+        };
         let field = self.b.strings_field(&strs)?;
         self.b.push_field(field)?;
         Ok(true)
@@ -434,7 +421,7 @@ impl Encoder<'_, '_, '_> {
             }
             Ty::Vec(el) => {
                 let items = self.items_of(ty, v)?;
-                if matches!(**el, Ty::Str) && self.str_items(items)? {
+                if matches!(**el, Ty::Str) && self.string_items(items)? {
                     return Ok(());
                 }
                 if !self.scalar_items(el, items, false)? {
