@@ -117,6 +117,83 @@ mod tests {
     use crate::{Builder, Reader};
 
     #[test]
+    fn a_keys_vector_read_at_another_width_is_another_vector() {
+        use crate::types::{pack_type, BitWidth, FlexType};
+        // Map B has 256 keys, so its keys vector's 2-byte size is the bytes
+        // 00 01; map A (built by hand) names the same position with 1-byte
+        // keys: a size of 1 (that 01) and one key, wherever the first byte
+        // there points back into B's keys. Both verify, and a cache keyed
+        // by the position alone would hand B the key list kept for A.
+        let mut b = Builder::new();
+        b.start_map();
+        for i in 0..256 {
+            b.key(&format!("k{i:03}"));
+            b.int(i);
+        }
+        b.end_map().unwrap();
+        let mut bytes = b.finish_vec().unwrap();
+        let (p, width) = {
+            let m = Reader::new(&bytes).unwrap().as_map().unwrap();
+            (m.keys_offset(), m.keys_width())
+        };
+        assert_eq!((width, &bytes[p - 2..p]), (2, &[0u8, 1][..]));
+        let root_width = bytes[bytes.len() - 1] as usize;
+        let b_type = bytes[bytes.len() - 2];
+        let end = bytes.len() - 2 - root_width;
+        let mut off = [0u8; 8];
+        off[..root_width].copy_from_slice(&bytes[end..end + root_width]);
+        let b_at = end - u64::from_le_bytes(off) as usize;
+        bytes.truncate(end);
+        let u16 =
+            |bytes: &mut Vec<u8>, v: usize| bytes.extend_from_slice(&(v as u16).to_le_bytes());
+        if bytes.len() % 2 == 1 {
+            bytes.push(0);
+        }
+        // A, 2 bytes wide: keys offset, keys byte width 1, size 1, one int.
+        let at = bytes.len();
+        u16(&mut bytes, at - p);
+        u16(&mut bytes, 1);
+        u16(&mut bytes, 1);
+        let a_at = bytes.len();
+        u16(&mut bytes, 7);
+        bytes.push(pack_type(FlexType::Int, BitWidth::W8));
+        bytes.push(0);
+        // The root: a vector [B, A], 2 bytes wide.
+        u16(&mut bytes, 2);
+        let root = bytes.len();
+        u16(&mut bytes, root - b_at);
+        u16(&mut bytes, root + 2 - a_at);
+        bytes.push(pack_type(
+            FlexType::Map,
+            BitWidth::from_bytes(1 << (b_type & 3)).unwrap(),
+        ));
+        bytes.push(pack_type(FlexType::Map, BitWidth::W16));
+        bytes.push((bytes.len() - root) as u8);
+        bytes.push(pack_type(FlexType::Vector, BitWidth::W16));
+        bytes.push(1);
+        crate::verify(&bytes).expect("both maps verify");
+        let list = Reader::new(&bytes).unwrap().as_vector().unwrap();
+        let (map_b, map_a) = (
+            list.get(0).unwrap().as_map().unwrap(),
+            list.get(1).unwrap().as_map().unwrap(),
+        );
+        assert_eq!(
+            (map_a.keys_offset(), map_a.keys_width(), map_a.len()),
+            (p, 1, 1)
+        );
+        assert_ne!(map_a.key(0).unwrap(), map_b.key(0).unwrap());
+        let mut cache = KeyCache::default();
+        cache.find(&map_a);
+        let a = cache.find(&map_a).expect("kept the second time");
+        assert_eq!(cache.get(a, 0), Some(map_a.key(0).unwrap()));
+        for _ in 0..2 {
+            if let Some(kept) = cache.find(&map_b) {
+                assert_eq!(cache.get(kept, 0), Some("k000"));
+            }
+        }
+    }
+
+    #[test]
     fn kept_keys_are_the_maps_own_or_none_after_other_vectors_pass() {
         // Forty maps of three keys each, every key set its own; each map
         // twice in the list, so its vector is met twice and its keys kept.
