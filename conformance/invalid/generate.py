@@ -1838,6 +1838,24 @@ def _():
     return a.finish(a.vector(maps, 2), 2)
 
 
+@valid("valid_keys_vector_at_two_widths",
+       "vector [B, A]: B is a map of 256 keys k000..k255 whose keys vector is "
+       "2 bytes wide, so that vector's size prefix is 00 01; A is a one-entry "
+       "map naming the same keys position with 1-byte keys, so its keys size "
+       "is that 01 and its one key is where the low byte of B's first element "
+       "points back: the 00 of the size prefix, an empty key. A reader that "
+       "remembers keys vectors by position alone reads one map's keys for the "
+       "other's",
+       "[{" + ",".join(f'"k{i:03}":{i}' for i in range(256)) + '},{"":7}]')
+def _():
+    a = Asm()
+    kv = a.typed(VEC_KEY, keys_of(a, [f"k{i:03}".encode() for i in range(256)]), 2)
+    assert a.b[kv.size_at:kv.size_at + 2] == b"\x00\x01"
+    big = a.map(kv, [I(i, 2) for i in range(256)], w=2)
+    one = a.map(Node(VEC_KEY, 1, target=kv.target), [I(7)], w=2)
+    return a.finish(a.vector([big, one], 2), 2)
+
+
 @valid("valid_map_200_values_one_string",
        "map with 200 keys k000..k199 whose values all point at one string",
        "{" + ",".join(f'"k{i:03}":"v"' for i in range(200)) + "}")
