@@ -112,6 +112,53 @@ def test_encode_checks_types_and_ranges_naming_the_attribute(defects: ModuleType
         defects.Canvas(color=3).encode()
 
 
+def test_exact_scalar_fields_encode_as_their_subclasses_do(defects: ModuleType) -> None:
+    """Fields of exact `str`, `int`, `float` and `bool` values (and messages,
+    in fields and lists) take a shorter path than subclasses of those types;
+    both write the same bytes, and errors below them keep their paths."""
+    import enum
+
+    class Text(str):
+        pass
+
+    class Num(int):
+        pass
+
+    class Real(float):
+        pass
+
+    class Big(enum.IntEnum):
+        V = 2**40
+
+    R, O, I, S = defects.Ranges, defects.Order, defects.Item, defects.Seller
+    for i64v, f64v, flag in [(0, 0.0, False), (-(2**63), -1.5, True), (2**63 - 1, 1e300, True), (2**40, 2.5, False)]:
+        exact = R(i64v=i64v, f64v=f64v, flag=flag).encode()
+        assert exact == R(i64v=Num(i64v), f64v=Real(f64v), flag=flag).encode()
+        back = R.decode(exact)
+        assert (back.i64v, back.f64v, back.flag) == (i64v, f64v, flag)
+    assert R(i64v=Big.V).encode() == R(i64v=2**40).encode()
+    order = O(id=7, items=[I(sku="a", seller=S(id=1, name="n")), I(sku="b", qty=2, price=0.5, seller=S(id=2, name="m"))],
+              label="x")
+    same = O(id=Num(7), items=[I(sku=Text("a"), seller=S(id=1, name=Text("n"))),
+                               I(sku="b", qty=2, price=Real(0.5), seller=S(id=Num(2), name="m"))], label=Text("x"))
+    assert order.encode() == same.encode()
+    assert O.decode(order.encode()) == order
+    bad: list[tuple[object, type[Exception], str]] = [
+        (R(i64v=2**63), flexbuf.EncodeOverflowError, "$.i64v"),
+        (R(f64v="1.5"), flexbuf.EncodeTypeError, "$.f64v"),
+        (R(flag=1), flexbuf.EncodeTypeError, "$.flag"),
+        (O(id=1, items=[I(sku="a", seller=S(id=1, name="n")), I(sku="b", seller=S(id=1, name=3))]),
+         flexbuf.EncodeTypeError, "$.items[1].seller.name"),
+        (O(id=1, items=[I(sku="a", seller=S(id=1, name="n")), I(sku=5, seller=S(id=1, name="n"))]),
+         flexbuf.EncodeTypeError, "$.items[1].sku"),
+        (O(id=1, items=[I(sku="a", seller=S(id=2**64, name="n"))]), flexbuf.EncodeOverflowError, "$.items[0].seller.id"),
+    ]
+    for value, error, path in bad:
+        with pytest.raises(error) as e:
+            value.encode()  # type: ignore[attr-defined]
+        assert e.value.path == path
+
+
 def test_string_maps_encode_in_key_order_with_paths_to_their_values(defects: ModuleType) -> None:
     def item(sku: str) -> object:
         return defects.Item(sku=sku, seller=defects.Seller(id=1, name=sku * 2))

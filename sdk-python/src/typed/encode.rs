@@ -231,12 +231,56 @@ impl Encoder<'_, '_, '_> {
                         ))
                     }
                 }
-                Some(v) => self.value(&f.ty, &v),
+                Some(v) => match self.exact_field(&f.ty, &v) {
+                    Ok(true) => Ok(()),
+                    Ok(false) => self.value(&f.ty, &v),
+                    Err(e) => Err(e),
+                },
             };
             r.map_err(|e| e.at(PathSegment::Key(&f.attr)))?;
         }
         self.b.end_map_with_keys(&kv)?;
         Ok(())
+    }
+
+    /// Writes the value of a `string`, `i64`, `f64` or `bool` field (or
+    /// element) when it
+    /// is exactly that Python type (a `str`, an `int` that fits, a `float`, a
+    /// `bool`), and of a message field: what [`value`](Self::value) writes
+    /// for it, without its dispatch. False (nothing written) for anything
+    /// else, which `value` then writes or refuses.
+    #[inline(always)]
+    fn exact_field(&mut self, ty: &Ty, v: &Bound<'_, PyAny>) -> Result<bool, EncodeFail> {
+        let p = v.as_ptr();
+        // SAFETY: type checks and reads of a live object.
+        unsafe {
+            match ty {
+                Ty::Str if ffi::PyUnicode_CheckExact(p) != 0 => {
+                    self.b.string(utf8(v)?);
+                    Ok(true)
+                }
+                Ty::I64 if ffi::PyLong_CheckExact(p) != 0 => match crate::pyint::exact_i64(p) {
+                    Some(i) => {
+                        self.b.int(i);
+                        Ok(true)
+                    }
+                    None => Ok(false),
+                },
+                Ty::F64 if ffi::PyFloat_CheckExact(p) != 0 => {
+                    self.b.double(ffi::PyFloat_AS_DOUBLE(p));
+                    Ok(true)
+                }
+                Ty::Bool if ffi::PyBool_Check(p) != 0 => {
+                    self.b.bool(p == ffi::Py_True());
+                    Ok(true)
+                }
+                Ty::Msg(i) => {
+                    self.message(*i, v)?;
+                    Ok(true)
+                }
+                _ => Ok(false),
+            }
+        }
     }
 
     fn scalars<T: flexbuf::Scalar>(
@@ -430,8 +474,12 @@ impl Encoder<'_, '_, '_> {
                         // SAFETY: an item of a live sequence that no Python
                         // code can change meanwhile (see `borrowed_items`).
                         let e = unsafe { pyo3::Borrowed::from_ptr(self.py, e) };
-                        self.inner(el, &e, "an element")
-                            .map_err(|f| f.at(PathSegment::Index(i)))?;
+                        let r = match self.exact_field(el, &e) {
+                            Ok(true) => Ok(()),
+                            Ok(false) => self.inner(el, &e, "an element"),
+                            Err(f) => Err(f),
+                        };
+                        r.map_err(|f| f.at(PathSegment::Index(i)))?;
                     }
                     self.b.end_vector()?;
                 }
