@@ -157,6 +157,12 @@ def test_exact_scalar_fields_encode_as_their_subclasses_do(defects: ModuleType) 
         with pytest.raises(error) as e:
             value.encode()  # type: ignore[attr-defined]
         assert e.value.path == path
+    # A missing message is named as missing, in a list as in a map.
+    with pytest.raises(flexbuf.EncodeTypeError, match="None for an element of type Item") as e2:
+        O(id=1, items=[I(sku="a", seller=S(id=1, name="n")), None]).encode()
+    assert e2.value.path == "$.items[1]"
+    with pytest.raises(flexbuf.EncodeTypeError, match="None for a value of type Item"):
+        O(id=1, by_sku={"k": None}).encode()
 
 
 def test_string_maps_encode_in_key_order_with_paths_to_their_values(defects: ModuleType) -> None:

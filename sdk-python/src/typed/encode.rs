@@ -274,7 +274,9 @@ impl Encoder<'_, '_, '_> {
                     self.b.bool(p == ffi::Py_True());
                     Ok(true)
                 }
-                Ty::Msg(i) => {
+                // `None` goes to `value`'s callers, which name the role it
+                // is missing in.
+                Ty::Msg(i) if p != ffi::Py_None() => {
                     self.message(*i, v)?;
                     Ok(true)
                 }
@@ -395,8 +397,12 @@ impl Encoder<'_, '_, '_> {
                 )
             };
             self.b.key(k);
-            self.inner(el, &e, "a value")
-                .map_err(|f| f.at(PathSegment::Key(k)))?;
+            let r = match self.exact_field(el, &e) {
+                Ok(true) => Ok(()),
+                Ok(false) => self.inner(el, &e, "a value"),
+                Err(f) => Err(f),
+            };
+            r.map_err(|f| f.at(PathSegment::Key(k)))?;
         }
         self.b.end_map()?;
         Ok(())
