@@ -50,6 +50,10 @@ pub mod schema;
 pub mod serde;
 #[cfg(test)]
 mod test_support;
+// Inputs the unit tests share with `tests/serde_tier.rs`.
+#[cfg(test)]
+#[path = "../tests/support/shared_keys.rs"]
+mod shared_keys;
 pub mod typed;
 mod types;
 pub mod utf8;

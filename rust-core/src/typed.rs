@@ -2000,19 +2000,7 @@ mod tests {
     use super::*;
     use crate::types::BitWidth;
 
-    /// `bytes`, then a copy of it for each position and each of `values`
-    /// with that byte set to that value.
-    fn byte_variants(bytes: &[u8], values: &[u8]) -> Vec<Vec<u8>> {
-        let mut out = vec![bytes.to_vec()];
-        for at in 0..bytes.len() {
-            for &v in values {
-                let mut m = bytes.to_vec();
-                m[at] = v;
-                out.push(m);
-            }
-        }
-        out
-    }
+    use crate::shared_keys::{byte_variants, shared_keys_lists};
 
     #[test]
     fn layout_is_proven_once_and_mismatches_are_not_positional() {
@@ -2752,32 +2740,7 @@ mod tests {
                 (v.data_offset(), v.len(), v.element_width()),
             ]
         };
-        let mut lists = Vec::new();
-        for min in [BitWidth::W8, BitWidth::W16] {
-            let mut b = Builder::with_options(typed_builder_options());
-            b.force_min_width(min);
-            b.start_vector();
-            for i in 0..4 {
-                b.start_map();
-                if i == 2 {
-                    b.key("other");
-                    b.int(9);
-                } else {
-                    b.key("id");
-                    b.int(i);
-                    b.key("name");
-                    b.string("n");
-                }
-                b.end_map().unwrap();
-            }
-            b.end_vector().unwrap();
-            let bytes = b.finish_vec().unwrap();
-            // Maps 0, 1 and 3 share one keys vector.
-            let list = Reader::new(&bytes).unwrap().as_vector().unwrap();
-            let at = |i| list.get(i).unwrap().as_map().unwrap().keys_offset();
-            assert!(at(0) == at(1) && at(1) == at(3) && at(2) != at(0));
-            lists.push(bytes);
-        }
+        let lists = shared_keys_lists();
         let (mut compared, mut fast) = (0, 0);
         for bytes in &lists {
             let values = [0u8, 1, 2, 3, 4, 8, 0x10, 0x7f, 0x80, 0xff];

@@ -1385,19 +1385,10 @@ struct Loose {
     other: Option<i64>,
 }
 
-/// `bytes`, then a copy of it for each position and each of `values` with
-/// that byte set to that value.
-fn byte_variants(bytes: &[u8], values: &[u8]) -> Vec<Vec<u8>> {
-    let mut out = vec![bytes.to_vec()];
-    for at in 0..bytes.len() {
-        for &v in values {
-            let mut m = bytes.to_vec();
-            m[at] = v;
-            out.push(m);
-        }
-    }
-    out
-}
+#[path = "support/shared_keys.rs"]
+mod shared_keys;
+use flexbuf::typed;
+use shared_keys::{byte_variants, shared_keys_lists};
 
 #[test]
 fn struct_keys_kept_by_keys_vector_read_what_the_map_holds() {
@@ -1406,35 +1397,7 @@ fn struct_keys_kept_by_keys_vector_read_what_the_map_holds() {
     // whose vectors move, change width, length or keys. Whatever verifies
     // must read as struct what the maps hold key by key (through
     // `serde_json::Value`, which reads maps without the key cache).
-    let mut lists = Vec::new();
-    for min in [BitWidth::W8, BitWidth::W16] {
-        let mut b = Builder::with_options(BuilderOptions {
-            share: ShareFlags::KEYS,
-            dedup_key_vectors: true,
-            ..BuilderOptions::default()
-        });
-        b.force_min_width(min);
-        b.start_vector();
-        for i in 0..4 {
-            b.start_map();
-            if i == 2 {
-                b.key("other");
-                b.int(9);
-            } else {
-                b.key("id");
-                b.int(i);
-                b.key("name");
-                b.string("n");
-            }
-            b.end_map().unwrap();
-        }
-        b.end_vector().unwrap();
-        let bytes = b.finish_vec().unwrap();
-        let list = Reader::new(&bytes).unwrap().as_vector().unwrap();
-        let at = |i| list.get(i).unwrap().as_map().unwrap().keys_offset();
-        assert!(at(0) == at(1) && at(1) == at(3) && at(2) != at(0));
-        lists.push(bytes);
-    }
+    let lists = shared_keys_lists();
     let mut compared = 0;
     for bytes in &lists {
         let values = [0u8, 1, 2, 3, 4, 8, 0x10, 0x7f, 0x80, 0xff];
