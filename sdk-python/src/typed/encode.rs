@@ -231,11 +231,7 @@ impl Encoder<'_, '_, '_> {
                         ))
                     }
                 }
-                Some(v) => match self.exact_field(&f.ty, &v) {
-                    Ok(true) => Ok(()),
-                    Ok(false) => self.value(&f.ty, &v),
-                    Err(e) => Err(e),
-                },
+                Some(v) => self.item(&f.ty, &v, "a field"),
             };
             r.map_err(|e| e.at(PathSegment::Key(&f.attr)))?;
         }
@@ -243,12 +239,23 @@ impl Encoder<'_, '_, '_> {
         Ok(())
     }
 
-    /// Writes the value of a `string`, `i64`, `f64` or `bool` field (or
-    /// element) when it
-    /// is exactly that Python type (a `str`, an `int` that fits, a `float`, a
-    /// `bool`), and of a message field: what [`value`](Self::value) writes
-    /// for it, without its dispatch. False (nothing written) for anything
-    /// else, which `value` then writes or refuses.
+    /// `e`, a field's value, an element or a map value (`role`) of type
+    /// `ty`: through [`exact_field`](Self::exact_field) when it writes it,
+    /// else through [`inner`](Self::inner), which names `role` when `e` is
+    /// `None`.
+    #[inline(always)]
+    fn item(&mut self, ty: &Ty, e: &Bound<'_, PyAny>, role: &str) -> Result<(), EncodeFail> {
+        if self.exact_field(ty, e)? {
+            return Ok(());
+        }
+        self.inner(ty, e, role)
+    }
+
+    /// Writes a value of type `string`, `i64`, `f64` or `bool` when it is
+    /// exactly that Python type (a `str`, an `int` that fits, a `float`, a
+    /// `bool`), and a message: what [`value`](Self::value) writes for it,
+    /// without its dispatch. False (nothing written) for anything else,
+    /// `None` included, which `value`'s callers then write or refuse.
     #[inline(always)]
     fn exact_field(&mut self, ty: &Ty, v: &Bound<'_, PyAny>) -> Result<bool, EncodeFail> {
         let p = v.as_ptr();
@@ -397,12 +404,8 @@ impl Encoder<'_, '_, '_> {
                 )
             };
             self.b.key(k);
-            let r = match self.exact_field(el, &e) {
-                Ok(true) => Ok(()),
-                Ok(false) => self.inner(el, &e, "a value"),
-                Err(f) => Err(f),
-            };
-            r.map_err(|f| f.at(PathSegment::Key(k)))?;
+            self.item(el, &e, "a value")
+                .map_err(|f| f.at(PathSegment::Key(k)))?;
         }
         self.b.end_map()?;
         Ok(())
@@ -480,12 +483,8 @@ impl Encoder<'_, '_, '_> {
                         // SAFETY: an item of a live sequence that no Python
                         // code can change meanwhile (see `borrowed_items`).
                         let e = unsafe { pyo3::Borrowed::from_ptr(self.py, e) };
-                        let r = match self.exact_field(el, &e) {
-                            Ok(true) => Ok(()),
-                            Ok(false) => self.inner(el, &e, "an element"),
-                            Err(f) => Err(f),
-                        };
-                        r.map_err(|f| f.at(PathSegment::Index(i)))?;
+                        self.item(el, &e, "an element")
+                            .map_err(|f| f.at(PathSegment::Index(i)))?;
                     }
                     self.b.end_vector()?;
                 }
