@@ -686,6 +686,25 @@ impl Builder {
         })
     }
 
+    /// The key just pushed with [`key`](Self::key) (the top of the stack,
+    /// when it is a key and nothing has failed), to push again in a later
+    /// map with [`reuse_value`](Self::reuse_value): the same bytes as
+    /// calling `key` with the same text under [`ShareFlags::KEYS`], without
+    /// hashing it.
+    #[inline]
+    pub fn last_key(&self) -> Option<ValueHandle> {
+        if self.error.is_some() {
+            return None;
+        }
+        self.stack
+            .last()
+            .filter(|s| s.ty == FlexType::Key)
+            .map(|&slot| ValueHandle {
+                slot,
+                generation: self.generation,
+            })
+    }
+
     /// Pushes a value captured with [`last_value`](Self::last_value) again; offset
     /// values then point at the same bytes.
     pub fn reuse_value(&mut self, handle: ValueHandle) {
@@ -3060,6 +3079,46 @@ mod tests {
             b.finish().unwrap_err().kind(),
             crate::ErrorKind::Builder(BuilderError::StaleValue)
         ));
+    }
+
+    #[test]
+    fn a_key_pushed_again_by_handle_writes_what_key_writes() {
+        // Keys pushed by `key` every time, and by the handle of each
+        // one's first push: the same bytes.
+        let build = |by_handle: bool| {
+            let mut b = Builder::new();
+            let mut handles: Vec<Option<ValueHandle>> = vec![None; 3];
+            let names = ["id", "name", "é"];
+            b.start_vector();
+            for i in 0..4i64 {
+                b.start_map();
+                for (j, name) in names.iter().enumerate() {
+                    match handles[j].filter(|_| by_handle) {
+                        Some(h) => b.reuse_value(h),
+                        None => {
+                            b.key(name);
+                            handles[j] = b.last_key();
+                            assert!(handles[j].is_some());
+                        }
+                    }
+                    b.int(i * 300 + j as i64);
+                }
+                b.end_map().unwrap();
+            }
+            b.end_vector().unwrap();
+            b.finish().unwrap().to_vec()
+        };
+        assert_eq!(build(true), build(false));
+        // Only a key on top, and nothing after a failure.
+        let mut b = Builder::new();
+        b.start_map();
+        assert!(b.last_key().is_none());
+        b.key("k");
+        assert!(b.last_key().is_some());
+        b.int(1);
+        assert!(b.last_key().is_none());
+        b.key("bad\0key");
+        assert!(b.last_key().is_none());
     }
 
     #[test]

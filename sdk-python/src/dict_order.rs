@@ -13,6 +13,8 @@ use std::cell::RefCell;
 
 use flexbuf::Builder;
 
+use crate::key_memo::KeyMemo;
+
 /// Shapes remembered, direct-mapped by a hash of their key addresses.
 const SLOTS: usize = 128;
 /// Dicts with more keys (dictionaries rather than records) are not remembered,
@@ -25,6 +27,11 @@ pub struct DictOrders {
     slots: Vec<Shape>,
     /// Key addresses of every dict open in the current encode, innermost last.
     open_keys: Vec<usize>,
+    /// The keys written in the current encode, by key object: turned on
+    /// when a shape repeats within the encode (its key objects then recur).
+    pub keys: KeyMemo,
+    /// Encodes started on this set, the current one's number.
+    encodes: u64,
 }
 
 /// One shape: its key addresses in insertion order, and the order that sorts them.
@@ -32,21 +39,29 @@ pub struct DictOrders {
 struct Shape {
     keys: Vec<usize>,
     order: Vec<u32>,
+    /// The encode ([`DictOrders::encodes`]) that last ended a dict of this shape.
+    last_encode: u64,
 }
 
 thread_local! {
     static ORDERS: RefCell<DictOrders> = RefCell::new(DictOrders::default());
 }
 
-/// Runs `f` with this thread's orders (a fresh, empty set when they are in
-/// use already, as when an encode re-enters itself through a callback).
+/// Runs `f` (one encode, with the GIL held) with this thread's orders (a
+/// fresh, empty set when they are in use already, as when an encode
+/// re-enters itself through a callback). The key memo starts and ends empty.
 pub fn with_orders<R>(f: impl FnOnce(&mut DictOrders) -> R) -> R {
+    let run = |orders: &mut DictOrders| {
+        orders.open_keys.clear();
+        orders.keys.release();
+        orders.encodes += 1;
+        let r = f(orders);
+        orders.keys.release();
+        r
+    };
     ORDERS.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut orders) => {
-            orders.open_keys.clear();
-            f(&mut orders)
-        }
-        Err(_) => f(&mut DictOrders::default()),
+        Ok(mut orders) => run(&mut orders),
+        Err(_) => run(&mut DictOrders::default()),
     })
 }
 
@@ -85,7 +100,10 @@ impl DictOrders {
             shape.keys.clear();
             shape.keys.extend_from_slice(keys);
             shape.order.clear();
+        } else if shape.last_encode == self.encodes {
+            self.keys.activate();
         }
+        shape.last_encode = self.encodes;
         let r = b.end_map_in_order(&mut shape.order);
         self.open_keys.truncate(mark);
         r

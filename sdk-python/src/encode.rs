@@ -465,19 +465,32 @@ impl Encoder<'_> {
             seen += 1;
             // SAFETY: non-null results of PyDict_Next.
             let (k, v) = unsafe { (Borrowed::from_ptr(py, kp), Borrowed::from_ptr(py, vp)) };
-            let key = map_key(&k)?;
-            self.b.key(key);
+            // A key object met before in this encode is a `str` whose key
+            // is written: pushed again by its handle.
+            let memo = self.orders.keys.active;
+            let hit = if memo {
+                self.orders.keys.get(kp as usize)
+            } else {
+                None
+            };
+            match hit {
+                Some(h) => self.b.reuse_value(h),
+                None => {
+                    self.b.key(map_key(&k)?);
+                    if memo {
+                        self.orders.keys.remember(kp, self.b);
+                    }
+                }
+            }
             self.orders.key(kp as usize);
             match self.exact_scalar(&v) {
                 Ok(true) => {}
                 Ok(false) => {
+                    // Owned: encoding the value may run Python code.
                     let (k, v) = (k.to_owned(), v.to_owned());
-                    self.value(&v, depth).map_err(|e| match utf8(&k) {
-                        Ok(key) => e.at(PathSegment::Key(key)),
-                        Err(_) => e,
-                    })?;
+                    self.value(&v, depth).map_err(|e| at_key(&k, e))?;
                 }
-                Err(e) => return Err(e.at(PathSegment::Key(key))),
+                Err(e) => return Err(at_key(&k, e)),
             }
         }
         // SAFETY: as above.
@@ -486,6 +499,15 @@ impl Encoder<'_> {
         }
         self.orders.end_map(self.b, mark)?;
         Ok(())
+    }
+}
+
+/// `e` below the dict key `k` (a `str`; a key that is not valid UTF-8
+/// leaves the path as it is).
+fn at_key(k: &Bound<'_, PyAny>, e: EncodeFail) -> EncodeFail {
+    match utf8(k) {
+        Ok(key) => e.at(PathSegment::Key(key)),
+        Err(_) => e,
     }
 }
 

@@ -13,6 +13,7 @@ mod errors;
 mod expand;
 mod generate;
 mod input;
+mod key_memo;
 mod pyint;
 mod pystr;
 mod reference;

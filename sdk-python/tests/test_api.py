@@ -6,6 +6,7 @@ import array
 import json
 import math
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -221,6 +222,95 @@ def test_lists_of_strings_encode_as_from_json() -> None:
     with pytest.raises(UnicodeEncodeError):
         flexbuf.dumps(["a"] * 8 + ["\ud800"])
     assert flexbuf.loads(flexbuf.dumps(["b"] * 9)) == ["b"] * 9
+
+
+def _push_explicitly(b: flexbuf.Builder, v: object) -> None:
+    """Pushes `v` through the builder's own calls, one key at a time."""
+    if isinstance(v, dict):
+        b.start_map()
+        for k, e in v.items():
+            b.key(k)
+            _push_explicitly(b, e)
+        b.end_map()
+    elif isinstance(v, list):
+        b.start_vector()
+        for e in v:
+            _push_explicitly(b, e)
+        b.end_vector()
+    elif isinstance(v, str):
+        b.string(v)
+    else:
+        assert isinstance(v, int) and not isinstance(v, bool)
+        b.int(v)
+
+
+def test_dict_keys_met_again_write_the_bytes_of_their_text() -> None:
+    """Once a dict shape repeats within a call, dumps pushes a key object it
+    met before by the key it wrote for it (the memo holds the object until
+    the call ends). The bytes stay those of the key's text, whatever the
+    objects, their count, their reuse across calls or the builder's key
+    sharing."""
+    # json.loads shares key objects within a document: the memo's case.
+    rows = [{"id": i, "name": "n%d" % i, "tags": {"a": i, "b": [i, "é"]}} for i in range(60)]
+    text = json.dumps({"rows": rows}, ensure_ascii=False)
+    doc = json.loads(text)
+    first, second = list(doc["rows"][0]), list(doc["rows"][1])
+    assert all(a is b for a, b in zip(first, second))
+    assert flexbuf.dumps(doc) == flexbuf.from_json(text)
+    assert flexbuf.dumps(doc, share_strings=True) == flexbuf.from_json(text, share_strings=True)
+    assert flexbuf.loads(flexbuf.dumps(doc)) == doc
+    # The references taken while encoding are all given back.
+    before = [sys.getrefcount(k) for k in first]
+    flexbuf.dumps(doc)
+    assert [sys.getrefcount(k) for k in first] == before
+
+    # More distinct keys than the memo has slots or holds (collisions and
+    # the cap): one shape repeated first, then 6,000 keys each in two dicts.
+    keys = ["key-%d" % i for i in range(6000)]
+    many: list[object] = [{"x": 1, "y": 2}, {"x": 3, "y": 4}]
+    for i in range(0, len(keys), 2):
+        many.append({keys[i]: i, keys[i + 1]: [i]})
+        many.append({keys[i + 1]: -i, keys[i]: "v"})
+    assert flexbuf.dumps(many) == flexbuf.from_json(json.dumps(many))
+
+    # Fresh key objects in every call, freed after it: their addresses come
+    # back for other text, which must never be taken for a key met before.
+    for n in range(200):
+        fresh = ["".join(["k", str(n), "-", str(j)]) for j in range(3)]
+        value = [dict.fromkeys(fresh, n), dict.fromkeys(fresh, n + 1), dict.fromkeys(fresh[::-1], 0)]
+        assert flexbuf.dumps(value) == flexbuf.from_json(json.dumps(value)), n
+        del fresh, value
+
+    # A builder that does not share keys writes each key again.
+    for share_keys in (False, True):
+        b1 = flexbuf.Builder(share_keys=share_keys)
+        b1.add(doc)
+        b2 = flexbuf.Builder(share_keys=share_keys)
+        _push_explicitly(b2, doc)
+        assert b1.finish() == b2.finish(), share_keys
+    unshared = flexbuf.Builder(share_keys=False)
+    unshared.add(doc)
+    assert len(unshared.finish()) > len(flexbuf.dumps(doc))
+
+    # Errors past the point where the memo is on keep their kind and path.
+    doc["rows"][40]["tags"]["b"][1] = {1, 2}
+    with pytest.raises(flexbuf.EncodeTypeError) as e:
+        flexbuf.dumps(doc)
+    assert e.value.path == "$.rows[40].tags.b[1]"
+    doc["rows"][40]["tags"]["b"][1] = 2**70
+    with pytest.raises(flexbuf.EncodeOverflowError) as e2:
+        flexbuf.dumps(doc)
+    assert e2.value.path == "$.rows[40].tags.b[1]"
+    doc["rows"][40]["tags"]["b"][1] = "ok"
+    doc["rows"][50]["tags"][3] = "int key"
+    with pytest.raises(flexbuf.EncodeTypeError, match="map keys must be str"):
+        flexbuf.dumps(doc)
+    del doc["rows"][50]["tags"][3]
+    doc["rows"][50]["tags"]["\ud800"] = 1
+    with pytest.raises(UnicodeEncodeError):
+        flexbuf.dumps(doc)
+    del doc["rows"][50]["tags"]["\ud800"]
+    assert flexbuf.loads(flexbuf.dumps(doc)) == doc
 
 
 def test_from_json_accepts_text_and_utf8_bytes_and_reports_errors() -> None:

@@ -11,7 +11,8 @@ and for the generated classes ``typed_decode`` and ``typed_encode`` (the
 fixture's schema is generated into a temporary directory with the CLI named
 by ``FLEXBUF_CLI``, default ``target/release/flexbuf``), against
 ``msgspec_decode`` (MessagePack into the msgspec Structs bench.py mirrors
-from the same classes) and ``msgspec_encode`` (their JSON encode).
+from the same classes) and ``msgspec_encode`` (their JSON encode), and
+``msgspec_dumps`` (``msgspec.json.encode`` of the plain values, ``dumps``'s peer).
 Python's garbage collector is off while the calls run, as in bench.py.
 """
 
@@ -76,6 +77,8 @@ def main() -> None:
             sv = to_struct(value)
             packed = msgspec.msgpack.encode(sv)
             decoder = msgspec.msgpack.Decoder(root_struct)
+        if mode == "msgspec_dumps":
+            from msgspec.json import encode as msgspec_json_encode
         call = {
             "loads": lambda: flexbuf.loads(fb),
             "dumps": lambda: flexbuf.dumps(obj),
@@ -85,6 +88,7 @@ def main() -> None:
             "typed_encode": lambda: value.encode(),
             "msgspec_decode": lambda: decoder.decode(packed),
             "msgspec_encode": lambda: msgspec.json.encode(sv),
+            "msgspec_dumps": lambda: msgspec_json_encode(obj),
         }[mode]
         gc.disable()
         for _ in range(n):

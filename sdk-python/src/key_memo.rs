@@ -1,0 +1,115 @@
+//! Keys already written in the current encode, by the `str` object that
+//! named them.
+//!
+//! The dicts of one document mostly share their key objects: parsers cache
+//! keys (`json.loads` within a document, orjson across documents), literal
+//! keys are interned, and records made by one piece of code use the same
+//! names. A key object met again is pushed from its handle (one table probe)
+//! instead of through the builder's key pool, which hashes and compares the
+//! key's bytes.
+//!
+//! Each remembered object is held (a strong reference) until the encode
+//! ends, so its address cannot be freed and reused by another string while
+//! the table names it: an address found here is the same immutable object,
+//! and so the same key bytes.
+
+use flexbuf::{Builder, ShareFlags, ValueHandle};
+use pyo3::ffi;
+
+/// Table slots, direct-mapped by object address (a key that collides with
+/// another of the same encode replaces it; both stay correct).
+const SLOTS: usize = 512;
+/// Most key objects held in one encode; later new keys go through the key
+/// pool alone.
+const MAX_HELD: usize = 4096;
+
+/// One remembered key: valid only in the encode numbered `epoch`.
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    addr: usize,
+    epoch: u64,
+    handle: Option<ValueHandle>,
+}
+
+/// The key objects of the current encode and the handles of their keys.
+///
+/// Off at the start of each encode: a document of distinct keys (one wide
+/// record) would pay for remembering each and find none again. The caller
+/// turns it on ([`activate`](Self::activate)) once a dict shape repeats in
+/// the encode.
+#[derive(Default)]
+pub struct KeyMemo {
+    /// Whether keys are looked up and remembered in this encode.
+    pub active: bool,
+    slots: Vec<Entry>,
+    /// Every object remembered in this encode, each holding one reference
+    /// taken by [`remember`](Self::remember).
+    held: Vec<*mut ffi::PyObject>,
+    /// The number of the current encode; entries of earlier ones are empty.
+    epoch: u64,
+}
+
+impl KeyMemo {
+    /// The handle of the key written for the object at `addr` in this encode.
+    #[inline]
+    pub fn get(&self, addr: usize) -> Option<ValueHandle> {
+        let e = self.slots.get(slot_of(addr))?;
+        if e.addr == addr && e.epoch == self.epoch {
+            e.handle
+        } else {
+            None
+        }
+    }
+
+    /// Remembers the key `b` just pushed ([`Builder::last_key`]) as the key
+    /// of `key`, a `str` object, taking a reference to it. Nothing is
+    /// remembered once the builder has failed or enough keys are held, nor
+    /// when the builder does not pool keys (each `key` call then writes the
+    /// key again, and so must this encode).
+    #[inline]
+    pub fn remember(&mut self, key: *mut ffi::PyObject, b: &Builder) {
+        if self.held.len() >= MAX_HELD || !b.options().share.contains(ShareFlags::KEYS) {
+            return;
+        }
+        let Some(handle) = b.last_key() else {
+            return;
+        };
+        if self.slots.is_empty() {
+            self.slots.resize(SLOTS, Entry::default());
+        }
+        self.slots[slot_of(key as usize)] = Entry {
+            addr: key as usize,
+            epoch: self.epoch,
+            handle: Some(handle),
+        };
+        // SAFETY: `key` is a live object (the caller holds it); the
+        // reference taken here is dropped by `release`.
+        unsafe { ffi::Py_INCREF(key) };
+        self.held.push(key);
+    }
+
+    /// Turns the memo on for the rest of this encode.
+    #[inline]
+    pub fn activate(&mut self) {
+        self.active = true;
+    }
+
+    /// Ends the encode: forgets every key and drops the references taken.
+    /// Must run with the GIL held (as every encode does) before the next
+    /// encode uses the memo.
+    pub fn release(&mut self) {
+        self.active = false;
+        self.epoch += 1;
+        for p in self.held.drain(..) {
+            // SAFETY: each pointer holds the reference `remember` took.
+            unsafe { ffi::Py_DECREF(p) };
+        }
+    }
+}
+
+/// The slot of an object address (objects are 16-byte aligned, so the low
+/// bits carry nothing).
+#[inline]
+fn slot_of(addr: usize) -> usize {
+    ((addr as u64 >> 4).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 55) as usize % SLOTS
+}
