@@ -12,7 +12,7 @@ fixture's schema is generated into a temporary directory with the CLI named
 by ``FLEXBUF_CLI``, default ``target/release/flexbuf``), against
 ``msgspec_decode`` (MessagePack into the msgspec Structs bench.py mirrors
 from the same classes) and ``msgspec_encode`` (their JSON encode), and
-``msgspec_dumps`` (``msgspec.json.encode`` of the plain values, ``dumps``'s peer).
+``dumps_msgspec`` (``msgspec.json.encode`` of the plain values, ``dumps``'s peer).
 Python's garbage collector is off while the calls run, as in bench.py.
 """
 
@@ -77,7 +77,7 @@ def main() -> None:
             sv = to_struct(value)
             packed = msgspec.msgpack.encode(sv)
             decoder = msgspec.msgpack.Decoder(root_struct)
-        if mode == "msgspec_dumps":
+        if mode == "dumps_msgspec":
             from msgspec.json import encode as msgspec_json_encode
         call = {
             "loads": lambda: flexbuf.loads(fb),
@@ -88,7 +88,7 @@ def main() -> None:
             "typed_encode": lambda: value.encode(),
             "msgspec_decode": lambda: decoder.decode(packed),
             "msgspec_encode": lambda: msgspec.json.encode(sv),
-            "msgspec_dumps": lambda: msgspec_json_encode(obj),
+            "dumps_msgspec": lambda: msgspec_json_encode(obj),
         }[mode]
         gc.disable()
         for _ in range(n):
