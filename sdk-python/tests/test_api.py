@@ -313,6 +313,39 @@ def test_dict_keys_met_again_write_the_bytes_of_their_text() -> None:
     assert flexbuf.loads(flexbuf.dumps(doc)) == doc
 
 
+def test_random_documents_of_shared_key_objects_encode_as_from_json() -> None:
+    """Random documents whose dicts draw their keys from one set of key
+    objects, often as records of a few shapes (so shapes repeat and the key
+    memo turns on), with fresh objects of equal text mixed in, against
+    from_json of their JSON. Sixty names over 512 memo slots: addresses
+    collide in most documents."""
+    rng = random.Random(20261205)
+    names = [sys.intern("k%d" % i) for i in range(50)] + ["é", "a" * 20, "", "值", "b\u00ff"]
+    names += ["".join(["n", str(i)]) for i in range(5)]
+
+    def key() -> str:
+        k = rng.choice(names)
+        # A fresh object of the same text now and then: pooled by content.
+        return "".join(list(k)) if rng.random() < 0.1 else k
+
+    def value(depth: int, shapes: list[list[str]]) -> object:
+        r = rng.random()
+        if depth < 4 and r < 0.15:
+            return {k: value(depth + 1, shapes) for k in rng.choice(shapes)}
+        if depth < 4 and r < 0.25:
+            return {key(): value(depth + 1, shapes) for _ in range(rng.randrange(0, 7))}
+        if depth < 4 and r < 0.4:
+            return [value(depth + 1, shapes) for _ in range(rng.randrange(0, 6))]
+        return rng.choice([rng.randrange(-(2**40), 2**40), rng.random(), "s%d" % rng.randrange(99), True, None])
+
+    for n in range(300):
+        shapes = [rng.sample(names, k) for k in (2, 3, 5, 8)]
+        doc = [value(0, shapes) for _ in range(rng.randrange(1, 40))]
+        text = json.dumps(doc, ensure_ascii=False)
+        assert flexbuf.dumps(doc) == flexbuf.from_json(text), n
+        assert flexbuf.dumps(doc, share_strings=True) == flexbuf.from_json(text, share_strings=True), n
+
+
 def test_from_json_accepts_text_and_utf8_bytes_and_reports_errors() -> None:
     assert flexbuf.from_json(b'{"a": 1}') == flexbuf.from_json('{"a": 1}')
     with pytest.raises(flexbuf.JsonError):
