@@ -584,7 +584,7 @@ export class Builder {
     this.strings(list);
     const sData = this.sData;
     const sWidth = this.sWidth;
-    const width = this.offsetsWidth(Math.max(this.forceMin, widthOfUInt(n)), start, start + n, 1, 1, sData[start]);
+    const width = this.offsetsWidth(Math.max(this.forceMin, widthOfUInt(n)), start, start + n, 1, 1, sData[start], start);
     const bytes = 1 << width;
     this.align(width);
     this.reserve((n + 1) * (bytes + 1));
@@ -1111,15 +1111,24 @@ export class Builder {
    * The width, from `width` up, of a vector written at the end of the buffer
    * whose elements are stack[start], stack[start+step], ... before `end`,
    * the first `prefix` slots in, and whose offsets point no lower than
-   * `lowest`: when the last slot's distance to `lowest` fits a width, every
-   * offset does; otherwise each offset's own width decides (scalars skipped).
+   * `lowest`, the target of element `lowestAt`. At each width from `width`
+   * up: when that element's own offset does not fit, no narrower width can
+   * serve and the next is tried; when the last slot's distance to `lowest`
+   * fits, every offset does and the width is found. Only when the two
+   * bounds straddle the width does each offset's own width decide (scalars
+   * skipped): the same width as that search from `width` would give.
    */
-  private offsetsWidth(width: number, start: number, end: number, step: number, prefix: number, lowest: number): number {
-    if (width >= 3) return width;
+  private offsetsWidth(width: number, start: number, end: number, step: number, prefix: number,
+    lowest: number, lowestAt: number): number {
     const bufLen = this.len;
-    const bytes = 1 << width;
-    const far = bufLen + padding(bufLen, bytes) + (end - step - start + prefix) * bytes - lowest;
-    if (widthOfUInt(far) <= width) return width;
+    for (; width < 3; width++) {
+      const bytes = 1 << width;
+      const base = bufLen + padding(bufLen, bytes) - lowest;
+      if (widthOfUInt(base + (lowestAt - start + prefix) * bytes) > width) continue;
+      if (widthOfUInt(base + (end - step - start + prefix) * bytes) <= width) return width;
+      break;
+    }
+    if (width >= 3) return 3;
     const sType = this.sType;
     const sData = this.sData;
     for (let i = start; i < end && width < 3; i += step) {
@@ -1153,14 +1162,18 @@ export class Builder {
     // * bytes, index_i = i - start + prefix, as the reference counts it).
     const sData = this.sData;
     let lowest = Infinity;
+    let lowestAt = start;
     for (let i = start; i < end; i += step) {
       const t = sType[i];
       if (t <= T.Float || t === T.Bool) {
         const w = sWidth[i];
         if (w > width) width = w;
-      } else if (sData[i] < lowest) lowest = sData[i];
+      } else if (sData[i] < lowest) {
+        lowest = sData[i];
+        lowestAt = i;
+      }
     }
-    if (lowest !== Infinity) width = this.offsetsWidth(width, start, end, step, prefix, lowest);
+    if (lowest !== Infinity) width = this.offsetsWidth(width, start, end, step, prefix, lowest, lowestAt);
     const bytes = 1 << width;
     this.align(width);
     this.reserve((len + 3) * (bytes + 1));

@@ -572,3 +572,54 @@ test("Builder.strings writes what string() writes for each element, runs of ASCI
   }
   assert.ok(runs > 50, `${runs} rounds took the one-write path`);
 });
+
+test("vector and map widths across the offset limits are the Rust core's (from-json of the same JSON)", async () => {
+  // Offsets that straddle the 1-, 2- and 4-byte limits: keys pooled far
+  // back, strings of every size class before the containers that point at
+  // them, and documents past 64 KiB; the widths the builder picks from its
+  // two bounds (the lowest target's own slot, the last slot) or its
+  // per-element search must be the core's, whose bytes are the C++
+  // reference's.
+  const { spawnSync } = await import("node:child_process");
+  const { fileURLToPath } = await import("node:url");
+  const cli = process.env.FLEXBUF_CLI ?? fileURLToPath(new URL("../../target/release/flexbuf", import.meta.url));
+  const r = rng(20261205);
+  const names = Array.from({ length: 40 }, (_, i) => `key${i}${"k".repeat(i % 7)}`);
+  const str = () => "s".repeat([0, 1, 30, 120, 250, 300, 700, 3000][Math.floor(r() * 8)]) + Math.floor(r() * 1000);
+  const value = (depth) => {
+    const x = r();
+    if (depth < 4 && x < 0.2) {
+      // Keys inserted in byte order: `encode` writes an object's keys
+      // sorted, `from-json` in text order, so only then are the bytes equal.
+      const keys = Array.from({ length: Math.floor(r() * 9) }, () => names[Math.floor(r() * names.length)]);
+      const o = {};
+      for (const k of [...new Set(keys)].sort()) o[k] = value(depth + 1);
+      return o;
+    }
+    if (depth < 4 && x < 0.35) return Array.from({ length: Math.floor(r() * 9) }, () => value(depth + 1));
+    if (x < 0.7) return str();
+    return [Math.floor(r() * 300) - 150, Math.floor(r() * 2 ** 40), true, null][Math.floor(r() * 4)];
+  };
+  // Two slots of one vector pointing at one shared string, eight slots
+  // apart, with the string pushed just under each offset limit: the first
+  // slot's offset fits a width where the last one's does not.
+  const shared = { share: fb.Share.KeysAndStrings };
+  for (const [from, to] of [[225, 270], [65500, 65545]]) {
+    for (let len = from; len < to; len++) {
+      const doc = ["", "y".repeat(len), ["", 1, 2, 3, 4, 5, 6, ""], { a: "", b: 1, c: 2, d: 3, e: "" }];
+      const c = spawnSync(cli, ["from-json", "--share", "keys-and-strings"], { input: JSON.stringify(doc) });
+      assert.equal(c.status, 0, `${cli}: ${c.stderr ?? c.error}`);
+      assert.deepEqual(Buffer.from(fb.encode(doc, shared)).toString("hex"), Buffer.from(c.stdout).toString("hex"), `filler ${len}`);
+    }
+  }
+  for (const n of [5, 40, 200, 900]) {
+    const doc = Array.from({ length: n }, () => value(0));
+    const text = JSON.stringify(doc);
+    const c = spawnSync(cli, ["from-json"], { input: text, maxBuffer: 1 << 28 });
+    assert.equal(c.status, 0, `${cli}: ${c.stderr ?? c.error}`);
+    const core = new Uint8Array(c.stdout);
+    assert.ok(n < 200 || core.length > 65536, `document of ${n} values spans ${core.length} bytes`);
+    assert.deepEqual(Buffer.from(fb.encode(doc)).toString("hex"), Buffer.from(core).toString("hex"), `${n} values`);
+    assert.deepEqual(Buffer.from(fb.fromJSON(text)).toString("hex"), Buffer.from(core).toString("hex"), `${n} values, fromJSON`);
+  }
+});
