@@ -15,8 +15,12 @@ use flexbuf::Builder;
 
 use crate::key_memo::KeyMemo;
 
-/// Shapes remembered, direct-mapped by a hash of their key addresses.
-const SLOTS: usize = 128;
+/// Shapes remembered, in sets of [`WAYS`] chosen by a hash of their key
+/// addresses (a document's few dozen shapes rarely fill a set; when one is
+/// full, the shape met least recently makes room).
+const SLOTS: usize = 256;
+/// Shapes per set.
+const WAYS: usize = 4;
 /// Dicts with more keys (dictionaries rather than records) are not remembered,
 /// so the cache holds at most `SLOTS * MAX_KEYS` addresses and indices.
 const MAX_KEYS: usize = 128;
@@ -37,6 +41,8 @@ pub struct DictOrders {
 /// One shape: its key addresses in insertion order, and the order that sorts them.
 #[derive(Default)]
 struct Shape {
+    /// The hash of `keys` (compared first).
+    hash: u64,
     keys: Vec<usize>,
     order: Vec<u32>,
     /// The encode ([`DictOrders::encodes`]) that last ended a dict of this shape.
@@ -95,14 +101,31 @@ impl DictOrders {
                 .wrapping_mul(0x9e37_79b9_7f4a_7c15)
                 .rotate_left(23);
         }
-        let shape = &mut self.slots[(h >> 32) as usize % SLOTS];
-        if shape.keys != keys {
-            shape.keys.clear();
-            shape.keys.extend_from_slice(keys);
-            shape.order.clear();
-        } else if shape.last_encode == self.encodes {
-            self.keys.activate();
-        }
+        let set = &mut self.slots[(h >> 32) as usize % (SLOTS / WAYS) * WAYS..][..WAYS];
+        let shape = match set.iter().position(|s| s.hash == h && s.keys == keys) {
+            Some(i) => {
+                let shape = &mut set[i];
+                if shape.last_encode == self.encodes {
+                    self.keys.activate();
+                }
+                shape
+            }
+            None => {
+                // The way met least recently (the first of equals).
+                let mut i = 0;
+                for j in 1..WAYS {
+                    if set[j].last_encode < set[i].last_encode {
+                        i = j;
+                    }
+                }
+                let shape = &mut set[i];
+                shape.hash = h;
+                shape.keys.clear();
+                shape.keys.extend_from_slice(keys);
+                shape.order.clear();
+                shape
+            }
+        };
         shape.last_encode = self.encodes;
         let r = b.end_map_in_order(&mut shape.order);
         self.open_keys.truncate(mark);
