@@ -189,16 +189,39 @@ pub fn utf8<'a>(obj: &'a Bound<'_, PyAny>) -> Result<&'a str, EncodeFail> {
     }
 }
 
-/// The UTF-8 of every item of `items` when each is a `str` (with `exact`,
-/// of type `str` itself, no subclass) whose UTF-8 Python can give; `None`
-/// otherwise, and the caller writes the items one by one, which reports the
-/// item that fails (a lone surrogate's error is Python's, raised again then).
+/// Writes `items` as one vector of strings (`Builder::strings_field`: the
+/// bytes of pushing each, with no value-stack slot per item) when each is a
+/// `str` (with `exact`, of type `str` itself, no subclass) whose UTF-8
+/// Python can give: true then; false (nothing written) otherwise, and the
+/// caller writes the items one by one, which reports the item that fails (a
+/// lone surrogate's error is Python's, raised again then).
 ///
 /// # Safety
 ///
-/// `items` are live objects of a sequence that no Python code changes until
-/// the strings returned are no longer used (they borrow the items' UTF-8).
-pub unsafe fn str_items<'a>(
+/// `items` are live objects of a sequence that no Python code changes while
+/// this runs (the strings borrow the items' UTF-8).
+pub unsafe fn push_str_items(
+    b: &mut Builder,
+    py: Python<'_>,
+    items: &[*mut ffi::PyObject],
+    exact: bool,
+) -> Result<bool, EncodeFail> {
+    // SAFETY: the caller's contract.
+    let Some(strs) = (unsafe { str_items(py, items, exact) }) else {
+        return Ok(false);
+    };
+    let field = b.strings_field(&strs)?;
+    b.push_field(field)?;
+    Ok(true)
+}
+
+/// The UTF-8 of every item of `items` for [`push_str_items`]; `None` when
+/// one is not a `str` (of type `str` itself with `exact`) with UTF-8.
+///
+/// # Safety
+///
+/// As for [`push_str_items`], until the strings returned are no longer used.
+unsafe fn str_items<'a>(
     py: Python<'_>,
     items: &'a [*mut ffi::PyObject],
     exact: bool,
@@ -346,7 +369,19 @@ impl Encoder<'_> {
     fn list(&mut self, l: &Bound<'_, PyList>, depth: usize) -> Result<(), EncodeFail> {
         let depth = enter(depth)?;
         let lp = l.as_ptr();
-        if self.numeric_list(lp) || self.string_list(l)? {
+        // SAFETY: `lp` is a live list; its items are read by the one-piece
+        // writers below while no Python code runs (nothing can change it
+        // meanwhile), each a live object.
+        // An empty list's item array may be null: no slice of it is made.
+        let items: &[*mut ffi::PyObject] = match unsafe { ffi::PyList_GET_SIZE(lp) } as usize {
+            0 => &[],
+            n => unsafe {
+                std::slice::from_raw_parts((*(lp as *mut ffi::PyListObject)).ob_item, n)
+            },
+        };
+        if items.len() >= NUMERIC_RUN
+            && (self.numeric_list(items) || self.string_list(l.py(), items)?)
+        {
             return Ok(());
         }
         self.b.start_vector();
@@ -378,23 +413,18 @@ impl Encoder<'_> {
         Ok(())
     }
 
-    /// Writes the list `lp` when it holds [`NUMERIC_RUN`] or more items, all
+    /// Writes the list of `items` ([`NUMERIC_RUN`] or more) when they are all
     /// exact `int`s within i64 or all exact `float`s (a numeric column, a
     /// series), as one untyped vector (`Builder::untyped_vector`: the bytes
     /// of pushing each item), with no value-stack slot per item: true then,
     /// false (nothing written) for any other list. Reads the items as
     /// borrowed references and runs no Python code.
-    fn numeric_list(&mut self, lp: *mut ffi::PyObject) -> bool {
-        // SAFETY: `lp` is a live list: its items are read while no Python
-        // code runs (nothing can change it meanwhile), each a live object.
+    fn numeric_list(&mut self, items: &[*mut ffi::PyObject]) -> bool {
+        // SAFETY: live items of a list no Python code changes meanwhile (see
+        // `list`), at least `NUMERIC_RUN` of them.
         unsafe {
-            let n = ffi::PyList_GET_SIZE(lp) as usize;
-            if n < NUMERIC_RUN {
-                return false;
-            }
-            let items = std::slice::from_raw_parts((*(lp as *mut ffi::PyListObject)).ob_item, n);
             if ffi::PyLong_CheckExact(items[0]) != 0 {
-                let mut values = Vec::with_capacity(n);
+                let mut values = Vec::with_capacity(items.len());
                 for &item in items {
                     match crate::pyint::exact_i64(item) {
                         Some(v) => values.push(v),
@@ -405,7 +435,7 @@ impl Encoder<'_> {
                 return true;
             }
             if ffi::PyFloat_CheckExact(items[0]) != 0 {
-                let mut values = Vec::with_capacity(n);
+                let mut values = Vec::with_capacity(items.len());
                 for &item in items {
                     if ffi::PyFloat_CheckExact(item) == 0 {
                         return false;
@@ -419,33 +449,24 @@ impl Encoder<'_> {
         false
     }
 
-    /// Writes the list `l` when it holds [`NUMERIC_RUN`] or more items, all
-    /// exact `str`s with UTF-8 (a list of names, tags, lines), as one vector
-    /// of strings (`Builder::strings_field`: the bytes of pushing each, with
-    /// no value-stack slot per item): true then, false (nothing written) for
-    /// any other list, which the item-by-item path writes or reports. Reads
-    /// the items as borrowed references and runs no Python code.
-    fn string_list(&mut self, l: &Bound<'_, PyList>) -> Result<bool, EncodeFail> {
-        let lp = l.as_ptr();
-        // SAFETY: `lp` is a live list: its items are read while no Python
-        // code runs (nothing can change it meanwhile), each a live object.
-        let items = unsafe {
-            let n = ffi::PyList_GET_SIZE(lp) as usize;
-            if n < NUMERIC_RUN
-                || ffi::PyUnicode_CheckExact(*(*(lp as *mut ffi::PyListObject)).ob_item) == 0
-            {
+    /// Writes the list of `items` when they are all exact `str`s with UTF-8
+    /// (a list of names, tags, lines) as one vector of strings
+    /// ([`push_str_items`]): true then, false (nothing written) for any other
+    /// list, which the item-by-item path writes or reports. Reads the items
+    /// as borrowed references and runs no Python code.
+    fn string_list(
+        &mut self,
+        py: Python<'_>,
+        items: &[*mut ffi::PyObject],
+    ) -> Result<bool, EncodeFail> {
+        // SAFETY: live items of a list no Python code changes meanwhile (see
+        // `list`), at least one of them.
+        unsafe {
+            if ffi::PyUnicode_CheckExact(items[0]) == 0 {
                 return Ok(false);
             }
-            std::slice::from_raw_parts((*(lp as *mut ffi::PyListObject)).ob_item, n)
-        };
-        // SAFETY: the items of a live list, which no Python code changes
-        // while they are written (see above).
-        let Some(strs) = (unsafe { str_items(l.py(), items, true) }) else {
-            return Ok(false);
-        };
-        let field = self.b.strings_field(&strs)?;
-        self.b.push_field(field)?;
-        Ok(true)
+            push_str_items(self.b, py, items, true)
+        }
     }
 
     fn dict(&mut self, d: &Bound<'_, PyDict>, depth: usize) -> Result<(), EncodeFail> {

@@ -355,12 +355,7 @@ impl Encoder<'_, '_, '_> {
         }
         // SAFETY: the items of a live sequence that no Python code can
         // change meanwhile (see `borrowed_items`).
-        let Some(strs) = (unsafe { str_items(self.py, items, false) }) else {
-            return Ok(false);
-        };
-        let field = self.b.strings_field(&strs)?;
-        self.b.push_field(field)?;
-        Ok(true)
+        unsafe { push_str_items(self.b, self.py, items, false) }
     }
 
     /// The list or tuple `v` for a field of type `ty`.

@@ -34,7 +34,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyMapping, PyString, PyTuple, PyType}
 use std::cell::RefCell;
 
 use crate::decode::{bool_obj, float_obj, int_obj, str_obj, uint_obj};
-use crate::encode::{map_key, str_items, type_name, utf8, EncodeFail};
+use crate::encode::{map_key, push_str_items, type_name, utf8, EncodeFail};
 use crate::errors::{to_py, Class, Context, IntoPy};
 use crate::input;
 use crate::pystr::KeyGuard;
