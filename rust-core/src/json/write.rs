@@ -1134,6 +1134,9 @@ pub(crate) fn write_f64(out: &mut Vec<u8>, f: f64) {
             return;
         }
     }
+    if (1e-4..1e4).contains(&a) && four_decimals(out, f, a) {
+        return;
+    }
     if (1e-4..1e14).contains(&a) {
         if let Some((digits, k)) = fifteen_digits(a) {
             if f < 0.0 {
@@ -1144,6 +1147,53 @@ pub(crate) fn write_f64(out: &mut Vec<u8>, f: f64) {
         }
     }
     shortest_f64(out, f);
+}
+
+/// Writes `f` (whose absolute value `a` is below 10^4 and not whole) when
+/// its shortest digits have at most four decimals, as most data's
+/// decimals do (prices, readings, coordinates), and returns true; writes
+/// nothing and returns false otherwise. The text is the one
+/// [`fifteen_digits`] and [`write_fraction`] give (see there why these
+/// digits are the shortest), made with constant divisors only: `a` is
+/// scaled to ten-thousandths, rounded and checked, and the whole part, the
+/// point and the fraction's digits without trailing zeros are laid out in
+/// one word-sized block.
+#[inline]
+fn four_decimals(out: &mut Vec<u8>, f: f64, a: f64) -> bool {
+    // Below 10^8: exact in an f64, and adding a half is exact too.
+    // SAFETY: `a * 10^4 + 0.5` is finite and below 2^27, inside `i64`.
+    let n = unsafe { (a * POW10[4] + 0.5).to_int_unchecked::<i64>() } as u64;
+    if n as f64 / POW10[4] != a {
+        return false;
+    }
+    // `a` is not whole, so `frac` is not 0 and has at most three trailing zeros.
+    let (int, frac) = (n / 10_000, n % 10_000);
+    let zeros =
+        (frac % 10 == 0) as usize + (frac % 100 == 0) as usize + (frac % 1000 == 0) as usize;
+    let int_digits = 1 + (int >= 10) as usize + (int >= 100) as usize + (int >= 1000) as usize;
+    // `-`, up to four digits, the point and four decimals: 10 bytes, built
+    // in a 16-byte block that starts 5 - int_digits bytes in.
+    let mut text = [0u8; 16];
+    text[1..5].copy_from_slice(&four_digits(int));
+    text[5] = b'.';
+    text[6..10].copy_from_slice(&four_digits(frac));
+    let mut start = 5 - int_digits;
+    if f < 0.0 {
+        start -= 1;
+        text[start] = b'-';
+    }
+    let len = 10 - zeros - start;
+    out.reserve(16);
+    let at = out.len();
+    // SAFETY: 16 bytes are reserved past `at` and written whole (a block
+    // of 16 from `text`, which `start <= 4` keeps inside it after shifting);
+    // the length then covers the `len <= 10` bytes of the number.
+    unsafe {
+        let block = u128::from_le_bytes(text) >> (8 * start);
+        (out.as_mut_ptr().add(at) as *mut [u8; 16]).write_unaligned(block.to_le_bytes());
+        out.set_len(at + len);
+    }
+    true
 }
 
 /// The powers of ten that are exact as `f64`: 10^0 to 10^22.
@@ -1765,6 +1815,18 @@ mod tests {
             let text = format!("{n}e{}", (next() % 24) as i64 - 20);
             let f: f64 = text.parse().unwrap();
             specials.extend([f, f.next_up(), f.next_down()]);
+        }
+        // Up to four decimals below 10^4 (`four_decimals`), both signs, and
+        // their neighbours: every fraction with a sample of whole parts.
+        for frac in 1..10_000u64 {
+            let int = next() % 10_000;
+            for text in [
+                format!("{int}.{frac:04}"),
+                format!("-{}.{frac:04}", frac % 7),
+            ] {
+                let f: f64 = text.parse().unwrap();
+                specials.extend([f, f.next_up(), f.next_down()]);
+            }
         }
         for p in -5..17 {
             let f = 10f64.powi(p);
