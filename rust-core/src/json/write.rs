@@ -1134,11 +1134,13 @@ pub(crate) fn write_f64(out: &mut Vec<u8>, f: f64) {
             return;
         }
     }
-    if (1e-4..1e4).contains(&a) && four_decimals(out, f, a) {
+    // Below 10^4 the try at four decimals is `four_decimals`' alone.
+    let below_1e4 = (1e-4..1e4).contains(&a);
+    if below_1e4 && four_decimals(out, f, a) {
         return;
     }
     if (1e-4..1e14).contains(&a) {
-        if let Some((digits, k)) = fifteen_digits(a) {
+        if let Some((digits, k)) = fifteen_digits(a, !below_1e4) {
             if f < 0.0 {
                 out.push(b'-');
             }
@@ -1227,7 +1229,8 @@ fn odd_significand(f: f64) -> (u64, i32) {
 /// they are at most 15: `(n, k)` with `n / 10^k` reading back as `a`, and
 /// `n` not a multiple of ten. Most decimals that data holds (prices,
 /// readings, coordinates) are found here without a digit search, and
-/// those with up to four decimals with one try.
+/// those with up to four decimals with one try (when `try_four`: below
+/// 10^4, [`four_decimals`] has made that try already).
 ///
 /// Why the answer is the shortest: every decimal of at most 15 significant
 /// digits reads back from its nearest `f64` (`f64::DIGITS` is 15), so no two
@@ -1236,7 +1239,7 @@ fn odd_significand(f: f64) -> (u64, i32) {
 /// (`n`), and kept only when `n / 10^k`, one correctly rounded division of
 /// two exact values, is `a` again; trailing zeros of `n` then go.
 #[inline]
-fn fifteen_digits(a: f64) -> Option<(u64, u32)> {
+fn fifteen_digits(a: f64, try_four: bool) -> Option<(u64, u32)> {
     const LIMIT: f64 = 1e15;
     // Most data has one to four decimals: those are found by one try at
     // four (scaled by 10^4, rounded, checked), and the trailing zeros of a
@@ -1245,7 +1248,7 @@ fn fifteen_digits(a: f64) -> Option<(u64, u32)> {
     // not whole (whole numbers are written before this is called), so
     // `n` has at most three trailing zeros.
     let scaled = a * POW10[4];
-    if scaled < LIMIT {
+    if try_four && scaled < LIMIT {
         // SAFETY: as below.
         let n = unsafe { (scaled + 0.5).to_int_unchecked::<i64>() };
         if n as f64 / POW10[4] == a {
@@ -1421,7 +1424,15 @@ fn shortest_f64(out: &mut Vec<u8>, f: f64) {
     let text = buffer.format_finite(f).as_bytes();
     // Between 1e-4 and 1e16 both write plain decimals: the text is the same.
     if (1e-4..1e16).contains(&f.abs()) {
-        out.extend_from_slice(text);
+        // At most 24 bytes (17 digits, a sign, a point, leading zeros):
+        // fixed-size stores, not a library call.
+        out.reserve(text.len());
+        let at = out.len();
+        // SAFETY: `text.len()` bytes are reserved past `at` and all written.
+        unsafe {
+            crate::word::copy_short(text, out.as_mut_ptr().add(at));
+            out.set_len(at + text.len());
+        }
         return;
     }
     let (sign, text) = match text.split_first() {
