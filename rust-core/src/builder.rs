@@ -739,6 +739,38 @@ impl Builder {
         self.opens.push(Open::Map(self.stack.len()));
     }
 
+    /// Pushes an empty untyped vector: the bytes and the errors of
+    /// [`start_vector`](Self::start_vector) then [`end_vector`](Self::end_vector),
+    /// in one call (documents hold many `[]`).
+    ///
+    /// ```
+    /// let mut a = flexbuf::Builder::new();
+    /// a.empty_vector().unwrap();
+    /// let mut b = flexbuf::Builder::new();
+    /// b.start_vector();
+    /// b.end_vector().unwrap();
+    /// assert_eq!(a.finish().unwrap(), b.finish().unwrap());
+    /// ```
+    pub fn empty_vector(&mut self) -> Result<()> {
+        self.closed();
+        self.check()?;
+        let v = self.create_empty(false, None);
+        self.stack.push(v);
+        Ok(())
+    }
+
+    /// Pushes an empty map: the bytes and the errors of
+    /// [`start_map`](Self::start_map) then [`end_map`](Self::end_map), in
+    /// one call (documents hold many `{}`).
+    pub fn empty_map(&mut self) -> Result<()> {
+        self.closed();
+        self.check()?;
+        let keys = self.create_empty(true, None);
+        let map = self.create_empty(false, Some(keys));
+        self.stack.push(map);
+        Ok(())
+    }
+
     /// Ends an untyped vector.
     pub fn end_vector(&mut self) -> Result<()> {
         self.end_vector_as(false, false)
@@ -3120,6 +3152,56 @@ mod tests {
         assert!(b.last_key().is_none());
         b.key("bad\0key");
         assert!(b.last_key().is_none());
+    }
+
+    #[test]
+    fn empty_containers_in_one_call_write_what_start_and_end_write() {
+        // Empties at every offset width and alignment the buffer can put
+        // them at: after a blob of 1..300 bytes, with a forced width too.
+        for pad in [0usize, 1, 3, 7, 250, 300] {
+            for force in [None, Some(BitWidth::W16), Some(BitWidth::W64)] {
+                let build = |one_call: bool| {
+                    let mut b = Builder::new();
+                    if let Some(w) = force {
+                        b.force_min_width(w);
+                    }
+                    b.start_vector();
+                    b.blob(&vec![7u8; pad]);
+                    for i in 0..3 {
+                        if one_call {
+                            b.empty_vector().unwrap();
+                            b.empty_map().unwrap();
+                        } else {
+                            b.start_vector();
+                            b.end_vector().unwrap();
+                            b.start_map();
+                            b.end_map().unwrap();
+                        }
+                        b.int(i);
+                    }
+                    b.end_vector().unwrap();
+                    b.finish_vec().unwrap()
+                };
+                assert_eq!(build(true), build(false), "pad {pad}, force {force:?}");
+            }
+        }
+        // As the root, and after the buffer is finished: the same error.
+        let mut b = Builder::new();
+        b.empty_map().unwrap();
+        let mut c = Builder::new();
+        c.start_map();
+        c.end_map().unwrap();
+        assert_eq!(b.finish_vec().unwrap(), c.finish_vec().unwrap());
+        let mut b = Builder::new();
+        b.null();
+        b.finish().unwrap();
+        let one_call = b.empty_vector().unwrap_err();
+        let mut c = Builder::new();
+        c.null();
+        c.finish().unwrap();
+        c.start_vector();
+        assert_eq!(one_call, c.end_vector().unwrap_err());
+        assert!(b.empty_map().is_err());
     }
 
     #[test]

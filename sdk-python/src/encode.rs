@@ -374,7 +374,7 @@ impl Encoder<'_> {
         // meanwhile), each a live object.
         // An empty list's item array may be null: no slice of it is made.
         let items: &[*mut ffi::PyObject] = match unsafe { ffi::PyList_GET_SIZE(lp) } as usize {
-            0 => &[],
+            0 => return Ok(self.b.empty_vector()?),
             n => unsafe {
                 std::slice::from_raw_parts((*(lp as *mut ffi::PyListObject)).ob_item, n)
             },
@@ -471,13 +471,17 @@ impl Encoder<'_> {
 
     fn dict(&mut self, d: &Bound<'_, PyDict>, depth: usize) -> Result<(), EncodeFail> {
         let depth = enter(depth)?;
-        self.b.start_map();
-        let mark = self.orders.mark();
         let dp = d.as_ptr();
         let py = d.py();
         // SAFETY: `d` is a dict (possibly of a subclass, whose own iteration
         // is not used, as before).
         let n = unsafe { ffi::PyDict_Size(dp) };
+        if n == 0 {
+            // No entries, so no key order to remember.
+            return Ok(self.b.empty_map()?);
+        }
+        self.b.start_map();
+        let mark = self.orders.mark();
         let (mut pos, mut seen): (ffi::Py_ssize_t, ffi::Py_ssize_t) = (0, 0);
         let (mut kp, mut vp) = (std::ptr::null_mut(), std::ptr::null_mut());
         // SAFETY: PyDict_Next on a live dict, with borrowed results that the
