@@ -623,3 +623,51 @@ test("vector and map widths across the offset limits are the Rust core's (from-j
     assert.deepEqual(Buffer.from(fb.fromJSON(text)).toString("hex"), Buffer.from(core).toString("hex"), `${n} values, fromJSON`);
   }
 });
+
+test("short float vectors (coordinates) decode as element by element, at every length, width and budget", () => {
+  const specials = [0, -0, 1.5, -2.25, NaN, Infinity, -Infinity, 5e-324, 1.7976931348623157e308, 43.420273000000009];
+  for (let len = 1; len <= 8; len++) {
+    for (const kind of ["f64", "f32"]) {
+      for (const width of [1, 4, 8]) {
+        const b = new fb.Builder();
+        b.forceMinWidth(width);
+        // A list of pairs/triples/... as GeoJSON holds them, then one alone.
+        b.startVector();
+        for (let row = 0; row < 3; row++) {
+          b.startVector();
+          for (let i = 0; i < len; i++) {
+            const v = specials[(row * len + i) % specials.length];
+            if (kind === "f32") b.float(v);
+            else b.double(v);
+          }
+          b.endVector();
+        }
+        b.endVector();
+        const buf = b.finish();
+        const got = fb.decode(buf);
+        // The oracle: the lazy reader, element by element.
+        const v = fb.root(buf).asVector();
+        for (let row = 0; row < 3; row++) {
+          const r = v.get(row).asVector();
+          const want = [];
+          for (let i = 0; i < r.length; i++) want.push(r.get(i).asNumber());
+          assert.deepEqual(got[row], want, `${kind} x${len} at width ${width}`);
+          assert.ok(Array.isArray(got[row]));
+        }
+        // Every node counted: 1 + 3 * (1 + len) nodes pass, one fewer fails.
+        const nodes = 1 + 3 * (1 + len);
+        assert.equal(fb.decode(buf, { budget: { maxNodes: nodes, maxBytes: 1 << 20 } }).length, 3);
+        assert.throws(() => fb.decode(buf, { budget: { maxNodes: nodes - 1, maxBytes: 1 << 20 } }), (e) => e.kind === "BudgetExceeded");
+        got[0].push(1);
+        assert.equal(got[0].length, len + 1);
+      }
+    }
+  }
+  // Floats mixed with another type in a short vector: each element keeps its type.
+  const b = new fb.Builder();
+  b.startVector();
+  b.double(0.5);
+  b.int(3);
+  b.endVector();
+  assert.deepEqual(fb.decode(b.finish()), [0.5, 3]);
+});
