@@ -1,0 +1,58 @@
+// Times the generic `decode` and `encode` against `JSON.parse` /
+// `JSON.stringify` (from and to bytes) and msgpackr on JSON files given on
+// the command line (any size), such as the public benchmark documents
+// canada.json, citm_catalog.json and twitter.json (the data/ directory of
+// serde-rs/json-benchmark), msgpackr through its module `pack` and `unpack`
+// (standard MessagePack, as bench/bench.mjs measures it):
+//
+//   npm run build && node bench/json_files.mjs canada.json twitter.json
+//
+// Each file: 15 rounds, each running every contender for about 30 ms in
+// turn; medians per call and peer time / flexbuf time. Run it on a quiet
+// machine, twice, and quote it only when the runs agree.
+import { readFileSync } from "node:fs";
+import { pack, unpack } from "msgpackr";
+import * as fb from "../dist/index.js";
+
+const paths = process.argv.slice(2);
+if (paths.length === 0) {
+  console.error("usage: node bench/json_files.mjs <file.json>...");
+  process.exit(2);
+}
+const te = new TextEncoder();
+const td = new TextDecoder();
+const median = (a) => a.sort((x, y) => x - y)[a.length >> 1];
+for (const path of paths) {
+  const text = readFileSync(path, "utf8");
+  const value = JSON.parse(text);
+  const bytes = fb.encode(value);
+  const jsonBytes = te.encode(text);
+  const packed = pack(value);
+  const contenders = {
+    "flexbuf decode": () => fb.decode(bytes),
+    "JSON.parse": () => JSON.parse(td.decode(jsonBytes)),
+    "msgpackr unpack": () => unpack(packed),
+    "flexbuf encode": () => fb.encode(value),
+    "JSON.stringify": () => te.encode(JSON.stringify(value)),
+    "msgpackr pack": () => pack(value),
+  };
+  const times = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
+  for (let round = 0; round < 15; round++) {
+    for (const [name, call] of Object.entries(contenders)) {
+      const start = performance.now();
+      let calls = 0;
+      while (performance.now() - start < 30) {
+        call();
+        calls++;
+      }
+      times[name].push((performance.now() - start) / calls);
+    }
+  }
+  const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+  const ratio = (peer, ours) => `${(m[peer] / m[ours]).toFixed(2)}x`;
+  console.log(
+    `${path}: ` + Object.entries(m).map(([k, v]) => `${k} ${v.toFixed(3)} ms`).join(", ") +
+      ` | decode vs JSON.parse ${ratio("JSON.parse", "flexbuf decode")}, vs msgpackr ${ratio("msgpackr unpack", "flexbuf decode")};` +
+      ` encode vs JSON.stringify ${ratio("JSON.stringify", "flexbuf encode")}, vs msgpackr ${ratio("msgpackr pack", "flexbuf encode")}`,
+  );
+}
