@@ -826,6 +826,22 @@ export class Builder {
     this.opens.push(this.sp * 2 + 1);
   }
 
+  /** Pushes an empty untyped vector: the bytes of {@link startVector} then {@link endVector}, in one call. */
+  emptyVector(): void {
+    this.check();
+    this.writeVector(this.sp, 0, 1, false, false, -1, 0);
+    this.push(this.vecType, this.vecWidth, this.vecData);
+  }
+
+  /** Pushes an empty map: the bytes of {@link startMap} then {@link endMap}, in one call. */
+  emptyMap(): void {
+    this.check();
+    // Its empty keys vector (never shared), then the map on it.
+    this.writeVector(this.sp, 0, 2, true, false, -1, 0);
+    this.writeVector(this.sp, 0, 2, false, false, this.vecData, this.vecWidth);
+    this.push(this.vecType, this.vecWidth, this.vecData);
+  }
+
   /** Ends an untyped vector. */
   endVector(): void {
     this.endVectorAs(false, false);

@@ -677,6 +677,10 @@ function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
   }
   if (depth >= maxDepth) throw fail("DepthLimit", `nesting deeper than ${maxDepth} (cyclic object?)`);
   if (Array.isArray(v)) {
+    if (v.length === 0) {
+      b.emptyVector();
+      return;
+    }
     if (v.length >= 8 && typeof v[0] === "number" && allNumbers(v)) {
       // The same bytes as pushing each, in one pass.
       b.numberVector(v as number[]);
@@ -719,8 +723,12 @@ function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
     push(b, o.toJSON(), depth, maxDepth);
     return;
   }
-  b.startMap();
   let keys: readonly string[] = Object.keys(o);
+  if (keys.length === 0) {
+    b.emptyMap();
+    return;
+  }
+  b.startMap();
   if (keys.length > 1) {
     const shape = shapeOf(keys);
     if (shape.write !== null) {

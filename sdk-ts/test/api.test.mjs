@@ -291,3 +291,39 @@ test("encode: a reused builder's key pool never points a key at an earlier buffe
     assert.equal(hex(b.finish()), hex(fresh(v)));
   }
 });
+
+test("empty vectors and maps in one call write what start and end write, at every alignment and forced width", () => {
+  for (const pad of [0, 1, 3, 7, 250, 300]) {
+    for (const force of [0, 1, 3]) {
+      const build = (oneCall) => {
+        const b = new fb.Builder();
+        b.forceMinWidth(1 << force);
+        b.startVector();
+        b.blob(new Uint8Array(pad).fill(7));
+        for (let i = 0; i < 3; i++) {
+          if (oneCall) {
+            b.emptyVector();
+            b.emptyMap();
+          } else {
+            b.startVector();
+            b.endVector();
+            b.startMap();
+            b.endMap();
+          }
+          b.int(i);
+        }
+        b.endVector();
+        return Array.from(b.finish());
+      };
+      assert.deepEqual(build(true), build(false), `pad ${pad}, force ${force}`);
+    }
+  }
+  // As the root.
+  const a = new fb.Builder();
+  a.emptyMap();
+  const c = new fb.Builder();
+  c.startMap();
+  c.endMap();
+  assert.deepEqual(Array.from(a.finish()), Array.from(c.finish()));
+  assert.deepEqual(fb.decode(fb.encode({ a: [], b: {}, c: [[], {}] })), { a: [], b: {}, c: [[], {}] });
+});
