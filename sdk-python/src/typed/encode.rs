@@ -370,6 +370,12 @@ impl Encoder<'_, '_, '_> {
     /// The dict of a `{string: el}` field, its entries gathered above
     /// `start` on the entry stack and written in key order.
     fn dict(&mut self, el: &Ty, d: &Bound<'_, PyDict>, start: usize) -> Result<(), EncodeFail> {
+        // SAFETY: a size read of a live dict.
+        if unsafe { ffi::PyDict_Size(d.as_ptr()) } == 0 {
+            // The bytes of an empty map, in one call (many `{}` in records).
+            self.b.empty_map()?;
+            return Ok(());
+        }
         let (mut pos, mut kp, mut vp) = (0, std::ptr::null_mut(), std::ptr::null_mut());
         // SAFETY: PyDict_Next on a live dict; its results are borrowed from
         // the dict, which no Python code changes while this runs.
@@ -472,7 +478,12 @@ impl Encoder<'_, '_, '_> {
                 if matches!(**el, Ty::Str) && self.string_items(items)? {
                     return Ok(());
                 }
-                if !self.scalar_items(el, items, false)? {
+                if self.scalar_items(el, items, false)? {
+                    // A vector of scalars, written.
+                } else if items.is_empty() {
+                    // The bytes of an empty untyped vector, in one call.
+                    self.b.empty_vector()?;
+                } else {
                     self.b.start_vector();
                     for (i, &e) in items.iter().enumerate() {
                         // SAFETY: an item of a live sequence that no Python
