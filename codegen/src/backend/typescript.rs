@@ -720,17 +720,23 @@ impl Gen<'_> {
             TypeRef::Vector(e) if **e == TypeRef::String => {
                 format!("{pad}b.stringVector({v});\n")
             }
+            // Empty lists and maps (common in records) in one builder call.
             TypeRef::Vector(e) => {
-                let el = format!("e{depth}");
-                let inner = self.encode_stmt(e, &el, indent + 1, depth + 1);
-                format!("{pad}b.startVector();\n{pad}for (const {el} of {v}) {{\n{inner}{pad}}}\n{pad}b.endVector();\n")
+                let (l, el) = (format!("l{depth}"), format!("e{depth}"));
+                let inner = self.encode_stmt(e, &el, indent + 2, depth + 1);
+                format!(
+                    "{pad}const {l} = {v};\n{pad}if ({l}.length === 0) b.emptyVector();\n{pad}else {{\n{pad}  b.startVector();\n{pad}  for (const {el} of {l}) {{\n{inner}{pad}  }}\n{pad}  b.endVector();\n{pad}}}\n"
+                )
             }
             TypeRef::Map(e) => {
-                let m = format!("m{depth}");
-                let k = format!("k{depth}");
-                let inner = self.encode_stmt(e, &format!("{m}[{k}]"), indent + 1, depth + 1);
+                let (m, ks, k) = (
+                    format!("m{depth}"),
+                    format!("ks{depth}"),
+                    format!("k{depth}"),
+                );
+                let inner = self.encode_stmt(e, &format!("{m}[{k}]"), indent + 2, depth + 1);
                 format!(
-                    "{pad}b.startMap();\n{pad}const {m} = {v};\n{pad}for (const {k} of fb.sortedKeys({m})) {{\n{pad}  b.key({k});\n{inner}{pad}}}\n{pad}b.endMap();\n"
+                    "{pad}const {m} = {v};\n{pad}const {ks} = fb.sortedKeys({m});\n{pad}if ({ks}.length === 0) b.emptyMap();\n{pad}else {{\n{pad}  b.startMap();\n{pad}  for (const {k} of {ks}) {{\n{pad}    b.key({k});\n{inner}{pad}  }}\n{pad}  b.endMap();\n{pad}}}\n"
                 )
             }
             TypeRef::Message(n) | TypeRef::Union(n) => {

@@ -23,11 +23,15 @@ export function encodeApiResponseInto(b: fb.Builder, cx: fb.EncodeContext, v: Ap
   b.startMap();
   {
     const x = v.items;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      encodeApiItemInto(b, cx, e1);
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        encodeApiItemInto(b, cx, e1);
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   {
     const x = v.page;

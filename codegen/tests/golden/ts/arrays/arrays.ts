@@ -415,21 +415,29 @@ export function encodeTrackInto(b: fb.Builder, cx: fb.EncodeContext, v: Track): 
   }
   {
     const x = v.marks;
-    b.startMap();
     const m1 = (x ?? {});
-    for (const k1 of fb.sortedKeys(m1)) {
-      b.key(k1);
-      b.fixedVector(fb.checkArray(m1[k1], 3), "i32");
+    const ks1 = fb.sortedKeys(m1);
+    if (ks1.length === 0) b.emptyMap();
+    else {
+      b.startMap();
+      for (const k1 of ks1) {
+        b.key(k1);
+        b.fixedVector(fb.checkArray(m1[k1], 3), "i32");
+      }
+      b.endMap();
     }
-    b.endMap();
   }
   {
     const x = v.points;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      b.fixedVector(fb.checkArray(e1, 2), "f32");
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        b.fixedVector(fb.checkArray(e1, 2), "f32");
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   b.endMapWithKeys(keys);
 }

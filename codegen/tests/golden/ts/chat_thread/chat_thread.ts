@@ -24,19 +24,27 @@ export function encodeChatThreadInto(b: fb.Builder, cx: fb.EncodeContext, v: Cha
   b.startMap();
   {
     const x = v.messages;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      encodeChatMessageInto(b, cx, e1);
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        encodeChatMessageInto(b, cx, e1);
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   {
     const x = v.participants;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      encodeParticipantInto(b, cx, e1);
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        encodeParticipantInto(b, cx, e1);
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   {
     const x = v.threadId;
@@ -359,11 +367,15 @@ export function encodeChatMessageInto(b: fb.Builder, cx: fb.EncodeContext, v: Ch
   b.startMap();
   {
     const x = v.attachments;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      encodeAttachmentInto(b, cx, e1);
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        encodeAttachmentInto(b, cx, e1);
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   {
     const x = v.author;
@@ -388,13 +400,17 @@ export function encodeChatMessageInto(b: fb.Builder, cx: fb.EncodeContext, v: Ch
   }
   {
     const x = v.reactions;
-    b.startMap();
     const m1 = (x ?? {});
-    for (const k1 of fb.sortedKeys(m1)) {
-      b.key(k1);
-      b.int(m1[k1]);
+    const ks1 = fb.sortedKeys(m1);
+    if (ks1.length === 0) b.emptyMap();
+    else {
+      b.startMap();
+      for (const k1 of ks1) {
+        b.key(k1);
+        b.int(m1[k1]);
+      }
+      b.endMap();
     }
-    b.endMap();
   }
   {
     const x = v.replyTo;

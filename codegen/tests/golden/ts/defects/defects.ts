@@ -561,13 +561,17 @@ export function encodeSettingsInto(b: fb.Builder, cx: fb.EncodeContext, v: Setti
   }
   {
     const x = v.limits;
-    b.startMap();
     const m1 = (x ?? {});
-    for (const k1 of fb.sortedKeys(m1)) {
-      b.key(k1);
-      b.int(m1[k1]);
+    const ks1 = fb.sortedKeys(m1);
+    if (ks1.length === 0) b.emptyMap();
+    else {
+      b.startMap();
+      for (const k1 of ks1) {
+        b.key(k1);
+        b.int(m1[k1]);
+      }
+      b.endMap();
     }
-    b.endMap();
   }
   {
     const x = v.muted;
@@ -1028,13 +1032,17 @@ export function encodeCanvasInto(b: fb.Builder, cx: fb.EncodeContext, v: Canvas)
   }
   {
     const x = v.layers;
-    b.startMap();
     const m1 = (x ?? {});
-    for (const k1 of fb.sortedKeys(m1)) {
-      b.key(k1);
-      encodeShapeInto(b, cx, m1[k1]);
+    const ks1 = fb.sortedKeys(m1);
+    if (ks1.length === 0) b.emptyMap();
+    else {
+      b.startMap();
+      for (const k1 of ks1) {
+        b.key(k1);
+        encodeShapeInto(b, cx, m1[k1]);
+      }
+      b.endMap();
     }
-    b.endMap();
   }
   {
     const x = v.level;
@@ -1042,11 +1050,15 @@ export function encodeCanvasInto(b: fb.Builder, cx: fb.EncodeContext, v: Canvas)
   }
   {
     const x = v.palette;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      b.int(e1);
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        b.int(e1);
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   {
     const x = v.shape;
@@ -1057,11 +1069,15 @@ export function encodeCanvasInto(b: fb.Builder, cx: fb.EncodeContext, v: Canvas)
   }
   {
     const x = v.shapes;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      encodeShapeInto(b, cx, e1);
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        encodeShapeInto(b, cx, e1);
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   {
     const x = v.tint;
@@ -1539,13 +1555,17 @@ export function encodeOrderInto(b: fb.Builder, cx: fb.EncodeContext, v: Order): 
   b.startMap();
   {
     const x = v.bySku;
-    b.startMap();
     const m1 = (x ?? {});
-    for (const k1 of fb.sortedKeys(m1)) {
-      b.key(k1);
-      encodeItemInto(b, cx, m1[k1]);
+    const ks1 = fb.sortedKeys(m1);
+    if (ks1.length === 0) b.emptyMap();
+    else {
+      b.startMap();
+      for (const k1 of ks1) {
+        b.key(k1);
+        encodeItemInto(b, cx, m1[k1]);
+      }
+      b.endMap();
     }
-    b.endMap();
   }
   {
     const x = v.label;
@@ -1557,19 +1577,27 @@ export function encodeOrderInto(b: fb.Builder, cx: fb.EncodeContext, v: Order): 
   }
   {
     const x = v.items;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      encodeItemInto(b, cx, e1);
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        encodeItemInto(b, cx, e1);
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   {
     const x = v.matrix;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      b.typedVector(e1, "i32");
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        b.typedVector(e1, "i32");
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   {
     const x = v.notes;
@@ -1577,13 +1605,17 @@ export function encodeOrderInto(b: fb.Builder, cx: fb.EncodeContext, v: Order): 
   }
   {
     const x = v.sellers;
-    b.startMap();
     const m1 = (x ?? {});
-    for (const k1 of fb.sortedKeys(m1)) {
-      b.key(k1);
-      encodeSellerInto(b, cx, m1[k1]);
+    const ks1 = fb.sortedKeys(m1);
+    if (ks1.length === 0) b.emptyMap();
+    else {
+      b.startMap();
+      for (const k1 of ks1) {
+        b.key(k1);
+        encodeSellerInto(b, cx, m1[k1]);
+      }
+      b.endMap();
     }
-    b.endMap();
   }
   b.endMapWithKeys(keys);
 }
@@ -2062,11 +2094,15 @@ export function encodeVectorsInto(b: fb.Builder, cx: fb.EncodeContext, v: Vector
   b.startMap();
   {
     const x = v.blobs;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      b.blob(e1);
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        b.blob(e1);
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   {
     const x = v.bools;
@@ -2074,11 +2110,15 @@ export function encodeVectorsInto(b: fb.Builder, cx: fb.EncodeContext, v: Vector
   }
   {
     const x = v.colors;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      b.int(e1);
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        b.int(e1);
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   {
     const x = v.f32s;

@@ -970,11 +970,15 @@ export function encodeTeamInto(b: fb.Builder, cx: fb.EncodeContext, v: Team): vo
   b.startMap();
   {
     const x = v.members;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      encodeMemberInto(b, cx, e1);
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        encodeMemberInto(b, cx, e1);
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   b.endMapWithKeys(keys);
 }

@@ -253,13 +253,17 @@ export function encodeObjectInto(b: fb.Builder, cx: fb.EncodeContext, v: Object)
   }
   {
     const x = v.map;
-    b.startMap();
     const m1 = (x ?? {});
-    for (const k1 of fb.sortedKeys(m1)) {
-      b.key(k1);
-      b.int(m1[k1]);
+    const ks1 = fb.sortedKeys(m1);
+    if (ks1.length === 0) b.emptyMap();
+    else {
+      b.startMap();
+      for (const k1 of ks1) {
+        b.key(k1);
+        b.int(m1[k1]);
+      }
+      b.endMap();
     }
-    b.endMap();
   }
   {
     const x = v.match;
@@ -1112,11 +1116,15 @@ export function encodeListInto(b: fb.Builder, cx: fb.EncodeContext, v: List): vo
   b.startMap();
   {
     const x = v.items;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      encodeStringInto(b, cx, e1);
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        encodeStringInto(b, cx, e1);
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   b.endMapWithKeys(keys);
 }
@@ -1676,13 +1684,17 @@ export function encodeMapInto(b: fb.Builder, cx: fb.EncodeContext, v: Map): void
   b.startMap();
   {
     const x = v.entries;
-    b.startMap();
     const m1 = (x ?? {});
-    for (const k1 of fb.sortedKeys(m1)) {
-      b.key(k1);
-      encodeListInto(b, cx, m1[k1]);
+    const ks1 = fb.sortedKeys(m1);
+    if (ks1.length === 0) b.emptyMap();
+    else {
+      b.startMap();
+      for (const k1 of ks1) {
+        b.key(k1);
+        encodeListInto(b, cx, m1[k1]);
+      }
+      b.endMap();
     }
-    b.endMap();
   }
   b.endMapWithKeys(keys);
 }

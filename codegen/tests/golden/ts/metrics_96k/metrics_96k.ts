@@ -25,11 +25,15 @@ export function encodeMetricsInto(b: fb.Builder, cx: fb.EncodeContext, v: Metric
   }
   {
     const x = v.series;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      encodeMetricSeriesInto(b, cx, e1);
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        encodeMetricSeriesInto(b, cx, e1);
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   b.endMapWithKeys(keys);
 }

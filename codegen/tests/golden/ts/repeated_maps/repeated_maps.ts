@@ -20,11 +20,15 @@ export function encodeRepeatedMapsInto(b: fb.Builder, cx: fb.EncodeContext, v: R
   b.startMap();
   {
     const x = v.rows;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      encodeRepeatedRowInto(b, cx, e1);
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        encodeRepeatedRowInto(b, cx, e1);
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   b.endMapWithKeys(keys);
 }

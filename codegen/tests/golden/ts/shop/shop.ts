@@ -362,13 +362,17 @@ export function encodeAddressInto(b: fb.Builder, cx: fb.EncodeContext, v: Addres
   b.startMap();
   {
     const x = v.attrs;
-    b.startMap();
     const m1 = (x ?? {});
-    for (const k1 of fb.sortedKeys(m1)) {
-      b.key(k1);
-      b.int(m1[k1]);
+    const ks1 = fb.sortedKeys(m1);
+    if (ks1.length === 0) b.emptyMap();
+    else {
+      b.startMap();
+      for (const k1 of ks1) {
+        b.key(k1);
+        b.int(m1[k1]);
+      }
+      b.endMap();
     }
-    b.endMap();
   }
   {
     const x = v.city;

@@ -84,13 +84,17 @@ export function encodeUnicodeHeavyInto(b: fb.Builder, cx: fb.EncodeContext, v: U
   }
   {
     const x = v.mixed;
-    b.startMap();
     const m1 = (x ?? {});
-    for (const k1 of fb.sortedKeys(m1)) {
-      b.key(k1);
-      b.string(m1[k1]);
+    const ks1 = fb.sortedKeys(m1);
+    if (ks1.length === 0) b.emptyMap();
+    else {
+      b.startMap();
+      for (const k1 of ks1) {
+        b.key(k1);
+        b.string(m1[k1]);
+      }
+      b.endMap();
     }
-    b.endMap();
   }
   {
     const x = v.korean;
@@ -343,13 +347,17 @@ export function encodeScriptSectionInto(b: fb.Builder, cx: fb.EncodeContext, v: 
   b.startMap();
   {
     const x = v.glossary;
-    b.startMap();
     const m1 = (x ?? {});
-    for (const k1 of fb.sortedKeys(m1)) {
-      b.key(k1);
-      b.string(m1[k1]);
+    const ks1 = fb.sortedKeys(m1);
+    if (ks1.length === 0) b.emptyMap();
+    else {
+      b.startMap();
+      for (const k1 of ks1) {
+        b.key(k1);
+        b.string(m1[k1]);
+      }
+      b.endMap();
     }
-    b.endMap();
   }
   {
     const x = v.paragraphs;

@@ -125,11 +125,15 @@ export function encodeUserProfileInto(b: fb.Builder, cx: fb.EncodeContext, v: Us
   }
   {
     const x = v.linkedAccounts;
-    b.startVector();
-    for (const e1 of (x ?? [])) {
-      encodeLinkedAccountInto(b, cx, e1);
+    const l1 = (x ?? []);
+    if (l1.length === 0) b.emptyVector();
+    else {
+      b.startVector();
+      for (const e1 of l1) {
+        encodeLinkedAccountInto(b, cx, e1);
+      }
+      b.endVector();
     }
-    b.endVector();
   }
   {
     const x = v.locale;
