@@ -1098,13 +1098,14 @@ impl Gen<'_> {
             TypeRef::Vector(e) if **e == TypeRef::String => {
                 format!("{pad}b.start_vector();\n{pad}b.strings({v});\n{pad}b.end_vector()?;\n")
             }
+            // Empty lists and maps (common in records) in one builder call.
             TypeRef::Vector(e) => {
-                let inner = self.encode_expr(e, "e", indent + 1);
-                format!("{pad}b.start_vector();\n{pad}for e in {place}.iter() {{\n{inner}{pad}}}\n{pad}b.end_vector()?;\n")
+                let inner = self.encode_expr(e, "e", indent + 2);
+                format!("{pad}if {place}.is_empty() {{\n{pad}    b.empty_vector()?;\n{pad}}} else {{\n{pad}    b.start_vector();\n{pad}    for e in {place}.iter() {{\n{inner}{pad}    }}\n{pad}    b.end_vector()?;\n{pad}}}\n")
             }
             TypeRef::Map(e) => {
-                let inner = self.encode_expr(e, "e", indent + 1);
-                format!("{pad}b.start_map();\n{pad}for (k, e) in {place}.iter() {{\n{pad}    b.key(k);\n{inner}{pad}}}\n{pad}b.end_map()?;\n")
+                let inner = self.encode_expr(e, "e", indent + 2);
+                format!("{pad}if {place}.is_empty() {{\n{pad}    b.empty_map()?;\n{pad}}} else {{\n{pad}    b.start_map();\n{pad}    for (k, e) in {place}.iter() {{\n{pad}        b.key(k);\n{inner}{pad}    }}\n{pad}    b.end_map()?;\n{pad}}}\n")
             }
             // Method-call syntax derefs through `&` and `Box` alike.
             TypeRef::Message(_) | TypeRef::Union(_) => {

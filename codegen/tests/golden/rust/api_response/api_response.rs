@@ -38,11 +38,15 @@ impl flexbuf::FlexCoder for ApiResponse {
         static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
         let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
-            b.start_vector();
-            for e in self.items.iter() {
-                e.encode_into(b, cx)?;
+            if self.items.is_empty() {
+                b.empty_vector()?;
+            } else {
+                b.start_vector();
+                for e in self.items.iter() {
+                    e.encode_into(b, cx)?;
+                }
+                b.end_vector()?;
             }
-            b.end_vector()?;
             b.pop_field()?
         };
         let f2 = b.string_field(&self.status);

@@ -360,20 +360,28 @@ impl flexbuf::FlexCoder for Track {
             None => flexbuf::typed::Field::NULL,
         };
         let f1 = {
-            b.start_map();
-            for (k, e) in self.marks.iter() {
-                b.key(k);
-                b.fixed_vector(e)?;
+            if self.marks.is_empty() {
+                b.empty_map()?;
+            } else {
+                b.start_map();
+                for (k, e) in self.marks.iter() {
+                    b.key(k);
+                    b.fixed_vector(e)?;
+                }
+                b.end_map()?;
             }
-            b.end_map()?;
             b.pop_field()?
         };
         let f2 = {
-            b.start_vector();
-            for e in self.points.iter() {
-                b.fixed_vector(e)?;
+            if self.points.is_empty() {
+                b.empty_vector()?;
+            } else {
+                b.start_vector();
+                for e in self.points.iter() {
+                    b.fixed_vector(e)?;
+                }
+                b.end_vector()?;
             }
-            b.end_vector()?;
             b.pop_field()?
         };
         let mut w = flexbuf::typed::MapWidths::<3>::new(b);

@@ -39,19 +39,27 @@ impl flexbuf::FlexCoder for ChatThread {
         static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
         let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
-            b.start_vector();
-            for e in self.messages.iter() {
-                e.encode_into(b, cx)?;
+            if self.messages.is_empty() {
+                b.empty_vector()?;
+            } else {
+                b.start_vector();
+                for e in self.messages.iter() {
+                    e.encode_into(b, cx)?;
+                }
+                b.end_vector()?;
             }
-            b.end_vector()?;
             b.pop_field()?
         };
         let f1 = {
-            b.start_vector();
-            for e in self.participants.iter() {
-                e.encode_into(b, cx)?;
+            if self.participants.is_empty() {
+                b.empty_vector()?;
+            } else {
+                b.start_vector();
+                for e in self.participants.iter() {
+                    e.encode_into(b, cx)?;
+                }
+                b.end_vector()?;
             }
-            b.end_vector()?;
             b.pop_field()?
         };
         let f2 = b.string_field(&self.thread_id);
@@ -404,22 +412,30 @@ impl flexbuf::FlexCoder for ChatMessage {
         static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
         let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
-            b.start_vector();
-            for e in self.attachments.iter() {
-                e.encode_into(b, cx)?;
+            if self.attachments.is_empty() {
+                b.empty_vector()?;
+            } else {
+                b.start_vector();
+                for e in self.attachments.iter() {
+                    e.encode_into(b, cx)?;
+                }
+                b.end_vector()?;
             }
-            b.end_vector()?;
             b.pop_field()?
         };
         let f4 = b.string_field(&self.kind);
         let f5 = self.metadata.encode_field(b, cx)?;
         let f6 = {
-            b.start_map();
-            for (k, e) in self.reactions.iter() {
-                b.key(k);
-                b.int(*e);
+            if self.reactions.is_empty() {
+                b.empty_map()?;
+            } else {
+                b.start_map();
+                for (k, e) in self.reactions.iter() {
+                    b.key(k);
+                    b.int(*e);
+                }
+                b.end_map()?;
             }
-            b.end_map()?;
             b.pop_field()?
         };
         let f7 = match &self.reply_to {

@@ -740,12 +740,16 @@ impl flexbuf::FlexCoder for Settings {
         static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
         let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f1 = {
-            b.start_map();
-            for (k, e) in self.limits.iter() {
-                b.key(k);
-                b.int(*e);
+            if self.limits.is_empty() {
+                b.empty_map()?;
+            } else {
+                b.start_map();
+                for (k, e) in self.limits.iter() {
+                    b.key(k);
+                    b.int(*e);
+                }
+                b.end_map()?;
             }
-            b.end_map()?;
             b.pop_field()?
         };
         let f3 = match &self.nickname {
@@ -1277,20 +1281,28 @@ impl flexbuf::FlexCoder for Canvas {
         static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
         let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f1 = {
-            b.start_map();
-            for (k, e) in self.layers.iter() {
-                b.key(k);
-                e.encode_into(b, cx)?;
+            if self.layers.is_empty() {
+                b.empty_map()?;
+            } else {
+                b.start_map();
+                for (k, e) in self.layers.iter() {
+                    b.key(k);
+                    e.encode_into(b, cx)?;
+                }
+                b.end_map()?;
             }
-            b.end_map()?;
             b.pop_field()?
         };
         let f3 = {
-            b.start_vector();
-            for e in self.palette.iter() {
-                b.int(e.value());
+            if self.palette.is_empty() {
+                b.empty_vector()?;
+            } else {
+                b.start_vector();
+                for e in self.palette.iter() {
+                    b.int(e.value());
+                }
+                b.end_vector()?;
             }
-            b.end_vector()?;
             b.pop_field()?
         };
         let f4 = match &self.shape {
@@ -1298,11 +1310,15 @@ impl flexbuf::FlexCoder for Canvas {
             None => flexbuf::typed::Field::NULL,
         };
         let f5 = {
-            b.start_vector();
-            for e in self.shapes.iter() {
-                e.encode_into(b, cx)?;
+            if self.shapes.is_empty() {
+                b.empty_vector()?;
+            } else {
+                b.start_vector();
+                for e in self.shapes.iter() {
+                    e.encode_into(b, cx)?;
+                }
+                b.end_vector()?;
             }
-            b.end_vector()?;
             b.pop_field()?
         };
         let f6 = match &self.tint {
@@ -1855,39 +1871,55 @@ impl flexbuf::FlexCoder for Order {
         static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
         let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
-            b.start_map();
-            for (k, e) in self.by_sku.iter() {
-                b.key(k);
-                e.encode_into(b, cx)?;
+            if self.by_sku.is_empty() {
+                b.empty_map()?;
+            } else {
+                b.start_map();
+                for (k, e) in self.by_sku.iter() {
+                    b.key(k);
+                    e.encode_into(b, cx)?;
+                }
+                b.end_map()?;
             }
-            b.end_map()?;
             b.pop_field()?
         };
         let f1 = b.string_field(&self.label);
         let f3 = {
-            b.start_vector();
-            for e in self.items.iter() {
-                e.encode_into(b, cx)?;
+            if self.items.is_empty() {
+                b.empty_vector()?;
+            } else {
+                b.start_vector();
+                for e in self.items.iter() {
+                    e.encode_into(b, cx)?;
+                }
+                b.end_vector()?;
             }
-            b.end_vector()?;
             b.pop_field()?
         };
         let f4 = {
-            b.start_vector();
-            for e in self.matrix.iter() {
-                b.typed_vector(e);
+            if self.matrix.is_empty() {
+                b.empty_vector()?;
+            } else {
+                b.start_vector();
+                for e in self.matrix.iter() {
+                    b.typed_vector(e);
+                }
+                b.end_vector()?;
             }
-            b.end_vector()?;
             b.pop_field()?
         };
         let f5 = b.strings_field(&self.notes)?;
         let f6 = {
-            b.start_map();
-            for (k, e) in self.sellers.iter() {
-                b.key(k);
-                e.encode_into(b, cx)?;
+            if self.sellers.is_empty() {
+                b.empty_map()?;
+            } else {
+                b.start_map();
+                for (k, e) in self.sellers.iter() {
+                    b.key(k);
+                    e.encode_into(b, cx)?;
+                }
+                b.end_map()?;
             }
-            b.end_map()?;
             b.pop_field()?
         };
         let mut w = flexbuf::typed::MapWidths::<7>::new(b);
@@ -2401,11 +2433,15 @@ impl flexbuf::FlexCoder for Vectors {
         static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
         let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
-            b.start_vector();
-            for e in self.blobs.iter() {
-                b.blob(e);
+            if self.blobs.is_empty() {
+                b.empty_vector()?;
+            } else {
+                b.start_vector();
+                for e in self.blobs.iter() {
+                    b.blob(e);
+                }
+                b.end_vector()?;
             }
-            b.end_vector()?;
             b.pop_field()?
         };
         let f1 = {
@@ -2413,11 +2449,15 @@ impl flexbuf::FlexCoder for Vectors {
             b.pop_field()?
         };
         let f2 = {
-            b.start_vector();
-            for e in self.colors.iter() {
-                b.int(e.value());
+            if self.colors.is_empty() {
+                b.empty_vector()?;
+            } else {
+                b.start_vector();
+                for e in self.colors.iter() {
+                    b.int(e.value());
+                }
+                b.end_vector()?;
             }
-            b.end_vector()?;
             b.pop_field()?
         };
         let f3 = {

@@ -1170,11 +1170,15 @@ impl flexbuf::FlexCoder for Team {
         static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
         let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
-            b.start_vector();
-            for e in self.members.iter() {
-                e.encode_into(b, cx)?;
+            if self.members.is_empty() {
+                b.empty_vector()?;
+            } else {
+                b.start_vector();
+                for e in self.members.iter() {
+                    e.encode_into(b, cx)?;
+                }
+                b.end_vector()?;
             }
-            b.end_vector()?;
             b.pop_field()?
         };
         let mut w = flexbuf::typed::MapWidths::<1>::new(b);

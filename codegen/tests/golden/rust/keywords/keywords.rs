@@ -232,12 +232,16 @@ impl flexbuf::FlexCoder for Object {
         let f5 = b.string_field(&self.class);
         let f21 = b.strings_field(&self.keys)?;
         let f25 = {
-            b.start_map();
-            for (k, e) in self.map.iter() {
-                b.key(k);
-                b.int(*e as i64);
+            if self.map.is_empty() {
+                b.empty_map()?;
+            } else {
+                b.start_map();
+                for (k, e) in self.map.iter() {
+                    b.key(k);
+                    b.int(*e as i64);
+                }
+                b.end_map()?;
             }
-            b.end_map()?;
             b.pop_field()?
         };
         let f31 = b.string_field(&self.raw);
@@ -1114,11 +1118,15 @@ impl flexbuf::FlexCoder for List {
         static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
         let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
-            b.start_vector();
-            for e in self.items.iter() {
-                e.encode_into(b, cx)?;
+            if self.items.is_empty() {
+                b.empty_vector()?;
+            } else {
+                b.start_vector();
+                for e in self.items.iter() {
+                    e.encode_into(b, cx)?;
+                }
+                b.end_vector()?;
             }
-            b.end_vector()?;
             b.pop_field()?
         };
         let mut w = flexbuf::typed::MapWidths::<1>::new(b);
@@ -1802,12 +1810,16 @@ impl flexbuf::FlexCoder for Map {
         static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
         let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
-            b.start_map();
-            for (k, e) in self.entries.iter() {
-                b.key(k);
-                e.encode_into(b, cx)?;
+            if self.entries.is_empty() {
+                b.empty_map()?;
+            } else {
+                b.start_map();
+                for (k, e) in self.entries.iter() {
+                    b.key(k);
+                    e.encode_into(b, cx)?;
+                }
+                b.end_map()?;
             }
-            b.end_map()?;
             b.pop_field()?
         };
         let mut w = flexbuf::typed::MapWidths::<1>::new(b);

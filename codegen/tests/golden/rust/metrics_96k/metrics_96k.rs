@@ -38,11 +38,15 @@ impl flexbuf::FlexCoder for Metrics {
             b.pop_field()?
         };
         let f1 = {
-            b.start_vector();
-            for e in self.series.iter() {
-                e.encode_into(b, cx)?;
+            if self.series.is_empty() {
+                b.empty_vector()?;
+            } else {
+                b.start_vector();
+                for e in self.series.iter() {
+                    e.encode_into(b, cx)?;
+                }
+                b.end_vector()?;
             }
-            b.end_vector()?;
             b.pop_field()?
         };
         let mut w = flexbuf::typed::MapWidths::<2>::new(b);

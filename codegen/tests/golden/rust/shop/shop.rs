@@ -432,12 +432,16 @@ impl flexbuf::FlexCoder for Address {
         static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
         let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
-            b.start_map();
-            for (k, e) in self.attrs.iter() {
-                b.key(k);
-                b.int(*e);
+            if self.attrs.is_empty() {
+                b.empty_map()?;
+            } else {
+                b.start_map();
+                for (k, e) in self.attrs.iter() {
+                    b.key(k);
+                    b.int(*e);
+                }
+                b.end_map()?;
             }
-            b.end_map()?;
             b.pop_field()?
         };
         let f1 = b.string_field(&self.city);

@@ -34,12 +34,16 @@ impl flexbuf::FlexCoder for StringFlood {
         static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
         let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
-            b.start_map();
-            for (k, e) in self.map.iter() {
-                b.key(k);
-                b.string(e);
+            if self.map.is_empty() {
+                b.empty_map()?;
+            } else {
+                b.start_map();
+                for (k, e) in self.map.iter() {
+                    b.key(k);
+                    b.string(e);
+                }
+                b.end_map()?;
             }
-            b.end_map()?;
             b.pop_field()?
         };
         let f1 = b.strings_field(&self.strings)?;

@@ -65,12 +65,16 @@ impl flexbuf::FlexCoder for UnicodeHeavy {
         let f8 = self.chinese.encode_field(b, cx)?;
         let f9 = self.japanese.encode_field(b, cx)?;
         let f10 = {
-            b.start_map();
-            for (k, e) in self.mixed.iter() {
-                b.key(k);
-                b.string(e);
+            if self.mixed.is_empty() {
+                b.empty_map()?;
+            } else {
+                b.start_map();
+                for (k, e) in self.mixed.iter() {
+                    b.key(k);
+                    b.string(e);
+                }
+                b.end_map()?;
             }
-            b.end_map()?;
             b.pop_field()?
         };
         let f11 = self.korean.encode_field(b, cx)?;
@@ -349,12 +353,16 @@ impl flexbuf::FlexCoder for ScriptSection {
         static SLOT: flexbuf::typed::TypeSlot = flexbuf::typed::TypeSlot::new();
         let keys = cx.key_vector_at(b, &SLOT, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f0 = {
-            b.start_map();
-            for (k, e) in self.glossary.iter() {
-                b.key(k);
-                b.string(e);
+            if self.glossary.is_empty() {
+                b.empty_map()?;
+            } else {
+                b.start_map();
+                for (k, e) in self.glossary.iter() {
+                    b.key(k);
+                    b.string(e);
+                }
+                b.end_map()?;
             }
-            b.end_map()?;
             b.pop_field()?
         };
         let f1 = b.strings_field(&self.paragraphs)?;

@@ -103,11 +103,15 @@ impl flexbuf::FlexCoder for UserProfile {
         let f7 = b.string_field(&self.email);
         let f13 = b.string_field(&self.last_login_at);
         let f14 = {
-            b.start_vector();
-            for e in self.linked_accounts.iter() {
-                e.encode_into(b, cx)?;
+            if self.linked_accounts.is_empty() {
+                b.empty_vector()?;
+            } else {
+                b.start_vector();
+                for e in self.linked_accounts.iter() {
+                    e.encode_into(b, cx)?;
+                }
+                b.end_vector()?;
             }
-            b.end_vector()?;
             b.pop_field()?
         };
         let f15 = b.string_field(&self.locale);
