@@ -312,9 +312,10 @@ impl Gen<'_> {
                         format!("b.typedVector({x}.{backing}())")
                     };
                 }
+                // An empty list (common in records) in one builder call.
                 let v = format!("e{depth}");
                 format!(
-                    "b.startVector(); for ({v} in {x}) {{ {} }}; b.endVector()",
+                    "if ({x}.isEmpty()) b.emptyVector() else {{ b.startVector(); for ({v} in {x}) {{ {} }}; b.endVector() }}",
                     self.encode(e, &v, pkg, depth + 1)
                 )
             }
@@ -329,9 +330,10 @@ impl Gen<'_> {
                 }
             }
             TypeRef::Map(vt) => {
+                // An empty map (common in records) in one builder call.
                 let v = format!("e{depth}");
                 format!(
-                    "b.startMap(); for ({v} in Typed.sortedEntries({x})) {{ b.key({v}.key); {} }}; b.endMap()",
+                    "if ({x}.isEmpty()) b.emptyMap() else {{ b.startMap(); for ({v} in Typed.sortedEntries({x})) {{ b.key({v}.key); {} }}; b.endMap() }}",
                     self.encode(vt, &format!("{v}.value"), pkg, depth + 1)
                 )
             }

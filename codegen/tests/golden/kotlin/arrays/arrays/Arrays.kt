@@ -224,8 +224,8 @@ public object TrackFlexCoder : FlexCoder<Track> {
         val kv = cx.keyVector(b, FINGERPRINT, KEYS)
         b.startMap()
         value.anchor.let { x -> if (x == null) b.nul() else { AnchorFlexCoder.encode(b, cx, x) } }
-        b.startMap(); for (e0 in Typed.sortedEntries(value.marks)) { b.key(e0.key); Typed.fixedVector(b, Typed.array(e0.value, 3).toIntBacking()) }; b.endMap()
-        b.startVector(); for (e0 in value.points) { Typed.fixedVector(b, Typed.array(e0, 2).toFloatBacking()) }; b.endVector()
+        if (value.marks.isEmpty()) b.emptyMap() else { b.startMap(); for (e0 in Typed.sortedEntries(value.marks)) { b.key(e0.key); Typed.fixedVector(b, Typed.array(e0.value, 3).toIntBacking()) }; b.endMap() }
+        if (value.points.isEmpty()) b.emptyVector() else { b.startVector(); for (e0 in value.points) { Typed.fixedVector(b, Typed.array(e0, 2).toFloatBacking()) }; b.endVector() }
         b.endMapWithKeys(kv)
     }
 

@@ -295,11 +295,11 @@ public object SettingsFlexCoder : FlexCoder<Settings> {
         val kv = cx.keyVector(b, FINGERPRINT, KEYS)
         b.startMap()
         b.int(value.color.value)
-        b.startMap(); for (e0 in Typed.sortedEntries(value.limits)) { b.key(e0.key); b.int(e0.value) }; b.endMap()
+        if (value.limits.isEmpty()) b.emptyMap() else { b.startMap(); for (e0 in Typed.sortedEntries(value.limits)) { b.key(e0.key); b.int(e0.value) }; b.endMap() }
         b.bool(value.muted)
         value.nickname.let { x -> if (x == null) b.nul() else { b.string(x) } }
         b.float(value.ratio)
-        b.startVector(); for (e0 in value.tags) { b.string(e0) }; b.endVector()
+        if (value.tags.isEmpty()) b.emptyVector() else { b.startVector(); for (e0 in value.tags) { b.string(e0) }; b.endVector() }
         b.string(value.theme)
         b.uint(value.volume.toLong())
         b.endMapWithKeys(kv)
@@ -587,11 +587,11 @@ public object CanvasFlexCoder : FlexCoder<Canvas> {
         val kv = cx.keyVector(b, FINGERPRINT, KEYS)
         b.startMap()
         b.int(value.color.value)
-        b.startMap(); for (e0 in Typed.sortedEntries(value.layers)) { b.key(e0.key); ShapeFlexCoder.encode(b, cx, e0.value) }; b.endMap()
+        if (value.layers.isEmpty()) b.emptyMap() else { b.startMap(); for (e0 in Typed.sortedEntries(value.layers)) { b.key(e0.key); ShapeFlexCoder.encode(b, cx, e0.value) }; b.endMap() }
         b.int(value.level.value)
-        b.startVector(); for (e0 in value.palette) { b.int(e0.value) }; b.endVector()
+        if (value.palette.isEmpty()) b.emptyVector() else { b.startVector(); for (e0 in value.palette) { b.int(e0.value) }; b.endVector() }
         value.shape.let { x -> if (x == null) b.nul() else { ShapeFlexCoder.encode(b, cx, x) } }
-        b.startVector(); for (e0 in value.shapes) { ShapeFlexCoder.encode(b, cx, e0) }; b.endVector()
+        if (value.shapes.isEmpty()) b.emptyVector() else { b.startVector(); for (e0 in value.shapes) { ShapeFlexCoder.encode(b, cx, e0) }; b.endVector() }
         value.tint.let { x -> if (x == null) b.nul() else { b.int(x.value) } }
         b.endMapWithKeys(kv)
     }
@@ -796,7 +796,7 @@ public object ItemFlexCoder : FlexCoder<Item> {
         b.uint(value.qty.toLong())
         SellerFlexCoder.encode(b, cx, value.seller)
         b.string(value.sku)
-        b.startVector(); for (e0 in value.tags) { b.string(e0) }; b.endVector()
+        if (value.tags.isEmpty()) b.emptyVector() else { b.startVector(); for (e0 in value.tags) { b.string(e0) }; b.endVector() }
         b.endMapWithKeys(kv)
     }
 
@@ -900,13 +900,13 @@ public object OrderFlexCoder : FlexCoder<Order> {
     override fun encode(b: FlexBuilder, cx: EncodeContext, value: Order) {
         val kv = cx.keyVector(b, FINGERPRINT, KEYS)
         b.startMap()
-        b.startMap(); for (e0 in Typed.sortedEntries(value.bySku)) { b.key(e0.key); ItemFlexCoder.encode(b, cx, e0.value) }; b.endMap()
+        if (value.bySku.isEmpty()) b.emptyMap() else { b.startMap(); for (e0 in Typed.sortedEntries(value.bySku)) { b.key(e0.key); ItemFlexCoder.encode(b, cx, e0.value) }; b.endMap() }
         b.string(value.label)
         b.int(value.id)
-        b.startVector(); for (e0 in value.items) { ItemFlexCoder.encode(b, cx, e0) }; b.endVector()
-        b.startVector(); for (e0 in value.matrix) { b.typedVector(e0.toIntBacking()) }; b.endVector()
-        b.startVector(); for (e0 in value.notes) { b.string(e0) }; b.endVector()
-        b.startMap(); for (e0 in Typed.sortedEntries(value.sellers)) { b.key(e0.key); SellerFlexCoder.encode(b, cx, e0.value) }; b.endMap()
+        if (value.items.isEmpty()) b.emptyVector() else { b.startVector(); for (e0 in value.items) { ItemFlexCoder.encode(b, cx, e0) }; b.endVector() }
+        if (value.matrix.isEmpty()) b.emptyVector() else { b.startVector(); for (e0 in value.matrix) { b.typedVector(e0.toIntBacking()) }; b.endVector() }
+        if (value.notes.isEmpty()) b.emptyVector() else { b.startVector(); for (e0 in value.notes) { b.string(e0) }; b.endVector() }
+        if (value.sellers.isEmpty()) b.emptyMap() else { b.startMap(); for (e0 in Typed.sortedEntries(value.sellers)) { b.key(e0.key); SellerFlexCoder.encode(b, cx, e0.value) }; b.endMap() }
         b.endMapWithKeys(kv)
     }
 
@@ -1221,9 +1221,9 @@ public object VectorsFlexCoder : FlexCoder<Vectors> {
     override fun encode(b: FlexBuilder, cx: EncodeContext, value: Vectors) {
         val kv = cx.keyVector(b, FINGERPRINT, KEYS)
         b.startMap()
-        b.startVector(); for (e0 in value.blobs) { b.blob(e0) }; b.endVector()
+        if (value.blobs.isEmpty()) b.emptyVector() else { b.startVector(); for (e0 in value.blobs) { b.blob(e0) }; b.endVector() }
         b.typedVector(value.bools.toBoolBacking())
-        b.startVector(); for (e0 in value.colors) { b.int(e0.value) }; b.endVector()
+        if (value.colors.isEmpty()) b.emptyVector() else { b.startVector(); for (e0 in value.colors) { b.int(e0.value) }; b.endVector() }
         b.typedVector(value.f32s.toFloatBacking())
         b.typedVector(value.f64s.toDoubleBacking())
         b.typedVector(value.i16s.toShortBacking())

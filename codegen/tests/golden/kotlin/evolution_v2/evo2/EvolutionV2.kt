@@ -563,7 +563,7 @@ public object TeamFlexCoder : FlexCoder<Team> {
     override fun encode(b: FlexBuilder, cx: EncodeContext, value: Team) {
         val kv = cx.keyVector(b, FINGERPRINT, KEYS)
         b.startMap()
-        b.startVector(); for (e0 in value.members) { MemberFlexCoder.encode(b, cx, e0) }; b.endVector()
+        if (value.members.isEmpty()) b.emptyVector() else { b.startVector(); for (e0 in value.members) { MemberFlexCoder.encode(b, cx, e0) }; b.endVector() }
         b.endMapWithKeys(kv)
     }
 

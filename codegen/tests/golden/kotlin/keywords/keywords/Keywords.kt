@@ -91,11 +91,11 @@ public object ObjectFlexCoder : FlexCoder<Object> {
         b.int(value.`in`)
         b.int(value.init)
         b.int(value.`is`)
-        b.startVector(); for (e0 in value.keys) { b.string(e0) }; b.endVector()
+        if (value.keys.isEmpty()) b.emptyVector() else { b.startVector(); for (e0 in value.keys) { b.string(e0) }; b.endVector() }
         b.int(value.kind.value)
         b.int(value.let)
         b.int(value.m)
-        b.startMap(); for (e0 in Typed.sortedEntries(value.map)) { b.key(e0.key); b.int(e0.value) }; b.endMap()
+        if (value.map.isEmpty()) b.emptyMap() else { b.startMap(); for (e0 in Typed.sortedEntries(value.map)) { b.key(e0.key); b.int(e0.value) }; b.endMap() }
         b.int(value.match)
         b.bool(value.new)
         b.int(value.`object`)
@@ -654,7 +654,7 @@ public object ListFlexCoder : FlexCoder<List> {
     override fun encode(b: FlexBuilder, cx: EncodeContext, value: List) {
         val kv = cx.keyVector(b, FINGERPRINT, KEYS)
         b.startMap()
-        b.startVector(); for (e0 in value.items) { StringFlexCoder.encode(b, cx, e0) }; b.endVector()
+        if (value.items.isEmpty()) b.emptyVector() else { b.startVector(); for (e0 in value.items) { StringFlexCoder.encode(b, cx, e0) }; b.endVector() }
         b.endMapWithKeys(kv)
     }
 
@@ -994,7 +994,7 @@ public object MapFlexCoder : FlexCoder<Map> {
     override fun encode(b: FlexBuilder, cx: EncodeContext, value: Map) {
         val kv = cx.keyVector(b, FINGERPRINT, KEYS)
         b.startMap()
-        b.startMap(); for (e0 in Typed.sortedEntries(value.entries)) { b.key(e0.key); ListFlexCoder.encode(b, cx, e0.value) }; b.endMap()
+        if (value.entries.isEmpty()) b.emptyMap() else { b.startMap(); for (e0 in Typed.sortedEntries(value.entries)) { b.key(e0.key); ListFlexCoder.encode(b, cx, e0.value) }; b.endMap() }
         b.endMapWithKeys(kv)
     }
 

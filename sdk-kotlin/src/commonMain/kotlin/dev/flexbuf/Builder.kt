@@ -307,6 +307,20 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
         return opens[--openCount] ushr 1
     }
 
+    /** Pushes an empty untyped vector: the bytes of [startVector] then [endVector], in one call. */
+    public fun emptyVector() {
+        check()
+        pushPacked(createVector(sp, 0, 1, false, false, -1L, 0))
+    }
+
+    /** Pushes an empty map: the bytes of [startMap] then [endMap], in one call. */
+    public fun emptyMap() {
+        check()
+        // Its empty keys vector (never shared), then the map on it.
+        val keys = createVector(sp, 0, 2, true, false, -1L, 0)
+        pushPacked(createVector(sp, 0, 2, false, false, keys ushr 8, (keys and 0xff).toInt()))
+    }
+
     /** Ends an untyped vector. */
     public fun endVector() { endVector(typed = false, fixed = false) }
 

@@ -44,6 +44,35 @@ class CoreTest {
         for (size in 65_500..65_560 step 3) for (pad in 0..3) check(keysOf(size), pad, 1)
     }
 
+    /** emptyVector and emptyMap write the bytes of a start and an end, at every alignment and forced width. */
+    @Test
+    fun emptyContainersInOneCallWriteWhatStartAndEndWrite() {
+        for (pad in listOf(0, 1, 3, 7, 250, 300)) for (force in listOf(1, 2, 8)) for (dedup in listOf(false, true)) {
+            fun build(oneCall: Boolean): ByteArray {
+                val b = FlexBuilder(BuilderOptions(dedupKeyVectors = dedup))
+                b.forceMinWidth(force)
+                b.startVector()
+                b.blob(ByteArray(pad) { 7 })
+                for (i in 0 until 3) {
+                    if (oneCall) {
+                        b.emptyVector()
+                        b.emptyMap()
+                    } else {
+                        b.startVector(); b.endVector()
+                        b.startMap(); b.endMap()
+                    }
+                    b.int(i.toLong())
+                }
+                b.endVector()
+                return b.finish()
+            }
+            assertArrayEquals(build(false), build(true), "pad $pad, width $force, dedup $dedup")
+        }
+        val root = FlexBuilder().apply { emptyMap() }.finish()
+        val started = FlexBuilder().apply { startMap(); endMap() }.finish()
+        assertArrayEquals(started, root)
+    }
+
     private fun hex(b: ByteArray) = Runner.hex(b)
 
     private fun built(share: Int = Share.KEYS, f: FlexBuilder.() -> Unit): String {

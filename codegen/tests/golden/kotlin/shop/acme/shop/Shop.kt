@@ -37,14 +37,14 @@ public object AddressFlexCoder : FlexCoder<Address> {
     override fun encode(b: FlexBuilder, cx: EncodeContext, value: Address) {
         val kv = cx.keyVector(b, FINGERPRINT, KEYS)
         b.startMap()
-        b.startMap(); for (e0 in Typed.sortedEntries(value.attrs)) { b.key(e0.key); b.int(e0.value) }; b.endMap()
+        if (value.attrs.isEmpty()) b.emptyMap() else { b.startMap(); for (e0 in Typed.sortedEntries(value.attrs)) { b.key(e0.key); b.int(e0.value) }; b.endMap() }
         b.string(value.city)
         b.string(value.display)
         value.floor.let { x -> if (x == null) b.nul() else { b.int(x) } }
         value.geo.let { x -> if (x == null) b.nul() else { common.GeoFlexCoder.encode(b, cx, x) } }
         value.note.let { x -> if (x == null) b.nul() else { b.string(x) } }
         b.string(value.street)
-        b.startVector(); for (e0 in value.tags) { b.string(e0) }; b.endVector()
+        if (value.tags.isEmpty()) b.emptyVector() else { b.startVector(); for (e0 in value.tags) { b.string(e0) }; b.endVector() }
         b.string(value.zip)
         b.endMapWithKeys(kv)
     }
