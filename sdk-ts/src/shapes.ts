@@ -256,8 +256,9 @@ export function writerFor(sorted: readonly string[]): ShapeWriter | null {
  * the order {@link writerFor}'s sorted list has them (code point order, as
  * `compareUtf8` sorts), and two distinct ones never become the same bytes,
  * where a lone surrogate is written as U+FFFD, which another key may equal.
+ * @internal
  */
-function wellFormed(keys: readonly string[]): boolean {
+export function wellFormed(keys: readonly string[]): boolean {
   for (let j = 0; j < keys.length; j++) {
     const k = keys[j];
     for (let i = 0; i < k.length; i++) {

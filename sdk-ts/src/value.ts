@@ -24,7 +24,7 @@ import { f64At, IntMode, joinWords, littleEndianCopy, rootOf, u32 } from "./read
 import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement } from "./types.js";
 import { asciiRun, mayRun } from "./runs.js";
 import { KeyFault, KeyReader } from "./keys.js";
-import { MapMaker, ShapeWriter, WRITE_AFTER, makerFor, writerFor } from "./shapes.js";
+import { MapMaker, ShapeWriter, WRITE_AFTER, makerFor, wellFormed, writerFor } from "./shapes.js";
 import { compareUtf8, readUtf8, StringCache } from "./utf8.js";
 
 /** Options of {@link decode}. */
@@ -729,6 +729,7 @@ function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
     return;
   }
   b.startMap();
+  let ascending = false;
   if (keys.length > 1) {
     const shape = shapeOf(keys);
     if (shape.write !== null) {
@@ -736,6 +737,7 @@ function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
       return;
     }
     keys = shape.sorted;
+    ascending = shape.ascending;
   }
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i];
@@ -745,7 +747,9 @@ function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
     b.key(k);
     push(b, e, depth + 1, maxDepth);
   }
-  b.endMap();
+  // Keys in wire order, each once (an object's own keys): no order check needed.
+  if (ascending) b.endMapAscending();
+  else b.endMap();
 }
 
 function allNumbers(v: unknown[]): boolean {
@@ -762,6 +766,11 @@ function allStrings(v: unknown[]): boolean {
 interface Shape {
   readonly keys: readonly string[];
   readonly sorted: readonly string[];
+  /**
+   * Keys pushed in `sorted` order are written strictly ascending (none has a
+   * lone surrogate, see `wellFormed`): the map needs no order check.
+   */
+  readonly ascending: boolean;
   /** Objects of this shape met (counts up to {@link WRITE_AFTER}). */
   seen: number;
   /** The compiled writer, once the shape was met often enough (`null` until then, or when it cannot be compiled). */
@@ -821,7 +830,8 @@ function shapeOf(keys: readonly string[]): Shape {
       break;
     }
   }
-  if (n > ORDER_KEYS_MAX) return { keys, sorted, seen: 0, write: null };
+  const ascending = wellFormed(sorted);
+  if (n > ORDER_KEYS_MAX) return { keys, sorted, ascending, seen: 0, write: null };
   let known = shapes;
   if (orderKeys + n > ORDER_KEYS_TOTAL || (known === undefined && ORDERS.size >= ORDERS_MAX)) {
     ORDERS.clear();
@@ -829,7 +839,7 @@ function shapeOf(keys: readonly string[]): Shape {
     known = undefined;
   }
   orderKeys += n;
-  const shape: Shape = { keys, sorted, seen: 1, write: null };
+  const shape: Shape = { keys, sorted, ascending, seen: 1, write: null };
   if (known !== undefined) {
     if (known.length >= SHAPES_PER_KEY) orderKeys -= known.shift()!.keys.length;
     known.push(shape);
