@@ -214,9 +214,10 @@ export type ShapeWriter = (
  * {@link MAX_KEYS} or {@link MAX_TEXT} units of key text, a `__proto__` key,
  * {@link MAX_WRITERS} compiled already, or compiling refused (which turns it
  * off, as for the makers). Keys enter the source only as `JSON.stringify`
- * literals.
+ * literals. `ascending`: {@link wellFormed} of `sorted` (the writer then
+ * ends its maps without an order check).
  */
-export function writerFor(sorted: readonly string[]): ShapeWriter | null {
+export function writerFor(sorted: readonly string[], ascending: boolean): ShapeWriter | null {
   if (!compiling || writers >= MAX_WRITERS || sorted.length < WRITE_MIN_KEYS || sorted.length > MAX_KEYS) return null;
   if (sorted.includes("__proto__") || textLength(sorted) > MAX_TEXT) return null;
   // Keys go through the builder's per-writer cache (`keyCached`), so an
@@ -239,7 +240,7 @@ export function writerFor(sorted: readonly string[]): ShapeWriter | null {
     b.keyCacheEnter(c);
     let e, t;
     ${fields.join("\n    ")}
-    b.${wellFormed(sorted) ? "endMapAscending" : "endMap"}();
+    b.${ascending ? "endMapAscending" : "endMap"}();
   };`;
   try {
     const write = new Function(body)() as ShapeWriter;

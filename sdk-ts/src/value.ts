@@ -819,7 +819,7 @@ function shapeOf(keys: readonly string[]): Shape {
       let same = true;
       for (let i = 1; i < n && same; i++) same = known[i] === keys[i];
       if (!same) continue;
-      if (shape.seen < WRITE_AFTER && ++shape.seen === WRITE_AFTER) shape.write = writerFor(shape.sorted);
+      if (shape.seen < WRITE_AFTER && ++shape.seen === WRITE_AFTER) shape.write = writerFor(shape.sorted, shape.ascending);
       return shape;
     }
   }
