@@ -479,8 +479,9 @@ impl Encoder<'_, '_, '_> {
                     return Ok(());
                 }
                 if self.scalar_items(el, items, false)? {
-                    // A vector of scalars, written.
-                } else if items.is_empty() {
+                    return Ok(());
+                }
+                if items.is_empty() {
                     // The bytes of an empty untyped vector, in one call.
                     self.b.empty_vector()?;
                 } else {
