@@ -1764,6 +1764,106 @@ impl Builder {
         true
     }
 
+    /// Ends the open vector, whose values are the fields of a struct in the
+    /// order they were pushed, as a map on `keys` (a keys vector this
+    /// buffer holds): the value of the `i`-th key is the `order[i]`-th
+    /// pushed (the `i`-th when `order` is empty). The caller (the serde
+    /// serializer's memo of the type) vouches that these are the fields'
+    /// keys; the count of values, the keys vector's length and the order's
+    /// indices are checked here, and when any is off nothing is done and
+    /// false returned, the vector still open.
+    #[cfg(feature = "serde")]
+    pub(crate) fn end_struct_values(&mut self, keys: Slot, order: &[u32]) -> bool {
+        if self.error.is_some() || keys.ty != FlexType::VectorKey {
+            return false;
+        }
+        let Some(&Open::Vector(start)) = self.opens.last() else {
+            return false;
+        };
+        let n = self.stack.len() - start;
+        if n == 0 || !(order.is_empty() || order.len() == n) {
+            return false;
+        }
+        let w = keys.width.bytes();
+        match (keys.data as usize)
+            .checked_sub(w)
+            .and_then(|at| read_field(&self.buf, at, w))
+        {
+            Some(len) if len == n as u64 => {}
+            _ => return false,
+        }
+        if order.iter().any(|&j| j as usize >= n) {
+            return false;
+        }
+        self.opens.pop();
+        let map = if order.is_empty() {
+            self.create_vector::<1>(start, n, false, false, Some(keys))
+        } else {
+            // The values in key order, copied past them.
+            let end = self.stack.len();
+            self.stack.reserve(n);
+            for &j in order {
+                let v = self.stack[start + j as usize];
+                self.stack.push(v);
+            }
+            self.create_vector::<1>(end, n, false, false, Some(keys))
+        };
+        self.stack.truncate(start);
+        self.stack.push(map);
+        true
+    }
+
+    /// Turns the open vector, whose values are the first fields of a
+    /// struct, into an open map of those fields under `keys` (one key
+    /// written earlier in this generation per value, in order), for a
+    /// struct value that stopped matching what the serde serializer learnt
+    /// of its type. Nothing is done unless there are as many keys as values.
+    #[cfg(feature = "serde")]
+    pub(crate) fn open_values_as_map(&mut self, keys: impl ExactSizeIterator<Item = Slot>) {
+        let Some(&Open::Vector(start)) = self.opens.last() else {
+            return;
+        };
+        let n = self.stack.len() - start;
+        if keys.len() != n {
+            return;
+        }
+        // Value i moves to 2i + 1 (from the last down, so none is
+        // overwritten before it moves), key i to 2i.
+        self.stack.extend_from_within(start..);
+        for i in (0..n).rev() {
+            self.stack[start + 2 * i + 1] = self.stack[start + i];
+        }
+        for (i, k) in keys.enumerate() {
+            self.stack[start + 2 * i] = k;
+        }
+        if let Some(open) = self.opens.last_mut() {
+            *open = Open::Map(start);
+        }
+    }
+
+    /// The number of entries of the open map (0 when a map is not open).
+    #[cfg(feature = "serde")]
+    pub(crate) fn open_map_len(&self) -> usize {
+        match self.opens.last() {
+            Some(&Open::Map(start)) => (self.stack.len() - start) / 2,
+            _ => 0,
+        }
+    }
+
+    /// True when the open map's entries have exactly the keys `keys` (key
+    /// slots, so the same positions and text), in order.
+    #[cfg(feature = "serde")]
+    pub(crate) fn open_map_keys_are(&self, keys: impl ExactSizeIterator<Item = Slot>) -> bool {
+        let Some(&Open::Map(start)) = self.opens.last() else {
+            return false;
+        };
+        let entries = &self.stack[start..];
+        entries.len() == 2 * keys.len()
+            && keys.zip(entries.chunks_exact(2)).all(|(k, e)| {
+                k.ty == FlexType::Key && e[0].ty == FlexType::Key && k.data == e[0].data
+            })
+    }
+
     /// Number of values on the stack (the serde serializer remembers where a
     /// map's current key stands, to name it in an error).
     #[cfg(feature = "serde")]

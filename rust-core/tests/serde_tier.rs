@@ -1501,3 +1501,255 @@ fn the_serde_fuzz_oracle_holds_on_the_seeds_and_their_mutations() {
     }
     assert!(accepted > 1000, "{accepted} mutations verified");
 }
+
+/// A struct whose field names at each position depend on the value (as a
+/// hand-written impl may do), announced with the same count each time:
+/// values after the first are written without keys only when every name
+/// matches.
+#[derive(Debug, Clone)]
+struct Shifty {
+    shift: usize,
+    values: [u32; 3],
+    inner: Option<Box<Shifty>>,
+}
+
+impl Shifty {
+    const NAMES: [&'static str; 4] = ["north", "east", "south", "west"];
+
+    /// The document this value should read back as.
+    fn json(&self) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        for (i, v) in self.values.iter().enumerate() {
+            m.insert(Self::NAMES[(self.shift + i) % 4].into(), (*v).into());
+        }
+        if let Some(inner) = &self.inner {
+            m.insert("inner".into(), inner.json());
+        }
+        serde_json::Value::Object(m)
+    }
+}
+
+impl Serialize for Shifty {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        // Always announced as four fields, though `inner` is left out
+        // when there is none.
+        let mut st = s.serialize_struct("Shifty", 4)?;
+        for (i, v) in self.values.iter().enumerate() {
+            st.serialize_field(Self::NAMES[(self.shift + i) % 4], v)?;
+        }
+        if let Some(inner) = &self.inner {
+            st.serialize_field("inner", inner)?;
+        }
+        st.end()
+    }
+}
+
+/// A tree whose nodes skip fields at some depths, written inside values of
+/// its own type that may be open without keys.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Node {
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    label: Option<String>,
+    weight: u32,
+    kids: Vec<Node>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    tail: Option<u8>,
+}
+
+fn node(seed: u32, depth: u32) -> Node {
+    Node {
+        label: (seed % 3 != 0).then(|| format!("n{seed}")),
+        weight: seed,
+        kids: if depth == 0 {
+            Vec::new()
+        } else {
+            (0..seed % 4)
+                .map(|k| {
+                    node(
+                        seed.wrapping_mul(31).wrapping_add(k * 7 + 1) % 1000,
+                        depth - 1,
+                    )
+                })
+                .collect()
+        },
+        tail: (seed % 5 == 1).then_some(seed as u8),
+    }
+}
+
+#[test]
+fn values_written_without_keys_read_back_under_their_own_keys() {
+    // Names that change place between values of one count, nested in values
+    // of the same type: never a value under another field's key.
+    let shifty: Vec<Shifty> = (0..40)
+        .map(|i| Shifty {
+            shift: (i * 7 / 3) % 4,
+            values: [i as u32, 100 + i as u32, 200 + i as u32],
+            inner: (i % 3 == 1).then(|| {
+                Box::new(Shifty {
+                    shift: (i + 1) % 4,
+                    values: [7, 8, 9],
+                    inner: None,
+                })
+            }),
+        })
+        .collect();
+    let expected = serde_json::Value::Array(shifty.iter().map(Shifty::json).collect());
+    for options in [
+        BuilderOptions::default(),
+        BuilderOptions {
+            share: ShareFlags::KEYS_AND_STRINGS,
+            ..BuilderOptions::default()
+        },
+    ] {
+        let bytes = to_vec_with(&shifty, options.clone()).unwrap();
+        assert_eq!(from_slice::<serde_json::Value>(&bytes).unwrap(), expected);
+        assert_eq!(bytes, fresh(&shifty, options));
+    }
+    // Recursion with fields skipped at some depths and not at others.
+    // Two of three roots have every field (and leaves that do too).
+    let full_node = |i: u32| Node {
+        label: Some(format!("f{i}")),
+        weight: i,
+        kids: (0..i % 3)
+            .map(|k| Node {
+                label: Some(format!("leaf{k}")),
+                weight: k,
+                kids: Vec::new(),
+                tail: Some(k as u8),
+            })
+            .collect(),
+        tail: Some(i as u8),
+    };
+    let forest: Vec<Node> = (0..90)
+        .map(|i| {
+            if i % 3 == 2 {
+                node(i * 13 + 2, 4)
+            } else {
+                full_node(i)
+            }
+        })
+        .collect();
+    let bytes = to_vec(&forest).unwrap();
+    assert_eq!(from_slice::<Vec<Node>>(&bytes).unwrap(), forest);
+    assert_eq!(
+        from_slice::<serde_json::Value>(&bytes).unwrap(),
+        serde_json::to_value(&forest).unwrap()
+    );
+    // Roots with all four fields share keys vectors (the type keeps the
+    // last one written, which nested nodes of other key sets replace), so
+    // some were written without keys, and all read as maps of four keys.
+    let root = flexbuf::verify(&bytes).unwrap().root();
+    let full: Vec<usize> = root
+        .as_vector()
+        .unwrap()
+        .iter()
+        .map(|e| e.unwrap().as_map().unwrap())
+        .filter(|m| m.len() == 4)
+        .map(|m| m.keys_offset())
+        .collect();
+    let distinct: std::collections::BTreeSet<&usize> = full.iter().collect();
+    assert!(
+        distinct.len() < full.len(),
+        "{} {}",
+        distinct.len(),
+        full.len()
+    );
+}
+
+#[test]
+fn a_failure_inside_a_value_without_keys_leaves_the_next_call_sound() {
+    #[derive(Serialize, Debug, Clone)]
+    struct Rec {
+        id: u32,
+        extra: BTreeMap<String, u8>,
+        name: String,
+    }
+    let good: Vec<Rec> = (0..20)
+        .map(|i| Rec {
+            id: i,
+            extra: BTreeMap::from([(format!("k{i}"), i as u8)]),
+            name: format!("r{i}"),
+        })
+        .collect();
+    let mut bad = good.clone();
+    // The fifth value (written without keys) fails in its second field.
+    bad[4].extra.insert("a\0b".into(), 1);
+    assert!(to_vec(&bad).is_err());
+    let mut b = Builder::new();
+    let mut ser = flexbuf::Serializer::new(&mut b);
+    assert!(bad.serialize(&mut ser).is_err());
+    for _ in 0..2 {
+        let bytes = to_vec(&good).unwrap();
+        assert_eq!(bytes, fresh(&good, BuilderOptions::default()));
+        let back: serde_json::Value = from_slice(&bytes).unwrap();
+        assert_eq!(back, serde_json::to_value(&good).unwrap());
+    }
+}
+
+/// A struct type named at run time (hand-written impls may pass any name):
+/// hundreds of names land in every slot of the serializer's memo table.
+#[derive(Debug, Clone)]
+struct Named {
+    name: &'static str,
+    x: u32,
+    y: u32,
+}
+
+impl Serialize for Named {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct(self.name, 2)?;
+        st.serialize_field("x", &self.x)?;
+        st.serialize_field("y", &self.y)?;
+        st.end()
+    }
+}
+
+#[test]
+fn types_met_inside_a_value_without_keys_never_lend_it_their_keys() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Outer {
+        first: u32,
+        many: serde_json::Value,
+        last: u32,
+    }
+    #[derive(Serialize)]
+    struct OuterOut {
+        first: u32,
+        many: Vec<Named>,
+        last: u32,
+    }
+    // Distinct names at distinct addresses: some share the outer type's slot.
+    let names: Vec<&'static str> = (0..600)
+        .map(|i| &*Box::leak(format!("T{i}").into_boxed_str()))
+        .collect();
+    let values: Vec<OuterOut> = (0..4)
+        .map(|v| OuterOut {
+            first: v,
+            // The first value has none: its keys vector is remembered,
+            // and the next values are written without keys.
+            many: names[..if v == 0 { 0 } else { 600 }]
+                .iter()
+                .enumerate()
+                .map(|(i, &name)| Named {
+                    name,
+                    x: i as u32,
+                    y: v,
+                })
+                .collect(),
+            last: 1000 + v,
+        })
+        .collect();
+    let bytes = to_vec(&values).unwrap();
+    let back: Vec<Outer> = from_slice(&bytes).unwrap();
+    assert_eq!(back.len(), 4);
+    for (v, o) in back.iter().enumerate() {
+        assert_eq!((o.first, o.last), (v as u32, 1000 + v as u32));
+        let many = o.many.as_array().unwrap();
+        assert_eq!(many.len(), if v == 0 { 0 } else { 600 });
+        for (i, n) in many.iter().enumerate() {
+            assert_eq!(n, &serde_json::json!({"x": i, "y": v}));
+        }
+    }
+}

@@ -39,7 +39,7 @@ pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, options: BuilderOptions) ->
         memos,
     };
     let result = value.serialize(&mut ser);
-    let memos = ser.memos;
+    let mut memos = ser.memos;
     // The buffer itself is handed over (no copy); the builder gets a new one
     // a little larger than this output, so a stream of similar values writes
     // without growing.
@@ -49,6 +49,7 @@ pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, options: BuilderOptions) ->
     });
     if out.is_err() {
         builder.clear();
+        memos.release();
     }
     // Kept only while small: a thread that once wrote a large value does not
     // hold its buffer and tables for good (larger values amortize their own
@@ -314,13 +315,19 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
         })
     }
 
-    fn serialize_struct(self, name: &'static str, _len: usize) -> Result<Struct<'s, 'b>> {
-        self.builder.start_map();
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Struct<'s, 'b>> {
         let memo = self.memos.claim(name);
+        let keyless = self.memos.keyless(memo, len, self.builder);
+        if keyless {
+            self.builder.start_vector();
+        } else {
+            self.builder.start_map();
+        }
         Ok(Struct {
             ser: self,
             memo,
             field: 0,
+            keyless,
             variant: None,
         })
     }
@@ -330,16 +337,22 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
         _: &'static str,
         _: u32,
         variant: &'static str,
-        _len: usize,
+        len: usize,
     ) -> Result<Struct<'s, 'b>> {
         self.builder.start_map();
         self.builder.key(variant);
-        self.builder.start_map();
         let memo = self.memos.claim(variant);
+        let keyless = self.memos.keyless(memo, len, self.builder);
+        if keyless {
+            self.builder.start_vector();
+        } else {
+            self.builder.start_map();
+        }
         Ok(Struct {
             ser: self,
             memo,
             field: 0,
+            keyless,
             variant: Some(variant),
         })
     }
@@ -472,6 +485,9 @@ pub struct Struct<'s, 'b> {
     memo: usize,
     /// Index of the next field.
     field: usize,
+    /// True while the fields' values are pushed without their keys (see
+    /// [`TypeMemos`]): a vector is open, not a map.
+    keyless: bool,
     /// For a struct variant, the variant name: the map is inside `{variant: ...}`.
     variant: Option<&'static str>,
 }
@@ -479,7 +495,13 @@ pub struct Struct<'s, 'b> {
 impl Struct<'_, '_> {
     fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
         let ser = &mut *self.ser;
-        ser.memos.push_key(self.memo, self.field, key, ser.builder);
+        if self.keyless && !ser.memos.known_field(self.memo, self.field, key) {
+            ser.memos.add_keys(self.memo, self.field, ser.builder);
+            self.keyless = false;
+        }
+        if !self.keyless {
+            ser.memos.push_key(self.memo, self.field, key, ser.builder);
+        }
         self.field += 1;
         value.serialize(&mut *self.ser).map_err(|e| {
             let e = e.in_segment(PathSegment::Key(key));
@@ -491,7 +513,11 @@ impl Struct<'_, '_> {
     }
 
     fn end(self) -> Result<()> {
-        self.ser.memos.end_struct(self.memo, self.ser.builder)?;
+        if self.keyless {
+            (self.ser.memos).end_keyless(self.memo, self.field, self.ser.builder)?;
+        } else {
+            self.ser.memos.end_struct(self.memo, self.ser.builder)?;
+        }
         if self.variant.is_some() {
             self.ser.builder.end_map()?;
         }
