@@ -65,35 +65,7 @@ impl CppReplayer {
     /// `out` is newer than the sources. Concurrent builders do not collide:
     /// each compiles to its own file and renames it into place.
     pub fn build(out: &Path) -> Result<CppReplayer> {
-        let cpp = repo_root().join("conformance/cpp");
-        let sources = [cpp.join("replay.cpp"), cpp.join("build.sh")];
-        if let Some(built) = modified(out) {
-            if sources
-                .iter()
-                .all(|s| modified(s).is_some_and(|m| m <= built))
-            {
-                return Ok(CppReplayer::at(out));
-            }
-        }
-        if let Some(missing) = missing_toolchain() {
-            return Err(Error::Cpp(format!(
-                "cannot build the replayer: missing {missing}"
-            )));
-        }
-        let tmp = out.with_extension(format!("tmp{}", std::process::id()));
-        let output = Command::new("bash")
-            .arg(cpp.join("build.sh"))
-            .arg(&tmp)
-            .output()
-            .map_err(|e| Error::Cpp(format!("running build.sh: {e}")))?;
-        if !output.status.success() {
-            return Err(Error::Cpp(format!(
-                "build.sh failed ({}):\n{}",
-                output.status,
-                String::from_utf8_lossy(&output.stderr)
-            )));
-        }
-        std::fs::rename(&tmp, out).map_err(|e| Error::io(out, e))?;
+        build_tool("build.sh", &["replay.cpp", "build.sh"], out)?;
         Ok(CppReplayer::at(out))
     }
 
@@ -137,34 +109,77 @@ impl CppReplayer {
 
     /// Runs the replayer on raw protocol text; returns its status, stdout and stderr.
     pub fn run_text(&self, input: &str) -> Result<(std::process::ExitStatus, String, String)> {
-        let mut child = Command::new(&self.path)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| Error::Cpp(format!("starting {}: {e}", self.path.display())))?;
-        let mut stdin = child.stdin.take().expect("stdin is piped");
-        let bytes = input.as_bytes().to_vec();
-        // Write from a thread: the replayer prints while it reads, so writing
-        // everything before reading could fill both pipes and deadlock.
-        let writer = std::thread::spawn(move || {
-            // A replayer that aborted early closes the pipe; that shows in its status.
-            let _ = stdin.write_all(&bytes);
-        });
-        let mut stdout = String::new();
-        let mut stderr = String::new();
-        if let Some(mut s) = child.stdout.take() {
-            s.read_to_string(&mut stdout)
-                .map_err(|e| Error::Cpp(format!("reading output: {e}")))?;
-        }
-        if let Some(mut s) = child.stderr.take() {
-            s.read_to_string(&mut stderr)
-                .map_err(|e| Error::Cpp(format!("reading stderr: {e}")))?;
-        }
-        let status = child
-            .wait()
-            .map_err(|e| Error::Cpp(format!("waiting for the replayer: {e}")))?;
-        let _ = writer.join();
-        Ok((status, stdout, stderr))
+        pipe(&self.path, input)
     }
+}
+
+/// Builds a tool of `conformance/cpp` into `out` with its build `script`,
+/// unless `out` is newer than every one of `sources` (file names there).
+/// Concurrent builders do not collide: each compiles to its own file and
+/// renames it into place.
+pub(crate) fn build_tool(script: &str, sources: &[&str], out: &Path) -> Result<()> {
+    let cpp = repo_root().join("conformance/cpp");
+    if let Some(built) = modified(out) {
+        if sources
+            .iter()
+            .all(|s| modified(&cpp.join(s)).is_some_and(|m| m <= built))
+        {
+            return Ok(());
+        }
+    }
+    if let Some(missing) = missing_toolchain() {
+        return Err(Error::Cpp(format!(
+            "cannot build {}: missing {missing}",
+            out.display()
+        )));
+    }
+    let tmp = out.with_extension(format!("tmp{}", std::process::id()));
+    let output = Command::new("bash")
+        .arg(cpp.join(script))
+        .arg(&tmp)
+        .output()
+        .map_err(|e| Error::Cpp(format!("running {script}: {e}")))?;
+    if !output.status.success() {
+        return Err(Error::Cpp(format!(
+            "{script} failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    std::fs::rename(&tmp, out).map_err(|e| Error::io(out, e))?;
+    Ok(())
+}
+
+/// Runs the tool at `path` with `input` on its standard input; returns its
+/// status, stdout and stderr.
+pub(crate) fn pipe(path: &Path, input: &str) -> Result<(std::process::ExitStatus, String, String)> {
+    let mut child = Command::new(path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| Error::Cpp(format!("starting {}: {e}", path.display())))?;
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let bytes = input.as_bytes().to_vec();
+    // Write from a thread: the tool prints while it reads, so writing
+    // everything before reading could fill both pipes and deadlock.
+    let writer = std::thread::spawn(move || {
+        // A tool that aborted early closes the pipe; that shows in its status.
+        let _ = stdin.write_all(&bytes);
+    });
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    if let Some(mut s) = child.stdout.take() {
+        s.read_to_string(&mut stdout)
+            .map_err(|e| Error::Cpp(format!("reading output: {e}")))?;
+    }
+    if let Some(mut s) = child.stderr.take() {
+        s.read_to_string(&mut stderr)
+            .map_err(|e| Error::Cpp(format!("reading stderr: {e}")))?;
+    }
+    let status = child
+        .wait()
+        .map_err(|e| Error::Cpp(format!("waiting for {}: {e}", path.display())))?;
+    let _ = writer.join();
+    Ok((status, stdout, stderr))
 }

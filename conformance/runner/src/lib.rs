@@ -23,6 +23,7 @@
 pub mod annotate;
 pub mod case;
 pub mod cpp;
+pub mod cpp_json;
 pub mod damage;
 pub mod error;
 pub mod generate;
