@@ -799,16 +799,16 @@ impl Builder {
             return self.end_vector();
         };
         // One scalar type throughout; null is inline but no typed vector holds it.
-        let ty = match uniform_inline(&self.stack[start..]) {
-            Some((ty, _)) if ty != FlexType::Null => ty,
+        let known = match uniform_inline(&self.stack[start..]) {
+            Some(k) if k.0 != FlexType::Null => k,
             _ => return self.end_vector(),
         };
         let len = self.stack.len() - start;
-        let fixed = fixed && (2..=4).contains(&len) && ty != FlexType::Bool;
+        let fixed = fixed && (2..=4).contains(&len) && known.0 != FlexType::Bool;
         // What `check_typed` would check again was checked above.
         self.check()?;
         self.opens.pop();
-        let vec = self.create_vector::<1>(start, len, true, fixed, None);
+        let vec = self.create_vector_of::<1>(start, len, true, fixed, None, Some(known));
         self.stack.truncate(start);
         self.stack.push(vec);
         Ok(())
@@ -1386,6 +1386,22 @@ impl Builder {
         fixed: bool,
         keys: Option<Slot>,
     ) -> Slot {
+        self.create_vector_of::<STEP>(start, len, typed, fixed, keys, None)
+    }
+
+    /// [`create_vector`](Self::create_vector) for elements the caller found
+    /// to be inline scalars of one type and widest width (`known`, from
+    /// [`uniform_inline`]): their width is not searched again.
+    #[inline(always)]
+    fn create_vector_of<const STEP: usize>(
+        &mut self,
+        start: usize,
+        len: usize,
+        typed: bool,
+        fixed: bool,
+        keys: Option<Slot>,
+        known: Option<(FlexType, BitWidth)>,
+    ) -> Slot {
         if len == 0 && !fixed {
             return self.create_empty(typed, keys);
         }
@@ -1406,12 +1422,16 @@ impl Builder {
         // offsets: their width is the widest element's, found in the scan
         // that finds them uniform.
         let uniform = match (typed, keys, STEP) {
-            (false, None, 1) if uniform_vectors() => uniform_inline(&self.stack[range.clone()]),
+            (false, None, 1) if uniform_vectors() => {
+                known.or_else(|| uniform_inline(&self.stack[range.clone()]))
+            }
             _ => None,
         };
-        width = match uniform {
-            Some((_, w)) => width.max(w),
-            None => vector_width::<STEP>(&self.stack[range.clone()], buf_len, prefix, width),
+        width = match (uniform, known) {
+            (Some((_, w)), _) | (None, Some((_, w))) => width.max(w),
+            (None, None) => {
+                vector_width::<STEP>(&self.stack[range.clone()], buf_len, prefix, width)
+            }
         };
         let elem_type = match self.stack.get(start) {
             Some(s) if typed && len > 0 => s.ty,
