@@ -1925,8 +1925,9 @@ impl Builder {
         self.finished
     }
 
+    /// The builder's sticky error, if a call failed since the last clear.
     #[inline]
-    fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         match &self.error {
             Some(e) => Err(e.clone()),
             None => Ok(()),

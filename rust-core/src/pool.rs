@@ -114,22 +114,6 @@ fn long_has_nul(bytes: &[u8]) -> bool {
     acc != 0
 }
 
-/// True when `bytes` contain a NUL, checked as the key pool checks a new
-/// key: two word tests for up to 16 bytes (no library call).
-#[cfg(feature = "serde")]
-#[inline]
-pub(crate) fn contains_nul(bytes: &[u8]) -> bool {
-    if bytes.len() > SHORT {
-        return long_has_nul(bytes);
-    }
-    Probe {
-        bytes,
-        words: short_words(bytes),
-        hash: 0,
-    }
-    .has_nul()
-}
-
 /// A fast, non-cryptographic hash over bytes (16 bytes per step); `words`
 /// are the probe's words when there are at most 16 bytes.
 #[inline(always)]

@@ -766,6 +766,15 @@ fn map_keys_and_128_bit_integers() {
     assert!(matches!(err.kind(), ErrorKind::Message(_)));
     let err = to_vec(&BTreeMap::from([("a\0b", 1)])).unwrap_err();
     assert_eq!(err.kind(), &ErrorKind::Builder(BuilderError::NulInKey));
+    assert_eq!(err.path().unwrap(), r#"$["a\0b"]"#);
+    // Under its own key, after keys that were fine (one pooled already).
+    let nested = BTreeMap::from([(
+        "outer",
+        BTreeMap::from([("ok", 1), ("outer", 2), ("x\0", 3)]),
+    )]);
+    let err = to_vec(&nested).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::Builder(BuilderError::NulInKey));
+    assert_eq!(err.path().unwrap(), r#"$.outer["x\0"]"#);
 
     assert_eq!(
         from_slice::<i128>(&to_vec(&(i64::MIN as i128)).unwrap()).unwrap(),

@@ -7,7 +7,7 @@ use ::serde::ser::{self, Serialize};
 
 use super::memo::TypeMemos;
 use crate::builder::{Builder, BuilderOptions};
-use crate::error::{BuilderError, Error, ErrorKind, PathSegment, Result};
+use crate::error::{Error, ErrorKind, PathSegment, Result};
 
 /// Serializes `value` with the default builder options (keys shared, as in C++).
 ///
@@ -572,11 +572,14 @@ fn key_error(what: &str) -> Error {
 
 impl KeySerializer<'_, '_> {
     fn text(self, s: &str) -> Result<()> {
-        if crate::pool::contains_nul(s.as_bytes()) {
-            return Err(Error::from(BuilderError::NulInKey).in_segment(PathSegment::Key(s)));
-        }
+        // The builder checks a key for NUL when it is new to the buffer
+        // (pooled keys were checked when first written) and then fails:
+        // that error is returned here, under the key.
         self.ser.builder.key(s);
-        Ok(())
+        self.ser
+            .builder
+            .check()
+            .map_err(|e| e.in_segment(PathSegment::Key(s)))
     }
 
     fn number(self, n: impl core::fmt::Display) -> Result<()> {
