@@ -36,7 +36,7 @@ impl core::fmt::Debug for Reader<'_> {
 }
 
 /// The bits a `w`-byte read keeps, by `w` (0 to 8).
-const WIDTH_MASK: [u64; 9] = {
+pub(crate) const WIDTH_MASK: [u64; 9] = {
     let mut m = [0u64; 9];
     let mut w = 1;
     while w < 8 {

@@ -16,7 +16,7 @@
 //! equals the nesting depth of the JSON the buffer converts to.
 
 use crate::error::{Error, ErrorKind, PathSegment, Result};
-use crate::reader::{follow, key_at, read_uint, Reader};
+use crate::reader::{key_at, read_uint, Reader, WIDTH_MASK};
 use crate::types::{pack_type, unpack_type, BitWidth, FlexType};
 use crate::utf8;
 use crate::word::{word, zero_bytes};
@@ -104,6 +104,7 @@ pub fn verify_with<'a>(buf: &'a [u8], options: &VerifyOptions) -> Result<Verifie
         .ok_or_else(|| Error::at(ErrorKind::Truncated, 0))?;
     let mut v = Verifier {
         buf,
+        word_end: n.saturating_sub(7),
         max_depth: options.max_depth.min(1024),
         sorted: options.require_sorted_keys,
         marks: Bits::new(n),
@@ -130,6 +131,9 @@ const KEY_SETS: usize = 8;
 
 struct Verifier<'a> {
     buf: &'a [u8],
+    /// One past the last position a word (8 bytes) can be read from: below
+    /// it, a field is read with one comparison ([`uint`](Self::uint)).
+    word_end: usize,
     max_depth: usize,
     sorted: bool,
     /// Positions of containers, long strings and map keys vectors reached
@@ -148,6 +152,30 @@ struct Verifier<'a> {
 }
 
 impl<'a> Verifier<'a> {
+    /// The unsigned `width`-byte field at `at`: what `read_uint` reads, with
+    /// one comparison and a mask below `word_end` (most fields).
+    #[inline(always)]
+    fn uint(&self, at: usize, width: usize) -> Result<u64> {
+        if at < self.word_end {
+            // SAFETY: `at < word_end = len - 7`, so `at + 8 <= len`.
+            let word =
+                u64::from_le(unsafe { (self.buf.as_ptr().add(at) as *const u64).read_unaligned() });
+            return Ok(word & WIDTH_MASK[width.min(8)]);
+        }
+        read_uint(self.buf, at, width)
+    }
+
+    /// The position the `width`-byte offset at `pos` points back to: what
+    /// `reader::follow` finds, reading the offset with [`uint`](Self::uint).
+    #[inline(always)]
+    fn follow(&self, pos: usize, width: usize) -> Result<usize> {
+        let off = self.uint(pos, width)?;
+        if off > pos as u64 {
+            return Err(Error::at(ErrorKind::OffsetOutOfBounds, pos));
+        }
+        Ok(pos - off as usize)
+    }
+
     /// Verifies the value whose slot is at `slot` (width `pw`), with the packed
     /// type found at `type_at`, nested under `depth` containers. Returns the
     /// number of container levels at and below it.
@@ -169,7 +197,7 @@ impl<'a> Verifier<'a> {
             }
             return Ok(0);
         }
-        let target = follow(self.buf, slot, pw)?;
+        let target = self.follow(slot, pw)?;
         match ty {
             FlexType::String => {
                 self.string(target, w, packed)?;
@@ -320,13 +348,14 @@ impl<'a> Verifier<'a> {
                     const MAP: u8 = FlexType::Map as u8;
                     const VECTOR: u8 = FlexType::Vector as u8;
                     let r = match code {
-                        STRING => follow(self.buf, slot, w)
+                        STRING => self
+                            .follow(slot, w)
                             .and_then(|at| self.string(at, child_w, packed))
                             .map(|()| 0),
-                        MAP => follow(self.buf, slot, w).and_then(|at| {
+                        MAP => self.follow(slot, w).and_then(|at| {
                             self.container(FlexType::Map, at, child_w, packed, depth + 1)
                         }),
-                        VECTOR => follow(self.buf, slot, w).and_then(|at| {
+                        VECTOR => self.follow(slot, w).and_then(|at| {
                             self.container(FlexType::Vector, at, child_w, packed, depth + 1)
                         }),
                         _ => self.value(slot, w, packed, type_at, depth + 1),
@@ -341,7 +370,7 @@ impl<'a> Verifier<'a> {
             FlexType::VectorKey | FlexType::VectorStringDeprecated => {
                 self.span(target, len, w)?;
                 for i in 0..len {
-                    let key = follow(self.buf, target + i * w, w)?;
+                    let key = self.follow(target + i * w, w)?;
                     self.key(key)
                         .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
                 }
@@ -369,7 +398,8 @@ impl<'a> Verifier<'a> {
     /// Adds the entry's key (or index) to an error coming out of a child.
     fn locate(&self, e: Error, keys: Option<(usize, usize)>, i: usize) -> Error {
         if let Some((at, kw)) = keys {
-            let name = follow(self.buf, at + i * kw, kw)
+            let name = self
+                .follow(at + i * kw, kw)
                 .ok()
                 .and_then(|k| key_at(self.buf, k).ok())
                 .and_then(|k| core::str::from_utf8(k).ok());
@@ -386,8 +416,8 @@ impl<'a> Verifier<'a> {
         let prefix = values
             .checked_sub(3 * w)
             .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, values))?;
-        let keys = follow(self.buf, prefix, w)?;
-        let kw = read_uint(self.buf, prefix + w, w)?;
+        let keys = self.follow(prefix, w)?;
+        let kw = self.uint(prefix + w, w)?;
         let kwidth = BitWidth::from_bytes(kw)
             .ok_or_else(|| Error::at(ErrorKind::BadWidth(kw), prefix + w))?;
         let kw = kwidth.bytes();
@@ -410,7 +440,7 @@ impl<'a> Verifier<'a> {
         if klen == 0 {
             return Ok((keys, kw));
         }
-        let first = follow(self.buf, keys, kw)?;
+        let first = self.follow(keys, kw)?;
         let slot = (first ^ (first >> 7) ^ klen.wrapping_mul(0x9e37)) & (KEY_SETS - 1);
         let mut seen = core::mem::take(&mut self.key_sets[slot]);
         let checked = self.map_key_list(keys, kw, klen, &mut seen);
@@ -436,7 +466,7 @@ impl<'a> Verifier<'a> {
         let mut prev = None;
         let mut repeated = true;
         for i in 0..klen {
-            let at = follow(self.buf, keys + i * kw, kw)?;
+            let at = self.follow(keys + i * kw, kw)?;
             repeated &= seen.get(i) == Some(&at);
             if !repeated {
                 self.key(at)
@@ -482,7 +512,7 @@ impl<'a> Verifier<'a> {
         let at = data
             .checked_sub(w)
             .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, data))?;
-        let len = read_uint(self.buf, at, w)?;
+        let len = self.uint(at, w)?;
         if len > self.buf.len() as u64 {
             return Err(Error::at(ErrorKind::SizeOutOfBounds, at));
         }
