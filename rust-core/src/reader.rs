@@ -56,10 +56,10 @@ const SIGN_SHIFT: [u32; 9] = [0, 56, 48, 40, 32, 24, 16, 8, 0];
 /// last few of a buffer), so the width costs no branch.
 #[inline(always)]
 pub fn read_uint(buf: &[u8], pos: usize, width: usize) -> Result<u64> {
-    if let Some(b) = buf.get(pos..).and_then(|t| t.get(..8)) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(b);
-        let v = u64::from_le_bytes(word);
+    // One comparison: below `len - 7` a whole word can be read.
+    if pos < buf.len().saturating_sub(7) {
+        // SAFETY: `pos < len - 7`, so `pos + 8 <= len`.
+        let v = u64::from_le(unsafe { (buf.as_ptr().add(pos) as *const u64).read_unaligned() });
         // The mask from a table, without a branch: widths above 8 keep all
         // 8 bytes, and width 0 keeps none.
         return Ok(v & WIDTH_MASK[width.min(8)]);
@@ -1001,28 +1001,48 @@ mod tests {
 
     #[test]
     fn integer_reads_mask_and_sign_extend_at_every_width_and_position() {
-        let bytes: Vec<u8> = (0..24u8).map(|i| i.wrapping_mul(0x9d) ^ 0x80).collect();
-        for pos in 0..bytes.len() {
-            for w in [1usize, 2, 4, 8] {
-                let Some(b) = bytes.get(pos..pos + w) else {
-                    assert!(read_uint(&bytes, pos, w).is_err());
-                    continue;
-                };
-                let mut le = [0u8; 8];
-                le[..w].copy_from_slice(b);
-                let u = u64::from_le_bytes(le);
-                let i = match w {
-                    1 => b[0] as i8 as i64,
-                    2 => i16::from_le_bytes([b[0], b[1]]) as i64,
-                    4 => i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64,
-                    _ => u as i64,
-                };
-                assert_eq!(read_uint(&bytes, pos, w).unwrap(), u, "{pos} {w}");
-                assert_eq!(read_int(&bytes, pos, w).unwrap(), i, "{pos} {w}");
+        let all: Vec<u8> = (0..24u8).map(|i| i.wrapping_mul(0x9d) ^ 0x80).collect();
+        // Every buffer length (shorter than a word too), every position up
+        // to a few past the end: the word read and the tail agree.
+        for len in 0..=all.len() {
+            let bytes = &all[..len];
+            for pos in 0..len + 3 {
+                check_reads(bytes, pos);
             }
-            // Width 0 reads nothing.
-            assert_eq!(read_uint(&bytes, pos, 0).unwrap(), 0);
-            assert_eq!(read_int(&bytes, pos, 0).unwrap(), 0);
+        }
+    }
+
+    fn check_reads(bytes: &[u8], pos: usize) {
+        for w in [1usize, 2, 4, 8] {
+            let Some(b) = bytes.get(pos..pos + w) else {
+                assert!(
+                    read_uint(bytes, pos, w).is_err(),
+                    "{} {pos} {w}",
+                    bytes.len()
+                );
+                assert!(
+                    read_int(bytes, pos, w).is_err(),
+                    "{} {pos} {w}",
+                    bytes.len()
+                );
+                continue;
+            };
+            let mut le = [0u8; 8];
+            le[..w].copy_from_slice(b);
+            let u = u64::from_le_bytes(le);
+            let i = match w {
+                1 => b[0] as i8 as i64,
+                2 => i16::from_le_bytes([b[0], b[1]]) as i64,
+                4 => i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64,
+                _ => u as i64,
+            };
+            assert_eq!(read_uint(bytes, pos, w).unwrap(), u, "{pos} {w}");
+            assert_eq!(read_int(bytes, pos, w).unwrap(), i, "{pos} {w}");
+        }
+        // Width 0 reads nothing (inside the buffer or at its end).
+        if pos <= bytes.len() {
+            assert_eq!(read_uint(bytes, pos, 0).unwrap(), 0);
+            assert_eq!(read_int(bytes, pos, 0).unwrap(), 0);
         }
     }
 
