@@ -63,6 +63,18 @@ impl Budget {
         Ok(())
     }
 
+    /// Charges `n` nodes at once (the elements of a container about to be
+    /// read, each then read without a charge of its own).
+    #[inline]
+    pub(crate) fn nodes(&mut self, n: usize) -> Result<()> {
+        let n = n as u64;
+        if n > self.nodes_left {
+            return Err(Error::new(ErrorKind::BudgetExceeded));
+        }
+        self.nodes_left -= n;
+        Ok(())
+    }
+
     /// Charges `n` output bytes.
     #[inline]
     pub fn bytes(&mut self, n: usize) -> Result<()> {

@@ -987,6 +987,27 @@ fn deserialize_any_agrees_with_json() {
 }
 
 #[test]
+fn every_value_read_costs_one_node_of_the_budget() {
+    // {"a": [1, 2], "b": "x", "c": {"d": null}}: the root, the vector, its
+    // two ints, the string, the inner map and its null: seven nodes, charged
+    // whether containers charge their elements together or one by one.
+    let bytes = flexbuf::from_json(r#"{"a":[1,2],"b":"x","c":{"d":null}}"#).unwrap();
+    let read = |nodes: u64| {
+        let verified = flexbuf::verify(&bytes).unwrap();
+        let mut de = Deserializer::new(verified, Budget::new(nodes, 1000));
+        serde_json::Value::deserialize(&mut de).map(|v| (v, de.budget().nodes_left()))
+    };
+    let (value, left) = read(7).unwrap();
+    assert_eq!(
+        value,
+        serde_json::json!({"a": [1, 2], "b": "x", "c": {"d": null}})
+    );
+    assert_eq!(left, 0);
+    assert_eq!(read(6).unwrap_err().kind(), &ErrorKind::BudgetExceeded);
+    assert_eq!(read(9).unwrap().1, 2);
+}
+
+#[test]
 fn ignored_values_are_not_expanded_and_charge_once() {
     let bytes = dag(40);
     let t = Instant::now();

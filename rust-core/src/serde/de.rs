@@ -201,6 +201,15 @@ impl<'de, 'b> Value<'de, 'b> {
         }
     }
 
+    /// An element of a container whose elements were charged together.
+    fn charged(reader: Reader<'de>, st: &'b mut State<'de>) -> Self {
+        Value {
+            reader,
+            st,
+            charged: true,
+        }
+    }
+
     fn charge(&mut self) -> Result<()> {
         if !self.charged {
             self.st
@@ -255,6 +264,11 @@ impl<'de, 'b> Value<'de, 'b> {
     fn seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.reader.offset();
         let vector = self.reader.as_vector()?;
+        // Every element's node at once: each is then read as charged.
+        self.st
+            .budget
+            .nodes(vector.len())
+            .map_err(|e| e.with_offset(at))?;
         let mut access = Seq {
             vector,
             next: 0,
@@ -279,6 +293,11 @@ impl<'de, 'b> Value<'de, 'b> {
     fn map<V: Visitor<'de>>(self, visitor: V, structs: bool) -> Result<V::Value> {
         let at = self.reader.offset();
         let map = self.reader.as_map()?;
+        // Every value's node at once: each is then read as charged.
+        self.st
+            .budget
+            .nodes(map.len())
+            .map_err(|e| e.with_offset(at))?;
         let kept = if structs {
             self.st.keys.find(&map)
         } else {
@@ -558,7 +577,7 @@ impl<'de> de::SeqAccess<'de> for Seq<'de, '_> {
         let i = self.next;
         self.next += 1;
         let element = self.vector.get(i)?;
-        seed.deserialize(Value::new(element, self.st))
+        seed.deserialize(Value::charged(element, self.st))
             .map(Some)
             .map_err(|e| e.in_segment(PathSegment::Index(i)))
     }
@@ -602,7 +621,7 @@ impl<'de> de::MapAccess<'de> for Map<'de, '_> {
         let i = self.next;
         self.next += 1;
         let value = self.map.value(i)?;
-        seed.deserialize(Value::new(value, self.st))
+        seed.deserialize(Value::charged(value, self.st))
             .map_err(|e| e.in_segment(PathSegment::Key(self.key)))
     }
 
