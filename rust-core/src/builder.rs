@@ -1738,15 +1738,10 @@ impl Builder {
         if n == 0 || entries.len() % 2 != 0 || !(order.is_empty() || order.len() == n) {
             return false;
         }
-        let w = keys.width.bytes();
-        let loc = keys.data as usize;
-        match loc
-            .checked_sub(w)
-            .and_then(|at| read_field(&self.buf, at, w))
-        {
-            Some(len) if len == n as u64 => {}
-            _ => return false,
+        if self.keys_len(keys) != Some(n as u64) {
+            return false;
         }
+        let (w, loc) = (keys.width.bytes(), keys.data as usize);
         for i in 0..n {
             let j = if order.is_empty() {
                 i
@@ -1767,21 +1762,48 @@ impl Builder {
             }
         }
         self.opens.pop();
+        self.map_of_values::<2>(start, start + 1, n, order, keys);
+        true
+    }
+
+    /// The length of the keys vector `keys`, if its size field is in the buffer.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    fn keys_len(&self, keys: Slot) -> Option<u64> {
+        let w = keys.width.bytes();
+        (keys.data as usize)
+            .checked_sub(w)
+            .and_then(|at| read_field(&self.buf, at, w))
+    }
+
+    /// Replaces the stack from `start` by the map on `keys` whose `n`
+    /// values stand at `stack[first + STEP * i]` (a map's entries with
+    /// `STEP` 2, bare values with 1): key `i`'s value is the `order[i]`-th
+    /// (the `i`-th when `order` is empty; indices checked by the caller).
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    fn map_of_values<const STEP: usize>(
+        &mut self,
+        start: usize,
+        first: usize,
+        n: usize,
+        order: &[u32],
+        keys: Slot,
+    ) {
         let map = if order.is_empty() {
-            self.create_vector::<2>(start + 1, n, false, false, Some(keys))
+            self.create_vector::<STEP>(first, n, false, false, Some(keys))
         } else {
-            // The values in key order, copied past the entries.
+            // The values in key order, copied past the stack's top.
             let end = self.stack.len();
             self.stack.reserve(n);
             for &j in order {
-                let v = self.stack[start + 2 * j as usize + 1];
+                let v = self.stack[first + STEP * j as usize];
                 self.stack.push(v);
             }
             self.create_vector::<1>(end, n, false, false, Some(keys))
         };
         self.stack.truncate(start);
         self.stack.push(map);
-        true
     }
 
     /// Ends the open vector, whose values are the fields of a struct in the
@@ -1804,32 +1826,11 @@ impl Builder {
         if n == 0 || !(order.is_empty() || order.len() == n) {
             return false;
         }
-        let w = keys.width.bytes();
-        match (keys.data as usize)
-            .checked_sub(w)
-            .and_then(|at| read_field(&self.buf, at, w))
-        {
-            Some(len) if len == n as u64 => {}
-            _ => return false,
-        }
-        if order.iter().any(|&j| j as usize >= n) {
+        if self.keys_len(keys) != Some(n as u64) || order.iter().any(|&j| j as usize >= n) {
             return false;
         }
         self.opens.pop();
-        let map = if order.is_empty() {
-            self.create_vector::<1>(start, n, false, false, Some(keys))
-        } else {
-            // The values in key order, copied past them.
-            let end = self.stack.len();
-            self.stack.reserve(n);
-            for &j in order {
-                let v = self.stack[start + j as usize];
-                self.stack.push(v);
-            }
-            self.create_vector::<1>(end, n, false, false, Some(keys))
-        };
-        self.stack.truncate(start);
-        self.stack.push(map);
+        self.map_of_values::<1>(start, start, n, order, keys);
         true
     }
 

@@ -12,6 +12,7 @@
 mod common;
 
 use flexbuf_conformance::cpp::repo_root;
+use flexbuf_conformance::generate::INT_BOUNDARIES;
 use flexbuf_conformance::op::to_hex;
 use flexbuf_conformance::random::XorShift;
 
@@ -71,27 +72,7 @@ impl Doc<'_> {
                 self.out.push_str(&v.to_string());
             }
             1 => {
-                let v = self.rng.pick(&[
-                    i64::MIN,
-                    i64::MAX,
-                    0,
-                    -1,
-                    127,
-                    128,
-                    -128,
-                    -129,
-                    255,
-                    256,
-                    32767,
-                    32768,
-                    -32769,
-                    65535,
-                    65536,
-                    2147483647,
-                    2147483648,
-                    -2147483649,
-                    4294967296,
-                ]);
+                let v = self.rng.pick(&INT_BOUNDARIES);
                 self.out.push_str(&v.to_string());
             }
             2 => self.out.push_str(

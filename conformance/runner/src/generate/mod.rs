@@ -29,6 +29,7 @@ use crate::op::{build, to_hex, Op, Scalars};
 use crate::shape::expected_shape;
 
 pub use google::{peer_differences, PeerDifference};
+pub use scalars::INT_BOUNDARIES;
 
 /// A case before the C++ replayer has written its bytes.
 #[derive(Clone, Debug)]
