@@ -6,18 +6,9 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${1:-$here/build/replay}"
-header=/usr/include/flatbuffers/flexbuffers.h
-cxx="${CXX:-g++}"
-
-if [[ ! -f "$header" ]]; then
-  echo "build.sh: $header not found; install Debian's libflatbuffers-dev" \
-       "(apt-get install libflatbuffers-dev) and run again" >&2
-  exit 1
-fi
-if ! command -v "$cxx" >/dev/null 2>&1; then
-  echo "build.sh: C++ compiler '$cxx' not found (install g++)" >&2
-  exit 1
-fi
+# shellcheck source=toolchain.sh
+source "$here/toolchain.sh"
+require_toolchain build.sh /usr/include/flatbuffers/flexbuffers.h
 
 mkdir -p "$(dirname "$out")"
 # Assertions stay on: the builder's asserts are how invalid call sequences

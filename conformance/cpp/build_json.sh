@@ -7,18 +7,9 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${1:-$here/build/json_parse}"
-header=/usr/include/flatbuffers/idl.h
-cxx="${CXX:-g++}"
-
-if [[ ! -f "$header" ]]; then
-  echo "build_json.sh: $header not found; install Debian's libflatbuffers-dev" \
-       "(apt-get install libflatbuffers-dev) and run again" >&2
-  exit 1
-fi
-if ! command -v "$cxx" >/dev/null 2>&1; then
-  echo "build_json.sh: C++ compiler '$cxx' not found (install g++)" >&2
-  exit 1
-fi
+# shellcheck source=toolchain.sh
+source "$here/toolchain.sh"
+require_toolchain build_json.sh /usr/include/flatbuffers/idl.h
 
 mkdir -p "$(dirname "$out")"
 set -x

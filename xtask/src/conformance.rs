@@ -198,7 +198,7 @@ fn build_replayer(root: &Path) -> Result<PathBuf> {
     let cpp = root.join("conformance/cpp");
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     let fresh = modified(&out).is_some_and(|built| {
-        ["replay.cpp", "build.sh"]
+        ["replay.cpp", "build.sh", "toolchain.sh"]
             .iter()
             .all(|s| modified(&cpp.join(s)).is_some_and(|m| m <= built))
     });

@@ -65,7 +65,7 @@ impl CppReplayer {
     /// `out` is newer than the sources. Concurrent builders do not collide:
     /// each compiles to its own file and renames it into place.
     pub fn build(out: &Path) -> Result<CppReplayer> {
-        build_tool("build.sh", &["replay.cpp", "build.sh"], out)?;
+        build_tool("build.sh", &["replay.cpp", "build.sh", "toolchain.sh"], out)?;
         Ok(CppReplayer::at(out))
     }
 

@@ -18,7 +18,11 @@ impl CppJsonParser {
     /// Builds `json_parse.cpp` into `out` with `build_json.sh`, unless `out`
     /// is newer than the sources.
     pub fn build(out: &Path) -> Result<CppJsonParser> {
-        build_tool("build_json.sh", &["json_parse.cpp", "build_json.sh"], out)?;
+        build_tool(
+            "build_json.sh",
+            &["json_parse.cpp", "build_json.sh", "toolchain.sh"],
+            out,
+        )?;
         Ok(CppJsonParser {
             path: out.to_path_buf(),
         })
