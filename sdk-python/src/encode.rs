@@ -22,10 +22,14 @@ use crate::errors::{new_err, to_py, Class, Context};
 /// Deepest container nesting written (what the verifier accepts by default).
 pub const MAX_DEPTH: usize = 64;
 
-/// The shortest list `dumps` writes in one piece when it is all `int`s or
-/// all `float`s (below it, the scan and the scratch vector cost more than
-/// the pushes they save).
+/// The shortest list `dumps` writes in one piece when it is all `str`s
+/// (below it, the scan costs more than the pushes it saves).
 const NUMERIC_RUN: usize = 8;
+
+/// Lists of up to this many exact `int`s or `float`s (coordinate pairs,
+/// small rows) are gathered on the stack for [`Encoder::numeric_list`]
+/// instead of in a heap vector.
+const SMALL_NUMERIC: usize = 16;
 
 /// Why encoding stopped, with the path built while unwinding (boxed: errors
 /// are rare and the `Ok` path should stay small).
@@ -379,9 +383,10 @@ impl Encoder<'_> {
                 std::slice::from_raw_parts((*(lp as *mut ffi::PyListObject)).ob_item, n)
             },
         };
-        if items.len() >= NUMERIC_RUN
-            && (self.numeric_list(items) || self.string_list(l.py(), items)?)
-        {
+        if items.len() >= 2 && self.numeric_list(items) {
+            return Ok(());
+        }
+        if items.len() >= NUMERIC_RUN && self.string_list(l.py(), items)? {
             return Ok(());
         }
         self.b.start_vector();
@@ -413,40 +418,65 @@ impl Encoder<'_> {
         Ok(())
     }
 
-    /// Writes the list of `items` ([`NUMERIC_RUN`] or more) when they are all
-    /// exact `int`s within i64 or all exact `float`s (a numeric column, a
-    /// series), as one untyped vector (`Builder::untyped_vector`: the bytes
-    /// of pushing each item), with no value-stack slot per item: true then,
-    /// false (nothing written) for any other list. Reads the items as
-    /// borrowed references and runs no Python code.
+    /// Writes the list of `items` (two or more) when they are all exact
+    /// `int`s within i64 or all exact `float`s (a numeric column, a series, a
+    /// coordinate pair), as one untyped vector (`Builder::untyped_vector`:
+    /// the bytes of pushing each item), with no value-stack slot per item:
+    /// true then, false (nothing written) for any other list. Reads the
+    /// items as borrowed references and runs no Python code.
     fn numeric_list(&mut self, items: &[*mut ffi::PyObject]) -> bool {
         // SAFETY: live items of a list no Python code changes meanwhile (see
-        // `list`), at least `NUMERIC_RUN` of them.
+        // `list`), at least one of them.
         unsafe {
-            if ffi::PyLong_CheckExact(items[0]) != 0 {
-                let mut values = Vec::with_capacity(items.len());
-                for &item in items {
-                    match crate::pyint::exact_i64(item) {
-                        Some(v) => values.push(v),
-                        None => return false,
-                    }
-                }
-                self.b.untyped_vector(&values);
-                return true;
+            let first = items[0];
+            let int = ffi::PyLong_CheckExact(first) != 0;
+            if !int && ffi::PyFloat_CheckExact(first) == 0 {
+                return false;
             }
-            if ffi::PyFloat_CheckExact(items[0]) != 0 {
-                let mut values = Vec::with_capacity(items.len());
-                for &item in items {
-                    if ffi::PyFloat_CheckExact(item) == 0 {
-                        return false;
-                    }
-                    values.push(ffi::PyFloat_AS_DOUBLE(item));
-                }
-                self.b.untyped_vector(&values);
-                return true;
+            // One type throughout (a pointer compare an item) before any
+            // conversion, so a mixed list costs none.
+            let ty = ffi::Py_TYPE(first);
+            if items.iter().any(|&item| ffi::Py_TYPE(item) != ty) {
+                return false;
+            }
+            if int {
+                self.numbers(items, |item| crate::pyint::exact_i64(item))
+            } else {
+                self.numbers(items, |item| Some(ffi::PyFloat_AS_DOUBLE(item)))
             }
         }
-        false
+    }
+
+    /// Writes `items` as the untyped vector of `value` of each, when `value`
+    /// gives one for every item (gathered on the stack up to
+    /// [`SMALL_NUMERIC`] items, in a vector beyond): true then, false
+    /// (nothing written) otherwise.
+    #[inline(always)]
+    fn numbers<T: flexbuf::Scalar + Copy + Default>(
+        &mut self,
+        items: &[*mut ffi::PyObject],
+        value: impl Fn(*mut ffi::PyObject) -> Option<T>,
+    ) -> bool {
+        if items.len() <= SMALL_NUMERIC {
+            let mut values = [T::default(); SMALL_NUMERIC];
+            for (slot, &item) in values.iter_mut().zip(items) {
+                match value(item) {
+                    Some(v) => *slot = v,
+                    None => return false,
+                }
+            }
+            self.b.untyped_vector(&values[..items.len()]);
+            return true;
+        }
+        let mut values = Vec::with_capacity(items.len());
+        for &item in items {
+            match value(item) {
+                Some(v) => values.push(v),
+                None => return false,
+            }
+        }
+        self.b.untyped_vector(&values);
+        true
     }
 
     /// Writes the list of `items` when they are all exact `str`s with UTF-8

@@ -435,7 +435,7 @@ def test_lists_of_ints_or_floats_encode_as_pushing_each_item() -> None:
     rng = random.Random(1234)
     specials = [0.0, -0.0, 0.5, 1e300, -2.5e-310, math.inf, -math.inf, math.nan, 3.0]
     for round_ in range(400):
-        n = rng.choice([0, 1, 7, 8, 9, 40, 300])
+        n = rng.choice([0, 1, 2, 3, 7, 8, 9, 16, 17, 40, 300])
         bits = rng.choice([6, 14, 30, 62])
         ints = [rng.randrange(-(2**bits), 2**bits) for _ in range(n)]
         floats = [rng.choice(specials) if rng.random() < 0.2 else rng.uniform(-1e6, 1e6) for _ in range(n)]
