@@ -433,16 +433,22 @@ impl Encoder<'_> {
             if !int && ffi::PyFloat_CheckExact(first) == 0 {
                 return false;
             }
-            // One type throughout (a pointer compare an item) before any
-            // conversion, so a mixed list costs none.
-            let ty = ffi::Py_TYPE(first);
-            if items.iter().any(|&item| ffi::Py_TYPE(item) != ty) {
-                return false;
+            // A short list is checked to be of one type (a pointer compare
+            // an item) before any conversion, so a mixed pair costs none; a
+            // long one is read once, each item checked as it is converted
+            // (a second pass would read every object's header twice).
+            if items.len() <= SMALL_NUMERIC {
+                let ty = ffi::Py_TYPE(first);
+                if items.iter().any(|&item| ffi::Py_TYPE(item) != ty) {
+                    return false;
+                }
             }
             if int {
                 self.numbers(items, |item| crate::pyint::exact_i64(item))
             } else {
-                self.numbers(items, |item| Some(ffi::PyFloat_AS_DOUBLE(item)))
+                self.numbers(items, |item| {
+                    (ffi::PyFloat_CheckExact(item) != 0).then(|| ffi::PyFloat_AS_DOUBLE(item))
+                })
             }
         }
     }
