@@ -1427,11 +1427,11 @@ impl Builder {
             }
             _ => None,
         };
-        width = match (uniform, known) {
-            (Some((_, w)), _) | (None, Some((_, w))) => width.max(w),
-            (None, None) => {
-                vector_width::<STEP>(&self.stack[range.clone()], buf_len, prefix, width)
-            }
+        // Scalars of one type (found here or by the caller): the widest
+        // element's width, with no search.
+        width = match uniform.or(known) {
+            Some((_, w)) => width.max(w),
+            None => vector_width::<STEP>(&self.stack[range.clone()], buf_len, prefix, width),
         };
         let elem_type = match self.stack.get(start) {
             Some(s) if typed && len > 0 => s.ty,

@@ -36,7 +36,7 @@ impl core::fmt::Debug for Reader<'_> {
 }
 
 /// The bits a `w`-byte read keeps, by `w` (0 to 8).
-pub(crate) const WIDTH_MASK: [u64; 9] = {
+const WIDTH_MASK: [u64; 9] = {
     let mut m = [0u64; 9];
     let mut w = 1;
     while w < 8 {
@@ -56,9 +56,32 @@ const SIGN_SHIFT: [u32; 9] = [0, 56, 48, 40, 32, 24, 16, 8, 0];
 /// last few of a buffer), so the width costs no branch.
 #[inline(always)]
 pub fn read_uint(buf: &[u8], pos: usize, width: usize) -> Result<u64> {
-    // One comparison: below `len - 7` a whole word can be read.
-    if pos < buf.len().saturating_sub(7) {
-        // SAFETY: `pos < len - 7`, so `pos + 8 <= len`.
+    // SAFETY: the bound is the buffer's own.
+    unsafe { read_uint_below(buf, word_end(buf), pos, width) }
+}
+
+/// One past the last position a word (8 bytes) can be read from in `buf`
+/// (0 when it is shorter than a word).
+#[inline(always)]
+pub(crate) fn word_end(buf: &[u8]) -> usize {
+    buf.len().saturating_sub(7)
+}
+
+/// [`read_uint`] with [`word_end`] of `buf` computed once by a caller that
+/// reads many fields of one buffer (the verifier).
+///
+/// # Safety
+/// `end` is at most `word_end(buf)`.
+#[inline(always)]
+pub(crate) unsafe fn read_uint_below(
+    buf: &[u8],
+    end: usize,
+    pos: usize,
+    width: usize,
+) -> Result<u64> {
+    // One comparison: below `end` a whole word can be read.
+    if pos < end {
+        // SAFETY: `pos < end <= len - 7`, so `pos + 8 <= len`.
         let v = u64::from_le(unsafe { (buf.as_ptr().add(pos) as *const u64).read_unaligned() });
         // The mask from a table, without a branch: widths above 8 keep all
         // 8 bytes, and width 0 keeps none.
@@ -110,7 +133,23 @@ pub fn read_float(buf: &[u8], pos: usize, width: usize) -> Result<f64> {
 /// Position reached by following the offset stored at `pos` (offsets point backwards).
 #[inline(always)]
 pub fn follow(buf: &[u8], pos: usize, width: usize) -> Result<usize> {
-    let off = read_uint(buf, pos, width)?;
+    // SAFETY: the bound is the buffer's own.
+    unsafe { follow_below(buf, word_end(buf), pos, width) }
+}
+
+/// [`follow`], reading the offset with [`read_uint_below`].
+///
+/// # Safety
+/// `end` is at most `word_end(buf)`.
+#[inline(always)]
+pub(crate) unsafe fn follow_below(
+    buf: &[u8],
+    end: usize,
+    pos: usize,
+    width: usize,
+) -> Result<usize> {
+    // SAFETY: the caller's contract.
+    let off = unsafe { read_uint_below(buf, end, pos, width) }?;
     if off > pos as u64 {
         return Err(Error::at(ErrorKind::OffsetOutOfBounds, pos));
     }

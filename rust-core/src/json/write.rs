@@ -6,7 +6,7 @@ use super::key_text::{KeyText, KeyTexts, Lookup};
 use super::{JsonOptions, NonFinite};
 use crate::budget::Budget;
 use crate::error::{Error, ErrorKind, PathSegment, Result};
-use crate::reader::{read_int, read_uint, Reader};
+use crate::reader::{read_int, read_uint, word_end, Reader};
 use crate::types::FlexType;
 use crate::verify::verify_with;
 use crate::word::{key_word, word};
@@ -81,16 +81,6 @@ fn write_checked(
     *out = w.out;
     *budget = w.budget;
     r
-}
-
-/// One past the last position a word (8 bytes) can be read from in `buf`:
-/// 0 when it is shorter than a word.
-fn word_end(buf: &[u8]) -> usize {
-    if buf.len() >= 8 {
-        buf.len() - 7
-    } else {
-        0
-    }
 }
 
 /// Appends the JSON text of `value` to `out`, charging `budget` per node and output byte.

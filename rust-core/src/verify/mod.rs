@@ -16,7 +16,7 @@
 //! equals the nesting depth of the JSON the buffer converts to.
 
 use crate::error::{Error, ErrorKind, PathSegment, Result};
-use crate::reader::{key_at, read_uint, Reader, WIDTH_MASK};
+use crate::reader::{follow_below, key_at, read_uint_below, word_end, Reader};
 use crate::types::{pack_type, unpack_type, BitWidth, FlexType};
 use crate::utf8;
 use crate::word::{word, zero_bytes};
@@ -104,7 +104,7 @@ pub fn verify_with<'a>(buf: &'a [u8], options: &VerifyOptions) -> Result<Verifie
         .ok_or_else(|| Error::at(ErrorKind::Truncated, 0))?;
     let mut v = Verifier {
         buf,
-        word_end: n.saturating_sub(7),
+        word_end: word_end(buf),
         max_depth: options.max_depth.min(1024),
         sorted: options.require_sorted_keys,
         marks: Bits::new(n),
@@ -131,8 +131,8 @@ const KEY_SETS: usize = 8;
 
 struct Verifier<'a> {
     buf: &'a [u8],
-    /// One past the last position a word (8 bytes) can be read from: below
-    /// it, a field is read with one comparison ([`uint`](Self::uint)).
+    /// `reader::word_end(buf)`: below it, a field is read with one
+    /// comparison ([`uint`](Self::uint)).
     word_end: usize,
     max_depth: usize,
     sorted: bool,
@@ -152,28 +152,20 @@ struct Verifier<'a> {
 }
 
 impl<'a> Verifier<'a> {
-    /// The unsigned `width`-byte field at `at`: what `read_uint` reads, with
-    /// one comparison and a mask below `word_end` (most fields).
+    /// The unsigned `width`-byte field at `at` (`read_uint`, with the
+    /// buffer's `word_end` computed once).
     #[inline(always)]
     fn uint(&self, at: usize, width: usize) -> Result<u64> {
-        if at < self.word_end {
-            // SAFETY: `at < word_end = len - 7`, so `at + 8 <= len`.
-            let word =
-                u64::from_le(unsafe { (self.buf.as_ptr().add(at) as *const u64).read_unaligned() });
-            return Ok(word & WIDTH_MASK[width.min(8)]);
-        }
-        read_uint(self.buf, at, width)
+        // SAFETY: `word_end` is `word_end(buf)`, set with `buf`.
+        unsafe { read_uint_below(self.buf, self.word_end, at, width) }
     }
 
-    /// The position the `width`-byte offset at `pos` points back to: what
-    /// `reader::follow` finds, reading the offset with [`uint`](Self::uint).
+    /// The position the `width`-byte offset at `pos` points back to
+    /// (`reader::follow`, with the buffer's `word_end` computed once).
     #[inline(always)]
     fn follow(&self, pos: usize, width: usize) -> Result<usize> {
-        let off = self.uint(pos, width)?;
-        if off > pos as u64 {
-            return Err(Error::at(ErrorKind::OffsetOutOfBounds, pos));
-        }
-        Ok(pos - off as usize)
+        // SAFETY: as in `uint`.
+        unsafe { follow_below(self.buf, self.word_end, pos, width) }
     }
 
     /// Verifies the value whose slot is at `slot` (width `pw`), with the packed
