@@ -24,7 +24,7 @@ pub const MAX_DEPTH: usize = 64;
 
 /// The shortest list `dumps` writes in one piece when it is all `str`s
 /// (below it, the scan costs more than the pushes it saves).
-const NUMERIC_RUN: usize = 8;
+const STRING_RUN: usize = 8;
 
 /// Lists of up to this many exact `int`s or `float`s (coordinate pairs,
 /// small rows) are gathered on the stack for [`Encoder::numeric_list`]
@@ -386,7 +386,7 @@ impl Encoder<'_> {
         if items.len() >= 2 && self.numeric_list(items) {
             return Ok(());
         }
-        if items.len() >= NUMERIC_RUN && self.string_list(l.py(), items)? {
+        if items.len() >= STRING_RUN && self.string_list(l.py(), items)? {
             return Ok(());
         }
         self.b.start_vector();
