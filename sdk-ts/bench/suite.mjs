@@ -97,8 +97,9 @@ export async function measure({ fb, pack, unpack, flex, time, fixture, text, typ
   if (typed && type) {
     const dec = typed[`decode${type}`];
     const enc = typed[`encode${type}`];
+    const into = typed[`encode${type}Into`];
     const v = dec(generic);
-    t = { v, bytes: enc(v), dec, enc };
+    t = { v, bytes: enc(v), dec, enc, into };
   }
   const peerReads = works(() => flex.toObject(theirsBuf));
   const decode = median(time, {
@@ -108,9 +109,14 @@ export async function measure({ fb, pack, unpack, flex, time, fixture, text, typ
     "JSON.parse": () => use(JSON.parse(td.decode(jsonBytes))),
     "msgpackr": () => use(unpack(msg)),
   });
+  // Encoder: the same bytes as views of one reused buffer (no fresh
+  // ArrayBuffer per call; msgpackr's pack also writes into a kept buffer).
+  const encoder = new fb.Encoder();
   const encode = median(time, {
     "flexbuf": () => use(fb.encode(value)),
     "flexbuf typed": t && (() => use(t.enc(t.v))),
+    "flexbuf (view)": () => use(encoder.encode(value)),
+    "flexbuf typed (view)": t && (() => use(encoder.encodeTyped(t.v, t.into))),
     "flatbuffers": () => use(flex.encode(value)),
     "JSON.stringify": () => use(te.encode(JSON.stringify(value))),
     "msgpackr": () => use(pack(value)),

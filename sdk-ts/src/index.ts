@@ -27,6 +27,8 @@ export { toJSON, fromJSON, fromJSONInto, formatFloat, base64 } from "./json.js";
 export type { ToJsonOptions, FromJsonOptions } from "./json.js";
 export { encode, decode, pushValue } from "./value.js";
 export type { DecodeOptions, EncodeOptions, Encodable, Decoded } from "./value.js";
+export { Encoder } from "./encoder.js";
+export type { TypedInto } from "./encoder.js";
 export { budgetFor } from "./budget.js";
 export type { BudgetLimits } from "./budget.js";
 export { compareUtf8 } from "./utf8.js";

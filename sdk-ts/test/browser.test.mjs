@@ -37,7 +37,10 @@ const invalid = runInvalid(fb, "ts-browser", items);
 const record = { id: 7, name: "n", tags: ["t"], score: 2.5, ok: true, note: null };
 const written = Array.from({ length: 12 }, () => Array.from(fb.encode([record, record, record])).join());
 const writers = { compiled: compiledWriters(), same: written.every((w) => w === written[0]) };
-const extra = { utf8: utf8EncodeMismatches(writeUtf8), backend: fb.backend, roundTrip: JSON.stringify(fb.decode(fb.encode({ a: [1, "é", 2.5] }))), writers };
+// Encoder's views hold encode's bytes in the page too, call after call.
+const encoder = new fb.Encoder();
+const viewsSame = [record, [record, "é"], { a: [1, "é", 2.5] }, record].every((v) => Array.from(encoder.encode(v)).join() === Array.from(fb.encode(v)).join());
+const extra = { utf8: utf8EncodeMismatches(writeUtf8), backend: fb.backend, roundTrip: JSON.stringify(fb.decode(fb.encode({ a: [1, "é", 2.5] }))), writers, viewsSame };
 window.__result = { lines: [bytes, values, invalid], extra };
 </script>`;
 
@@ -95,6 +98,7 @@ test("the built package replays the conformance goldens in headless Chromium", {
     assert.equal(result.extra.roundTrip, '{"a":[1,"é",2.5]}');
     assert.ok(result.extra.writers.compiled > 0, "encode compiled an object writer in the page");
     assert.ok(result.extra.writers.same, "bytes written by the compiled writer equal the loop's");
+    assert.equal(result.extra.viewsSame, true, "Encoder.encode wrote encode's bytes in the page");
   } finally {
     await browser.close();
     server.close();
