@@ -96,7 +96,7 @@ struct GenArgs {
     /// Output directory.
     #[arg(short, long, value_name = "DIR")]
     output: PathBuf,
-    /// With `--lang ts`: how `i64`/`u64` fields are typed (see sdk-ts/README.md).
+    /// With `--lang ts`: how `i64`/`u64` fields are typed (a field's `ts_int64` attribute overrides it; see sdk-ts/README.md).
     #[arg(long, value_enum, default_value_t = TsInt64::Auto)]
     ts_int64: TsInt64,
 }

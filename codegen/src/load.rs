@@ -74,13 +74,14 @@ pub fn parse_with_loader(
 ) -> Result<ParsedSchema, Diagnostics> {
     let (files, root_file, mut diags) = parse::load(file_name.as_ref(), text, load);
     if diags.is_empty() {
-        let (schema, sources, positions, check_diags) = check::check(&files);
+        let (schema, sources, positions, ts_int64, check_diags) = check::check(&files);
         if check_diags.is_empty() {
             return Ok(ParsedSchema {
                 schema,
                 files: sources,
                 root_file,
                 positions,
+                ts_int64,
             });
         }
         diags = check_diags;

@@ -53,6 +53,12 @@ pub struct ParsedSchema {
     /// the member is `""` for the type itself, else a field, enum variant or
     /// union variant name.
     pub positions: BTreeMap<(String, String), Position>,
+    /// The `ts_int64 = "..."` attribute of each field that has one, keyed
+    /// by (qualified message name, field name): how the TypeScript coders
+    /// type that field's 64-bit integers (`auto`, `checked` or `bigint`),
+    /// overriding `--ts-int64` for it. No other backend reads it, and it
+    /// changes nothing on the wire.
+    pub ts_int64: BTreeMap<(String, String), String>,
 }
 
 impl ParsedSchema {

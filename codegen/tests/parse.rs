@@ -649,7 +649,7 @@ fn unexpected_tokens_name_what_was_expected() {
         "message M { x: ; }",
         "t.fxs:1:16: error: expected a type, found `;`",
     );
-    assert_error("message M { x: i32 (optional); }", "t.fxs:1:21: error: expected `required`, `deprecated` or `wire_name`, found identifier `optional`");
+    assert_error("message M { x: i32 (optional); }", "t.fxs:1:21: error: expected `required`, `deprecated`, `wire_name` or `ts_int64`, found identifier `optional`");
     assert_error(
         "struct M {}",
         "t.fxs:1:1: error: expected `message`, `enum` or `union`, found identifier `struct`",
@@ -1151,5 +1151,57 @@ fn arrays_that_cannot_be_written_are_positioned_errors() {
     assert_error(
         "message M { x: [f32; 2] = 1; }",
         "t.fxs:1:27: error: array fields cannot have a default value\nhint: absence already gives an array of zeros; only `null` is allowed, on an optional field (`[f32; 2]?`)",
+    );
+}
+
+#[test]
+fn ts_int64_attributes_are_kept_per_field_and_change_nothing_else() {
+    let with = parse(
+        "namespace t;\nmessage M {\n  id: u64 (ts_int64 = \"bigint\");\n  n: i64;\n  ids: [i64] (wire_name = \"all\", ts_int64 = \"checked\");\n  m: {string: u64}? (ts_int64 = \"auto\");\n  ts_int64: i32;\n}",
+    )
+    .unwrap();
+    let policies: Vec<(&str, &str, &str)> = with
+        .ts_int64
+        .iter()
+        .map(|((m, f), p)| (m.as_str(), f.as_str(), p.as_str()))
+        .collect();
+    assert_eq!(
+        policies,
+        [
+            ("t.M", "id", "bigint"),
+            ("t.M", "ids", "checked"),
+            ("t.M", "m", "auto")
+        ]
+    );
+    // The model (and so the wire contract and its fingerprint) is the same without them.
+    let without = parse(
+        "namespace t;\nmessage M {\n  id: u64;\n  n: i64;\n  ids: [i64] (wire_name = \"all\");\n  m: {string: u64}?;\n  ts_int64: i32;\n}",
+    )
+    .unwrap();
+    assert_eq!(with.schema, without.schema);
+    assert!(without.ts_int64.is_empty());
+}
+
+#[test]
+fn ts_int64_attributes_are_checked() {
+    assert_error(
+        "message M {\n  x: i64 (ts_int64 = \"float\");\n}",
+        "t.fxs:2:22: error: unknown `ts_int64` policy \"float\"\nhint: use one of \"auto\", \"checked\", \"bigint\"",
+    );
+    assert_error(
+        "message M {\n  x: i32 (ts_int64 = \"bigint\");\n}",
+        "t.fxs:2:22: error: `ts_int64` on field `x` of type `i32`, which holds no 64-bit integer\nhint: it applies to i64 and u64 fields and to lists, arrays and maps of them: remove it",
+    );
+    assert_error(
+        "message M {\n  x: [string] (ts_int64 = \"auto\");\n}",
+        "t.fxs:2:27: error: `ts_int64` on field `x` of type `[string]`, which holds no 64-bit integer\nhint: it applies to i64 and u64 fields and to lists, arrays and maps of them: remove it",
+    );
+    assert_error(
+        "message M {\n  x: i64 (ts_int64 = \"auto\", ts_int64 = \"bigint\");\n}",
+        "t.fxs:2:30: error: duplicate attribute `ts_int64`",
+    );
+    assert_error(
+        "message M {\n  x: i64 (ts_int64 = bigint);\n}",
+        "t.fxs:2:22: error: expected a quoted policy: \"auto\", \"checked\" or \"bigint\", found identifier `bigint`",
     );
 }

@@ -11,6 +11,7 @@ const dir = new URL("./int64/", import.meta.url);
 const auto = await import(new URL("out/auto/int64.js", dir));
 const checked = await import(new URL("out/checked/int64.js", dir));
 const bigint = await import(new URL("out/bigint/int64.js", dir));
+const fields = await import(new URL("out/fields/int64_fields.js", dir));
 const source = (policy) => readFileSync(new URL(`${policy}/int64.ts`, dir), "utf8");
 
 const small = { signed: -5, unsigned: 9, maybe: null, offset: 7, series: [1, -2, 3], pair: [4, 5], named: { a: 6 } };
@@ -90,4 +91,34 @@ test("checked generation refuses a default a number cannot hold exactly", async 
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+});
+
+test("a field's ts_int64 attribute overrides the module policy for that field", () => {
+  const src = readFileSync(new URL("fields/int64_fields.ts", dir), "utf8");
+  for (const line of ["balance: number;", "id: bigint;", "nonce: number | bigint;", "ceiling: bigint;",
+    "history: Array<bigint>;", "limits: { [key: string]: number | bigint };", "parent: bigint | null;", "pair: Array<bigint>;"]) {
+    assert.ok(src.includes(`\n  ${line}\n`), line);
+  }
+  const bytes = (v) => fields.encodeAccount({ balance: 0, id: 0n, nonce: 0, ceiling: 1n, history: [], limits: {}, parent: null, pair: [0n, 0n], ...v });
+  const v = fields.decodeAccount(bytes({ balance: -SAFE, id: 2n ** 64n - 1n, nonce: 5, history: [1n, -(2n ** 63n)], limits: { a: 1, b: 2n ** 60n }, parent: 3n, pair: [1n, 2n] }));
+  assert.equal(v.balance, -SAFE);
+  assert.equal(v.id, 2n ** 64n - 1n);
+  assert.equal(v.nonce, 5);
+  assert.deepEqual(v.history, [1n, -(2n ** 63n)]);
+  assert.deepEqual(v.limits, { a: 1, b: 2n ** 60n });
+  assert.equal(v.parent, 3n);
+  assert.deepEqual(v.pair, [1n, 2n]);
+  assert.equal(fields.decodeAccount(bytes({ id: 7n })).id, 7n, "a small id is still a bigint");
+  assert.equal(fields.decodeAccount(bytes({ nonce: 2n ** 62n })).nonce, 2n ** 62n);
+  // Absent: the default, as the field's policy types it.
+  assert.equal(fields.decodeAccount(fb.encode({})).ceiling, 2n ** 64n - 1n);
+  assert.equal(fields.decodeAccount(fb.encode({})).balance, 0);
+  // The module's checked policy still guards the field without an attribute.
+  fails(() => fields.decodeAccount(bytes({ balance: 2n ** 53n })), "$.balance");
+  // The lazy view reads each field with its own policy too.
+  const view = fields.AccountView.fromBytes(bytes({ balance: 4, id: 9n, nonce: 2n ** 60n }));
+  assert.equal(view.balance, 4);
+  assert.equal(view.id, 9n);
+  assert.equal(view.nonce, 2n ** 60n);
+  assert.deepEqual(fields.decodeAccount(fields.encodeAccount(v)), v);
 });

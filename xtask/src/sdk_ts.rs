@@ -114,6 +114,26 @@ pub fn generate_test_coders() -> Result<()> {
             .stdout_null(),
         )?;
     }
+    // Per-field `ts_int64` attributes over a `checked` module.
+    let fields = sdk().join("test/int64_fields.fxs");
+    let out = int64.join("fields");
+    util::step(
+        "flexbuf gen --lang ts --ts-int64 checked (ts_int64 attributes)",
+        duct::cmd(
+            &cli,
+            [
+                "gen".as_ref(),
+                "--lang".as_ref(),
+                "ts".as_ref(),
+                "--ts-int64".as_ref(),
+                "checked".as_ref(),
+                fields.as_os_str(),
+                "-o".as_ref(),
+                out.as_os_str(),
+            ],
+        )
+        .stdout_null(),
+    )?;
     util::step(
         "tsc (--ts-int64 test coders)",
         node(&[

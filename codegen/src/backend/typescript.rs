@@ -13,9 +13,9 @@
 //! Types from every namespace go into one module by their short names (a
 //! clash is reported), as in the Rust backend.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
-use flexbuf::schema::{short_name, Absent, DefaultValue, EnumDef, TypeRef};
+use flexbuf::schema::{short_name, Absent, DefaultValue, EnumDef, Field, Message, TypeRef};
 
 use super::{quoted, Backend, FloatForm, GeneratedFile};
 use crate::names::{accessors, camel};
@@ -138,12 +138,11 @@ impl Backend for TypeScript {
     }
 
     fn emit(&self, plan: &Plan<'_>) -> Result<Vec<GeneratedFile>, String> {
-        if self.int64 == Int64::Checked {
-            check_int64_defaults(plan)?;
-        }
+        check_int64_defaults(plan, self.int64)?;
         let mut g = Gen {
             plan,
             b: self,
+            int64: Cell::new(self.int64),
             w: CodeWriter::new("  "),
             helpers: RefCell::new(Vec::new()),
         };
@@ -166,12 +165,32 @@ fn int_lit(i: i128) -> String {
     }
 }
 
-/// With `--ts-int64 checked`, a 64-bit field's default must be a safe integer:
+/// A field's 64-bit integer policy: its `ts_int64` attribute, else `module`'s.
+fn field_int64(plan: &Plan<'_>, message: &str, field: &str, module: Int64) -> Int64 {
+    let key = (message.to_string(), field.to_string());
+    match plan.parsed.ts_int64.get(&key).map(String::as_str) {
+        Some("auto") => Int64::Auto,
+        Some("checked") => Int64::Checked,
+        Some("bigint") => Int64::BigInt,
+        // The checker accepts no other value.
+        _ => module,
+    }
+}
+
+/// Under the `checked` policy (`--ts-int64 checked`, or a field's
+/// `ts_int64 = "checked"`), a 64-bit field's default must be a safe integer:
 /// a `number` literal beyond 2^53 would silently round.
-fn check_int64_defaults(plan: &Plan<'_>) -> Result<(), String> {
+fn check_int64_defaults(plan: &Plan<'_>, module: Int64) -> Result<(), String> {
     for mp in &plan.messages {
         for f in mp.wire_fields() {
             if !matches!(f.def.ty, TypeRef::I64 | TypeRef::U64) {
+                continue;
+            }
+            let attr = plan
+                .parsed
+                .ts_int64
+                .contains_key(&(mp.def.name.clone(), f.def.name.clone()));
+            if field_int64(plan, &mp.def.name, &f.def.name, module) != Int64::Checked {
                 continue;
             }
             let big = match &f.absent {
@@ -180,9 +199,17 @@ fn check_int64_defaults(plan: &Plan<'_>) -> Result<(), String> {
                 _ => false,
             };
             if big {
+                let (why, fix) = if attr {
+                    (
+                        "its ts_int64 = \"checked\"",
+                        "ts_int64 = \"auto\" or \"bigint\"",
+                    )
+                } else {
+                    ("--ts-int64 checked", "--ts-int64 auto or bigint")
+                };
                 return Err(format!(
                     "{}.{}: its default is beyond 2^53, which a number cannot hold exactly \
-                     (--ts-int64 checked); use --ts-int64 auto or bigint",
+                     ({why}); use {fix}",
                     mp.def.name, f.def.name
                 ));
             }
@@ -207,6 +234,9 @@ fn int_range(t: &TypeRef) -> Option<(i64, i64)> {
 struct Gen<'p> {
     plan: &'p Plan<'p>,
     b: &'p TypeScript,
+    /// The 64-bit integer policy of the field being written: its
+    /// `ts_int64` attribute, else the module's (`--ts-int64`).
+    int64: Cell<Int64>,
     w: CodeWriter,
     /// Module-level decoders of vector, map and element types, as
     /// `(name, definition)`, one per distinct definition: a field decoder
@@ -215,6 +245,18 @@ struct Gen<'p> {
 }
 
 impl Gen<'_> {
+    /// Makes `f` of message `m` the field being written: its 64-bit
+    /// integer policy applies until [`Self::leave_field`].
+    fn enter_field(&self, m: &Message, f: &Field) {
+        self.int64
+            .set(field_int64(self.plan, &m.name, &f.name, self.b.int64));
+    }
+
+    /// Back to the module's 64-bit integer policy.
+    fn leave_field(&self) {
+        self.int64.set(self.b.int64);
+    }
+
     fn line(&mut self, indent: usize, text: &str) {
         self.w.line(indent, text);
     }
@@ -234,7 +276,7 @@ impl Gen<'_> {
     fn ts_type(&self, t: &TypeRef) -> String {
         match t {
             TypeRef::Bool => "boolean".into(),
-            TypeRef::I64 | TypeRef::U64 => match self.b.int64 {
+            TypeRef::I64 | TypeRef::U64 => match self.int64.get() {
                 Int64::Auto => "number | bigint".into(),
                 Int64::Checked => "number".into(),
                 Int64::BigInt => "bigint".into(),
@@ -372,6 +414,7 @@ impl super::ModuleItems for Gen<'_> {
         self.line(0, &format!("export interface {name} {{"));
         for fp in &mp.fields {
             let f = fp.def;
+            self.enter_field(m, f);
             self.docs(1, &f.doc);
             let ty = self.ts_type(&f.ty);
             let ty = if f.optional {
@@ -381,6 +424,7 @@ impl super::ModuleItems for Gen<'_> {
             };
             self.line(1, &format!("{}: {ty};", self.b.field_name(&f.name)));
         }
+        self.leave_field();
         self.line(0, "}\n");
 
         let fp = mp.fingerprint;
@@ -414,6 +458,7 @@ impl super::ModuleItems for Gen<'_> {
         self.line(1, "b.startMap();");
         for &fp in &fields {
             let f = fp.def;
+            self.enter_field(m, f);
             let access = format!("v.{}", self.b.field_name(&f.name));
             self.line(1, "{");
             self.line(2, &format!("const x = {access};"));
@@ -444,6 +489,7 @@ impl super::ModuleItems for Gen<'_> {
             }
             self.line(1, "}");
         }
+        self.leave_field();
         self.line(1, "b.endMapWithKeys(keys);");
         self.line(0, "}\n");
 
@@ -472,6 +518,7 @@ impl super::ModuleItems for Gen<'_> {
         self.line(2, "let i: number, ft: number;");
         for (idx, &fp) in fields.iter().enumerate() {
             let f = fp.def;
+            self.enter_field(m, f);
             let var = format!("f_{}", self.b.field_name(&f.name));
             let key = self.b.string_literal(&f.wire_name);
             let ty = self.ts_type(&f.ty);
@@ -503,6 +550,7 @@ impl super::ModuleItems for Gen<'_> {
             }
             self.line(2, "}");
         }
+        self.leave_field();
         self.line(2, "c.leave();");
         let inits: Vec<String> = mp
             .fields
@@ -562,6 +610,7 @@ impl super::ModuleItems for Gen<'_> {
             .collect();
         let names = accessors(&fields, self.b.reserved_members(), "Field");
         for (f, accessor) in mp.wire_fields().map(|f| f.def).zip(names) {
+            self.enter_field(mp.def, f);
             let key = self.b.string_literal(&f.wire_name);
             let (ret, conv) = match &f.ty {
                 TypeRef::String => ("string".to_string(), "r.asString()".to_string()),
@@ -598,6 +647,7 @@ impl super::ModuleItems for Gen<'_> {
             }
             self.line(1, "}");
         }
+        self.leave_field();
         self.line(0, "}\n");
     }
 }
@@ -645,7 +695,7 @@ impl Gen<'_> {
                 self.zero(e)?
             ),
             TypeRef::Map(_) => "{}".into(),
-            TypeRef::I64 | TypeRef::U64 if self.b.int64 == Int64::BigInt => "0n".into(),
+            TypeRef::I64 | TypeRef::U64 if self.int64.get() == Int64::BigInt => "0n".into(),
             TypeRef::Message(_) | TypeRef::Union(_) => return None,
             TypeRef::Enum(n) => format!(
                 "{}.{}",
@@ -682,7 +732,7 @@ impl Gen<'_> {
     /// An integer default of a field of type `t`, typed as its field is.
     fn int_default(&self, t: &TypeRef, i: i128) -> String {
         match t {
-            TypeRef::I64 | TypeRef::U64 if self.b.int64 == Int64::BigInt => format!("{i}n"),
+            TypeRef::I64 | TypeRef::U64 if self.int64.get() == Int64::BigInt => format!("{i}n"),
             _ => int_lit(i),
         }
     }
@@ -774,7 +824,7 @@ impl Gen<'_> {
         match ty {
             TypeRef::Bool => format!("c.bool({p}, {w}, {t})"),
             TypeRef::I64 | TypeRef::U64 => {
-                let read = match (ty, self.b.int64) {
+                let read = match (ty, self.int64.get()) {
                     (TypeRef::I64, Int64::Auto) => "i64",
                     (TypeRef::I64, Int64::Checked) => "i64n",
                     (TypeRef::I64, Int64::BigInt) => "i64b",
@@ -820,7 +870,7 @@ impl Gen<'_> {
                     "__read",
                     &format!("(c: fb.DecodeContext, q: number, qw: number, qt: number): {ety} {{\n  return {read};\n}}"),
                 );
-                let (lo, hi) = match (&**e, self.b.int64) {
+                let (lo, hi) = match (&**e, self.int64.get()) {
                     // Every element goes through the reader: it makes the bigints.
                     (TypeRef::I64 | TypeRef::U64, Int64::BigInt) => {
                         ("1".to_string(), "0".to_string())
@@ -905,5 +955,71 @@ impl Gen<'_> {
                 format!("c.int({p}, {w}, {t}, {lo}, {hi})")
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn module(policy: Int64, schema: &str) -> Result<String, String> {
+        let parsed = crate::parse_str("t.fxs", schema).map_err(|d| d.to_string())?;
+        let files =
+            crate::generate(&TypeScript { int64: policy }, &parsed).map_err(|d| d.to_string())?;
+        Ok(files[0].contents.clone())
+    }
+
+    #[test]
+    fn a_fields_ts_int64_overrides_the_module_policy() {
+        let schema =
+            "namespace t;\nmessage M {\n  plain: i64;\n  id: u64 (ts_int64 = \"bigint\");\n  \
+                      n: i64 (ts_int64 = \"checked\");\n  any: [i64] (ts_int64 = \"auto\");\n}";
+        let ts = module(Int64::Checked, schema).unwrap();
+        assert!(
+            ts.contains(
+                "  plain: number;\n  id: bigint;\n  n: number;\n  any: Array<number | bigint>;\n"
+            ),
+            "{ts}"
+        );
+        // Each field is read with its own policy, and so are the view's getters.
+        for read in [
+            "f_plain = c.i64n(d + i * mw",
+            "f_id = c.u64b(d + i * mw",
+            "f_n = c.i64n(d + i * mw",
+            // The list's element reader (a helper) under `auto`.
+            "return c.i64(q, qw, qt);",
+        ] {
+            assert!(ts.contains(read), "{read} in {ts}");
+        }
+        assert!(
+            ts.contains("get id(): bigint {") && ts.contains("c.u64b(p, w, t)"),
+            "{ts}"
+        );
+        assert!(ts.contains("get plain(): number {"), "{ts}");
+        let ts = module(Int64::BigInt, schema).unwrap();
+        assert!(
+            ts.contains("  plain: bigint;\n  id: bigint;\n  n: number;\n"),
+            "{ts}"
+        );
+        assert!(ts.contains("x ?? 0n") && ts.contains("x ?? 0)"), "{ts}");
+    }
+
+    #[test]
+    fn a_default_beyond_2_53_needs_a_policy_that_holds_it() {
+        let field =
+            |attr: &str| format!("message M {{\n  big: u64 = 18446744073709551615{attr};\n}}");
+        assert!(module(Int64::Auto, &field("")).is_ok());
+        let e = module(Int64::Auto, &field(" (ts_int64 = \"checked\")")).unwrap_err();
+        assert!(
+            e.contains("M.big: its default is beyond 2^53, which a number cannot hold exactly (its ts_int64 = \"checked\"); use ts_int64 = \"auto\" or \"bigint\""),
+            "{e}"
+        );
+        let e = module(Int64::Checked, &field("")).unwrap_err();
+        assert!(
+            e.contains("(--ts-int64 checked); use --ts-int64 auto or bigint"),
+            "{e}"
+        );
+        let ts = module(Int64::Checked, &field(" (ts_int64 = \"bigint\")")).unwrap();
+        assert!(ts.contains("18446744073709551615n"), "{ts}");
     }
 }

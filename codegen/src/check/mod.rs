@@ -37,12 +37,13 @@ pub(crate) struct FieldLoc {
     pub pos: Pos,
 }
 
-/// What [`check`] returns: the model, the files, the declaration positions
-/// and the diagnostics.
+/// What [`check`] returns: the model, the files, the declaration positions,
+/// the fields' `ts_int64` policies and the diagnostics.
 pub(crate) type Checked = (
     Schema,
     Vec<SourceFile>,
     BTreeMap<(String, String), Position>,
+    BTreeMap<(String, String), String>,
     Vec<Diagnostic>,
 );
 
@@ -100,6 +101,7 @@ pub(crate) fn check(files: &[LoadedFile]) -> Checked {
         c.error(file, pos, message, hint);
     }
     let mut positions = BTreeMap::new();
+    let mut ts_int64 = BTreeMap::new();
     let mut at = |file: usize, ty: &str, member: &str, pos: Pos| {
         let p = Position {
             file,
@@ -116,6 +118,9 @@ pub(crate) fn check(files: &[LoadedFile]) -> Checked {
             Decl::Message(m) => {
                 for f in &m.fields {
                     at(*file, qname, &f.name.value, f.name.pos);
+                    if let Some(p) = &f.ts_int64 {
+                        ts_int64.insert((qname.clone(), f.name.value.clone()), p.value.clone());
+                    }
                 }
             }
             Decl::Enum(e) => {
@@ -145,7 +150,7 @@ pub(crate) fn check(files: &[LoadedFile]) -> Checked {
                 .collect(),
         })
         .collect();
-    (schema, sources, positions, c.diags)
+    (schema, sources, positions, ts_int64, c.diags)
 }
 
 /// `ns.name`, or `name` without a namespace.
@@ -774,6 +779,9 @@ impl<'a> Checker<'a> {
             }
             let Some(ty) = ty else { continue };
             self.check_needs_presence(file, f, &ty);
+            if let Some(policy) = &f.ts_int64 {
+                self.check_ts_int64(file, f, &ty, policy);
+            }
             let default = f
                 .default
                 .as_ref()
@@ -811,6 +819,46 @@ impl<'a> Checker<'a> {
             doc: m.doc.clone(),
             fields,
             reserved,
+        }
+    }
+
+    /// `ts_int64 = "..."` names a policy the TypeScript backend knows, on a
+    /// field that holds 64-bit integers (itself, or as the elements of its
+    /// lists, arrays or maps).
+    fn check_ts_int64(
+        &mut self,
+        file: usize,
+        f: &FieldAst,
+        ty: &TypeRef,
+        policy: &Spanned<String>,
+    ) {
+        if !crate::request::TS_INT64.contains(&policy.value.as_str()) {
+            let message = format!("unknown `ts_int64` policy \"{}\"", policy.value);
+            let hint = format!(
+                "use one of {}",
+                crate::request::TS_INT64
+                    .map(|p| format!("\"{p}\""))
+                    .join(", ")
+            );
+            self.error(file, policy.pos, message, Some(hint));
+        }
+        fn holds_64(t: &TypeRef) -> bool {
+            match t {
+                TypeRef::I64 | TypeRef::U64 => true,
+                TypeRef::Vector(e) | TypeRef::Array(e, _) | TypeRef::Map(e) => holds_64(e),
+                _ => false,
+            }
+        }
+        if !holds_64(ty) {
+            let message = format!(
+                "`ts_int64` on field `{}` of type `{}`, which holds no 64-bit integer",
+                f.name.value,
+                type_src(&f.ty)
+            );
+            let hint =
+                "it applies to i64 and u64 fields and to lists, arrays and maps of them: remove it"
+                    .to_string();
+            self.error(file, policy.pos, message, Some(hint));
         }
     }
 

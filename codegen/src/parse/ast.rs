@@ -58,6 +58,9 @@ pub(crate) struct FieldAst {
     pub deprecated: Option<Pos>,
     /// The `wire_name = "..."` string and its position.
     pub wire_name: Option<Spanned<String>>,
+    /// The `ts_int64 = "..."` policy (how the TypeScript coders type this
+    /// field's 64-bit integers) and its position.
+    pub ts_int64: Option<Spanned<String>>,
 }
 
 #[derive(Clone, Debug)]

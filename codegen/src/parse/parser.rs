@@ -364,6 +364,7 @@ impl Parser {
             required: None,
             deprecated: None,
             wire_name: None,
+            ts_int64: None,
         };
         if self.is_punct('?') {
             field.optional = Some(self.bump().pos);
@@ -398,7 +399,8 @@ impl Parser {
             Tok::Punct('=')
                 if field.required.is_some()
                     || field.deprecated.is_some()
-                    || field.wire_name.is_some() =>
+                    || field.wire_name.is_some()
+                    || field.ts_int64.is_some() =>
             {
                 let hint =
                     "write the default before the attributes: `name: T = value (attributes);`"
@@ -434,7 +436,17 @@ impl Parser {
                     self.error_at(pos, "duplicate attribute `wire_name`", None);
                 }
             }
-            _ => return self.expected("`required`, `deprecated` or `wire_name`"),
+            // Not a keyword: a field may still be called `ts_int64`.
+            Tok::Ident(name) if name == "ts_int64" => {
+                self.bump();
+                self.expect_punct('=')?;
+                let policy =
+                    self.string_lit("a quoted policy: \"auto\", \"checked\" or \"bigint\"")?;
+                if field.ts_int64.replace(policy).is_some() {
+                    self.error_at(pos, "duplicate attribute `ts_int64`", None);
+                }
+            }
+            _ => return self.expected("`required`, `deprecated`, `wire_name` or `ts_int64`"),
         }
         Ok(())
     }
