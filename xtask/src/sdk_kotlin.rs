@@ -299,7 +299,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
 /// The benchmarks issue 16 judges: generated encode and decode, the `Flex`
 /// format's decode, and the kotlinx JSON (text and bytes) and ProtoBuf peers.
 /// `FLEXBUF_BENCH_ALL=1` runs every benchmark of `CodecBench`.
-pub(crate) const JUDGED: &str = r"\.(genEncode|genDecode|flexDecode|jsonEncode|jsonEncodeBytes|jsonDecode|protoEncode|protoDecode)$";
+pub(crate) const JUDGED: &str = r"\.(genEncode|genDecode|flexDecode|jsonEncode|jsonEncodeBytes|jsonDecode|jsonDecodeBytes|protoEncode|protoDecode)$";
 
 /// Runs the JMH benchmarks (`sdk-kotlin/bench`) with issue 16's settings (two
 /// forks, three 1 s warm-ups, five 1 s measurements, JMH's GC profiler for
