@@ -90,14 +90,17 @@ pub fn generate_test_coders() -> Result<()> {
             "test/gen/tsconfig.json",
         ]),
     )?;
-    // One module per `--ts-int64` policy (test/int64.test.mjs).
+    // One module per `--ts-int64` policy (test/int64.test.mjs), and one
+    // with per-field `ts_int64` attributes over a `checked` module.
     let int64 = sdk().join("test/int64");
-    let schema = sdk().join("test/int64.fxs");
     let cli = util::flexbuf_cli()?;
-    for policy in ["auto", "checked", "bigint"] {
-        let out = int64.join(policy);
+    let gen_int64 = |policy: &str, schema: &str, out: &str| {
+        let (schema, out) = (sdk().join(schema), int64.join(out));
         util::step(
-            &format!("flexbuf gen --lang ts --ts-int64 {policy}"),
+            &format!(
+                "flexbuf gen --lang ts --ts-int64 {policy} {}",
+                schema.display()
+            ),
             duct::cmd(
                 &cli,
                 [
@@ -112,28 +115,12 @@ pub fn generate_test_coders() -> Result<()> {
                 ],
             )
             .stdout_null(),
-        )?;
-    }
-    // Per-field `ts_int64` attributes over a `checked` module.
-    let fields = sdk().join("test/int64_fields.fxs");
-    let out = int64.join("fields");
-    util::step(
-        "flexbuf gen --lang ts --ts-int64 checked (ts_int64 attributes)",
-        duct::cmd(
-            &cli,
-            [
-                "gen".as_ref(),
-                "--lang".as_ref(),
-                "ts".as_ref(),
-                "--ts-int64".as_ref(),
-                "checked".as_ref(),
-                fields.as_os_str(),
-                "-o".as_ref(),
-                out.as_os_str(),
-            ],
         )
-        .stdout_null(),
-    )?;
+    };
+    for policy in ["auto", "checked", "bigint"] {
+        gen_int64(policy, "test/int64.fxs", policy)?;
+    }
+    gen_int64("checked", "test/int64_fields.fxs", "fields")?;
     util::step(
         "tsc (--ts-int64 test coders)",
         node(&[
