@@ -1005,6 +1005,23 @@ mod tests {
     }
 
     #[test]
+    fn types_after_a_field_with_ts_int64_keep_the_module_policy() {
+        let ts = module(
+            Int64::Auto,
+            "namespace t;\nmessage M { id: u64 (ts_int64 = \"bigint\"); }\n\
+             union U { N: i64, S: string }\nmessage After { n: i64; u: U?; }",
+        )
+        .unwrap();
+        assert!(ts.contains("  id: bigint;\n"), "{ts}");
+        assert!(
+            ts.contains("{ kind: \"N\"; value: number | bigint }"),
+            "{ts}"
+        );
+        assert!(ts.contains("  n: number | bigint;\n"), "{ts}");
+        assert!(ts.contains("get n(): number | bigint {"), "{ts}");
+    }
+
+    #[test]
     fn a_default_beyond_2_53_needs_a_policy_that_holds_it() {
         let field =
             |attr: &str| format!("message M {{\n  big: u64 = 18446744073709551615{attr};\n}}");
