@@ -108,16 +108,12 @@ impl<'a> GenRequest<'a> {
                 ))
             }
             Some(policy) => {
-                let int64 = match policy {
-                    "checked" => Int64::Checked,
-                    "bigint" => Int64::BigInt,
-                    other => {
-                        return Err(GenError::Usage(format!(
-                            "unknown TypeScript int64 policy `{other}` (expected one of: {})",
-                            TS_INT64.join(", ")
-                        )))
-                    }
-                };
+                let int64 = Int64::from_name(policy).ok_or_else(|| {
+                    GenError::Usage(format!(
+                        "unknown TypeScript int64 policy `{policy}` (expected one of: {})",
+                        TS_INT64.join(", ")
+                    ))
+                })?;
                 ts = TypeScript { int64 };
                 &ts
             }

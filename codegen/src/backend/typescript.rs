@@ -52,6 +52,19 @@ pub enum Int64 {
     BigInt,
 }
 
+impl Int64 {
+    /// The policy named `name` (`"auto"`, `"checked"` or `"bigint"`, as
+    /// `--ts-int64` and the `ts_int64` attribute spell them).
+    pub fn from_name(name: &str) -> Option<Int64> {
+        match name {
+            "auto" => Some(Int64::Auto),
+            "checked" => Some(Int64::Checked),
+            "bigint" => Some(Int64::BigInt),
+            _ => None,
+        }
+    }
+}
+
 /// The TypeScript backend (`--lang ts`).
 pub struct TypeScript {
     /// How `i64`/`u64` fields are typed.
@@ -168,13 +181,12 @@ fn int_lit(i: i128) -> String {
 /// A field's 64-bit integer policy: its `ts_int64` attribute, else `module`'s.
 fn field_int64(plan: &Plan<'_>, message: &str, field: &str, module: Int64) -> Int64 {
     let key = (message.to_string(), field.to_string());
-    match plan.parsed.ts_int64.get(&key).map(String::as_str) {
-        Some("auto") => Int64::Auto,
-        Some("checked") => Int64::Checked,
-        Some("bigint") => Int64::BigInt,
-        // The checker accepts no other value.
-        _ => module,
-    }
+    // The checker accepts no other names than `from_name`'s.
+    plan.parsed
+        .ts_int64
+        .get(&key)
+        .and_then(|name| Int64::from_name(name))
+        .unwrap_or(module)
 }
 
 /// Under the `checked` policy (`--ts-int64 checked`, or a field's
@@ -186,10 +198,6 @@ fn check_int64_defaults(plan: &Plan<'_>, module: Int64) -> Result<(), String> {
             if !matches!(f.def.ty, TypeRef::I64 | TypeRef::U64) {
                 continue;
             }
-            let attr = plan
-                .parsed
-                .ts_int64
-                .contains_key(&(mp.def.name.clone(), f.def.name.clone()));
             if field_int64(plan, &mp.def.name, &f.def.name, module) != Int64::Checked {
                 continue;
             }
@@ -199,6 +207,10 @@ fn check_int64_defaults(plan: &Plan<'_>, module: Int64) -> Result<(), String> {
                 _ => false,
             };
             if big {
+                let attr = plan
+                    .parsed
+                    .ts_int64
+                    .contains_key(&(mp.def.name.clone(), f.def.name.clone()));
                 let (why, fix) = if attr {
                     (
                         "its ts_int64 = \"checked\"",
