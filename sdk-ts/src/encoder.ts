@@ -11,8 +11,8 @@
  * next message after.
  */
 
-import { Builder, Share } from "./builder.js";
-import { EncodeContext, encodeTyped } from "./typed.js";
+import { Builder } from "./builder.js";
+import { EncodeContext, encodeTyped, typedBuilder } from "./typed.js";
 import { encode, pushValue } from "./value.js";
 import type { EncodeOptions } from "./value.js";
 
@@ -64,7 +64,7 @@ export class Encoder {
    */
   encodeTyped<V>(value: V, into: TypedInto<V>): Uint8Array {
     if (this.busy) return encodeTyped(value, into);
-    const b = this.typed ?? (this.typed = new Builder({ share: Share.Keys, dedupKeyVectors: true }));
+    const b = this.typed ?? (this.typed = typedBuilder());
     return this.run(b, () => into(b, new EncodeContext(), value));
   }
 

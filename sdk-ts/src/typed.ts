@@ -146,11 +146,20 @@ export interface TypedDecodeOptions {
 
 let sharedBuilder: Builder | null = null;
 
+/**
+ * A builder with the typed wire contract's settings (keys shared, keys
+ * vectors deduplicated), as every typed encode writes with.
+ * @internal
+ */
+export function typedBuilder(): Builder {
+  return new Builder({ share: Share.Keys, dedupKeyVectors: true });
+}
+
 /** Encodes one typed value with `into` as a complete buffer (a fresh `Uint8Array`). */
 export function encodeTyped<V>(value: V, into: (b: Builder, cx: EncodeContext, v: V) => void): Uint8Array {
   let b = sharedBuilder;
   sharedBuilder = null;
-  if (b === null) b = new Builder({ share: Share.Keys, dedupKeyVectors: true });
+  if (b === null) b = typedBuilder();
   try {
     into(b, new EncodeContext(), value);
     return b.finish();

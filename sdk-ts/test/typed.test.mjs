@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import * as fb from "../dist/index.js";
+import { FIXTURE_ROOTS } from "./typed_harness.mjs";
 
 const gen = new URL("./gen/out/", import.meta.url);
 const refs = new URL("./gen/ref/", import.meta.url);
@@ -14,13 +15,7 @@ const defects = await import(new URL("defects.js", gen));
 const shop = await import(new URL("shop.js", gen));
 const arrays = await import(new URL("arrays.js", gen));
 
-const ROOTS = {
-  api_response: "ApiResponse", chat_thread: "ChatThread", metrics_96k: "Metrics", repeated_maps: "RepeatedMaps",
-  string_flood: "StringFlood", time_series: "TimeSeries", unicode_heavy: "UnicodeHeavy", user_profile: "UserProfile",
-  wide_map: "WideMap", width_bomb: "WidthBomb",
-};
-
-for (const [fixture, type] of Object.entries(ROOTS)) {
+for (const [fixture, type] of Object.entries(FIXTURE_ROOTS)) {
   test(`typed encoder is byte-identical to the Rust one: ${fixture}`, async () => {
     const m = await import(new URL(`${fixture}.js`, gen));
     const text = readFileSync(new URL(`../../conformance/fixtures/${fixture}.json`, import.meta.url), "utf8");

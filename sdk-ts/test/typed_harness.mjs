@@ -10,6 +10,13 @@ import { category, record, toHex } from "./harness.mjs";
 const here = dirname(fileURLToPath(import.meta.url));
 export const GEN_DIR = join(here, "gen", "out");
 
+/** The root message of each conformance fixture that has a typed schema (deep_nesting's does not describe it). */
+export const FIXTURE_ROOTS = {
+  api_response: "ApiResponse", chat_thread: "ChatThread", metrics_96k: "Metrics", repeated_maps: "RepeatedMaps",
+  string_flood: "StringFlood", time_series: "TimeSeries", unicode_heavy: "UnicodeHeavy", user_profile: "UserProfile",
+  wide_map: "WideMap", width_bomb: "WidthBomb",
+};
+
 /** The conformance error class of a decode error (see the README's table). */
 export function errorClass(e) {
   switch (e.kind) {
