@@ -21,8 +21,12 @@ const BROWSER = !args.includes("--no-browser");
 const root = new URL("../../", import.meta.url);
 const gen = new URL("../test/gen/out/", import.meta.url);
 
-/** Encode table columns: the owned-buffer coders, their Encoder views, then the peers. */
+/** Decode table columns, and the ratios shown (ours, peer), in Node and in Chromium alike. */
+const DECODE_COLS = ["flexbuf", "flexbuf typed", "flatbuffers", "JSON.parse", "msgpackr"];
+const DECODE_PAIRS = [["flexbuf", "flatbuffers"], ["flexbuf", "msgpackr"], ["flexbuf typed", "JSON.parse"], ["flexbuf typed", "msgpackr"]];
+/** Encode table columns: the owned-buffer coders, their Encoder views, then the peers; and the ratios shown. */
 const ENCODE_COLS = ["flexbuf", "flexbuf typed", "flexbuf (view)", "flexbuf typed (view)", "flatbuffers", "JSON.stringify", "msgpackr"];
+const ENCODE_PAIRS = [["flexbuf", "flatbuffers"], ["flexbuf", "JSON.stringify"], ["flexbuf typed", "JSON.stringify"], ["flexbuf typed", "msgpackr"], ["flexbuf typed (view)", "JSON.stringify"], ["flexbuf typed (view)", "msgpackr"]];
 const ROOTS = {
   user_profile: "UserProfile", api_response: "ApiResponse", chat_thread: "ChatThread", time_series: "TimeSeries",
   unicode_heavy: "UnicodeHeavy", string_flood: "StringFlood", wide_map: "WideMap", metrics_96k: "Metrics",
@@ -100,14 +104,13 @@ function targets(results) {
 }
 
 function browserSection({ rows, version }) {
-  const decodeCols = ["flexbuf", "flexbuf typed", "flatbuffers", "JSON.parse", "msgpackr"];
   return `### Chromium
 
 The same decode and encode tasks (\`bench/suite.mjs\`) in headless Chromium (${version}), driven by playwright-core as in
 \`test/browser.test.mjs\`: the pure-TS package from \`dist/\` and the generated coders served as ES modules, one fresh page
 per fixture, the same interleaved rounds.
 
-${table("Chromium: decode (bytes -> JS values)", "decode", decodeCols, "flexbuf", [["flexbuf", "flatbuffers"], ["flexbuf", "msgpackr"], ["flexbuf typed", "JSON.parse"], ["flexbuf typed", "msgpackr"]], rows)}${table("Chromium: encode (JS values -> bytes)", "encode", ENCODE_COLS, "flexbuf", [["flexbuf", "flatbuffers"], ["flexbuf", "JSON.stringify"], ["flexbuf typed", "JSON.stringify"], ["flexbuf typed", "msgpackr"], ["flexbuf typed (view)", "JSON.stringify"], ["flexbuf typed (view)", "msgpackr"]], rows)}### Targets in Chromium (this run)
+${table("Chromium: decode (bytes -> JS values)", "decode", DECODE_COLS, "flexbuf", DECODE_PAIRS, rows)}${table("Chromium: encode (JS values -> bytes)", "encode", ENCODE_COLS, "flexbuf", ENCODE_PAIRS, rows)}### Targets in Chromium (this run)
 
 ${targets(rows)}`;
 }
@@ -128,7 +131,7 @@ count the owned-buffer columns. Decoding is checked (safe on untrusted bytes) in
 "n/a" for flatbuffers decode: its reader throws on that fixture (8-byte-wide vectors, or its own large buffers).
 The machine has 2 cores shared with other jobs and switches between speeds minutes apart: absolute medians move between runs by up to 3x; interleaving keeps the ratios of one row comparable.
 
-${table("Decode (bytes -> JS values)", "decode", ["flexbuf", "flexbuf typed", "flatbuffers", "JSON.parse", "msgpackr"], "flexbuf", [["flexbuf", "flatbuffers"], ["flexbuf", "msgpackr"], ["flexbuf typed", "JSON.parse"], ["flexbuf typed", "msgpackr"]])}${table("Encode (JS values -> bytes)", "encode", ENCODE_COLS, "flexbuf", [["flexbuf", "flatbuffers"], ["flexbuf", "JSON.stringify"], ["flexbuf typed", "JSON.stringify"], ["flexbuf typed", "msgpackr"], ["flexbuf typed (view)", "JSON.stringify"], ["flexbuf typed (view)", "msgpackr"]])}${table("Pure TS vs native core (neon) on Node", "native", ["verify pure", "verify native", "toJSON pure", "toJSON native", "fromJSON pure", "fromJSON native"], null, [["verify native", "verify pure"], ["toJSON native", "toJSON pure"], ["fromJSON native", "fromJSON pure"]])}### Sizes (bytes)
+${table("Decode (bytes -> JS values)", "decode", DECODE_COLS, "flexbuf", DECODE_PAIRS)}${table("Encode (JS values -> bytes)", "encode", ENCODE_COLS, "flexbuf", ENCODE_PAIRS)}${table("Pure TS vs native core (neon) on Node", "native", ["verify pure", "verify native", "toJSON pure", "toJSON native", "fromJSON pure", "fromJSON native"], null, [["verify native", "verify pure"], ["toJSON native", "toJSON pure"], ["fromJSON native", "fromJSON pure"]])}### Sizes (bytes)
 
 | fixture | JSON | flexbuf | flexbuf typed | flatbuffers | msgpackr |
 | --- | ---: | ---: | ---: | ---: | ---: |
