@@ -18,6 +18,21 @@ fuzz_target!(|data: &[u8]| {
     if let Err(e) = flexbuf::verify(&buf) {
         panic!("from_json wrote a buffer the verifier rejects: {e}");
     }
+    // A lone number reads as the standard library reads it (integers within
+    // i64 or u64 as such, anything else as the correctly rounded double).
+    let number = text.trim_matches([' ', '\t', '\n', '\r']);
+    if number.bytes().all(|c| matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')) {
+        let root = flexbuf::Reader::new(&buf).expect("verified");
+        let integer = !number.contains(['.', 'e', 'E']);
+        if let (true, Ok(i)) = (integer, number.parse::<i64>()) {
+            assert_eq!(root.as_i64().ok(), Some(i), "{number}");
+        } else if let (true, Ok(u)) = (integer, number.parse::<u64>()) {
+            assert_eq!(root.as_u64().ok(), Some(u), "{number}");
+        } else if let Ok(f) = number.parse::<f64>() {
+            let got = root.as_f64().expect("a double");
+            assert_eq!(got.to_bits(), f.to_bits(), "{number}: {got:?} != {f:?}");
+        }
+    }
     match flexbuf::to_json(&buf) {
         Ok(_) => {}
         Err(e) => assert!(

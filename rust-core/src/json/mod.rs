@@ -15,6 +15,7 @@
 //! string → string, `true`/`false` → bool, `null` → null. A duplicate key in
 //! one object is an error naming its path.
 
+mod decimal;
 mod key_text;
 mod parse;
 mod write;

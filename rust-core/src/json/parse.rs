@@ -249,33 +249,20 @@ impl<'t> Parser<'t, '_> {
         let mut i = self.i;
         let negative = s.get(i) == Some(&b'-');
         i += negative as usize;
-        // Up to 19 significant digits are gathered exactly on the way.
+        // Up to 19 significant digits are gathered exactly on the way
+        // (`digits` past 19 means more were met: the value is not exact).
         let mut mantissa = 0u64;
         let mut digits = 0u32;
-        let mut scale = 0i32;
-        let mut gather = |d: u8, fraction: bool| {
-            if digits < 19 {
-                mantissa = mantissa * 10 + (d - b'0') as u64;
-                digits += (mantissa > 0) as u32;
-                scale -= fraction as i32;
-            } else {
-                digits = u32::MAX;
-            }
-        };
         match s.get(i) {
             Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => {
-                while let Some(&d @ b'0'..=b'9') = s.get(i) {
-                    gather(d, false);
-                    i += 1;
-                }
-            }
+            Some(b'1'..=b'9') => i = super::decimal::gather(s, i, &mut mantissa, &mut digits),
             _ => {
                 self.i = i;
                 return Err(self.err("invalid number"));
             }
         }
         let mut integer = true;
+        let mut scale = 0i32;
         if s.get(i) == Some(&b'.') {
             integer = false;
             i += 1;
@@ -283,10 +270,16 @@ impl<'t> Parser<'t, '_> {
                 self.i = i;
                 return Err(self.err("digit expected after '.'"));
             }
-            while let Some(&d @ b'0'..=b'9') = s.get(i) {
-                gather(d, true);
-                i += 1;
+            let fraction = i;
+            if mantissa == 0 {
+                // Zeros before the first significant digit only move the point.
+                while s.get(i) == Some(&b'0') {
+                    i += 1;
+                }
             }
+            i = super::decimal::gather(s, i, &mut mantissa, &mut digits);
+            // A fraction this long is read from the text below.
+            scale = -((i - fraction).min(1 << 20) as i32);
         }
         let mut exponent = 0i32;
         if matches!(s.get(i), Some(b'e' | b'E')) {
@@ -311,7 +304,7 @@ impl<'t> Parser<'t, '_> {
             }
         }
         self.i = i;
-        let exact = digits != u32::MAX;
+        let exact = digits <= 19;
         if integer && exact && mantissa <= i64::MAX as u64 {
             let v = mantissa as i64;
             self.b.int(if negative { -v } else { v });
@@ -334,8 +327,17 @@ impl<'t> Parser<'t, '_> {
             self.b.double(if negative { -f } else { f });
             return Ok(());
         }
-        // The grammar above admits only ASCII, so this cannot fail.
-        let text = core::str::from_utf8(&s[start..i]).unwrap_or("0");
+        // Up to 19 digits times 10^-19 to 10^19 (doubles printed with all
+        // their 17 digits land here): exact integer arithmetic, one rounding.
+        if !integer && exact {
+            if let Some(f) = super::decimal::exact_decimal(mantissa, e) {
+                self.b.double(if negative { -f } else { f });
+                return Ok(());
+            }
+        }
+        // SAFETY: the grammar above admits only ASCII digits, signs, `.`,
+        // `e` and `E` between `start` and `i`.
+        let text = unsafe { core::str::from_utf8_unchecked(&s[start..i]) };
         if integer {
             if let Ok(v) = text.parse::<i64>() {
                 self.b.int(v);
