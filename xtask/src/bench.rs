@@ -233,6 +233,9 @@ struct CoreReport {
     linear: Vec<VerifyRow>,
     from_json: Vec<Row>,
     to_json: Vec<Row>,
+    /// The JSON groups of the documents in `$FLEXBUF_BENCH_JSON_DIR` (none
+    /// when it was not set), from and to JSON.
+    documents: (Vec<Row>, Vec<Row>),
     serde: Vec<Row>,
     sizes: Sizes,
     /// How many runs the timings hold.
@@ -335,7 +338,19 @@ impl CoreReport {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        // Any other from_json group is a document of $FLEXBUF_BENCH_JSON_DIR.
+        let documents: Vec<&'static str> = results
+            .groups_with_prefix("from_json_")?
+            .into_iter()
+            .filter_map(|g| g.strip_prefix("from_json_").map(str::to_string))
+            .filter(|name| !ALL_FIXTURES.contains(&name.as_str()))
+            .map(|name| &*Box::leak(name.into_boxed_str()))
+            .collect();
         Ok(CoreReport {
+            documents: (
+                rows_of("from_json", &documents, &JSON)?,
+                rows_of("to_json", &documents, &JSON)?,
+            ),
             encode: group_rows("encode", &ENCODE)?,
             read: group_rows("read", &READ)?,
             verify,
@@ -453,6 +468,17 @@ impl CoreReport {
         self.render_table(&mut s, &JSON, &self.from_json);
         let _ = writeln!(s, "To JSON text:\n");
         self.render_table(&mut s, &JSON, &self.to_json);
+        if !self.documents.0.is_empty() {
+            let _ = writeln!(
+                s,
+                "Public documents (not committed; measured when `FLEXBUF_BENCH_JSON_DIR` \
+                 names a directory of `.json` files, such as the `data/` directory of \
+                 serde-rs/json-benchmark), from JSON text:\n"
+            );
+            self.render_table(&mut s, &JSON, &self.documents.0);
+            let _ = writeln!(s, "Public documents, to JSON text:\n");
+            self.render_table(&mut s, &JSON, &self.documents.1);
+        }
 
         let _ = writeln!(
             s,
@@ -620,6 +646,18 @@ impl CoreReport {
             &ratios(&self.to_json, 0, 1),
             1.0,
         ));
+        if !self.documents.0.is_empty() {
+            out.push(verdict(
+                "`from_json` faster than `serde_json::from_str::<Value>` on the public documents (for scale)",
+                &ratios(&self.documents.0, 0, 1),
+                1.0,
+            ));
+            out.push(verdict(
+                "`to_json` faster than `serde_json::to_string(&Value)` on the public documents (for scale)",
+                &ratios(&self.documents.1, 0, 1),
+                1.0,
+            ));
+        }
         out.push(verdict(
             "Full traversal of a verified buffer at least 2x the `flexbuffers` crate",
             &ratios(&self.read, read("flexbuf_walk"), read("flexbuffers")),

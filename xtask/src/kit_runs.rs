@@ -164,6 +164,23 @@ impl Runs {
         }
     }
 
+    /// The groups the first run wrote whose names start with `prefix`, in
+    /// name order (none when there is no run).
+    pub fn groups_with_prefix(&self, prefix: &str) -> Result<Vec<String>> {
+        let Some(dir) = self.dirs.first() else {
+            return Ok(Vec::new());
+        };
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            if name.starts_with(prefix) {
+                names.push(name);
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
     /// Like [`timing`](Self::timing), but a missing result is an error.
     pub fn required(&self, group: &str, id: &str) -> Result<Timing> {
         self.timing(group, id)?
