@@ -40,7 +40,35 @@ const writers = { compiled: compiledWriters(), same: written.every((w) => w === 
 // Encoder's views hold encode's bytes in the page too, call after call.
 const encoder = new fb.Encoder();
 const viewsSame = [record, [record, "é"], { a: [1, "é", 2.5] }, record].every((v) => Array.from(encoder.encode(v)).join() === Array.from(fb.encode(v)).join());
-const extra = { utf8: utf8EncodeMismatches(writeUtf8), backend: fb.backend, roundTrip: JSON.stringify(fb.decode(fb.encode({ a: [1, "é", 2.5] }))), writers, viewsSame };
+// Text outside ASCII of 64 bytes and more (decoded in JS in browsers up to
+// 1 KB, by TextDecoder beyond): what was written, and a byte of a character
+// replaced by ASCII in the middle or at the end rejected.
+const wide = [];
+for (const unit of ["é", "日本", "😀", "a語€", "ü".repeat(40) + "x"]) {
+  for (const reps of [11, 22, 40, 100, 300, 341, 342, 400]) {
+    const s = unit.repeat(reps);
+    const bytes = fb.encode(s);
+    if (fb.decode(bytes) !== s || fb.root(bytes).asString() !== s) wide.push(["decode", unit, reps]);
+    const text = new TextEncoder().encode(s);
+    const size = text.length;
+    // The string's bytes: where its text starts in the buffer.
+    let start = 0;
+    while (text.some((b, k) => bytes[start + k] !== b)) start++;
+    for (const from of [start + (size >> 1), start + size - 1]) {
+      const bad = bytes.slice();
+      let i = from;
+      while (bad[i] < 0x80) i--;
+      bad[i] = 0x41;
+      try {
+        fb.decode(bad);
+        wide.push(["accepted", unit, reps, i - start]);
+      } catch (e) {
+        if (!(e instanceof fb.FlexError) || e.kind !== "InvalidUtf8") wide.push(["error", unit, reps, String(e)]);
+      }
+    }
+  }
+}
+const extra = { utf8: utf8EncodeMismatches(writeUtf8), wide, backend: fb.backend, roundTrip: JSON.stringify(fb.decode(fb.encode({ a: [1, "é", 2.5] }))), writers, viewsSame };
 window.__result = { lines: [bytes, values, invalid], extra };
 </script>`;
 
@@ -94,6 +122,7 @@ test("the built package replays the conformance goldens in headless Chromium", {
       assert.equal(l.passed, l.total, l.category);
     }
     assert.deepEqual(result.extra.utf8, [], "the browser's string writer disagrees with TextEncoder");
+    assert.deepEqual(result.extra.wide, [], "the browser's reading of long non-ASCII strings");
     assert.equal(result.extra.backend, "pure");
     assert.equal(result.extra.roundTrip, '{"a":[1,"é",2.5]}');
     assert.ok(result.extra.writers.compiled > 0, "encode compiled an object writer in the page");
