@@ -72,6 +72,55 @@ const extra = { utf8: utf8EncodeMismatches(writeUtf8), wide, backend: fb.backend
 window.__result = { lines: [bytes, values, invalid], extra };
 </script>`;
 
+// The same work in two stricter places: a page whose Content Security
+// Policy refuses code compiled from strings (as Cloudflare Workers and many
+// sites do), and a module Web Worker. Each encodes and decodes a batch of
+// records often enough for the compiled writers and object builders to be
+// tried, and reports the bytes and the decoded JSON of the last round.
+function work(fb, compiledShapes, compiledWriters) {
+  const records = Array.from({ length: 40 }, (_, i) => ({ id: i, name: "n" + i, tags: ["t", "é"], score: i / 4, ok: i % 2 === 0, note: null, at: 1700000000000 + i }));
+  let bytes, decoded;
+  for (let round = 0; round < 30; round++) {
+    bytes = fb.encode(records);
+    decoded = fb.decode(bytes);
+  }
+  return { bytes: Array.from(bytes).join(), json: JSON.stringify(decoded), shapes: compiledShapes(), writers: compiledWriters() };
+}
+const WORK = `
+import * as fb from "/sdk/dist/index.js";
+import { compiledShapes, compiledWriters } from "/sdk/dist/shapes.js";
+${work.toString()}
+export function run() { return work(fb, compiledShapes, compiledWriters); }
+`;
+const CSP_PAGE = `<!doctype html><meta charset="utf-8"><title>flexbuf under a CSP</title>
+<script type="module" src="/csp.mjs"></script>`;
+const CSP_SCRIPT = `
+import { run } from "/work.mjs";
+const violations = [];
+document.addEventListener("securitypolicyviolation", (e) => violations.push(e.violatedDirective));
+let evalRefused = false;
+try { new Function("return 1"); } catch { evalRefused = true; }
+const result = run();
+window.__result = { ...result, evalRefused, violations };
+`;
+const WORKER_PAGE = `<!doctype html><meta charset="utf-8"><title>flexbuf in a Worker</title>
+<script type="module">
+const w = new Worker("/worker.mjs", { type: "module" });
+w.onmessage = (e) => { window.__result = e.data; };
+w.onerror = (e) => { window.__result = { error: String(e.message) }; };
+</script>`;
+const WORKER_SCRIPT = `
+import { run } from "/work.mjs";
+postMessage({ ...run(), global: typeof document === "undefined" ? "worker" : "page" });
+`;
+const ROUTES = {
+  "/work.mjs": ["text/javascript", WORK, {}],
+  "/csp": ["text/html", CSP_PAGE, { "content-security-policy": "script-src 'self'" }],
+  "/csp.mjs": ["text/javascript", CSP_SCRIPT, {}],
+  "/worker": ["text/html", WORKER_PAGE, {}],
+  "/worker.mjs": ["text/javascript", WORKER_SCRIPT, {}],
+};
+
 const TYPES = { ".js": "text/javascript", ".mjs": "text/javascript", ".json": "application/json", ".html": "text/html" };
 
 function serve() {
@@ -80,6 +129,12 @@ function serve() {
     if (url.pathname === "/") {
       res.writeHead(200, { "content-type": "text/html" });
       res.end(PAGE);
+      return;
+    }
+    const route = ROUTES[url.pathname];
+    if (route !== undefined) {
+      res.writeHead(200, { "content-type": route[0], ...route[2] });
+      res.end(route[1]);
       return;
     }
     const roots = { "/sdk/": sdk, "/conformance/": join(repo, "conformance") };
@@ -97,7 +152,12 @@ function serve() {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
-test("the built package replays the conformance goldens in headless Chromium", { timeout: 180000 }, async () => {
+/**
+ * Runs `body` with `open(path)`, which loads a page of the local server in
+ * headless Chromium and returns the `window.__result` it sets and the page
+ * errors it raised.
+ */
+async function withChromium(body) {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (cargo xtask test does it with apt)`);
   const server = await serve();
   const profile = mkdtempSync(join(tmpdir(), "flexbuf-chromium-"));
@@ -108,12 +168,27 @@ test("the built package replays the conformance goldens in headless Chromium", {
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
       "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
-  try {
+  const open = async (path) => {
     const page = await browser.newPage();
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    await page.goto(`http://127.0.0.1:${server.address().port}${path}`);
     const result = await page.waitForFunction(() => window.__result, null, { timeout: 150000 }).then((h) => h.jsonValue());
+    await page.close();
+    return { result, errors };
+  };
+  try {
+    await body(open);
+  } finally {
+    await browser.close();
+    server.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+test("the built package replays the conformance goldens in headless Chromium", { timeout: 180000 }, async () => {
+  await withChromium(async (open) => {
+    const { result, errors } = await open("/");
     assert.deepEqual(errors, []);
     for (const l of result.lines) console.log(JSON.stringify(l));
     for (const l of result.lines) {
@@ -128,9 +203,28 @@ test("the built package replays the conformance goldens in headless Chromium", {
     assert.ok(result.extra.writers.compiled > 0, "encode compiled an object writer in the page");
     assert.ok(result.extra.writers.same, "bytes written by the compiled writer equal the loop's");
     assert.equal(result.extra.viewsSame, true, "Encoder.encode wrote encode's bytes in the page");
-  } finally {
-    await browser.close();
-    server.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
+  });
+});
+
+test("under a CSP that refuses eval, and in a module Web Worker, encode and decode give Node's results", { timeout: 180000 }, async () => {
+  const fb = await import("../dist/index.js");
+  const { compiledShapes, compiledWriters } = await import("../dist/shapes.js");
+  const want = work(fb, compiledShapes, compiledWriters);
+  assert.ok(want.writers > 0 && want.shapes > 0, "in Node the batch compiles writers and object builders");
+  await withChromium(async (open) => {
+    const csp = await open("/csp");
+    assert.deepEqual(csp.errors, []);
+    assert.equal(csp.result.evalRefused, true, "the page's CSP refuses new Function");
+    assert.equal(csp.result.bytes, want.bytes);
+    assert.equal(csp.result.json, want.json);
+    assert.equal(csp.result.writers, 0, "no writer was compiled under the CSP");
+    assert.equal(csp.result.shapes, 0, "no object builder was compiled under the CSP");
+    const worker = await open("/worker");
+    assert.deepEqual(worker.errors, []);
+    assert.equal(worker.result.error, undefined);
+    assert.equal(worker.result.global, "worker");
+    assert.equal(worker.result.bytes, want.bytes);
+    assert.equal(worker.result.json, want.json);
+    assert.ok(worker.result.writers > 0, "a Worker may compile writers");
+  });
 });
