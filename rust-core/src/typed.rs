@@ -1622,7 +1622,7 @@ pub mod field {
         Ok(out)
     }
 
-    /// A `[string]` field: what [`vec`] gives with `elem` (a null check and
+    /// A `[string]` field: what [`vec`](fn@vec) gives with `elem` (a null check and
     /// [`string`]), with each string element of an untyped vector read in
     /// place ([`VectorReader::string_at`](crate::VectorReader::string_at):
     /// the same checks, errors and budget charges) and only any other

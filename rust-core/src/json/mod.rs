@@ -11,7 +11,8 @@
 //! **From JSON** ([`from_json`]): the text streams straight into a
 //! [`Builder`](crate::Builder) with the C++ JSON parser's call sequence:
 //! object → map, array → untyped vector, integer → int (uint only beyond
-//! `i64`; integers beyond `u64` become doubles), other numbers → double,
+//! `i64`; integers beyond `u64` become doubles), other numbers → double
+//! (the nearest one, ties to even, as `str::parse::<f64>` reads them),
 //! string → string, `true`/`false` → bool, `null` → null. A duplicate key in
 //! one object is an error naming its path.
 
