@@ -449,12 +449,12 @@ export function utf8Units(buf: Uint8Array, at: number, len: number, out: Uint16A
 /**
  * Browsers: text of at least {@link LOOP_BELOW} bytes up to this many that
  * seems to hold characters outside ASCII is decoded to UTF-16 units in JS
- * and made a string by {@link unitsText}: in Chromium 156 that measured
- * 1.12x-1.14x faster than a fatal `TextDecoder` call per string on
- * unicode_heavy's typed decode (351 strings of 5 to 476 bytes, mostly CJK)
- * and 1.07x on chat_thread's, with every string up to 1 KB faster in JS
- * (a limit of 256 bytes measured 5-7% slower). Pure ASCII keeps the
- * platform's decoder.
+ * and made a string by {@link unitsText}: in Chromium 156 unicode_heavy's
+ * typed decode (351 strings of 5 to 476 bytes, mostly CJK) measured about
+ * 1.1x faster than with a fatal `TextDecoder` call per string, and
+ * chat_thread's 1.07x, with every string up to 1 KB faster in JS (a limit
+ * of 256 bytes measured 5-7% slower). Pure ASCII keeps the platform's
+ * decoder.
  */
 const UNITS_TEXT_MAX = 1024;
 

@@ -77,9 +77,9 @@ fn eight_digits(x: u64) -> u64 {
 ///
 /// With `e >= 0` the product is exact in a `u128` (`m < 2^64`, `10^e <
 /// 2^64`). With `e < 0`, `m` is shifted left so that its quotient by `10^-e`
-/// has 63 or 64 bits (and fits the hardware's 128-by-64-bit division): the
-/// quotient's bits and whether a remainder is left decide the rounding
-/// exactly. Every result is a normal double (between 10^-19 and 2^128).
+/// has 63 or 64 bits (a `u64`, which a 128-by-64-bit division gives in one
+/// step): the quotient's bits and whether a remainder is left decide the
+/// rounding exactly. Every result is a normal double (between 10^-19 and 2^128).
 #[inline]
 pub(crate) fn exact_decimal(m: u64, e: i32) -> Option<f64> {
     if m == 0 || !(-19..=19).contains(&e) {
