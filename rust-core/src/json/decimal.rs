@@ -11,7 +11,7 @@
 //! (to nearest, ties to even), as the standard library rounds.
 
 /// 10^0 to 10^19, every power of ten below 2^64.
-const POW10: [u64; 20] = {
+pub(crate) const POW10_U64: [u64; 20] = {
     let mut p = [1u64; 20];
     let mut i = 1;
     while i < 20 {
@@ -43,7 +43,7 @@ pub(crate) fn gather(s: &[u8], mut i: usize, m: &mut u64, n: &mut u32) -> usize 
             return i;
         }
         // The `k` digits moved to the top of the word, zeros below them.
-        *m = *m * POW10[k as usize] + eight_digits(x << (64 - 8 * k));
+        *m = *m * POW10_U64[k as usize] + eight_digits(x << (64 - 8 * k));
         *n += k;
         i += k as usize;
         if k < 8 {
@@ -86,10 +86,10 @@ pub(crate) fn exact_decimal(m: u64, e: i32) -> Option<f64> {
         return None;
     }
     if e >= 0 {
-        let v = m as u128 * POW10[e as usize] as u128;
+        let v = m as u128 * POW10_U64[e as usize] as u128;
         return Some(round(v, false, 0));
     }
-    let d = POW10[(-e) as usize];
+    let d = POW10_U64[(-e) as usize];
     let (m_bits, d_bits) = (64 - m.leading_zeros(), 64 - d.leading_zeros());
     // n = m * 2^s has 63 + d_bits bits: below d * 2^64 (so the quotient fits
     // a u64) and at least d * 2^62 (so it has 63 or more bits).
@@ -150,17 +150,12 @@ mod tests {
 
     #[test]
     fn random_digits_round_as_the_standard_library_rounds() {
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut rng = crate::test_support::Rng::new(0x9e37_79b9_7f4a_7c15u64);
+        let mut next = || rng.bits();
         for _ in 0..400_000 {
             // Up to 19 digits: below 10^19, every length alike.
             let digits = 1 + next() % 19;
-            let m = next() % POW10[digits as usize];
+            let m = next() % POW10_U64[digits as usize];
             let e = (next() % 39) as i32 - 19;
             if m != 0 {
                 check(m, e);
@@ -170,13 +165,8 @@ mod tests {
 
     #[test]
     fn ties_go_to_even_and_anything_above_a_tie_goes_up() {
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut rng = crate::test_support::Rng::new(0x2545_f491_4f6c_dd1du64);
+        let mut next = || rng.bits();
         // 2^53 + 1, + 3: exactly between two doubles (ties); read as
         // integers with a point, so through the division.
         for (m, e) in [
@@ -195,7 +185,7 @@ mod tests {
             let tie = 2 * n + 1;
             let k = next() % 11;
             if let Some(v) = tie.checked_shl(k as u32).filter(|v| v >> k == tie) {
-                if v < POW10[19] {
+                if v < POW10_U64[19] {
                     check(v, 0);
                     // Just above and below the tie.
                     check(v + 1, 0);
@@ -205,7 +195,7 @@ mod tests {
             let small = (next() >> 24) | 1;
             let j = 1 + next() % 12;
             if let Some(v) = small.checked_mul(5u64.pow(j as u32)) {
-                if v < POW10[19] {
+                if v < POW10_U64[19] {
                     check(v, -(j as i32));
                     check(v + 1, -(j as i32));
                     check(v - 1, -(j as i32));
@@ -230,13 +220,8 @@ mod tests {
 
     #[test]
     fn gathered_digits_are_the_texts_value_up_to_nineteen() {
-        let mut rng = 0x1234_5678_9abc_def1u64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut rng = crate::test_support::Rng::new(0x1234_5678_9abc_def1u64);
+        let mut next = || rng.bits();
         for _ in 0..100_000 {
             let len = 1 + (next() % 26) as usize;
             let mut text: Vec<u8> = (0..len).map(|_| b'0' + (next() % 10) as u8).collect();

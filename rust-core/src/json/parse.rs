@@ -528,13 +528,8 @@ mod tests {
 
     #[test]
     fn numbers_read_as_the_standard_library_reads_them() {
-        let mut rng = 0x853c_49e6_748f_ea9bu64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut rng = crate::test_support::Rng::new(0x853c_49e6_748f_ea9bu64);
+        let mut next = || rng.bits();
         let mut texts: Vec<String> = [
             "0",
             "-0",

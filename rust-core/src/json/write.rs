@@ -1286,15 +1286,6 @@ fn fifteen_digits(a: f64) -> Option<(u64, u32)> {
 /// last digit back in a zero-filled block, two digits at a time, and leaves
 /// it as one fixed-size copy.
 fn write_fraction(out: &mut Vec<u8>, n: u64, k: u32) {
-    const POW10: [u64; 19] = {
-        let mut p = [1u64; 19];
-        let mut i = 1;
-        while i < 19 {
-            p[i] = p[i - 1] * 10;
-            i += 1;
-        }
-        p
-    };
     /// Writes the digits of `v` (none for 0) to end at `text[end]`; returns where they start.
     fn digits_before(text: &mut [u8; 64], end: usize, mut v: u64) -> usize {
         let mut at = end;
@@ -1316,7 +1307,8 @@ fn write_fraction(out: &mut Vec<u8>, n: u64, k: u32) {
     }
     let k = k as usize;
     debug_assert!((1..=18).contains(&k) && n < 10_000_000_000_000_000);
-    let (int, frac) = (n / POW10[k], n % POW10[k]);
+    let pow = super::decimal::POW10_U64[k];
+    let (int, frac) = (n / pow, n % pow);
     // The text ends at 32: `k` fraction digits (the fill gives their leading
     // zeros), the point, then at least one digit of the whole part.
     let mut text = [b'0'; 64];
@@ -1743,13 +1735,8 @@ mod tests {
 
     #[test]
     fn numbers_are_written_as_std_formats_them() {
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut rng = crate::test_support::Rng::new(0x2545_f491_4f6c_dd1du64);
+        let mut next = || rng.bits();
         let mut specials = vec![
             0.0,
             -0.0,
