@@ -155,9 +155,11 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
     }
 
     private fun writeKey(k: String): Int {
-        ensure(k.length * 3 + 1)
+        val n = k.length
+        ensure(n * 3 + 1)
         val loc = len
-        val end = Utf8.encodeInto(k, buf, loc)
+        if (scratch.size < n) scratch = CharArray(maxOf(n, scratch.size * 2))
+        val end = Utf8.encodeInto(k, buf, loc, scratch)
         for (i in loc until end) if (buf[i].toInt() == 0) {
             failWith(ErrorKind.Builder, "a key contains NUL")
         }
