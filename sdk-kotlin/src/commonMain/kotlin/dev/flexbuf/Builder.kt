@@ -154,12 +154,17 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
         }
     }
 
+    /** The text scratch of [Utf8.encodeInto], grown (doubling) to hold [n] chars. */
+    private fun scratchFor(n: Int): CharArray {
+        if (scratch.size < n) scratch = CharArray(maxOf(n, scratch.size * 2))
+        return scratch
+    }
+
     private fun writeKey(k: String): Int {
         val n = k.length
         ensure(n * 3 + 1)
         val loc = len
-        if (scratch.size < n) scratch = CharArray(maxOf(n, scratch.size * 2))
-        val end = Utf8.encodeInto(k, buf, loc, scratch)
+        val end = Utf8.encodeInto(k, buf, loc, scratchFor(n))
         for (i in loc until end) if (buf[i].toInt() == 0) {
             failWith(ErrorKind.Builder, "a key contains NUL")
         }
@@ -189,8 +194,7 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
         val wGuess = T.widthU(n.toLong())
         val bGuess = 1 shl wGuess
         var data = start + pad(start, bGuess) + bGuess
-        if (scratch.size < n) scratch = CharArray(maxOf(n, scratch.size * 2))
-        val end = Utf8.encodeInto(s, buf, data, scratch)
+        val end = Utf8.encodeInto(s, buf, data, scratchFor(n))
         val byteLen = end - data
         val w = T.widthU(byteLen.toLong())
         if (w != wGuess) {
