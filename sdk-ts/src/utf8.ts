@@ -387,6 +387,8 @@ export function utf8Loop(buf: Uint8Array, at: number, len: number): string | und
   const units = wideUnits(len);
   const u = utf8Units(buf, at, len, units);
   if (u < 0) return undefined;
+  // unitsText's short branch, written out: calling it here measured Node's
+  // typed decode of chat_thread 6-7% slower.
   const exact = UNITS[u];
   for (let j = 0; j < u; j++) exact[j] = units[j];
   return String.fromCharCode.apply(null, exact);
