@@ -76,6 +76,7 @@ fn write_checked(
         max_depth: options.verify.max_depth.min(1024),
         sorted: options.verify.require_sorted_keys,
         keys: KeyTexts::new(),
+        long_floats: false,
     };
     let r = w.element(slot, width, buf[n - 2]);
     *out = w.out;
@@ -109,6 +110,7 @@ pub fn write_json(
             max_depth: usize::MAX,
             sorted: false,
             keys: KeyTexts::new(),
+            long_floats: false,
         };
         let r = t.element(value.offset(), value.slot_width(), value.packed_type());
         w.out = t.out;
@@ -170,7 +172,7 @@ impl Writer<'_> {
     }
 
     fn float(&mut self, f: f64) -> Result<()> {
-        push_float(&mut self.out, self.options.non_finite, f)
+        push_float(&mut self.out, self.options.non_finite, f, &mut false)
     }
 
     fn newline(&mut self) {
@@ -225,11 +227,12 @@ impl Writer<'_> {
     }
 }
 
-/// Appends a float, or what `non_finite` says for NaN and infinities.
+/// Appends a float, or what `non_finite` says for NaN and infinities
+/// (`long` as [`write_f64_hinted`] takes it).
 #[inline]
-fn push_float(out: &mut Vec<u8>, non_finite: NonFinite, f: f64) -> Result<()> {
+fn push_float(out: &mut Vec<u8>, non_finite: NonFinite, f: f64, long: &mut bool) -> Result<()> {
     if f.is_finite() {
-        write_f64(out, f);
+        write_f64_hinted(out, f, long);
         return Ok(());
     }
     match non_finite {
@@ -288,6 +291,8 @@ struct Fast<'b, const CHECKED: bool> {
     sorted: bool,
     /// Keys written before, by position.
     keys: KeyTexts,
+    /// The last float written needed the digit search: see [`write_f64_hinted`].
+    long_floats: bool,
 }
 
 /// A failure of the checked writer: the bytes are not what the verifier
@@ -580,7 +585,8 @@ impl<const CHECKED: bool> Fast<'_, CHECKED> {
     }
 
     fn float_text(&mut self, f: f64, at: usize) -> Result<()> {
-        push_float(&mut self.out, self.non_finite, f).map_err(|e| e.with_offset(at))
+        push_float(&mut self.out, self.non_finite, f, &mut self.long_floats)
+            .map_err(|e| e.with_offset(at))
     }
 
     fn map(&mut self, at: usize, w: usize) -> Result<()> {
@@ -1108,7 +1114,18 @@ pub(crate) fn write_u64(out: &mut Vec<u8>, mut v: u64) {
 /// 1e-4 and from 1e16 up. Whole numbers below 2^53 (counts, timestamps,
 /// prices like 3.0) and fractions whose exact decimal value has at most 15
 /// digits (356.5, 0.25) skip the digit search.
-pub(crate) fn write_f64(out: &mut Vec<u8>, f: f64) {
+///
+/// A writer of many floats carries `long` from one to the next (the text
+/// does not depend on it, only the order things are tried in). Floats come in
+/// runs of one kind (readings with a few decimals; or results of arithmetic,
+/// such as projected coordinates, whose shortest digits are 16 or 17 long).
+/// A float of the second kind sets `long`, and while it is set floats go
+/// straight to the digit search, skipping the two tries (a division
+/// each) that cannot find their digits; the first short text the search
+/// writes clears it. (Floats whose exact decimal is short, as -65.625,
+/// still take the tries, and leave it set.)
+#[inline]
+fn write_f64_hinted(out: &mut Vec<u8>, f: f64, long: &mut bool) {
     let a = f.abs();
     if (1.0..9_007_199_254_740_992.0).contains(&a) {
         // SAFETY: `a` is finite and below 2^53, so it fits an i64 (exactly,
@@ -1121,6 +1138,14 @@ pub(crate) fn write_f64(out: &mut Vec<u8>, f: f64) {
             }
             write_u64(out, whole);
             out.extend_from_slice(b".0");
+            return;
+        }
+    }
+    if *long {
+        let before = out.len();
+        if searched_f64(out, f) {
+            // 16 bytes hold a sign, a point and 14 digits: the tries find those.
+            *long = out.len() - before > 16;
             return;
         }
     }
@@ -1138,6 +1163,8 @@ pub(crate) fn write_f64(out: &mut Vec<u8>, f: f64) {
             write_fraction(out, digits, k);
             return;
         }
+        // More than 15 digits.
+        *long = true;
     }
     shortest_f64(out, f);
 }
@@ -1391,6 +1418,35 @@ fn shortest_f64(out: &mut Vec<u8>, f: f64) {
     if short_exact_decimal(f) {
         return std_debug_f64(out, f);
     }
+    zmij_f64(out, f);
+}
+
+/// [`shortest_f64`] straight to the digit search for a float whose
+/// shortest digits are likely longer than the tries find ([`write_f64_hinted`]);
+/// false, writing nothing, for zero and for a float whose exact decimal is
+/// short (as -65.625 is), which the tries write faster.
+#[cfg(feature = "zmij")]
+#[inline(always)]
+fn searched_f64(out: &mut Vec<u8>, f: f64) -> bool {
+    if f == 0.0 || short_exact_decimal(f) {
+        return false;
+    }
+    zmij_f64(out, f);
+    true
+}
+
+/// [`shortest_f64`] without zmij: the standard library's text.
+#[cfg(not(feature = "zmij"))]
+fn searched_f64(out: &mut Vec<u8>, f: f64) -> bool {
+    std_debug_f64(out, f);
+    true
+}
+
+/// zmij's digits of a finite, non-zero `f` whose exact decimal is not short
+/// (see [`shortest_f64`]), laid out by the standard library's rule.
+#[cfg(feature = "zmij")]
+#[inline(always)]
+fn zmij_f64(out: &mut Vec<u8>, f: f64) {
     let mut buffer = zmij::Buffer::new();
     let text = buffer.format_finite(f).as_bytes();
     // Between 1e-4 and 1e16 both write plain decimals: the text is the same.
@@ -1406,6 +1462,15 @@ fn shortest_f64(out: &mut Vec<u8>, f: f64) {
         }
         return;
     }
+    exponent_layout(out, text);
+}
+
+/// Lays out zmij's `text` of a float below 1e-4 or from 1e16 up by the
+/// standard library's rule (out of line: [`shortest_f64`]'s common case,
+/// a plain decimal copied as it is, then needs no stack frame for this).
+#[cfg(feature = "zmij")]
+#[inline(never)]
+fn exponent_layout(out: &mut Vec<u8>, text: &[u8]) {
     let (sign, text) = match text.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, text),
@@ -1809,10 +1874,15 @@ mod tests {
             let f = 10f64.powi(p);
             specials.extend([f, f.next_up(), f.next_down(), f * 1.5, 1e14 - 0.5]);
         }
+        // Both ways in: the tries first, and the digit search first (as
+        // after a float with long digits), which must give the same text.
         for f in specials.into_iter().filter(|f| f.is_finite()) {
-            let mut out = Vec::new();
-            write_f64(&mut out, f);
-            assert_eq!(String::from_utf8(out).unwrap(), format!("{f:?}"), "{f:e}");
+            for hint in [false, true] {
+                let mut out = Vec::new();
+                let mut long = hint;
+                write_f64_hinted(&mut out, f, &mut long);
+                assert_eq!(String::from_utf8(out).unwrap(), format!("{f:?}"), "{f:e}");
+            }
         }
         for v in 0..20_000u64 {
             let mut out = b"[".to_vec();
