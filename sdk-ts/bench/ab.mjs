@@ -1,15 +1,16 @@
 // A/B of two builds of the package in one process: both builds are loaded
 // as separate modules (with their own copy of the generated coders), and
-// their typed encode, typed decode or generic encode of one fixture runs in
+// their typed encode, typed decode, generic encode or generic decode (`gdec`:
+// `decode` of the `fromJSON` bytes) of one fixture runs in
 // interleaved rounds beside the JSON peer, so both see the same machine.
 //
 //   npm run build && cp -r dist /tmp/after
 //   git stash && npm run build && cp -r dist /tmp/before && git stash pop && npm run build
 //   node bench/ab.mjs --a /tmp/before --b /tmp/after --fixture user_profile --type UserProfile \
-//       [--mode enc|dec|genc] [--rounds 30] [--browser]
+//       [--mode enc|dec|genc|gdec] [--rounds 30] [--browser]
 //
 // Prints the median time per call of A, B and the peer (`JSON.stringify` to
-// bytes, or `JSON.parse` from bytes for `dec`), and the median over rounds of
+// bytes, or `JSON.parse` from bytes for `dec` and `gdec`), and the median over rounds of
 // peer time / A and peer time / B. With `--browser` the same runs in headless
 // Chromium (Debian's, as the benchmark and the browser test use it). The
 // builds must be directories the script can import (a `dist/` copy); the
@@ -30,8 +31,8 @@ const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);
 const A = opt("a"), B = opt("b"), fixture = opt("fixture"), type = opt("type");
 const mode = opt("mode", "enc"), rounds = Number(opt("rounds", "30"));
-if (!A || !B || !fixture || !type || !["enc", "dec", "genc"].includes(mode)) {
-  console.error("usage: node bench/ab.mjs --a DIR --b DIR --fixture NAME --type ROOT [--mode enc|dec|genc] [--rounds N] [--browser]");
+if (!A || !B || !fixture || !type || !["enc", "dec", "genc", "gdec"].includes(mode)) {
+  console.error("usage: node bench/ab.mjs --a DIR --b DIR --fixture NAME --type ROOT [--mode enc|dec|genc|gdec] [--rounds N] [--browser]");
   process.exit(2);
 }
 
@@ -48,11 +49,13 @@ function measure({ pkgA, pkgB, genA, genB, text, type, mode, rounds }) {
   const vb = genB[`decode${type}`](pkgB.fromJSON(text));
   const ea = genA[`encode${type}`], eb = genB[`encode${type}`];
   const ba = ea(va), bb = eb(vb);
+  const ga = pkgA.fromJSON(text), gb = pkgB.fromJSON(text);
   if (ba.length !== bb.length || ba.some((x, i) => x !== bb[i])) throw new Error("the two builds write different bytes");
   const fns = {
     enc: { A: () => ea(va).length, B: () => eb(vb).length, peer: () => te.encode(JSON.stringify(value)).length },
     dec: { A: () => (genA[`decode${type}`](ba) ? 1 : 0), B: () => (genB[`decode${type}`](bb) ? 1 : 0), peer: () => (JSON.parse(td.decode(jsonBytes)) ? 1 : 0) },
     genc: { A: () => pkgA.encode(value).length, B: () => pkgB.encode(value).length, peer: () => te.encode(JSON.stringify(value)).length },
+    gdec: { A: () => (pkgA.decode(ga) ? 1 : 0), B: () => (pkgB.decode(gb) ? 1 : 0), peer: () => (JSON.parse(td.decode(jsonBytes)) ? 1 : 0) },
   }[mode];
   let sink = 0;
   const names = ["A", "B", "peer"];

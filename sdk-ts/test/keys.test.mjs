@@ -1,0 +1,82 @@
+// Map keys come back through a table shared by every decode (keys.ts): a key
+// met once is handed out as decoded, a key met again as the engine's property
+// name. Whatever the table holds, every map must come back with exactly its
+// own keys: maps with more distinct keys than the table has slots (so slots
+// are replaced while a buffer is read), keys that share a slot, keys met
+// once, twice and many times, keys longer than the table keeps, numeric
+// keys, and `__proto__`.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as fb from "../dist/index.js";
+
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296;
+}
+
+/** A map of `keys` (any order) to their index, as a buffer. */
+function mapOf(keys) {
+  const b = new fb.Builder();
+  b.startMap();
+  keys.forEach((k, i) => {
+    b.key(k);
+    b.int(i);
+  });
+  b.endMap();
+  return b.finish();
+}
+
+/** Checks that `bytes` decodes to exactly `keys` mapped to their indices. */
+function assertMap(bytes, keys, label) {
+  const got = fb.decode(bytes);
+  const want = Object.fromEntries(keys.map((k, i) => [k, i]));
+  assert.equal(Object.keys(got).length, keys.length, label);
+  for (const [k, i] of Object.entries(want)) assert.equal(got[k], i, `${label}: ${JSON.stringify(k)}`);
+  assert.deepEqual(got, want, label);
+}
+
+test("a map of 20,000 distinct keys decodes to its keys, the first time and again", () => {
+  const r = rng(7);
+  const keys = Array.from({ length: 20000 }, (_, i) => `k${i}-${Math.floor(r() * 1e9).toString(36)}`);
+  const bytes = mapOf(keys);
+  for (let pass = 0; pass < 3; pass++) assertMap(bytes, keys, `pass ${pass}`);
+});
+
+test("keys that recur across buffers come back right while other keys churn the table", () => {
+  const r = rng(11);
+  const common = ["id", "name", "email", "naïve", "日本語", "emoji 😀", "x".repeat(127), "y".repeat(128), "z".repeat(300)];
+  for (let round = 0; round < 40; round++) {
+    // Keys met once each, enough of them to replace most slots between rounds.
+    const once = Array.from({ length: 3000 }, (_, i) => `r${round}-${i}-${Math.floor(r() * 1e6)}`);
+    const keys = common.concat(once);
+    assertMap(mapOf(keys), keys, `round ${round}`);
+  }
+});
+
+test("short keys that differ in one byte, in many buffers, never come back as each other", () => {
+  // 2 * 26 * 26 keys of two or three letters: many pairs share a slot.
+  const letters = "abcdefghijklmnopqrstuvwxyz";
+  const keys = [];
+  for (const a of letters) for (const b of letters) keys.push(a + b, a + b + "!");
+  for (let i = 0; i < 5; i++) {
+    const r = rng(100 + i);
+    const part = keys.filter(() => r() < 0.5);
+    assertMap(mapOf(part), part, `subset ${i}`);
+  }
+});
+
+test("numeric and special keys keep their meaning", () => {
+  const keys = ["0", "1", "10", "007", "4294967294", "4294967295", "-1", "1e3", "__proto__", "constructor", "toString", ""];
+  for (let i = 0; i < 3; i++) {
+    const got = fb.decode(mapOf(keys));
+    assert.equal(Object.getPrototypeOf(got), Object.prototype);
+    assert.deepEqual(Object.keys(got).sort(), keys.slice().sort());
+    keys.forEach((k, j) => assert.equal(Object.getOwnPropertyDescriptor(got, k)?.value, j, k));
+  }
+});
+
+test("maps of many one-off shapes decode like JSON.parse of the same data", () => {
+  const value = Array.from({ length: 3000 }, (_, i) => ({ [`k${i}`]: i, [`m${i * 7}`]: `v${i}`, x: i / 4 }));
+  const bytes = fb.encode(value);
+  for (let pass = 0; pass < 2; pass++) assert.deepEqual(fb.decode(bytes), JSON.parse(JSON.stringify(value)));
+});
