@@ -24,7 +24,7 @@ import { f32At, f64At, joinWords, littleEndianCopy, rootOf, u32 } from "./reader
 import { fixedElement, fixedLength, isFixedVector, isKnownType, isTypedVector, T, typedElement, typeName } from "./types.js";
 import { asciiRun, mayRun } from "./runs.js";
 import { KeyFault, KeyReader } from "./keys.js";
-import { compareUtf8, readUtf8, StringCache, utf8Bytes } from "./utf8.js";
+import { compareUtf8, readUtf8, sortUtf8, StringCache, utf8Bytes } from "./utf8.js";
 import { verify } from "./verify.js";
 
 /**
@@ -173,7 +173,7 @@ export function encodeTyped<V>(value: V, into: (b: Builder, cx: EncodeContext, v
 export function sortedKeys(o: { [k: string]: unknown }): string[] {
   const keys = Object.keys(o);
   for (let i = 1; i < keys.length; i++) {
-    if (compareUtf8(keys[i - 1], keys[i]) > 0) return keys.sort(compareUtf8);
+    if (compareUtf8(keys[i - 1], keys[i]) > 0) return sortUtf8(keys);
   }
   return keys;
 }

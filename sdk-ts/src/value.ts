@@ -25,7 +25,7 @@ import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement 
 import { asciiRun, mayRun } from "./runs.js";
 import { KeyFault, KeyReader } from "./keys.js";
 import { MapMaker, ShapeWriter, WRITE_AFTER, makerFor, wellFormed, writerFor } from "./shapes.js";
-import { compareUtf8, readUtf8, StringCache } from "./utf8.js";
+import { compareUtf8, readUtf8, sortUtf8, StringCache } from "./utf8.js";
 
 /** Options of {@link decode}. */
 export interface DecodeOptions {
@@ -844,7 +844,7 @@ function shapeOf(keys: readonly string[]): Shape {
   let sorted: readonly string[] = keys;
   for (let i = 1; i < n; i++) {
     if (compareUtf8(keys[i - 1], keys[i]) > 0) {
-      sorted = keys.slice().sort(compareUtf8);
+      sorted = sortUtf8(keys.slice());
       break;
     }
   }

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as fb from "../dist/index.js";
-import { writeUtf8 } from "../dist/utf8.js";
+import { compareUtf8, sortUtf8, writeUtf8 } from "../dist/utf8.js";
 import { utf8EncodeMismatches } from "./utf8_encode_check.mjs";
 
 const BAD = [[0x80], [0xbf], [0xc0, 0x80], [0xc1, 0xbf], [0xc2], [0xe0, 0x80, 0x80], [0xe0, 0x9f, 0xbf], [0xed, 0xa0, 0x80],
@@ -194,4 +194,27 @@ test("text that starts outside ASCII follows the same rule at every length (Node
 
 test("writeUtf8 writes TextEncoder's bytes at every length, lone surrogates as U+FFFD", () => {
   assert.deepEqual(utf8EncodeMismatches(writeUtf8), []);
+});
+
+test("sortUtf8 orders keys as compareUtf8 does, surrogates against U+E000 and up included", () => {
+  let r = 1;
+  const rnd = () => (r = (Math.imul(r, 1664525) + 1013904223) >>> 0) / 4294967296;
+  // Pieces whose UTF-16 order and UTF-8 order disagree (a surrogate against
+  // U+E000..U+FFFF), lone surrogates, and plain text.
+  const pool = ["a", "b", "z", "é", "中", "\ud7ff", "\ue000", "\uffff", "😀", "\ud800\udc00", "\udbff\udfff", "\ud800", "\udc00", "x\ud83d"];
+  const check = (keys) => {
+    const want = keys.slice().sort(compareUtf8);
+    assert.deepEqual(sortUtf8(keys.slice()), want, JSON.stringify(keys));
+  };
+  for (let t = 0; t < 5000; t++) {
+    const n = Math.floor(rnd() * 40);
+    check(Array.from({ length: n }, () => Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => pool[Math.floor(rnd() * pool.length)]).join("")));
+  }
+  // Every key with a surrogate has to move past every key from U+E000 up:
+  // more moves than keys, so the insertion gives way to a full sort.
+  const many = [];
+  for (let i = 0; i < 500; i++) many.push(`\ue000${i}`, `\ud83d\ude00${i}`);
+  check(many);
+  // Plain keys: the native order is the answer.
+  check(Array.from({ length: 3000 }, (_, i) => `key${(i * 7919) % 3000}`));
 });
