@@ -121,13 +121,14 @@ fn hash_with(bytes: &[u8], words: (u64, u64)) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let mut h: u64 = bytes.len() as u64;
     if bytes.len() <= SHORT {
-        // Two independent products, one turned half over, then the
-        // avalanche below. (Folding the products with two shifts instead
-        // left the low bits, which pick the table slot, to the first
+        // One 64x64-bit product of the two words, its halves folded: every
+        // input bit reaches the low bits, which pick the table slot. (Two
+        // products folded with two shifts left those bits to the first
         // bytes: 50,000 keys `key0`..`key49999` sat 6 slots from their
         // home slot on average and up to 110, so each lookup probed 7.)
         let (a, b) = words;
-        h = (h ^ a).wrapping_mul(K) ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(32);
+        let p = (a ^ K ^ h) as u128 * (b ^ 0x9e37_79b9_7f4a_7c15) as u128;
+        return p as u64 ^ (p >> 64) as u64;
     } else {
         // Two lanes of 8 bytes each per step, so the chain of products the
         // table lookup waits on is half as long; a last partial step takes
