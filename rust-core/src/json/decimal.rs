@@ -21,6 +21,18 @@ pub(crate) const POW10_U64: [u64; 20] = {
     p
 };
 
+/// 10^0 to 10^22, the powers of ten that are exact as `f64` (for Clinger's
+/// fast path when reading, and the quick decimal tries when writing).
+pub(crate) const POW10_F64: [f64; 23] = {
+    let mut p = [1.0; 23];
+    let mut i = 1;
+    while i < 23 {
+        p[i] = p[i - 1] * 10.0;
+        i += 1;
+    }
+    p
+};
+
 /// Reads the ASCII digits of `s` from `i` on and returns where they end,
 /// appending them to `m` while `n`, the count appended so far, stays at
 /// most 19 (so `m < 10^19`); past that, `n` is set to 20 and the remaining
@@ -146,6 +158,17 @@ mod tests {
             want.to_bits(),
             "{m}e{e}: {got:?} != {want:?}"
         );
+    }
+
+    #[test]
+    fn power_tables_hold_the_exact_powers_of_ten() {
+        for (k, &p) in POW10_U64.iter().enumerate() {
+            assert_eq!(p.to_string(), format!("1{}", "0".repeat(k)));
+        }
+        for (k, &p) in POW10_F64.iter().enumerate() {
+            assert_eq!(p.to_bits(), std_reading(1, k as i32).to_bits(), "1e{k}");
+            assert_eq!(p as u128, 10u128.pow(k as u32), "1e{k} is not exact");
+        }
     }
 
     #[test]

@@ -312,17 +312,13 @@ impl<'t> Parser<'t, '_> {
         }
         // Clinger's fast path: both factors exact in f64, so one correctly
         // rounded operation gives the correctly rounded result.
-        const POW10: [f64; 23] = [
-            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-            1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-        ];
         let e = scale.saturating_add(exponent);
         if !integer && exact && mantissa <= 1 << 53 && (-22..=22).contains(&e) {
             let m = mantissa as f64;
             let f = if e < 0 {
-                m / POW10[(-e) as usize]
+                m / super::decimal::POW10_F64[(-e) as usize]
             } else {
-                m * POW10[e as usize]
+                m * super::decimal::POW10_F64[e as usize]
             };
             self.b.double(if negative { -f } else { f });
             return Ok(());

@@ -2,6 +2,7 @@
 
 use core::fmt::Write as _;
 
+use super::decimal::POW10_F64;
 use super::key_text::{KeyText, KeyTexts, Lookup};
 use super::{JsonOptions, NonFinite};
 use crate::budget::Budget;
@@ -1182,8 +1183,8 @@ fn write_f64_hinted(out: &mut Vec<u8>, f: f64, long: &mut bool) {
 fn four_decimals(out: &mut Vec<u8>, f: f64, a: f64) -> bool {
     // Below 10^8: exact in an f64, and adding a half is exact too.
     // SAFETY: `a * 10^4 + 0.5` is finite and below 2^27, inside `i64`.
-    let n = unsafe { (a * POW10[4] + 0.5).to_int_unchecked::<i64>() } as u64;
-    if n as f64 / POW10[4] != a {
+    let n = unsafe { (a * POW10_F64[4] + 0.5).to_int_unchecked::<i64>() } as u64;
+    if n as f64 / POW10_F64[4] != a {
         return false;
     }
     // `a` is not whole, so `frac` is not 0 and has at most three trailing zeros.
@@ -1215,17 +1216,6 @@ fn four_decimals(out: &mut Vec<u8>, f: f64, a: f64) -> bool {
     }
     true
 }
-
-/// The powers of ten that are exact as `f64`: 10^0 to 10^22.
-const POW10: [f64; 23] = {
-    let mut p = [1.0; 23];
-    let mut i = 1;
-    while i < 23 {
-        p[i] = p[i - 1] * 10.0;
-        i += 1;
-    }
-    p
-};
 
 /// `f` (finite, not zero) as `m * 2^e` with `m` odd.
 #[cfg(feature = "zmij")]
@@ -1264,11 +1254,11 @@ fn fifteen_digits(a: f64) -> Option<(u64, u32)> {
     // per count of decimals mispredicted on data that mixes them). `a` is
     // not whole (whole numbers are written before this is called), so
     // `n` has at most three trailing zeros.
-    let scaled = a * POW10[4];
+    let scaled = a * POW10_F64[4];
     if scaled < LIMIT {
         // SAFETY: as below.
         let n = unsafe { (scaled + 0.5).to_int_unchecked::<i64>() };
-        if n as f64 / POW10[4] == a {
+        if n as f64 / POW10_F64[4] == a {
             let (mut n, mut k) = (n as u64, 4u32);
             let (q, zeros) = (n / 100, n % 100 == 0);
             n = if zeros { q } else { n };
@@ -1284,17 +1274,17 @@ fn fifteen_digits(a: f64) -> Option<(u64, u32)> {
     let e10 = (e2 * 78_913) >> 18;
     // Scale to 15 digits before the point (14 when `e10` was one less).
     let mut k = (14 - e10) as usize;
-    let mut scaled = a * POW10[k];
+    let mut scaled = a * POW10_F64[k];
     if scaled >= LIMIT {
         k -= 1;
-        scaled = a * POW10[k];
+        scaled = a * POW10_F64[k];
     }
     // `scaled` is below 1e15 (< 2^50): adding a half is exact, and the
     // conversion truncates, so this rounds half up.
     // SAFETY: the value is finite and in 0..2^50, inside `i64`. (One
     // instruction; `as u64` adds range checks on the baseline x86-64 target.)
     let n = unsafe { (scaled + 0.5).to_int_unchecked::<i64>() };
-    if k == 0 || n as f64 / POW10[k] != a {
+    if k == 0 || n as f64 / POW10_F64[k] != a {
         return None;
     }
     let mut n = n as u64;
