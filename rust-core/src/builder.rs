@@ -1425,6 +1425,9 @@ impl Builder {
             (false, None, 1) if uniform_vectors() => {
                 known.or_else(|| uniform_inline(&self.stack[range.clone()]))
             }
+            // A typed vector of scalars the caller found uniform: filled
+            // without the per-element dispatch.
+            (true, None, 1) if uniform_vectors() => known,
             _ => None,
         };
         // Scalars of one type (found here or by the caller): the widest
@@ -2412,10 +2415,22 @@ mod tests {
         }
     }
 
-    /// The one-pass map path writes exactly the bytes of the general one
-    /// (sort check, then `create_vector` twice): random entry counts,
-    /// strings long enough to need 2- and 4-byte offsets, inline values of
-    /// every width, forced minimum widths, and maps nested in vectors.
+    /// Ends the open vector as the serde tier does (typed, or fixed when
+    /// `fixed`, if its elements are uniform) when `compact`, else untyped.
+    fn end_test_vector(b: &mut Builder, compact: bool, fixed: bool) {
+        #[cfg(feature = "serde")]
+        if compact {
+            b.end_vector_compact(fixed).unwrap();
+            return;
+        }
+        let _ = (compact, fixed);
+        b.end_vector().unwrap();
+    }
+
+    /// Vectors of one scalar type (untyped, and typed or fixed as the serde
+    /// tier ends them) write exactly the bytes of the general path: values
+    /// of every width, forced minimum widths, and odd elements that make
+    /// the vector mixed.
     #[test]
     fn vectors_of_one_scalar_type_match_the_general_path() {
         let mut rng = crate::test_support::Rng::new(0x7e57_0f0e_5ca1_a125);
@@ -2428,6 +2443,8 @@ mod tests {
             let force = [BitWidth::W8, BitWidth::W16, BitWidth::W32, BitWidth::W64][round % 4];
             // Round 5 of each 6 mixes in one value of another type at a random place.
             let odd = (kind == 5 && len > 0).then(|| rng.below(len));
+            // Every other dozen rounds end as the serde tier does.
+            let compact = cfg!(feature = "serde") && (round / 12) % 2 == 1;
             let build = |uniform: bool| {
                 UNIFORM_VECTORS.with(|c| c.set(uniform));
                 let mut b = Builder::new();
@@ -2453,7 +2470,7 @@ mod tests {
                         _ => b.int(v as i64 - (1 << 40)),
                     }
                 }
-                b.end_vector().unwrap();
+                end_test_vector(&mut b, compact, round % 3 == 0);
                 b.end_map().unwrap();
                 let bytes = b.finish().unwrap().to_vec();
                 UNIFORM_VECTORS.with(|c| c.set(true));

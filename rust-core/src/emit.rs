@@ -219,9 +219,9 @@ pub(crate) struct VectorPlan {
     /// Whether a type byte per element follows the elements (untyped
     /// vectors and maps).
     pub types: bool,
-    /// For an untyped vector (`STEP` 1): the one inline type every element
-    /// has, when they all have the same. Each type byte is then the same and
-    /// each element its scalar bits.
+    /// For a vector (`STEP` 1, typed or not): the one inline type every
+    /// element has, when they all have the same. Each element is then its
+    /// scalar bits, and each type byte (untyped vectors) the same.
     pub uniform: Option<FlexType>,
 }
 
@@ -308,9 +308,9 @@ fn fill_vector<const B: usize, const STEP: usize, const TYPES: bool>(
         if plan.sized {
             put::<B>(r.at(field), n as u64);
         }
-        if let (true, 1, Some(ty)) = (TYPES, STEP, plan.uniform) {
+        if let (1, Some(ty)) = (STEP, plan.uniform) {
             // One scalar type throughout (numeric arrays): no per-element
-            // dispatch, and the type bytes are one fill.
+            // dispatch, and the type bytes (if any) are one fill.
             debug_assert!(ty.is_inline() && elems.iter().all(|e| e.value_type() == ty));
             let mut e_at = plan.at;
             if ty == FlexType::Float && B == 4 {
@@ -324,7 +324,9 @@ fn fill_vector<const B: usize, const STEP: usize, const TYPES: bool>(
                     e_at += B;
                 }
             }
-            core::ptr::write_bytes(r.at(types_at), crate::types::pack_type(ty, plan.width), n);
+            if TYPES {
+                core::ptr::write_bytes(r.at(types_at), crate::types::pack_type(ty, plan.width), n);
+            }
             buf.set_len(end);
             return;
         }
