@@ -154,9 +154,9 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
         }
     }
 
-    /** The text scratch of [Utf8.encodeInto], grown (doubling) to hold [n] chars. */
+    /** The text scratch of [Utf8.encodeInto] for [n] chars (it takes one more), grown by doubling. */
     private fun scratchFor(n: Int): CharArray {
-        if (scratch.size < n) scratch = CharArray(maxOf(n, scratch.size * 2))
+        if (scratch.size <= n) scratch = CharArray(maxOf(n + 1, scratch.size * 2))
         return scratch
     }
 

@@ -116,4 +116,32 @@ class Utf8CheckTest {
             assertEquals(expected.toList(), dst.copyOfRange(at, end).toList(), s)
         }
     }
+
+    @Test
+    fun aReusedScratchOfAnyLengthGivesTheSameBytes() {
+        // One scratch reused across strings, as the builder does: stale text
+        // after each string, sometimes exactly as long as the string (too
+        // short for the sentinel: a fresh one is used), sometimes longer.
+        // Strings end in each kind of character, a lone high surrogate
+        // included (it must not pair with the sentinel after it).
+        val tails = listOf("a", "é", "語", "\uD83D\uDE00", "\uD800", "\uDC00", "")
+        val heads = listOf("", "plain ascii ", "Ж", "語語", "\uDBFF")
+        val rnd = Random(31)
+        var scratch = CharArray(0)
+        repeat(5_000) {
+            val sb = StringBuilder(heads[rnd.nextInt(heads.size)])
+            repeat(rnd.nextInt(30)) { sb.append("aé語\uD83D\uDE00 "[rnd.nextInt(6)]) }
+            sb.append(tails[rnd.nextInt(tails.size)])
+            val s = sb.toString()
+            when (rnd.nextInt(3)) {
+                0 -> scratch = CharArray(s.length)
+                1 -> if (scratch.size <= s.length) scratch = CharArray(s.length + 1 + rnd.nextInt(8)) { "aé語"[it % 3] }
+                else -> {}
+            }
+            val expected = sanitized(s).toByteArray(Charsets.UTF_8)
+            val dst = ByteArray(3 * s.length)
+            val end = Utf8.encodeInto(s, dst, 0, scratch)
+            assertEquals(expected.toList(), dst.copyOfRange(0, end).toList(), s)
+        }
+    }
 }
