@@ -291,8 +291,12 @@ pub struct Builder {
     key_vectors: SignatureMap<Slot>,
     /// The key signature being looked up (reused between maps).
     signature: Vec<u8>,
-    /// Map entries being sorted: key prefix word, entry index, key, value.
-    pairs: Vec<(u64, u32, Slot, Slot)>,
+    /// Map entries being sorted, one word each: the key's first eight bytes
+    /// (big-endian) above the entry's index, so that one integer compare
+    /// orders most entries.
+    sort_words: Vec<u128>,
+    /// Copy of the entries being rearranged.
+    moved: Vec<Slot>,
     error: Option<Error>,
     finished: bool,
     generation: u64,
@@ -330,7 +334,8 @@ impl Builder {
             string_pool: BytesPool::default(),
             key_vectors: SignatureMap::default(),
             signature: Vec::new(),
-            pairs: Vec::new(),
+            sort_words: Vec::new(),
+            moved: Vec::new(),
             error: None,
             finished: false,
             generation: next_generation(),
@@ -353,7 +358,8 @@ impl Builder {
         // The value stack and the pools are bounded alike (a vector of a
         // million values leaves a stack of 16 MB behind).
         clear_within(&mut self.stack, limit);
-        clear_within(&mut self.pairs, limit);
+        clear_within(&mut self.sort_words, limit);
+        clear_within(&mut self.moved, limit);
         clear_within(&mut self.opens, limit);
         clear_within(&mut self.signature, limit);
         self.force_min_width = BitWidth::W8;
@@ -376,7 +382,8 @@ impl Builder {
     /// [`BuilderOptions::max_retained_capacity`]).
     pub fn scratch_capacity(&self) -> usize {
         self.stack.capacity() * core::mem::size_of::<Slot>()
-            + self.pairs.capacity() * core::mem::size_of::<(u64, u32, Slot, Slot)>()
+            + self.sort_words.capacity() * core::mem::size_of::<u128>()
+            + self.moved.capacity() * core::mem::size_of::<Slot>()
             + self.opens.capacity() * core::mem::size_of::<Open>()
             + self.signature.capacity()
             + self.key_pool.heap_bytes()
@@ -992,18 +999,20 @@ impl Builder {
     /// Rearranges the entries at `stack[start..]` into `order` (checked by
     /// [`orders_keys`](Self::orders_keys)).
     fn permute_entries(&mut self, start: usize, order: &[u32]) {
-        let mut pairs = core::mem::take(&mut self.pairs);
-        pairs.clear();
-        let entries = &self.stack[start..];
-        pairs.extend(order.iter().map(|&j| {
-            let j = j as usize;
-            (0, j as u32, entries[2 * j], entries[2 * j + 1])
-        }));
-        for (i, (_, _, k, v)) in pairs.iter().enumerate() {
-            self.stack[start + 2 * i] = *k;
-            self.stack[start + 2 * i + 1] = *v;
+        self.move_entries(start, order.iter().map(|&j| j as usize));
+    }
+
+    /// Puts entry `order[i]` of those at `stack[start..]` at place `i`, for
+    /// every place (`order` must be a permutation of the entries).
+    fn move_entries(&mut self, start: usize, order: impl Iterator<Item = usize>) {
+        let mut moved = core::mem::take(&mut self.moved);
+        moved.clear();
+        moved.extend_from_slice(&self.stack[start..]);
+        for (i, j) in order.enumerate() {
+            self.stack[start + 2 * i] = moved[2 * j];
+            self.stack[start + 2 * i + 1] = moved[2 * j + 1];
         }
-        self.pairs = pairs;
+        self.moved = moved;
     }
 
     /// Writes the map of the entries at `stack[start..]` in one pass when
@@ -1338,38 +1347,65 @@ impl Builder {
         if sorted {
             return Ok(());
         }
-        let mut pairs = core::mem::take(&mut self.pairs);
-        pairs.clear();
-        // Each entry carries its key's first eight bytes as a big-endian
-        // word, so most comparisons are one integer compare.
-        let prefix = |s: &Slot| {
-            let k = key(s);
-            crate::word::key_word(k, 0, k.len())
+        // Each entry's word holds its key's first eight bytes above its
+        // index: sorting the words (integers, compared without branches)
+        // orders every entry whose first eight bytes differ from the others'.
+        let mut words = core::mem::take(&mut self.sort_words);
+        words.clear();
+        words.extend(entries.chunks_exact(2).enumerate().map(|(i, c)| {
+            let k = key(&c[0]);
+            (u128::from(crate::word::key_word(k, 0, k.len())) << 32) | i as u128
+        }));
+        words.sort_unstable();
+        let at = |w: u128| 2 * (w as u32 as usize);
+        // The entries in that order, noting whether two first words tie
+        // (no head reaches u128::MAX, 96 bits at most).
+        let mut moved = core::mem::take(&mut self.moved);
+        let gather = |moved: &mut Vec<Slot>, words: &[u128]| {
+            moved.clear();
+            let (mut tied, mut prev) = (false, u128::MAX);
+            for &w in words {
+                tied |= w >> 32 == prev;
+                prev = w >> 32;
+                moved.extend_from_slice(&entries[at(w)..at(w) + 2]);
+            }
+            tied
         };
-        pairs.extend(
-            self.stack[start..]
-                .chunks_exact(2)
-                .enumerate()
-                .map(|(i, c)| (prefix(&c[0]), i as u32, c[0], c[1])),
-        );
-        pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| key(&a.2).cmp(key(&b.2))));
-        let dup = pairs
-            .windows(2)
-            .find(|w| w[0].0 == w[1].0 && key(&w[0].2) == key(&w[1].2))
-            .map(|w| key(&w[0].2));
-        if let Some(k) = dup {
-            let e = BuilderError::DuplicateKey(String::from_utf8_lossy(k).into_owned());
-            self.pairs = pairs;
-            return Err(e.into());
+        if gather(&mut moved, &words) {
+            // Rare: runs of one first word, ordered by their whole keys.
+            let mut dup = None;
+            let mut i = 0;
+            while i < words.len() && dup.is_none() {
+                let head = words[i] >> 32;
+                let mut j = i + 1;
+                while j < words.len() && words[j] >> 32 == head {
+                    j += 1;
+                }
+                if j - i > 1 {
+                    let run = &mut words[i..j];
+                    run.sort_unstable_by(|a, b| key(&entries[at(*a)]).cmp(key(&entries[at(*b)])));
+                    dup = run
+                        .windows(2)
+                        .map(|w| (key(&entries[at(w[0])]), key(&entries[at(w[1])])))
+                        .find(|(a, b)| a == b)
+                        .map(|(a, _)| a);
+                }
+                i = j;
+            }
+            if let Some(k) = dup {
+                let e = BuilderError::DuplicateKey(String::from_utf8_lossy(k).into_owned());
+                self.sort_words = words;
+                self.moved = moved;
+                return Err(e.into());
+            }
+            gather(&mut moved, &words);
         }
-        for (i, (_, _, k, v)) in pairs.iter().enumerate() {
-            self.stack[start + 2 * i] = *k;
-            self.stack[start + 2 * i + 1] = *v;
-        }
+        self.stack[start..].copy_from_slice(&moved);
+        self.moved = moved;
         if let Some(o) = order {
-            o.extend(pairs.iter().map(|p| p.1));
+            o.extend(words.iter().map(|&w| w as u32));
         }
-        self.pairs = pairs;
+        self.sort_words = words;
         Ok(())
     }
 
@@ -2561,6 +2597,86 @@ mod tests {
             }
         }
         ONE_PASS_MAPS.with(|c| c.set(true));
+    }
+
+    /// Keys that tie on their first eight bytes (the sort's integer word) are
+    /// ordered by their whole bytes, in maps past any small-sort size, and a
+    /// key repeated within such a tie is reported.
+    #[test]
+    fn keys_tied_on_their_first_eight_bytes_sort_by_their_whole_bytes() {
+        let heads = [
+            "",
+            "a",
+            "abcdefgh",
+            "abcdefgz",
+            "\u{e9}\u{e9}\u{e9}\u{e9}",
+            "k",
+        ];
+        let tails = ["", "a", "aa", "b", "\u{e9}", "\u{10000}", "zzzzzzzzz", "~"];
+        let mut all: Vec<String> = Vec::new();
+        for h in heads {
+            for t in tails {
+                for n in 0..6 {
+                    all.push(format!("{h}{t}{}", "0".repeat(n)));
+                }
+            }
+        }
+        all.sort();
+        all.dedup();
+        let mut rng = crate::test_support::Rng::new(0x51_7cc1_b727_220a);
+        for round in 0..200 {
+            let mut push: Vec<&str> = all.iter().map(|s| s.as_str()).collect();
+            for i in (1..push.len()).rev() {
+                push.swap(i, rng.below(i + 1));
+            }
+            push.truncate(1 + rng.below(push.len()));
+            let mut want: Vec<&str> = push.clone();
+            want.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+            let mut b = Builder::new();
+            b.start_map();
+            for (i, k) in push.iter().enumerate() {
+                b.key(k);
+                b.uint(i as u64);
+            }
+            let mut found = Vec::new();
+            if round % 2 == 0 {
+                b.end_map_in_order(&mut found).unwrap();
+            } else {
+                b.end_map().unwrap();
+            }
+            let bytes = b.finish().unwrap().to_vec();
+            let map = crate::verify(&bytes).unwrap().root().as_map().unwrap();
+            assert_eq!(map.len(), want.len());
+            for (i, k) in want.iter().enumerate() {
+                assert_eq!(map.key(i).unwrap(), *k, "round {round}");
+                let at = map.value(i).unwrap().as_u64().unwrap() as usize;
+                assert_eq!(push[at], *k, "round {round}");
+                if round % 2 == 0 && !found.is_empty() {
+                    assert_eq!(found[i] as usize, at, "round {round}");
+                }
+            }
+            // The same map with one key of the longest tie pushed twice.
+            let tied = want
+                .iter()
+                .filter(|k| {
+                    k.len() >= 8 && want.iter().filter(|o| o.get(..8) == k.get(..8)).count() > 1
+                })
+                .nth(rng.below(4));
+            if let Some(&repeated) = tied {
+                let mut b = Builder::new();
+                b.start_map();
+                for k in push.iter().chain([&repeated]) {
+                    b.key(k);
+                    b.null();
+                }
+                let e = b.end_map().unwrap_err();
+                assert_eq!(
+                    e.kind(),
+                    &crate::ErrorKind::Builder(BuilderError::DuplicateKey(repeated.into())),
+                    "round {round}"
+                );
+            }
+        }
     }
 
     /// `end_map_in_order` writes what `end_map` writes whatever the guess
