@@ -574,7 +574,11 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
                     len: n,
                     order: Some(order),
                 };
-                return Ok((table.short_ascii_key(n, head)?, pos));
+                let obj = table.short_ascii_key(n, head)?;
+                if table.thrashing() {
+                    self.table = None;
+                }
+                return Ok((obj, pos));
             }
         }
         if let Some((obj, len)) = self.by_offset.get(at) {
@@ -591,7 +595,13 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
         let n = bytes.len();
         self.budget.bytes(n)?;
         let obj = match &mut self.table {
-            Some(table) if n <= KEY_MAX_LEN && bytes.is_ascii() => table.ascii_key(bytes)?,
+            Some(table) if n <= KEY_MAX_LEN && bytes.is_ascii() => {
+                let obj = table.ascii_key(bytes)?;
+                if table.thrashing() {
+                    self.table = None;
+                }
+                obj
+            }
             _ => {
                 let s = flexbuf::utf8::as_str(bytes)
                     .ok_or_else(|| Error::at(ErrorKind::InvalidUtf8, at))?;

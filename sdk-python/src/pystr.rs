@@ -269,6 +269,9 @@ static TABLE: KeyTable = KeyTable {
 pub struct KeyGuard<'py> {
     py: Python<'py>,
     slots: &'static mut [Entry; SLOTS],
+    /// Keys found in the table, and keys made and put in, by this decode.
+    found: u32,
+    made: u32,
 }
 
 impl<'py> KeyGuard<'py> {
@@ -281,7 +284,12 @@ impl<'py> KeyGuard<'py> {
         // SAFETY: the flag was false and is now ours, so no other reference
         // to the slots exists until `drop` clears it.
         let slots = unsafe { &mut *TABLE.slots.get() };
-        Some(KeyGuard { py, slots })
+        Some(KeyGuard {
+            py,
+            slots,
+            found: 0,
+            made: 0,
+        })
     }
 
     /// The `str` for the key `bytes` (ASCII, at most [`KEY_MAX_LEN`] bytes),
@@ -315,6 +323,7 @@ impl<'py> KeyGuard<'py> {
         let slot = slot_of(hash_head(len, head));
         let e = self.slots[slot];
         if !e.obj.is_null() && e.len == len && e.head == head {
+            self.found += 1;
             // SAFETY: a new strong reference to a live object.
             return Ok(unsafe { Bound::from_borrowed_ptr(self.py, e.obj) });
         }
@@ -337,6 +346,7 @@ impl<'py> KeyGuard<'py> {
                     std::slice::from_raw_parts(data.add(16), e.len - 16) == &bytes[16..]
                 };
             if same {
+                self.found += 1;
                 // SAFETY: a new strong reference to a live object.
                 return Ok(unsafe { Bound::from_borrowed_ptr(self.py, e.obj) });
             }
@@ -347,6 +357,7 @@ impl<'py> KeyGuard<'py> {
     /// Makes the `str` for `bytes` and puts it in `slot`.
     #[cold]
     fn insert(&mut self, slot: usize, bytes: &[u8], head: [u64; 2]) -> PyResult<Bound<'py, PyAny>> {
+        self.made += 1;
         let obj = ascii_obj(self.py, bytes)?;
         let old = self.slots[slot].obj;
         // SAFETY: the table takes its own strong reference and drops the one
@@ -365,6 +376,21 @@ impl<'py> KeyGuard<'py> {
         Ok(obj)
     }
 }
+
+impl KeyGuard<'_> {
+    /// True once this decode has made at least [`THRASH_MIN`] keys and found
+    /// fewer than one in eight of its keys in the table: a buffer of one-off
+    /// keys (a map keyed by ids), where each key made costs a replaced
+    /// entry's release (a cache miss on an old object) and gains nothing. The
+    /// decode then makes its keys without the table.
+    #[inline]
+    pub fn thrashing(&self) -> bool {
+        self.made >= THRASH_MIN && self.made / 8 > self.found
+    }
+}
+
+/// Keys a decode makes before [`KeyGuard::thrashing`] can judge the table.
+const THRASH_MIN: u32 = 512;
 
 /// The table slot of a key hash.
 #[inline(always)]

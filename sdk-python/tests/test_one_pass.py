@@ -195,3 +195,29 @@ def test_buffers_above_a_mebibyte_take_the_one_pass_and_agree() -> None:
     check(bytes(bad))
     assert strict(bytes(bad))[0] != "ok"
     assert broken > 0
+
+
+def test_buffers_of_one_off_keys_read_as_written() -> None:
+    # Past 512 keys made with few found again, a decode stops putting keys
+    # in the shared key table (a map keyed by ids would only churn it) and
+    # makes the rest itself: keys after the switch, short and long, ASCII
+    # and not, in maps of their own and in records, read as written.
+    doc: dict[str, Any] = {
+        "by_id": {f"id{i * 7919 % 3000}": i for i in range(3000)},
+        "long": {"k" * 20 + str(i): [i] for i in range(700)},
+        "records": [{"name": f"n{i}", "v": i, "ok": i % 2 == 0} for i in range(300)],
+        "wide": {f"é{i}": i for i in range(50)},
+        "z": {"id5": "again", "id6": None},
+    }
+    rng = random.Random(1205)
+    for share in (False, True):
+        data = flexbuf.dumps(doc, share_strings=share)
+        assert flexbuf.loads(data) == doc
+        check(data)
+        for m in mutations(data, rng, 150):
+            check(m)
+    # The table still serves decodes after one that left it.
+    small = {"alpha": 1, "beta": [{"alpha": 2, "gamma": 3}]}
+    data = flexbuf.dumps(small)
+    assert flexbuf.loads(data) == small
+    assert flexbuf.loads(data) == small
