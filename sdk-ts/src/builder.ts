@@ -187,6 +187,8 @@ let generations = 1;
 
 /** Most keys a builder's pool keeps across buffers. */
 const KEY_POOL_MAX = 4096;
+/** Bytes of one value stack slot: its type, width and data. */
+const STACK_SLOT_BYTES = 10;
 /** Buffers a builder's key pool tells apart before it starts over. */
 const POOL_EPOCHS = 1024;
 
@@ -298,6 +300,14 @@ export class Builder {
     return this.buf.length;
   }
 
+  /**
+   * Bytes of the value stack (10 a slot), which {@link clear} bounds by
+   * `maxRetainedCapacity` as it bounds the buffer (for observing retention).
+   */
+  get scratchCapacity(): number {
+    return this.sType.length * STACK_SLOT_BYTES;
+  }
+
   /** Resets all state for a new buffer, keeping capacity up to `maxRetainedCapacity`. */
   clear(): void {
     this.len = 0;
@@ -306,6 +316,12 @@ export class Builder {
       this.dv = new DataView(this.buf.buffer);
     }
     this.sp = 0;
+    // A value stack grown by one giant vector is dropped like the buffer.
+    if (this.sType.length * STACK_SLOT_BYTES > this.maxRetained) {
+      this.sType = new Uint8Array(64);
+      this.sWidth = new Uint8Array(64);
+      this.sData = new Float64Array(64);
+    }
     if (this.sBig.length > 0) this.sBig.length = 0;
     this.opens.length = 0;
     this.forceMin = 0;

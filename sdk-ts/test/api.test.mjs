@@ -135,6 +135,27 @@ test("builder misuse is reported, sticky until clear, and capacity is released",
   assert.equal(hex(b.finish()), "050401");
 });
 
+test("clear() drops a value stack grown past maxRetainedCapacity, and keeps a small one", () => {
+  const b = new fb.Builder({ maxRetainedCapacity: 64 * 1024 });
+  b.startVector();
+  for (let i = 0; i < 100_000; i++) b.int(i);
+  b.endVector();
+  b.finish();
+  assert.ok(b.scratchCapacity > 10 * 64 * 1024, `grew to ${b.scratchCapacity}`);
+  b.clear();
+  assert.ok(b.scratchCapacity <= 64 * 1024, `kept ${b.scratchCapacity}`);
+  b.startVector(); b.string("x"); b.int(-3); b.endVector();
+  assert.deepEqual(fb.decode(b.finish()), ["x", -3]);
+  b.clear();
+  b.startVector();
+  for (let i = 0; i < 1_000; i++) b.int(i);
+  b.endVector();
+  b.finish();
+  const kept = b.scratchCapacity;
+  b.clear();
+  assert.equal(b.scratchCapacity, kept);
+});
+
 test("reader: zero-copy views with checked access", () => {
   const bytes = fb.encode({ blob: new Uint8Array([1, 2, 3]), list: [10, "x"] });
   const r = fb.root(bytes);

@@ -23,7 +23,9 @@ public object Share {
  * @property dedupKeyVectors reuse one keys vector for every map with the same sorted keys
  *   (an extension: bytes then differ from C++; generated coders use it).
  * @property initialCapacity bytes reserved up front.
- * @property maxRetainedCapacity largest buffer kept across [FlexBuilder.clear]; larger ones are dropped.
+ * @property maxRetainedCapacity largest buffer kept across [FlexBuilder.clear]; larger ones are
+ *   dropped, and so are a value stack, open-container stack or key and string pool grown past
+ *   about as many bytes (one giant payload never pins memory in a reused or pooled builder).
  */
 public data class BuilderOptions(
     val share: Int = Share.KEYS,
@@ -72,9 +74,15 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
 
     private var forceMinWidth = 0
     private var scratch = CharArray(64)
-    private val keyPool = HashMap<String, Int>()
-    private val stringPool = HashMap<String, Long>()
-    private val keyVectors = HashMap<KeySig, Long>()
+    private var keyPool = HashMap<String, Int>()
+    private var stringPool = HashMap<String, Long>()
+    private var keyVectors = HashMap<KeySig, Long>()
+
+    // The most entries each pool has held since it was made: a cleared
+    // HashMap keeps the table its peak needed.
+    private var keyPoolPeak = 0
+    private var stringPoolPeak = 0
+    private var keyVectorsPeak = 0
     private var failed: FlexException? = null
     private var finished = false
     private var generation = nextGeneration()
@@ -84,6 +92,17 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
 
     /** Current capacity of the internal array (for observing retention). */
     public val capacity: Int get() = buf.size
+
+    /**
+     * Bytes held besides the buffer, estimated as [clear] bounds them: the value
+     * and open-container stacks, the scratch text, and the pools (by the most
+     * entries each has held, whose table a cleared map keeps) (for observing
+     * retention).
+     */
+    public val scratchCapacity: Long
+        get() = sData.size.toLong() * STACK_SLOT_BYTES + opens.size * 4L + scratch.size * 2L +
+            (maxOf(keyPoolPeak, keyPool.size) + maxOf(stringPoolPeak, stringPool.size) +
+                maxOf(keyVectorsPeak, keyVectors.size)).toLong() * POOL_ENTRY_BYTES
 
     /**
      * The internal array. After [finishInPlace], bytes `[0, size)` are the finished
@@ -99,9 +118,31 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
         sp = 0
         openCount = 0
         forceMinWidth = 0
-        if (keyPool.isNotEmpty()) keyPool.clear()
-        if (stringPool.isNotEmpty()) stringPool.clear()
-        if (keyVectors.isNotEmpty()) keyVectors.clear()
+        // The stacks and pools are bounded like the buffer: a value stack slot
+        // is 12 bytes, an open container 4, a pool entry (its share of the
+        // table a cleared HashMap keeps) counted as 16.
+        val limit = options.maxRetainedCapacity
+        if (sData.size.toLong() * STACK_SLOT_BYTES > limit) {
+            sData = LongArray(32)
+            sMeta = IntArray(32)
+        }
+        if (opens.size.toLong() * 4 > limit) opens = IntArray(16)
+        val poolLimit = limit / POOL_ENTRY_BYTES
+        keyPoolPeak = maxOf(keyPoolPeak, keyPool.size)
+        if (keyPoolPeak > poolLimit) {
+            keyPool = HashMap()
+            keyPoolPeak = 0
+        } else if (keyPool.isNotEmpty()) keyPool.clear()
+        stringPoolPeak = maxOf(stringPoolPeak, stringPool.size)
+        if (stringPoolPeak > poolLimit) {
+            stringPool = HashMap()
+            stringPoolPeak = 0
+        } else if (stringPool.isNotEmpty()) stringPool.clear()
+        keyVectorsPeak = maxOf(keyVectorsPeak, keyVectors.size)
+        if (keyVectorsPeak > poolLimit) {
+            keyVectors = HashMap()
+            keyVectorsPeak = 0
+        } else if (keyVectors.isNotEmpty()) keyVectors.clear()
         failed = null
         finished = false
         generation = nextGeneration()
@@ -764,6 +805,12 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
 
     private companion object {
         private var generations = 1L
+
+        /** Bytes of one value stack slot (its data and meta). */
+        const val STACK_SLOT_BYTES = 12L
+
+        /** Bytes a pool entry is counted as when [clear] bounds the pools. */
+        const val POOL_ENTRY_BYTES = 16
 
         // Only distinctness matters; a racy increment can at worst repeat a value
         // across two builders, whose handles are never mixed in practice.

@@ -164,6 +164,38 @@ class CoreTest {
     }
 
     @Test
+    fun builderClearCapsItsStacksAndPools() {
+        // One giant payload (a long vector, deep nesting, a map of many keys
+        // and strings) must not leave a reused builder holding its stacks or
+        // pools: clear() bounds them as it bounds the buffer.
+        val limit = 64 * 1024
+        for (share in listOf(Share.KEYS, Share.KEYS_AND_STRINGS)) {
+            val b = FlexBuilder(BuilderOptions(share = share, dedupKeyVectors = true, maxRetainedCapacity = limit))
+            b.startVector()
+            repeat(200_000) { b.int(it.toLong()) }
+            repeat(20_000) { b.startVector() }
+            repeat(20_000) { b.endVector() }
+            b.startMap()
+            repeat(20_000) { b.key("k$it"); b.string("s$it") }
+            b.endMap()
+            b.endVector()
+            b.finish()
+            assertTrue(b.scratchCapacity > 10L * limit, "grew to ${b.scratchCapacity}")
+            b.clear()
+            assertTrue(b.scratchCapacity <= limit, "kept ${b.scratchCapacity} after clear")
+            // Still a working builder, with sharing intact.
+            b.startVector(); b.string("x"); b.string("x"); b.endVector()
+            assertEquals(listOf("x", "x"), verify(b.finish()).root().asVector().let { v -> (0 until v.size).map { v[it].asString() } })
+        }
+        // Small payloads keep their stacks and pools between buffers.
+        val b = FlexBuilder(BuilderOptions(maxRetainedCapacity = limit))
+        b.startVector(); repeat(1_000) { b.int(it.toLong()) }; b.endVector(); b.finish()
+        val kept = b.scratchCapacity
+        b.clear()
+        assertEquals(kept, b.scratchCapacity)
+    }
+
+    @Test
     fun builderMisuseIsAnError() {
         assertThrows<FlexException> { FlexBuilder().apply { startMap(); key("x"); int(1); key("x"); int(2); endMap() } }
         assertThrows<FlexException> { FlexBuilder().endMap() }
