@@ -68,6 +68,12 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
     private var sMeta = IntArray(32)
     private var sp = 0
 
+    // Sorting map entries: the order found, the entries copied while moved.
+    private val keySort = KeySort()
+    private var sortOrder = IntArray(16)
+    private var movedData = LongArray(32)
+    private var movedMeta = IntArray(32)
+
     // Open containers: stack start * 2 + (1 for a map).
     private var opens = IntArray(16)
     private var openCount = 0
@@ -95,12 +101,13 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
 
     /**
      * Bytes held besides the buffer, estimated as [clear] bounds them: the value
-     * and open-container stacks, the scratch text, and the pools (by the most
+     * and open-container stacks, the scratch text and sort arrays, and the pools (by the most
      * entries each has held, whose table a cleared map keeps) (for observing
      * retention).
      */
     public val scratchCapacity: Long
         get() = sData.size.toLong() * STACK_SLOT_BYTES + opens.size * 4L + scratch.size * 2L +
+            sortOrder.size * 4L + movedData.size * STACK_SLOT_BYTES + keySort.heapBytes +
             (maxOf(keyPoolPeak, keyPool.size) + maxOf(stringPoolPeak, stringPool.size) +
                 maxOf(keyVectorsPeak, keyVectors.size)).toLong() * POOL_ENTRY_BYTES
 
@@ -127,6 +134,12 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
             sMeta = IntArray(32)
         }
         if (opens.size.toLong() * 4 > limit) opens = IntArray(16)
+        if (sortOrder.size * 4L + movedData.size * STACK_SLOT_BYTES > limit) {
+            sortOrder = IntArray(16)
+            movedData = LongArray(32)
+            movedMeta = IntArray(32)
+        }
+        keySort.bound(limit)
         val poolLimit = limit / POOL_ENTRY_BYTES
         keyPoolPeak = maxOf(keyPoolPeak, keyPool.size)
         if (keyPoolPeak > poolLimit) {
@@ -511,18 +524,7 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
     }
 
     /** Compares the keys at two buffer positions as unsigned bytes (strcmp). */
-    private fun compareKeysAt(a: Int, b: Int): Int {
-        if (a == b) return 0
-        var i = a
-        var j = b
-        while (true) {
-            val x = buf[i].toInt() and 0xff
-            val y = buf[j].toInt() and 0xff
-            if (x != y) return x - y
-            if (x == 0) return 0
-            i++; j++
-        }
-    }
+    private fun compareKeysAt(a: Int, b: Int): Int = KeySort.compareFrom(buf, a, b)
 
     private fun sortMapEntries(start: Int) {
         val n = sp - start
@@ -538,18 +540,25 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
         }
         if (sorted) return
         val pairs = n / 2
-        val order = (0 until pairs).sortedWith { x, y -> compareKeysAt(sData[start + 2 * x].toInt(), sData[start + 2 * y].toInt()) }
+        if (sortOrder.size < pairs) sortOrder = IntArray(maxOf(pairs, sortOrder.size * 2))
+        val order = sortOrder
+        val data = sData
+        keySort.sort(buf, pairs, order) { data[start + 2 * it].toInt() }
         for (k in 1 until pairs) {
-            if (compareKeysAt(sData[start + 2 * order[k - 1]].toInt(), sData[start + 2 * order[k]].toInt()) == 0) {
-                failWith(ErrorKind.Builder, "duplicate key ${keyText(sData[start + 2 * order[k]].toInt())}")
+            if (compareKeysAt(data[start + 2 * order[k - 1]].toInt(), data[start + 2 * order[k]].toInt()) == 0) {
+                failWith(ErrorKind.Builder, "duplicate key ${keyText(data[start + 2 * order[k]].toInt())}")
             }
         }
-        val d = sData.copyOfRange(start, sp)
-        val m = sMeta.copyOfRange(start, sp)
+        if (movedData.size < n) {
+            movedData = LongArray(maxOf(n, movedData.size * 2))
+            movedMeta = IntArray(movedData.size)
+        }
+        sData.copyInto(movedData, 0, start, sp)
+        sMeta.copyInto(movedMeta, 0, start, sp)
         for (k in 0 until pairs) {
             val o = order[k]
-            sData[start + 2 * k] = d[2 * o]; sMeta[start + 2 * k] = m[2 * o]
-            sData[start + 2 * k + 1] = d[2 * o + 1]; sMeta[start + 2 * k + 1] = m[2 * o + 1]
+            sData[start + 2 * k] = movedData[2 * o]; sMeta[start + 2 * k] = movedMeta[2 * o]
+            sData[start + 2 * k + 1] = movedData[2 * o + 1]; sMeta[start + 2 * k + 1] = movedMeta[2 * o + 1]
         }
     }
 

@@ -107,6 +107,37 @@ class CoreTest {
     }
 
     @Test
+    fun mapsOfKeysTiedOnTheirFirstEightBytesSortByTheirWholeBytes() {
+        // Keys from shared 8-byte heads and tails (ASCII and not), pushed
+        // shuffled, in maps short enough for the insertion sort and long
+        // enough for the merge sort: read back in unsigned byte order, each
+        // with its own value; a key of a tie pushed twice is an error.
+        val heads = listOf("", "a", "abcdefgh", "abcdefgz", "éééé", "k")
+        val tails = listOf("", "a", "aa", "b", "é", "\uD83D\uDE00", "zzzzzzzzz", "~")
+        val all = heads.flatMap { h -> tails.flatMap { t -> (0 until 6).map { n -> h + t + "0".repeat(n) } } }.distinct()
+        val rnd = java.util.Random(1205)
+        for (round in 0 until 200) {
+            val push = all.shuffled(rnd).take(1 + rnd.nextInt(all.size))
+            val want = push.sortedWith { a, b -> Utf8.compare(a, b) }
+            val b = FlexBuilder()
+            b.startMap()
+            push.forEachIndexed { i, k -> b.key(k); b.int(i.toLong()) }
+            b.endMap()
+            val m = verify(b.finish()).root().asMap()
+            assertEquals(want, (0 until m.size).map { m.key(it) }, "round $round")
+            for (i in want.indices) assertEquals(want[i], push[m.value(i).asLong().toInt()], "round $round")
+            val tied = want.filter { k -> k.encodeToByteArray().size >= 8 && want.count { o -> o.encodeToByteArray().take(8) == k.encodeToByteArray().take(8) } > 1 }
+            if (tied.isNotEmpty()) {
+                val repeated = tied[rnd.nextInt(tied.size)]
+                val e = assertThrows<FlexException> {
+                    FlexBuilder().apply { startMap(); (push + repeated).forEach { key(it); nul() }; endMap() }
+                }
+                assertTrue(e.message!!.contains("duplicate key $repeated"), e.message)
+            }
+        }
+    }
+
+    @Test
     fun singlePassStringsPickTheRightPrefixWidth() {
         // Lengths around the 1- and 2-byte prefix limits, ASCII and 3-byte characters.
         for (n in listOf(0, 1, 84, 85, 86, 100, 255, 256, 21845, 21846, 70000)) {

@@ -142,26 +142,27 @@ private class FlexEncoder(val b: FlexBuilder, override val serializersModule: Se
 
     override fun shouldEncodeElementDefault(descriptor: SerialDescriptor, index: Int): Boolean = true
 
-    private fun asKey(s: String): Boolean {
-        if (!keyNext) return false
+    /** Writes the map key that comes next, in its text form (map keys are text). */
+    private fun key(s: String) {
         keyNext = false
         b.key(s)
-        return true
     }
 
+    // A value's text is made only when it is a map key (a double's text alone
+    // costs more than writing the double).
     override fun encodeNull() { b.nul() }
-    override fun encodeBoolean(value: Boolean) { if (!asKey(value.toString())) b.bool(value) }
-    override fun encodeByte(value: Byte) { if (!asKey(value.toString())) b.int(value.toLong()) }
-    override fun encodeShort(value: Short) { if (!asKey(value.toString())) b.int(value.toLong()) }
-    override fun encodeInt(value: Int) { if (!asKey(value.toString())) b.int(value) }
-    override fun encodeLong(value: Long) { if (!asKey(value.toString())) b.int(value) }
-    override fun encodeFloat(value: Float) { if (!asKey(value.toString())) b.float(value) }
-    override fun encodeDouble(value: Double) { if (!asKey(value.toString())) b.double(value) }
-    override fun encodeChar(value: Char) { if (!asKey(value.toString())) b.string(value.toString()) }
-    override fun encodeString(value: String) { if (!asKey(value)) b.string(value) }
+    override fun encodeBoolean(value: Boolean) { if (keyNext) key(value.toString()) else b.bool(value) }
+    override fun encodeByte(value: Byte) { if (keyNext) key(value.toString()) else b.int(value.toLong()) }
+    override fun encodeShort(value: Short) { if (keyNext) key(value.toString()) else b.int(value.toLong()) }
+    override fun encodeInt(value: Int) { if (keyNext) key(value.toString()) else b.int(value) }
+    override fun encodeLong(value: Long) { if (keyNext) key(value.toString()) else b.int(value) }
+    override fun encodeFloat(value: Float) { if (keyNext) key(value.toString()) else b.float(value) }
+    override fun encodeDouble(value: Double) { if (keyNext) key(value.toString()) else b.double(value) }
+    override fun encodeChar(value: Char) { if (keyNext) key(value.toString()) else b.string(value.toString()) }
+    override fun encodeString(value: String) { if (keyNext) key(value) else b.string(value) }
     override fun encodeEnum(enumDescriptor: SerialDescriptor, index: Int) {
         val name = enumDescriptor.getElementName(index)
-        if (!asKey(name)) b.string(name)
+        if (keyNext) key(name) else b.string(name)
     }
 
     override fun <T> encodeSerializableValue(serializer: SerializationStrategy<T>, value: T) {
