@@ -292,6 +292,16 @@ impl<'py> KeyGuard<'py> {
         })
     }
 
+    /// True once this decode has made at least [`THRASH_MIN`] keys and found
+    /// fewer than one in eight of its keys in the table: a buffer of one-off
+    /// keys (a map keyed by ids), where each key made costs a replaced
+    /// entry's release (a cache miss on an old object) and gains nothing. The
+    /// decode then makes its keys without the table.
+    #[inline]
+    pub fn thrashing(&self) -> bool {
+        self.made >= THRASH_MIN && self.made / 8 > self.found
+    }
+
     /// The `str` for the key `bytes` (ASCII, at most [`KEY_MAX_LEN`] bytes),
     /// from the table or made and remembered.
     #[inline]
@@ -374,18 +384,6 @@ impl<'py> KeyGuard<'py> {
             obj: obj.as_ptr(),
         };
         Ok(obj)
-    }
-}
-
-impl KeyGuard<'_> {
-    /// True once this decode has made at least [`THRASH_MIN`] keys and found
-    /// fewer than one in eight of its keys in the table: a buffer of one-off
-    /// keys (a map keyed by ids), where each key made costs a replaced
-    /// entry's release (a cache miss on an old object) and gains nothing. The
-    /// decode then makes its keys without the table.
-    #[inline]
-    pub fn thrashing(&self) -> bool {
-        self.made >= THRASH_MIN && self.made / 8 > self.found
     }
 }
 

@@ -80,15 +80,9 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
 
     private var forceMinWidth = 0
     private var scratch = CharArray(64)
-    private var keyPool = HashMap<String, Int>()
-    private var stringPool = HashMap<String, Long>()
-    private var keyVectors = HashMap<KeySig, Long>()
-
-    // The most entries each pool has held since it was made: a cleared
-    // HashMap keeps the table its peak needed.
-    private var keyPoolPeak = 0
-    private var stringPoolPeak = 0
-    private var keyVectorsPeak = 0
+    private val keyPool = Pool<String, Int>()
+    private val stringPool = Pool<String, Long>()
+    private val keyVectors = Pool<KeySig, Long>()
     private var failed: FlexException? = null
     private var finished = false
     private var generation = nextGeneration()
@@ -108,8 +102,7 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
     public val scratchCapacity: Long
         get() = sData.size.toLong() * STACK_SLOT_BYTES + opens.size * 4L + scratch.size * 2L +
             sortOrder.size * 4L + movedData.size * STACK_SLOT_BYTES + keySort.heapBytes +
-            (maxOf(keyPoolPeak, keyPool.size) + maxOf(stringPoolPeak, stringPool.size) +
-                maxOf(keyVectorsPeak, keyVectors.size)).toLong() * POOL_ENTRY_BYTES
+            (keyPool.heldEntries + stringPool.heldEntries + keyVectors.heldEntries).toLong() * POOL_ENTRY_BYTES
 
     /**
      * The internal array. After [finishInPlace], bytes `[0, size)` are the finished
@@ -141,21 +134,9 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
         }
         keySort.bound(limit)
         val poolLimit = limit / POOL_ENTRY_BYTES
-        keyPoolPeak = maxOf(keyPoolPeak, keyPool.size)
-        if (keyPoolPeak > poolLimit) {
-            keyPool = HashMap()
-            keyPoolPeak = 0
-        } else if (keyPool.isNotEmpty()) keyPool.clear()
-        stringPoolPeak = maxOf(stringPoolPeak, stringPool.size)
-        if (stringPoolPeak > poolLimit) {
-            stringPool = HashMap()
-            stringPoolPeak = 0
-        } else if (stringPool.isNotEmpty()) stringPool.clear()
-        keyVectorsPeak = maxOf(keyVectorsPeak, keyVectors.size)
-        if (keyVectorsPeak > poolLimit) {
-            keyVectors = HashMap()
-            keyVectorsPeak = 0
-        } else if (keyVectors.isNotEmpty()) keyVectors.clear()
+        keyPool.clear(poolLimit)
+        stringPool.clear(poolLimit)
+        keyVectors.clear(poolLimit)
         failed = null
         finished = false
         generation = nextGeneration()
@@ -497,6 +478,35 @@ public class FlexBuilder(public val options: BuilderOptions = BuilderOptions()) 
         val m = createVector(start, n, 1, false, false, keys.data, keys.meta)
         sp = start
         pushPacked(m)
+    }
+
+    /**
+     * A pool of this builder (keys, strings or keys vectors written): emptied
+     * by [clear], and dropped there once it has held more than `limit`
+     * entries, since a cleared HashMap keeps the table its peak needed.
+     */
+    private class Pool<K, V> {
+        private var map = HashMap<K, V>()
+
+        /** The most entries held since the map was made. */
+        private var peak = 0
+
+        /** Entries whose table the pool holds (for [scratchCapacity]). */
+        val heldEntries: Int get() = maxOf(peak, map.size)
+
+        operator fun get(k: K): V? = map[k]
+
+        operator fun set(k: K, v: V) {
+            map[k] = v
+        }
+
+        fun clear(limit: Int) {
+            peak = maxOf(peak, map.size)
+            if (peak > limit) {
+                map = HashMap()
+                peak = 0
+            } else if (map.isNotEmpty()) map.clear()
+        }
     }
 
     private class KeySig(val a: LongArray) {
