@@ -50,6 +50,22 @@ def test_dicts_of_one_shape_in_any_key_order_encode_as_from_json() -> None:
     assert flexbuf.dumps({"b": 1, "a": {"y": 2, "x": 3}}) == flexbuf.from_json('{"b":1,"a":{"y":2,"x":3}}')
 
 
+
+def test_large_and_small_documents_in_turn_encode_as_from_json() -> None:
+    # A dumps builder keeps a large document's memory (stack, sort scratch,
+    # key pool, buffer) for the next call and gives it back after a small
+    # one: whatever it kept, every call writes the bytes from_json writes.
+    big = {f"key{i * 7919 % 60000}": [i, f"v{i % 97}"] for i in range(60000)}
+    other = {f"k{i * 31 % 40000}": {"n": i} for i in range(40000)}
+    small = {"b": [1, 2], "a": {"y": "z"}}
+    expected = {id(d): flexbuf.from_json(json.dumps(d)) for d in (big, other, small)}
+    for doc in (big, big, other, small, big, small, small, other, big):
+        for share in (False, True):
+            data = flexbuf.dumps(doc, share_strings=share)
+            if not share:
+                assert data == expected[id(doc)]
+            assert flexbuf.loads(data) == doc
+
 def test_scalars_keep_their_python_types() -> None:
     obj = {
         "none": None,
