@@ -28,7 +28,12 @@ const SLOTS = 1 << SLOT_BITS;
  */
 const MAX_LEN = 128;
 
-const slotBytes: (Uint8Array | undefined)[] = new Array(SLOTS).fill(undefined);
+/**
+ * Each slot's key bytes; `null` for an ASCII key, whose bytes are its
+ * string's code units (compared there: no copy made for it, and maps keyed
+ * by ids meet most keys once).
+ */
+const slotBytes: (Uint8Array | null | undefined)[] = new Array(SLOTS).fill(undefined);
 const slotStrings: string[] = new Array(SLOTS).fill("");
 /**
  * 1 while a slot's string is the one decoded when its key was first met:
@@ -85,21 +90,29 @@ export class KeyReader {
     this.len = len;
     const slot = Math.imul(h ^ (h >>> 15) ^ len, 0x2c1b3c6d) >>> (32 - SLOT_BITS);
     const known = slotBytes[slot];
-    if (known !== undefined && known.length === len) {
-      let i = 0;
-      while (i < len && known[i] === u8[at + i]) i++;
-      if (i === len) {
-        // A key met again: from now on handed out as the engine's own name.
-        if (slotFresh[slot] !== 0) {
-          slotFresh[slot] = 0;
-          slotStrings[slot] = propertyName(slotStrings[slot]);
-        }
-        return slotStrings[slot];
+    let i = -1;
+    if (known === null) {
+      const str = slotStrings[slot];
+      if (str.length === len) {
+        i = 0;
+        while (i < len && str.charCodeAt(i) === u8[at + i]) i++;
       }
+    } else if (known !== undefined && known.length === len) {
+      i = 0;
+      while (i < len && known[i] === u8[at + i]) i++;
+    }
+    if (i === len) {
+      // A key met again: from now on handed out as the engine's own name.
+      if (slotFresh[slot] !== 0) {
+        slotFresh[slot] = 0;
+        slotStrings[slot] = propertyName(slotStrings[slot]);
+      }
+      return slotStrings[slot];
     }
     const s = this.decode(u8, at, len);
     if (s === undefined) return undefined;
-    slotBytes[slot] = u8.slice(at, end);
+    // As many UTF-16 units as bytes: every byte is ASCII.
+    slotBytes[slot] = s.length === len ? null : u8.slice(at, end);
     slotStrings[slot] = s;
     slotFresh[slot] = 1;
     return s;

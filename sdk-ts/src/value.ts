@@ -64,9 +64,42 @@ interface KeySet {
   tries: number;
   /** Every key's bytes and its NUL, one after another (the proof for a later buffer). */
   readonly text: Uint8Array;
+  /**
+   * True until the first map of a set met for the first time is built: that
+   * map gets an object in dictionary mode (see {@link dictionaryObject}).
+   */
+  fresh: boolean;
 }
 
-const EMPTY: KeySet = { at: [], keys: [], bytes: 0, make: null, tries: 0, text: new Uint8Array(0) };
+/**
+ * New key sets one buffer may add to the tables shared across buffers (the
+ * remembered sets and the shape table); later ones are decoded all the same.
+ */
+const FRESH_MAX = 256;
+
+const NO_TEXT = new Uint8Array(0);
+
+const EMPTY: KeySet = { at: [], keys: [], bytes: 0, make: null, tries: 0, text: NO_TEXT, fresh: false };
+
+/**
+ * An empty plain object (prototype `Object.prototype`) whose properties live
+ * in a hash table (the engine's dictionary mode): deleting a property other
+ * than the last one added turns an object into one, and it stays one.
+ *
+ * A plain `{}` given properties one by one gets a new hidden class for each
+ * key set the engine has not met, each class made, cached and later
+ * collected: a buffer of 5,000 maps with keys of their own (a dictionary of
+ * ids in each record) decoded 3.6 µs a map, two thirds of it there and in
+ * the garbage collector. Such a map is met once, so the first map of a key
+ * set (its first in the process, or after its set was forgotten) is built
+ * here; later maps of the set, which a record type's are, get the classes.
+ */
+function dictionaryObject(): { [key: string]: Decoded } {
+  const o: { [key: string]: Decoded } = { a: null, b: null };
+  delete o.a;
+  delete o.b;
+  return o;
+}
 
 /**
  * Buffers a remembered key set asks {@link makerFor} for its maker in before
@@ -126,6 +159,8 @@ class Decoder {
    * key: where each key is, their strings, and the bytes charged for them.
    */
   readonly keySets = new Map<number, KeySet>();
+  /** Key sets decoded from their keys in this buffer (see {@link FRESH_MAX}). */
+  private freshSets = 0;
   /** Shared strings become JS strings once. */
   readonly strings = new StringCache();
   /** Keys, through the table shared by every decoder (see keys.ts). */
@@ -281,8 +316,14 @@ class Decoder {
       positions[i] = k;
       prevAt = k;
     }
-    const remember = len <= SEEN_MAX_KEYS && textLen <= SEEN_MAX_TEXT;
-    const text = new Uint8Array(remember ? textLen : 0);
+    // Past FRESH_MAX new key sets in one buffer, the rest are taken for
+    // one-offs (the keys of a dictionary in each record): neither remembered
+    // for later buffers nor counted towards a maker, whose bookkeeping (a
+    // copy of the key bytes, an entry in the shape table that fills and is
+    // swept) was most of the cost of such a map after its object.
+    const counted = ++this.freshSets <= FRESH_MAX;
+    const remember = counted && len <= SEEN_MAX_KEYS && textLen <= SEEN_MAX_TEXT;
+    const text = remember ? new Uint8Array(textLen) : NO_TEXT;
     if (remember) {
       const u8 = this.u8;
       for (let i = 0, o = 0; i < len; i++) {
@@ -292,7 +333,8 @@ class Decoder {
         text[o++] = 0;
       }
     }
-    const set: KeySet = { at: positions, keys: out, bytes: before - this.bytes, make: makerFor(out, this.u8, types), tries: 1, text };
+    const make = counted ? makerFor(out, this.u8, types) : null;
+    const set: KeySet = { at: positions, keys: out, bytes: before - this.bytes, make, tries: 1, text, fresh: true };
     this.keySets.set(first, set);
     if (remember) seen[slot] = set;
     return set;
@@ -429,7 +471,13 @@ class Decoder {
       return made;
     }
     const keys = set.keys;
-    const out: { [key: string]: Decoded } = {};
+    let out: { [key: string]: Decoded };
+    if (set.fresh) {
+      set.fresh = false;
+      out = dictionaryObject();
+    } else {
+      out = {};
+    }
     const u8 = this.u8;
     if (this.nodes >= len && mayRun(u8, at, w, len)) {
       // Values that are all ASCII strings laid out together (a dictionary of
@@ -809,6 +857,10 @@ const ORDER_KEYS_MAX = 4096;
  */
 const ORDER_KEYS_TOTAL = 16384;
 let orderKeys = 0;
+/** New shapes one encode may remember; later ones are sorted and forgotten. */
+const FRESH_SHAPES_MAX = 256;
+/** New shapes met in the current encode (reset by {@link encode}). */
+let freshShapes = 0;
 
 /** Forgets every remembered object shape and its writer (tests). @internal */
 export function resetObjectShapes(): void {
@@ -849,7 +901,10 @@ function shapeOf(keys: readonly string[]): Shape {
     }
   }
   const ascending = wellFormed(sorted);
-  if (n > ORDER_KEYS_MAX) return newShape(keys, sorted, ascending, 0);
+  // Past FRESH_SHAPES_MAX new shapes in one encode, the rest are taken for
+  // one-offs (objects keyed by ids) and not remembered: each would push a
+  // recurring shape out and be swept with the table, all for nothing.
+  if (n > ORDER_KEYS_MAX || ++freshShapes > FRESH_SHAPES_MAX) return newShape(keys, sorted, ascending, 0);
   let known = shapes;
   if (orderKeys + n > ORDER_KEYS_TOTAL || (known === undefined && ORDERS.size >= ORDERS_MAX)) {
     ORDERS.clear();
@@ -885,6 +940,7 @@ let shared: Builder | null = null;
 
 /** Encodes a plain JavaScript value as a complete buffer (a fresh `Uint8Array`). */
 export function encode(value: unknown, options?: EncodeOptions): Uint8Array {
+  freshShapes = 0;
   if (options !== undefined && (options.share !== undefined || options.dedupKeyVectors !== undefined)) {
     const b = new Builder(options);
     push(b, value, 0, options.maxDepth ?? 64);

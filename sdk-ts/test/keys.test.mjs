@@ -80,3 +80,37 @@ test("maps of many one-off shapes decode like JSON.parse of the same data", () =
   const bytes = fb.encode(value);
   for (let pass = 0; pass < 2; pass++) assert.deepEqual(fb.decode(bytes), JSON.parse(JSON.stringify(value)));
 });
+
+test("ASCII and other keys of one byte length, sharing slots, never come back as each other", () => {
+  // ASCII keys are proven by their string's units, others by their bytes:
+  // keys of 2 and 3 bytes of both kinds, thousands of each, share slots.
+  const ascii = [];
+  for (let a = 0x20; a < 0x7f; a++) for (let b = 0x20; b < 0x7f; b += 3) ascii.push(String.fromCharCode(a, b), String.fromCharCode(a, b, 0x41 + (a % 26)));
+  const other = [];
+  for (let c = 0x80; c < 0x800; c++) other.push(String.fromCharCode(c));
+  for (let c = 0x800; c < 0x1800; c += 2) other.push(String.fromCharCode(c));
+  for (let i = 0; i < 8; i++) {
+    const r = rng(300 + i);
+    const part = ascii.filter(() => r() < 0.4).concat(other.filter(() => r() < 0.4));
+    assertMap(mapOf(part), part, `mix ${i}`);
+  }
+});
+
+test("a record type first met after hundreds of one-off key sets decodes the same in every buffer", () => {
+  // Past 256 new key sets a buffer stops adding to the shared tables; maps
+  // decoded after that, of any key set, still come back as JSON.parse's.
+  const value = {
+    ids: Array.from({ length: 600 }, (_, i) => ({ [`id${i}`]: i, [`tag${i}`]: "t" })),
+    records: Array.from({ length: 50 }, (_, i) => ({ name: `n${i}`, v: i, ok: i % 2 === 0, "é": [i] })),
+  };
+  const bytes = fb.encode(value);
+  const want = JSON.parse(JSON.stringify(value));
+  for (let pass = 0; pass < 8; pass++) {
+    const got = fb.decode(bytes);
+    assert.deepStrictEqual(got, want, `pass ${pass}`);
+    for (const o of [got.ids[599], got.records[0], got.records[49]]) {
+      assert.equal(Object.getPrototypeOf(o), Object.prototype);
+      assert.ok(Object.prototype.hasOwnProperty.call(o, Object.keys(o)[0]));
+    }
+  }
+});
