@@ -36,7 +36,14 @@ pub struct DictOrders {
     pub keys: KeyMemo,
     /// Encodes started on this set, the current one's number.
     encodes: u64,
+    /// Shapes this encode added (see [`FRESH_MAX`]).
+    fresh: usize,
 }
+
+/// New shapes one encode may add; dicts of other new shapes are sorted as
+/// they come. Past a few hundred, new shapes are one-offs (a dict keyed by
+/// ids in each record), and each would only evict a shape that recurs.
+const FRESH_MAX: usize = 256;
 
 /// One shape: its key addresses in insertion order, and the order that sorts them.
 #[derive(Default)]
@@ -61,6 +68,7 @@ pub fn with_orders<R>(f: impl FnOnce(&mut DictOrders) -> R) -> R {
         orders.open_keys.clear();
         orders.keys.release();
         orders.encodes += 1;
+        orders.fresh = 0;
         let r = f(orders);
         orders.keys.release();
         r
@@ -110,7 +118,12 @@ impl DictOrders {
                 }
                 shape
             }
+            None if self.fresh >= FRESH_MAX => {
+                self.open_keys.truncate(mark);
+                return b.end_map();
+            }
             None => {
+                self.fresh += 1;
                 // The way met least recently (the first of equals).
                 let mut i = 0;
                 for j in 1..WAYS {
