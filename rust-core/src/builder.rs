@@ -75,10 +75,10 @@ pub struct BuilderOptions {
     /// the pools are bounded alike, each on its own.
     pub max_retained_capacity: usize,
     /// The most [`Builder::clear`] keeps (of the buffer, the stack and each
-    /// pool) after a large buffer: after a buffer of `n` bytes it keeps up
-    /// to `large_retained_capacity`, `32 * n` or `max_retained_capacity`,
-    /// whichever of the first two is smaller, or the third when larger. 0,
-    /// the default, keeps no more than `max_retained_capacity` ever.
+    /// pool) after a large buffer: after a buffer of `n` bytes, each keeps
+    /// up to `max(max_retained_capacity, min(large_retained_capacity, 32 *
+    /// n))` bytes. 0, the default, keeps no more than
+    /// `max_retained_capacity` ever.
     ///
     /// A stream of large buffers then writes each into the memory of the
     /// one before, where memory allocated anew costs a page fault per 4 KiB

@@ -7,6 +7,12 @@
 //
 //   npm run build && node bench/json_files.mjs canada.json twitter.json
 //
+// `--large` times four documents of many keys instead (built here; the
+// Python SDK's tools/large_dicts.py builds the same): ids_50k, one object of
+// 50,000 keys `key<n>` in scrambled order; ids_50k_sorted, the same keys
+// inserted in order; records_5k, 5,000 ids each to a record of 3 fields;
+// one_off_5k, 5,000 objects of two keys of their own.
+//
 // Each file: 15 rounds, each running every contender for about 30 ms in
 // turn; medians per call and peer time / flexbuf time. Run it on a quiet
 // machine, twice, and quote it only when the runs agree.
@@ -16,14 +22,23 @@ import * as fb from "../dist/index.js";
 
 const paths = process.argv.slice(2);
 if (paths.length === 0) {
-  console.error("usage: node bench/json_files.mjs <file.json>...");
+  console.error("usage: node bench/json_files.mjs <file.json>... | --large");
   process.exit(2);
 }
+const range = (n, f) => Array.from({ length: n }, (_, i) => f(i));
+const LARGE = {
+  ids_50k: () => Object.fromEntries(range(50000, (i) => [`key${(i * 7919) % 50000}`, i])),
+  ids_50k_sorted: () => Object.fromEntries(range(50000, (i) => [`key${String(i).padStart(5, "0")}`, i])),
+  records_5k: () => Object.fromEntries(range(5000, (i) => [`id${i}`, { name: `n${i}`, v: i, ok: true }])),
+  one_off_5k: () => range(5000, (i) => ({ [`a${i}`]: i, [`b${i}`]: "x" })),
+};
+const documents = paths[0] === "--large"
+  ? Object.entries(LARGE).map(([name, make]) => [name, JSON.stringify(make())])
+  : paths.map((path) => [path, readFileSync(path, "utf8")]);
 const te = new TextEncoder();
 const td = new TextDecoder();
 const median = (a) => a.sort((x, y) => x - y)[a.length >> 1];
-for (const path of paths) {
-  const text = readFileSync(path, "utf8");
+for (const [path, text] of documents) {
   const value = JSON.parse(text);
   const bytes = fb.encode(value);
   const jsonBytes = te.encode(text);
