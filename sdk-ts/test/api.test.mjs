@@ -348,3 +348,35 @@ test("empty vectors and maps in one call write what start and end write, at ever
   assert.deepEqual(Array.from(a.finish()), Array.from(c.finish()));
   assert.deepEqual(fb.decode(fb.encode({ a: [], b: {}, c: [[], {}] })), { a: [], b: {}, c: [[], {}] });
 });
+
+test("the key pool keeps up to 16,384 keys and 2^20 units of key text across buffers, and never hands out a stale key", () => {
+  const mapOf = (b, keys, v) => {
+    b.startMap();
+    for (const k of keys) { b.key(k); b.int(v); }
+    b.endMap();
+    return b.finish();
+  };
+  const fresh = (keys, v) => mapOf(new fb.Builder(), keys, v);
+  const b = new fb.Builder();
+  const ids = Array.from({ length: 10_000 }, (_, i) => `id${(i * 7919) % 10_000}`);
+  // The same keys in later buffers, at other positions (after other keys):
+  // each buffer's bytes are a fresh builder's.
+  for (let round = 0; round < 4; round++) {
+    const keys = round % 2 ? ids : [`pad${round}`].concat(ids.slice(round * 100));
+    b.clear();
+    assert.deepEqual(mapOf(b, keys, round), fresh(keys, round), `round ${round}`);
+  }
+  b.clear();
+  assert.ok(b.pooledKeys >= 10_000, `kept ${b.pooledKeys}`);
+  // More keys than that: the pool starts over at the next clear.
+  const many = Array.from({ length: 20_000 }, (_, i) => `k${i}`);
+  assert.deepEqual(mapOf(b, many, 1), fresh(many, 1));
+  b.clear();
+  assert.equal(b.pooledKeys, 0);
+  // Long keys: past 2^20 units of key text it starts over too.
+  const long = Array.from({ length: 60 }, (_, i) => `${i}`.padEnd(20_000, "x"));
+  assert.deepEqual(mapOf(b, long, 2), fresh(long, 2));
+  b.clear();
+  assert.equal(b.pooledKeys, 0);
+  assert.deepEqual(mapOf(b, ids, 3), fresh(ids, 3));
+});
