@@ -2735,26 +2735,44 @@ mod tests {
             for i in (1..keys.len()).rev() {
                 keys.swap(i, rng.below(i + 1));
             }
-            let mut b = Builder::new();
-            b.start_map();
-            for (i, k) in keys.iter().enumerate() {
-                b.key(k);
-                b.uint(i as u64);
-            }
-            let mut found = Vec::new();
+            let keys: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
+            let found = assert_sorted_map_of_indices(&keys, true, &format!("round {round}"));
+            assert!(!found.is_empty());
+        }
+    }
+
+    /// Builds a map of `pushed` keys (in that order) to their indices, ended
+    /// by `end_map_in_order` or `end_map`, and checks that it reads back in
+    /// byte order with each key's own index, and that the order
+    /// `end_map_in_order` reports (empty when the keys came sorted) is the
+    /// entries' in that order. Returns that order.
+    fn assert_sorted_map_of_indices(pushed: &[&str], in_order: bool, label: &str) -> Vec<u32> {
+        let mut b = Builder::new();
+        b.start_map();
+        for (i, k) in pushed.iter().enumerate() {
+            b.key(k);
+            b.uint(i as u64);
+        }
+        let mut found = Vec::new();
+        if in_order {
             b.end_map_in_order(&mut found).unwrap();
-            let bytes = b.finish().unwrap().to_vec();
-            let map = crate::verify(&bytes).unwrap().root().as_map().unwrap();
-            let mut want: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
-            want.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-            assert_eq!(map.len(), want.len());
-            for (i, k) in want.iter().enumerate() {
-                assert_eq!(map.key(i).unwrap(), *k, "round {round}");
-                let at = map.value(i).unwrap().as_u64().unwrap() as usize;
-                assert_eq!(keys[at], *k, "round {round}");
-                assert_eq!(found[i] as usize, at, "round {round}");
+        } else {
+            b.end_map().unwrap();
+        }
+        let bytes = b.finish().unwrap().to_vec();
+        let map = crate::verify(&bytes).unwrap().root().as_map().unwrap();
+        let mut want: Vec<&str> = pushed.to_vec();
+        want.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+        assert_eq!(map.len(), want.len(), "{label}");
+        for (i, k) in want.iter().enumerate() {
+            assert_eq!(map.key(i).unwrap(), *k, "{label}");
+            let at = map.value(i).unwrap().as_u64().unwrap() as usize;
+            assert_eq!(pushed[at], *k, "{label}");
+            if !found.is_empty() {
+                assert_eq!(found[i] as usize, at, "{label}");
             }
         }
+        found
     }
 
     /// Keys that tie on their first eight bytes (the sort's integer word) are
@@ -2790,29 +2808,7 @@ mod tests {
             push.truncate(1 + rng.below(push.len()));
             let mut want: Vec<&str> = push.clone();
             want.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-            let mut b = Builder::new();
-            b.start_map();
-            for (i, k) in push.iter().enumerate() {
-                b.key(k);
-                b.uint(i as u64);
-            }
-            let mut found = Vec::new();
-            if round % 2 == 0 {
-                b.end_map_in_order(&mut found).unwrap();
-            } else {
-                b.end_map().unwrap();
-            }
-            let bytes = b.finish().unwrap().to_vec();
-            let map = crate::verify(&bytes).unwrap().root().as_map().unwrap();
-            assert_eq!(map.len(), want.len());
-            for (i, k) in want.iter().enumerate() {
-                assert_eq!(map.key(i).unwrap(), *k, "round {round}");
-                let at = map.value(i).unwrap().as_u64().unwrap() as usize;
-                assert_eq!(push[at], *k, "round {round}");
-                if round % 2 == 0 && !found.is_empty() {
-                    assert_eq!(found[i] as usize, at, "round {round}");
-                }
-            }
+            assert_sorted_map_of_indices(&push, round % 2 == 0, &format!("round {round}"));
             // The same map with one key of the longest tie pushed twice.
             let tied = want
                 .iter()
