@@ -188,8 +188,8 @@ let generations = 1;
 /**
  * Most keys a builder's pool keeps across buffers: a buffer with more (an
  * object keyed by ids) empties it at the next clear and grows it again key
- * by key; at 4,096, 5,000 records keyed by ids encoded 1.11x slower and
- * 5,000 objects of keys of their own 1.21x slower than at 16,384.
+ * by key; at 4,096, 5,000 records keyed by ids encoded 1.18x slower and
+ * 5,000 objects of keys of their own 1.19x slower than at 16,384.
  */
 const KEY_POOL_MAX = 16384;
 /** Most UTF-16 units of key text the pool keeps across buffers (about 2 MB). */
@@ -262,8 +262,9 @@ export class Builder {
    * earlier buffers (other epochs) are kept, so a builder reused for records
    * of one shape updates its entries instead of growing a new table every
    * time; the table is emptied when it passes {@link KEY_POOL_MAX} entries
-   * or {@link KEY_POOL_UNITS} units of key text, and when the epoch wraps. (Positions below 2^20 keep the values small
-   * integers, which engines store without allocating.)
+   * or {@link KEY_POOL_UNITS} units of key text, and when the epoch wraps.
+   * (Positions below 2^20 keep the values small integers, which engines
+   * store without allocating.)
    */
   private keyPool = new Map<string, number>();
   /** UTF-16 units of the keys in {@link keyPool} (see {@link KEY_POOL_UNITS}). */
