@@ -1034,18 +1034,14 @@ impl Builder {
     }
 
     /// Rearranges the entries at `stack[start..]` into `order` (checked by
-    /// [`orders_keys`](Self::orders_keys)).
+    /// [`orders_keys`](Self::orders_keys)): entry `order[i]` goes to place
+    /// `i`, copied from a snapshot of the entries.
     fn permute_entries(&mut self, start: usize, order: &[u32]) {
-        self.move_entries(start, order.iter().map(|&j| j as usize));
-    }
-
-    /// Puts entry `order[i]` of those at `stack[start..]` at place `i`, for
-    /// every place (`order` must be a permutation of the entries).
-    fn move_entries(&mut self, start: usize, order: impl Iterator<Item = usize>) {
         let mut moved = core::mem::take(&mut self.moved);
         moved.clear();
         moved.extend_from_slice(&self.stack[start..]);
-        for (i, j) in order.enumerate() {
+        for (i, &j) in order.iter().enumerate() {
+            let j = j as usize;
             self.stack[start + 2 * i] = moved[2 * j];
             self.stack[start + 2 * i + 1] = moved[2 * j + 1];
         }
