@@ -65,7 +65,6 @@ impl Budget {
 
     /// Charges `n` nodes at once (the elements of a container about to be
     /// read, each then read without a charge of its own).
-    #[cfg(feature = "serde")]
     #[inline]
     pub(crate) fn nodes(&mut self, n: usize) -> Result<()> {
         let n = n as u64;

@@ -228,6 +228,11 @@ impl Writer<'_> {
     }
 }
 
+/// A bound on the text [`write_f64_hinted`] writes for a finite float: at
+/// most 24 bytes (`-2.2250738585072014e-308`: a sign, 17 digits, a point and
+/// an exponent; plain decimals and whole numbers are shorter).
+const MAX_FLOAT_TEXT: usize = 32;
+
 /// Appends a float, or what `non_finite` says for NaN and infinities
 /// (`long` as [`write_f64_hinted`] takes it).
 #[inline]
@@ -814,6 +819,65 @@ impl<const CHECKED: bool> Fast<'_, CHECKED> {
         Ok(())
     }
 
+    /// Writes the leading elements of the array [`array`](Self::array) is
+    /// given that are finite floats (in compact JSON, `w` 4 or 8), separated
+    /// by commas, and returns how many; the array's loop goes on from there.
+    /// The text and the budget charged are those of writing each through
+    /// [`element`](Self::element), without its per-element dispatch (a
+    /// coordinate pair, a series). A run that could exhaust the budget is
+    /// left to the loop (0), so the budget fails where it would.
+    #[inline]
+    fn float_run(
+        &mut self,
+        at: usize,
+        w: usize,
+        len: usize,
+        types: usize,
+        packed: Option<u8>,
+    ) -> usize {
+        const FLOAT: u8 = FlexType::Float as u8;
+        if self.budget.nodes_left() < len as u64
+            || self.budget.bytes_left() < (len as u64).saturating_mul(MAX_FLOAT_TEXT as u64)
+        {
+            return 0;
+        }
+        self.out.reserve(len.saturating_mul(MAX_FLOAT_TEXT + 1));
+        let before = self.out.len();
+        let mut i = 0;
+        while i < len {
+            let ty = match packed {
+                Some(p) => p,
+                None => match self.buf.get(types + i) {
+                    Some(&t) => t,
+                    None => break,
+                },
+            };
+            if ty >> 2 != FLOAT {
+                break;
+            }
+            let slot = at + i * w;
+            let f = match (w, self.buf.get(slot..slot + w)) {
+                (8, Some(b)) => f64::from_le_bytes(b.try_into().unwrap_or([0; 8])),
+                (4, Some(b)) => f32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64,
+                _ => break,
+            };
+            if !f.is_finite() {
+                break;
+            }
+            if i > 0 {
+                self.out.push(b',');
+            }
+            write_f64_hinted(&mut self.out, f, &mut self.long_floats);
+            i += 1;
+        }
+        // Within the budget checked above: each float's text is at most
+        // MAX_FLOAT_TEXT bytes; commas are not charged (as in the loop).
+        let text = self.out.len() - before - i.saturating_sub(1);
+        let charged = self.budget.nodes(i).and_then(|()| self.budget.bytes(text));
+        debug_assert!(charged.is_ok());
+        i
+    }
+
     /// `len` elements of `w` bytes from `at` as a JSON array, each of the type
     /// `packed` or, without one, of the type byte at `types + i`.
     fn array(
@@ -826,7 +890,12 @@ impl<const CHECKED: bool> Fast<'_, CHECKED> {
     ) -> Result<()> {
         self.out.push(b'[');
         self.indent += 1;
-        for i in 0..len {
+        let run = if self.pretty || w < 4 {
+            0
+        } else {
+            self.float_run(at, w, len, types, packed)
+        };
+        for i in run..len {
             if i > 0 {
                 self.out.push(b',');
             }
@@ -1786,6 +1855,165 @@ mod tests {
             valid > 5_000 && invalid > 5_000,
             "{valid} valid, {invalid} invalid"
         );
+    }
+
+    /// A float as the float-run tests draw it: short decimals, long ones,
+    /// whole numbers, tiny and huge ones, and now and then a non-finite one.
+    fn drawn_float(rng: &mut crate::test_support::Rng) -> f64 {
+        match rng.below(12) {
+            0 => [f64::NAN, f64::INFINITY, f64::NEG_INFINITY][rng.below(3)],
+            1 => rng.below(1000) as f64 - 500.0,
+            2 => (rng.below(8000) as f64 - 4000.0) / 8.0,
+            3 => f64::from_bits(rng.bits() >> 2) * if rng.below(2) == 0 { 1.0 } else { -1.0 },
+            4 => 1e-7 * rng.below(100) as f64,
+            _ => (rng.bits() >> 11) as f64 / (1u64 << 53) as f64 * 360.0 - 180.0,
+        }
+    }
+
+    /// The least `m` up to `hi` for which `ok` holds, `ok` being monotone
+    /// (`hi` when none below it does).
+    fn least(hi: u64, ok: impl Fn(u64) -> bool) -> u64 {
+        let (mut lo, mut hi) = (0, hi);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if ok(mid) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
+    }
+
+    /// Arrays whose elements run as floats are written by `float_run`, the
+    /// rest by the per-element loop: the text (or the error) is the one the
+    /// reader-based writer gives, element by element, and the checked
+    /// one-pass writer gives what verifying first gives. Untyped vectors at
+    /// widths 4 and 8 with non-finite floats and other types at every
+    /// position, typed and fixed vectors of f32 and f64, each non-finite
+    /// policy, and output budgets that run out inside a run.
+    #[test]
+    fn float_runs_write_what_writing_each_element_writes() {
+        let mut rng = crate::test_support::Rng::new(0x0f10_a7c3_5eed_0001u64);
+        let mut compared = 0;
+        for case in 0..1_200 {
+            let n = 1 + rng.below(14);
+            let mut b = crate::Builder::new();
+            match case % 6 {
+                5 => {
+                    // Many short runs, as coordinate pairs are: with a
+                    // budget that just fits, the early runs take the fast
+                    // path and the late ones the loop.
+                    b.start_vector();
+                    for _ in 0..2 + rng.below(30) {
+                        b.start_vector();
+                        for _ in 0..1 + rng.below(4) {
+                            b.double(drawn_float(&mut rng));
+                        }
+                        b.end_vector().unwrap();
+                    }
+                    b.end_vector().unwrap();
+                }
+                0..=2 => {
+                    b.start_vector();
+                    let narrow = case % 6 == 1;
+                    for _ in 0..n {
+                        match rng.below(16) {
+                            0 => b.int(rng.bits() as i64 >> rng.below(64)),
+                            1 => b.string("x"),
+                            2 => b.null(),
+                            3 => b.bool(true),
+                            _ if narrow => b.float(drawn_float(&mut rng) as f32),
+                            _ => b.double(drawn_float(&mut rng)),
+                        }
+                    }
+                    b.end_vector().unwrap();
+                }
+                3 => {
+                    let values: Vec<f64> = (0..n).map(|_| drawn_float(&mut rng)).collect();
+                    if rng.below(2) == 0 {
+                        b.typed_vector(&values);
+                    } else {
+                        let narrow: Vec<f32> = values.iter().map(|&f| f as f32).collect();
+                        b.typed_vector(&narrow);
+                    }
+                }
+                _ => {
+                    let values: Vec<f64> = (0..2 + n % 3).map(|_| drawn_float(&mut rng)).collect();
+                    if rng.below(2) == 0 {
+                        b.fixed_vector(&values).unwrap();
+                    } else {
+                        let narrow: Vec<f32> = values.iter().map(|&f| f as f32).collect();
+                        b.fixed_vector(&narrow).unwrap();
+                    }
+                }
+            }
+            let bytes = b.finish().unwrap().to_vec();
+            for non_finite in [NonFinite::Error, NonFinite::Null, NonFinite::Literal] {
+                // The least budget that writes it all (when anything does),
+                // and one less.
+                let fits = |m: u64| {
+                    let o = JsonOptions {
+                        non_finite,
+                        max_output_bytes: Some(m),
+                        ..JsonOptions::default()
+                    };
+                    verify_then_write(&bytes, &o).is_ok()
+                };
+                let mut budgets = vec![None, Some(rng.below(40) as u64)];
+                let all = JsonOptions {
+                    non_finite,
+                    ..JsonOptions::default()
+                };
+                if let Ok(text) = verify_then_write(&bytes, &all) {
+                    // Nothing charges more than it writes.
+                    let lo = least(text.len() as u64, fits);
+                    budgets.extend([Some(lo), Some(lo.saturating_sub(1))]);
+                }
+                // The same for a budget of nodes alone, on the two writers.
+                let nodes = |k: u64, r: &Reader<'_>| {
+                    let o = JsonOptions {
+                        non_finite,
+                        ..JsonOptions::default()
+                    };
+                    let mut out = String::new();
+                    write_json(r, &o, &mut Budget::new(k, 1 << 30), &mut out)
+                        .map(|_| out)
+                        .map_err(|e| e.kind().clone())
+                };
+                let untrusted = Reader::new(&bytes).unwrap();
+                let trusted = crate::verify(&bytes).unwrap().root();
+                let fewest = least(bytes.len() as u64, |k| nodes(k, &untrusted).is_ok());
+                for k in [fewest, fewest.saturating_sub(1)] {
+                    assert_eq!(nodes(k, &trusted), nodes(k, &untrusted), "{bytes:02x?}");
+                }
+                for max in budgets {
+                    let o = JsonOptions {
+                        non_finite,
+                        max_output_bytes: max,
+                        ..JsonOptions::default()
+                    };
+                    let budget = || match max {
+                        Some(m) => Budget::new(m, m),
+                        None => Budget::for_input(bytes.len()),
+                    };
+                    let write = |r: &Reader<'_>| {
+                        let mut out = String::new();
+                        write_json(r, &o, &mut budget(), &mut out)
+                            .map(|_| out)
+                            .map_err(|e| e.kind().clone())
+                    };
+                    let per_element = write(&Reader::new(&bytes).unwrap());
+                    let fast = write(&crate::verify(&bytes).unwrap().root());
+                    assert_eq!(fast, per_element, "{bytes:02x?} {non_finite:?} {max:?}");
+                    let one_pass = to_json_with(&bytes, &o).map_err(|e| e.to_string());
+                    let verified_first = verify_then_write(&bytes, &o).map_err(|e| e.to_string());
+                    assert_eq!(one_pass, verified_first, "{bytes:02x?}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 12_000, "{compared}");
     }
 
     #[test]
