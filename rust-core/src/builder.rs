@@ -1545,6 +1545,16 @@ impl Builder {
     /// those stores (a sixth of `end_map_with_keys` on chat_thread).
     #[inline(always)]
     fn create_empty(&mut self, typed: bool, keys: Option<Slot>) -> Slot {
+        let ty = match keys {
+            Some(_) => FlexType::Map,
+            None if typed => FlexType::VectorKey,
+            None => FlexType::Vector,
+        };
+        if keys.is_none() && self.force_min_width == BitWidth::W8 {
+            // The usual `[]`: a one-byte size of zero, with no padding.
+            self.buf.push(0);
+            return Slot::new(self.buf.len() as u64, ty, BitWidth::W8);
+        }
         let buf_len = self.buf.len();
         let mut width = self.force_min_width.max(BitWidth::W8);
         if let Some(k) = keys {
@@ -1553,15 +1563,10 @@ impl Builder {
         let b = width.bytes();
         let fields_at = buf_len + padding(buf_len, b);
         self.buf.resize(fields_at, 0);
-        let ty = match keys {
-            Some(k) => {
-                self.write_uint(fields_at as u64 - k.data, b);
-                self.write_uint(k.width.bytes() as u64, b);
-                FlexType::Map
-            }
-            None if typed => FlexType::VectorKey,
-            None => FlexType::Vector,
-        };
+        if let Some(k) = keys {
+            self.write_uint(fields_at as u64 - k.data, b);
+            self.write_uint(k.width.bytes() as u64, b);
+        }
         self.write_uint(0, b);
         Slot::new(self.buf.len() as u64, ty, width)
     }
@@ -3296,8 +3301,9 @@ mod tests {
         assert_eq!(hex(b.finish().unwrap()), "050401");
     }
 
-    /// Empty vectors, key vectors and maps are written as the format lays
-    /// them out (what the C++ reference writes): after 0 to 8 bytes, at every
+    /// Empty vectors, key vectors and maps (opened and ended, or pushed by
+    /// `empty_vector` and `empty_map`) are written as the format lays them
+    /// out (what the C++ reference writes): after 0 to 8 bytes, at every
     /// forced minimum width, each a size of 0 at its width, a map's values
     /// preceded by the offset back to its empty keys vector and that
     /// vector's width; checked against bytes assembled here.
@@ -3305,7 +3311,7 @@ mod tests {
     fn empty_vectors_and_maps_are_laid_out_as_the_format_says() {
         for before in 0..=8usize {
             for min in [BitWidth::W8, BitWidth::W16, BitWidth::W32, BitWidth::W64] {
-                for kind in ["vector", "typed", "map"] {
+                for kind in ["vector", "typed", "map", "empty_vector", "empty_map"] {
                     let mut b = Builder::new();
                     b.force_min_width(min);
                     b.start_vector();
@@ -3322,6 +3328,8 @@ mod tests {
                             b.start_vector();
                             b.end_typed_vector().unwrap();
                         }
+                        "empty_vector" => b.empty_vector().unwrap(),
+                        "empty_map" => b.empty_map().unwrap(),
                         _ => {
                             b.start_map();
                             b.end_map().unwrap();
@@ -3329,7 +3337,7 @@ mod tests {
                     }
                     let w = min.bytes();
                     let mut expected = vec![0u8; padding(start, w) + w];
-                    if kind == "map" {
+                    if kind.ends_with("map") {
                         // The keys vector's size ends at `keys`; the values
                         // vector's fields follow at the same width (the
                         // offset back is at most 3 words, whatever the width).
@@ -3347,7 +3355,7 @@ mod tests {
                     );
                     let top = *b.stack.last().unwrap();
                     let ty = match kind {
-                        "vector" => FlexType::Vector,
+                        "vector" | "empty_vector" => FlexType::Vector,
                         "typed" => FlexType::VectorKey,
                         _ => FlexType::Map,
                     };
