@@ -39,7 +39,7 @@ impl MapPlan {
 /// Appends the map `plan` lays out for `entries` (key, value, key, value,
 /// ...) to `buf`, whose length is where the keys vector's padding starts.
 /// The entries are written as they stand, or in `order` (entry indices)
-/// when given; either way their keys were checked ascending.
+/// when given; either way their keys were checked to be keys, ascending.
 ///
 /// Panics when `plan` does not fit `buf`, `entries` and `order` (a bug of
 /// the caller: `keys_at` before `buf`'s end plus the size field, `entries`
@@ -175,7 +175,10 @@ fn fill<const KB: usize, const VB: usize, const ORDERED: bool>(
         put::<VB>(r.at(header_at + 2 * VB), n as u64);
         let (mut k_at, mut v_at, mut t_at) = (keys_at, plan.values_at, types_at);
         let mut entry = |k: &Slot, v: &Slot| {
-            put::<KB>(r.at(k_at), k.element_bits(k_at as u64, KB));
+            // A key is always an offset back to its bytes (the caller's
+            // scan checked every key's type).
+            debug_assert_eq!(k.value_type(), FlexType::Key);
+            put::<KB>(r.at(k_at), k_at as u64 - k.data());
             put::<VB>(r.at(v_at), v.element_bits(v_at as u64, VB));
             *r.at(t_at) = v.stored_packed(width);
             k_at += KB;
