@@ -841,7 +841,10 @@ impl<const CHECKED: bool> Fast<'_, CHECKED> {
         {
             return 0;
         }
-        self.out.reserve(len.saturating_mul(MAX_FLOAT_TEXT + 1));
+        // Room for a short run at once; a long one grows the text as it goes
+        // (reserving for the longest text of millions of floats could take
+        // three times the memory the text needs).
+        self.out.reserve(len.min(1024) * (MAX_FLOAT_TEXT + 1));
         let before = self.out.len();
         let mut i = 0;
         while i < len {
