@@ -2840,8 +2840,8 @@ mod tests {
 
     /// `end_map_in_order` writes what `end_map` writes whatever the guess
     /// (none, the right one, another permutation, a repeated or missing
-    /// index, one out of range, a wrong length), reports the order that sorted the entries,
-    /// and fails as `end_map` does on a repeated key.
+    /// index, one out of range, a wrong length), reports the order that
+    /// sorted the entries, and fails as `end_map` does on a repeated key.
     #[test]
     fn guessed_map_orders_write_what_end_map_writes() {
         let mut rng = crate::test_support::Rng::new(0x9e37_79b9_7f4a_7c15);
