@@ -858,15 +858,10 @@ impl<const CHECKED: bool> Fast<'_, CHECKED> {
             if ty >> 2 != FLOAT {
                 break;
             }
-            let slot = at + i * w;
-            let f = match (w, self.buf.get(slot..slot + w)) {
-                (8, Some(b)) => f64::from_le_bytes(b.try_into().unwrap_or([0; 8])),
-                (4, Some(b)) => f32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64,
+            let f = match self.float(at + i * w, w) {
+                Ok(f) if f.is_finite() => f,
                 _ => break,
             };
-            if !f.is_finite() {
-                break;
-            }
             if i > 0 {
                 self.out.push(b',');
             }
