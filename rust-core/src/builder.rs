@@ -1706,10 +1706,7 @@ impl Builder {
         if width == T::NATURAL && cfg!(target_endian = "little") {
             T::extend_le(&mut self.buf, values);
         } else {
-            self.buf.reserve(values.len() * bytes);
-            for v in values {
-                v.write_at_width(&mut self.buf, width);
-            }
+            T::extend_at_width(&mut self.buf, values, width);
         }
         let ty = ty.unwrap_or(FlexType::VectorKey);
         self.stack.push(Slot::new(loc as u64, ty, width));
