@@ -535,7 +535,7 @@ impl Encoder<'_> {
                 None
             };
             match hit {
-                Some(h) => self.b.reuse_value(h),
+                Some(h) => self.b.reuse_value(*h),
                 None => {
                     self.b.key(map_key(&k)?);
                     if memo {
