@@ -671,3 +671,56 @@ test("short float vectors (coordinates) decode as element by element, at every l
   b.endVector();
   assert.deepEqual(fb.decode(b.finish()), [0.5, 3]);
 });
+
+test("vectors of one to three elements decode as element by element: values, budgets and error paths", () => {
+  // Every mix of element kinds a short vector holds in documents (numbers,
+  // strings, null, booleans, nested vectors and maps): how each is pushed,
+  // what it decodes to, and the nodes its decode charges.
+  const kinds = [
+    [(b) => b.int(-7), -7, 1], [(b) => b.uint(300), 300, 1], [(b) => b.double(0.25), 0.25, 1],
+    [(b) => b.string("héllo"), "héllo", 1], [(b) => b.null(), null, 1], [(b) => b.bool(true), true, 1],
+    [(b) => { b.startVector(); b.int(1); b.endVector(); }, [1], 2],
+    [(b) => { b.startMap(); b.key("a"); b.string("x"); b.endMap(); }, { a: "x" }, 2],
+  ];
+  const r = rng(0x5e11);
+  for (let round = 0; round < 400; round++) {
+    const len = 1 + Math.floor(r() * 4); // 1..4: the short path and the one after it
+    const picks = Array.from({ length: len }, () => kinds[Math.floor(r() * kinds.length)]);
+    const b = new fb.Builder();
+    b.startVector();
+    for (let row = 0; row < 2; row++) {
+      b.startVector();
+      for (const [push] of picks) push(b);
+      b.endVector();
+    }
+    b.endVector();
+    const buf = b.finish();
+    const got = fb.decode(buf);
+    const want = picks.map(([, value]) => value);
+    assert.deepEqual(got, [want, want], `${JSON.stringify(want)}`);
+    got[0].push(0);
+    assert.equal(got[0].length, len + 1, "a plain growable array");
+    // The node budget: exactly enough passes, one fewer fails.
+    const nodes = 1 + 2 * (1 + picks.reduce((n, [, , k]) => n + k, 0));
+    assert.equal(fb.decode(buf, { budget: { maxNodes: nodes, maxBytes: 1 << 20 } }).length, 2);
+    assert.throws(() => fb.decode(buf, { budget: { maxNodes: nodes - 1, maxBytes: 1 << 20 } }), (e) => e.kind === "BudgetExceeded");
+  }
+  // A bad element: the error names its index inside the short vector.
+  for (let len = 1; len <= 4; len++) {
+    for (let bad = 0; bad < len; bad++) {
+      const b = new fb.Builder();
+      b.startVector();
+      b.startVector();
+      for (let i = 0; i < len; i++) b.string(i === bad ? "\u00ff\u00ff" : "ok");
+      b.endVector();
+      b.endVector();
+      const buf = new Uint8Array(b.finish());
+      // Break the bad string's UTF-8: its first byte (0xc3) becomes a stray continuation byte.
+      const at = buf.findIndex((x, j) => x === 0xc3 && buf[j + 1] === 0xbf && buf[j + 2] === 0xc3);
+      assert.ok(at > 0);
+      buf[at] = 0xbf;
+      assert.throws(() => fb.decode(buf), (e) => e.kind === "InvalidUtf8" && e.path[0] === 0 && e.path[1] === bad,
+        `string ${bad} of ${len}`);
+    }
+  }
+});
