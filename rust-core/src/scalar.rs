@@ -73,6 +73,12 @@ fn signed_bits(i: i64) -> u64 {
     ((i as u64) << 1) ^ ((i >> 63) as u64)
 }
 
+/// [`signed_bits`] for unsigned values: the value itself.
+#[inline(always)]
+fn unsigned_bits(u: u64) -> u64 {
+    u
+}
+
 macro_rules! int_scalar {
     ($t:ty, $ty:expr, $nat:expr, $bits:expr, $wide:ty) => {
         impl sealed::Sealed for $t {}
@@ -129,34 +135,10 @@ int_scalar!(i8, FlexType::Int, BitWidth::W8, signed_bits, i64);
 int_scalar!(i16, FlexType::Int, BitWidth::W16, signed_bits, i64);
 int_scalar!(i32, FlexType::Int, BitWidth::W32, signed_bits, i64);
 int_scalar!(i64, FlexType::Int, BitWidth::W64, signed_bits, i64);
-int_scalar!(
-    u8,
-    FlexType::UInt,
-    BitWidth::W8,
-    core::convert::identity,
-    u64
-);
-int_scalar!(
-    u16,
-    FlexType::UInt,
-    BitWidth::W16,
-    core::convert::identity,
-    u64
-);
-int_scalar!(
-    u32,
-    FlexType::UInt,
-    BitWidth::W32,
-    core::convert::identity,
-    u64
-);
-int_scalar!(
-    u64,
-    FlexType::UInt,
-    BitWidth::W64,
-    core::convert::identity,
-    u64
-);
+int_scalar!(u8, FlexType::UInt, BitWidth::W8, unsigned_bits, u64);
+int_scalar!(u16, FlexType::UInt, BitWidth::W16, unsigned_bits, u64);
+int_scalar!(u32, FlexType::UInt, BitWidth::W32, unsigned_bits, u64);
+int_scalar!(u64, FlexType::UInt, BitWidth::W64, unsigned_bits, u64);
 
 impl sealed::Sealed for bool {}
 impl Scalar for bool {
