@@ -866,6 +866,12 @@ impl Builder {
             other => return self.unbalanced(other),
         };
         let len = self.stack.len() - start;
+        if !typed && (1..=SMALL_VECTOR).contains(&len) && small_vectors() {
+            let vec = self.small_vector(start, len);
+            self.stack.truncate(start);
+            self.stack.push(vec);
+            return Ok(());
+        }
         if typed {
             if let Err(e) = self.check_typed(start, len, fixed) {
                 return Err(self.fail(e));
@@ -875,6 +881,25 @@ impl Builder {
         self.stack.truncate(start);
         self.stack.push(vec);
         Ok(())
+    }
+
+    /// The untyped vector of the `len` (1 to [`SMALL_VECTOR`]) values at
+    /// `stack[start..]`, written straight from its width: the bytes
+    /// [`create_vector`](Self::create_vector) writes for it, without the
+    /// plan it makes for vectors of any size (a pair's end cost about 280
+    /// instructions there, most of them that plan).
+    #[inline(always)]
+    fn small_vector(&mut self, start: usize, len: usize) -> Slot {
+        let elems = &self.stack[start..start + len];
+        // The size (at most SMALL_VECTOR) fits a byte: the floor is the forced minimum.
+        let width = vector_width::<1>(elems, self.buf.len(), 1, self.force_min_width);
+        let at = match width {
+            BitWidth::W8 => crate::emit::write_small_vector::<1>(&mut self.buf, elems),
+            BitWidth::W16 => crate::emit::write_small_vector::<2>(&mut self.buf, elems),
+            BitWidth::W32 => crate::emit::write_small_vector::<4>(&mut self.buf, elems),
+            BitWidth::W64 => crate::emit::write_small_vector::<8>(&mut self.buf, elems),
+        };
+        Slot::new(at as u64, FlexType::Vector, width)
     }
 
     fn check_typed(&self, start: usize, len: usize, fixed: bool) -> Result<()> {
@@ -2194,6 +2219,21 @@ thread_local! {
     static ONE_PASS_MAPS: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
     /// Off in tests that compare vectors of one scalar type with the general path.
     static UNIFORM_VECTORS: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
+    /// Off in tests that compare vectors of a few elements with the general path.
+    static SMALL_VECTORS: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
+}
+
+/// Most elements of a vector [`Builder::small_vector`] writes.
+const SMALL_VECTOR: usize = 4;
+
+/// Whether untyped vectors of up to [`SMALL_VECTOR`] elements take their
+/// own path (always, outside tests).
+#[inline(always)]
+fn small_vectors() -> bool {
+    #[cfg(test)]
+    return SMALL_VECTORS.with(|c| c.get());
+    #[cfg(not(test))]
+    true
 }
 
 /// Whether untyped vectors of one scalar type take their own path (always,
@@ -2545,6 +2585,71 @@ mod tests {
         }
         let _ = (compact, fixed);
         b.end_vector().unwrap();
+    }
+
+    /// Untyped vectors of one to four elements, written by `small_vector`,
+    /// hold exactly the bytes of the general path: every kind of element
+    /// (scalars of every width, f32-exact and other doubles, strings,
+    /// blobs, nested vectors and maps, keys as values) at every forced
+    /// width, with the elements' targets far enough back (blobs of up to
+    /// 70,000 bytes in between) that their offsets need 1, 2 or 4 bytes.
+    #[test]
+    fn small_vectors_match_the_general_path() {
+        let mut rng = crate::test_support::Rng::new(0x5a11_7ec5_0f0e_1234);
+        let widths = [BitWidth::W8, BitWidth::W16, BitWidth::W32, BitWidth::W64];
+        for round in 0..2_000 {
+            let len = 1 + rng.below(5); // 5 takes the general path in both builds
+            let kinds: Vec<usize> = (0..len).map(|_| rng.below(10)).collect();
+            let values: Vec<u64> = (0..len).map(|_| rng.bits() >> (8 * rng.below(8))).collect();
+            let gap = [0, 3, 250, 300, 65_600, 70_000][rng.below(6)];
+            let force = widths[round % 4];
+            let build = |small: bool| {
+                SMALL_VECTORS.with(|c| c.set(small));
+                let mut b = Builder::new();
+                b.force_min_width(force);
+                b.start_vector();
+                // Targets written first, then the gap, so offsets span it.
+                let s = b.string_slot(&"s".repeat(round % 7)).unwrap();
+                b.key("k");
+                let key = b.stack.pop().unwrap();
+                b.start_vector();
+                b.int(7);
+                b.end_vector().unwrap();
+                let inner = b.stack.pop().unwrap();
+                b.start_map();
+                b.key("m");
+                b.null();
+                b.end_map().unwrap();
+                let map = b.stack.pop().unwrap();
+                b.blob(&vec![1; gap]);
+                b.start_vector();
+                for (&k, &v) in kinds.iter().zip(&values) {
+                    match k {
+                        0 => b.int(v as i64),
+                        1 => b.uint(v),
+                        2 => b.double(f64::from_bits(v) / 3.0),
+                        3 => b.double((v as u32) as f32 as f64),
+                        4 => b.bool(v % 2 == 0),
+                        5 => b.null(),
+                        6 => b.stack.push(s),
+                        7 => b.stack.push(key),
+                        8 => b.stack.push(inner),
+                        _ => b.stack.push(map),
+                    }
+                }
+                b.end_vector().unwrap();
+                b.end_vector().unwrap();
+                let bytes = b.finish().unwrap().to_vec();
+                SMALL_VECTORS.with(|c| c.set(true));
+                bytes
+            };
+            let (small, general) = (build(true), build(false));
+            assert_eq!(
+                small, general,
+                "round {round}: {kinds:?} gap {gap} {force:?}"
+            );
+            crate::verify(&small).unwrap();
+        }
     }
 
     /// Vectors of one scalar type (untyped, and typed or fixed as the serde

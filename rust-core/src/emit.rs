@@ -350,3 +350,36 @@ fn fill_vector<const B: usize, const STEP: usize, const TYPES: bool>(
         buf.set_len(end);
     }
 }
+
+/// Appends the untyped vector of `elems` (at least one) at width `B`: its
+/// padding, its size, one slot per element and one type byte per element,
+/// the bytes [`write_vector`] writes for the same elements and width.
+/// Returns the position of its first element. For vectors of a few
+/// elements (pairs, coordinates, short lists of tags), which the general
+/// writer's plan cost more than their own bytes.
+#[inline(always)]
+pub(crate) fn write_small_vector<const B: usize>(buf: &mut Vec<u8>, elems: &[Slot]) -> usize {
+    let n = elems.len();
+    let base = buf.len();
+    let at = base + crate::types::padding(base, B) + B;
+    let end = at + n * (B + 1);
+    let width = BitWidth::from_bytes(B as u64).unwrap_or(BitWidth::W64);
+    let r = Reserved::new(buf, end);
+    // SAFETY: base..end is reserved; the padding and size take `at - base`
+    // bytes (at least B), the elements n * B and the type bytes n, each
+    // written below before the length is set.
+    unsafe {
+        // The padding (fewer than B bytes), then the size over its tail.
+        put::<B>(r.at(base), 0);
+        put::<B>(r.at(at - B), n as u64);
+        let (mut e_at, mut t_at) = (at, at + n * B);
+        for e in elems {
+            put::<B>(r.at(e_at), e.element_bits(e_at as u64, B));
+            *r.at(t_at) = e.stored_packed(width);
+            e_at += B;
+            t_at += 1;
+        }
+        buf.set_len(end);
+    }
+    at
+}
