@@ -2590,7 +2590,7 @@ mod tests {
     /// Untyped vectors of one to four elements, written by `small_vector`,
     /// hold exactly the bytes of the general path: every kind of element
     /// (scalars of every width, f32-exact and other doubles, strings,
-    /// blobs, nested vectors and maps, keys as values) at every forced
+    /// nested vectors and maps, keys as values) at every forced
     /// width, with the elements' targets far enough back (blobs of up to
     /// 70,000 bytes in between) that their offsets need 1, 2 or 4 bytes.
     #[test]

@@ -355,8 +355,8 @@ fn fill_vector<const B: usize, const STEP: usize, const TYPES: bool>(
 /// padding, its size, one slot per element and one type byte per element,
 /// the bytes [`write_vector`] writes for the same elements and width.
 /// Returns the position of its first element. For vectors of a few
-/// elements (pairs, coordinates, short lists of tags), which the general
-/// writer's plan cost more than their own bytes.
+/// elements (pairs, coordinates, short lists of tags), for which the
+/// general writer's plan cost more than writing their bytes.
 #[inline(always)]
 pub(crate) fn write_small_vector<const B: usize>(buf: &mut Vec<u8>, elems: &[Slot]) -> usize {
     let n = elems.len();

@@ -51,13 +51,13 @@ pub struct KeyMemo {
 
 impl KeyMemo {
     /// The handle of the key written for the object at `addr` in this encode.
-    #[inline]
     ///
     /// Borrowed, not copied out: the caller pushes it straight from the
     /// table. A copy held in a local went through the stack in two
     /// overlapping stores that the push then read back as one, which the
-    /// processor cannot forward (a sixth of `dumps` on citm_catalog.json,
-    /// whose 10,000 small dicts repeat two keys).
+    /// processor cannot forward (about a tenth of `dumps` on
+    /// citm_catalog.json, whose 10,000 small dicts repeat two keys).
+    #[inline]
     pub fn get(&self, addr: usize) -> Option<&ValueHandle> {
         let e = self.slots.get(slot_of(addr))?;
         if e.addr == addr && e.epoch == self.epoch {
