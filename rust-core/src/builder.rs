@@ -866,7 +866,7 @@ impl Builder {
             other => return self.unbalanced(other),
         };
         let len = self.stack.len() - start;
-        if !typed && (1..=SMALL_VECTOR).contains(&len) && small_vectors() {
+        if !typed && !fixed && (1..=SMALL_VECTOR).contains(&len) && small_vectors() {
             let vec = self.small_vector(start, len);
             self.stack.truncate(start);
             self.stack.push(vec);
@@ -2603,6 +2603,9 @@ mod tests {
             let values: Vec<u64> = (0..len).map(|_| rng.bits() >> (8 * rng.below(8))).collect();
             let gap = [0, 3, 250, 300, 65_600, 70_000][rng.below(6)];
             let force = widths[round % 4];
+            // Now and then the flags C++ rejects (an untyped "fixed" vector,
+            // written without its size): left to the general path, as before.
+            let fixed = round % 10 == 9;
             let build = |small: bool| {
                 SMALL_VECTORS.with(|c| c.set(small));
                 let mut b = Builder::new();
@@ -2637,7 +2640,7 @@ mod tests {
                         _ => b.stack.push(map),
                     }
                 }
-                b.end_vector().unwrap();
+                b.end_vector_as(false, fixed).unwrap();
                 b.end_vector().unwrap();
                 let bytes = b.finish().unwrap().to_vec();
                 SMALL_VECTORS.with(|c| c.set(true));
@@ -2646,9 +2649,11 @@ mod tests {
             let (small, general) = (build(true), build(false));
             assert_eq!(
                 small, general,
-                "round {round}: {kinds:?} gap {gap} {force:?}"
+                "round {round}: {kinds:?} gap {gap} {force:?} fixed {fixed}"
             );
-            crate::verify(&small).unwrap();
+            if !fixed {
+                crate::verify(&small).unwrap();
+            }
         }
     }
 
