@@ -333,18 +333,7 @@ fn fill_vector<const B: usize, const STEP: usize, const TYPES: bool>(
             buf.set_len(end);
             return;
         }
-        let (mut e_at, mut t_at) = (plan.at, types_at);
-        let mut i = 0;
-        while i < elems.len() {
-            let e = &elems[i];
-            put::<B>(r.at(e_at), e.element_bits(e_at as u64, B));
-            if TYPES {
-                *r.at(t_at) = e.stored_packed(plan.width);
-            }
-            e_at += B;
-            t_at += 1;
-            i += STEP;
-        }
+        put_elements::<B, STEP, TYPES>(&r, elems, plan.at, types_at, plan.width);
         // SAFETY: base..end is reserved, and every byte of it was written
         // above: padding, fields, elements, type bytes.
         buf.set_len(end);
@@ -372,14 +361,38 @@ pub(crate) fn write_small_vector<const B: usize>(buf: &mut Vec<u8>, elems: &[Slo
         // The padding (fewer than B bytes), then the size over its tail.
         put::<B>(r.at(base), 0);
         put::<B>(r.at(at - B), n as u64);
-        let (mut e_at, mut t_at) = (at, at + n * B);
-        for e in elems {
-            put::<B>(r.at(e_at), e.element_bits(e_at as u64, B));
-            *r.at(t_at) = e.stored_packed(width);
-            e_at += B;
-            t_at += 1;
-        }
+        put_elements::<B, 1, true>(&r, elems, at, at + n * B, width);
         buf.set_len(end);
     }
     at
+}
+
+/// Stores `elems[0], elems[STEP], ...` as `B`-byte slots from `at` (each a
+/// scalar or the offset back to its target) and, with `TYPES`, their type
+/// bytes from `types_at` for a vector of `width`.
+///
+/// # Safety
+/// Every slot and type byte position must be inside `r`.
+#[inline(always)]
+unsafe fn put_elements<const B: usize, const STEP: usize, const TYPES: bool>(
+    r: &Reserved,
+    elems: &[Slot],
+    at: usize,
+    types_at: usize,
+    width: BitWidth,
+) {
+    let (mut e_at, mut t_at) = (at, types_at);
+    let mut i = 0;
+    while i < elems.len() {
+        let e = &elems[i];
+        unsafe {
+            put::<B>(r.at(e_at), e.element_bits(e_at as u64, B));
+            if TYPES {
+                *r.at(t_at) = e.stored_packed(width);
+            }
+        }
+        e_at += B;
+        t_at += 1;
+        i += STEP;
+    }
 }
