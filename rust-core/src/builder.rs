@@ -2226,33 +2226,35 @@ thread_local! {
 /// Most elements of a vector [`Builder::small_vector`] writes.
 const SMALL_VECTOR: usize = 4;
 
-/// Whether untyped vectors of up to [`SMALL_VECTOR`] elements take their
-/// own path (always, outside tests).
-#[inline(always)]
-fn small_vectors() -> bool {
-    #[cfg(test)]
-    return SMALL_VECTORS.with(|c| c.get());
-    #[cfg(not(test))]
-    true
+/// Defines `fn $name() -> bool`, whether a fast path is taken: always
+/// outside tests; in tests, as the thread-local `$switch` says (tests turn
+/// it off to compare the fast path's bytes with the general path's).
+macro_rules! fast_path_switch {
+    ($(#[$doc:meta])* fn $name:ident = $switch:ident;) => {
+        $(#[$doc])*
+        #[inline(always)]
+        fn $name() -> bool {
+            #[cfg(test)]
+            return $switch.with(|c| c.get());
+            #[cfg(not(test))]
+            true
+        }
+    };
 }
 
-/// Whether untyped vectors of one scalar type take their own path (always,
-/// outside tests).
-#[inline(always)]
-fn uniform_vectors() -> bool {
-    #[cfg(test)]
-    return UNIFORM_VECTORS.with(|c| c.get());
-    #[cfg(not(test))]
-    true
+fast_path_switch! {
+    /// Whether untyped vectors of up to [`SMALL_VECTOR`] elements take their own path.
+    fn small_vectors = SMALL_VECTORS;
 }
 
-/// Whether `end_map` may take the one-pass path (always, outside tests).
-#[inline(always)]
-fn one_pass_maps() -> bool {
-    #[cfg(test)]
-    return ONE_PASS_MAPS.with(|c| c.get());
-    #[cfg(not(test))]
-    true
+fast_path_switch! {
+    /// Whether untyped vectors of one scalar type take their own path.
+    fn uniform_vectors = UNIFORM_VECTORS;
+}
+
+fast_path_switch! {
+    /// Whether `end_map` may take the one-pass path.
+    fn one_pass_maps = ONE_PASS_MAPS;
 }
 
 /// What one pass over a map's entries found, for
