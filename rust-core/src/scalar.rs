@@ -64,6 +64,24 @@ fn put_each<const N: usize, const M: usize, T: Copy>(
     }
 }
 
+/// Appends the low `width` bytes of `le(v)` (a value's eight
+/// little-endian bytes) for each of `values`: [`put_each`] at the width's
+/// byte count, chosen once.
+#[inline(always)]
+fn put_low_bytes<T: Copy>(
+    out: &mut Vec<u8>,
+    values: &[T],
+    width: BitWidth,
+    le: impl Fn(T) -> [u8; 8],
+) {
+    match width {
+        BitWidth::W8 => put_each::<1, 8, T>(out, values, le),
+        BitWidth::W16 => put_each::<2, 8, T>(out, values, le),
+        BitWidth::W32 => put_each::<4, 8, T>(out, values, le),
+        BitWidth::W64 => put_each::<8, 8, T>(out, values, le),
+    }
+}
+
 /// The bits whose highest set one gives a signed value's width: `i` shifted
 /// left once, complemented when negative, so that
 /// `BitWidth::of_u64(signed_bits(i)) == BitWidth::of_i64(i)`; and the
@@ -101,13 +119,7 @@ macro_rules! int_scalar {
 
             #[inline]
             fn extend_at_width(out: &mut Vec<u8>, values: &[Self], width: BitWidth) {
-                let le = |v: Self| (v as $wide).to_le_bytes();
-                match width {
-                    BitWidth::W8 => put_each::<1, 8, Self>(out, values, le),
-                    BitWidth::W16 => put_each::<2, 8, Self>(out, values, le),
-                    BitWidth::W32 => put_each::<4, 8, Self>(out, values, le),
-                    BitWidth::W64 => put_each::<8, 8, Self>(out, values, le),
-                }
+                put_low_bytes(out, values, width, |v| (v as $wide).to_le_bytes());
             }
 
             #[inline]
@@ -154,13 +166,7 @@ impl Scalar for bool {
     }
 
     fn extend_at_width(out: &mut Vec<u8>, values: &[Self], width: BitWidth) {
-        let le = |v: bool| (v as u64).to_le_bytes();
-        match width {
-            BitWidth::W8 => put_each::<1, 8, bool>(out, values, le),
-            BitWidth::W16 => put_each::<2, 8, bool>(out, values, le),
-            BitWidth::W32 => put_each::<4, 8, bool>(out, values, le),
-            BitWidth::W64 => put_each::<8, 8, bool>(out, values, le),
-        }
+        put_low_bytes(out, values, width, |v| (v as u64).to_le_bytes());
     }
 
     fn extend_le(out: &mut Vec<u8>, values: &[Self]) {
