@@ -93,8 +93,8 @@ pub(crate) fn append_short(out: &mut Vec<u8>, bytes: &[u8], nul: bool) {
 pub(crate) unsafe fn copy_short(src: &[u8], dst: *mut u8) {
     let n = src.len();
     let s = src.as_ptr();
-    let chunk = |from: usize| (s.add(from) as *const [u8; 16]).read_unaligned();
-    let put = |at: usize, c: [u8; 16]| (dst.add(at) as *mut [u8; 16]).write_unaligned(c);
+    let chunk = |from: usize| Chunk16::load(s.add(from));
+    let put = |at: usize, c: Chunk16| c.store(dst.add(at));
     if n >= 16 {
         // Up to four chunks: the first, the last, and for longer strings
         // the second and the one before the last.
@@ -108,6 +108,41 @@ pub(crate) unsafe fn copy_short(src: &[u8], dst: *mut u8) {
         put(n - 16, last);
     } else {
         copy_upto16(src, dst);
+    }
+}
+
+/// Sixteen bytes held in a vector register where the target has one
+/// (SSE2, part of every x86_64): as a `[u8; 16]` the compiler kept the
+/// chunks of [`copy_short`] on the stack, a store and a load more per chunk.
+#[derive(Clone, Copy)]
+struct Chunk16(
+    #[cfg(target_arch = "x86_64")] core::arch::x86_64::__m128i,
+    #[cfg(not(target_arch = "x86_64"))] [u8; 16],
+);
+
+impl Chunk16 {
+    /// The 16 bytes at `p`.
+    ///
+    /// # Safety
+    /// `p..p + 16` must be readable.
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Chunk16 {
+        #[cfg(target_arch = "x86_64")]
+        return Chunk16(core::arch::x86_64::_mm_loadu_si128(p.cast()));
+        #[cfg(not(target_arch = "x86_64"))]
+        return Chunk16((p as *const [u8; 16]).read_unaligned());
+    }
+
+    /// Stores the 16 bytes at `p`.
+    ///
+    /// # Safety
+    /// `p..p + 16` must be writable.
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u8) {
+        #[cfg(target_arch = "x86_64")]
+        core::arch::x86_64::_mm_storeu_si128(p.cast(), self.0);
+        #[cfg(not(target_arch = "x86_64"))]
+        (p as *mut [u8; 16]).write_unaligned(self.0);
     }
 }
 
@@ -218,6 +253,28 @@ mod tests {
                 zero_bytes(u64::from_le_bytes(b)).trailing_zeros() / 8,
                 i as u32
             );
+        }
+    }
+
+    /// `copy_short` writes each length up to 64 exactly: every source byte
+    /// in place, in order, and nothing before or after the range, from
+    /// sources and destinations at every offset within a word.
+    #[test]
+    fn short_copies_write_exactly_their_bytes() {
+        let src: Vec<u8> = (0..80u8)
+            .map(|i| i.wrapping_mul(37).wrapping_add(11))
+            .collect();
+        for n in 0..=64 {
+            for from in 0..8 {
+                for to in 0..8 {
+                    let mut dst = [0xeeu8; 96];
+                    // SAFETY: `to + n <= 71 < 96` bytes of `dst` are writable.
+                    unsafe { copy_short(&src[from..from + n], dst.as_mut_ptr().add(to)) };
+                    assert_eq!(&dst[to..to + n], &src[from..from + n], "{n} {from} {to}");
+                    assert!(dst[..to].iter().all(|&b| b == 0xee), "{n} {from} {to}");
+                    assert!(dst[to + n..].iter().all(|&b| b == 0xee), "{n} {from} {to}");
+                }
+            }
         }
     }
 }
