@@ -414,6 +414,13 @@ impl<'a> Reader<'a> {
     /// A map view.
     #[inline]
     pub fn as_map(&self) -> Result<MapReader<'a>> {
+        self.map_view()
+    }
+
+    /// [`as_map`](Self::as_map), always inlined: for callers that move the
+    /// view on at once, as [`vector_view`](Self::vector_view) is.
+    #[inline(always)]
+    pub(crate) fn map_view(&self) -> Result<MapReader<'a>> {
         if let Some(m) = self.map_in_bounds() {
             return Ok(m);
         }
@@ -538,6 +545,15 @@ impl<'a> Reader<'a> {
     /// A vector view of any vector type: untyped, typed, fixed, or a map's values.
     #[inline]
     pub fn as_vector(&self) -> Result<VectorReader<'a>> {
+        self.vector_view()
+    }
+
+    /// [`as_vector`](Self::as_vector), always inlined: for callers that move
+    /// the view on at once (the serde tier's sequences), where a call wrote
+    /// it to memory field by field and the move read it back 16 bytes at a
+    /// time, a load the store buffer cannot forward.
+    #[inline(always)]
+    pub(crate) fn vector_view(&self) -> Result<VectorReader<'a>> {
         let w = self.width as usize;
         match self.ty {
             FlexType::Vector | FlexType::Map => {

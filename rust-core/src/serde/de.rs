@@ -261,9 +261,12 @@ impl<'de, 'b> Value<'de, 'b> {
         self.map(visitor, structs)
     }
 
-    fn seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+    /// The vector here, to `visitor`. By reference: a move of `self` here
+    /// copied the value's reader with 16-byte loads of bytes its caller had
+    /// just stored field by field, which the store buffer cannot forward.
+    fn seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let at = self.reader.offset();
-        let vector = self.reader.as_vector()?;
+        let vector = self.reader.vector_view()?;
         // Every element's node at once: each is then read as charged.
         self.st
             .budget
@@ -272,7 +275,7 @@ impl<'de, 'b> Value<'de, 'b> {
         let mut access = Seq {
             vector,
             next: 0,
-            st: self.st,
+            st: &mut *self.st,
         };
         let value = visitor
             .visit_seq(&mut access)
@@ -290,9 +293,9 @@ impl<'de, 'b> Value<'de, 'b> {
     /// The map here, to `visitor`; with `structs`, its keys are taken from
     /// (or kept in) the key cache: the maps of a struct type share their
     /// keys vector in the buffers `to_vec` writes, other maps do not.
-    fn map<V: Visitor<'de>>(self, visitor: V, structs: bool) -> Result<V::Value> {
+    fn map<V: Visitor<'de>>(&mut self, visitor: V, structs: bool) -> Result<V::Value> {
         let at = self.reader.offset();
-        let map = self.reader.as_map()?;
+        let map = self.reader.map_view()?;
         // Every value's node at once: each is then read as charged.
         self.st
             .budget
@@ -308,7 +311,7 @@ impl<'de, 'b> Value<'de, 'b> {
             kept,
             next: 0,
             key: "",
-            st: self.st,
+            st: &mut *self.st,
         };
         let value = visitor
             .visit_map(&mut access)
@@ -526,7 +529,7 @@ impl<'de> de::Deserializer<'de> for Value<'de, '_> {
                 visitor.visit_enum(name.into_deserializer())
             }
             FlexType::Map => {
-                let map = self.reader.as_map()?;
+                let map = self.reader.map_view()?;
                 if map.len() != 1 {
                     return Err(<Error as de::Error>::invalid_length(
                         map.len(),
