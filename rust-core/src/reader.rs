@@ -433,7 +433,7 @@ impl<'a> Reader<'a> {
     /// with word loads and one bounds check per vector; `None` for anything
     /// else, whose error the checked path then names.
     #[inline(always)]
-    fn map_in_bounds(&self) -> Option<MapReader<'a>> {
+    pub(crate) fn map_in_bounds(&self) -> Option<MapReader<'a>> {
         let (values, keys_at, key_width) = self.map_values()?;
         self.map_keys(values, keys_at, key_width)
     }
