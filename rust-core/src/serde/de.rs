@@ -369,11 +369,13 @@ impl<'de, 'b> Value<'de, 'b> {
             .budget
             .bytes(name.len())
             .map_err(|e: Error| e.with_offset(at))?;
+        let mut parts = VariantParts {
+            name,
+            payload: map.value(0)?,
+            st: self.st,
+        };
         visitor
-            .visit_enum(Variant {
-                name,
-                payload: Value::new(map.value(0)?, self.st),
-            })
+            .visit_enum(Variant { parts: &mut parts })
             .map_err(|e: Error| e.with_offset(at))
     }
 }
@@ -751,46 +753,65 @@ impl<'de> de::Deserializer<'de> for Key<'de> {
     }
 }
 
-/// The variant of a `{"Variant": payload}` map.
-struct Variant<'de, 'b> {
-    name: &'de str,
-    payload: Value<'de, 'b>,
+/// The variant of a `{"Variant": payload}` map: its parts by reference, so
+/// the access passes through serde's calls in a register (by value, its
+/// reader was copied with 16-byte loads of fields just stored one by one,
+/// which the store buffer cannot forward).
+struct Variant<'de, 'b, 'p> {
+    parts: &'p mut VariantParts<'de, 'b>,
 }
 
-impl<'de, 'b> de::EnumAccess<'de> for Variant<'de, 'b> {
+/// What a [`Variant`] reads: the variant's name, its payload and the state.
+struct VariantParts<'de, 'b> {
+    name: &'de str,
+    payload: Reader<'de>,
+    st: &'b mut State<'de>,
+}
+
+impl<'de, 'b> VariantParts<'de, 'b> {
+    /// The payload, not yet charged.
+    fn payload(&mut self) -> Value<'de, '_> {
+        Value::new(self.payload, &mut *self.st)
+    }
+}
+
+impl<'de> de::EnumAccess<'de> for Variant<'de, '_, '_> {
     type Error = Error;
     type Variant = Self;
 
     fn variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<(T::Value, Self)> {
+        let name = self.parts.name;
         let v = seed
-            .deserialize(Key { key: self.name })
-            .map_err(|e| e.in_segment(PathSegment::Key(self.name)))?;
+            .deserialize(Key { key: name })
+            .map_err(|e| e.in_segment(PathSegment::Key(name)))?;
         Ok((v, self))
     }
 }
 
-impl<'de> de::VariantAccess<'de> for Variant<'de, '_> {
+impl<'de> de::VariantAccess<'de> for Variant<'de, '_, '_> {
     type Error = Error;
 
     fn unit_variant(self) -> Result<()> {
-        if self.payload.reader.is_null() {
+        let payload = self.parts.payload();
+        if payload.reader.is_null() {
             Ok(())
         } else {
-            Err(self
-                .payload
+            Err(payload
                 .mismatch("null (payload of a unit variant)")
-                .in_segment(PathSegment::Key(self.name)))
+                .in_segment(PathSegment::Key(self.parts.name)))
         }
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
-        seed.deserialize(self.payload)
-            .map_err(|e| e.in_segment(PathSegment::Key(self.name)))
+        let name = self.parts.name;
+        seed.deserialize(self.parts.payload())
+            .map_err(|e| e.in_segment(PathSegment::Key(name)))
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
-        de::Deserializer::deserialize_tuple(self.payload, len, visitor)
-            .map_err(|e| e.in_segment(PathSegment::Key(self.name)))
+        let name = self.parts.name;
+        de::Deserializer::deserialize_tuple(self.parts.payload(), len, visitor)
+            .map_err(|e| e.in_segment(PathSegment::Key(name)))
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -798,7 +819,8 @@ impl<'de> de::VariantAccess<'de> for Variant<'de, '_> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        de::Deserializer::deserialize_struct(self.payload, "", fields, visitor)
-            .map_err(|e| e.in_segment(PathSegment::Key(self.name)))
+        let name = self.parts.name;
+        de::Deserializer::deserialize_struct(self.parts.payload(), "", fields, visitor)
+            .map_err(|e| e.in_segment(PathSegment::Key(name)))
     }
 }
