@@ -106,10 +106,11 @@ impl<'t> Parser<'t, '_> {
     #[inline]
     fn ws(&mut self) {
         let i = self.i;
-        if !matches!(self.s.get(i), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+        let ws_at = |at: usize| self.s.get(at).is_some_and(|&c| is_ws(c));
+        if !ws_at(i) {
             return;
         }
-        if matches!(self.s.get(i + 1), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+        if ws_at(i + 1) {
             self.ws_run();
         } else {
             self.i = i + 1;
@@ -125,7 +126,7 @@ impl<'t> Parser<'t, '_> {
         let s = self.s;
         let mut i = self.i;
         while let Some(&c) = s.get(i) {
-            if !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
+            if !is_ws(c) {
                 break;
             }
             i += 1;
@@ -516,6 +517,12 @@ fn line_col(s: &[u8], at: usize) -> (usize, usize) {
     let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
     let col = before.iter().rev().take_while(|&&c| c != b'\n').count() + 1;
     (line, col)
+}
+
+/// JSON's whitespace: space, line feed, carriage return, tab.
+#[inline(always)]
+fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\n' | b'\r' | b'\t')
 }
 
 #[cfg(test)]
