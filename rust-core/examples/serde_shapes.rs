@@ -48,6 +48,12 @@ fn run<T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug>(n
     let theirs = flexbuffers::to_vec(v).unwrap();
     let rmp = rmp_serde::to_vec(v).unwrap();
     assert_eq!(&flexbuf::from_slice::<T>(&ours).unwrap(), v);
+    if std::env::var("PROF").as_deref() == Ok("ser") {
+        for _ in 0..300 {
+            black_box(flexbuf::to_vec(black_box(v)).unwrap());
+        }
+        return;
+    }
     if std::env::var("PROF").is_ok() {
         for _ in 0..300 {
             black_box(flexbuf::from_slice::<T>(black_box(&ours)).unwrap());
@@ -65,6 +71,20 @@ fn run<T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug>(n
     });
     println!(
         "{name:14} from_slice {a:8.1} µs  flexbuffers {b:8.1} ({:.2}x)  rmp {c:8.1} ({:.2}x)",
+        b / a,
+        c / a
+    );
+    let a = time(|| {
+        black_box(flexbuf::to_vec(black_box(v)).unwrap());
+    });
+    let b = time(|| {
+        black_box(flexbuffers::to_vec(black_box(v)).unwrap());
+    });
+    let c = time(|| {
+        black_box(rmp_serde::to_vec(black_box(v)).unwrap());
+    });
+    println!(
+        "{name:14} to_vec     {a:8.1} µs  flexbuffers {b:8.1} ({:.2}x)  rmp {c:8.1} ({:.2}x)",
         b / a,
         c / a
     );
@@ -96,6 +116,16 @@ fn main() {
         let t: Vec<(u32, String, bool)> =
             (0..n).map(|i| (i, format!("s{i}"), i % 2 == 0)).collect();
         run("tuples", &t);
+    }
+    if which.is_empty() || which == "hashmap" {
+        let m: std::collections::HashMap<String, u32> =
+            (0..n).map(|i| (format!("key{i}"), i)).collect();
+        run("hashmap", &m);
+    }
+    if which.is_empty() || which == "btreemap" {
+        let m: std::collections::BTreeMap<String, u32> =
+            (0..n).map(|i| (format!("key{i}"), i)).collect();
+        run("btreemap", &m);
     }
     if which.is_empty() || which == "structs" {
         let t: Vec<Three> = (0..n)

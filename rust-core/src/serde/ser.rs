@@ -22,9 +22,12 @@ pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
 /// Serializes `value` with explicit builder options.
 ///
 /// Each thread keeps the builder of its last call (its value stack and key
-/// pool, and a buffer sized by the last output; 256 KiB at most in all) and
-/// reuses it when the options are the same, so a stream of small values is
-/// written without allocating the builder or growing its buffer and tables.
+/// pool, and a buffer sized by the last output) and reuses it when the
+/// options are the same, so a stream of values is written without
+/// allocating the builder or growing its buffer and tables. It keeps 256 KiB
+/// at most in all after a small value, and after a value of `n` bytes up to
+/// `32 * n` bytes, 8 MiB at most: the next smaller value's call gives the
+/// excess back.
 /// A nested call (a `Serialize` impl that calls `to_vec` itself) gets a
 /// builder of its own. What was learnt of each struct type (where its keys
 /// and keys vector are, the order that sorts its fields) is kept too.
@@ -43,25 +46,36 @@ pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, options: BuilderOptions) ->
     // The buffer itself is handed over (no copy); the builder gets a new one
     // a little larger than this output, so a stream of similar values writes
     // without growing.
+    let len = builder.len();
     let out = result.and_then(|()| {
-        let len = builder.len();
-        builder.finish_vec_reserving((len + len / 8 + 64).min(SPARE_MAX / 2))
+        builder.finish_vec_reserving((len + len / 8 + 64).min(spare_limit(len) / 2))
     });
     if out.is_err() {
         builder.clear();
         memos.release();
     }
-    // Kept only while small: a thread that once wrote a large value does not
-    // hold its buffer and tables for good (larger values amortize their own
-    // allocations anyway).
-    if builder.capacity() + builder.scratch_capacity() <= SPARE_MAX {
+    // Kept while its memory is in proportion to the value just written: a
+    // stream of large values reuses its stack and tables (allocated anew, a
+    // map of 20,000 entries spent about half its time faulting their pages
+    // in), and a thread that once wrote a large value holds 8 MiB at most.
+    if builder.capacity() + builder.scratch_capacity() <= spare_limit(len) {
         SPARE.with(|s| s.set(Some((builder, memos))));
     }
     out
 }
 
-/// Most heap bytes (buffer and scratch) a thread keeps between calls.
+/// Most heap bytes (buffer and scratch) a thread keeps after a small value.
 const SPARE_MAX: usize = 256 << 10;
+
+/// Most heap bytes a thread keeps after a large value.
+const SPARE_LARGE: usize = 8 << 20;
+
+/// Heap bytes a thread may keep between calls after a value of `len`
+/// bytes: the value stack and the pools take up to 16 bytes a value (and
+/// the sort of an unordered map 32 more an entry), a value at least a byte.
+fn spare_limit(len: usize) -> usize {
+    SPARE_MAX.max(SPARE_LARGE.min(len.saturating_mul(32)))
+}
 
 std::thread_local! {
     /// The builder, and what was learnt of struct types, a thread kept
@@ -748,5 +762,51 @@ impl ser::Serializer for KeySerializer<'_, '_> {
         _: usize,
     ) -> Result<Self::SerializeStructVariant> {
         Err(key_error("a struct variant"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Heap bytes of the builder this thread keeps between calls (0 when none).
+    fn kept() -> usize {
+        SPARE.with(|s| {
+            let spare = s.take();
+            let bytes = spare
+                .as_ref()
+                .map_or(0, |(b, _)| b.capacity() + b.scratch_capacity());
+            s.set(spare);
+            bytes
+        })
+    }
+
+    /// After a large value the thread keeps a builder whose memory is in
+    /// proportion to it (so the next large value reuses it), never more
+    /// than `SPARE_LARGE`, and the next small value gives it back.
+    #[test]
+    fn a_large_value_keeps_memory_in_proportion_until_a_small_one() {
+        let map: std::collections::BTreeMap<String, u32> =
+            (0..20_000).map(|i| (format!("key{i}"), i)).collect();
+        let bytes = to_vec(&map).unwrap();
+        let after_large = kept();
+        assert!(after_large > SPARE_MAX, "kept {after_large} bytes");
+        assert!(after_large <= spare_limit(bytes.len()).min(SPARE_LARGE));
+        // The same value again: written into the kept memory, same bytes.
+        assert_eq!(to_vec(&map).unwrap(), bytes);
+        assert!(kept() <= SPARE_LARGE);
+        // A small value: what is kept is back under the small bound (the
+        // builder is dropped when its stack and pools, each shrunk to
+        // `max_retained_capacity`, still hold more).
+        to_vec(&[1u8, 2, 3]).unwrap();
+        let after_small = kept();
+        assert!(after_small <= SPARE_MAX, "kept {after_small} bytes");
+        // A value past every bound: what is kept stays under it (the
+        // builder shrinks its buffer, stack and pools to
+        // `max_retained_capacity` each, and the thread keeps it only when
+        // their sum is in bound).
+        let huge: Vec<String> = (0..1_000_000).map(|i| format!("s{i}")).collect();
+        to_vec(&huge).unwrap();
+        assert!(kept() <= SPARE_LARGE);
     }
 }
