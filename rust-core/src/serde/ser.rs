@@ -279,6 +279,7 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
         self.builder.end_map()
     }
 
+    #[inline]
     fn serialize_seq(self, _len: Option<usize>) -> Result<Seq<'s, 'b>> {
         self.builder.start_vector();
         Ok(Seq {
@@ -289,6 +290,7 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
         })
     }
 
+    #[inline]
     fn serialize_tuple(self, _len: usize) -> Result<Seq<'s, 'b>> {
         self.builder.start_vector();
         Ok(Seq {
@@ -299,6 +301,7 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
         })
     }
 
+    #[inline]
     fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Seq<'s, 'b>> {
         self.serialize_tuple(len)
     }
