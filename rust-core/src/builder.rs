@@ -175,6 +175,22 @@ impl Slot {
         BitWidth::W64
     }
 
+    /// The second word: `len`, `ty`, `width` and `_zero` as they lie in memory.
+    #[inline(always)]
+    fn meta(&self) -> u64 {
+        let l = self.len.to_ne_bytes();
+        u64::from_ne_bytes([
+            l[0],
+            l[1],
+            l[2],
+            l[3],
+            self.ty as u8,
+            self.width as u8,
+            0,
+            0,
+        ])
+    }
+
     /// The scalar bits (or target position) the slot holds.
     #[inline(always)]
     pub(crate) fn data(&self) -> u64 {
@@ -196,24 +212,6 @@ impl Slot {
             self.width
         };
         pack_type(self.ty, w)
-    }
-}
-
-impl Slot {
-    /// The second word: `len`, `ty`, `width` and `_zero` as they lie in memory.
-    #[inline(always)]
-    fn meta(&self) -> u64 {
-        let l = self.len.to_ne_bytes();
-        u64::from_ne_bytes([
-            l[0],
-            l[1],
-            l[2],
-            l[3],
-            self.ty as u8,
-            self.width as u8,
-            0,
-            0,
-        ])
     }
 }
 
@@ -2733,6 +2731,29 @@ mod tests {
                 crate::verify(&small).unwrap();
             }
         }
+    }
+
+    /// The value stack's own `push` (two word stores) holds exactly the
+    /// slots pushed, through its growth: every type and width, keys of
+    /// every length (and the one too long to record), all bits of `data`.
+    #[test]
+    fn the_slot_stack_holds_what_was_pushed() {
+        let widths = [BitWidth::W8, BitWidth::W16, BitWidth::W32, BitWidth::W64];
+        let mut rng = crate::test_support::Rng::new(0x51a7_57ac_0f0e_9876);
+        let mut stack = SlotStack::default();
+        let mut plain = Vec::new();
+        for i in 0..5_000usize {
+            let slot = if i % 5 == 0 {
+                let len = [0, 1, 255, 65_536, u32::MAX as usize - 1, usize::MAX][i / 5 % 6];
+                Slot::key(rng.bits() as usize, len)
+            } else {
+                let ty = FlexType::from_code((i % 37) as u8).unwrap_or(FlexType::Map);
+                Slot::new(rng.bits(), ty, widths[i % 4])
+            };
+            stack.push(slot);
+            plain.push(slot);
+        }
+        assert_eq!(*stack, plain);
     }
 
     /// Vectors of one scalar type (untyped, and typed or fixed as the serde
