@@ -287,7 +287,7 @@ class JsonReader {
     switch (c) {
       case 123: this.object(); return; // {
       case 91: this.array(); return; // [
-      case 34: this.b.string(this.string()); return;
+      case 34: this.stringValue(); return;
       case 116: this.literal("true"); this.b.bool(true); return;
       case 102: this.literal("false"); this.b.bool(false); return;
       case 110: this.literal("null"); this.b.null(); return;
@@ -455,21 +455,53 @@ class JsonReader {
     this.b.double(f);
   }
 
+  /** A key (or any string the reader keeps): the string at `this.i`, unescaped. */
   string(): string {
     const s = this.s;
     const start = this.i + 1;
+    const i = this.plainEnd(start);
+    if (s.charCodeAt(i) === 34) {
+      this.i = i + 1;
+      return s.slice(start, i);
+    }
+    return this.slowString(start, i);
+  }
+
+  /**
+   * A string value: pushed straight from the JSON text when it has no
+   * escape (no substring made; see `writeUtf8Range` for why), else unescaped.
+   */
+  stringValue(): void {
+    const s = this.s;
+    const start = this.i + 1;
+    const i = this.plainEnd(start);
+    if (s.charCodeAt(i) === 34) {
+      this.i = i + 1;
+      this.b.stringRange(s, start, i);
+      return;
+    }
+    this.b.string(this.slowString(start, i));
+  }
+
+  /**
+   * Where the plain text of a string from `start` ends: at its closing
+   * quote, or at the first escape, control character, lone surrogate or
+   * the end of the input, which `slowString` takes from there.
+   */
+  plainEnd(start: number): number {
+    const s = this.s;
     let i = start;
     for (;;) {
       const c = s.charCodeAt(i);
-      if (c === 34) {
-        this.i = i + 1;
-        return s.slice(start, i);
+      if (c === 34 || c === 92 || c < 32 || Number.isNaN(c)) return i;
+      if (c >= 0xd800 && c <= 0xdfff) {
+        const d = s.charCodeAt(i + 1);
+        if (c > 0xdbff || !(d >= 0xdc00 && d <= 0xdfff)) return i;
+        i += 2;
+        continue;
       }
-      if (c === 92 || c < 32 || Number.isNaN(c)) break;
-      if (c >= 0xd800 && c <= 0xdfff) break;
       i++;
     }
-    return this.slowString(start, i);
   }
 
   slowString(start: number, from: number): string {

@@ -69,10 +69,23 @@ const LOOP_BELOW = utf8Slice !== undefined ? ARGS_MAX + 1 : DECODE_LOOP_MAX;
  * `TextEncoder`.
  */
 export function writeUtf8(buf: Uint8Array, at: number, s: string): number {
-  const n = s.length;
-  if (n < ENCODE_LOOP_MAX) {
+  return writeUtf8Range(buf, at, s, 0, s.length);
+}
+
+/**
+ * {@link writeUtf8} of `s.slice(from, to)`, read from `s` itself: `fromJSON`
+ * writes its strings' text straight from the JSON text (a flat string).
+ * Handed substrings instead (sliced or concatenated strings, another kind
+ * of string to V8), the loops here were optimized for both kinds, and the
+ * typed and generic encodes that share them ran 12-17% slower in any
+ * process that had called `fromJSON` once (chat_thread's typed encode
+ * 149-157 µs against 130-132 µs on Node; 1.3x-1.4x slower in Chromium).
+ * A surrogate pair is one only within the range.
+ */
+export function writeUtf8Range(buf: Uint8Array, at: number, s: string, from: number, to: number): number {
+  if (to - from < ENCODE_LOOP_MAX) {
     let p = at;
-    for (let i = 0; i < n; i++) {
+    for (let i = from; i < to; i++) {
       let c = s.charCodeAt(i);
       if (c < 0x80) {
         buf[p++] = c;
@@ -81,7 +94,7 @@ export function writeUtf8(buf: Uint8Array, at: number, s: string): number {
         buf[p++] = 0x80 | (c & 0x3f);
       } else {
         if (c >= 0xd800 && c <= 0xdfff) {
-          const d = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+          const d = i + 1 < to ? s.charCodeAt(i + 1) : 0;
           if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
             c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
             i++;
@@ -100,30 +113,32 @@ export function writeUtf8(buf: Uint8Array, at: number, s: string): number {
     }
     return p - at;
   }
-  return writeLong(buf, at, s, n);
+  return writeLong(buf, at, s, from, to);
 }
 
 /**
- * {@link writeUtf8} for strings of {@link ENCODE_LOOP_MAX} units or more:
+ * {@link writeUtf8Range} for {@link ENCODE_LOOP_MAX} units or more:
  * Node's native writer, or in browsers a JS loop below {@link TEXT_LOOP_MAX}
- * units and `encodeInto` beyond. A function of its own: with this tail inside
- * it, Chromium's optimized `writeUtf8` ran its short-string loop about 4x
- * slower (4.1 µs against 1.0 µs for user_profile's 37 short strings), and the
- * typed encode of user_profile took 1.4x-1.6x as long.
+ * units and `encodeInto` beyond (the native writers take the substring). A
+ * function of its own: with this tail inside it, Chromium's optimized
+ * `writeUtf8` ran its short-string loop about 4x slower (4.1 µs against 1.0
+ * µs for user_profile's 37 short strings), and the typed encode of
+ * user_profile took 1.4x-1.6x as long.
  */
-function writeLong(buf: Uint8Array, at: number, s: string, n: number): number {
-  if (n < TEXT_LOOP_MAX) return textLoop(buf, at, s, n);
-  if (utf8Write !== undefined) return utf8Write.call(buf, s, at, buf.length - at);
-  return encoder.encodeInto(s, buf.subarray(at)).written;
+function writeLong(buf: Uint8Array, at: number, s: string, from: number, to: number): number {
+  if (to - from < TEXT_LOOP_MAX) return textLoop(buf, at, s, from, to);
+  const t = from === 0 && to === s.length ? s : s.slice(from, to);
+  if (utf8Write !== undefined) return utf8Write.call(buf, t, at, buf.length - at);
+  return encoder.encodeInto(t, buf.subarray(at)).written;
 }
 
 /**
- * The JS loop of {@link writeUtf8} again, for browsers' strings of
+ * The JS loop of {@link writeUtf8Range} again, for browsers' strings of
  * {@link ENCODE_LOOP_MAX} to {@link TEXT_LOOP_MAX} units (see there why a copy).
  */
-function textLoop(buf: Uint8Array, at: number, s: string, n: number): number {
+function textLoop(buf: Uint8Array, at: number, s: string, from: number, to: number): number {
   let p = at;
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     let c = s.charCodeAt(i);
     if (c < 0x80) {
       buf[p++] = c;
@@ -132,7 +147,7 @@ function textLoop(buf: Uint8Array, at: number, s: string, n: number): number {
       buf[p++] = 0x80 | (c & 0x3f);
     } else {
       if (c >= 0xd800 && c <= 0xdfff) {
-        const d = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+        const d = i + 1 < to ? s.charCodeAt(i + 1) : 0;
         if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
           c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
           i++;

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as fb from "../dist/index.js";
-import { compareUtf8, sortUtf8, writeUtf8 } from "../dist/utf8.js";
+import { compareUtf8, sortUtf8, writeUtf8, writeUtf8Range } from "../dist/utf8.js";
 import { utf8EncodeMismatches } from "./utf8_encode_check.mjs";
 
 const BAD = [[0x80], [0xbf], [0xc0, 0x80], [0xc1, 0xbf], [0xc2], [0xe0, 0x80, 0x80], [0xe0, 0x9f, 0xbf], [0xed, 0xa0, 0x80],
@@ -194,6 +194,47 @@ test("text that starts outside ASCII follows the same rule at every length (Node
 
 test("writeUtf8 writes TextEncoder's bytes at every length, lone surrogates as U+FFFD", () => {
   assert.deepEqual(utf8EncodeMismatches(writeUtf8), []);
+});
+
+test("writeUtf8Range writes the bytes of the slice it names, a pair split by either end of the range as U+FFFD", () => {
+  // Every range of texts around each writer's length limits (20, 48, 256
+  // units), with surrogate pairs and lone halves at every position.
+  const pieces = ["a", "é", "€", "😀", "\ud800", "\udc00", "z"];
+  let r = 7;
+  const rand = (n) => ((r = (r * 1103515245 + 12345) >>> 0) % n);
+  const te = new TextEncoder();
+  const buf = new Uint8Array(4096);
+  let checked = 0;
+  for (const len of [0, 1, 2, 19, 20, 21, 47, 48, 49, 255, 256, 257, 400]) {
+    for (let round = 0; round < 6; round++) {
+      let text = "";
+      while (text.length < len + 6) text += pieces[rand(pieces.length)];
+      const from = rand(6);
+      const to = Math.min(text.length, from + len);
+      const n = writeUtf8Range(buf, 3, text, from, to);
+      assert.deepEqual(buf.subarray(3, 3 + n), te.encode(text.slice(from, to)), `${len} ${from}..${to}`);
+      checked++;
+    }
+  }
+  assert.equal(checked, 78);
+});
+
+test("fromJSON writes each string as the core does: plain, with escapes, pairs and lone-surrogate errors", () => {
+  // The same value through fromJSON and through encode of JSON.parse (whose
+  // bytes the conformance suite ties to the core's): strings plain or with
+  // escapes, surrogate pairs written out or escaped, at lengths around the
+  // writers' limits, as keys, values and vector elements.
+  const texts = ["", "x", "plain ascii text", "é".repeat(30), "😀 emoji 🧑‍💻 and more", "tab\\there", 'q\\"uote',
+    "\\u00e9\\u20ac", "\\ud83d\\ude00 escaped pair", "a".repeat(300), "日本語".repeat(40) + "😀"];
+  for (const t of texts) {
+    const json = `{"k${t}":"${t}","v":["${t}",1,"${t}"]}`;
+    const value = JSON.parse(json);
+    assert.deepEqual(fb.fromJSON(json), fb.encode(value), json.slice(0, 60));
+  }
+  // Lone surrogates, raw or escaped, as values and keys: rejected.
+  for (const bad of ['"\ud800"', '"a\udc00b"', '"\ud800x"', '["😀", "\ud83d"]', '{"\udc00": 1}', '"\\ud800"', '"unterminated']) {
+    assert.throws(() => fb.fromJSON(bad), (e) => e.kind === "Json", JSON.stringify(bad));
+  }
 });
 
 test("sortUtf8 orders keys as compareUtf8 does, surrogates against U+E000 and up included", () => {
