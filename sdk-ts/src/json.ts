@@ -457,14 +457,9 @@ class JsonReader {
 
   /** A key (or any string the reader keeps): the string at `this.i`, unescaped. */
   string(): string {
-    const s = this.s;
     const start = this.i + 1;
-    const i = this.plainEnd(start);
-    if (s.charCodeAt(i) === 34) {
-      this.i = i + 1;
-      return s.slice(start, i);
-    }
-    return this.slowString(start, i);
+    const end = this.plainEnd(start);
+    return this.closes(end) ? this.s.slice(start, end) : this.slowString(start, end);
   }
 
   /**
@@ -472,15 +467,17 @@ class JsonReader {
    * escape (no substring made; see `writeUtf8Range` for why), else unescaped.
    */
   stringValue(): void {
-    const s = this.s;
     const start = this.i + 1;
-    const i = this.plainEnd(start);
-    if (s.charCodeAt(i) === 34) {
-      this.i = i + 1;
-      this.b.stringRange(s, start, i);
-      return;
-    }
-    this.b.string(this.slowString(start, i));
+    const end = this.plainEnd(start);
+    if (this.closes(end)) this.b.stringRange(this.s, start, end);
+    else this.b.string(this.slowString(start, end));
+  }
+
+  /** Whether a string's plain text ends at its closing quote (`this.i` then moves past it). */
+  closes(end: number): boolean {
+    if (this.s.charCodeAt(end) !== 34) return false;
+    this.i = end + 1;
+    return true;
   }
 
   /**
