@@ -350,6 +350,15 @@ fn clear_within<T>(v: &mut Vec<T>, limit: usize) {
     }
 }
 
+/// Heap bytes worth keeping after a buffer of `written` bytes: `small` at
+/// least, and in proportion to the buffer up to `large`. The value stack
+/// and the pools take up to 16 bytes per value (the sort of an unordered
+/// map 32 more per entry), and a value at least a byte of the buffer,
+/// hence `32 * written`.
+pub(crate) fn retention_bound(small: usize, large: usize, written: usize) -> usize {
+    small.max(large.min(written.saturating_mul(32)))
+}
+
 fn next_generation() -> u64 {
     GENERATIONS.fetch_add(1, Ordering::Relaxed)
 }
@@ -450,10 +459,11 @@ impl Builder {
     /// The capacity [`clear`](Self::clear) keeps after a buffer of
     /// `written` bytes.
     fn retained_capacity(&self, written: usize) -> usize {
-        let large = self.options.large_retained_capacity;
-        self.options
-            .max_retained_capacity
-            .max(large.min(written.saturating_mul(32)))
+        retention_bound(
+            self.options.max_retained_capacity,
+            self.options.large_retained_capacity,
+            written,
+        )
     }
 
     /// [`clear`](Self::clear) after a buffer of `written` bytes (handed out

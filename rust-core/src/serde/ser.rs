@@ -71,10 +71,9 @@ const SPARE_MAX: usize = 256 << 10;
 const SPARE_LARGE: usize = 8 << 20;
 
 /// Heap bytes a thread may keep between calls after a value of `len`
-/// bytes: the value stack and the pools take up to 16 bytes a value (and
-/// the sort of an unordered map 32 more an entry), a value at least a byte.
+/// bytes: the proportion a builder keeps (see `retention_bound`).
 fn spare_limit(len: usize) -> usize {
-    SPARE_MAX.max(SPARE_LARGE.min(len.saturating_mul(32)))
+    crate::builder::retention_bound(SPARE_MAX, SPARE_LARGE, len)
 }
 
 std::thread_local! {
