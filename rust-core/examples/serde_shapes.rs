@@ -60,31 +60,36 @@ fn run<T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug>(n
         }
         return;
     }
-    let a = time(|| {
-        black_box(flexbuf::from_slice::<T>(black_box(&ours)).unwrap());
-    });
-    let b = time(|| {
-        black_box(flexbuffers::from_slice::<T>(black_box(&theirs)).unwrap());
-    });
-    let c = time(|| {
-        black_box(rmp_serde::from_slice::<T>(black_box(&rmp)).unwrap());
-    });
-    println!(
-        "{name:14} from_slice {a:8.1} µs  flexbuffers {b:8.1} ({:.2}x)  rmp {c:8.1} ({:.2}x)",
-        b / a,
-        c / a
+    compare(
+        name,
+        "from_slice",
+        || black_box(flexbuf::from_slice::<T>(black_box(&ours)).unwrap()),
+        || black_box(flexbuffers::from_slice::<T>(black_box(&theirs)).unwrap()),
+        || black_box(rmp_serde::from_slice::<T>(black_box(&rmp)).unwrap()),
     );
-    let a = time(|| {
-        black_box(flexbuf::to_vec(black_box(v)).unwrap());
-    });
-    let b = time(|| {
-        black_box(flexbuffers::to_vec(black_box(v)).unwrap());
-    });
-    let c = time(|| {
-        black_box(rmp_serde::to_vec(black_box(v)).unwrap());
-    });
+    compare(
+        name,
+        "to_vec",
+        || black_box(flexbuf::to_vec(black_box(v)).unwrap()),
+        || black_box(flexbuffers::to_vec(black_box(v)).unwrap()),
+        || black_box(rmp_serde::to_vec(black_box(v)).unwrap()),
+    );
+}
+
+/// Times ours, the `flexbuffers` crate's and `rmp_serde`'s version of one
+/// operation and prints the medians with each peer's time over ours.
+fn compare<A, B, C>(
+    name: &str,
+    what: &str,
+    mut ours: impl FnMut() -> A,
+    mut flexbuffers: impl FnMut() -> B,
+    mut rmp: impl FnMut() -> C,
+) {
+    let a = time(|| drop(ours()));
+    let b = time(|| drop(flexbuffers()));
+    let c = time(|| drop(rmp()));
     println!(
-        "{name:14} to_vec     {a:8.1} µs  flexbuffers {b:8.1} ({:.2}x)  rmp {c:8.1} ({:.2}x)",
+        "{name:14} {what:10} {a:8.1} µs  flexbuffers {b:8.1} ({:.2}x)  rmp {c:8.1} ({:.2}x)",
         b / a,
         c / a
     );
