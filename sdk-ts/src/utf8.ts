@@ -129,7 +129,8 @@ function writeLong(buf: Uint8Array, at: number, s: string, from: number, to: num
   if (to - from < TEXT_LOOP_MAX) return textLoop(buf, at, s, from, to);
   const t = from === 0 && to === s.length ? s : s.slice(from, to);
   if (utf8Write !== undefined) return utf8Write.call(buf, t, at, buf.length - at);
-  return encoder.encodeInto(t, buf.subarray(at)).written;
+  // A plain view: `subarray` of the builder's subclass would look up its species.
+  return encoder.encodeInto(t, new Uint8Array(buf.buffer, buf.byteOffset + at, buf.length - at)).written;
 }
 
 /**

@@ -94,3 +94,36 @@ test("an Encoder keeps working after a failed encode", async () => {
   assert.throws(() => e.encodeTyped(broken, into), (err) => err instanceof fb.FlexError && err.kind === "MissingField");
   assert.deepEqual(e.encodeTyped(v, into), enc(v));
 });
+
+test("every buffer handed out is a plain Uint8Array, whatever the builder writes into", async () => {
+  const plain = (x, what) => {
+    assert.equal(Object.getPrototypeOf(x), Uint8Array.prototype, what);
+    assert.equal(x.constructor, Uint8Array, what);
+    // A view of the same class: no subclass reaches the caller through species either.
+    assert.equal(Object.getPrototypeOf(x.subarray(0, 1)), Uint8Array.prototype, `${what} (subarray)`);
+  };
+  const e = new fb.Encoder();
+  // A value large enough to grow the builder's buffer and value stack past their first size.
+  const big = Array.from({ length: 5000 }, (_, i) => ({ id: i, name: `n${i}`, tags: ["x", i] }));
+  for (const v of [1, "é", { a: [1, 2.5] }, big]) {
+    plain(fb.encode(v), "encode");
+    plain(e.encode(v), "Encoder.encode");
+  }
+  const b = new fb.Builder();
+  b.startMap();
+  b.key("k");
+  b.string("v");
+  b.endMap();
+  plain(b.finishView(), "Builder.finishView");
+  b.clear();
+  b.int(7);
+  plain(b.finish(), "Builder.finish");
+  plain(fb.fromJSON('{"a": [1, "x"]}'), "fromJSON");
+  for (const name of names) {
+    if (!(name in FIXTURE_ROOTS)) continue;
+    const t = await typedOf(name);
+    const value = t.dec(fb.fromJSON(readFileSync(new URL(`${name}.json`, fixtures), "utf8")));
+    plain(t.enc(value), `${name} typed encode`);
+    plain(e.encodeTyped(value, t.into), `${name} Encoder.encodeTyped`);
+  }
+});
