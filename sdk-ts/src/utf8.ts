@@ -176,7 +176,27 @@ const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
  */
 export function looseText(u8: Uint8Array, lo: number, hi: number): string {
   if (utf8Slice !== undefined) return utf8Slice.call(u8, lo, hi);
-  return lenient.decode(u8.subarray(lo, hi));
+  return platformText(lenient, u8, lo, hi);
+}
+
+/** `SharedArrayBuffer`, where the environment has it. */
+const Shared: (new (n: number) => ArrayBufferLike) | undefined =
+  typeof SharedArrayBuffer === "function" ? SharedArrayBuffer : undefined;
+
+/**
+ * `d.decode` of `u8[lo, hi)`. Browsers' `TextDecoder` refuses a view of a
+ * `SharedArrayBuffer` (WebAssembly threads' memory, buffers shared between
+ * workers) with the same `TypeError` it throws for invalid text, so valid
+ * strings there were reported as invalid UTF-8: the bytes of such a view
+ * are decoded from a copy. Only a failed call looks at the buffer.
+ */
+function platformText(d: TextDecoder, u8: Uint8Array, lo: number, hi: number): string {
+  try {
+    return d.decode(u8.subarray(lo, hi));
+  } catch (e) {
+    if (Shared === undefined || !(u8.buffer instanceof Shared)) throw e;
+    return d.decode(u8.slice(lo, hi));
+  }
 }
 
 /** The UTF-8 bytes of `s` as a new array (for keys and probes, not hot paths). */
@@ -215,7 +235,7 @@ export function readUtf8(buf: Uint8Array, at: number, len: number): string | und
       return u < 0 ? undefined : unitsText(units, u);
     }
     try {
-      return decoder.decode(buf.subarray(at, at + len));
+      return platformText(decoder, buf, at, at + len);
     } catch {
       return undefined;
     }

@@ -11,7 +11,7 @@
 import { fail, FlexError } from "./error.js";
 import { Buf, follow, keyLength, readUInt, rootSlot } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isInline, isKnownType, T } from "./types.js";
-import { isUtf8 } from "./utf8.js";
+import { isUtf8, readUtf8 } from "./utf8.js";
 
 /** Verifier settings. */
 export interface VerifyOptions {
@@ -174,8 +174,8 @@ class Verifier {
       try {
         const k = follow(this.b, keys[0] + i * keys[1], keys[1]);
         const n = keyLength(this.b, k);
-        const name = new TextDecoder("utf-8", { fatal: true }).decode(this.b.u8.subarray(k, k + n));
-        return e.within(name);
+        const name = readUtf8(this.b.u8, k, n);
+        if (name !== undefined) return e.within(name);
       } catch {
         // fall through to the index
       }

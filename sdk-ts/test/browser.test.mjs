@@ -113,7 +113,43 @@ const WORKER_SCRIPT = `
 import { run } from "/work.mjs";
 postMessage({ ...run(), global: typeof document === "undefined" ? "worker" : "page" });
 `;
+// Buffers in a SharedArrayBuffer (WebAssembly threads' memory, buffers
+// shared between workers), in a cross-origin isolated page where such
+// buffers exist: every reader gives what it gives for the same bytes in an
+// ordinary buffer, and invalid text there is still invalid. Chromium's
+// TextDecoder refuses views of shared memory with the TypeError it throws
+// for invalid text, and long strings go to it.
+const SHARED_PAGE = `<!doctype html><meta charset="utf-8"><title>flexbuf on shared memory</title>
+<script type="module">
+import * as fb from "/sdk/dist/index.js";
+const texts = [];
+for (const unit of ["x", "é", "日本", "😀", "a\\ufffdb"]) for (const reps of [3, 40, 300, 700, 30000]) texts.push(unit.repeat(reps));
+const longKey = "key-" + "k".repeat(80);
+const wideKey = "ключ".repeat(30);
+const bytes = fb.encode({ [longKey]: texts, [wideKey]: { nested: texts.slice(5, 10) } });
+const shared = (b) => { const u = new Uint8Array(new SharedArrayBuffer(b.length)); u.set(b); return u; };
+const attempt = (f) => { try { return f(); } catch (e) { return "threw " + (e instanceof fb.FlexError ? e.kind : String(e)); } };
+const s = shared(bytes);
+const out = { isolated: self.crossOriginIsolated };
+out.decode = attempt(() => JSON.stringify(fb.decode(s)) === JSON.stringify(fb.decode(bytes)));
+out.toJSON = attempt(() => fb.toJSON(s) === fb.toJSON(bytes));
+out.verify = attempt(() => { fb.verify(s); return true; });
+out.root = attempt(() => texts.every((t, i) => fb.root(s).asMap().get(longKey).asVector().get(i).asString() === t));
+// A byte in the middle of a long non-ASCII string made ASCII: rejected as in an ordinary buffer.
+const long = new TextEncoder().encode(texts[13]);
+let start = 0;
+while (long.some((b, k) => bytes[start + k] !== b)) start++;
+const bad = bytes.slice();
+let i = start + (long.length >> 1);
+while (bad[i] < 0xc0) i--;
+bad[i] = 0x41;
+out.invalid = [attempt(() => fb.decode(shared(bad))), attempt(() => fb.verify(shared(bad))), attempt(() => fb.decode(bad))];
+window.__result = out;
+</script>`;
+const ISOLATED = { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" };
+
 const ROUTES = {
+  "/shared": ["text/html", SHARED_PAGE, ISOLATED],
   "/work.mjs": ["text/javascript", WORK, {}],
   "/csp": ["text/html", CSP_PAGE, { "content-security-policy": "script-src 'self'" }],
   "/csp.mjs": ["text/javascript", CSP_SCRIPT, {}],
@@ -203,6 +239,19 @@ test("the built package replays the conformance goldens in headless Chromium", {
     assert.ok(result.extra.writers.compiled > 0, "encode compiled an object writer in the page");
     assert.ok(result.extra.writers.same, "bytes written by the compiled writer equal the loop's");
     assert.equal(result.extra.viewsSame, true, "Encoder.encode wrote encode's bytes in the page");
+  });
+});
+
+test("in shared memory (a cross-origin isolated page), buffers read as ordinary ones and invalid text stays invalid", { timeout: 180000 }, async () => {
+  await withChromium(async (open) => {
+    const { result, errors } = await open("/shared");
+    assert.deepEqual(errors, []);
+    assert.equal(result.isolated, true, "the page is cross-origin isolated (SharedArrayBuffer exists)");
+    assert.equal(result.decode, true, "decode");
+    assert.equal(result.toJSON, true, "toJSON");
+    assert.equal(result.verify, true, "verify");
+    assert.equal(result.root, true, "the lazy reader");
+    assert.deepEqual(result.invalid, ["threw InvalidUtf8", "threw InvalidUtf8", "threw InvalidUtf8"]);
   });
 });
 
