@@ -17,6 +17,7 @@ import { Builder } from "./builder.js";
 import { budgetExceeded, budgetFor } from "./budget.js";
 import { fail, FlexError } from "./error.js";
 import { Buf, follow, readFloat, readInt, readUInt, readUIntAs, rootSlot } from "./reader.js";
+import type { BytesLike } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, T, typedElement } from "./types.js";
 import { readUtf8 } from "./utf8.js";
 import { verify, VerifyOptions } from "./verify.js";
@@ -224,9 +225,8 @@ class JsonWriter {
 }
 
 /** Verifies `bytes` and writes them as JSON text. */
-export function toJSON(bytes: Uint8Array, options: ToJsonOptions = {}): string {
-  verify(bytes, options.verify);
-  const b = new Buf(bytes);
+export function toJSON(bytes: BytesLike, options: ToJsonOptions = {}): string {
+  const b = new Buf(verify(bytes, options.verify));
   const [slot, w, packed] = rootSlot(b);
   const wr = new JsonWriter(b, options);
   wr.value(slot, w, packed);

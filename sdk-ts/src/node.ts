@@ -17,6 +17,8 @@ import { fail, FlexError, ErrorKind } from "./error.js";
 import * as pure from "./index.js";
 import type { FromJsonOptions, ToJsonOptions } from "./json.js";
 import type { VerifyOptions } from "./verify.js";
+import { bytesOf } from "./reader.js";
+import type { BytesLike } from "./reader.js";
 
 export * from "./index.js";
 
@@ -50,15 +52,16 @@ function rethrow(e: NativeError): never {
 }
 
 /** Verifies `bytes` (native core when available); throws a {@link FlexError} naming the problem. */
-export function verify(bytes: Uint8Array, options: VerifyOptions = {}): Uint8Array {
+export function verify(bytes: BytesLike, options: VerifyOptions = {}): Uint8Array {
   if (!core || options.requireSortedKeys === false) return pure.verify(bytes, options);
-  const r = core.verify(bytes, options.maxDepth);
+  const u8 = bytesOf(bytes);
+  const r = core.verify(u8, options.maxDepth);
   if (r !== null) rethrow(r);
-  return bytes;
+  return u8;
 }
 
 /** True when `bytes` pass {@link verify}. */
-export function isValid(bytes: Uint8Array, options: VerifyOptions = {}): boolean {
+export function isValid(bytes: BytesLike, options: VerifyOptions = {}): boolean {
   try {
     verify(bytes, options);
     return true;
@@ -69,9 +72,9 @@ export function isValid(bytes: Uint8Array, options: VerifyOptions = {}): boolean
 }
 
 /** Verifies `bytes` and writes them as JSON (native core when available). */
-export function toJSON(bytes: Uint8Array, options: ToJsonOptions = {}): string {
+export function toJSON(bytes: BytesLike, options: ToJsonOptions = {}): string {
   if (!core || options.verify !== undefined) return pure.toJSON(bytes, options);
-  const r = core.toJSON(bytes, options.pretty ?? false, options.nonFinite ?? "error", options.maxOutputBytes ?? -1);
+  const r = core.toJSON(bytesOf(bytes), options.pretty ?? false, options.nonFinite ?? "error", options.maxOutputBytes ?? -1);
   if (typeof r !== "string") rethrow(r);
   return r;
 }

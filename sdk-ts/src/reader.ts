@@ -21,6 +21,37 @@ export type IntMode = "auto" | "bigint" | "number";
 
 const TWO32 = 4294967296;
 
+/**
+ * What the readers take: the bytes of a buffer, as a `Uint8Array` (a Node
+ * `Buffer` is one), an `ArrayBuffer` or `SharedArrayBuffer` (what `fetch`'s
+ * `arrayBuffer()`, `FileReader` and `postMessage` hand over), or any other
+ * view of one (a `DataView` or another typed array: its bytes, as
+ * `TextDecoder` reads them).
+ */
+export type BytesLike = Uint8Array | ArrayBufferLike | ArrayBufferView;
+
+/**
+ * The bytes of `input` as a `Uint8Array` over the same memory (no copy).
+ * Anything else is a `TypeError` naming what came: an `ArrayBuffer` read as
+ * a `Uint8Array` had no length, and an `Int8Array` gave negative bytes, so
+ * both failed deep inside with errors about the buffer's contents.
+ */
+export function bytesOf(input: BytesLike): Uint8Array {
+  if (input instanceof Uint8Array) return input;
+  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  const tag = Object.prototype.toString.call(input);
+  if (tag === "[object ArrayBuffer]" || tag === "[object SharedArrayBuffer]") return new Uint8Array(input as ArrayBufferLike);
+  throw new TypeError(`expected the bytes of a buffer (a Uint8Array, an ArrayBuffer or a view of one), got ${kindOf(input)}`);
+}
+
+/** A short name for what `x` is, for error messages. */
+function kindOf(x: unknown): string {
+  if (x === null) return "null";
+  if (typeof x !== "object") return typeof x;
+  const name = (x as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === "string" && name !== "" ? `a ${name}` : "an object";
+}
+
 /** A buffer with its DataView, shared by every reference into it. */
 export class Buf {
   /** The bytes. */
@@ -152,8 +183,8 @@ export function rootOf(u8: Uint8Array): [number, number, number] {
 }
 
 /** The root value of `bytes`, for checked reads. */
-export function root(bytes: Uint8Array, mode: IntMode = "auto"): Ref {
-  const b = new Buf(bytes);
+export function root(bytes: BytesLike, mode: IntMode = "auto"): Ref {
+  const b = new Buf(bytesOf(bytes));
   const [pos, w, packed] = rootSlot(b);
   return Ref.of(b, pos, w, packed, mode);
 }

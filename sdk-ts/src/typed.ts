@@ -20,7 +20,8 @@
 import { Builder, KeyLayout, KeyVector, Share, wordsOf } from "./builder.js";
 import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError, PathSegment } from "./error.js";
-import { f32At, f64At, joinWords, littleEndianCopy, rootOf, u32 } from "./reader.js";
+import { bytesOf, f32At, f64At, joinWords, littleEndianCopy, rootOf, u32 } from "./reader.js";
+import type { BytesLike } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, isTypedVector, T, typedElement, typeName } from "./types.js";
 import { asciiRun, mayRun } from "./runs.js";
 import { KeyFault, KeyReader } from "./keys.js";
@@ -938,9 +939,10 @@ function elementsOf(copy: ArrayBufferLike, vw: number, n: number, signed: boolea
 const readString = (c: DecodeContext, p: number, w: number, t: number): string => c.str(p, w, c.nn(t));
 
 /** Decodes the root of `bytes` with a generated `from` function. */
-export function decodeTyped<V>(bytes: Uint8Array, from: (c: DecodeContext, p: number, w: number, t: number) => V,
+export function decodeTyped<V>(bytes: BytesLike, from: (c: DecodeContext, p: number, w: number, t: number) => V,
   options?: TypedDecodeOptions): V {
-  const c = new DecodeContext(bytes, options);
-  const [p, w, t] = rootOf(bytes);
+  const u8 = bytesOf(bytes);
+  const c = new DecodeContext(u8, options);
+  const [p, w, t] = rootOf(u8);
   return from(c, p, w, t);
 }

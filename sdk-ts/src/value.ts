@@ -20,7 +20,8 @@
 import { Builder, BuilderOptions, isIntElement } from "./builder.js";
 import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError } from "./error.js";
-import { f64At, IntMode, joinWords, littleEndianCopy, rootOf, u32 } from "./reader.js";
+import { bytesOf, f64At, IntMode, joinWords, littleEndianCopy, rootOf, u32 } from "./reader.js";
+import type { BytesLike } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement } from "./types.js";
 import { asciiRun, mayRun } from "./runs.js";
 import { KeyFault, KeyReader } from "./keys.js";
@@ -715,9 +716,10 @@ class Decoder {
  * Decodes a whole buffer into plain JavaScript values, checking everything it
  * reads (safe on untrusted bytes; see the module notes for the mapping).
  */
-export function decode(bytes: Uint8Array, options: DecodeOptions = {}): Decoded {
-  const d = new Decoder(bytes, options);
-  const [slot, w, packed] = rootOf(bytes);
+export function decode(bytes: BytesLike, options: DecodeOptions = {}): Decoded {
+  const u8 = bytesOf(bytes);
+  const d = new Decoder(u8, options);
+  const [slot, w, packed] = rootOf(u8);
   return d.value(slot, w, packed, 0);
 }
 

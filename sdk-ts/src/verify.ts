@@ -9,7 +9,8 @@
  */
 
 import { fail, FlexError } from "./error.js";
-import { Buf, follow, keyLength, readUInt, rootSlot } from "./reader.js";
+import { Buf, bytesOf, follow, keyLength, readUInt, rootSlot } from "./reader.js";
+import type { BytesLike } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isInline, isKnownType, T } from "./types.js";
 import { isUtf8, readUtf8 } from "./utf8.js";
 
@@ -251,16 +252,17 @@ class Verifier {
  * Verifies `bytes`; throws a {@link FlexError} naming the problem, its offset
  * and path. Returns the bytes for chaining.
  */
-export function verify(bytes: Uint8Array, options: VerifyOptions = {}): Uint8Array {
-  const b = new Buf(bytes);
+export function verify(bytes: BytesLike, options: VerifyOptions = {}): Uint8Array {
+  const u8 = bytesOf(bytes);
+  const b = new Buf(u8);
   const [slot, w, packed] = rootSlot(b);
-  const n = bytes.length;
+  const n = u8.length;
   new Verifier(b, options).value(slot, w, packed, n - 2, 0);
-  return bytes;
+  return u8;
 }
 
 /** True when `bytes` pass {@link verify}. */
-export function isValid(bytes: Uint8Array, options: VerifyOptions = {}): boolean {
+export function isValid(bytes: BytesLike, options: VerifyOptions = {}): boolean {
   try {
     verify(bytes, options);
     return true;

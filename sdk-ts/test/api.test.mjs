@@ -380,3 +380,38 @@ test("the key pool keeps up to 16,384 keys and 2^20 units of key text across buf
   assert.equal(b.pooledKeys, 0);
   assert.deepEqual(mapOf(b, ids, 3), fresh(ids, 3));
 });
+
+test("readers take any buffer or view of one, and name what came when it is not one", () => {
+  const value = { name: "日本語".repeat(30), list: [1, 2.5, "x".repeat(100)], nested: { ok: true } };
+  const bytes = fb.encode(value);
+  const want = JSON.stringify(fb.decode(bytes));
+  const json = fb.toJSON(bytes);
+  const copyInto = (make) => { const m = make(bytes.length); new Uint8Array(m.buffer ?? m, m.byteOffset ?? 0, bytes.length).set(bytes); return m; };
+  const padded = new Uint8Array(bytes.length + 11);
+  padded.set(bytes, 5);
+  const inputs = {
+    "ArrayBuffer": copyInto((n) => new ArrayBuffer(n)),
+    "SharedArrayBuffer": copyInto((n) => new SharedArrayBuffer(n)),
+    "DataView": copyInto((n) => new DataView(new ArrayBuffer(n))),
+    "Int8Array": copyInto((n) => new Int8Array(n)),
+    "Uint8ClampedArray": copyInto((n) => new Uint8ClampedArray(n)),
+    "Buffer": Buffer.from(bytes),
+    "view at an offset": padded.subarray(5, 5 + bytes.length),
+    "DataView at an offset": new DataView(padded.buffer, 5, bytes.length),
+  };
+  for (const [name, input] of Object.entries(inputs)) {
+    assert.equal(JSON.stringify(fb.decode(input)), want, `decode of a ${name}`);
+    assert.equal(fb.toJSON(input), json, `toJSON of a ${name}`);
+    assert.deepEqual(Array.from(fb.verify(input)), Array.from(bytes), `verify of a ${name} returns its bytes`);
+    assert.equal(fb.isValid(input), true, `isValid of a ${name}`);
+    assert.equal(fb.root(input).asMap().get("name").asString(), value.name, `root of a ${name}`);
+  }
+  // An Int8Array's bytes read as bytes: a negative element is a byte above 127, not an offset below zero.
+  const signed = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  assert.ok(signed.some((x) => x < 0), "the sample holds bytes above 127");
+  for (const bad of [null, undefined, "bytes", 7, Array.from(bytes), { length: 3 }]) {
+    for (const f of [fb.decode, fb.verify, fb.isValid, fb.toJSON, fb.root]) {
+      assert.throws(() => f(bad), (e) => e instanceof TypeError && /expected the bytes of a buffer .*got /.test(e.message), `${f.name}(${String(bad).slice(0, 10)})`);
+    }
+  }
+});

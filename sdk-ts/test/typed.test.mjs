@@ -25,6 +25,10 @@ for (const [fixture, type] of Object.entries(FIXTURE_ROOTS)) {
     assert.equal(Buffer.from(ours).toString("hex"), Buffer.from(rust).toString("hex"));
     assert.deepEqual(m[`decode${type}`](ours), value, "positional decode gives the same value");
     assert.deepEqual(m[`decode${type}`](ours, { keyedOnly: true }), value, "keyed decode gives the same value");
+    const copy = new ArrayBuffer(ours.length);
+    new Uint8Array(copy).set(ours);
+    assert.deepEqual(m[`decode${type}`](copy), value, "decode of the same bytes in an ArrayBuffer");
+    assert.deepEqual(m[`decode${type}`](new DataView(copy)), value, "decode of the same bytes in a DataView");
   });
 }
 

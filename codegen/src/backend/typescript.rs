@@ -597,7 +597,7 @@ impl super::ModuleItems for Gen<'_> {
         self.line(1, "/** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */");
         self.line(
             1,
-            &format!("static fromBytes(bytes: Uint8Array): {view} {{"),
+            &format!("static fromBytes(bytes: fb.BytesLike): {view} {{"),
         );
         self.line(2, &format!("return new {view}(fb.root(bytes));"));
         self.line(1, "}\n");
@@ -678,7 +678,7 @@ impl Gen<'_> {
         self.line(1, &format!("return fb.encodeTyped(v, encode{name}Into);"));
         self.line(0, "}\n");
         self.line(0, &format!("/** Decodes a `{name}` from the root of `bytes` (checked: safe on untrusted bytes). */"));
-        self.line(0, &format!("export function decode{name}(bytes: Uint8Array, options?: fb.TypedDecodeOptions): {name} {{"));
+        self.line(0, &format!("export function decode{name}(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): {name} {{"));
         self.line(
             1,
             &format!("return fb.decodeTyped(bytes, decode{name}From, options);"),

@@ -103,7 +103,7 @@ export function encodeApiResponse(v: ApiResponse): Uint8Array {
 }
 
 /** Decodes a `ApiResponse` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeApiResponse(bytes: Uint8Array, options?: fb.TypedDecodeOptions): ApiResponse {
+export function decodeApiResponse(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): ApiResponse {
   return fb.decodeTyped(bytes, decodeApiResponseFrom, options);
 }
 
@@ -119,7 +119,7 @@ export class ApiResponseView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ApiResponseView {
+  static fromBytes(bytes: fb.BytesLike): ApiResponseView {
     return new ApiResponseView(fb.root(bytes));
   }
 
@@ -360,7 +360,7 @@ export function encodeApiItem(v: ApiItem): Uint8Array {
 }
 
 /** Decodes a `ApiItem` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeApiItem(bytes: Uint8Array, options?: fb.TypedDecodeOptions): ApiItem {
+export function decodeApiItem(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): ApiItem {
   return fb.decodeTyped(bytes, decodeApiItemFrom, options);
 }
 
@@ -376,7 +376,7 @@ export class ApiItemView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ApiItemView {
+  static fromBytes(bytes: fb.BytesLike): ApiItemView {
     return new ApiItemView(fb.root(bytes));
   }
 
@@ -544,7 +544,7 @@ export function encodeDimensions(v: Dimensions): Uint8Array {
 }
 
 /** Decodes a `Dimensions` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeDimensions(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Dimensions {
+export function decodeDimensions(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Dimensions {
   return fb.decodeTyped(bytes, decodeDimensionsFrom, options);
 }
 
@@ -560,7 +560,7 @@ export class DimensionsView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): DimensionsView {
+  static fromBytes(bytes: fb.BytesLike): DimensionsView {
     return new DimensionsView(fb.root(bytes));
   }
 
@@ -657,7 +657,7 @@ export function encodeSeller(v: Seller): Uint8Array {
 }
 
 /** Decodes a `Seller` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeSeller(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Seller {
+export function decodeSeller(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Seller {
   return fb.decodeTyped(bytes, decodeSellerFrom, options);
 }
 
@@ -673,7 +673,7 @@ export class SellerView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): SellerView {
+  static fromBytes(bytes: fb.BytesLike): SellerView {
     return new SellerView(fb.root(bytes));
   }
 

@@ -57,7 +57,7 @@ export function encodeAnchor(v: Anchor): Uint8Array {
 }
 
 /** Decodes a `Anchor` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeAnchor(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Anchor {
+export function decodeAnchor(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Anchor {
   return fb.decodeTyped(bytes, decodeAnchorFrom, options);
 }
 
@@ -275,7 +275,7 @@ export function encodeBody(v: Body): Uint8Array {
 }
 
 /** Decodes a `Body` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeBody(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Body {
+export function decodeBody(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Body {
   return fb.decodeTyped(bytes, decodeBodyFrom, options);
 }
 
@@ -291,7 +291,7 @@ export class BodyView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): BodyView {
+  static fromBytes(bytes: fb.BytesLike): BodyView {
     return new BodyView(fb.root(bytes));
   }
 
@@ -489,7 +489,7 @@ export function encodeTrack(v: Track): Uint8Array {
 }
 
 /** Decodes a `Track` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeTrack(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Track {
+export function decodeTrack(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Track {
   return fb.decodeTyped(bytes, decodeTrackFrom, options);
 }
 
@@ -505,7 +505,7 @@ export class TrackView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): TrackView {
+  static fromBytes(bytes: fb.BytesLike): TrackView {
     return new TrackView(fb.root(bytes));
   }
 
@@ -591,7 +591,7 @@ export function encodeWide(v: Wide): Uint8Array {
 }
 
 /** Decodes a `Wide` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeWide(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Wide {
+export function decodeWide(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Wide {
   return fb.decodeTyped(bytes, decodeWideFrom, options);
 }
 
@@ -607,7 +607,7 @@ export class WideView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): WideView {
+  static fromBytes(bytes: fb.BytesLike): WideView {
     return new WideView(fb.root(bytes));
   }
 

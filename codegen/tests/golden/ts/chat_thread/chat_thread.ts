@@ -112,7 +112,7 @@ export function encodeChatThread(v: ChatThread): Uint8Array {
 }
 
 /** Decodes a `ChatThread` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeChatThread(bytes: Uint8Array, options?: fb.TypedDecodeOptions): ChatThread {
+export function decodeChatThread(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): ChatThread {
   return fb.decodeTyped(bytes, decodeChatThreadFrom, options);
 }
 
@@ -128,7 +128,7 @@ export class ChatThreadView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ChatThreadView {
+  static fromBytes(bytes: fb.BytesLike): ChatThreadView {
     return new ChatThreadView(fb.root(bytes));
   }
 
@@ -270,7 +270,7 @@ export function encodeParticipant(v: Participant): Uint8Array {
 }
 
 /** Decodes a `Participant` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeParticipant(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Participant {
+export function decodeParticipant(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Participant {
   return fb.decodeTyped(bytes, decodeParticipantFrom, options);
 }
 
@@ -286,7 +286,7 @@ export class ParticipantView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ParticipantView {
+  static fromBytes(bytes: fb.BytesLike): ParticipantView {
     return new ParticipantView(fb.root(bytes));
   }
 
@@ -533,7 +533,7 @@ export function encodeChatMessage(v: ChatMessage): Uint8Array {
 }
 
 /** Decodes a `ChatMessage` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeChatMessage(bytes: Uint8Array, options?: fb.TypedDecodeOptions): ChatMessage {
+export function decodeChatMessage(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): ChatMessage {
   return fb.decodeTyped(bytes, decodeChatMessageFrom, options);
 }
 
@@ -549,7 +549,7 @@ export class ChatMessageView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ChatMessageView {
+  static fromBytes(bytes: fb.BytesLike): ChatMessageView {
     return new ChatMessageView(fb.root(bytes));
   }
 
@@ -810,7 +810,7 @@ export function encodeAttachment(v: Attachment): Uint8Array {
 }
 
 /** Decodes a `Attachment` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeAttachment(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Attachment {
+export function decodeAttachment(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Attachment {
   return fb.decodeTyped(bytes, decodeAttachmentFrom, options);
 }
 
@@ -826,7 +826,7 @@ export class AttachmentView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): AttachmentView {
+  static fromBytes(bytes: fb.BytesLike): AttachmentView {
     return new AttachmentView(fb.root(bytes));
   }
 
@@ -1068,7 +1068,7 @@ export function encodeChatMetadata(v: ChatMetadata): Uint8Array {
 }
 
 /** Decodes a `ChatMetadata` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeChatMetadata(bytes: Uint8Array, options?: fb.TypedDecodeOptions): ChatMetadata {
+export function decodeChatMetadata(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): ChatMetadata {
   return fb.decodeTyped(bytes, decodeChatMetadataFrom, options);
 }
 
@@ -1084,7 +1084,7 @@ export class ChatMetadataView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ChatMetadataView {
+  static fromBytes(bytes: fb.BytesLike): ChatMetadataView {
     return new ChatMetadataView(fb.root(bytes));
   }
 

@@ -111,7 +111,7 @@ export function encodeDeepLevel(v: DeepLevel): Uint8Array {
 }
 
 /** Decodes a `DeepLevel` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeDeepLevel(bytes: Uint8Array, options?: fb.TypedDecodeOptions): DeepLevel {
+export function decodeDeepLevel(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): DeepLevel {
   return fb.decodeTyped(bytes, decodeDeepLevelFrom, options);
 }
 
@@ -127,7 +127,7 @@ export class DeepLevelView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): DeepLevelView {
+  static fromBytes(bytes: fb.BytesLike): DeepLevelView {
     return new DeepLevelView(fb.root(bytes));
   }
 

@@ -82,7 +82,7 @@ export function encodeShape(v: Shape): Uint8Array {
 }
 
 /** Decodes a `Shape` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeShape(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Shape {
+export function decodeShape(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Shape {
   return fb.decodeTyped(bytes, decodeShapeFrom, options);
 }
 
@@ -239,7 +239,7 @@ export function encodeProfile(v: Profile): Uint8Array {
 }
 
 /** Decodes a `Profile` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeProfile(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Profile {
+export function decodeProfile(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Profile {
   return fb.decodeTyped(bytes, decodeProfileFrom, options);
 }
 
@@ -255,7 +255,7 @@ export class ProfileView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ProfileView {
+  static fromBytes(bytes: fb.BytesLike): ProfileView {
     return new ProfileView(fb.root(bytes));
   }
 
@@ -384,7 +384,7 @@ export function encodeAddress(v: Address): Uint8Array {
 }
 
 /** Decodes a `Address` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeAddress(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Address {
+export function decodeAddress(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Address {
   return fb.decodeTyped(bytes, decodeAddressFrom, options);
 }
 
@@ -400,7 +400,7 @@ export class AddressView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): AddressView {
+  static fromBytes(bytes: fb.BytesLike): AddressView {
     return new AddressView(fb.root(bytes));
   }
 
@@ -492,7 +492,7 @@ export function encodeContact(v: Contact): Uint8Array {
 }
 
 /** Decodes a `Contact` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeContact(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Contact {
+export function decodeContact(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Contact {
   return fb.decodeTyped(bytes, decodeContactFrom, options);
 }
 
@@ -508,7 +508,7 @@ export class ContactView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ContactView {
+  static fromBytes(bytes: fb.BytesLike): ContactView {
     return new ContactView(fb.root(bytes));
   }
 
@@ -690,7 +690,7 @@ export function encodeSettings(v: Settings): Uint8Array {
 }
 
 /** Decodes a `Settings` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeSettings(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Settings {
+export function decodeSettings(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Settings {
   return fb.decodeTyped(bytes, decodeSettingsFrom, options);
 }
 
@@ -706,7 +706,7 @@ export class SettingsView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): SettingsView {
+  static fromBytes(bytes: fb.BytesLike): SettingsView {
     return new SettingsView(fb.root(bytes));
   }
 
@@ -800,7 +800,7 @@ export function encodeEmpty(v: Empty): Uint8Array {
 }
 
 /** Decodes a `Empty` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeEmpty(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Empty {
+export function decodeEmpty(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Empty {
   return fb.decodeTyped(bytes, decodeEmptyFrom, options);
 }
 
@@ -816,7 +816,7 @@ export class EmptyView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): EmptyView {
+  static fromBytes(bytes: fb.BytesLike): EmptyView {
     return new EmptyView(fb.root(bytes));
   }
 
@@ -882,7 +882,7 @@ export function encodeCircle(v: Circle): Uint8Array {
 }
 
 /** Decodes a `Circle` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeCircle(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Circle {
+export function decodeCircle(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Circle {
   return fb.decodeTyped(bytes, decodeCircleFrom, options);
 }
 
@@ -898,7 +898,7 @@ export class CircleView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): CircleView {
+  static fromBytes(bytes: fb.BytesLike): CircleView {
     return new CircleView(fb.root(bytes));
   }
 
@@ -970,7 +970,7 @@ export function encodeSquare(v: Square): Uint8Array {
 }
 
 /** Decodes a `Square` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeSquare(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Square {
+export function decodeSquare(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Square {
   return fb.decodeTyped(bytes, decodeSquareFrom, options);
 }
 
@@ -986,7 +986,7 @@ export class SquareView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): SquareView {
+  static fromBytes(bytes: fb.BytesLike): SquareView {
     return new SquareView(fb.root(bytes));
   }
 
@@ -1168,7 +1168,7 @@ export function encodeCanvas(v: Canvas): Uint8Array {
 }
 
 /** Decodes a `Canvas` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeCanvas(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Canvas {
+export function decodeCanvas(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Canvas {
   return fb.decodeTyped(bytes, decodeCanvasFrom, options);
 }
 
@@ -1184,7 +1184,7 @@ export class CanvasView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): CanvasView {
+  static fromBytes(bytes: fb.BytesLike): CanvasView {
     return new CanvasView(fb.root(bytes));
   }
 
@@ -1320,7 +1320,7 @@ export function encodeSeller(v: Seller): Uint8Array {
 }
 
 /** Decodes a `Seller` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeSeller(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Seller {
+export function decodeSeller(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Seller {
   return fb.decodeTyped(bytes, decodeSellerFrom, options);
 }
 
@@ -1336,7 +1336,7 @@ export class SellerView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): SellerView {
+  static fromBytes(bytes: fb.BytesLike): SellerView {
     return new SellerView(fb.root(bytes));
   }
 
@@ -1473,7 +1473,7 @@ export function encodeItem(v: Item): Uint8Array {
 }
 
 /** Decodes a `Item` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeItem(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Item {
+export function decodeItem(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Item {
   return fb.decodeTyped(bytes, decodeItemFrom, options);
 }
 
@@ -1489,7 +1489,7 @@ export class ItemView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ItemView {
+  static fromBytes(bytes: fb.BytesLike): ItemView {
     return new ItemView(fb.root(bytes));
   }
 
@@ -1699,7 +1699,7 @@ export function encodeOrder(v: Order): Uint8Array {
 }
 
 /** Decodes a `Order` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeOrder(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Order {
+export function decodeOrder(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Order {
   return fb.decodeTyped(bytes, decodeOrderFrom, options);
 }
 
@@ -1715,7 +1715,7 @@ export class OrderView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): OrderView {
+  static fromBytes(bytes: fb.BytesLike): OrderView {
     return new OrderView(fb.root(bytes));
   }
 
@@ -1966,7 +1966,7 @@ export function encodeRanges(v: Ranges): Uint8Array {
 }
 
 /** Decodes a `Ranges` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeRanges(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Ranges {
+export function decodeRanges(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Ranges {
   return fb.decodeTyped(bytes, decodeRangesFrom, options);
 }
 
@@ -1982,7 +1982,7 @@ export class RangesView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): RangesView {
+  static fromBytes(bytes: fb.BytesLike): RangesView {
     return new RangesView(fb.root(bytes));
   }
 
@@ -2254,7 +2254,7 @@ export function encodeVectors(v: Vectors): Uint8Array {
 }
 
 /** Decodes a `Vectors` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeVectors(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Vectors {
+export function decodeVectors(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Vectors {
   return fb.decodeTyped(bytes, decodeVectorsFrom, options);
 }
 
@@ -2270,7 +2270,7 @@ export class VectorsView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): VectorsView {
+  static fromBytes(bytes: fb.BytesLike): VectorsView {
     return new VectorsView(fb.root(bytes));
   }
 

@@ -73,7 +73,7 @@ export function encodePet(v: Pet): Uint8Array {
 }
 
 /** Decodes a `Pet` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodePet(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Pet {
+export function decodePet(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Pet {
   return fb.decodeTyped(bytes, decodePetFrom, options);
 }
 
@@ -173,7 +173,7 @@ export function encodeAddOptional(v: AddOptional): Uint8Array {
 }
 
 /** Decodes a `AddOptional` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeAddOptional(bytes: Uint8Array, options?: fb.TypedDecodeOptions): AddOptional {
+export function decodeAddOptional(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): AddOptional {
   return fb.decodeTyped(bytes, decodeAddOptionalFrom, options);
 }
 
@@ -189,7 +189,7 @@ export class AddOptionalView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): AddOptionalView {
+  static fromBytes(bytes: fb.BytesLike): AddOptionalView {
     return new AddOptionalView(fb.root(bytes));
   }
 
@@ -291,7 +291,7 @@ export function encodeAddRequired(v: AddRequired): Uint8Array {
 }
 
 /** Decodes a `AddRequired` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeAddRequired(bytes: Uint8Array, options?: fb.TypedDecodeOptions): AddRequired {
+export function decodeAddRequired(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): AddRequired {
   return fb.decodeTyped(bytes, decodeAddRequiredFrom, options);
 }
 
@@ -307,7 +307,7 @@ export class AddRequiredView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): AddRequiredView {
+  static fromBytes(bytes: fb.BytesLike): AddRequiredView {
     return new AddRequiredView(fb.root(bytes));
   }
 
@@ -382,7 +382,7 @@ export function encodeRemoveField(v: RemoveField): Uint8Array {
 }
 
 /** Decodes a `RemoveField` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeRemoveField(bytes: Uint8Array, options?: fb.TypedDecodeOptions): RemoveField {
+export function decodeRemoveField(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): RemoveField {
   return fb.decodeTyped(bytes, decodeRemoveFieldFrom, options);
 }
 
@@ -398,7 +398,7 @@ export class RemoveFieldView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): RemoveFieldView {
+  static fromBytes(bytes: fb.BytesLike): RemoveFieldView {
     return new RemoveFieldView(fb.root(bytes));
   }
 
@@ -480,7 +480,7 @@ export function encodeRename(v: Rename): Uint8Array {
 }
 
 /** Decodes a `Rename` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeRename(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Rename {
+export function decodeRename(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Rename {
   return fb.decodeTyped(bytes, decodeRenameFrom, options);
 }
 
@@ -496,7 +496,7 @@ export class RenameView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): RenameView {
+  static fromBytes(bytes: fb.BytesLike): RenameView {
     return new RenameView(fb.root(bytes));
   }
 
@@ -597,7 +597,7 @@ export function encodeReorder(v: Reorder): Uint8Array {
 }
 
 /** Decodes a `Reorder` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeReorder(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Reorder {
+export function decodeReorder(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Reorder {
   return fb.decodeTyped(bytes, decodeReorderFrom, options);
 }
 
@@ -613,7 +613,7 @@ export class ReorderView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ReorderView {
+  static fromBytes(bytes: fb.BytesLike): ReorderView {
     return new ReorderView(fb.root(bytes));
   }
 
@@ -707,7 +707,7 @@ export function encodeWiden(v: Widen): Uint8Array {
 }
 
 /** Decodes a `Widen` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeWiden(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Widen {
+export function decodeWiden(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Widen {
   return fb.decodeTyped(bytes, decodeWidenFrom, options);
 }
 
@@ -723,7 +723,7 @@ export class WidenView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): WidenView {
+  static fromBytes(bytes: fb.BytesLike): WidenView {
     return new WidenView(fb.root(bytes));
   }
 
@@ -798,7 +798,7 @@ export function encodeRetype(v: Retype): Uint8Array {
 }
 
 /** Decodes a `Retype` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeRetype(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Retype {
+export function decodeRetype(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Retype {
   return fb.decodeTyped(bytes, decodeRetypeFrom, options);
 }
 
@@ -814,7 +814,7 @@ export class RetypeView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): RetypeView {
+  static fromBytes(bytes: fb.BytesLike): RetypeView {
     return new RetypeView(fb.root(bytes));
   }
 
@@ -909,7 +909,7 @@ export function encodeMember(v: Member): Uint8Array {
 }
 
 /** Decodes a `Member` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeMember(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Member {
+export function decodeMember(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Member {
   return fb.decodeTyped(bytes, decodeMemberFrom, options);
 }
 
@@ -925,7 +925,7 @@ export class MemberView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): MemberView {
+  static fromBytes(bytes: fb.BytesLike): MemberView {
     return new MemberView(fb.root(bytes));
   }
 
@@ -1014,7 +1014,7 @@ export function encodeTeam(v: Team): Uint8Array {
 }
 
 /** Decodes a `Team` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeTeam(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Team {
+export function decodeTeam(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Team {
   return fb.decodeTyped(bytes, decodeTeamFrom, options);
 }
 
@@ -1030,7 +1030,7 @@ export class TeamView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): TeamView {
+  static fromBytes(bytes: fb.BytesLike): TeamView {
     return new TeamView(fb.root(bytes));
   }
 
@@ -1102,7 +1102,7 @@ export function encodeOwner(v: Owner): Uint8Array {
 }
 
 /** Decodes a `Owner` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeOwner(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Owner {
+export function decodeOwner(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Owner {
   return fb.decodeTyped(bytes, decodeOwnerFrom, options);
 }
 
@@ -1118,7 +1118,7 @@ export class OwnerView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): OwnerView {
+  static fromBytes(bytes: fb.BytesLike): OwnerView {
     return new OwnerView(fb.root(bytes));
   }
 

@@ -89,7 +89,7 @@ export function encodeType(v: Type): Uint8Array {
 }
 
 /** Decodes a `Type` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeType(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Type {
+export function decodeType(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Type {
   return fb.decodeTyped(bytes, decodeTypeFrom, options);
 }
 
@@ -691,7 +691,7 @@ export function encodeObject(v: Object): Uint8Array {
 }
 
 /** Decodes a `Object` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeObject(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Object {
+export function decodeObject(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Object {
   return fb.decodeTyped(bytes, decodeObjectFrom, options);
 }
 
@@ -707,7 +707,7 @@ export class ObjectView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ObjectView {
+  static fromBytes(bytes: fb.BytesLike): ObjectView {
     return new ObjectView(fb.root(bytes));
   }
 
@@ -1054,7 +1054,7 @@ export function encodeString(v: String): Uint8Array {
 }
 
 /** Decodes a `String` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeString(bytes: Uint8Array, options?: fb.TypedDecodeOptions): String {
+export function decodeString(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): String {
   return fb.decodeTyped(bytes, decodeStringFrom, options);
 }
 
@@ -1070,7 +1070,7 @@ export class StringView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): StringView {
+  static fromBytes(bytes: fb.BytesLike): StringView {
     return new StringView(fb.root(bytes));
   }
 
@@ -1160,7 +1160,7 @@ export function encodeList(v: List): Uint8Array {
 }
 
 /** Decodes a `List` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeList(bytes: Uint8Array, options?: fb.TypedDecodeOptions): List {
+export function decodeList(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): List {
   return fb.decodeTyped(bytes, decodeListFrom, options);
 }
 
@@ -1176,7 +1176,7 @@ export class ListView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ListView {
+  static fromBytes(bytes: fb.BytesLike): ListView {
     return new ListView(fb.root(bytes));
   }
 
@@ -1261,7 +1261,7 @@ export function encodeResult(v: Result): Uint8Array {
 }
 
 /** Decodes a `Result` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeResult(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Result {
+export function decodeResult(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Result {
   return fb.decodeTyped(bytes, decodeResultFrom, options);
 }
 
@@ -1277,7 +1277,7 @@ export class ResultView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ResultView {
+  static fromBytes(bytes: fb.BytesLike): ResultView {
     return new ResultView(fb.root(bytes));
   }
 
@@ -1366,7 +1366,7 @@ export function encodeError(v: Error): Uint8Array {
 }
 
 /** Decodes a `Error` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeError(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Error {
+export function decodeError(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Error {
   return fb.decodeTyped(bytes, decodeErrorFrom, options);
 }
 
@@ -1382,7 +1382,7 @@ export class ErrorView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ErrorView {
+  static fromBytes(bytes: fb.BytesLike): ErrorView {
     return new ErrorView(fb.root(bytes));
   }
 
@@ -1460,7 +1460,7 @@ export function encodeOption(v: Option): Uint8Array {
 }
 
 /** Decodes a `Option` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeOption(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Option {
+export function decodeOption(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Option {
   return fb.decodeTyped(bytes, decodeOptionFrom, options);
 }
 
@@ -1476,7 +1476,7 @@ export class OptionView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): OptionView {
+  static fromBytes(bytes: fb.BytesLike): OptionView {
     return new OptionView(fb.root(bytes));
   }
 
@@ -1546,7 +1546,7 @@ export function encodeVec(v: Vec): Uint8Array {
 }
 
 /** Decodes a `Vec` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeVec(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Vec {
+export function decodeVec(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Vec {
   return fb.decodeTyped(bytes, decodeVecFrom, options);
 }
 
@@ -1562,7 +1562,7 @@ export class VecView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): VecView {
+  static fromBytes(bytes: fb.BytesLike): VecView {
     return new VecView(fb.root(bytes));
   }
 
@@ -1634,7 +1634,7 @@ export function encodeBox(v: Box): Uint8Array {
 }
 
 /** Decodes a `Box` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeBox(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Box {
+export function decodeBox(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Box {
   return fb.decodeTyped(bytes, decodeBoxFrom, options);
 }
 
@@ -1650,7 +1650,7 @@ export class BoxView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): BoxView {
+  static fromBytes(bytes: fb.BytesLike): BoxView {
     return new BoxView(fb.root(bytes));
   }
 
@@ -1730,7 +1730,7 @@ export function encodeMap(v: Map): Uint8Array {
 }
 
 /** Decodes a `Map` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeMap(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Map {
+export function decodeMap(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Map {
   return fb.decodeTyped(bytes, decodeMapFrom, options);
 }
 
@@ -1746,7 +1746,7 @@ export class MapView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): MapView {
+  static fromBytes(bytes: fb.BytesLike): MapView {
     return new MapView(fb.root(bytes));
   }
 
@@ -1815,7 +1815,7 @@ export function encodeArray_(v: Array_): Uint8Array {
 }
 
 /** Decodes a `Array_` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeArray_(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Array_ {
+export function decodeArray_(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Array_ {
   return fb.decodeTyped(bytes, decodeArray_From, options);
 }
 
@@ -1831,7 +1831,7 @@ export class Array_View {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): Array_View {
+  static fromBytes(bytes: fb.BytesLike): Array_View {
     return new Array_View(fb.root(bytes));
   }
 

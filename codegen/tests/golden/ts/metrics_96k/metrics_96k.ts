@@ -77,7 +77,7 @@ export function encodeMetrics(v: Metrics): Uint8Array {
 }
 
 /** Decodes a `Metrics` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeMetrics(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Metrics {
+export function decodeMetrics(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Metrics {
   return fb.decodeTyped(bytes, decodeMetricsFrom, options);
 }
 
@@ -93,7 +93,7 @@ export class MetricsView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): MetricsView {
+  static fromBytes(bytes: fb.BytesLike): MetricsView {
     return new MetricsView(fb.root(bytes));
   }
 
@@ -197,7 +197,7 @@ export function encodeMetricSeries(v: MetricSeries): Uint8Array {
 }
 
 /** Decodes a `MetricSeries` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeMetricSeries(bytes: Uint8Array, options?: fb.TypedDecodeOptions): MetricSeries {
+export function decodeMetricSeries(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): MetricSeries {
   return fb.decodeTyped(bytes, decodeMetricSeriesFrom, options);
 }
 
@@ -213,7 +213,7 @@ export class MetricSeriesView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): MetricSeriesView {
+  static fromBytes(bytes: fb.BytesLike): MetricSeriesView {
     return new MetricSeriesView(fb.root(bytes));
   }
 

@@ -64,7 +64,7 @@ export function encodeRepeatedMaps(v: RepeatedMaps): Uint8Array {
 }
 
 /** Decodes a `RepeatedMaps` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeRepeatedMaps(bytes: Uint8Array, options?: fb.TypedDecodeOptions): RepeatedMaps {
+export function decodeRepeatedMaps(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): RepeatedMaps {
   return fb.decodeTyped(bytes, decodeRepeatedMapsFrom, options);
 }
 
@@ -80,7 +80,7 @@ export class RepeatedMapsView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): RepeatedMapsView {
+  static fromBytes(bytes: fb.BytesLike): RepeatedMapsView {
     return new RepeatedMapsView(fb.root(bytes));
   }
 
@@ -243,7 +243,7 @@ export function encodeRepeatedRow(v: RepeatedRow): Uint8Array {
 }
 
 /** Decodes a `RepeatedRow` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeRepeatedRow(bytes: Uint8Array, options?: fb.TypedDecodeOptions): RepeatedRow {
+export function decodeRepeatedRow(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): RepeatedRow {
   return fb.decodeTyped(bytes, decodeRepeatedRowFrom, options);
 }
 
@@ -259,7 +259,7 @@ export class RepeatedRowView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): RepeatedRowView {
+  static fromBytes(bytes: fb.BytesLike): RepeatedRowView {
     return new RepeatedRowView(fb.root(bytes));
   }
 

@@ -73,7 +73,7 @@ export function encodePayload(v: Payload): Uint8Array {
 }
 
 /** Decodes a `Payload` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodePayload(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Payload {
+export function decodePayload(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Payload {
   return fb.decodeTyped(bytes, decodePayloadFrom, options);
 }
 
@@ -144,7 +144,7 @@ export function encodeGeo(v: Geo): Uint8Array {
 }
 
 /** Decodes a `Geo` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeGeo(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Geo {
+export function decodeGeo(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Geo {
   return fb.decodeTyped(bytes, decodeGeoFrom, options);
 }
 
@@ -160,7 +160,7 @@ export class GeoView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): GeoView {
+  static fromBytes(bytes: fb.BytesLike): GeoView {
     return new GeoView(fb.root(bytes));
   }
 
@@ -280,7 +280,7 @@ export function encodeImage(v: Image): Uint8Array {
 }
 
 /** Decodes a `Image` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeImage(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Image {
+export function decodeImage(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Image {
   return fb.decodeTyped(bytes, decodeImageFrom, options);
 }
 
@@ -296,7 +296,7 @@ export class ImageView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ImageView {
+  static fromBytes(bytes: fb.BytesLike): ImageView {
     return new ImageView(fb.root(bytes));
   }
 
@@ -513,7 +513,7 @@ export function encodeAddress(v: Address): Uint8Array {
 }
 
 /** Decodes a `Address` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeAddress(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Address {
+export function decodeAddress(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Address {
   return fb.decodeTyped(bytes, decodeAddressFrom, options);
 }
 
@@ -529,7 +529,7 @@ export class AddressView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): AddressView {
+  static fromBytes(bytes: fb.BytesLike): AddressView {
     return new AddressView(fb.root(bytes));
   }
 

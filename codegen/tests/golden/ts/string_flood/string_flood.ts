@@ -85,7 +85,7 @@ export function encodeStringFlood(v: StringFlood): Uint8Array {
 }
 
 /** Decodes a `StringFlood` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeStringFlood(bytes: Uint8Array, options?: fb.TypedDecodeOptions): StringFlood {
+export function decodeStringFlood(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): StringFlood {
   return fb.decodeTyped(bytes, decodeStringFloodFrom, options);
 }
 
@@ -101,7 +101,7 @@ export class StringFloodView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): StringFloodView {
+  static fromBytes(bytes: fb.BytesLike): StringFloodView {
     return new StringFloodView(fb.root(bytes));
   }
 

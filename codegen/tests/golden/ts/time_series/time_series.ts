@@ -147,7 +147,7 @@ export function encodeTimeSeries(v: TimeSeries): Uint8Array {
 }
 
 /** Decodes a `TimeSeries` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeTimeSeries(bytes: Uint8Array, options?: fb.TypedDecodeOptions): TimeSeries {
+export function decodeTimeSeries(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): TimeSeries {
   return fb.decodeTyped(bytes, decodeTimeSeriesFrom, options);
 }
 
@@ -163,7 +163,7 @@ export class TimeSeriesView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): TimeSeriesView {
+  static fromBytes(bytes: fb.BytesLike): TimeSeriesView {
     return new TimeSeriesView(fb.root(bytes));
   }
 

@@ -223,7 +223,7 @@ export function encodeUnicodeHeavy(v: UnicodeHeavy): Uint8Array {
 }
 
 /** Decodes a `UnicodeHeavy` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeUnicodeHeavy(bytes: Uint8Array, options?: fb.TypedDecodeOptions): UnicodeHeavy {
+export function decodeUnicodeHeavy(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): UnicodeHeavy {
   return fb.decodeTyped(bytes, decodeUnicodeHeavyFrom, options);
 }
 
@@ -239,7 +239,7 @@ export class UnicodeHeavyView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): UnicodeHeavyView {
+  static fromBytes(bytes: fb.BytesLike): UnicodeHeavyView {
     return new UnicodeHeavyView(fb.root(bytes));
   }
 
@@ -405,7 +405,7 @@ export function encodeScriptSection(v: ScriptSection): Uint8Array {
 }
 
 /** Decodes a `ScriptSection` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeScriptSection(bytes: Uint8Array, options?: fb.TypedDecodeOptions): ScriptSection {
+export function decodeScriptSection(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): ScriptSection {
   return fb.decodeTyped(bytes, decodeScriptSectionFrom, options);
 }
 
@@ -421,7 +421,7 @@ export class ScriptSectionView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): ScriptSectionView {
+  static fromBytes(bytes: fb.BytesLike): ScriptSectionView {
     return new ScriptSectionView(fb.root(bytes));
   }
 

@@ -479,7 +479,7 @@ export function encodeUserProfile(v: UserProfile): Uint8Array {
 }
 
 /** Decodes a `UserProfile` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeUserProfile(bytes: Uint8Array, options?: fb.TypedDecodeOptions): UserProfile {
+export function decodeUserProfile(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): UserProfile {
   return fb.decodeTyped(bytes, decodeUserProfileFrom, options);
 }
 
@@ -495,7 +495,7 @@ export class UserProfileView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): UserProfileView {
+  static fromBytes(bytes: fb.BytesLike): UserProfileView {
     return new UserProfileView(fb.root(bytes));
   }
 
@@ -812,7 +812,7 @@ export function encodeUserAddress(v: UserAddress): Uint8Array {
 }
 
 /** Decodes a `UserAddress` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeUserAddress(bytes: Uint8Array, options?: fb.TypedDecodeOptions): UserAddress {
+export function decodeUserAddress(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): UserAddress {
   return fb.decodeTyped(bytes, decodeUserAddressFrom, options);
 }
 
@@ -828,7 +828,7 @@ export class UserAddressView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): UserAddressView {
+  static fromBytes(bytes: fb.BytesLike): UserAddressView {
     return new UserAddressView(fb.root(bytes));
   }
 
@@ -937,7 +937,7 @@ export function encodeGeoPoint(v: GeoPoint): Uint8Array {
 }
 
 /** Decodes a `GeoPoint` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeGeoPoint(bytes: Uint8Array, options?: fb.TypedDecodeOptions): GeoPoint {
+export function decodeGeoPoint(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): GeoPoint {
   return fb.decodeTyped(bytes, decodeGeoPointFrom, options);
 }
 
@@ -953,7 +953,7 @@ export class GeoPointView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): GeoPointView {
+  static fromBytes(bytes: fb.BytesLike): GeoPointView {
     return new GeoPointView(fb.root(bytes));
   }
 
@@ -1084,7 +1084,7 @@ export function encodeUserSettings(v: UserSettings): Uint8Array {
 }
 
 /** Decodes a `UserSettings` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeUserSettings(bytes: Uint8Array, options?: fb.TypedDecodeOptions): UserSettings {
+export function decodeUserSettings(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): UserSettings {
   return fb.decodeTyped(bytes, decodeUserSettingsFrom, options);
 }
 
@@ -1100,7 +1100,7 @@ export class UserSettingsView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): UserSettingsView {
+  static fromBytes(bytes: fb.BytesLike): UserSettingsView {
     return new UserSettingsView(fb.root(bytes));
   }
 
@@ -1222,7 +1222,7 @@ export function encodeNotificationSettings(v: NotificationSettings): Uint8Array 
 }
 
 /** Decodes a `NotificationSettings` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeNotificationSettings(bytes: Uint8Array, options?: fb.TypedDecodeOptions): NotificationSettings {
+export function decodeNotificationSettings(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): NotificationSettings {
   return fb.decodeTyped(bytes, decodeNotificationSettingsFrom, options);
 }
 
@@ -1238,7 +1238,7 @@ export class NotificationSettingsView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): NotificationSettingsView {
+  static fromBytes(bytes: fb.BytesLike): NotificationSettingsView {
     return new NotificationSettingsView(fb.root(bytes));
   }
 
@@ -1361,7 +1361,7 @@ export function encodeLinkedAccount(v: LinkedAccount): Uint8Array {
 }
 
 /** Decodes a `LinkedAccount` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeLinkedAccount(bytes: Uint8Array, options?: fb.TypedDecodeOptions): LinkedAccount {
+export function decodeLinkedAccount(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): LinkedAccount {
   return fb.decodeTyped(bytes, decodeLinkedAccountFrom, options);
 }
 
@@ -1377,7 +1377,7 @@ export class LinkedAccountView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): LinkedAccountView {
+  static fromBytes(bytes: fb.BytesLike): LinkedAccountView {
     return new LinkedAccountView(fb.root(bytes));
   }
 
@@ -1532,7 +1532,7 @@ export function encodeUserStats(v: UserStats): Uint8Array {
 }
 
 /** Decodes a `UserStats` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeUserStats(bytes: Uint8Array, options?: fb.TypedDecodeOptions): UserStats {
+export function decodeUserStats(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): UserStats {
   return fb.decodeTyped(bytes, decodeUserStatsFrom, options);
 }
 
@@ -1548,7 +1548,7 @@ export class UserStatsView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): UserStatsView {
+  static fromBytes(bytes: fb.BytesLike): UserStatsView {
     return new UserStatsView(fb.root(bytes));
   }
 
@@ -1689,7 +1689,7 @@ export function encodeSubscription(v: Subscription): Uint8Array {
 }
 
 /** Decodes a `Subscription` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeSubscription(bytes: Uint8Array, options?: fb.TypedDecodeOptions): Subscription {
+export function decodeSubscription(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): Subscription {
   return fb.decodeTyped(bytes, decodeSubscriptionFrom, options);
 }
 
@@ -1705,7 +1705,7 @@ export class SubscriptionView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): SubscriptionView {
+  static fromBytes(bytes: fb.BytesLike): SubscriptionView {
     return new SubscriptionView(fb.root(bytes));
   }
 

@@ -1133,7 +1133,7 @@ export function encodeWideMap(v: WideMap): Uint8Array {
 }
 
 /** Decodes a `WideMap` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeWideMap(bytes: Uint8Array, options?: fb.TypedDecodeOptions): WideMap {
+export function decodeWideMap(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): WideMap {
   return fb.decodeTyped(bytes, decodeWideMapFrom, options);
 }
 
@@ -1149,7 +1149,7 @@ export class WideMapView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): WideMapView {
+  static fromBytes(bytes: fb.BytesLike): WideMapView {
     return new WideMapView(fb.root(bytes));
   }
 

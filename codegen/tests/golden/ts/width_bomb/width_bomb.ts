@@ -56,7 +56,7 @@ export function encodeWidthBomb(v: WidthBomb): Uint8Array {
 }
 
 /** Decodes a `WidthBomb` from the root of `bytes` (checked: safe on untrusted bytes). */
-export function decodeWidthBomb(bytes: Uint8Array, options?: fb.TypedDecodeOptions): WidthBomb {
+export function decodeWidthBomb(bytes: fb.BytesLike, options?: fb.TypedDecodeOptions): WidthBomb {
   return fb.decodeTyped(bytes, decodeWidthBombFrom, options);
 }
 
@@ -72,7 +72,7 @@ export class WidthBombView {
   }
 
   /** A view of the root of `bytes` (checked reads: safe on untrusted bytes, no full verification). */
-  static fromBytes(bytes: Uint8Array): WidthBombView {
+  static fromBytes(bytes: fb.BytesLike): WidthBombView {
     return new WidthBombView(fb.root(bytes));
   }
 
