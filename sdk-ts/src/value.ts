@@ -6,7 +6,8 @@
  * as f32 when exact, as the C++ builder does); bigint -> int (or uint above
  * i64); strings -> string; `Uint8Array` -> blob; other typed arrays -> typed
  * vectors; arrays -> vectors; `Map` and plain objects -> maps (keys sorted by
- * UTF-8 bytes). Object properties whose value is `undefined`, a function or a
+ * UTF-8 bytes). Maps and typed arrays of another realm (an iframe, a `vm`
+ * context) are written as this realm's. Object properties whose value is `undefined`, a function or a
  * symbol are skipped and objects with `toJSON` are encoded through it, as
  * `JSON.stringify` does.
  *
@@ -18,6 +19,7 @@
  */
 
 import { Builder, BuilderOptions, isIntElement } from "./builder.js";
+import type { ScalarKind } from "./builder.js";
 import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
 import { fail, FlexError } from "./error.js";
 import { bytesOf, f64At, IntMode, joinWords, littleEndianCopy, rootOf, u32 } from "./reader.js";
@@ -793,20 +795,18 @@ function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
     return;
   }
   if (v instanceof Map) {
-    b.startMap();
-    for (const [k, e] of v) {
-      if (typeof k !== "string") throw fail("Unsupported", "map keys must be strings");
-      const te = typeof e;
-      if (te === "undefined" || te === "function" || te === "symbol") continue;
-      b.key(k);
-      push(b, e, depth + 1, maxDepth);
-    }
-    b.endMap();
+    pushMap(b, v, depth, maxDepth);
     return;
   }
-  const o = v as { [k: string]: unknown; toJSON?: () => unknown };
+  const o = v as { [k: string]: unknown; toJSON?: () => unknown; entries?: unknown };
   if (typeof o.toJSON === "function") {
     push(b, o.toJSON(), depth, maxDepth);
+    return;
+  }
+  if (typeof o.entries === "function" && isMap(o)) {
+    // A Map of another realm (an iframe, a `vm` context): `instanceof`
+    // does not see it, and its entries are no own properties.
+    pushMap(b, o, depth, maxDepth);
     return;
   }
   let keys: readonly string[] = Object.keys(o);
@@ -836,6 +836,32 @@ function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
   // Keys in wire order, each once (an object's own keys): no order check needed.
   if (ascending) b.endMapAscending();
   else b.endMap();
+}
+
+/** Pushes the entries of a `Map` (string keys only) as a map. */
+function pushMap(b: Builder, m: Map<unknown, unknown>, depth: number, maxDepth: number): void {
+  b.startMap();
+  for (const [k, e] of m) {
+    if (typeof k !== "string") throw fail("Unsupported", "map keys must be strings");
+    const te = typeof e;
+    if (te === "undefined" || te === "function" || te === "symbol") continue;
+    b.key(k);
+    push(b, e, depth + 1, maxDepth);
+  }
+  b.endMap();
+}
+
+/** True when `o` is a `Map` of any realm (its internal slot, which `Map.prototype.has` checks). */
+function isMap(o: object): o is Map<unknown, unknown> {
+  // The tag first, so objects of other classes with an `entries` method
+  // (a `Set`, `Headers`, the caller's collections) cost no exception.
+  if (Object.prototype.toString.call(o) !== "[object Map]") return false;
+  try {
+    Map.prototype.has.call(o, undefined);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function allNumbers(v: unknown[]): boolean {
@@ -971,6 +997,25 @@ function pushView(b: Builder, v: ArrayBufferView): void {
   else if (v instanceof Uint16Array) b.typedVector(v, "u16");
   else if (v instanceof BigInt64Array) b.typedVector(v, "i64");
   else if (v instanceof BigUint64Array) b.typedVector(v, "u64");
+  else pushForeignView(b, v);
+}
+
+/** Typed vector element kinds by the tag of a typed array (`Uint8Array` is a blob). */
+const VIEW_KINDS: { [tag: string]: ScalarKind } = {
+  "[object Float64Array]": "f64", "[object Float32Array]": "f32", "[object Int32Array]": "i32",
+  "[object Int16Array]": "i16", "[object Int8Array]": "i8", "[object Uint32Array]": "u32",
+  "[object Uint16Array]": "u16", "[object BigInt64Array]": "i64", "[object BigUint64Array]": "u64",
+};
+
+/**
+ * {@link pushView} of a view none of this realm's classes match: a typed
+ * array of another realm (an iframe, a `vm` context) is written as the same
+ * array of this realm would be, read through its tag; anything else (a
+ * `DataView`, a `Uint8ClampedArray`) as a blob of its bytes.
+ */
+function pushForeignView(b: Builder, v: ArrayBufferView): void {
+  const kind = VIEW_KINDS[Object.prototype.toString.call(v)];
+  if (kind !== undefined) b.typedVector(v as unknown as ArrayLike<number | bigint>, kind);
   else b.blob(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
 }
 

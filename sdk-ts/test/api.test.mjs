@@ -415,3 +415,29 @@ test("readers take any buffer or view of one, and name what came when it is not 
     }
   }
 });
+
+test("values of another realm (a vm context, an iframe) encode as this realm's do", async () => {
+  const vm = await import("node:vm");
+  const ctx = vm.createContext({});
+  const there = (src) => vm.runInContext(src, ctx);
+  const hex = (b) => Buffer.from(b).toString("hex");
+  const pairs = [
+    [there("new Map([['b', [1, 2]], ['a', new Map([['k', 'v']])]])"), new Map([["b", [1, 2]], ["a", new Map([["k", "v"]])]])],
+    [there("({ m: new Map([['x', 1.5]]), list: [new Map()] })"), { m: new Map([["x", 1.5]]), list: [new Map()] }],
+    [there("new Set([1, 2])"), new Set([1, 2])],
+  ];
+  for (const kind of ["Float64Array", "Float32Array", "Int32Array", "Int16Array", "Int8Array", "Uint32Array", "Uint16Array", "Uint8Array"]) {
+    pairs.push([there(`new ${kind}([1, 2, 100])`), new globalThis[kind]([1, 2, 100])]);
+  }
+  pairs.push([there("new BigInt64Array([1n, -2n])"), new BigInt64Array([1n, -2n])]);
+  pairs.push([there("new BigUint64Array([1n, 2n ** 63n])"), new BigUint64Array([1n, 2n ** 63n])]);
+  for (const [foreign, local] of pairs) {
+    assert.notEqual(Object.getPrototypeOf(foreign), Object.getPrototypeOf(local), "the sample is of another realm");
+    assert.equal(hex(fb.encode(foreign)), hex(fb.encode(local)), Object.prototype.toString.call(local));
+  }
+  // Not maps: an object that only says it is one, and one with an entries method.
+  const spoof = { [Symbol.toStringTag]: "Map", entries() { return [["a", 1]][Symbol.iterator](); }, a: 2 };
+  assert.deepEqual(fb.decode(fb.encode(spoof)), { a: 2 });
+  class Bag { constructor() { this.n = 3; } entries() { return []; } }
+  assert.deepEqual(fb.decode(fb.encode(new Bag())), { n: 3 });
+});
