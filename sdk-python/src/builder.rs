@@ -200,6 +200,7 @@ impl PyBuilder {
             Encoder {
                 b: &mut self.inner,
                 orders,
+                default: None,
             }
             .value(value, 0)
         })

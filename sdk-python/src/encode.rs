@@ -90,6 +90,15 @@ impl EncodeFail {
     pub fn into_py(self, py: Python<'_>) -> PyErr {
         let inner = *self.0;
         if let Some(e) = inner.py {
+            // Where it happened, as a note on the exception (PEP 678; the
+            // exception itself is the one raised, from `default` or a
+            // buffer's exporter).
+            if let Some(path) = inner.error.path() {
+                let note = format!("while encoding the value at {path}");
+                if let Ok(add) = e.value(py).getattr("add_note") {
+                    let _ = add.call1((note,));
+                }
+            }
             return e;
         }
         if let ErrorKind::Message(m) = inner.error.kind() {
@@ -268,14 +277,17 @@ pub fn map_key<'a>(k: &'a Bound<'_, PyAny>) -> Result<&'a str, EncodeFail> {
 }
 
 /// Writes any supported Python value.
-pub struct Encoder<'b> {
+pub struct Encoder<'b, 'py> {
     /// The builder written to.
     pub b: &'b mut Builder,
     /// Sorted key orders of dict shapes seen before.
     pub orders: &'b mut DictOrders,
+    /// `dumps`'s `default`: called with an object of no supported type, and
+    /// what it returns is written in its place.
+    pub default: Option<&'b Bound<'py, PyAny>>,
 }
 
-impl Encoder<'_> {
+impl Encoder<'_, '_> {
     /// Pushes `obj` (and everything in it) as one value.
     pub fn value(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> Result<(), EncodeFail> {
         if self.exact_scalar(obj)? {
@@ -322,6 +334,13 @@ impl Encoder<'_> {
         // SAFETY: a type check on a live object.
         if unsafe { ffi::PyObject_CheckBuffer(obj.as_ptr()) } != 0 {
             return numeric_buffer(self.b, obj);
+        }
+        if let Some(default) = self.default {
+            // One level deeper each time: a `default` that keeps returning
+            // objects it is called with again ends at the nesting limit.
+            let depth = enter(depth)?;
+            let replaced = default.call1((obj,))?;
+            return self.value(&replaced, depth);
         }
         Err(EncodeFail::new(
             Class::EncodeType,

@@ -55,24 +55,51 @@ fn dumps_builder(share: ShareFlags) -> Builder {
     })
 }
 
-fn encode_with(py: Python<'_>, b: &mut Builder, obj: &Bound<'_, PyAny>) -> PyResult<Py<PyBytes>> {
+fn encode_with(
+    py: Python<'_>,
+    b: &mut Builder,
+    obj: &Bound<'_, PyAny>,
+    default: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyBytes>> {
     b.clear();
-    dict_order::with_orders(|orders| Encoder { b: &mut *b, orders }.value(obj, 0))
-        .map_err(|e| e.into_py(py))?;
+    dict_order::with_orders(|orders| {
+        Encoder {
+            b: &mut *b,
+            orders,
+            default,
+        }
+        .value(obj, 0)
+    })
+    .map_err(|e| e.into_py(py))?;
     let bytes = b.finish().py_err(py, Context::Encode)?;
     Ok(PyBytes::new(py, bytes).unbind())
 }
 
 /// Encodes `obj` (dict, list, tuple, str, int, float, bool, None, bytes, numeric
 /// buffers) as a FlexBuffer. Equal keys are always written once; equal strings
-/// too when `share_strings` is true.
+/// too when `share_strings` is true. `default`, when given, is called with
+/// each object of another type, and what it returns is written instead (as
+/// `json.dumps` and orjson do); an exception it raises propagates.
 #[pyfunction]
-#[pyo3(signature = (obj, *, share_strings = false))]
-fn dumps(py: Python<'_>, obj: &Bound<'_, PyAny>, share_strings: bool) -> PyResult<Py<PyBytes>> {
+#[pyo3(signature = (obj, *, share_strings = false, default = None))]
+fn dumps(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    share_strings: bool,
+    default: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyBytes>> {
+    if let Some(f) = default {
+        if !f.is_callable() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "default must be callable, not {}",
+                f.get_type().name()?
+            )));
+        }
+    }
     BUILDERS.with(|builders| {
         let cell = &builders[share_strings as usize];
         match cell.try_borrow_mut() {
-            Ok(mut b) => encode_with(py, &mut b, obj),
+            Ok(mut b) => encode_with(py, &mut b, obj, default),
             // Re-entered from inside an encode (a buffer exporter calling back): use a fresh builder.
             Err(_) => {
                 let share = if share_strings {
@@ -80,7 +107,7 @@ fn dumps(py: Python<'_>, obj: &Bound<'_, PyAny>, share_strings: bool) -> PyResul
                 } else {
                     ShareFlags::KEYS
                 };
-                encode_with(py, &mut Builder::with_share(share), obj)
+                encode_with(py, &mut Builder::with_share(share), obj, default)
             }
         }
     })

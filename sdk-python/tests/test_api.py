@@ -153,6 +153,69 @@ def test_unsupported_types_raise_type_error_naming_the_path() -> None:
     assert "keys must be str" in str(e2.value)
 
 
+def test_default_writes_what_it_returns_for_objects_of_other_types() -> None:
+    import dataclasses
+    import datetime
+    import decimal
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+        y: float
+
+    seen: list[str] = []
+
+    def convert(o: object) -> object:
+        seen.append(type(o).__name__)
+        if isinstance(o, (datetime.date, datetime.datetime)):
+            return o.isoformat()
+        if isinstance(o, decimal.Decimal):
+            return str(o)
+        if isinstance(o, (set, frozenset)):
+            return sorted(o)
+        if dataclasses.is_dataclass(o) and not isinstance(o, type):
+            return dataclasses.asdict(o)
+        raise TypeError(f"no conversion for {type(o).__name__}")
+
+    when = datetime.datetime(2026, 12, 6, 7, 30)
+    obj = {"at": when, "price": decimal.Decimal("9.99"), "tags": {"b", "a"},
+           "points": (Point(1, 2.5), [Point(3, 4.0)]), "plain": [1, "x", None, b"\x00"]}
+    converted = {"at": when.isoformat(), "price": "9.99", "tags": ["a", "b"],
+                 "points": [{"x": 1, "y": 2.5}, [{"x": 3, "y": 4.0}]], "plain": [1, "x", None, b"\x00"]}
+    assert flexbuf.dumps(obj, default=convert) == flexbuf.dumps(converted)
+    # Called once for each object of another type, never for the supported ones.
+    assert sorted(seen) == ["Decimal", "Point", "Point", "datetime", "set"]
+    assert flexbuf.dumps([1, "a", {"k": 2.5}], default=convert) == flexbuf.dumps([1, "a", {"k": 2.5}])
+    # What it returns may itself need it again.
+    assert flexbuf.dumps([{1, 2}], default=lambda o: frozenset(o) if isinstance(o, set) else sorted(o)) == flexbuf.dumps([[1, 2]])
+    # Without it (or with None), the same objects are errors naming the path.
+    for kwargs in ({}, {"default": None}):
+        with pytest.raises(flexbuf.EncodeTypeError) as e:
+            flexbuf.dumps({"at": when}, **kwargs)  # type: ignore[arg-type]
+        assert e.value.path == "$.at"
+    # Keys are not converted: a map key must be a str.
+    with pytest.raises(flexbuf.EncodeTypeError, match="map keys must be str"):
+        flexbuf.dumps({1: "x"}, default=str)
+
+
+def test_default_errors_propagate_with_the_path_and_loops_end() -> None:
+    def refuse(o: object) -> object:
+        raise ValueError(f"cannot store {type(o).__name__}")
+
+    with pytest.raises(ValueError, match="cannot store object") as e:
+        flexbuf.dumps({"items": [1, object()]}, default=refuse)
+    assert getattr(e.value, "__notes__", None) == ["while encoding the value at $.items[1]"]
+    # A default that returns what it was given ends at the nesting limit.
+    with pytest.raises(flexbuf.EncodeError, match="nesting deeper than the limit of 64"):
+        flexbuf.dumps(object(), default=lambda o: o)
+    with pytest.raises(TypeError, match="default must be callable, not int"):
+        flexbuf.dumps([1], default=3)  # type: ignore[arg-type]
+    # A lone surrogate's UnicodeEncodeError names where it was, too.
+    with pytest.raises(UnicodeEncodeError) as u:
+        flexbuf.dumps({"k": ["\ud800"]})
+    assert getattr(u.value, "__notes__", None) == ["while encoding the value at $.k[0]"]
+
+
 def test_cycles_and_deep_nesting_stop_at_the_verifier_limit() -> None:
     loop: list[object] = []
     loop.append(loop)

@@ -4,7 +4,7 @@ import builtins
 import os
 import pathlib
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, final
 
 from typing_extensions import Buffer
@@ -29,8 +29,17 @@ __all__ = [
 ]
 
 
-def dumps(obj: Any, *, share_strings: bool = False) -> bytes:
-    """Encodes dict/list/tuple/str/int/float/bool/None/bytes (and 1-D numeric buffers)."""
+def dumps(
+    obj: Any,
+    *,
+    share_strings: bool = False,
+    default: Callable[[Any], Any] | None = None,
+) -> bytes:
+    """Encodes dict/list/tuple/str/int/float/bool/None/bytes (and 1-D numeric buffers).
+
+    ``default`` is called with each object of another type; what it returns
+    is encoded in its place.
+    """
 
 def loads(data: Buffer) -> Any:
     """Checks ``data`` as the verifier does and expands it into Python objects."""
