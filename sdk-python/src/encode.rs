@@ -4,10 +4,10 @@
 //! map (keys must be `str`), `list`/`tuple` → untyped vector, `int` → int
 //! (uint only above `i64::MAX`), `float` → double, `str` → string, `bool`,
 //! `None` → null; so `dumps(obj)` equals `from_json(json.dumps(obj))`. On top of
-//! JSON: `bytes`/`bytearray` → blob, and any other 1-D buffer of numbers
-//! (`array.array`, NumPy arrays) → a typed vector of its element type.
+//! JSON: `bytes`/`bytearray` → blob, any other 1-D buffer of numbers
+//! (`array.array`, NumPy arrays) → a typed vector of its element type, and a
+//! 0-D one (a NumPy scalar) → that number (see [`crate::buffers`]).
 
-use std::ffi::CStr;
 use std::os::raw::c_int;
 
 use flexbuf::{Builder, Error, ErrorKind, PathSegment};
@@ -332,8 +332,12 @@ impl Encoder<'_, '_> {
             return Ok(());
         }
         // SAFETY: a type check on a live object.
+        let mut reason = None;
         if unsafe { ffi::PyObject_CheckBuffer(obj.as_ptr()) } != 0 {
-            return numeric_buffer(self.b, obj);
+            reason = crate::buffers::write(self.b, obj)?;
+            if reason.is_none() {
+                return Ok(());
+            }
         }
         if let Some(default) = self.default {
             // One level deeper each time: a `default` that keeps returning
@@ -344,7 +348,7 @@ impl Encoder<'_, '_> {
         }
         Err(EncodeFail::new(
             Class::EncodeType,
-            format!("cannot encode an object of type {}", type_name(obj)),
+            reason.unwrap_or_else(|| format!("cannot encode an object of type {}", type_name(obj))),
         ))
     }
 
@@ -607,93 +611,4 @@ fn enter(depth: usize) -> Result<usize, EncodeFail> {
         ));
     }
     Ok(depth + 1)
-}
-
-/// A 1-D buffer of numbers as a typed vector at its natural width (widened
-/// when its length does not fit that width); a memoryview of bytes as a blob.
-fn numeric_buffer(b: &mut Builder, obj: &Bound<'_, PyAny>) -> Result<(), EncodeFail> {
-    let py = obj.py();
-    // SAFETY: Py_buffer is plain data; PyObject_GetBuffer fills it or fails, and
-    // PyBuffer_Release is called on every path after success.
-    unsafe {
-        let mut view: ffi::Py_buffer = std::mem::zeroed();
-        let flags = ffi::PyBUF_FORMAT | ffi::PyBUF_C_CONTIGUOUS;
-        if ffi::PyObject_GetBuffer(obj.as_ptr(), &mut view, flags) != 0 {
-            return Err(PyErr::fetch(py).into());
-        }
-        let result = (|| {
-            if view.ndim > 1 {
-                return Err(EncodeFail::new(
-                    Class::EncodeType,
-                    format!("cannot encode a {}-dimensional buffer", view.ndim),
-                ));
-            }
-            let format = if view.format.is_null() {
-                "B".to_string()
-            } else {
-                CStr::from_ptr(view.format).to_string_lossy().into_owned()
-            };
-            let code = format.trim_start_matches(['@', '=', '<']);
-            let bytes = std::slice::from_raw_parts(view.buf as *const u8, view.len as usize);
-            let is_memoryview = ffi::PyMemoryView_Check(obj.as_ptr()) != 0;
-            if is_memoryview && (code == "B" || code == "c") {
-                b.blob(bytes);
-                return Ok(());
-            }
-            write_typed(b, code, bytes).ok_or_else(|| {
-                EncodeFail::new(
-                    Class::EncodeType,
-                    format!(
-                        "cannot encode a buffer of format {format:?} from {}",
-                        type_name(obj)
-                    ),
-                )
-            })?
-        })();
-        ffi::PyBuffer_Release(&mut view);
-        result
-    }
-}
-
-fn write_typed(b: &mut Builder, code: &str, bytes: &[u8]) -> Option<Result<(), EncodeFail>> {
-    fn go<T: flexbuf::Scalar, const N: usize>(
-        b: &mut Builder,
-        bytes: &[u8],
-        conv: fn([u8; N]) -> T,
-    ) -> Result<(), EncodeFail> {
-        let values: Vec<T> = bytes
-            .chunks_exact(N)
-            .map(|c| {
-                let mut a = [0u8; N];
-                a.copy_from_slice(c);
-                conv(a)
-            })
-            .collect();
-        if flexbuf::BitWidth::of_u64(values.len() as u64) > T::NATURAL {
-            // The length does not fit the natural width (e.g. 300 bytes): widen.
-            b.typed_vector(&values);
-        } else {
-            b.scalar_vector(&values)?;
-        }
-        Ok(())
-    }
-    let l = std::mem::size_of::<std::os::raw::c_long>();
-    Some(match code {
-        "b" => go(b, bytes, i8::from_ne_bytes),
-        "B" => go(b, bytes, u8::from_ne_bytes),
-        "?" => go(b, bytes, |a: [u8; 1]| a[0] != 0),
-        "h" => go(b, bytes, i16::from_ne_bytes),
-        "H" => go(b, bytes, u16::from_ne_bytes),
-        "i" => go(b, bytes, i32::from_ne_bytes),
-        "I" => go(b, bytes, u32::from_ne_bytes),
-        "l" if l == 8 => go(b, bytes, i64::from_ne_bytes),
-        "L" if l == 8 => go(b, bytes, u64::from_ne_bytes),
-        "l" => go(b, bytes, i32::from_ne_bytes),
-        "L" => go(b, bytes, u32::from_ne_bytes),
-        "q" => go(b, bytes, i64::from_ne_bytes),
-        "Q" => go(b, bytes, u64::from_ne_bytes),
-        "f" => go(b, bytes, f32::from_ne_bytes),
-        "d" => go(b, bytes, f64::from_ne_bytes),
-        _ => return None,
-    })
 }

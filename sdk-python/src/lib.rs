@@ -5,6 +5,7 @@
 //! walks the objects and writes the buffer; typed models decode and encode
 //! through a compiled schema.
 
+mod buffers;
 mod builder;
 mod decode;
 mod dict_order;

@@ -262,6 +262,65 @@ def test_numeric_buffers_become_typed_vectors_at_their_width() -> None:
     assert ref["raw"] == b"\x01\x02"
 
 
+def test_numpy_scalars_encode_as_the_python_numbers_they_equal() -> None:
+    """A 0-D buffer (a NumPy scalar, a 0-D array, a ctypes number) is one
+    number, not a one-element vector: ``np.int64(5)`` used to come back as
+    ``[5]``."""
+    import ctypes
+
+    pairs: list[tuple[object, object]] = [
+        (np.int64(5), 5), (np.int32(-3), -3), (np.int8(-128), -128), (np.uint8(200), 200),
+        (np.uint16(65535), 65535), (np.uint64(2**64 - 1), 2**64 - 1), (np.uint64(7), 7),
+        (np.float32(1.1), float(np.float32(1.1))), (np.float16(0.1), float(np.float16(0.1))),
+        (np.bool_(True), True), (np.bool_(False), False), (np.array(9), 9), (np.array(2.5), 2.5),
+        (ctypes.c_int(7), 7), (ctypes.c_double(0.25), 0.25),
+    ]
+    for value, number in pairs:
+        assert flexbuf.dumps(value) == flexbuf.dumps(number), repr(value)
+        assert flexbuf.dumps({"k": [value]}) == flexbuf.dumps({"k": [number]}), repr(value)
+    assert type(flexbuf.loads(flexbuf.dumps(np.int64(5)))) is int
+
+
+def test_buffers_in_other_orders_strides_and_element_types() -> None:
+    import ctypes
+
+    rng = np.random.default_rng(7)
+    ints = rng.integers(-(2**31), 2**31, size=50)
+    floats = rng.standard_normal(50)
+    # Big-endian and explicitly little-endian arrays read as their values.
+    for dtype in (">i4", "<i4", ">i8", ">u2", ">f8", "<f4", ">f4"):
+        arr = (np.abs(ints) % 30000 if "u" in dtype else ints).astype(dtype) if "f" not in dtype else floats.astype(dtype)
+        native = arr.astype(arr.dtype.newbyteorder("="))
+        assert flexbuf.dumps(arr) == flexbuf.dumps(native), dtype
+        assert flexbuf.loads(flexbuf.dumps(arr)) == native.tolist(), dtype
+    # Strided and reversed views are gathered.
+    base = np.arange(40, dtype=np.int16)
+    for view in (base[::3], base[::-1], base[5:30:7]):
+        assert flexbuf.loads(flexbuf.dumps(view)) == view.tolist()
+    assert flexbuf.dumps(memoryview(b"abcdef")[::2]) == flexbuf.dumps(b"ace")
+    # ctypes arrays (which leave the strides unset) and half floats.
+    assert flexbuf.loads(flexbuf.dumps((ctypes.c_long * 3)(1, -2, 3))) == [1, -2, 3]
+    assert flexbuf.loads(flexbuf.dumps((ctypes.c_uint8 * 2)(1, 255))) == [1, 255]
+    halves = np.arange(65536, dtype=np.uint16).view(np.float16)
+    back = np.array(flexbuf.loads(flexbuf.dumps(halves)), dtype=np.float32)
+    want = halves.astype(np.float32)
+    assert np.array_equal(np.isnan(back), np.isnan(want))
+    ok = ~np.isnan(want)
+    assert np.array_equal(back[ok].view(np.uint32), want[ok].view(np.uint32))
+
+
+def test_numpy_values_that_are_no_numbers_are_refused_or_given_to_default() -> None:
+    values = [np.datetime64("2020-01-01"), np.timedelta64(5, "s"), np.array(["2020-01-01"], dtype="datetime64[D]"),
+              np.zeros(2, dtype=[("a", "i4")]), np.array(["a", "b"]), np.ones((2, 2))]
+    for v in values:
+        with pytest.raises(flexbuf.EncodeTypeError) as e:
+            flexbuf.dumps({"v": v})
+        assert e.value.path == "$.v", repr(v)
+    back = flexbuf.loads(flexbuf.dumps(values, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
+    assert back[0] == "2020-01-01" or back[0] == str(np.datetime64("2020-01-01").tolist())
+    assert back[-1] == [[1.0, 1.0], [1.0, 1.0]]
+
+
 def test_validate_reports_the_offset() -> None:
     with pytest.raises(flexbuf.ValidationError) as e:
         flexbuf.validate(b"\x01\x02\x05")

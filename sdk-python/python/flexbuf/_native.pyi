@@ -35,7 +35,7 @@ def dumps(
     share_strings: bool = False,
     default: Callable[[Any], Any] | None = None,
 ) -> bytes:
-    """Encodes dict/list/tuple/str/int/float/bool/None/bytes (and 1-D numeric buffers).
+    """Encodes dict/list/tuple/str/int/float/bool/None/bytes, 1-D numeric buffers and NumPy scalars.
 
     ``default`` is called with each object of another type; what it returns
     is encoded in its place.
