@@ -144,6 +144,82 @@ pub fn write(b: &mut Builder, obj: &Bound<'_, PyAny>) -> Result<Option<String>, 
     }
 }
 
+/// Where the items of a view of at most one dimension lie.
+struct Layout {
+    /// The struct format (`B` when the exporter gives none).
+    format: String,
+    itemsize: usize,
+    count: usize,
+    /// Bytes from one item to the next (negative for a reversed view).
+    stride: isize,
+}
+
+impl Layout {
+    /// The layout of `view` (0-D or 1-D); `None` for items of no bytes.
+    ///
+    /// # Safety
+    ///
+    /// `view` was filled by `PyObject_GetBuffer` with `PyBUF_FORMAT |
+    /// PyBUF_STRIDES`, has at most one dimension, and is not released yet.
+    unsafe fn of(view: &ffi::Py_buffer) -> Option<Layout> {
+        let format = if view.format.is_null() {
+            "B".to_string()
+        } else {
+            // SAFETY: a NUL-terminated string of the live view.
+            unsafe { CStr::from_ptr(view.format) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        let itemsize = view.itemsize.max(0) as usize;
+        if itemsize == 0 {
+            return None;
+        }
+        // Exporters may leave the shape (PyBUF_STRIDES implies PyBUF_ND,
+        // but some ignore it) and the strides (ctypes always does:
+        // contiguous) unset.
+        let count = if view.ndim == 0 {
+            1
+        } else if view.shape.is_null() {
+            view.len.max(0) as usize / itemsize
+        } else {
+            // SAFETY: a 1-D view's one extent.
+            unsafe { (*view.shape).max(0) as usize }
+        };
+        let stride = if view.ndim == 0 || view.strides.is_null() {
+            itemsize as isize
+        } else {
+            // SAFETY: a 1-D view's one stride.
+            unsafe { *view.strides }
+        };
+        Some(Layout {
+            format,
+            itemsize,
+            count,
+            stride,
+        })
+    }
+
+    /// The format's item code, without its byte-order prefix.
+    fn code(&self) -> &str {
+        self.format.trim_start_matches(['@', '=', '<', '>', '!'])
+    }
+
+    /// The bytes of item `i` (`< count`).
+    ///
+    /// # Safety
+    ///
+    /// `view` is the live view this layout was read from.
+    unsafe fn item<'v>(&self, view: &'v ffi::Py_buffer, i: usize) -> &'v [u8] {
+        // SAFETY: item `i < count` lies at `buf + i * stride` within the export.
+        unsafe {
+            std::slice::from_raw_parts(
+                (view.buf as *const u8).offset(i as isize * self.stride),
+                self.itemsize,
+            )
+        }
+    }
+}
+
 /// [`write`] of the exported `view` of `obj`.
 ///
 /// # Safety
@@ -161,47 +237,24 @@ unsafe fn write_view(
             view.ndim
         )));
     }
-    let format = if view.format.is_null() {
-        "B".to_string()
-    } else {
-        // SAFETY: a NUL-terminated string of the live view.
-        unsafe { CStr::from_ptr(view.format) }
-            .to_string_lossy()
-            .into_owned()
-    };
-    let itemsize = view.itemsize.max(0) as usize;
-    if itemsize == 0 {
+    // SAFETY: the caller's contract.
+    let Some(layout) = (unsafe { Layout::of(view) }) else {
         return Ok(Some(format!(
             "cannot encode a buffer of empty items from {}",
             crate::encode::type_name(obj)
         )));
-    }
-    // Exporters may leave the shape (PyBUF_STRIDES implies PyBUF_ND, but
-    // some ignore it) and the strides (ctypes always does: contiguous) unset.
-    let count = if view.ndim == 0 {
-        1
-    } else if view.shape.is_null() {
-        view.len.max(0) as usize / itemsize
-    } else {
-        // SAFETY: a 1-D view's one extent.
-        unsafe { (*view.shape).max(0) as usize }
     };
-    let stride = if view.ndim == 0 || view.strides.is_null() {
-        itemsize as isize
-    } else {
-        // SAFETY: a 1-D view's one stride.
-        unsafe { *view.strides }
-    };
-    // SAFETY: item `i < count` lies at `buf + i * stride` within the export.
-    let item = |i: usize| unsafe {
-        std::slice::from_raw_parts(
-            (view.buf as *const u8).offset(i as isize * stride),
-            itemsize,
-        )
-    };
+    let (format, itemsize, count, stride) = (
+        layout.format.as_str(),
+        layout.itemsize,
+        layout.count,
+        layout.stride,
+    );
+    // SAFETY: the caller's contract.
+    let item = |i: usize| unsafe { layout.item(view, i) };
     // SAFETY: a type check on a live object.
     let is_memoryview = unsafe { ffi::PyMemoryView_Check(obj.as_ptr()) } != 0;
-    let code = format.trim_start_matches(['@', '=', '<', '>', '!']);
+    let code = layout.code();
     if is_memoryview && view.ndim == 1 && itemsize == 1 && (code == "B" || code == "c") {
         if stride == 1 {
             // SAFETY: a contiguous export of `count` bytes.
@@ -220,7 +273,7 @@ unsafe fn write_view(
             return Ok(Some(reason));
         }
     }
-    let Some((kind, big)) = item_of(&format, itemsize) else {
+    let Some((kind, big)) = item_of(format, itemsize) else {
         return Ok(Some(format!(
             "cannot encode a buffer of format {format:?} from {}",
             crate::encode::type_name(obj)
@@ -290,6 +343,64 @@ unsafe fn write_view(
         }
     }
     Ok(None)
+}
+
+/// One number read from a buffer ([`numbers`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Number {
+    Int(i128),
+    Float(f64),
+    Bool(bool),
+}
+
+impl Number {
+    /// Item `x` of kind `kind` (`big`: its bytes are big-endian).
+    fn of(kind: Item, x: &[u8], big: bool) -> Number {
+        match kind {
+            Item::Int(_) => Number::Int(signed(x, big).into()),
+            Item::UInt(_) => Number::Int(bits(x, big).into()),
+            Item::Half => Number::Float(half_to_f32(bits(x, big) as u16).into()),
+            Item::Float => Number::Float(f32::from_bits(bits(x, big) as u32).into()),
+            Item::Double => Number::Float(f64::from_bits(bits(x, big))),
+            Item::Bool => Number::Bool(x[0] != 0),
+        }
+    }
+}
+
+/// The numbers of `obj` when it is a buffer of numbers of at most one
+/// dimension (a NumPy scalar or array, an `array.array`, a ctypes number or
+/// array), with whether it is a single number (0-D); `None` for any other
+/// object, nothing raised. For the generated classes' numeric fields.
+pub fn numbers(obj: &Bound<'_, PyAny>) -> Option<(Vec<Number>, bool)> {
+    // SAFETY: a type check, then as in `write`: the view is released on every
+    // path after a successful export.
+    unsafe {
+        if ffi::PyObject_CheckBuffer(obj.as_ptr()) == 0 {
+            return None;
+        }
+        let mut view: ffi::Py_buffer = std::mem::zeroed();
+        let flags = ffi::PyBUF_FORMAT | ffi::PyBUF_STRIDES;
+        if ffi::PyObject_GetBuffer(obj.as_ptr(), &mut view, flags) != 0 {
+            drop(PyErr::fetch(obj.py()));
+            return None;
+        }
+        let result = (|| {
+            if view.ndim > 1 {
+                return None;
+            }
+            let layout = Layout::of(&view)?;
+            if layout.code() == "B" && non_numeric_dtype(obj).is_some() {
+                return None;
+            }
+            let (kind, big) = item_of(&layout.format, layout.itemsize)?;
+            let values = (0..layout.count)
+                .map(|i| Number::of(kind, layout.item(&view, i), big))
+                .collect();
+            Some((values, view.ndim == 0))
+        })();
+        ffi::PyBuffer_Release(&mut view);
+        result
+    }
 }
 
 /// Why `obj`, a NumPy array or scalar whose dtype is not a number or a

@@ -324,6 +324,46 @@ def test_arrays_are_tuples_of_their_length(arrays: ModuleType) -> None:
     assert e3.value.path == "$.uuid[3]"
 
 
+def test_numpy_values_fill_numeric_fields_as_the_python_numbers_would(
+    fixture_models: dict[str, ModuleType], arrays: ModuleType
+) -> None:
+    """NumPy scalars in scalar fields, and 1-D NumPy arrays (or `array.array`)
+    in numeric list and array fields, write the bytes of the equal Python
+    numbers and lists; what does not fit is refused as for Python values."""
+    np = pytest.importorskip("numpy")
+    T = fixture_models["time_series"].TimeSeries
+    base = dict(sensor="s", unit="u", start=1, interval_ms=2, timestamps=[10, 20, 2**40], values=[1.0, 2.5, -0.0], quality=[0, 3, 1])
+    ref = T(**base).encode()
+    swaps = [
+        {"start": np.int64(1)}, {"interval_ms": np.uint8(2)}, {"start": np.array(1)},
+        {"timestamps": np.array([10, 20, 2**40], dtype=np.int64)}, {"timestamps": np.array([10, 20, 2**40], dtype=">i8")},
+        {"values": np.array([1.0, 2.5, -0.0])}, {"values": np.array([1.0, 2.5, -0.0], dtype=np.float32)},
+        {"values": np.array([1, 2.5, -0.0], dtype=np.float16)}, {"quality": np.array([0, 3, 1], dtype=np.uint8)},
+        {"quality": np.array([0, 99, 3, 99, 1])[::2]},
+        {"quality": array.array("q", [0, 3, 1])},
+    ]
+    for swap in swaps:
+        assert T(**{**base, **swap}).encode() == ref, swap
+    body = arrays.Body(uuid=[1, 2, 3, 4], pos=(1.5, 2, 3), flags=(True, False))
+    same = arrays.Body(uuid=np.array([1, 2, 3, 4], dtype=np.uint32), pos=np.array([1.5, 2, 3], dtype=np.float32),
+                       flags=np.array([True, False]))
+    assert same.encode() == body.encode()
+    for bad, error, path in [
+        ({"start": np.float64(1.5)}, flexbuf.EncodeTypeError, "$.start"),
+        ({"timestamps": np.array([1.5, 2.0])}, flexbuf.EncodeTypeError, "$.timestamps[0]"),
+        ({"quality": np.array([True, False])}, flexbuf.EncodeTypeError, "$.quality[0]"),
+        ({"start": np.uint64(2**64 - 1)}, flexbuf.EncodeOverflowError, "$.start"),
+        ({"timestamps": np.array([1, 2**64 - 1], dtype=np.uint64)}, flexbuf.EncodeOverflowError, "$.timestamps[1]"),
+        ({"values": np.array(["a"])}, flexbuf.EncodeTypeError, "$.values"),
+        ({"values": np.ones((2, 2))}, flexbuf.EncodeTypeError, "$.values"),
+    ]:
+        with pytest.raises(error) as e:
+            T(**{**base, **bad}).encode()
+        assert e.value.path == path, bad
+    with pytest.raises(flexbuf.EncodeTypeError, match="of 4 elements, got 3"):
+        arrays.Body(uuid=np.array([1, 2, 3], dtype=np.uint32)).encode()
+
+
 def test_generated_code_passes_mypy_strict(
     defects: ModuleType, shop: ModuleType, arrays: ModuleType
 ) -> None:

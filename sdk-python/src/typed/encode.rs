@@ -1,6 +1,7 @@
 //! Encoding generated objects into a buffer, natively.
 
 use super::*;
+use crate::buffers::Number;
 use flexbuf::KeyVector;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -77,7 +78,11 @@ pub(super) fn int_value(v: &Bound<'_, PyAny>, expected: &str) -> Result<i128, En
     let is_int =
         unsafe { ffi::PyLong_Check(v.as_ptr()) != 0 && ffi::PyBool_Check(v.as_ptr()) == 0 };
     if !is_int {
-        return Err(type_fail(expected, v));
+        // A NumPy integer (`np.int64(5)`), or a ctypes one.
+        return match buffer_scalar(v) {
+            Some(Number::Int(i)) => Ok(i),
+            _ => Err(type_fail(expected, v)),
+        };
     }
     let mut overflow: std::os::raw::c_int = 0;
     // SAFETY: `v` is an int; the call reports a value beyond i64 through
@@ -116,7 +121,65 @@ pub(super) fn float_value(v: &Bound<'_, PyAny>) -> Result<f64, EncodeFail> {
             return Ok(f);
         }
     }
-    Err(type_fail("float", v))
+    // A NumPy number (`np.float32(1.5)`, `np.int64(2)`), or a ctypes one.
+    match buffer_scalar(v) {
+        Some(Number::Float(f)) => Ok(f),
+        Some(Number::Int(i)) => Ok(i as f64),
+        _ => Err(type_fail("float", v)),
+    }
+}
+
+/// The number of `v` when it is a 0-D buffer of one (a NumPy scalar).
+fn buffer_scalar(v: &Bound<'_, PyAny>) -> Option<Number> {
+    match crate::buffers::numbers(v) {
+        Some((n, true)) => n.first().copied(),
+        _ => None,
+    }
+}
+
+/// A `bool`, or a NumPy one (`np.bool_`).
+fn bool_value(v: &Bound<'_, PyAny>) -> Result<bool, EncodeFail> {
+    // SAFETY: a type check on a live object.
+    if unsafe { ffi::PyBool_Check(v.as_ptr()) } != 0 {
+        return Ok(v.as_ptr() == unsafe { ffi::Py_True() });
+    }
+    match buffer_scalar(v) {
+        Some(Number::Bool(b)) => Ok(b),
+        _ => Err(type_fail("bool", v)),
+    }
+}
+
+/// Element `n` of a numeric buffer as a field element of type `name`.
+fn number_as<T: TryFrom<i128>>(n: Number, name: &str) -> Result<T, EncodeFail> {
+    match n {
+        Number::Int(i) => T::try_from(i).map_err(|_| {
+            EncodeFail::new(Class::EncodeOverflow, format!("{i} does not fit in {name}"))
+        }),
+        other => Err(element_fail(name, other)),
+    }
+}
+
+/// A buffer element of the wrong kind for a field element of type `name`.
+fn element_fail(name: &str, n: Number) -> EncodeFail {
+    let kind = match n {
+        Number::Int(_) => "an integer",
+        Number::Float(_) => "a float",
+        Number::Bool(_) => "a bool",
+    };
+    EncodeFail::new(
+        Class::EncodeType,
+        format!("expected {name}, got {kind} element of a buffer"),
+    )
+}
+
+/// Element `n` of a numeric buffer as a float (integers converted as
+/// `float(int)` converts them).
+fn number_float(n: Number) -> Result<f64, EncodeFail> {
+    match n {
+        Number::Float(f) => Ok(f),
+        Number::Int(i) => Ok(i as f64),
+        other => Err(element_fail("float", other)),
+    }
 }
 
 /// An `int` in the range of `T`.
@@ -155,6 +218,18 @@ pub(crate) fn bulk_string_lists(enabled: Option<bool>) -> bool {
         BULK_STRING_LISTS.store(on, Ordering::Relaxed);
     }
     BULK_STRING_LISTS.load(Ordering::Relaxed)
+}
+
+/// The numbers of `v` when it is a 1-D buffer of numbers (a NumPy array,
+/// an `array.array`) and no list or tuple.
+fn buffer_items(v: &Bound<'_, PyAny>) -> Option<Vec<Number>> {
+    if borrowed_items(v).is_some() {
+        return None;
+    }
+    match crate::buffers::numbers(v) {
+        Some((n, false)) => Some(n),
+        _ => None,
+    }
 }
 
 /// The items of a list or tuple as borrowed pointers, or `None` for any
@@ -322,13 +397,7 @@ impl Encoder<'_, '_, '_> {
         fixed: bool,
     ) -> Result<bool, EncodeFail> {
         match el {
-            Ty::Bool => self.scalars(items, fixed, |e| {
-                // SAFETY: a type check on a live object.
-                if unsafe { ffi::PyBool_Check(e.as_ptr()) } == 0 {
-                    return Err(type_fail("bool", e));
-                }
-                Ok(e.as_ptr() == unsafe { ffi::Py_True() })
-            })?,
+            Ty::Bool => self.scalars(items, fixed, bool_value)?,
             Ty::I8 => self.scalars(items, fixed, |e| ranged::<i8>(e, "i8"))?,
             Ty::I16 => self.scalars(items, fixed, |e| ranged::<i16>(e, "i16"))?,
             Ty::I32 => self.scalars(items, fixed, |e| ranged::<i32>(e, "i32"))?,
@@ -342,6 +411,47 @@ impl Encoder<'_, '_, '_> {
             _ => return Ok(false),
         }
         Ok(true)
+    }
+
+    /// [`scalar_items`](Self::scalar_items) of the numbers of a buffer.
+    fn number_items(&mut self, el: &Ty, nums: &[Number], fixed: bool) -> Result<bool, EncodeFail> {
+        match el {
+            Ty::Bool => self.numbers(nums, fixed, |n| match n {
+                Number::Bool(b) => Ok(b),
+                other => Err(element_fail("bool", other)),
+            })?,
+            Ty::I8 => self.numbers(nums, fixed, |n| number_as::<i8>(n, "i8"))?,
+            Ty::I16 => self.numbers(nums, fixed, |n| number_as::<i16>(n, "i16"))?,
+            Ty::I32 => self.numbers(nums, fixed, |n| number_as::<i32>(n, "i32"))?,
+            Ty::I64 => self.numbers(nums, fixed, |n| number_as::<i64>(n, "i64"))?,
+            Ty::U8 => self.numbers(nums, fixed, |n| number_as::<u8>(n, "u8"))?,
+            Ty::U16 => self.numbers(nums, fixed, |n| number_as::<u16>(n, "u16"))?,
+            Ty::U32 => self.numbers(nums, fixed, |n| number_as::<u32>(n, "u32"))?,
+            Ty::U64 => self.numbers(nums, fixed, |n| number_as::<u64>(n, "u64"))?,
+            Ty::F32 => self.numbers(nums, fixed, |n| Ok(number_float(n)? as f32))?,
+            Ty::F64 => self.numbers(nums, fixed, number_float)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// [`scalars`](Self::scalars) of the numbers of a buffer.
+    fn numbers<T: flexbuf::Scalar>(
+        &mut self,
+        nums: &[Number],
+        fixed: bool,
+        conv: impl Fn(Number) -> Result<T, EncodeFail>,
+    ) -> Result<(), EncodeFail> {
+        let mut out = Vec::with_capacity(nums.len());
+        for (i, &n) in nums.iter().enumerate() {
+            out.push(conv(n).map_err(|f| f.at(PathSegment::Index(i)))?);
+        }
+        if fixed {
+            self.b.fixed_vector(&out)?;
+        } else {
+            self.b.typed_vector(&out);
+        }
+        Ok(())
     }
 
     /// Writes `items` as a `[string]` in one pass (the builder's
@@ -427,13 +537,7 @@ impl Encoder<'_, '_, '_> {
     pub(super) fn value(&mut self, ty: &Ty, v: &Bound<'_, PyAny>) -> Result<(), EncodeFail> {
         let s = self.s;
         match ty {
-            Ty::Bool => {
-                // SAFETY: a type check on a live object.
-                if unsafe { ffi::PyBool_Check(v.as_ptr()) } == 0 {
-                    return Err(type_fail("bool", v));
-                }
-                self.b.bool(v.is_truthy()?);
-            }
+            Ty::Bool => self.b.bool(bool_value(v)?),
             Ty::I8 => self.b.int(ranged::<i8>(v, "i8")?.into()),
             Ty::I16 => self.b.int(ranged::<i16>(v, "i16")?.into()),
             Ty::I32 => self.b.int(ranged::<i32>(v, "i32")?.into()),
@@ -460,6 +564,21 @@ impl Encoder<'_, '_, '_> {
                 }
             }
             Ty::Array { el, len, fixed } => {
+                if let Some(nums) = buffer_items(v) {
+                    if nums.len() != *len {
+                        return Err(EncodeFail::new(
+                            Class::EncodeType,
+                            format!(
+                                "expected {} of {len} elements, got {}",
+                                ty.name(s),
+                                nums.len()
+                            ),
+                        ));
+                    }
+                    if self.number_items(el, &nums, *fixed)? {
+                        return Ok(());
+                    }
+                }
                 let items = self.items_of(ty, v)?;
                 if items.len() != *len {
                     return Err(EncodeFail::new(
@@ -474,6 +593,11 @@ impl Encoder<'_, '_, '_> {
                 self.scalar_items(el, items, *fixed)?;
             }
             Ty::Vec(el) => {
+                if let Some(nums) = buffer_items(v) {
+                    if self.number_items(el, &nums, false)? {
+                        return Ok(());
+                    }
+                }
                 let items = self.items_of(ty, v)?;
                 if matches!(**el, Ty::Str) && self.string_items(items)? {
                     return Ok(());
