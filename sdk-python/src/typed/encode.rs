@@ -129,6 +129,57 @@ pub(super) fn float_value(v: &Bound<'_, PyAny>) -> Result<f64, EncodeFail> {
     }
 }
 
+/// One element of a numeric list or array field: a Python object, or a
+/// number read from a buffer ([`Number`]).
+trait Element {
+    /// The element as an integer of the field's type `name`.
+    fn int<T: TryFrom<i64> + TryFrom<i128>>(&self, name: &str) -> Result<T, EncodeFail>;
+    /// The element as a float.
+    fn float(&self) -> Result<f64, EncodeFail>;
+    /// The element as a bool.
+    fn boolean(&self) -> Result<bool, EncodeFail>;
+}
+
+impl Element for pyo3::Borrowed<'_, '_, PyAny> {
+    #[inline(always)]
+    fn int<T: TryFrom<i64> + TryFrom<i128>>(&self, name: &str) -> Result<T, EncodeFail> {
+        ranged::<T>(self, name)
+    }
+    #[inline(always)]
+    fn float(&self) -> Result<f64, EncodeFail> {
+        float_value(self)
+    }
+    #[inline(always)]
+    fn boolean(&self) -> Result<bool, EncodeFail> {
+        bool_value(self)
+    }
+}
+
+impl Element for Number {
+    fn int<T: TryFrom<i64> + TryFrom<i128>>(&self, name: &str) -> Result<T, EncodeFail> {
+        match *self {
+            Number::Int(i) => T::try_from(i).map_err(|_| {
+                EncodeFail::new(Class::EncodeOverflow, format!("{i} does not fit in {name}"))
+            }),
+            other => Err(element_fail(name, other)),
+        }
+    }
+    /// Integers are converted as `float(int)` converts them.
+    fn float(&self) -> Result<f64, EncodeFail> {
+        match *self {
+            Number::Float(f) => Ok(f),
+            Number::Int(i) => Ok(i as f64),
+            other => Err(element_fail("float", other)),
+        }
+    }
+    fn boolean(&self) -> Result<bool, EncodeFail> {
+        match *self {
+            Number::Bool(b) => Ok(b),
+            other => Err(element_fail("bool", other)),
+        }
+    }
+}
+
 /// The number of `v` when it is a 0-D buffer of one (a NumPy scalar).
 fn buffer_scalar(v: &Bound<'_, PyAny>) -> Option<Number> {
     match crate::buffers::numbers(v) {
@@ -149,16 +200,6 @@ fn bool_value(v: &Bound<'_, PyAny>) -> Result<bool, EncodeFail> {
     }
 }
 
-/// Element `n` of a numeric buffer as a field element of type `name`.
-fn number_as<T: TryFrom<i128>>(n: Number, name: &str) -> Result<T, EncodeFail> {
-    match n {
-        Number::Int(i) => T::try_from(i).map_err(|_| {
-            EncodeFail::new(Class::EncodeOverflow, format!("{i} does not fit in {name}"))
-        }),
-        other => Err(element_fail(name, other)),
-    }
-}
-
 /// A buffer element of the wrong kind for a field element of type `name`.
 fn element_fail(name: &str, n: Number) -> EncodeFail {
     let kind = match n {
@@ -170,16 +211,6 @@ fn element_fail(name: &str, n: Number) -> EncodeFail {
         Class::EncodeType,
         format!("expected {name}, got {kind} element of a buffer"),
     )
-}
-
-/// Element `n` of a numeric buffer as a float (integers converted as
-/// `float(int)` converts them).
-fn number_float(n: Number) -> Result<f64, EncodeFail> {
-    match n {
-        Number::Float(f) => Ok(f),
-        Number::Int(i) => Ok(i as f64),
-        other => Err(element_fail("float", other)),
-    }
 }
 
 /// An `int` in the range of `T`.
@@ -367,17 +398,39 @@ impl Encoder<'_, '_, '_> {
         }
     }
 
-    fn scalars<T: flexbuf::Scalar>(
+    /// Writes `items` as a typed (or, with `fixed`, a fixed typed) vector of
+    /// `el`; false when `el` is not a scalar type (nothing written).
+    fn typed_items<E: Element>(
         &mut self,
-        items: &[*mut ffi::PyObject],
+        el: &Ty,
+        items: impl ExactSizeIterator<Item = E>,
         fixed: bool,
-        conv: impl Fn(&Bound<'_, PyAny>) -> Result<T, EncodeFail>,
+    ) -> Result<bool, EncodeFail> {
+        match el {
+            Ty::Bool => self.scalars(items, fixed, E::boolean)?,
+            Ty::I8 => self.scalars(items, fixed, |e| e.int::<i8>("i8"))?,
+            Ty::I16 => self.scalars(items, fixed, |e| e.int::<i16>("i16"))?,
+            Ty::I32 => self.scalars(items, fixed, |e| e.int::<i32>("i32"))?,
+            Ty::I64 => self.scalars(items, fixed, |e| e.int::<i64>("i64"))?,
+            Ty::U8 => self.scalars(items, fixed, |e| e.int::<u8>("u8"))?,
+            Ty::U16 => self.scalars(items, fixed, |e| e.int::<u16>("u16"))?,
+            Ty::U32 => self.scalars(items, fixed, |e| e.int::<u32>("u32"))?,
+            Ty::U64 => self.scalars(items, fixed, |e| e.int::<u64>("u64"))?,
+            Ty::F32 => self.scalars(items, fixed, |e| Ok(e.float()? as f32))?,
+            Ty::F64 => self.scalars(items, fixed, E::float)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    fn scalars<E, T: flexbuf::Scalar>(
+        &mut self,
+        items: impl ExactSizeIterator<Item = E>,
+        fixed: bool,
+        conv: impl Fn(&E) -> Result<T, EncodeFail>,
     ) -> Result<(), EncodeFail> {
         let mut out = Vec::with_capacity(items.len());
-        for (i, &e) in items.iter().enumerate() {
-            // SAFETY: `e` is an item of a live sequence that no Python code
-            // can change while the conversions run (see `borrowed_items`).
-            let e = unsafe { pyo3::Borrowed::from_ptr(self.py, e) };
+        for (i, e) in items.enumerate() {
             out.push(conv(&e).map_err(|f| f.at(PathSegment::Index(i)))?);
         }
         if fixed {
@@ -388,70 +441,20 @@ impl Encoder<'_, '_, '_> {
         Ok(())
     }
 
-    /// Writes `items` as a typed (or, with `fixed`, a fixed typed) vector of
-    /// `el`; false when `el` is not a scalar type (nothing written).
+    /// [`typed_items`](Self::typed_items) of the items of a list or tuple.
     fn scalar_items(
         &mut self,
         el: &Ty,
         items: &[*mut ffi::PyObject],
         fixed: bool,
     ) -> Result<bool, EncodeFail> {
-        match el {
-            Ty::Bool => self.scalars(items, fixed, bool_value)?,
-            Ty::I8 => self.scalars(items, fixed, |e| ranged::<i8>(e, "i8"))?,
-            Ty::I16 => self.scalars(items, fixed, |e| ranged::<i16>(e, "i16"))?,
-            Ty::I32 => self.scalars(items, fixed, |e| ranged::<i32>(e, "i32"))?,
-            Ty::I64 => self.scalars(items, fixed, |e| ranged::<i64>(e, "i64"))?,
-            Ty::U8 => self.scalars(items, fixed, |e| ranged::<u8>(e, "u8"))?,
-            Ty::U16 => self.scalars(items, fixed, |e| ranged::<u16>(e, "u16"))?,
-            Ty::U32 => self.scalars(items, fixed, |e| ranged::<u32>(e, "u32"))?,
-            Ty::U64 => self.scalars(items, fixed, |e| ranged::<u64>(e, "u64"))?,
-            Ty::F32 => self.scalars(items, fixed, |e| Ok(float_value(e)? as f32))?,
-            Ty::F64 => self.scalars(items, fixed, float_value)?,
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
-
-    /// [`scalar_items`](Self::scalar_items) of the numbers of a buffer.
-    fn number_items(&mut self, el: &Ty, nums: &[Number], fixed: bool) -> Result<bool, EncodeFail> {
-        match el {
-            Ty::Bool => self.numbers(nums, fixed, |n| match n {
-                Number::Bool(b) => Ok(b),
-                other => Err(element_fail("bool", other)),
-            })?,
-            Ty::I8 => self.numbers(nums, fixed, |n| number_as::<i8>(n, "i8"))?,
-            Ty::I16 => self.numbers(nums, fixed, |n| number_as::<i16>(n, "i16"))?,
-            Ty::I32 => self.numbers(nums, fixed, |n| number_as::<i32>(n, "i32"))?,
-            Ty::I64 => self.numbers(nums, fixed, |n| number_as::<i64>(n, "i64"))?,
-            Ty::U8 => self.numbers(nums, fixed, |n| number_as::<u8>(n, "u8"))?,
-            Ty::U16 => self.numbers(nums, fixed, |n| number_as::<u16>(n, "u16"))?,
-            Ty::U32 => self.numbers(nums, fixed, |n| number_as::<u32>(n, "u32"))?,
-            Ty::U64 => self.numbers(nums, fixed, |n| number_as::<u64>(n, "u64"))?,
-            Ty::F32 => self.numbers(nums, fixed, |n| Ok(number_float(n)? as f32))?,
-            Ty::F64 => self.numbers(nums, fixed, number_float)?,
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
-
-    /// [`scalars`](Self::scalars) of the numbers of a buffer.
-    fn numbers<T: flexbuf::Scalar>(
-        &mut self,
-        nums: &[Number],
-        fixed: bool,
-        conv: impl Fn(Number) -> Result<T, EncodeFail>,
-    ) -> Result<(), EncodeFail> {
-        let mut out = Vec::with_capacity(nums.len());
-        for (i, &n) in nums.iter().enumerate() {
-            out.push(conv(n).map_err(|f| f.at(PathSegment::Index(i)))?);
-        }
-        if fixed {
-            self.b.fixed_vector(&out)?;
-        } else {
-            self.b.typed_vector(&out);
-        }
-        Ok(())
+        let py = self.py;
+        // SAFETY: each is an item of a live sequence that no Python code
+        // can change while the conversions run (see `borrowed_items`).
+        let items = items
+            .iter()
+            .map(|&e| unsafe { pyo3::Borrowed::from_ptr(py, e) });
+        self.typed_items(el, items, fixed)
     }
 
     /// Writes `items` as a `[string]` in one pass (the builder's
@@ -575,7 +578,7 @@ impl Encoder<'_, '_, '_> {
                             ),
                         ));
                     }
-                    if self.number_items(el, &nums, *fixed)? {
+                    if self.typed_items(el, nums.iter().copied(), *fixed)? {
                         return Ok(());
                     }
                 }
@@ -594,7 +597,7 @@ impl Encoder<'_, '_, '_> {
             }
             Ty::Vec(el) => {
                 if let Some(nums) = buffer_items(v) {
-                    if self.number_items(el, &nums, false)? {
+                    if self.typed_items(el, nums.iter().copied(), false)? {
                         return Ok(());
                     }
                 }
