@@ -200,6 +200,14 @@ fn bool_value(v: &Bound<'_, PyAny>) -> Result<bool, EncodeFail> {
     }
 }
 
+/// An array field of `len` elements given `got`.
+fn length_fail(name: &str, len: usize, got: usize) -> EncodeFail {
+    EncodeFail::new(
+        Class::EncodeType,
+        format!("expected {name} of {len} elements, got {got}"),
+    )
+}
+
 /// A buffer element of the wrong kind for a field element of type `name`.
 fn element_fail(name: &str, n: Number) -> EncodeFail {
     let kind = match n {
@@ -569,14 +577,7 @@ impl Encoder<'_, '_, '_> {
             Ty::Array { el, len, fixed } => {
                 if let Some(nums) = buffer_items(v) {
                     if nums.len() != *len {
-                        return Err(EncodeFail::new(
-                            Class::EncodeType,
-                            format!(
-                                "expected {} of {len} elements, got {}",
-                                ty.name(s),
-                                nums.len()
-                            ),
-                        ));
+                        return Err(length_fail(&ty.name(s), *len, nums.len()));
                     }
                     if self.typed_items(el, nums.iter().copied(), *fixed)? {
                         return Ok(());
@@ -584,14 +585,7 @@ impl Encoder<'_, '_, '_> {
                 }
                 let items = self.items_of(ty, v)?;
                 if items.len() != *len {
-                    return Err(EncodeFail::new(
-                        Class::EncodeType,
-                        format!(
-                            "expected {} of {len} elements, got {}",
-                            ty.name(s),
-                            items.len()
-                        ),
-                    ));
+                    return Err(length_fail(&ty.name(s), *len, items.len()));
                 }
                 self.scalar_items(el, items, *fixed)?;
             }
