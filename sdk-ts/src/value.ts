@@ -7,9 +7,9 @@
  * i64); strings -> string; `Uint8Array` -> blob; other typed arrays -> typed
  * vectors; arrays -> vectors; `Map` and plain objects -> maps (keys sorted by
  * UTF-8 bytes). Maps and typed arrays of another realm (an iframe, a `vm`
- * context) are written as this realm's. Object properties whose value is `undefined`, a function or a
- * symbol are skipped and objects with `toJSON` are encoded through it, as
- * `JSON.stringify` does.
+ * context) are written as this realm's. Object properties whose value is
+ * `undefined`, a function or a symbol are skipped and objects with `toJSON`
+ * are encoded through it, as `JSON.stringify` does.
  *
  * Mapping (decode): maps -> plain objects, every kind of vector -> arrays,
  * blobs -> `Uint8Array` (copied), integers -> `number` when safe and `bigint`
