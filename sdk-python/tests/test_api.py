@@ -309,6 +309,31 @@ def test_buffers_in_other_orders_strides_and_element_types() -> None:
     assert np.array_equal(back[ok].view(np.uint32), want[ok].view(np.uint32))
 
 
+def test_random_numeric_views_read_back_as_their_values() -> None:
+    """Every numeric dtype, byte order, stride and length NumPy makes: what
+    `loads` gives back equals `tolist()` (floats widened as NumPy widens
+    them), and a 0-D view gives the number alone."""
+    rng = np.random.default_rng(20261206)
+    kinds = ["i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "?"]
+    for _ in range(400):
+        kind = kinds[rng.integers(len(kinds))]
+        order = "<>="[rng.integers(3)] if kind not in ("i1", "u1", "?") else "|"
+        n = int(rng.integers(0, 40))
+        step = int(rng.choice([1, 2, 3, -1, -2]))
+        raw = rng.integers(0, 256, size=(n * abs(step) + 1) * 8, dtype=np.uint8)
+        base = raw.view(np.dtype(kind).newbyteorder(order) if order != "|" else np.dtype(kind))
+        view = base[::step][:n]
+        if kind[0] == "f":
+            view = np.where(np.isfinite(view), view, 0).astype(view.dtype)
+        want = view.astype(view.dtype.newbyteorder("=") if order != "|" else view.dtype).tolist()
+        if kind == "f2":
+            want = [float(np.float32(x)) for x in want]
+        got = flexbuf.loads(flexbuf.dumps(view))
+        assert got == want, (kind, order, n, step)
+        if n:
+            assert flexbuf.loads(flexbuf.dumps(view[0])) == want[0], (kind, order)
+
+
 def test_numpy_values_that_are_no_numbers_are_refused_or_given_to_default() -> None:
     values = [np.datetime64("2020-01-01"), np.timedelta64(5, "s"), np.array(["2020-01-01"], dtype="datetime64[D]"),
               np.zeros(2, dtype=[("a", "i4")]), np.array(["a", "b"]), np.ones((2, 2))]
