@@ -986,37 +986,28 @@ function shapeOf(keys: readonly string[]): Shape {
   return shape;
 }
 
-function pushView(b: Builder, v: ArrayBufferView): void {
-  if (v instanceof Uint8Array) b.blob(v);
-  else if (v instanceof Float64Array) b.typedVector(v, "f64");
-  else if (v instanceof Float32Array) b.typedVector(v, "f32");
-  else if (v instanceof Int32Array) b.typedVector(v, "i32");
-  else if (v instanceof Int16Array) b.typedVector(v, "i16");
-  else if (v instanceof Int8Array) b.typedVector(v, "i8");
-  else if (v instanceof Uint32Array) b.typedVector(v, "u32");
-  else if (v instanceof Uint16Array) b.typedVector(v, "u16");
-  else if (v instanceof BigInt64Array) b.typedVector(v, "i64");
-  else if (v instanceof BigUint64Array) b.typedVector(v, "u64");
-  else pushForeignView(b, v);
-}
+/**
+ * The name of a typed array of any realm (`Float64Array`, ...; `undefined`
+ * for a `DataView`): the getter of `%TypedArray%.prototype[Symbol.toStringTag]`,
+ * which reads the array's internal slot, so neither another realm (an
+ * iframe, a `vm` context, where `instanceof` fails) nor a subclass that
+ * overrides the tag changes it.
+ */
+const typedArrayName = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag)!
+  .get as (this: ArrayBufferView) => string | undefined;
 
-/** Typed vector element kinds by the tag of a typed array (`Uint8Array` is a blob). */
-const VIEW_KINDS: { [tag: string]: ScalarKind } = {
-  "[object Float64Array]": "f64", "[object Float32Array]": "f32", "[object Int32Array]": "i32",
-  "[object Int16Array]": "i16", "[object Int8Array]": "i8", "[object Uint32Array]": "u32",
-  "[object Uint16Array]": "u16", "[object BigInt64Array]": "i64", "[object BigUint64Array]": "u64",
+/** Typed vector element kinds by typed array name (`Uint8Array` is a blob). */
+const VIEW_KINDS: { readonly [name: string]: ScalarKind | undefined } = {
+  Float64Array: "f64", Float32Array: "f32", Int32Array: "i32", Int16Array: "i16", Int8Array: "i8",
+  Uint32Array: "u32", Uint16Array: "u16", BigInt64Array: "i64", BigUint64Array: "u64",
 };
 
-/**
- * {@link pushView} of a view none of this realm's classes match: a typed
- * array of another realm (an iframe, a `vm` context) is written as the same
- * array of this realm would be, read through its tag; anything else (a
- * `DataView`, a `Uint8ClampedArray`) as a blob of its bytes.
- */
-function pushForeignView(b: Builder, v: ArrayBufferView): void {
-  const kind = VIEW_KINDS[Object.prototype.toString.call(v)];
+/** A typed array as a typed vector of its element type; any other view (a `Uint8Array`, a `DataView`) as a blob of its bytes. */
+function pushView(b: Builder, v: ArrayBufferView): void {
+  const name = typedArrayName.call(v);
+  const kind = name === undefined ? undefined : VIEW_KINDS[name];
   if (kind !== undefined) b.typedVector(v as unknown as ArrayLike<number | bigint>, kind);
-  else b.blob(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+  else b.blob(v instanceof Uint8Array ? v : new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
 }
 
 let shared: Builder | null = null;
