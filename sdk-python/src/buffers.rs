@@ -125,22 +125,30 @@ pub(crate) fn half_to_f32(h: u16) -> f32 {
 /// its contents cannot be encoded (nothing written: the caller hands `obj`
 /// to `default`, or reports the reason).
 pub fn write(b: &mut Builder, obj: &Bound<'_, PyAny>) -> Result<Option<String>, EncodeFail> {
-    let py = obj.py();
+    // SAFETY: `export` hands over a live view of that export.
+    match export(obj, |view| unsafe { write_view(b, obj, view) }) {
+        Ok(result) => result,
+        Err(e) => Ok(Some(format!(
+            "cannot read the buffer of {}: {e}",
+            crate::encode::type_name(obj)
+        ))),
+    }
+}
+
+/// Runs `f` on `obj`'s buffer exported with `PyBUF_FORMAT | PyBUF_STRIDES`
+/// (the export released after), or gives the exporter's error.
+fn export<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&ffi::Py_buffer) -> R) -> PyResult<R> {
     // SAFETY: Py_buffer is plain data; PyObject_GetBuffer fills it or fails,
     // and PyBuffer_Release is called after success.
     unsafe {
         let mut view: ffi::Py_buffer = std::mem::zeroed();
         let flags = ffi::PyBUF_FORMAT | ffi::PyBUF_STRIDES;
         if ffi::PyObject_GetBuffer(obj.as_ptr(), &mut view, flags) != 0 {
-            let e = PyErr::fetch(py);
-            return Ok(Some(format!(
-                "cannot read the buffer of {}: {e}",
-                crate::encode::type_name(obj)
-            )));
+            return Err(PyErr::fetch(obj.py()));
         }
-        let result = write_view(b, obj, &view);
+        let result = f(&view);
         ffi::PyBuffer_Release(&mut view);
-        result
+        Ok(result)
     }
 }
 
@@ -155,13 +163,17 @@ struct Layout {
 }
 
 impl Layout {
-    /// The layout of `view` (0-D or 1-D); `None` for items of no bytes.
+    /// The layout of `view`, `obj`'s export, or why it has none: more than
+    /// one dimension, or items of no bytes.
     ///
     /// # Safety
     ///
     /// `view` was filled by `PyObject_GetBuffer` with `PyBUF_FORMAT |
-    /// PyBUF_STRIDES`, has at most one dimension, and is not released yet.
-    unsafe fn of(view: &ffi::Py_buffer) -> Option<Layout> {
+    /// PyBUF_STRIDES` and is not released yet.
+    unsafe fn of(view: &ffi::Py_buffer, obj: &Bound<'_, PyAny>) -> Result<Layout, String> {
+        if view.ndim > 1 {
+            return Err(format!("cannot encode a {}-dimensional buffer", view.ndim));
+        }
         let format = if view.format.is_null() {
             "B".to_string()
         } else {
@@ -172,7 +184,10 @@ impl Layout {
         };
         let itemsize = view.itemsize.max(0) as usize;
         if itemsize == 0 {
-            return None;
+            return Err(format!(
+                "cannot encode a buffer of empty items from {}",
+                crate::encode::type_name(obj)
+            ));
         }
         // Exporters may leave the shape (PyBUF_STRIDES implies PyBUF_ND,
         // but some ignore it) and the strides (ctypes always does:
@@ -191,7 +206,7 @@ impl Layout {
             // SAFETY: a 1-D view's one stride.
             unsafe { *view.strides }
         };
-        Some(Layout {
+        Ok(Layout {
             format,
             itemsize,
             count,
@@ -231,18 +246,10 @@ unsafe fn write_view(
     obj: &Bound<'_, PyAny>,
     view: &ffi::Py_buffer,
 ) -> Result<Option<String>, EncodeFail> {
-    if view.ndim > 1 {
-        return Ok(Some(format!(
-            "cannot encode a {}-dimensional buffer",
-            view.ndim
-        )));
-    }
     // SAFETY: the caller's contract.
-    let Some(layout) = (unsafe { Layout::of(view) }) else {
-        return Ok(Some(format!(
-            "cannot encode a buffer of empty items from {}",
-            crate::encode::type_name(obj)
-        )));
+    let layout = match unsafe { Layout::of(view, obj) } {
+        Ok(layout) => layout,
+        Err(reason) => return Ok(Some(reason)),
     };
     let (format, itemsize, count, stride) = (
         layout.format.as_str(),
@@ -280,18 +287,14 @@ unsafe fn write_view(
         )));
     };
     if view.ndim == 0 {
-        let x = item(0);
-        match kind {
-            Item::Int(_) => b.int(signed(x, big)),
+        match Number::of(kind, item(0), big) {
             // As a Python int: an int while it fits i64, a uint beyond.
-            Item::UInt(_) => match i64::try_from(bits(x, big)) {
+            Number::Int(i) => match i64::try_from(i) {
                 Ok(v) => b.int(v),
-                Err(_) => b.uint(bits(x, big)),
+                Err(_) => b.uint(i as u64),
             },
-            Item::Half => b.double(half_to_f32(bits(x, big) as u16) as f64),
-            Item::Float => b.double(f32::from_bits(bits(x, big) as u32) as f64),
-            Item::Double => b.double(f64::from_bits(bits(x, big))),
-            Item::Bool => b.bool(x[0] != 0),
+            Number::Float(f) => b.double(f),
+            Number::Bool(x) => b.bool(x),
         }
         return Ok(None);
     }
@@ -372,35 +375,25 @@ impl Number {
 /// array), with whether it is a single number (0-D); `None` for any other
 /// object, nothing raised. For the generated classes' numeric fields.
 pub fn numbers(obj: &Bound<'_, PyAny>) -> Option<(Vec<Number>, bool)> {
-    // SAFETY: a type check, then as in `write`: the view is released on every
-    // path after a successful export.
-    unsafe {
-        if ffi::PyObject_CheckBuffer(obj.as_ptr()) == 0 {
-            return None;
-        }
-        let mut view: ffi::Py_buffer = std::mem::zeroed();
-        let flags = ffi::PyBUF_FORMAT | ffi::PyBUF_STRIDES;
-        if ffi::PyObject_GetBuffer(obj.as_ptr(), &mut view, flags) != 0 {
-            drop(PyErr::fetch(obj.py()));
-            return None;
-        }
-        let result = (|| {
-            if view.ndim > 1 {
-                return None;
-            }
-            let layout = Layout::of(&view)?;
-            if layout.code() == "B" && non_numeric_dtype(obj).is_some() {
-                return None;
-            }
-            let (kind, big) = item_of(&layout.format, layout.itemsize)?;
-            let values = (0..layout.count)
-                .map(|i| Number::of(kind, layout.item(&view, i), big))
-                .collect();
-            Some((values, view.ndim == 0))
-        })();
-        ffi::PyBuffer_Release(&mut view);
-        result
+    // SAFETY: a type check on a live object.
+    if unsafe { ffi::PyObject_CheckBuffer(obj.as_ptr()) } == 0 {
+        return None;
     }
+    export(obj, |view| {
+        // SAFETY: `export` hands over a live view of that export.
+        let layout = unsafe { Layout::of(view, obj) }.ok()?;
+        if layout.code() == "B" && non_numeric_dtype(obj).is_some() {
+            return None;
+        }
+        let (kind, big) = item_of(&layout.format, layout.itemsize)?;
+        let values = (0..layout.count)
+            // SAFETY: as above.
+            .map(|i| Number::of(kind, unsafe { layout.item(view, i) }, big))
+            .collect();
+        Some((values, view.ndim == 0))
+    })
+    .ok()
+    .flatten()
 }
 
 /// Why `obj`, a NumPy array or scalar whose dtype is not a number or a

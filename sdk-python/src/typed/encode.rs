@@ -158,9 +158,7 @@ impl Element for pyo3::Borrowed<'_, '_, PyAny> {
 impl Element for Number {
     fn int<T: TryFrom<i64> + TryFrom<i128>>(&self, name: &str) -> Result<T, EncodeFail> {
         match *self {
-            Number::Int(i) => T::try_from(i).map_err(|_| {
-                EncodeFail::new(Class::EncodeOverflow, format!("{i} does not fit in {name}"))
-            }),
+            Number::Int(i) => T::try_from(i).map_err(|_| does_not_fit(i, name)),
             other => Err(element_fail(name, other)),
         }
     }
@@ -198,6 +196,11 @@ fn bool_value(v: &Bound<'_, PyAny>) -> Result<bool, EncodeFail> {
         Some(Number::Bool(b)) => Ok(b),
         _ => Err(type_fail("bool", v)),
     }
+}
+
+/// An integer out of the range of the field's type `name`.
+fn does_not_fit(i: i128, name: &str) -> EncodeFail {
+    EncodeFail::new(Class::EncodeOverflow, format!("{i} does not fit in {name}"))
 }
 
 /// An array field of `len` elements given `got`.
@@ -239,8 +242,7 @@ pub(super) fn ranged<T: TryFrom<i64> + TryFrom<i128>>(
 #[inline(never)]
 fn ranged_slow<T: TryFrom<i128>>(v: &Bound<'_, PyAny>, name: &str) -> Result<T, EncodeFail> {
     let i = int_value(v, name)?;
-    T::try_from(i)
-        .map_err(|_| EncodeFail::new(Class::EncodeOverflow, format!("{i} does not fit in {name}")))
+    T::try_from(i).map_err(|_| does_not_fit(i, name))
 }
 
 /// Lists of strings at least this long are written by `Encoder::string_items`
