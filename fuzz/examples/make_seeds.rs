@@ -7,7 +7,9 @@
 //!   forced widths, shared key vectors, reused subtrees);
 //! * `json_roundtrip/`: short JSON texts at the edges of the parser;
 //! * `serde_from_slice/`: what `to_vec` writes for each type the serde
-//!   target reads (`flexbuf_fuzz::serde_check::seeds`).
+//!   target reads (`flexbuf_fuzz::serde_check::seeds`);
+//! * `typed_decode/`: the typed conformance inputs and the small fixture
+//!   goldens, each behind the byte that picks its generated type.
 //!
 //! Run from `fuzz/`: `cargo run --example make_seeds` (idempotent).
 
@@ -75,8 +77,56 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         total += bytes.len();
         fs::write(serde_out.join(format!("serde_{i}.flexbuf")), bytes)?;
     }
+    total += typed_seeds(&here.join("seeds/typed_decode"))?;
     println!("wrote {total} bytes of seeds");
     Ok(())
+}
+
+/// Typed inputs at most this large become seeds of `typed_decode`.
+const TYPED_SEED_MAX: usize = 16 * 1024;
+
+/// `seeds/typed_decode/`: each typed case input and each fixture golden of
+/// at most [`TYPED_SEED_MAX`] bytes, behind the byte that makes the target
+/// decode it as the case's type. Returns the bytes written.
+fn typed_seeds(out: &Path) -> Result<usize, Box<dyn std::error::Error>> {
+    use flexbuf_typed_tests::cases::{default_dir, input_bytes, load_all, read_rel};
+    use flexbuf_typed_tests::definitions::{FIXTURES, GOLDENS};
+    use flexbuf_typed_tests::dispatch::TYPES;
+
+    fs::create_dir_all(out)?;
+    let dir = default_dir();
+    let pick = |schema: &str, ty: &str| {
+        TYPES
+            .iter()
+            .position(|(s, t, _)| *s == schema && *t == ty)
+            .ok_or_else(|| format!("no coder for {ty} ({schema})"))
+    };
+    let mut inputs: Vec<(String, usize, Vec<u8>)> = Vec::new();
+    for (_, file) in load_all(&dir)? {
+        for case in &file.cases {
+            let i = pick(&case.schema, &case.ty)?;
+            inputs.push((case.name.replace('/', "_"), i, input_bytes(&dir, case)?));
+        }
+    }
+    for &(stem, ty) in FIXTURES {
+        let i = pick(&format!("schemas/{stem}.fxs"), ty)?;
+        for kind in ["input", "expect"] {
+            let bytes = read_rel(&dir, &format!("{GOLDENS}/{stem}.{kind}.bin"))?;
+            inputs.push((format!("{stem}.{kind}"), i, bytes));
+        }
+    }
+    let mut total = 0;
+    for (name, i, bytes) in inputs {
+        if bytes.len() > TYPED_SEED_MAX {
+            continue;
+        }
+        let mut seed = Vec::with_capacity(bytes.len() + 1);
+        seed.push(u8::try_from(i)?);
+        seed.extend_from_slice(&bytes);
+        total += seed.len();
+        fs::write(out.join(format!("{name}.typed")), seed)?;
+    }
+    Ok(total)
 }
 
 /// JSON texts near the parser's edges: number forms, escapes, depth, empties.

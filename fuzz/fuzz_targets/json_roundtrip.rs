@@ -21,7 +21,10 @@ fuzz_target!(|data: &[u8]| {
     // A lone number reads as the standard library reads it (integers within
     // i64 or u64 as such, anything else as the correctly rounded double).
     let number = text.trim_matches([' ', '\t', '\n', '\r']);
-    if number.bytes().all(|c| matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')) {
+    if number
+        .bytes()
+        .all(|c| matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+    {
         let root = flexbuf::Reader::new(&buf).expect("verified");
         let integer = !number.contains(['.', 'e', 'E']);
         if let (true, Ok(i)) = (integer, number.parse::<i64>()) {

@@ -4,7 +4,7 @@
 //!
 //! | target | engine | installs | builds when missing |
 //! | --- | --- | --- | --- |
-//! | `verify_read`, `json_roundtrip`, `capi`, `serde_from_slice` | cargo-fuzz (libFuzzer) | cargo-fuzz (`cargo install`), the nightly toolchain | (cargo fuzz builds) |
+//! | `verify_read`, `json_roundtrip`, `capi`, `serde_from_slice`, `typed_decode` | cargo-fuzz (libFuzzer) | cargo-fuzz (`cargo install`), the nightly toolchain | (cargo fuzz builds) |
 //! | `python` | atheris | atheris into `.venv` | the package into `.venv`, the CLI |
 //! | `kotlin` | Jazzer (JUnit, Maven resolves it) | Maven and a JDK (apt) | the SDK jar in the local Maven repository |
 //! | `ts` | @jazzer.js/core (`npm ci` in `fuzz/js`) | node packages | `sdk-ts/dist` (tsc); the native fuzzer from source when its prebuild does not load (`fuzz/js/native/README.md`) |
@@ -24,6 +24,7 @@ pub const TARGETS: &[&str] = &[
     "json_roundtrip",
     "capi",
     "serde_from_slice",
+    "typed_decode",
     "python",
     "kotlin",
     "ts",
@@ -71,7 +72,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let secs = seconds.unwrap_or(KOTLIN_SECONDS);
     let run = !build_only;
     match target.as_str() {
-        "verify_read" | "json_roundtrip" | "capi" | "serde_from_slice" => {
+        "verify_read" | "json_roundtrip" | "capi" | "serde_from_slice" | "typed_decode" => {
             cargo_fuzz(&target, secs, run)
         }
         "python" => python(secs, run),
@@ -153,6 +154,8 @@ fn cargo_fuzz(target: &str, secs: u64, run: bool) -> Result<()> {
             &["seeds/serde_from_slice", "seeds/verify_read"],
             "-max_len=16384",
         ),
+        // One byte picks the type, then the buffer.
+        "typed_decode" => (&["seeds/typed_decode"], "-max_len=16385"),
         _ => (&["seeds/verify_read"], "-max_len=16384"),
     };
     let total = max_total_time(secs);

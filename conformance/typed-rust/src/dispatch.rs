@@ -323,3 +323,42 @@ pub fn coders(schema: &str, ty: &str) -> Option<Coder> {
         .find(|(s, t, _)| *s == schema && *t == ty)
         .map(|&(_, _, c)| c)
 }
+
+/// What one decode gave, comparable across entry points: the re-encoded
+/// value, or the error's kind and field path.
+pub type Outcome = Result<Vec<u8>, (flexbuf::ErrorKind, Option<String>)>;
+
+fn outcome(r: flexbuf::Result<Vec<u8>>) -> Outcome {
+    r.map_err(|e| (e.kind().clone(), e.path()))
+}
+
+/// Checks the contract of the generated decoders on `bytes`, whatever they
+/// are: the borrowed decode gives what the owned one-pass decode gives
+/// (the same value or the same error kind and path); on a buffer `verify`
+/// accepts, the one-pass and the verifying decode agree; on any other, the
+/// verifying decode fails. `Err` says which part broke. (A panic is a
+/// failure too; callers that run untrusted inputs catch it or, as the fuzz
+/// target does, let the engine report it.)
+pub fn agreement(c: Coder, bytes: &[u8]) -> Result<(), String> {
+    let one = outcome((c.one_pass)(bytes));
+    let strict = outcome((c.strict)(bytes));
+    let borrowed = outcome((c.borrowed)(bytes));
+    if one != borrowed {
+        return Err(format!(
+            "the borrowed decode differs from the owned one: {borrowed:?} against {one:?}"
+        ));
+    }
+    if flexbuf::verify(bytes).is_ok() {
+        if one != strict {
+            return Err(format!(
+                "one-pass and verifying decode differ on a valid buffer: {one:?} against {strict:?}"
+            ));
+        }
+    } else if let Ok(v) = strict {
+        return Err(format!(
+            "the verifying decode accepted an invalid buffer ({} bytes re-encoded)",
+            v.len()
+        ));
+    }
+    Ok(())
+}

@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use flexbuf_typed_tests::cases::{default_dir, input_bytes, load_all, read_rel};
 use flexbuf_typed_tests::definitions::{FIXTURES, GOLDENS};
-use flexbuf_typed_tests::dispatch::{coders, Coder};
+use flexbuf_typed_tests::dispatch::{agreement, coders, Coder};
 
 /// xorshift64*: deterministic, so a failure names a reproducible mutation.
 struct Rng(u64);
@@ -68,37 +68,12 @@ fn mutate(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
     m
 }
 
-/// The outcome of one decode, comparable across entry points.
-fn outcome(r: flexbuf::Result<Vec<u8>>) -> Result<Vec<u8>, (flexbuf::ErrorKind, Option<String>)> {
-    r.map_err(|e| (e.kind().clone(), e.path()))
-}
-
-/// Checks one input through both entry points; panics name `label`.
+/// Checks one input through every entry point; panics name `label`.
 fn check(label: &str, c: Coder, m: &[u8]) {
-    let run = catch_unwind(AssertUnwindSafe(|| {
-        (
-            outcome((c.one_pass)(m)),
-            outcome((c.strict)(m)),
-            outcome((c.borrowed)(m)),
-        )
-    }));
-    let Ok((one, strict, borrowed)) = run else {
-        panic!("{label} panicked");
-    };
-    assert_eq!(
-        one, borrowed,
-        "{label}: the borrowed decode differs from the owned one"
-    );
-    if flexbuf::verify(m).is_ok() {
-        assert_eq!(
-            one, strict,
-            "{label}: one-pass and verifying decode differ on a valid buffer"
-        );
-    } else {
-        assert!(
-            strict.is_err(),
-            "{label}: the verifying decode accepted an invalid buffer"
-        );
+    match catch_unwind(AssertUnwindSafe(|| agreement(c, m))) {
+        Ok(Ok(())) => {}
+        Ok(Err(why)) => panic!("{label}: {why}"),
+        Err(_) => panic!("{label} panicked"),
     }
 }
 
