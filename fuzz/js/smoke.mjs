@@ -4,13 +4,19 @@
 // seconds. Not coverage-guided; it exists for machines where the Jazzer.js
 // native fuzzer cannot load (its 4.0.0 prebuild needs glibc 2.38) and as a
 // quick check that the target itself works.
-//   node smoke.mjs [seconds=60] [seed=18] [dirs...]
+//   node smoke.mjs [--target typed.fuzz.js] [seconds=60] [seed=18] [dirs...]
+// (the target defaults to reader.fuzz.js, its dirs to ../seeds/verify_read
+// and corpus; typed.fuzz.js's to ../seeds/typed_decode_ts and corpus_typed).
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { fuzz } from "./reader.fuzz.js";
 
-const [seconds = "60", seedArg = "18", ...dirs] = process.argv.slice(2);
-const roots = dirs.length ? dirs : ["../seeds/verify_read", "corpus"];
+const argv = process.argv.slice(2);
+const target = argv[0] === "--target" ? argv.splice(0, 2)[1] : "reader.fuzz.js";
+const { fuzz } = await import(new URL(target, import.meta.url));
+const [seconds = "60", seedArg = "18", ...dirs] = argv;
+const roots = dirs.length
+  ? dirs
+  : target === "typed.fuzz.js" ? ["../seeds/typed_decode_ts", "corpus_typed"] : ["../seeds/verify_read", "corpus"];
 const inputs = [];
 for (const dir of roots) {
   let names = [];

@@ -6,8 +6,8 @@
 //! | --- | --- | --- | --- |
 //! | `verify_read`, `json_roundtrip`, `capi`, `serde_from_slice`, `typed_decode` | cargo-fuzz (libFuzzer) | cargo-fuzz (`cargo install`), the nightly toolchain | (cargo fuzz builds) |
 //! | `python` | atheris | atheris into `.venv` | the package into `.venv`, the CLI |
-//! | `kotlin` | Jazzer (JUnit, Maven resolves it) | Maven and a JDK (apt) | the SDK jar in the local Maven repository |
-//! | `ts` | @jazzer.js/core (`npm ci` in `fuzz/js`) | node packages | `sdk-ts/dist` (tsc); the native fuzzer from source when its prebuild does not load (`fuzz/js/native/README.md`) |
+//! | `kotlin`, `kotlin_typed` | Jazzer (JUnit, Maven resolves it) | Maven and a JDK (apt) | the SDK jar in the local Maven repository and the generated Kotlin coders (`sdk-kotlin/target/generated-test-sources`) |
+//! | `ts`, `ts_typed` | @jazzer.js/core (`npm ci` in `fuzz/js`) | node packages | `sdk-ts/dist` (tsc); for `ts_typed` the generated coders (`sdk-ts/test/gen/out`); the native fuzzer from source when its prebuild does not load (`fuzz/js/native/README.md`) |
 //!
 //! `--build-only` installs and builds without fuzzing. Inputs a run finds go
 //! to each engine's corpus directory (gitignored);
@@ -27,7 +27,9 @@ pub const TARGETS: &[&str] = &[
     "typed_decode",
     "python",
     "kotlin",
+    "kotlin_typed",
     "ts",
+    "ts_typed",
 ];
 
 /// The Kotlin target's duration: Jazzer's JUnit integration takes the total
@@ -76,8 +78,10 @@ pub fn run(args: &[String]) -> Result<()> {
             cargo_fuzz(&target, secs, run)
         }
         "python" => python(secs, run),
-        "kotlin" => kotlin(seconds, run),
-        "ts" => ts(secs, run),
+        "kotlin" => kotlin("ReaderFuzzTest", seconds, run),
+        "kotlin_typed" => kotlin("TypedFuzzTest", seconds, run),
+        "ts" => ts(TsTarget::READER, secs, run),
+        "ts_typed" => ts(TsTarget::TYPED, secs, run),
         _ => unreachable!("checked against TARGETS"),
     }
 }
@@ -225,12 +229,14 @@ fn kotlin_jar() -> Option<PathBuf> {
     )
 }
 
-/// Jazzer over the Kotlin reader, verifier and JSON (`fuzz/kotlin`, `JAZZER_FUZZ=1 mvn test`).
-fn kotlin(seconds: Option<u64>, run: bool) -> Result<()> {
+/// Jazzer over one fuzz test class of `fuzz/kotlin` (`JAZZER_FUZZ=1 mvn test
+/// -Dtest=<class>`): `ReaderFuzzTest` (the reader, verifier and JSON) or
+/// `TypedFuzzTest` (the generated coders of every conformance schema).
+fn kotlin(class: &str, seconds: Option<u64>, run: bool) -> Result<()> {
     if let Some(s) = seconds.filter(|s| *s != KOTLIN_SECONDS) {
         return Err(format!(
             "kotlin: --seconds {s} is not supported: Jazzer's JUnit integration takes the \
-             duration only from @FuzzTest(maxDuration) in ReaderFuzzTest.kt ({KOTLIN_SECONDS} s); \
+             duration only from @FuzzTest(maxDuration) in {class}.kt ({KOTLIN_SECONDS} s); \
              edit it for a shorter run"
         )
         .into());
@@ -238,7 +244,9 @@ fn kotlin(seconds: Option<u64>, run: bool) -> Result<()> {
     if !util::have("mvn") || !util::have("javac") {
         crate::setup::apt_install(&["maven", "openjdk-17-jdk-headless"])?;
     }
-    if !kotlin_jar().is_some_and(|j| j.exists()) {
+    // The SDK jar, and the generated coders TypedFuzzTest compiles with.
+    let generated = root().join("sdk-kotlin/target/generated-test-sources/flexbuf");
+    if !kotlin_jar().is_some_and(|j| j.exists()) || !generated.exists() {
         crate::sdk_kotlin::build()?;
     }
     if !run {
@@ -248,9 +256,10 @@ fn kotlin(seconds: Option<u64>, run: bool) -> Result<()> {
                 .dir(fuzz_dir().join("kotlin")),
         );
     }
+    let only = format!("-Dtest={class}");
     step(
-        &format!("JAZZER_FUZZ=1 mvn test (fuzz/kotlin, {KOTLIN_SECONDS} s)"),
-        duct::cmd("mvn", ["-B", "-Dstyle.color=never", "test"])
+        &format!("JAZZER_FUZZ=1 mvn test {only} (fuzz/kotlin, {KOTLIN_SECONDS} s)"),
+        duct::cmd("mvn", ["-B", "-Dstyle.color=never", "test", only.as_str()])
             .dir(fuzz_dir().join("kotlin"))
             .env("JAZZER_FUZZ", "1"),
     )
@@ -278,10 +287,34 @@ fn jazzer_js_unavailable(js: &Path) -> Option<String> {
     }
 }
 
-/// The pure TypeScript runtime (`fuzz/js/reader.fuzz.js` over `sdk-ts/dist`):
-/// Jazzer.js when its native fuzzer loads, else `smoke.mjs` (seeded random
-/// mutations, not coverage-guided) for the same time.
-fn ts(secs: u64, run: bool) -> Result<()> {
+/// One Jazzer.js target of `fuzz/js`: its module, the directory its new
+/// inputs go to, and its seeds (relative to `fuzz/js`).
+struct TsTarget {
+    module: &'static str,
+    corpus: &'static str,
+    seeds: &'static str,
+}
+
+impl TsTarget {
+    /// The pure TypeScript runtime (`reader.fuzz.js`).
+    const READER: TsTarget = TsTarget {
+        module: "reader.fuzz.js",
+        corpus: "corpus",
+        seeds: "../seeds/verify_read",
+    };
+    /// The TypeScript coders generated from every conformance schema (`typed.fuzz.js`).
+    const TYPED: TsTarget = TsTarget {
+        module: "typed.fuzz.js",
+        corpus: "corpus_typed",
+        seeds: "../seeds/typed_decode_ts",
+    };
+}
+
+/// A TypeScript target over `sdk-ts/dist` (and, for the typed one, the
+/// generated coders in `sdk-ts/test/gen/out`): Jazzer.js when its native
+/// fuzzer loads, else `smoke.mjs` (seeded random mutations, not
+/// coverage-guided) for the same time.
+fn ts(target: TsTarget, secs: u64, run: bool) -> Result<()> {
     if !util::have("node") || !util::have("npm") {
         return Err("the ts target needs node (>= 18) and npm on the PATH".into());
     }
@@ -302,7 +335,11 @@ fn ts(secs: u64, run: bool) -> Result<()> {
             duct::cmd("npm", ["ci", "--no-audit", "--no-fund"]).dir(&js),
         )?;
     }
-    std::fs::create_dir_all(js.join("corpus"))?;
+    if target.module == TsTarget::TYPED.module && !root().join("sdk-ts/test/gen/out").exists() {
+        crate::sdk_ts::build()?;
+        crate::sdk_ts::generate_test_coders()?;
+    }
+    std::fs::create_dir_all(js.join(target.corpus))?;
     std::fs::create_dir_all(js.join("artifacts"))?;
     if let Some(why) = jazzer_js_unavailable(&js) {
         println!("==> the prebuilt Jazzer.js native fuzzer does not load ({why})");
@@ -329,7 +366,7 @@ fn ts(secs: u64, run: bool) -> Result<()> {
             // is what would catch a key that got out of its literal.
             let mut args = vec![
                 "jazzer",
-                "reader.fuzz.js",
+                target.module,
                 "--sync",
                 "--disable_bug_detectors=remote-code-execution",
                 "--",
@@ -337,13 +374,9 @@ fn ts(secs: u64, run: bool) -> Result<()> {
             ];
             args.push("-max_len=16384");
             args.extend_from_slice(COMMON);
-            args.extend([
-                "-artifact_prefix=artifacts/",
-                "corpus",
-                "../seeds/verify_read",
-            ]);
+            args.extend(["-artifact_prefix=artifacts/", target.corpus, target.seeds]);
             step(
-                &format!("jazzer reader.fuzz.js ({secs} s)"),
+                &format!("jazzer {} ({secs} s)", target.module),
                 duct::cmd("npx", args).dir(&js),
             )
         }
@@ -354,8 +387,8 @@ fn ts(secs: u64, run: bool) -> Result<()> {
             );
             let s = secs.to_string();
             step(
-                &format!("node smoke.mjs {secs}"),
-                duct::cmd("node", ["smoke.mjs", s.as_str()]).dir(&js),
+                &format!("node smoke.mjs --target {} {secs}", target.module),
+                duct::cmd("node", ["smoke.mjs", "--target", target.module, s.as_str()]).dir(&js),
             )
         }
     }

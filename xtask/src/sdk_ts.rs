@@ -187,6 +187,22 @@ pub fn test() -> Result<()> {
         duct::cmd("node", ["smoke.mjs", "5", "18", "../seeds/verify_read"])
             .dir(util::root().join("fuzz/js")),
     )?;
+    // The same for the generated coders' target (over test/gen/out, made above).
+    util::step(
+        "node fuzz/js/smoke.mjs --target typed.fuzz.js 5 (the ts_typed fuzz target over its seeds, then seeded mutations)",
+        duct::cmd(
+            "node",
+            [
+                "smoke.mjs",
+                "--target",
+                "typed.fuzz.js",
+                "5",
+                "18",
+                "../seeds/typed_decode_ts",
+            ],
+        )
+        .dir(util::root().join("fuzz/js")),
+    )?;
     install_test()
 }
 
