@@ -326,9 +326,9 @@ pub fn coders(schema: &str, ty: &str) -> Option<Coder> {
 
 /// What one decode gave, comparable across entry points: the re-encoded
 /// value, or the error's kind and field path.
-pub type Outcome = Result<Vec<u8>, (flexbuf::ErrorKind, Option<String>)>;
+pub type DecodeOutcome = Result<Vec<u8>, (flexbuf::ErrorKind, Option<String>)>;
 
-fn outcome(r: flexbuf::Result<Vec<u8>>) -> Outcome {
+fn outcome(r: flexbuf::Result<Vec<u8>>) -> DecodeOutcome {
     r.map_err(|e| (e.kind().clone(), e.path()))
 }
 
