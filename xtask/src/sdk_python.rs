@@ -289,7 +289,9 @@ fn write_report(load: Option<f64>) -> Result<()> {
     let section = format!(
         "{HEADING}\n\nReproduce with `cargo xtask bench python` (runs \
          `sdk-python/tools/bench.py` with the release wheel installed in `.venv`, then \
-         writes this section and `docs/bench/python.{{json,svg}}`). Date: {date}; load \
+         writes this section and `docs/bench/python.{{json,svg}}`; with \
+         `FLEXBUF_BENCH_JSON_DIR` naming a directory of `*.json` documents it also \
+         writes the public documents table). Date: {date}; load \
          average when it started: {load}. Every figure is a median; ratios come from \
          the same run.\n\n\
          ![Python: peer time / flexbuf time per fixture, log scale](bench/python.svg)\n\n\
