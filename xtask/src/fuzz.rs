@@ -4,7 +4,7 @@
 //!
 //! | target | engine | installs | builds when missing |
 //! | --- | --- | --- | --- |
-//! | `verify_read`, `json_roundtrip`, `capi`, `serde_from_slice`, `typed_decode` | cargo-fuzz (libFuzzer) | cargo-fuzz (`cargo install`), the nightly toolchain | (cargo fuzz builds) |
+//! | `verify_read`, `json_roundtrip`, `capi`, `serde_from_slice`, `typed_decode`, `schema_gen` | cargo-fuzz (libFuzzer) | cargo-fuzz (`cargo install`), the nightly toolchain | (cargo fuzz builds) |
 //! | `python` | atheris | atheris into `.venv` | the package into `.venv`, the CLI |
 //! | `kotlin`, `kotlin_typed` | Jazzer (JUnit, Maven resolves it) | Maven and a JDK (apt) | the SDK jar in the local Maven repository and the generated Kotlin coders (`sdk-kotlin/target/generated-test-sources`) |
 //! | `ts`, `ts_typed` | @jazzer.js/core (`npm ci` in `fuzz/js`) | node packages | `sdk-ts/dist` (tsc); for `ts_typed` the generated coders (`sdk-ts/test/gen/out`); the native fuzzer from source when its prebuild does not load (`fuzz/js/native/README.md`) |
@@ -25,6 +25,7 @@ pub const TARGETS: &[&str] = &[
     "capi",
     "serde_from_slice",
     "typed_decode",
+    "schema_gen",
     "python",
     "kotlin",
     "kotlin_typed",
@@ -74,9 +75,8 @@ pub fn run(args: &[String]) -> Result<()> {
     let secs = seconds.unwrap_or(KOTLIN_SECONDS);
     let run = !build_only;
     match target.as_str() {
-        "verify_read" | "json_roundtrip" | "capi" | "serde_from_slice" | "typed_decode" => {
-            cargo_fuzz(&target, secs, run)
-        }
+        "verify_read" | "json_roundtrip" | "capi" | "serde_from_slice" | "typed_decode"
+        | "schema_gen" => cargo_fuzz(&target, secs, run),
         "python" => python(secs, run),
         "kotlin" => kotlin("ReaderFuzzTest", seconds, run),
         "kotlin_typed" => kotlin("TypedFuzzTest", seconds, run),
@@ -160,12 +160,24 @@ fn cargo_fuzz(target: &str, secs: u64, run: bool) -> Result<()> {
         ),
         // One byte picks the type, then the buffer.
         "typed_decode" => (&["seeds/typed_decode"], "-max_len=16385"),
+        // Schema text: every schema of the repository, with its keywords as a dictionary.
+        "schema_gen" => (
+            &[
+                "../conformance/schemas",
+                "../conformance/typed/schemas",
+                "../codegen/tests/schemas",
+            ],
+            "-max_len=8192",
+        ),
         _ => (&["seeds/verify_read"], "-max_len=16384"),
     };
     let total = max_total_time(secs);
     let mut args = vec!["fuzz", "run", "-O", "-a", target, corpus.as_str()];
     args.extend_from_slice(seeds);
     args.extend(["--", total.as_str(), max_len]);
+    if target == "schema_gen" {
+        args.push("-dict=dict/schema.dict");
+    }
     args.extend_from_slice(COMMON);
     step(
         &format!("cargo +nightly fuzz run -O -a {target} ({secs} s)"),
