@@ -43,7 +43,7 @@ pub mod writer;
 
 pub use backend::{Backend, GeneratedFile};
 pub use diag::{Diagnostic, Diagnostics};
-pub use load::{parse_file, parse_str, parse_with_loader};
+pub use load::{parse_file, parse_str, parse_with_loader, read_schema_file, MAX_SCHEMA_BYTES};
 pub use source::{ParsedSchema, Position, SourceFile};
 
 use std::path::{Path, PathBuf};

@@ -32,7 +32,7 @@ use crate::source::ParsedSchema;
 ///
 /// An unreadable root file is reported at line 1, column 1 of that path.
 pub fn parse_file(path: &Path) -> Result<ParsedSchema, Diagnostics> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = read_schema_file(path).map_err(|e| {
         Diagnostic::new(
             parse::normalize(path),
             1,
@@ -40,14 +40,49 @@ pub fn parse_file(path: &Path) -> Result<ParsedSchema, Diagnostics> {
             format!("cannot read `{}`: {e}", path.display()),
         )
     })?;
-    parse_with_loader(path, &text, &|p: &Path| std::fs::read_to_string(p))
+    parse_with_loader(path, &text, &read_schema_file)
 }
 
 /// Parses schema text held in memory, named `file_name` in diagnostics.
 /// Imports are read from the file system, relative to `file_name`'s directory
 /// (the current directory for a bare name).
 pub fn parse_str(file_name: impl AsRef<Path>, text: &str) -> Result<ParsedSchema, Diagnostics> {
-    parse_with_loader(file_name, text, &|p: &Path| std::fs::read_to_string(p))
+    parse_with_loader(file_name, text, &read_schema_file)
+}
+
+/// Largest schema file read from disk (16 MiB): far above any real schema,
+/// it bounds what an import of the wrong file costs.
+pub const MAX_SCHEMA_BYTES: u64 = 16 << 20;
+
+/// Reads a schema file from disk: a regular file of at most
+/// [`MAX_SCHEMA_BYTES`], as UTF-8. Anything else is an error, so that an
+/// import of a device or a pipe (`/dev/zero`, a FIFO) fails at once instead
+/// of reading without end or waiting for a writer.
+pub fn read_schema_file(path: &Path) -> io::Result<String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    let too_large = || {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("larger than {} MiB", MAX_SCHEMA_BYTES >> 20),
+        )
+    };
+    if meta.len() > MAX_SCHEMA_BYTES {
+        return Err(too_large());
+    }
+    let mut text = String::new();
+    file.take(MAX_SCHEMA_BYTES + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_SCHEMA_BYTES {
+        return Err(too_large());
+    }
+    Ok(text)
 }
 
 /// Parses schema text held in memory, reading imports with `load`, which is

@@ -239,6 +239,54 @@ fn documented_example_parses_into_the_expected_model() {
     assert!(s.fingerprint("acme.shop.Address").is_some());
 }
 
+/// A fresh directory under the system's temporary directory.
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("flexbuf-codegen-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn imports_of_what_is_not_a_small_regular_file_fail_at_once() {
+    let dir = scratch_dir("imports");
+    std::fs::create_dir_all(dir.join("folder.fxs")).unwrap();
+    // Sparse: one byte past the limit costs no disk.
+    let big = std::fs::File::create(dir.join("big.fxs")).unwrap();
+    big.set_len(flexbuf_codegen::MAX_SCHEMA_BYTES + 1).unwrap();
+    let mut cases = vec![
+        ("folder.fxs", "not a regular file"),
+        ("big.fxs", "larger than 16 MiB"),
+    ];
+    // A device that never ends: read whole, it would fill memory.
+    if Path::new("/dev/zero").exists() {
+        cases.push(("/dev/zero", "not a regular file"));
+    }
+    for (import, why) in cases {
+        let text = format!("namespace a;\nimport \"{import}\";\nmessage M {{ x: i32; }}\n");
+        let root = dir.join("a.fxs");
+        std::fs::write(&root, &text).unwrap();
+        for result in [parse_file(&root), parse_str(&root, &text)] {
+            let d = result.expect_err(import).to_string();
+            assert!(
+                d.contains("cannot read imported file") && d.contains(why),
+                "{import}: {d}"
+            );
+        }
+    }
+    // The root file itself is checked the same way.
+    let d = parse_file(&dir.join("folder.fxs")).unwrap_err().to_string();
+    assert!(d.contains("not a regular file"), "{d}");
+    // An ordinary file is read whole.
+    let small = flexbuf_codegen::read_schema_file(&{
+        let p = dir.join("limit.fxs");
+        std::fs::write(&p, " ".repeat(1 << 10)).unwrap();
+        p
+    });
+    assert_eq!(small.unwrap().len(), 1 << 10);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn parse_str_reads_imports_relative_to_the_named_file() {
     let path = schemas_dir().join("shop.fxs");
