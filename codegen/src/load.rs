@@ -60,13 +60,15 @@ pub const MAX_SCHEMA_BYTES: u64 = 16 << 20;
 /// of reading without end or waiting for a writer.
 pub fn read_schema_file(path: &Path) -> io::Result<String> {
     use std::io::Read;
+    let not_regular = || io::Error::new(io::ErrorKind::InvalidInput, "not a regular file");
+    // Checked before opening too: opening a FIFO waits for a writer.
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
     let file = std::fs::File::open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
+        return Err(not_regular());
     }
     let too_large = || {
         io::Error::new(

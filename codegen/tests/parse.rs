@@ -262,6 +262,15 @@ fn imports_of_what_is_not_a_small_regular_file_fail_at_once() {
     if Path::new("/dev/zero").exists() {
         cases.push(("/dev/zero", "not a regular file"));
     }
+    // A pipe without a writer: opening it would wait for one.
+    #[cfg(unix)]
+    if std::process::Command::new("mkfifo")
+        .arg(dir.join("pipe.fxs"))
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        cases.push(("pipe.fxs", "not a regular file"));
+    }
     for (import, why) in cases {
         let text = format!("namespace a;\nimport \"{import}\";\nmessage M {{ x: i32; }}\n");
         let root = dir.join("a.fxs");
