@@ -219,6 +219,26 @@ impl Layout {
         self.format.trim_start_matches(['@', '=', '<', '>', '!'])
     }
 
+    /// The kind of number each item of `obj`'s export is, and whether the
+    /// items are big-endian; or why they are no numbers.
+    fn numeric(&self, obj: &Bound<'_, PyAny>) -> Result<(Item, bool), String> {
+        if self.code() == "B" {
+            // NumPy exports some values that are no numbers as raw bytes (a
+            // `datetime64` scalar is a buffer of 8 `B`): its dtype says what
+            // they are. (Other formats say so themselves.)
+            if let Some(reason) = non_numeric_dtype(obj) {
+                return Err(reason);
+            }
+        }
+        item_of(&self.format, self.itemsize).ok_or_else(|| {
+            format!(
+                "cannot encode a buffer of format {:?} from {}",
+                self.format,
+                crate::encode::type_name(obj)
+            )
+        })
+    }
+
     /// The bytes of item `i` (`< count`).
     ///
     /// # Safety
@@ -251,12 +271,7 @@ unsafe fn write_view(
         Ok(layout) => layout,
         Err(reason) => return Ok(Some(reason)),
     };
-    let (format, itemsize, count, stride) = (
-        layout.format.as_str(),
-        layout.itemsize,
-        layout.count,
-        layout.stride,
-    );
+    let (itemsize, count, stride) = (layout.itemsize, layout.count, layout.stride);
     // SAFETY: the caller's contract.
     let item = |i: usize| unsafe { layout.item(view, i) };
     // SAFETY: a type check on a live object.
@@ -272,19 +287,9 @@ unsafe fn write_view(
         }
         return Ok(None);
     }
-    if code == "B" {
-        // NumPy exports some values that are no numbers as raw bytes (a
-        // `datetime64` scalar is a buffer of 8 `B`): its dtype says what
-        // they are. (Other formats say so themselves.)
-        if let Some(reason) = non_numeric_dtype(obj) {
-            return Ok(Some(reason));
-        }
-    }
-    let Some((kind, big)) = item_of(format, itemsize) else {
-        return Ok(Some(format!(
-            "cannot encode a buffer of format {format:?} from {}",
-            crate::encode::type_name(obj)
-        )));
+    let (kind, big) = match layout.numeric(obj) {
+        Ok(kind) => kind,
+        Err(reason) => return Ok(Some(reason)),
     };
     if view.ndim == 0 {
         match Number::of(kind, item(0), big) {
@@ -382,10 +387,7 @@ pub fn numbers(obj: &Bound<'_, PyAny>) -> Option<(Vec<Number>, bool)> {
     export(obj, |view| {
         // SAFETY: `export` hands over a live view of that export.
         let layout = unsafe { Layout::of(view, obj) }.ok()?;
-        if layout.code() == "B" && non_numeric_dtype(obj).is_some() {
-            return None;
-        }
-        let (kind, big) = item_of(&layout.format, layout.itemsize)?;
+        let (kind, big) = layout.numeric(obj).ok()?;
         let values = (0..layout.count)
             // SAFETY: as above.
             .map(|i| Number::of(kind, unsafe { layout.item(view, i) }, big))

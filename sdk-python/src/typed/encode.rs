@@ -261,18 +261,6 @@ pub(crate) fn bulk_string_lists(enabled: Option<bool>) -> bool {
     BULK_STRING_LISTS.load(Ordering::Relaxed)
 }
 
-/// The numbers of `v` when it is a 1-D buffer of numbers (a NumPy array,
-/// an `array.array`) and no list or tuple.
-fn buffer_items(v: &Bound<'_, PyAny>) -> Option<Vec<Number>> {
-    if borrowed_items(v).is_some() {
-        return None;
-    }
-    match crate::buffers::numbers(v) {
-        Some((n, false)) => Some(n),
-        _ => None,
-    }
-}
-
 /// The items of a list or tuple as borrowed pointers, or `None` for any
 /// other object.
 ///
@@ -481,13 +469,27 @@ impl Encoder<'_, '_, '_> {
         unsafe { push_str_items(self.b, self.py, items, false) }
     }
 
-    /// The list or tuple `v` for a field of type `ty`.
-    fn items_of<'a>(
-        &self,
+    /// A numeric list (`len` `None`) or array field of type `ty` given `v`,
+    /// which is no list or tuple: a 1-D buffer of numbers (a NumPy array,
+    /// an `array.array`) is written as its items; anything else is the
+    /// field's type error.
+    fn buffer_field(
+        &mut self,
         ty: &Ty,
-        v: &'a Bound<'_, PyAny>,
-    ) -> Result<&'a [*mut ffi::PyObject], EncodeFail> {
-        borrowed_items(v).ok_or_else(|| type_fail(&ty.name(self.s), v))
+        el: &Ty,
+        len: Option<usize>,
+        fixed: bool,
+        v: &Bound<'_, PyAny>,
+    ) -> Result<(), EncodeFail> {
+        if let Some((nums, false)) = crate::buffers::numbers(v) {
+            if let Some(len) = len.filter(|&len| len != nums.len()) {
+                return Err(length_fail(&ty.name(self.s), len, nums.len()));
+            }
+            if self.typed_items(el, nums.iter().copied(), fixed)? {
+                return Ok(());
+            }
+        }
+        Err(type_fail(&ty.name(self.s), v))
     }
 
     /// The dict of a `{string: el}` field, its entries gathered above
@@ -577,27 +579,18 @@ impl Encoder<'_, '_, '_> {
                 }
             }
             Ty::Array { el, len, fixed } => {
-                if let Some(nums) = buffer_items(v) {
-                    if nums.len() != *len {
-                        return Err(length_fail(&ty.name(s), *len, nums.len()));
-                    }
-                    if self.typed_items(el, nums.iter().copied(), *fixed)? {
-                        return Ok(());
-                    }
-                }
-                let items = self.items_of(ty, v)?;
+                let Some(items) = borrowed_items(v) else {
+                    return self.buffer_field(ty, el, Some(*len), *fixed, v);
+                };
                 if items.len() != *len {
                     return Err(length_fail(&ty.name(s), *len, items.len()));
                 }
                 self.scalar_items(el, items, *fixed)?;
             }
             Ty::Vec(el) => {
-                if let Some(nums) = buffer_items(v) {
-                    if self.typed_items(el, nums.iter().copied(), false)? {
-                        return Ok(());
-                    }
-                }
-                let items = self.items_of(ty, v)?;
+                let Some(items) = borrowed_items(v) else {
+                    return self.buffer_field(ty, el, None, false, v);
+                };
                 if matches!(**el, Ty::Str) && self.string_items(items)? {
                     return Ok(());
                 }
