@@ -60,15 +60,15 @@ pub const MAX_SCHEMA_BYTES: u64 = 16 << 20;
 /// of reading without end or waiting for a writer.
 pub fn read_schema_file(path: &Path) -> io::Result<String> {
     use std::io::Read;
-    let not_regular = || io::Error::new(io::ErrorKind::InvalidInput, "not a regular file");
-    // Checked before opening too: opening a FIFO waits for a writer.
-    if !std::fs::metadata(path)?.is_file() {
-        return Err(not_regular());
-    }
-    let file = std::fs::File::open(path)?;
-    let meta = file.metadata()?;
+    // Checked before opening: opening a FIFO waits for a writer. (Whatever
+    // the path names by the time it is opened, at most one byte past the
+    // limit is read.)
+    let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
-        return Err(not_regular());
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
     }
     let too_large = || {
         io::Error::new(
@@ -80,7 +80,9 @@ pub fn read_schema_file(path: &Path) -> io::Result<String> {
         return Err(too_large());
     }
     let mut text = String::new();
-    file.take(MAX_SCHEMA_BYTES + 1).read_to_string(&mut text)?;
+    std::fs::File::open(path)?
+        .take(MAX_SCHEMA_BYTES + 1)
+        .read_to_string(&mut text)?;
     if text.len() as u64 > MAX_SCHEMA_BYTES {
         return Err(too_large());
     }
