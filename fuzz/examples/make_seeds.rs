@@ -9,7 +9,8 @@
 //! * `serde_from_slice/`: what `to_vec` writes for each type the serde
 //!   target reads (`flexbuf_fuzz::serde_check::seeds`);
 //! * `typed_decode/`: the typed conformance inputs and the small fixture
-//!   goldens, each behind the byte that picks its generated type.
+//!   goldens, each behind the byte that picks its generated type, and
+//!   `typed_decode.types`, the type each byte picks.
 //!
 //! Run from `fuzz/`: `cargo run --example make_seeds` (idempotent).
 
@@ -77,7 +78,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         total += bytes.len();
         fs::write(serde_out.join(format!("serde_{i}.flexbuf")), bytes)?;
     }
-    total += typed_seeds(&here.join("seeds/typed_decode"))?;
+    total += typed_seeds(
+        &here.join("seeds/typed_decode"),
+        &here.join("seeds/typed_decode.types"),
+    )?;
     println!("wrote {total} bytes of seeds");
     Ok(())
 }
@@ -87,13 +91,21 @@ const TYPED_SEED_MAX: usize = 16 * 1024;
 
 /// `seeds/typed_decode/`: each typed case input and each fixture golden of
 /// at most [`TYPED_SEED_MAX`] bytes, behind the byte that makes the target
-/// decode it as the case's type. Returns the bytes written.
-fn typed_seeds(out: &Path) -> Result<usize, Box<dyn std::error::Error>> {
+/// decode it as the case's type; and `types`, what each byte names (a line
+/// per entry of `dispatch::TYPES`, in order: the schema, a tab, the
+/// qualified type), from which the Kotlin and TypeScript targets' seed
+/// writers rewrite the byte for their own numbering. Returns the bytes written.
+fn typed_seeds(out: &Path, types: &Path) -> Result<usize, Box<dyn std::error::Error>> {
     use flexbuf_typed_tests::cases::{default_dir, input_bytes, load_all, read_rel};
     use flexbuf_typed_tests::definitions::{FIXTURES, GOLDENS};
     use flexbuf_typed_tests::dispatch::TYPES;
 
     fs::create_dir_all(out)?;
+    let listing: String = TYPES
+        .iter()
+        .map(|(schema, ty, _)| format!("{schema}\t{ty}\n"))
+        .collect();
+    fs::write(types, listing)?;
     let dir = default_dir();
     let pick = |schema: &str, ty: &str| {
         TYPES

@@ -1,7 +1,7 @@
 """Writes the regression seeds of TypedFuzzTest from the Rust typed_decode seeds.
 
 Both targets take one byte that picks the generated type, then the buffer;
-the Rust target picks from `dispatch::TYPES` (conformance/typed-rust), the
+the Rust target picks from `dispatch::TYPES` (listed in fuzz/seeds/typed_decode.types), the
 Kotlin one from every generated coder sorted by type name. This rewrites each
 seed of fuzz/seeds/typed_decode with the Kotlin byte for the same type, into
 src/test/resources/dev/flexbuf/fuzz/TypedFuzzTestInputs/typedDecode.
@@ -16,23 +16,21 @@ renames a type:
 from __future__ import annotations
 
 import re
-import shutil
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 RUST_SEEDS = ROOT / "fuzz" / "seeds" / "typed_decode"
-DISPATCH = ROOT / "conformance" / "typed-rust" / "src" / "dispatch.rs"
+RUST_TYPES = ROOT / "fuzz" / "seeds" / "typed_decode.types"
 GENERATED = ROOT / "sdk-kotlin" / "target" / "generated-test-sources" / "flexbuf"
 OUT = ROOT / "fuzz" / "kotlin" / "src" / "test" / "resources" / "dev" / "flexbuf" / "fuzz" / "TypedFuzzTestInputs" / "typedDecode"
 
 
 def rust_types() -> list[str]:
-    """The qualified type names of `dispatch::TYPES`, in order."""
-    text = DISPATCH.read_text(encoding="utf-8")
-    start = text.index("pub const TYPES")
-    body = text[start:text.index("];", start)]
-    return re.findall(r'\(\s*[\w"./]+,\s*"([\w.]+)",\s*coder!', body)
+    """The qualified type names the Rust seeds' first byte picks, in order
+    (`typed_decode.types`, written by fuzz/examples/make_seeds.rs)."""
+    lines = RUST_TYPES.read_text(encoding="utf-8").splitlines()
+    return [line.split("\t")[1] for line in lines if line]
 
 
 def kotlin_types() -> list[str]:
@@ -54,9 +52,9 @@ def main() -> int:
         print(f"{len(kotlin)} Kotlin coders: one byte cannot pick them all", file=sys.stderr)
         return 1
     index = {name: i for i, name in enumerate(kotlin)}
-    if OUT.exists():
-        shutil.rmtree(OUT)
-    OUT.mkdir(parents=True)
+    # Written over, never cleared: Jazzer puts its findings here too, and
+    # they stay as regression inputs.
+    OUT.mkdir(parents=True, exist_ok=True)
     written = 0
     for seed in sorted(RUST_SEEDS.iterdir()):
         data = seed.read_bytes()
