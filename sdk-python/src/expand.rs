@@ -24,6 +24,7 @@ use flexbuf::raw::key_at;
 use flexbuf::{Budget, Error, ErrorKind, FlexType, Reader};
 use pyo3::ffi;
 use pyo3::prelude::*;
+use std::mem::ManuallyDrop;
 use std::rc::Rc;
 
 use crate::decode::{bool_obj, float_obj, int_obj, uint_obj, Fail, MAX_DEPTH};
@@ -74,7 +75,13 @@ const KEY_SET_MAX: usize = 32;
 /// repeat pays for none; a set in use stays in its slot (shared), so the
 /// maps nested in a map find theirs.
 struct KeySets<'py> {
-    slots: Vec<KeySlot<'py>>,
+    /// In place rather than allocated: a decode of a small buffer paid more
+    /// for allocating, filling and freeing a table than for its maps. Not
+    /// dropped as an array (see `Drop`).
+    slots: ManuallyDrop<[KeySlot<'py>; KEY_SLOTS]>,
+    /// Bit `i` set when `slots[i]` holds a set: the only slots with
+    /// anything to drop, so dropping the table visits only those.
+    sets: u64,
     /// Sets replaced while no map used them, kept for their capacity.
     spare: Vec<KeySet<'py>>,
 }
@@ -82,12 +89,16 @@ struct KeySets<'py> {
 /// One key set: (position, length in bytes, object) of each key, in order.
 type KeySet<'py> = Vec<(usize, usize, Bound<'py, PyAny>)>;
 
+/// 16 bytes a slot, so the table of [`KEY_SLOTS`] slots in each decode is
+/// 1 KiB. (At 24 bytes a slot it was allocated from glibc's bins, filled,
+/// and dropped slot by slot: 30% of the instructions of `loads` of a
+/// one-key map.)
 #[derive(Clone, Default)]
 enum KeySlot<'py> {
     #[default]
     Empty,
-    /// A map of this many keys, the first at this position, was met once.
-    Seen(usize, usize),
+    /// A map of these keys was met once ([`KeySets::seen`]).
+    Seen(u64),
     Set(Rc<KeySet<'py>>),
 }
 
@@ -102,13 +113,21 @@ enum Known<'py> {
 }
 
 impl<'py> KeySets<'py> {
-    const SLOTS: usize = 64;
-
     fn new() -> Self {
         KeySets {
-            slots: Vec::new(),
+            slots: ManuallyDrop::new([const { KeySlot::Empty }; KEY_SLOTS]),
+            sets: 0,
             spare: Vec::new(),
         }
+    }
+
+    /// What a [`KeySlot::Seen`] records of a map of `n` keys (at most
+    /// [`KEY_SET_MAX`], so six bits), the first at `first`: exact for any
+    /// buffer below 2^58 bytes (a collision would only make a set early,
+    /// which `find` then checks key by key).
+    #[inline]
+    fn seen(n: usize, first: usize) -> u64 {
+        ((first as u64) << 6) | n as u64
     }
 
     /// The slot of a set of `n` keys, the first at `first`.
@@ -118,7 +137,7 @@ impl<'py> KeySets<'py> {
             .wrapping_add(n << 32)
             .wrapping_mul(0x9E37_79B9_7F4A_7C15)
             >> 58)
-            & (Self::SLOTS - 1)
+            & (KEY_SLOTS - 1)
     }
 
     /// What slot `slot` knows of a map of `n` keys whose first is at
@@ -131,14 +150,11 @@ impl<'py> KeySets<'py> {
         first: usize,
         same: impl FnOnce(&KeySet<'py>) -> bool,
     ) -> Known<'py> {
-        if self.slots.is_empty() {
-            self.slots.resize(Self::SLOTS, KeySlot::Empty);
-        }
         match &self.slots[slot] {
             KeySlot::Set(set) if set.len() == n && same(set) => Known::Set(Rc::clone(set)),
-            KeySlot::Seen(m, f) if *m == n && *f == first => Known::Again,
+            KeySlot::Seen(k) if *k == Self::seen(n, first) => Known::Again,
             _ => {
-                self.replace(slot, KeySlot::Seen(n, first));
+                self.replace(slot, KeySlot::Seen(Self::seen(n, first)));
                 Known::New
             }
         }
@@ -160,6 +176,12 @@ impl<'py> KeySets<'py> {
 
     #[inline]
     fn replace(&mut self, slot: usize, new: KeySlot<'py>) {
+        let bit = 1u64 << slot;
+        if matches!(new, KeySlot::Set(_)) {
+            self.sets |= bit;
+        } else {
+            self.sets &= !bit;
+        }
         if let KeySlot::Set(old) = std::mem::replace(&mut self.slots[slot], new) {
             if let Ok(mut old) = Rc::try_unwrap(old) {
                 if self.spare.len() < 4 {
@@ -167,6 +189,24 @@ impl<'py> KeySets<'py> {
                     self.spare.push(old);
                 }
             }
+        }
+    }
+}
+
+/// Slots of [`KeySets`]: at most 64, as [`KeySets::sets`] has a bit per slot.
+const KEY_SLOTS: usize = 64;
+
+const _: () = assert!(KEY_SLOTS <= 64 && std::mem::size_of::<KeySlot<'static>>() == 16);
+
+impl Drop for KeySets<'_> {
+    /// Drops the sets; the other slots (empty or marks) hold nothing, so
+    /// the table is not visited slot by slot.
+    fn drop(&mut self) {
+        let mut sets = self.sets;
+        while sets != 0 {
+            let i = sets.trailing_zeros() as usize;
+            sets &= sets - 1;
+            self.slots[i] = KeySlot::Empty;
         }
     }
 }

@@ -227,6 +227,7 @@ impl<'py> KeysByOffset<'py> {
 
 /// Keys up to this many bytes are cached across calls.
 pub const KEY_MAX_LEN: usize = 64;
+/// Slots of the key table, in sets of two (a key may sit in either slot of its set).
 const SLOTS: usize = 2048;
 
 /// One cached key: its length, its first 16 bytes (zero padded) and the
@@ -331,11 +332,13 @@ impl<'py> KeyGuard<'py> {
     pub fn short_ascii_key(&mut self, len: usize, head: [u64; 2]) -> PyResult<Bound<'py, PyAny>> {
         debug_assert!(len < 16);
         let slot = slot_of(hash_head(len, head));
-        let e = self.slots[slot];
-        if !e.obj.is_null() && e.len == len && same_head(e.head, head) {
-            self.found += 1;
-            // SAFETY: a new strong reference to a live object.
-            return Ok(unsafe { Bound::from_borrowed_ptr(self.py, e.obj) });
+        for s in [slot, slot + 1] {
+            let e = self.slots[s];
+            if !e.obj.is_null() && e.len == len && same_head(e.head, head) {
+                self.found += 1;
+                // SAFETY: a new strong reference to a live object.
+                return Ok(unsafe { Bound::from_borrowed_ptr(self.py, e.obj) });
+            }
         }
         let mut bytes = [0u8; 16];
         bytes[..8].copy_from_slice(&head[0].to_le_bytes());
@@ -346,30 +349,43 @@ impl<'py> KeyGuard<'py> {
     #[inline(always)]
     fn lookup(&mut self, bytes: &[u8], head: [u64; 2], h: u64) -> PyResult<Bound<'py, PyAny>> {
         let slot = slot_of(h);
-        let e = self.slots[slot];
-        if !e.obj.is_null() && e.len == bytes.len() && same_head(e.head, head) {
-            // SAFETY: the entry holds a strong reference to a compact ASCII
-            // str of `e.len` bytes; its first 16 bytes matched already.
-            let same = bytes.len() <= 16
-                || unsafe {
-                    let data = ffi::PyUnicode_DATA(e.obj) as *const u8;
-                    std::slice::from_raw_parts(data.add(16), e.len - 16) == &bytes[16..]
-                };
-            if same {
-                self.found += 1;
-                // SAFETY: a new strong reference to a live object.
-                return Ok(unsafe { Bound::from_borrowed_ptr(self.py, e.obj) });
+        for s in [slot, slot + 1] {
+            let e = self.slots[s];
+            if !e.obj.is_null() && e.len == bytes.len() && same_head(e.head, head) {
+                // SAFETY: the entry holds a strong reference to a compact ASCII
+                // str of `e.len` bytes; its first 16 bytes matched already.
+                let same = bytes.len() <= 16
+                    || unsafe {
+                        let data = ffi::PyUnicode_DATA(e.obj) as *const u8;
+                        std::slice::from_raw_parts(data.add(16), e.len - 16) == &bytes[16..]
+                    };
+                if same {
+                    self.found += 1;
+                    // SAFETY: a new strong reference to a live object.
+                    return Ok(unsafe { Bound::from_borrowed_ptr(self.py, e.obj) });
+                }
             }
         }
         self.insert(slot, bytes, head)
     }
 
-    /// Makes the `str` for `bytes` and puts it in `slot`.
+    /// Makes the `str` for `bytes` and puts it in `slot`, the first of the
+    /// two slots of its set: what was there moves to the second
+    /// (`slot + 1`), whose entry, if any, is released (the one put in
+    /// longest ago). Two keys of one document that hash to one set thus
+    /// both stay: with one slot a key, they evicted each other on every
+    /// decode (each then made anew, and hashed anew by the dict it went
+    /// into), which a document of 60 keys meets about once in two.
     #[cold]
     fn insert(&mut self, slot: usize, bytes: &[u8], head: [u64; 2]) -> PyResult<Bound<'py, PyAny>> {
         self.made += 1;
         let obj = ascii_obj(self.py, bytes)?;
-        let old = self.slots[slot].obj;
+        let moved = self.slots[slot];
+        let old = if moved.obj.is_null() {
+            std::ptr::null_mut()
+        } else {
+            std::mem::replace(&mut self.slots[slot + 1], moved).obj
+        };
         // SAFETY: the table takes its own strong reference and drops the one
         // to the entry it replaces (a str, whose dealloc runs no Python code).
         unsafe {
@@ -390,10 +406,10 @@ impl<'py> KeyGuard<'py> {
 /// Keys a decode makes before [`KeyGuard::thrashing`] can judge the table.
 const THRASH_MIN: u32 = 512;
 
-/// The table slot of a key hash.
+/// The first slot of the set (of two slots) of a key hash.
 #[inline(always)]
 fn slot_of(h: u64) -> usize {
-    (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 53) as usize % SLOTS
+    ((h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 53) as usize % SLOTS) & !1
 }
 
 /// True when two keys' first 16 bytes are the same, compared word by word:

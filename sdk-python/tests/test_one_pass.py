@@ -11,9 +11,11 @@ which reach the checks a well-formed buffer never does.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import random
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +169,36 @@ def test_maps_that_repeat_their_keys_read_as_written() -> None:
         assert accepted > 20, accepted
 
 
+def test_key_sets_release_their_keys() -> None:
+    # Keys longer than the shared key table takes (64 bytes) are held only
+    # by the decode's key sets and by the dicts made: 150 key sets of three
+    # such keys, each met three times, fill every slot of the table of sets
+    # and replace most of them. Once a result is dropped, nothing of it may
+    # stay alive: a set the decode failed to release would keep its keys.
+    doc = [
+        {("k" * 70) + f"{j}-{x}": j for x in "abc"}
+        for _ in range(3)
+        for j in range(150)
+    ]
+    data = flexbuf.dumps(doc)
+    assert flexbuf.loads(data) == doc
+    tracemalloc.start()
+    try:
+        for _ in range(3):
+            flexbuf.loads(data)
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(20):
+            flexbuf.loads(data)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    # One decode makes 450 keys of about 120 bytes each: a leak of the sets
+    # of one decode would be tens of kilobytes, of twenty decodes far more.
+    assert grown < 4096, grown
+
+
 def test_short_inputs_agree() -> None:
     for n in range(0, 4):
         for data in (bytes(n), b"\xff" * n, b"\x01" * n):
@@ -221,3 +253,32 @@ def test_buffers_of_one_off_keys_read_as_written() -> None:
     data = flexbuf.dumps(small)
     assert flexbuf.loads(data) == small
     assert flexbuf.loads(data) == small
+
+
+@pytest.mark.parametrize("name", ["user_profile", "api_response", "wide_map"])
+def test_a_documents_keys_are_made_once_and_then_shared(name: str) -> None:
+    # Every key of these documents fits the process-wide key table: after
+    # one decode, the next finds each key there and gives the same `str`
+    # object. Each of the three documents has two keys that hash to the same
+    # slot of the table, which must keep both (each of a slot's two places
+    # takes one) rather than make them again on every decode.
+    doc = json.loads((CONFORMANCE / "fixtures" / f"{name}.json").read_text())
+    keys: list[str] = []
+
+    def collect(v: Any) -> None:
+        if isinstance(v, dict):
+            keys.extend(v)
+            for x in v.values():
+                collect(x)
+        elif isinstance(v, list):
+            for x in v:
+                collect(x)
+
+    collect(doc)
+    flat = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+    data = flexbuf.dumps(flat)
+    first = list(flexbuf.loads(data))
+    second = list(flexbuf.loads(data))
+    assert first == second == sorted(flat, key=lambda k: k.encode())
+    remade = [a for a, b in zip(first, second) if a is not b]
+    assert remade == [], remade
