@@ -10,7 +10,8 @@
  * from its second reading on, it is the engine's own property name.
  *
  * The table is bounded ({@link SLOTS} entries of at most {@link MAX_LEN}
- * bytes, a new key replacing whatever shared its slot) and only ever answers
+ * bytes, in sets of two: a new key takes the first slot of its set, and the
+ * key there moves to the second, replacing the older one) and only ever answers
  * with the string of bytes equal to the ones asked for: a collision costs a
  * decode, never a wrong key.
  */
@@ -88,34 +89,33 @@ export class KeyReader {
     }
     const len = end - at;
     this.len = len;
-    const slot = Math.imul(h ^ (h >>> 15) ^ len, 0x2c1b3c6d) >>> (32 - SLOT_BITS);
-    const known = slotBytes[slot];
-    let i = -1;
-    if (known === null) {
-      const str = slotStrings[slot];
-      if (str.length === len) {
-        i = 0;
-        while (i < len && str.charCodeAt(i) === u8[at + i]) i++;
+    // The first of the two slots of the key's set.
+    const first = (Math.imul(h ^ (h >>> 15) ^ len, 0x2c1b3c6d) >>> (32 - SLOT_BITS)) & ~1;
+    let slot = first;
+    if (!holds(slot, u8, at, len) && !holds((slot = first + 1), u8, at, len)) {
+      const s = this.decode(u8, at, len);
+      if (s === undefined) return undefined;
+      // The set's first key moves to its second slot (replacing the key put
+      // in before it), and this one takes the first: two keys of a document
+      // that hash to one set both stay, where with one slot a key they
+      // replaced each other in every buffer, each decoded again.
+      if (slotBytes[first] !== undefined) {
+        slotBytes[first + 1] = slotBytes[first];
+        slotStrings[first + 1] = slotStrings[first];
+        slotFresh[first + 1] = slotFresh[first];
       }
-    } else if (known !== undefined && known.length === len) {
-      i = 0;
-      while (i < len && known[i] === u8[at + i]) i++;
+      // As many UTF-16 units as bytes: every byte is ASCII.
+      slotBytes[first] = s.length === len ? null : u8.slice(at, end);
+      slotStrings[first] = s;
+      slotFresh[first] = 1;
+      return s;
     }
-    if (i === len) {
-      // A key met again: from now on handed out as the engine's own name.
-      if (slotFresh[slot] !== 0) {
-        slotFresh[slot] = 0;
-        slotStrings[slot] = propertyName(slotStrings[slot]);
-      }
-      return slotStrings[slot];
+    // A key met again: from now on handed out as the engine's own name.
+    if (slotFresh[slot] !== 0) {
+      slotFresh[slot] = 0;
+      slotStrings[slot] = propertyName(slotStrings[slot]);
     }
-    const s = this.decode(u8, at, len);
-    if (s === undefined) return undefined;
-    // As many UTF-16 units as bytes: every byte is ASCII.
-    slotBytes[slot] = s.length === len ? null : u8.slice(at, end);
-    slotStrings[slot] = s;
-    slotFresh[slot] = 1;
-    return s;
+    return slotStrings[slot];
   }
 
   private decode(u8: Uint8Array, at: number, len: number): string | undefined {
@@ -123,6 +123,21 @@ export class KeyReader {
     if (s === undefined) this.fault = KeyFault.InvalidUtf8;
     return s;
   }
+}
+
+/** Whether `slot` holds the key of the `len` bytes at `at` (compared byte by byte). */
+function holds(slot: number, u8: Uint8Array, at: number, len: number): boolean {
+  const known = slotBytes[slot];
+  let i = 0;
+  if (known === null) {
+    const str = slotStrings[slot];
+    if (str.length !== len) return false;
+    while (i < len && str.charCodeAt(i) === u8[at + i]) i++;
+  } else {
+    if (known === undefined || known.length !== len) return false;
+    while (i < len && known[i] === u8[at + i]) i++;
+  }
+  return i === len;
 }
 
 /**
