@@ -634,29 +634,27 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
         let bytes = key_at(self.buf, at)?;
         let n = bytes.len();
         self.budget.bytes(n)?;
-        let obj = match &mut self.table {
-            Some(table) if n <= KEY_MAX_LEN && bytes.is_ascii() => {
+        let pos = KeyPos {
+            at,
+            len: n,
+            order: None,
+        };
+        if let Some(table) = &mut self.table {
+            if n <= KEY_MAX_LEN && bytes.is_ascii() {
+                // Found again through the table, as cheaply: not put in the
+                // cache by offset, which a small buffer then never allocates.
                 let obj = table.ascii_key(bytes)?;
                 if table.thrashing() {
                     self.table = None;
                 }
-                obj
+                return Ok((obj, pos));
             }
-            _ => {
-                let s = flexbuf::utf8::as_str(bytes)
-                    .ok_or_else(|| Error::at(ErrorKind::InvalidUtf8, at))?;
-                str_obj(self.py, s)?
-            }
-        };
+        }
+        let s =
+            flexbuf::utf8::as_str(bytes).ok_or_else(|| Error::at(ErrorKind::InvalidUtf8, at))?;
+        let obj = str_obj(self.py, s)?;
         self.by_offset.put(at, n, &obj);
-        Ok((
-            obj,
-            KeyPos {
-                at,
-                len: n,
-                order: None,
-            },
-        ))
+        Ok((obj, pos))
     }
 }
 
