@@ -521,3 +521,64 @@ fn typed_slices(r: &Reader<'_>) {
     let _ = r.typed_slice::<f32>().map(|s| s.len());
     let _ = r.typed_slice::<f64>().map(|s| s.len());
 }
+
+/// What `verify` says of `bytes`: accepted, or the error's kind and offset.
+fn outcome(bytes: &[u8]) -> Result<(), String> {
+    flexbuf::verify(bytes)
+        .map(|_| ())
+        .map_err(|e| format!("{:?} at {:?}", e.kind(), e.offset()))
+}
+
+/// A thread keeps the verifier's memory (its bits, its memo of shared
+/// nodes, its recent key sets and its open containers) for the next
+/// verification. Nothing of one verification may show in the next: every
+/// file of the corpus, and the fixtures' buffers, verified in three
+/// shuffled orders on one thread (so each follows buffers of every class,
+/// DAGs and maps of other keys at the same positions included) must give
+/// what it gives on a thread of its own, where it is the first.
+#[test]
+fn a_verification_does_not_depend_on_the_ones_before_it() {
+    let mut buffers: Vec<(String, Vec<u8>)> =
+        load().into_iter().map(|e| (e.file, e.bytes)).collect();
+    let fixtures = corpus_dir().join("../fixtures");
+    for name in ["user_profile", "api_response", "wide_map", "deep_nesting"] {
+        let text = std::fs::read_to_string(fixtures.join(format!("{name}.json"))).expect("fixture");
+        buffers.push((
+            name.to_owned(),
+            flexbuf::from_json(&text).expect("fixture converts"),
+        ));
+    }
+    let alone: Vec<Result<(), String>> = buffers
+        .iter()
+        .map(|(_, b)| {
+            let b = b.clone();
+            std::thread::spawn(move || outcome(&b))
+                .join()
+                .expect("no panic")
+        })
+        .collect();
+    let mut failures = Vec::new();
+    let mut order: Vec<usize> = (0..buffers.len()).collect();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for round in 0..3 {
+        for i in (1..order.len()).rev() {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            order.swap(i, (seed % (i as u64 + 1)) as usize);
+        }
+        for &i in &order {
+            let got = outcome(&buffers[i].1);
+            if got != alone[i] {
+                failures.push(format!(
+                    "round {round}, {}: {got:?} after others, {:?} alone",
+                    buffers[i].0, alone[i]
+                ));
+            }
+        }
+    }
+    report(
+        "a_verification_does_not_depend_on_the_ones_before_it",
+        failures,
+    );
+}

@@ -22,6 +22,7 @@ use crate::utf8;
 use crate::word::{word, zero_bytes};
 
 mod marks;
+
 #[cfg(any(test, feature = "reference-verifier"))]
 mod reference;
 
@@ -32,7 +33,7 @@ pub fn verify_reference(buf: &[u8]) -> Result<()> {
     reference::verify_with(buf, &VerifyOptions::default())
 }
 
-use marks::{Bits, Memo};
+use marks::{Bits, Memo, Scratch};
 
 /// Verifier settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -102,18 +103,26 @@ pub fn verify_with<'a>(buf: &'a [u8], options: &VerifyOptions) -> Result<Verifie
     let slot = (n - 2)
         .checked_sub(width)
         .ok_or_else(|| Error::at(ErrorKind::Truncated, 0))?;
+    let mut scratch = Scratch::take();
+    let s = &mut *scratch;
+    s.key_sets.iter_mut().for_each(Vec::clear);
+    s.open.clear();
     let mut v = Verifier {
         buf,
         word_end: word_end(buf),
         max_depth: options.max_depth.min(1024),
         sorted: options.require_sorted_keys,
-        marks: Bits::new(n),
-        memo: Memo::new(),
-        key_sets: Default::default(),
-        open: Vec::with_capacity(16),
+        marks: Bits::reusing(core::mem::take(&mut s.words), n),
+        memo: Memo::reusing(core::mem::take(&mut s.memo)),
+        key_sets: &mut s.key_sets,
+        open: &mut s.open,
     };
-    v.value(slot, width, buf[n - 2], n - 2, 0)?;
-    Ok(Verified { buf })
+    let verified = v.value(slot, width, buf[n - 2], n - 2, 0);
+    let (words, memo) = (v.marks.into_words(), v.memo.into_slots());
+    s.words = words;
+    s.memo = memo;
+    Scratch::keep(scratch);
+    verified.map(|_| Verified { buf })
 }
 
 /// Strings up to this many bytes are re-checked at each reference (bounded
@@ -129,7 +138,7 @@ const MAP_KEYS: u8 = 0xfc;
 /// Slots of the verifier's cache of recent map key sets (a power of two).
 const KEY_SETS: usize = 8;
 
-struct Verifier<'a> {
+struct Verifier<'a, 's> {
     buf: &'a [u8],
     /// `reader::word_end(buf)`: below it, a field is read with one
     /// comparison ([`uint`](Self::uint)).
@@ -145,13 +154,13 @@ struct Verifier<'a> {
     /// by the first key and the length: maps of one shape (records, and the
     /// maps nested in them) repeat them, and a repeated prefix is known
     /// verified and ascending.
-    key_sets: [Vec<usize>; KEY_SETS],
+    key_sets: &'s mut [Vec<usize>; KEY_SETS],
     /// Containers being verified, by nesting level (`open[d]` is the one at
     /// depth `d`, valid up to the current depth): a node found here again is a cycle.
-    open: Vec<(usize, u8)>,
+    open: &'s mut Vec<(usize, u8)>,
 }
 
-impl<'a> Verifier<'a> {
+impl<'a> Verifier<'a, '_> {
     /// The unsigned `width`-byte field at `at` (`read_uint`, with the
     /// buffer's `word_end` computed once).
     #[inline(always)]
