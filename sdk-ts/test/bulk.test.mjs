@@ -737,6 +737,12 @@ test("ints at every forced width and floats before and after the decoder's DataV
       b.forceMinWidth(width);
       b.startVector();
       const want = [];
+      // Floats first (read before anything makes the view), then ints
+      // with the same floats between them.
+      for (let i = 0; i < nf; i++) {
+        b.double(floats[i]);
+        want.push(floats[i]);
+      }
       for (let i = 0; i < ints.length; i++) {
         b.int(ints[i]);
         want.push(ints[i]);
@@ -754,6 +760,11 @@ test("ints at every forced width and floats before and after the decoder's DataV
       want.push({ f: floats[nf % floats.length], i: -7 });
       b.endVector();
       const got = fb.decode(b.finish());
+      // A float alone at the root, at this width: read before any view.
+      const root = new fb.Builder();
+      root.forceMinWidth(width);
+      root.double(floats[nf % floats.length]);
+      assert.ok(Object.is(fb.decode(root.finish()), floats[nf % floats.length]), `root float ${nf} at width ${width}`);
       assert.equal(got.length, want.length, `width ${width}, ${nf} floats`);
       for (let i = 0; i < want.length; i++) {
         if (typeof want[i] === "number") assert.ok(Object.is(got[i], want[i]), `width ${width}, ${nf} floats, [${i}]: ${got[i]} for ${want[i]}`);
