@@ -94,8 +94,12 @@ impl Memo {
         Memo { slots, used: 0 }
     }
 
-    /// The memory, every slot emptied, for [`Scratch::keep`].
+    /// The memory, every slot emptied, for [`Scratch::keep`] (none when it
+    /// is more than a thread keeps: not emptied only to be freed).
     pub(super) fn into_slots(mut self) -> Vec<(u64, u64)> {
+        if self.slots.capacity() * 16 > KEEP_MAX {
+            return Vec::new();
+        }
         if self.used > 0 {
             self.slots.iter_mut().for_each(|s| *s = (0, 0));
         }
@@ -179,9 +183,10 @@ pub(super) struct Scratch {
 }
 
 /// Most bytes of memory a thread keeps for its next verification: what a
-/// buffer of about 1 MiB uses. A larger one allocates and frees its own, as
-/// every verification did before (glibc keeps such blocks for reuse).
-const KEEP_MAX: usize = 256 * 1024;
+/// buffer of about 256 KiB uses. A larger one allocates and frees its own,
+/// as every verification did before (glibc keeps such blocks for reuse);
+/// its allocation is a small part of its verification anyway.
+const KEEP_MAX: usize = 64 * 1024;
 
 std::thread_local! {
     /// Boxed, so that taking and keeping it moves a pointer.

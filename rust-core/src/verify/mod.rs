@@ -22,7 +22,6 @@ use crate::utf8;
 use crate::word::{word, zero_bytes};
 
 mod marks;
-
 #[cfg(any(test, feature = "reference-verifier"))]
 mod reference;
 
