@@ -1315,6 +1315,12 @@ impl Builder {
         Ok(self.key_vector_after_block(layout.keys().iter().map(|k| k.len())))
     }
 
+    /// Makes room for `bytes` more bytes in the buffer (one allocation
+    /// instead of growing by doubling, when the size is known roughly).
+    pub(crate) fn reserve_buffer(&mut self, bytes: usize) {
+        self.buf.reserve(bytes);
+    }
+
     /// The minimum width set by [`force_min_width`](Self::force_min_width).
     pub(crate) fn min_width(&self) -> BitWidth {
         self.force_min_width
@@ -2085,7 +2091,6 @@ impl Builder {
     /// [`finish_vec`](Self::finish_vec), but the builder keeps a fresh
     /// buffer of `next_capacity` bytes (at most the retained capacity), so
     /// the next buffer of about the same size is written without growing.
-    #[cfg(feature = "serde")]
     pub(crate) fn finish_vec_reserving(&mut self, next_capacity: usize) -> Result<Vec<u8>> {
         self.finish()?;
         let next = next_capacity.min(self.retained_capacity(next_capacity));

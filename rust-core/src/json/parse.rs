@@ -1,9 +1,11 @@
 //! JSON text → FlexBuffers, streamed into a builder without an intermediate tree.
 
 use std::borrow::Cow;
+use std::cell::Cell;
+use std::mem::size_of;
 
 use super::JsonOptions;
-use crate::builder::{Builder, BuilderOptions};
+use crate::builder::{retention_bound, Builder, BuilderOptions};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 
 /// Parses JSON text into a finished FlexBuffer (keys shared, as the C++ default).
@@ -20,14 +22,57 @@ pub fn from_json(text: &str) -> Result<Vec<u8>> {
 }
 
 /// Parses JSON text with explicit options.
+///
+/// Each thread keeps the builder and the parser's stack of its last call
+/// (its value stack and key pool, and a buffer sized by the last output)
+/// for the next call with the same sharing flags, as the serde tier's
+/// `to_vec` does: a document of a few keys spent more on allocating them
+/// than on its bytes. What a thread keeps is bounded as `to_vec`'s is: 256
+/// KiB after a small document, up to 32 times a large one's size and 8 MiB
+/// at most.
 pub fn from_json_with(text: &str, options: &JsonOptions) -> Result<Vec<u8>> {
-    let mut b = Builder::with_options(BuilderOptions {
+    let builder_options = BuilderOptions {
         share: options.share,
-        initial_capacity: text.len(),
         ..BuilderOptions::default()
-    });
-    from_json_into(text, options, &mut b)?;
-    b.finish_vec()
+    };
+    let (mut b, mut stack) = match SPARE.with(Cell::take) {
+        Some((b, stack)) if b.options() == &builder_options => (b, stack),
+        _ => (Builder::with_options(builder_options), Vec::new()),
+    };
+    b.reserve_buffer(text.len());
+    stack.clear();
+    let mut p = Parser {
+        s: text.as_bytes(),
+        i: 0,
+        b: &mut b,
+        stack,
+        max_depth: options.max_depth.min(1024),
+    };
+    let parsed = p.run().map_err(|e| p.locate(e));
+    let stack = core::mem::take(&mut p.stack);
+    // The buffer is handed over; the builder keeps a new one a little
+    // larger than this output for the next document.
+    let len = b.len();
+    let out = parsed.and_then(|()| b.finish_vec_reserving(len + len / 8 + 64));
+    if out.is_err() {
+        b.clear();
+    }
+    let kept = b.capacity() + b.scratch_capacity() + stack.capacity() * size_of::<Frame>();
+    if kept <= retention_bound(SPARE_MAX, SPARE_LARGE, len) {
+        SPARE.with(|s| s.set(Some((b, stack))));
+    }
+    out
+}
+
+/// Most heap bytes a thread keeps for its next [`from_json_with`] after a
+/// small document, and after a large one (see `retention_bound`).
+const SPARE_MAX: usize = 256 << 10;
+const SPARE_LARGE: usize = 8 << 20;
+
+std::thread_local! {
+    /// The builder and parser stack a thread kept from its last
+    /// [`from_json_with`] call.
+    static SPARE: Cell<Option<(Builder, Vec<Frame>)>> = const { Cell::new(None) };
 }
 
 /// Streams one JSON value into `builder` (as one pushed value; not finished).
@@ -641,6 +686,65 @@ mod tests {
                 continue;
             }
             assert_eq!(from_json(&text).unwrap(), expected(&text), "{text}");
+        }
+    }
+
+    /// `from_json_with` keeps its builder and stack per thread: documents in
+    /// any order (large and small, sharing strings or not, failing in the
+    /// middle of a map or at the end, nested deeper than the limit) give
+    /// the bytes or the error a fresh builder gives for each.
+    #[test]
+    fn documents_in_turn_read_as_each_alone() {
+        use crate::builder::ShareFlags;
+        let big: String = format!(
+            "[{}]",
+            (0..3_000)
+                .map(|i| format!(
+                    r#"{{"id":{i},"name":"n{}","tags":["a","b{i}"],"x":{i}.5}}"#,
+                    i % 7
+                ))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let deep = format!("{}{}", "[".repeat(70), "]".repeat(70));
+        let texts = [
+            r#"{"a": 1}"#,
+            big.as_str(),
+            r#"{"b": [1, 2, {"c": "s", "d": "s"}], "a": "s"}"#,
+            r#"{"a": [1, {"b": "#,
+            "1e999",
+            deep.as_str(),
+            r#"{"z": "s", "y": "s", "x": {"w": "s"}}"#,
+            "[]",
+            r#""just a string""#,
+            r#"{"a": 1, "a": 2}"#,
+        ];
+        let alone = |text: &str, options: &JsonOptions| -> Result<Vec<u8>> {
+            let mut b = Builder::with_options(BuilderOptions {
+                share: options.share,
+                ..BuilderOptions::default()
+            });
+            from_json_into(text, options, &mut b)?;
+            b.finish_vec()
+        };
+        let mut rng = crate::test_support::Rng::new(0x51a7_e5ed_0f0e_4321);
+        for round in 0..200 {
+            let text = texts[rng.below(texts.len())];
+            let options = JsonOptions {
+                share: [ShareFlags::KEYS, ShareFlags::KEYS_AND_STRINGS][rng.below(2)],
+                ..JsonOptions::default()
+            };
+            let got = from_json_with(text, &options);
+            let want = alone(text, &options);
+            match (&got, &want) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "round {round}: {text:.40}"),
+                (Err(a), Err(b)) => assert_eq!(
+                    (a.kind(), a.offset(), a.path()),
+                    (b.kind(), b.offset(), b.path()),
+                    "round {round}: {text:.40}"
+                ),
+                _ => panic!("round {round}: {text:.40}: {got:?} against {want:?}"),
+            }
         }
     }
 }
