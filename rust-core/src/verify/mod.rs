@@ -90,6 +90,11 @@ pub fn verify(buf: &[u8]) -> Result<Verified<'_>> {
 }
 
 /// Verifies `buf` with explicit options.
+///
+/// The verifier's working memory (a bit per buffer byte, and a few tables)
+/// is kept by each thread for its next verification, up to 64 KiB (what a
+/// buffer of about 256 KiB needs); a larger buffer's is freed when its
+/// verification ends. Memory kept never changes what is accepted.
 pub fn verify_with<'a>(buf: &'a [u8], options: &VerifyOptions) -> Result<Verified<'a>> {
     let n = buf.len();
     if n < 3 {
