@@ -359,6 +359,20 @@ pub(crate) fn retention_bound(small: usize, large: usize, written: usize) -> usi
     small.max(large.min(written.saturating_mul(32)))
 }
 
+/// Most heap bytes (buffer and scratch) a thread keeps, between calls of a
+/// one-shot writer that reuses its builder (`to_vec`, `from_json`), after
+/// a small value.
+pub(crate) const SPARE_MAX: usize = 256 << 10;
+
+/// Most heap bytes such a thread keeps after a large value.
+pub(crate) const SPARE_LARGE: usize = 8 << 20;
+
+/// Heap bytes a thread may keep between such calls after a value of `len`
+/// bytes: the proportion a builder keeps (see [`retention_bound`]).
+pub(crate) fn spare_limit(len: usize) -> usize {
+    retention_bound(SPARE_MAX, SPARE_LARGE, len)
+}
+
 fn next_generation() -> u64 {
     GENERATIONS.fetch_add(1, Ordering::Relaxed)
 }
@@ -2088,12 +2102,16 @@ impl Builder {
         core::str::from_utf8(slot_key(&self.buf, slot)).ok()
     }
 
-    /// [`finish_vec`](Self::finish_vec), but the builder keeps a fresh
-    /// buffer of `next_capacity` bytes (at most the retained capacity), so
-    /// the next buffer of about the same size is written without growing.
-    pub(crate) fn finish_vec_reserving(&mut self, next_capacity: usize) -> Result<Vec<u8>> {
+    /// [`finish_vec`](Self::finish_vec) for a builder a thread keeps
+    /// between one-shot calls (`to_vec`, `from_json`): the builder keeps a
+    /// fresh buffer a little larger than this output (at most half of what
+    /// the thread may keep, and at most the retained capacity), so a stream
+    /// of similar values writes without growing.
+    pub(crate) fn finish_vec_for_next(&mut self) -> Result<Vec<u8>> {
+        let len = self.len();
+        let next = (len + len / 8 + 64).min(spare_limit(len) / 2);
         self.finish()?;
-        let next = next_capacity.min(self.retained_capacity(next_capacity));
+        let next = next.min(self.retained_capacity(next));
         let out = core::mem::replace(&mut self.buf, Vec::with_capacity(next));
         self.clear_after(out.len());
         Ok(out)

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::mem::size_of;
 
 use super::JsonOptions;
-use crate::builder::{retention_bound, Builder, BuilderOptions};
+use crate::builder::{spare_limit, Builder, BuilderOptions};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 
 /// Parses JSON text into a finished FlexBuffer (keys shared, as the C++ default).
@@ -50,24 +50,18 @@ pub fn from_json_with(text: &str, options: &JsonOptions) -> Result<Vec<u8>> {
     };
     let parsed = p.run().map_err(|e| p.locate(e));
     let stack = core::mem::take(&mut p.stack);
-    // The buffer is handed over; the builder keeps a new one a little
-    // larger than this output for the next document.
+    // The buffer is handed over; the builder keeps a new one for the next document.
     let len = b.len();
-    let out = parsed.and_then(|()| b.finish_vec_reserving(len + len / 8 + 64));
+    let out = parsed.and_then(|()| b.finish_vec_for_next());
     if out.is_err() {
         b.clear();
     }
     let kept = b.capacity() + b.scratch_capacity() + stack.capacity() * size_of::<Frame>();
-    if kept <= retention_bound(SPARE_MAX, SPARE_LARGE, len) {
+    if kept <= spare_limit(len) {
         SPARE.with(|s| s.set(Some((b, stack))));
     }
     out
 }
-
-/// Most heap bytes a thread keeps for its next [`from_json_with`] after a
-/// small document, and after a large one (see `retention_bound`).
-const SPARE_MAX: usize = 256 << 10;
-const SPARE_LARGE: usize = 8 << 20;
 
 std::thread_local! {
     /// The builder and parser stack a thread kept from its last

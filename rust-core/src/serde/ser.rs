@@ -6,7 +6,7 @@ use core::fmt::Write as _;
 use ::serde::ser::{self, Serialize};
 
 use super::memo::TypeMemos;
-use crate::builder::{Builder, BuilderOptions};
+use crate::builder::{spare_limit, Builder, BuilderOptions};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
 
 /// Serializes `value` with the default builder options (keys shared, as in C++).
@@ -47,9 +47,7 @@ pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, options: BuilderOptions) ->
     // a little larger than this output, so a stream of similar values writes
     // without growing.
     let len = builder.len();
-    let out = result.and_then(|()| {
-        builder.finish_vec_reserving((len + len / 8 + 64).min(spare_limit(len) / 2))
-    });
+    let out = result.and_then(|()| builder.finish_vec_for_next());
     if out.is_err() {
         builder.clear();
         memos.release();
@@ -62,18 +60,6 @@ pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, options: BuilderOptions) ->
         SPARE.with(|s| s.set(Some((builder, memos))));
     }
     out
-}
-
-/// Most heap bytes (buffer and scratch) a thread keeps after a small value.
-const SPARE_MAX: usize = 256 << 10;
-
-/// Most heap bytes a thread keeps after a large value.
-const SPARE_LARGE: usize = 8 << 20;
-
-/// Heap bytes a thread may keep between calls after a value of `len`
-/// bytes: the proportion a builder keeps (see `retention_bound`).
-fn spare_limit(len: usize) -> usize {
-    crate::builder::retention_bound(SPARE_MAX, SPARE_LARGE, len)
 }
 
 std::thread_local! {
@@ -770,6 +756,7 @@ impl ser::Serializer for KeySerializer<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::builder::{SPARE_LARGE, SPARE_MAX};
 
     /// Heap bytes of the builder this thread keeps between calls (0 when none).
     fn kept() -> usize {
