@@ -93,9 +93,7 @@ type KeySet<'py> = Vec<(usize, usize, Bound<'py, PyAny>)>;
 /// 1 KiB. (At 24 bytes a slot it was allocated from glibc's bins, filled,
 /// and dropped slot by slot: 30% of the instructions of `loads` of a
 /// one-key map.)
-#[derive(Clone, Default)]
 enum KeySlot<'py> {
-    #[default]
     Empty,
     /// A map of these keys was met once ([`KeySets::seen`]).
     Seen(u64),
