@@ -332,13 +332,9 @@ impl<'py> KeyGuard<'py> {
     pub fn short_ascii_key(&mut self, len: usize, head: [u64; 2]) -> PyResult<Bound<'py, PyAny>> {
         debug_assert!(len < 16);
         let slot = slot_of(hash_head(len, head));
-        for s in [slot, slot + 1] {
-            let e = self.slots[s];
-            if !e.obj.is_null() && e.len == len && same_head(e.head, head) {
-                self.found += 1;
-                // SAFETY: a new strong reference to a live object.
-                return Ok(unsafe { Bound::from_borrowed_ptr(self.py, e.obj) });
-            }
+        // Up to 15 bytes: the head is the whole key.
+        if let Some(obj) = self.probe(slot, len, head, |_| true) {
+            return Ok(obj);
         }
         let mut bytes = [0u8; 16];
         bytes[..8].copy_from_slice(&head[0].to_le_bytes());
@@ -349,24 +345,42 @@ impl<'py> KeyGuard<'py> {
     #[inline(always)]
     fn lookup(&mut self, bytes: &[u8], head: [u64; 2], h: u64) -> PyResult<Bound<'py, PyAny>> {
         let slot = slot_of(h);
-        for s in [slot, slot + 1] {
-            let e = self.slots[s];
-            if !e.obj.is_null() && e.len == bytes.len() && same_head(e.head, head) {
-                // SAFETY: the entry holds a strong reference to a compact ASCII
-                // str of `e.len` bytes; its first 16 bytes matched already.
-                let same = bytes.len() <= 16
-                    || unsafe {
-                        let data = ffi::PyUnicode_DATA(e.obj) as *const u8;
-                        std::slice::from_raw_parts(data.add(16), e.len - 16) == &bytes[16..]
-                    };
-                if same {
-                    self.found += 1;
-                    // SAFETY: a new strong reference to a live object.
-                    return Ok(unsafe { Bound::from_borrowed_ptr(self.py, e.obj) });
+        let tail_matches = |e: &Entry| {
+            bytes.len() <= 16
+                // SAFETY: the entry holds a strong reference to a compact
+                // ASCII str of `e.len` bytes (`bytes.len()`, checked by
+                // `probe`); its first 16 bytes matched already.
+                || unsafe {
+                    let data = ffi::PyUnicode_DATA(e.obj) as *const u8;
+                    std::slice::from_raw_parts(data.add(16), e.len - 16) == &bytes[16..]
                 }
-            }
+        };
+        if let Some(obj) = self.probe(slot, bytes.len(), head, tail_matches) {
+            return Ok(obj);
         }
         self.insert(slot, bytes, head)
+    }
+
+    /// The key in the set of `slot` (it or the slot after it) of `len`
+    /// bytes whose first 16 are `head` and the rest of which `tail_matches`
+    /// accepts, counted as found; `None` when neither slot holds it.
+    #[inline(always)]
+    fn probe(
+        &mut self,
+        slot: usize,
+        len: usize,
+        head: [u64; 2],
+        tail_matches: impl Fn(&Entry) -> bool,
+    ) -> Option<Bound<'py, PyAny>> {
+        for s in [slot, slot + 1] {
+            let e = self.slots[s];
+            if !e.obj.is_null() && e.len == len && same_head(e.head, head) && tail_matches(&e) {
+                self.found += 1;
+                // SAFETY: a new strong reference to a live object.
+                return Some(unsafe { Bound::from_borrowed_ptr(self.py, e.obj) });
+            }
+        }
+        None
     }
 
     /// Makes the `str` for `bytes` and puts it in `slot`, the first of the
