@@ -42,6 +42,7 @@ mod error;
 pub mod json;
 mod key_memo;
 mod key_tails;
+mod one_shot;
 mod pool;
 mod reader;
 mod scalar;

@@ -5,8 +5,9 @@ use std::cell::Cell;
 use std::mem::size_of;
 
 use super::JsonOptions;
-use crate::builder::{spare_limit, Builder, BuilderOptions};
+use crate::builder::{Builder, BuilderOptions};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
+use crate::one_shot::{write_kept, Kept, Spare};
 
 /// Parses JSON text into a finished FlexBuffer (keys shared, as the C++ default).
 ///
@@ -35,38 +36,36 @@ pub fn from_json_with(text: &str, options: &JsonOptions) -> Result<Vec<u8>> {
         share: options.share,
         ..BuilderOptions::default()
     };
-    let (mut b, mut stack) = match SPARE.with(Cell::take) {
-        Some((b, stack)) if b.options() == &builder_options => (b, stack),
-        _ => (Builder::with_options(builder_options), Vec::new()),
-    };
-    b.reserve_buffer(text.len());
-    stack.clear();
-    let mut p = Parser {
-        s: text.as_bytes(),
-        i: 0,
-        b: &mut b,
-        stack,
-        max_depth: options.max_depth.min(1024),
-    };
-    let parsed = p.run().map_err(|e| p.locate(e));
-    let stack = core::mem::take(&mut p.stack);
-    // The buffer is handed over; the builder keeps a new one for the next document.
-    let len = b.len();
-    let out = parsed.and_then(|()| b.finish_vec_for_next());
-    if out.is_err() {
-        b.clear();
-    }
-    let kept = b.capacity() + b.scratch_capacity() + stack.capacity() * size_of::<Frame>();
-    if kept <= spare_limit(len) {
-        SPARE.with(|s| s.set(Some((b, stack))));
-    }
-    out
+    write_kept(&SPARE, builder_options, |b, stack: &mut Vec<Frame>| {
+        b.reserve_buffer(text.len());
+        stack.clear();
+        let mut p = Parser {
+            s: text.as_bytes(),
+            i: 0,
+            b,
+            stack: core::mem::take(stack),
+            max_depth: options.max_depth.min(1024),
+        };
+        let parsed = p.run().map_err(|e| p.locate(e));
+        *stack = core::mem::take(&mut p.stack);
+        parsed
+    })
 }
 
 std::thread_local! {
     /// The builder and parser stack a thread kept from its last
     /// [`from_json_with`] call.
-    static SPARE: Cell<Option<(Builder, Vec<Frame>)>> = const { Cell::new(None) };
+    static SPARE: Spare<Vec<Frame>> = const { Cell::new(None) };
+}
+
+impl Kept for Vec<Frame> {
+    fn held(&self) -> usize {
+        self.capacity() * size_of::<Frame>()
+    }
+
+    fn recover(&mut self) {
+        self.clear();
+    }
 }
 
 /// Streams one JSON value into `builder` (as one pushed value; not finished).

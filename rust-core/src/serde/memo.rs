@@ -106,6 +106,13 @@ impl TypeMemos {
         i
     }
 
+    /// Heap bytes of the memos' table. (Each type's keys and order grow
+    /// with its number of fields, which the program's types bound, not the
+    /// data; summing them cost every `to_vec` call a pass over the table.)
+    pub(super) fn held(&self) -> usize {
+        self.slots.capacity() * core::mem::size_of::<Memo>()
+    }
+
     /// Forgets the values without keys left open by a serialization that
     /// failed (their memos are writable again).
     pub(super) fn release(&mut self) {

@@ -6,8 +6,9 @@ use core::fmt::Write as _;
 use ::serde::ser::{self, Serialize};
 
 use super::memo::TypeMemos;
-use crate::builder::{spare_limit, Builder, BuilderOptions};
+use crate::builder::{Builder, BuilderOptions};
 use crate::error::{Error, ErrorKind, PathSegment, Result};
+use crate::one_shot::{write_kept, Kept, Spare};
 
 /// Serializes `value` with the default builder options (keys shared, as in C++).
 ///
@@ -32,40 +33,33 @@ pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
 /// builder of its own. What was learnt of each struct type (where its keys
 /// and keys vector are, the order that sorts its fields) is kept too.
 pub fn to_vec_with<T: Serialize + ?Sized>(value: &T, options: BuilderOptions) -> Result<Vec<u8>> {
-    let (mut builder, memos) = match SPARE.with(Cell::take) {
-        Some((builder, memos)) if builder.options() == &options => (builder, memos),
-        _ => (Builder::with_options(options), TypeMemos::default()),
-    };
-    let mut ser = Serializer {
-        builder: &mut builder,
-        scratch: String::new(),
-        memos,
-    };
-    let result = value.serialize(&mut ser);
-    let mut memos = ser.memos;
-    // The buffer itself is handed over (no copy); the builder gets a new one
-    // a little larger than this output, so a stream of similar values writes
-    // without growing.
-    let len = builder.len();
-    let out = result.and_then(|()| builder.finish_vec_for_next());
-    if out.is_err() {
-        builder.clear();
-        memos.release();
-    }
-    // Kept while its memory is in proportion to the value just written: a
-    // stream of large values reuses its stack and tables (allocated anew, a
-    // map of 20,000 entries spent about half its time faulting their pages
-    // in), and a thread that once wrote a large value holds 8 MiB at most.
-    if builder.capacity() + builder.scratch_capacity() <= spare_limit(len) {
-        SPARE.with(|s| s.set(Some((builder, memos))));
-    }
-    out
+    write_kept(&SPARE, options, |builder, memos: &mut TypeMemos| {
+        let mut ser = Serializer {
+            builder,
+            scratch: String::new(),
+            memos: core::mem::take(memos),
+        };
+        let result = value.serialize(&mut ser);
+        *memos = ser.memos;
+        result
+    })
 }
 
 std::thread_local! {
     /// The builder, and what was learnt of struct types, a thread kept
     /// from its last [`to_vec_with`] call.
-    static SPARE: Cell<Option<(Builder, TypeMemos)>> = const { Cell::new(None) };
+    static SPARE: Spare<TypeMemos> = const { Cell::new(None) };
+}
+
+impl Kept for TypeMemos {
+    fn held(&self) -> usize {
+        TypeMemos::held(self)
+    }
+
+    /// Forgets the values without keys that a failed serialization left open.
+    fn recover(&mut self) {
+        self.release();
+    }
 }
 
 /// A serde serializer that pushes exactly one value onto a [`Builder`].
@@ -756,15 +750,15 @@ impl ser::Serializer for KeySerializer<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::builder::{SPARE_LARGE, SPARE_MAX};
+    use crate::builder::{spare_limit, SPARE_LARGE, SPARE_MAX};
 
-    /// Heap bytes of the builder this thread keeps between calls (0 when none).
+    /// Heap bytes of the builder and memos this thread keeps between calls (0 when none).
     fn kept() -> usize {
         SPARE.with(|s| {
             let spare = s.take();
             let bytes = spare
                 .as_ref()
-                .map_or(0, |(b, _)| b.capacity() + b.scratch_capacity());
+                .map_or(0, |(b, m)| b.capacity() + b.scratch_capacity() + m.held());
             s.set(spare);
             bytes
         })
