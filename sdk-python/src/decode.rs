@@ -15,7 +15,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 
 use crate::errors::{to_py, Context};
-use crate::expand::Walk;
+use crate::expand::{set_str_item, Walk};
 pub use crate::pystr::str_obj;
 use crate::pystr::KeysByOffset;
 
@@ -156,8 +156,7 @@ impl<'py> Expander<'py> {
                 as usize;
             let k = self.key_at(buf, at)?;
             let v = self.element(buf, &values, i, depth)?;
-            // SAFETY: both are valid objects; PyDict_SetItem does not steal references.
-            if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k.as_ptr(), v.as_ptr()) } != 0 {
+            if set_str_item(&dict, &k, &v) != 0 {
                 return Err(PyErr::fetch(py).into());
             }
         }

@@ -554,8 +554,7 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
     ) -> Result<(), Fail> {
         let packed = byte(self.buf, at + n * bw + i)?;
         let v = self.element(at + i * bw, bw, packed, depth)?;
-        // SAFETY: both are valid objects; PyDict_SetItem does not steal references.
-        if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k.as_ptr(), v.as_ptr()) } != 0 {
+        if set_str_item(dict, k, &v) != 0 {
             return Err(PyErr::fetch(self.py).into());
         }
         Ok(())
@@ -713,6 +712,43 @@ fn short_ascii(tail: &[u8]) -> Option<(usize, [u64; 2])> {
 #[inline(always)]
 fn low_bytes(n: usize) -> u64 {
     (1u64 << (8 * n)) - 1
+}
+
+/// `dict[k] = v` for a dict `dict` and a key `k` of type `str` (as every
+/// map key is): 0, or -1 with an exception set. A key whose hash is cached
+/// (every key after its first map: the key table hands out the same
+/// objects) goes in by that hash, as orjson's keys do, skipping the
+/// dict type check and the hash lookup of `PyDict_SetItem`.
+#[inline(always)]
+pub(crate) fn set_str_item(
+    dict: &Bound<'_, PyAny>,
+    k: &Bound<'_, PyAny>,
+    v: &Bound<'_, PyAny>,
+) -> std::os::raw::c_int {
+    #[cfg(all(not(Py_LIMITED_API), not(PyPy), not(GraalPy), not(Py_3_13)))]
+    {
+        extern "C" {
+            // In CPython's headers (cpython/dictobject.h) up to 3.12.
+            fn _PyDict_SetItem_KnownHash(
+                mp: *mut ffi::PyObject,
+                key: *mut ffi::PyObject,
+                item: *mut ffi::PyObject,
+                hash: ffi::Py_hash_t,
+            ) -> std::os::raw::c_int;
+        }
+        debug_assert!(k.is_exact_instance_of::<pyo3::types::PyString>());
+        // SAFETY: `k` is a `str` (the caller's contract), whose object
+        // starts with a `PyASCIIObject` header; -1 means not computed yet.
+        let hash = unsafe { (*k.as_ptr().cast::<ffi::PyASCIIObject>()).hash };
+        if hash != -1 {
+            // SAFETY: `dict` is a dict, `hash` is `k`'s own; no reference is stolen.
+            return unsafe {
+                _PyDict_SetItem_KnownHash(dict.as_ptr(), k.as_ptr(), v.as_ptr(), hash)
+            };
+        }
+    }
+    // SAFETY: all are valid objects; PyDict_SetItem does not steal references.
+    unsafe { ffi::PyDict_SetItem(dict.as_ptr(), k.as_ptr(), v.as_ptr()) }
 }
 
 /// An empty dict with room for `n` entries, so filling it never resizes

@@ -169,6 +169,25 @@ def test_maps_that_repeat_their_keys_read_as_written() -> None:
         assert accepted > 20, accepted
 
 
+def test_dicts_find_their_keys_by_hash() -> None:
+    """Keys met again go into their dicts by the hash the key object has
+    cached: every lookup by an equal `str` made elsewhere, membership, and
+    deletion then find them, in dicts of every size (up to and past the
+    sizes whose tables are made at once)."""
+    keys = [f"k{i}" for i in range(40)] + ["é", "日本", "🙂", ""]
+    doc = [{k: i for k in keys[: 1 + i % len(keys)]} for i in range(3 * len(keys))]
+    for out in (flexbuf.loads(flexbuf.dumps(doc)), flexbuf.read(flexbuf.dumps(doc), verify=True).to_python()):
+        assert out == doc
+        for i, d in enumerate(out):
+            for k in keys[: 1 + i % len(keys)]:
+                probe = "".join(list(k))  # an equal str that is not the key object
+                assert d[probe] == i and probe in d
+            assert "missing" not in d
+            first = next(iter(d))
+            del d[first]
+            assert first not in d and len(d) == i % len(keys)
+
+
 def test_key_sets_release_their_keys() -> None:
     # Keys longer than the shared key table takes (64 bytes) are held only
     # by the decode's key sets and by the dicts made: 150 key sets of three
