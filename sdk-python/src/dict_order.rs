@@ -72,6 +72,15 @@ fn shape_hash(keys: &[usize]) -> u64 {
     h ^ (h >> 29)
 }
 
+/// Whether two shapes' key addresses are the same, compared in a loop of
+/// their own: `==` on the slices called `memcmp` for every dict (4.5% of
+/// the samples of a `dumps` of citm_catalog's 10,900 dicts of 2-8 keys),
+/// where a shape's few addresses cost less than the call.
+#[inline(always)]
+fn same_keys(a: &[usize], b: &[usize]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 thread_local! {
     static ORDERS: RefCell<DictOrders> = RefCell::new(DictOrders::default());
 }
@@ -121,7 +130,10 @@ impl DictOrders {
         }
         let h = shape_hash(keys);
         let set = &mut self.slots[(h >> 32) as usize % (SLOTS / WAYS) * WAYS..][..WAYS];
-        let shape = match set.iter().position(|s| s.hash == h && s.keys == keys) {
+        let shape = match set
+            .iter()
+            .position(|s| s.hash == h && same_keys(&s.keys, keys))
+        {
             Some(i) => {
                 let shape = &mut set[i];
                 if shape.last_encode == self.encodes {
