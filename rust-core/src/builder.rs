@@ -2559,13 +2559,58 @@ fn slot_key<'b>(buf: &'b [u8], s: &Slot) -> &'b [u8] {
 fn key_order(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
     match (a.first(), b.first()) {
         (Some(x), Some(y)) if x != y => x.cmp(y),
+        (Some(_), Some(_)) => shared_head_order(a, b),
         _ => a.cmp(b),
+    }
+}
+
+/// [`key_order`] of two keys whose first bytes are equal, as neighbouring
+/// keys' often are ("lat" and "lng", "created_at" and "comments"): the
+/// next bytes are compared here, up to eight, where a call to `memcmp`
+/// (and the caller's registers saved around it) cost more than the one or
+/// two more bytes that usually decide.
+#[inline(always)]
+fn shared_head_order(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
+    let n = a.len().min(b.len());
+    let mut i = 1;
+    while i < n && i < 8 {
+        if a[i] != b[i] {
+            return a[i].cmp(&b[i]);
+        }
+        i += 1;
+    }
+    if i == n {
+        a.len().cmp(&b.len())
+    } else {
+        a[i..].cmp(&b[i..])
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `key_order` is the byte order of the keys: pairs that share heads of
+    /// every length from 0 to 12 bytes, then differ, or end (one a prefix
+    /// of the other), with bytes above 0x7f. It fails when the comparison
+    /// of shared heads stops early, misorders a prefix, or compares signed.
+    #[test]
+    fn key_order_is_byte_order() {
+        let mut rng = crate::test_support::Rng::new(0x006b_6579);
+        let alphabet = [b'a', b'b', b'z', 0x7f, 0x80, 0xc3, 0xff];
+        for _ in 0..20_000 {
+            let shared = rng.below(13);
+            let head: Vec<u8> = (0..shared).map(|_| alphabet[rng.below(7)]).collect();
+            let tail = |rng: &mut crate::test_support::Rng| -> Vec<u8> {
+                let n = rng.below(4);
+                (0..n).map(|_| alphabet[rng.below(7)]).collect()
+            };
+            let a = [head.as_slice(), &tail(&mut rng)].concat();
+            let b = [head.as_slice(), &tail(&mut rng)].concat();
+            assert_eq!(key_order(&a, &b), a.cmp(&b), "{a:?} {b:?}");
+            assert_eq!(key_order(&b, &a), b.cmp(&a), "{b:?} {a:?}");
+        }
+    }
 
     /// `untyped_vector` writes what pushing each value into an untyped
     /// vector writes: every scalar type, widths from the values, the length
