@@ -876,6 +876,82 @@ impl<const CHECKED: bool> Fast<'_, CHECKED> {
         i
     }
 
+    /// Writes the element in the `pw`-byte slot at `slot` (packed type
+    /// `packed`) when it is an untyped vector of one to four finite floats
+    /// (a coordinate pair of GeoJSON, a point, a quaternion), in compact
+    /// JSON, and returns true; returns false, having written and charged
+    /// nothing, for anything else, which [`element`](Self::element) then
+    /// writes (and, checked, rejects where the verifier does).
+    ///
+    /// The text, the budget charged (a node for the vector and one per
+    /// float, the floats' text and the two brackets) and the checks (offset,
+    /// nesting depth, size, span, element types and widths) are those of
+    /// [`other`](Self::other), [`vector`](Self::vector), [`array`](Self::array)
+    /// and [`float_run`](Self::float_run), without their calls: canada.json's
+    /// 55,000 pairs spent about 200 instructions each there, floats aside.
+    #[inline(never)]
+    fn short_floats(&mut self, slot: usize, pw: usize, packed: u8) -> bool {
+        const VECTOR: u8 = FlexType::Vector as u8;
+        const FLOAT: u8 = FlexType::Float as u8;
+        if packed >> 2 != VECTOR || self.pretty {
+            return false;
+        }
+        // Floats are 4 or 8 bytes wide.
+        let w = 1usize << (packed & 3);
+        if w < 4 {
+            return false;
+        }
+        let Ok(at) = self.target(slot, pw) else {
+            return false;
+        };
+        if CHECKED && self.depth >= self.max_depth {
+            return false;
+        }
+        let Ok(len) = self.size(at, w) else {
+            return false;
+        };
+        if !(1..=4).contains(&len) || self.span(at, len, w + 1).is_err() {
+            return false;
+        }
+        let types = at + len * w;
+        let mut floats = [0f64; 4];
+        for (i, f) in floats.iter_mut().enumerate().take(len) {
+            if self.buf[types + i] >> 2 != FLOAT {
+                return false;
+            }
+            match self.float(at + i * w, w) {
+                Ok(x) if x.is_finite() => *f = x,
+                _ => return false,
+            }
+        }
+        // Room for the vector's node, its floats' and their longest text
+        // (and the brackets): otherwise the general path fails where it would.
+        let n = len as u64;
+        if self.budget.nodes_left() < n + 1
+            || self.budget.bytes_left() < n * MAX_FLOAT_TEXT as u64 + 2
+        {
+            return false;
+        }
+        self.out.reserve(len * (MAX_FLOAT_TEXT + 1) + 2);
+        let before = self.out.len();
+        self.out.push(b'[');
+        for (i, &f) in floats.iter().enumerate().take(len) {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            write_f64_hinted(&mut self.out, f, &mut self.long_floats);
+        }
+        self.out.push(b']');
+        // Commas are not charged, brackets are (as in `array`).
+        let text = self.out.len() - before - (len - 1);
+        let charged = self
+            .budget
+            .nodes(len + 1)
+            .and_then(|()| self.budget.bytes(text));
+        debug_assert!(charged.is_ok());
+        true
+    }
+
     /// `len` elements of `w` bytes from `at` as a JSON array, each of the type
     /// `packed` or, without one, of the type byte at `types + i`.
     fn array(
@@ -900,6 +976,9 @@ impl<const CHECKED: bool> Fast<'_, CHECKED> {
             push_newline(&mut self.out, self.pretty, self.indent);
             let ty = packed.unwrap_or_else(|| self.buf[types + i]);
             let slot = at + i * w;
+            if ty >> 2 == FlexType::Vector as u8 && self.short_floats(slot, w, ty) {
+                continue;
+            }
             self.element(slot, w, ty)
                 .map_err(|e| e.in_segment(PathSegment::Index(i)))?;
         }
@@ -1890,6 +1969,77 @@ mod tests {
     /// widths 4 and 8 with non-finite floats and other types at every
     /// position, typed and fixed vectors of f32 and f64, each non-finite
     /// policy, and output budgets that run out inside a run.
+    /// Buffers of short float vectors (coordinate pairs, which
+    /// `short_floats` writes whole), broken at random and cut short: the
+    /// checked one-pass writer gives what verifying first gives, text or
+    /// error, and never reads out of bounds. It fails when the span of such
+    /// a vector is not checked before its type bytes are read.
+    #[test]
+    fn short_float_vectors_broken_or_cut_write_as_verified() {
+        let mut rng = crate::test_support::Rng::new(0x5407_f10a_7000_0001);
+        let (mut valid, mut invalid) = (0, 0);
+        for _ in 0..150 {
+            let mut b = crate::Builder::new();
+            b.start_vector();
+            for _ in 0..1 + rng.below(6) {
+                b.start_vector();
+                for _ in 0..1 + rng.below(4) {
+                    b.double(drawn_float(&mut rng));
+                }
+                b.end_vector().unwrap();
+            }
+            b.end_vector().unwrap();
+            let bytes = b.finish().unwrap().to_vec();
+            let mut inputs: Vec<Vec<u8>> = (0..bytes.len()).map(|n| bytes[n..].to_vec()).collect();
+            for _ in 0..40 {
+                let mut m = bytes.clone();
+                for _ in 0..1 + rng.below(2) {
+                    let at = rng.below(m.len());
+                    m[at] = match rng.below(3) {
+                        0 => m[at] ^ (1 << rng.below(8)),
+                        1 => m[at].wrapping_add(rng.below(40) as u8),
+                        _ => rng.bits() as u8,
+                    };
+                }
+                inputs.push(m);
+            }
+            // Also nested one level too deep, and with too little output room.
+            let options = [
+                JsonOptions::default(),
+                JsonOptions {
+                    verify: crate::VerifyOptions {
+                        max_depth: 1,
+                        ..crate::VerifyOptions::default()
+                    },
+                    ..JsonOptions::default()
+                },
+                JsonOptions {
+                    max_output_bytes: Some(rng.below(60) as u64),
+                    ..JsonOptions::default()
+                },
+            ];
+            for input in &inputs {
+                for o in &options {
+                    match (verify_then_write(input, o), to_json_with(input, o)) {
+                        (Ok(a), Ok(b)) => {
+                            assert_eq!(a, b, "{input:02x?}");
+                            valid += 1;
+                        }
+                        (Err(a), Err(b)) => {
+                            assert_eq!(a.to_string(), b.to_string(), "{input:02x?}");
+                            invalid += 1;
+                        }
+                        (a, b) => panic!("{input:02x?}: {a:?} vs {b:?}"),
+                    }
+                }
+            }
+        }
+        assert!(
+            valid > 500 && invalid > 2_000,
+            "{valid} valid, {invalid} invalid"
+        );
+    }
+
     #[test]
     fn float_runs_write_what_writing_each_element_writes() {
         let mut rng = crate::test_support::Rng::new(0x0f10_a7c3_5eed_0001u64);
@@ -1902,11 +2052,22 @@ mod tests {
                     // Many short runs, as coordinate pairs are: with a
                     // budget that just fits, the early runs take the fast
                     // path and the late ones the loop.
+                    // Vectors of one to four floats are written whole
+                    // (`short_floats`); some here hold an int, a string,
+                    // narrow floats (4-byte vectors) or five or six floats,
+                    // which the general path writes.
                     b.start_vector();
+                    let narrow = rng.below(4) == 0;
                     for _ in 0..2 + rng.below(30) {
                         b.start_vector();
-                        for _ in 0..1 + rng.below(4) {
-                            b.double(drawn_float(&mut rng));
+                        let most = if rng.below(8) == 0 { 6 } else { 4 };
+                        for _ in 0..1 + rng.below(most) {
+                            match rng.below(24) {
+                                0 => b.int(rng.bits() as i64 >> rng.below(64)),
+                                1 => b.string("x"),
+                                _ if narrow => b.float(drawn_float(&mut rng) as f32),
+                                _ => b.double(drawn_float(&mut rng)),
+                            }
                         }
                         b.end_vector().unwrap();
                     }
