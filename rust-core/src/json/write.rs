@@ -1962,18 +1962,12 @@ mod tests {
         lo
     }
 
-    /// Arrays whose elements run as floats are written by `float_run`, the
-    /// rest by the per-element loop: the text (or the error) is the one the
-    /// reader-based writer gives, element by element, and the checked
-    /// one-pass writer gives what verifying first gives. Untyped vectors at
-    /// widths 4 and 8 with non-finite floats and other types at every
-    /// position, typed and fixed vectors of f32 and f64, each non-finite
-    /// policy, and output budgets that run out inside a run.
     /// Buffers of short float vectors (coordinate pairs, which
     /// `short_floats` writes whole), broken at random and cut short: the
     /// checked one-pass writer gives what verifying first gives, text or
     /// error, and never reads out of bounds. It fails when the span of such
-    /// a vector is not checked before its type bytes are read.
+    /// a vector is not checked before its type bytes are read, or its
+    /// nesting depth not checked.
     #[test]
     fn short_float_vectors_broken_or_cut_write_as_verified() {
         let mut rng = crate::test_support::Rng::new(0x5407_f10a_7000_0001);
@@ -2040,6 +2034,14 @@ mod tests {
         );
     }
 
+    /// Arrays whose elements run as floats are written by `float_run`, the
+    /// rest by the per-element loop: the text (or the error) is the one the
+    /// reader-based writer gives, element by element, and the checked
+    /// one-pass writer gives what verifying first gives. Untyped vectors at
+    /// widths 4 and 8 with non-finite floats and other types at every
+    /// position, typed and fixed vectors of f32 and f64, vectors of short
+    /// float vectors (some holding another type or more than four), each
+    /// non-finite policy, and output budgets that run out inside a run.
     #[test]
     fn float_runs_write_what_writing_each_element_writes() {
         let mut rng = crate::test_support::Rng::new(0x0f10_a7c3_5eed_0001u64);
