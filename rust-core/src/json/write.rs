@@ -1871,6 +1871,29 @@ mod tests {
     /// the invalid corpus, the fixtures and byte mutations of all of them,
     /// under options that move each check: sorted keys off, a shallow depth
     /// limit, a small output budget, non-finite floats as literals.
+    /// Checks that the one-pass writer gives each input, under each option
+    /// set, what verifying first gives (the same text, or the same error),
+    /// and counts the texts and the errors.
+    fn tally_as_verified(inputs: &[Vec<u8>], options: &[JsonOptions]) -> (usize, usize) {
+        let (mut valid, mut invalid) = (0, 0);
+        for input in inputs {
+            for o in options {
+                match (verify_then_write(input, o), to_json_with(input, o)) {
+                    (Ok(a), Ok(b)) => {
+                        assert_eq!(a, b, "{input:02x?}");
+                        valid += 1;
+                    }
+                    (Err(a), Err(b)) => {
+                        assert_eq!(a.to_string(), b.to_string(), "{input:02x?}");
+                        invalid += 1;
+                    }
+                    (a, b) => panic!("{input:02x?}: {a:?} vs {b:?}"),
+                }
+            }
+        }
+        (valid, invalid)
+    }
+
     #[test]
     fn one_pass_equals_verify_then_write_on_seeds_and_mutations() {
         let options = [
@@ -1910,23 +1933,9 @@ mod tests {
                 }
                 inputs.push(m);
             }
-            for input in &inputs {
-                for o in &options {
-                    let expected = verify_then_write(input, o);
-                    let got = to_json_with(input, o);
-                    match (&expected, &got) {
-                        (Ok(a), Ok(b)) => {
-                            assert_eq!(a, b, "{input:02x?}");
-                            valid += 1;
-                        }
-                        (Err(a), Err(b)) => {
-                            assert_eq!(a.to_string(), b.to_string(), "{input:02x?}");
-                            invalid += 1;
-                        }
-                        _ => panic!("{input:02x?}: {expected:?} vs {got:?}"),
-                    }
-                }
-            }
+            let (v, i) = tally_as_verified(&inputs, &options);
+            valid += v;
+            invalid += i;
         }
         assert!(
             valid > 5_000 && invalid > 5_000,
@@ -2012,21 +2021,9 @@ mod tests {
                     ..JsonOptions::default()
                 },
             ];
-            for input in &inputs {
-                for o in &options {
-                    match (verify_then_write(input, o), to_json_with(input, o)) {
-                        (Ok(a), Ok(b)) => {
-                            assert_eq!(a, b, "{input:02x?}");
-                            valid += 1;
-                        }
-                        (Err(a), Err(b)) => {
-                            assert_eq!(a.to_string(), b.to_string(), "{input:02x?}");
-                            invalid += 1;
-                        }
-                        (a, b) => panic!("{input:02x?}: {a:?} vs {b:?}"),
-                    }
-                }
-            }
+            let (v, i) = tally_as_verified(&inputs, &options);
+            valid += v;
+            invalid += i;
         }
         assert!(
             valid > 500 && invalid > 2_000,
