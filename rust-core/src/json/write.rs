@@ -876,12 +876,13 @@ impl<const CHECKED: bool> Fast<'_, CHECKED> {
         i
     }
 
-    /// Writes the element in the `pw`-byte slot at `slot` (packed type
-    /// `packed`) when it is an untyped vector of one to four finite floats
-    /// (a coordinate pair of GeoJSON, a point, a quaternion), in compact
-    /// JSON, and returns true; returns false, having written and charged
-    /// nothing, for anything else, which [`element`](Self::element) then
-    /// writes (and, checked, rejects where the verifier does).
+    /// Writes the element in the `pw`-byte slot at `slot`, whose packed
+    /// type `packed` is an untyped vector's (the caller checks), when that
+    /// vector holds one to four finite floats (a coordinate pair of
+    /// GeoJSON, a point, a quaternion), in compact JSON, and returns true;
+    /// returns false, having written and charged nothing, for any other
+    /// vector, which [`element`](Self::element) then writes (and, checked,
+    /// rejects where the verifier does).
     ///
     /// The text, the budget charged (a node for the vector and one per
     /// float, the floats' text and the two brackets) and the checks (offset,
@@ -891,9 +892,9 @@ impl<const CHECKED: bool> Fast<'_, CHECKED> {
     /// 55,000 pairs spent about 200 instructions each there, floats aside.
     #[inline(never)]
     fn short_floats(&mut self, slot: usize, pw: usize, packed: u8) -> bool {
-        const VECTOR: u8 = FlexType::Vector as u8;
         const FLOAT: u8 = FlexType::Float as u8;
-        if packed >> 2 != VECTOR || self.pretty {
+        debug_assert_eq!(packed >> 2, FlexType::Vector as u8);
+        if self.pretty {
             return false;
         }
         // Floats are 4 or 8 bytes wide.
