@@ -24,10 +24,12 @@ use flexbuf::raw::key_at;
 use flexbuf::{Budget, Error, ErrorKind, FlexType, Reader};
 use pyo3::ffi;
 use pyo3::prelude::*;
+use std::cell::OnceCell;
 use std::mem::ManuallyDrop;
 use std::rc::Rc;
 
 use crate::decode::{bool_obj, float_obj, int_obj, uint_obj, Fail, MAX_DEPTH};
+use crate::dict_fill;
 use crate::input;
 use crate::pystr::{str_obj, str_obj_known, KeyGuard, KeysByOffset, KEY_MAX_LEN};
 
@@ -83,11 +85,18 @@ struct KeySets<'py> {
     /// anything to drop, so dropping the table visits only those.
     sets: u64,
     /// Sets replaced while no map used them, kept for their capacity.
-    spare: Vec<KeySet<'py>>,
+    spare: Vec<KeyList<'py>>,
 }
 
-/// One key set: (position, length in bytes, object) of each key, in order.
-type KeySet<'py> = Vec<(usize, usize, Bound<'py, PyAny>)>;
+/// (position, length in bytes, object) of each key of a set, in order.
+type KeyList<'py> = Vec<(usize, usize, Bound<'py, PyAny>)>;
+
+/// One key set: its keys, and the first map of them that was finished,
+/// which the set's later maps start as copies of ([`dict_fill`]).
+struct KeySet<'py> {
+    keys: KeyList<'py>,
+    model: OnceCell<Bound<'py, PyAny>>,
+}
 
 /// 16 bytes a slot, so the table of [`KEY_SLOTS`] slots in each decode is
 /// 1 KiB. (At 24 bytes a slot it was allocated from glibc's bins, filled,
@@ -149,7 +158,7 @@ impl<'py> KeySets<'py> {
         same: impl FnOnce(&KeySet<'py>) -> bool,
     ) -> Known<'py> {
         match &self.slots[slot] {
-            KeySlot::Set(set) if set.len() == n && same(set) => Known::Set(Rc::clone(set)),
+            KeySlot::Set(set) if set.keys.len() == n && same(set) => Known::Set(Rc::clone(set)),
             KeySlot::Seen(k) if *k == Self::seen(n, first) => Known::Again,
             _ => {
                 self.replace(slot, KeySlot::Seen(Self::seen(n, first)));
@@ -160,7 +169,7 @@ impl<'py> KeySets<'py> {
 
     /// An empty set to fill with `n` keys.
     #[inline]
-    fn fresh(&mut self, n: usize) -> KeySet<'py> {
+    fn fresh(&mut self, n: usize) -> KeyList<'py> {
         let mut set = self.spare.pop().unwrap_or_default();
         set.reserve(n);
         set
@@ -181,7 +190,8 @@ impl<'py> KeySets<'py> {
             self.sets &= !bit;
         }
         if let KeySlot::Set(old) = std::mem::replace(&mut self.slots[slot], new) {
-            if let Ok(mut old) = Rc::try_unwrap(old) {
+            if let Ok(old) = Rc::try_unwrap(old) {
+                let mut old = old.keys;
                 if self.spare.len() < 4 {
                     old.clear();
                     self.spare.push(old);
@@ -214,7 +224,8 @@ impl Drop for KeySets<'_> {
 /// cannot be followed is a mismatch (the map's own path then reports it).
 #[inline]
 fn same_keys(buf: &[u8], keys: usize, kw: usize, set: &KeySet<'_>) -> bool {
-    set.iter()
+    set.keys
+        .iter()
         .enumerate()
         .all(|(i, (at, _, _))| follow(buf, keys + i * kw, kw).is_ok_and(|k| k == *at))
 }
@@ -476,8 +487,8 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
         if types + n > self.buf.len() || keys + n * kw > self.buf.len() {
             return Err(Error::at(ErrorKind::SizeOutOfBounds, at).into());
         }
-        let dict = new_dict(py, n)?;
         if n == 0 || n > KEY_SET_MAX {
+            let dict = new_dict(py, n)?;
             self.entries(&dict, at, bw, keys, kw, n, depth)?;
             return Ok(dict);
         }
@@ -490,7 +501,7 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
         {
             Known::Set(set) => {
                 // The budget counts the keys' bytes, remembered or not.
-                for (_, len, _) in set.iter() {
+                for (_, len, _) in set.keys.iter() {
                     self.budget.bytes(*len)?;
                 }
                 set
@@ -498,18 +509,78 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
             Known::Again => {
                 // Every key first, so that the maps nested in this one find
                 // the set when they have the same keys.
-                let set = Rc::new(self.key_set(keys, kw, n)?);
+                let set = Rc::new(KeySet {
+                    keys: self.key_set(keys, kw, n)?,
+                    model: OnceCell::new(),
+                });
                 self.key_sets.put(slot, Rc::clone(&set));
                 set
             }
             Known::New => {
+                let dict = new_dict(py, n)?;
                 self.entries(&dict, at, bw, keys, kw, n, depth)?;
                 return Ok(dict);
             }
         };
-        for (i, (_, _, k)) in set.iter().enumerate() {
+        if let Some(model) = set.model.get() {
+            return self.copied_map(model, &set.keys, at, bw, n, depth);
+        }
+        // The first map of the set to be finished becomes the model of the
+        // later ones: a plain dict, so that its copies are of the compact
+        // kind (see `dict_fill`).
+        let copies = dict_fill::usable();
+        let dict = if copies {
+            // SAFETY: returns a new reference, or NULL with an exception set.
+            unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyDict_New())? }
+        } else {
+            new_dict(py, n)?
+        };
+        for (i, (_, _, k)) in set.keys.iter().enumerate() {
             self.budget.node()?;
             self.entry_value(&dict, k, at, bw, i, n, depth)?;
+        }
+        if copies {
+            let _ = set.model.set(dict.clone());
+        }
+        Ok(dict)
+    }
+
+    /// A map of the `n` keys of `keys` (whose values start at `at`, `bw`
+    /// bytes each) made as a copy of `model`, an earlier map of the same
+    /// keys in the same order, with each value stored in place of the
+    /// model's.
+    #[allow(clippy::too_many_arguments)]
+    fn copied_map(
+        &mut self,
+        model: &Bound<'py, PyAny>,
+        keys: &KeyList<'py>,
+        at: usize,
+        bw: usize,
+        n: usize,
+        depth: usize,
+    ) -> Out<'py> {
+        // SAFETY: `model` is a dict; returns a new reference, or NULL with
+        // an exception set.
+        let dict =
+            unsafe { Bound::from_owned_ptr_or_err(self.py, ffi::PyDict_Copy(model.as_ptr()))? };
+        let mut entries = dict_fill::Entries::of(&dict, n);
+        for (i, (_, _, k)) in keys.iter().enumerate() {
+            self.budget.node()?;
+            let packed = byte(self.buf, at + n * bw + i)?;
+            let v = self.element(at + i * bw, bw, packed, depth)?;
+            let v = match entries.as_mut() {
+                Some(e) => match e.replace(i, k, v) {
+                    Ok(()) => continue,
+                    Err(v) => v,
+                },
+                None => v,
+            };
+            if set_str_item(&dict, k, &v) != 0 {
+                return Err(PyErr::fetch(self.py).into());
+            }
+        }
+        if let Some(e) = entries {
+            e.finish(&dict);
         }
         Ok(dict)
     }
@@ -563,7 +634,7 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
     /// The `n` keys of the keys vector at `keys` (`kw` bytes an offset) as a
     /// key set, each found by [`key`](Self::key) and, unverified, checked
     /// to follow the one before.
-    fn key_set(&mut self, keys: usize, kw: usize, n: usize) -> Result<KeySet<'py>, Fail> {
+    fn key_set(&mut self, keys: usize, kw: usize, n: usize) -> Result<KeyList<'py>, Fail> {
         let mut set = self.key_sets.fresh(n);
         let mut prev: Option<KeyPos> = None;
         for i in 0..n {

@@ -8,6 +8,7 @@
 mod buffers;
 mod builder;
 mod decode;
+mod dict_fill;
 mod dict_order;
 mod encode;
 mod errors;

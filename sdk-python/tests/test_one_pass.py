@@ -15,6 +15,7 @@ import gc
 import json
 import math
 import random
+import sys
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -186,6 +187,65 @@ def test_dicts_find_their_keys_by_hash() -> None:
             first = next(iter(d))
             del d[first]
             assert first not in d and len(d) == i % len(keys)
+
+
+def test_maps_of_one_key_set_are_independent_dicts_that_track_their_containers() -> None:
+    """Maps that repeat a key set are made as copies of the first one with
+    their own values stored in place (`dict_fill`): each must be a dict of
+    its own, equal to what was written, tracked by the cycle collector
+    whenever it holds a list or dict (the first map of the set may hold
+    none), of the size a dict filled key by key has, and give back every
+    object it held once dropped."""
+    keys = [f"field{i}" for i in range(8)]
+
+    def record(i: int) -> dict[str, Any]:
+        # Records 0 and 1 (the first map of the set made when 1 is read)
+        # hold only scalars; later ones a list or a dict in a field that
+        # moves, or only scalars again.
+        r: dict[str, Any] = {k: f"{k}-{i}" if j % 2 else i * 0.5 + j for j, k in enumerate(keys)}
+        if i > 1 and i % 3 == 1:
+            r[keys[i % 8]] = [i, str(i)]
+        elif i > 1 and i % 3 == 2:
+            r[keys[(i + 3) % 8]] = {"inner": i}
+        return r
+
+    doc = [record(i) for i in range(60)]
+    data = flexbuf.dumps(doc)
+    out = flexbuf.loads(data)
+    assert out == doc
+    for d in out:
+        if any(isinstance(v, (list, dict)) for v in d.values()):
+            assert gc.is_tracked(d), d
+    # Each copy has a table of its own.
+    out[5]["field0"] = "changed"
+    del out[6]["field1"]
+    out[7]["new"] = 1
+    assert [d for i, d in enumerate(out) if i not in (5, 6, 7)] == [
+        d for i, d in enumerate(doc) if i not in (5, 6, 7)
+    ]
+    assert out[5]["field0"] == "changed" and "field1" not in out[6] and out[7]["new"] == 1
+    if sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 13):
+        # The compact kind of dict (keys all `str`), as filling one gives.
+        filled: dict[str, Any] = {}
+        for k, v in out[-1].items():
+            filled[k] = v
+        assert sys.getsizeof(out[-1]) == sys.getsizeof(filled)
+    del out
+    tracemalloc.start()
+    try:
+        for _ in range(3):
+            flexbuf.loads(data)
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(30):
+            flexbuf.loads(data)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    # One decode makes about 500 objects: a reference kept by each copy
+    # would leave tens of kilobytes after thirty.
+    assert grown < 4096, grown
 
 
 def test_key_sets_release_their_keys() -> None:

@@ -1,0 +1,223 @@
+//! Dicts of a recurring key set made as copies of one of their kind.
+//!
+//! `loads` meets the same keys in many maps of a buffer (the records of a
+//! list). The first such map is built as a plain dict of `str` keys; every
+//! later one starts as [`PyDict_Copy`](ffi::PyDict_Copy) of it, which
+//! copies its key table in one block, and then has each value stored into
+//! the entry of its key, in place of the copied one. Inserting every key
+//! again (a probe of the hash table and an entry written per key) is what
+//! this saves. The copies are also dicts of the compact "all keys are
+//! `str`" kind: `_PyDict_NewPresized`, the other way to make a dict of a
+//! known size, makes the general kind, whose entries are half as large
+//! again and whose lookups take the generic path.
+//!
+//! Writing an entry's value needs CPython's layout of a dict's key table,
+//! which is not public API. It is used only on the CPython versions whose
+//! layout this module describes (3.11 to 3.13, with the GIL), only after a
+//! self-test on a dict of known contents agrees with it, and every entry
+//! is checked to hold the key expected before its value is replaced; a
+//! dict that fails any check is filled through `PyDict_SetItem` instead.
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+
+/// True when this interpreter's dicts have the layout [`Entries`] writes
+/// into (checked once per process on a dict of known contents).
+pub(crate) fn usable() -> bool {
+    imp::usable()
+}
+
+/// The entries of a fresh copy of a dict of `str` keys, whose values
+/// [`Entries::replace`] stores in place.
+pub(crate) struct Entries {
+    #[cfg_attr(not(dict_layout_known), allow(dead_code))]
+    entries: *mut [*mut ffi::PyObject; 2],
+    /// Set once a value that the cycle collector follows was stored.
+    #[cfg_attr(not(dict_layout_known), allow(dead_code))]
+    holds_gc: bool,
+}
+
+impl Entries {
+    /// The entries of `dict`, a dict of exactly `n` entries and no others
+    /// made by [`PyDict_Copy`](ffi::PyDict_Copy) and not yet seen by any
+    /// other code; `None` unless its key table has the expected layout.
+    pub(crate) fn of(dict: &Bound<'_, PyAny>, n: usize) -> Option<Entries> {
+        imp::entries(dict, n).map(|entries| Entries {
+            entries,
+            holds_gc: false,
+        })
+    }
+
+    /// Stores `v` as the value of entry `i` when that entry's key is `k`
+    /// (the object itself); otherwise hands `v` back untouched.
+    pub(crate) fn replace<'py>(
+        &mut self,
+        i: usize,
+        k: &Bound<'py, PyAny>,
+        v: Bound<'py, PyAny>,
+    ) -> Result<(), Bound<'py, PyAny>> {
+        imp::replace(self, i, k, v)
+    }
+
+    /// Lets the cycle collector see `dict` when a stored value needs it
+    /// to (as `PyDict_SetItem` does when it stores a container).
+    pub(crate) fn finish(self, dict: &Bound<'_, PyAny>) {
+        if self.holds_gc {
+            // SAFETY: `dict` is a live dict; tracking is only asked of an
+            // untracked object.
+            unsafe {
+                if ffi::PyObject_GC_IsTracked(dict.as_ptr()) == 0 {
+                    ffi::PyObject_GC_Track(dict.as_ptr().cast());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(dict_layout_known)]
+mod imp {
+    use super::Entries;
+    use pyo3::ffi;
+    use pyo3::prelude::*;
+    use std::sync::OnceLock;
+
+    /// CPython's `struct _dictkeysobject` (Include/internal/pycore_dict.h,
+    /// the same from 3.11 to 3.13 in builds with the GIL), up to its index
+    /// table; the entries follow the index table.
+    #[repr(C)]
+    struct KeysHead {
+        dk_refcnt: ffi::Py_ssize_t,
+        dk_log2_size: u8,
+        dk_log2_index_bytes: u8,
+        dk_kind: u8,
+        dk_version: u32,
+        dk_usable: ffi::Py_ssize_t,
+        dk_nentries: ffi::Py_ssize_t,
+    }
+
+    /// `DICT_KEYS_UNICODE`: a combined table whose keys are all `str` and
+    /// whose entries are (key, value) pairs.
+    const KEYS_UNICODE: u8 = 1;
+
+    pub(super) fn usable() -> bool {
+        static USABLE: OnceLock<bool> = OnceLock::new();
+        *USABLE.get_or_init(|| Python::attach(self_test))
+    }
+
+    /// Makes `{"a": None, "b": True}` through the API and reads it back
+    /// through the layout: every field where the layout puts it.
+    fn self_test(py: Python<'_>) -> bool {
+        let dict = pyo3::types::PyDict::new(py);
+        let a = pyo3::types::PyString::new(py, "a");
+        let b = pyo3::types::PyString::new(py, "b");
+        let none = py.None().into_bound(py);
+        let yes = pyo3::types::PyBool::new(py, true).to_owned().into_any();
+        if dict.set_item(&a, &none).is_err() || dict.set_item(&b, &yes).is_err() {
+            return false;
+        }
+        // SAFETY: a dict of two entries has a combined table of 8 slots
+        // (PyDict_MINSIZE), at least 32 + 8 + 5 * 16 bytes: the header
+        // read here first, and when it is as expected (8 one-byte
+        // indices), the two entries after them.
+        unsafe {
+            let d = dict.as_ptr().cast::<ffi::PyDictObject>();
+            let keys = (*d).ma_keys.cast::<KeysHead>();
+            if keys.is_null()
+                || !(*d).ma_values.is_null()
+                || (*d).ma_used != 2
+                || (*keys).dk_log2_size != 3
+                || (*keys).dk_log2_index_bytes != 3
+                || (*keys).dk_kind != KEYS_UNICODE
+                || (*keys).dk_nentries != 2
+                || (*keys).dk_usable != 3
+            {
+                return false;
+            }
+            let e = entries_of(keys);
+            (*e)[0] == a.as_ptr()
+                && (*e)[1] == none.as_ptr()
+                && (*e.add(1))[0] == b.as_ptr()
+                && (*e.add(1))[1] == yes.as_ptr()
+        }
+    }
+
+    /// `DK_UNICODE_ENTRIES(keys)`.
+    ///
+    /// # Safety
+    /// `keys` is a live key table of the layout of [`KeysHead`].
+    unsafe fn entries_of(keys: *const KeysHead) -> *mut [*mut ffi::PyObject; 2] {
+        let indices = keys.cast::<u8>().add(std::mem::size_of::<KeysHead>());
+        indices
+            .add(1usize << (*keys).dk_log2_index_bytes)
+            .cast_mut()
+            .cast()
+    }
+
+    pub(super) fn entries(
+        dict: &Bound<'_, PyAny>,
+        n: usize,
+    ) -> Option<*mut [*mut ffi::PyObject; 2]> {
+        if !usable() {
+            return None;
+        }
+        // SAFETY: `dict` is a dict (the caller's contract) and the layout
+        // passed the self-test; a table of `n` entries holds them all.
+        unsafe {
+            let d = dict.as_ptr().cast::<ffi::PyDictObject>();
+            let keys = (*d).ma_keys.cast::<KeysHead>();
+            let fits = !keys.is_null()
+                && (*d).ma_values.is_null()
+                && (*d).ma_used as usize == n
+                && (*keys).dk_kind == KEYS_UNICODE
+                && (*keys).dk_nentries as usize == n
+                && (*keys).dk_refcnt == 1;
+            fits.then(|| entries_of(keys))
+        }
+    }
+
+    pub(super) fn replace<'py>(
+        e: &mut Entries,
+        i: usize,
+        k: &Bound<'py, PyAny>,
+        v: Bound<'py, PyAny>,
+    ) -> Result<(), Bound<'py, PyAny>> {
+        // SAFETY: `i` is below the `n` entries `entries` checked the
+        // table to hold; the entry's key is compared before its value is
+        // replaced. The old value is a reference the copy took on an
+        // object its original still holds, so dropping it frees nothing.
+        unsafe {
+            let entry = e.entries.add(i);
+            if (*entry)[0] != k.as_ptr() {
+                return Err(v);
+            }
+            e.holds_gc |= ffi::PyObject_IS_GC(v.as_ptr()) != 0;
+            let old = std::mem::replace(&mut (*entry)[1], v.into_ptr());
+            ffi::Py_DECREF(old);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(not(dict_layout_known))]
+mod imp {
+    use super::Entries;
+    use pyo3::ffi;
+    use pyo3::prelude::*;
+
+    pub(super) fn usable() -> bool {
+        false
+    }
+
+    pub(super) fn entries(_: &Bound<'_, PyAny>, _: usize) -> Option<*mut [*mut ffi::PyObject; 2]> {
+        None
+    }
+
+    pub(super) fn replace<'py>(
+        _: &mut Entries,
+        _: usize,
+        _: &Bound<'py, PyAny>,
+        v: Bound<'py, PyAny>,
+    ) -> Result<(), Bound<'py, PyAny>> {
+        Err(v)
+    }
+}
