@@ -27,6 +27,16 @@ pub(crate) fn usable() -> bool {
     imp::usable()
 }
 
+/// True when `dict` is a dict of exactly the keys `keys`, the objects
+/// themselves, in this order (`false` whenever its layout is not the one
+/// [`Entries`] writes into).
+pub(crate) fn holds_keys(
+    dict: &Bound<'_, PyAny>,
+    keys: impl ExactSizeIterator<Item = *mut ffi::PyObject>,
+) -> bool {
+    imp::holds_keys(dict, keys)
+}
+
 /// The entries of a fresh copy of a dict of `str` keys, whose values
 /// [`Entries::replace`] stores in place.
 pub(crate) struct Entries {
@@ -175,6 +185,32 @@ mod imp {
         }
     }
 
+    pub(super) fn holds_keys(
+        dict: &Bound<'_, PyAny>,
+        keys: impl ExactSizeIterator<Item = *mut ffi::PyObject>,
+    ) -> bool {
+        if !usable() {
+            return false;
+        }
+        // SAFETY: `dict` is a dict (the caller's contract) and the layout
+        // passed the self-test; a table of `keys.len()` entries holds them.
+        unsafe {
+            let d = dict.as_ptr().cast::<ffi::PyDictObject>();
+            let table = (*d).ma_keys.cast::<KeysHead>();
+            let n = keys.len();
+            if table.is_null()
+                || !(*d).ma_values.is_null()
+                || (*d).ma_used as usize != n
+                || (*table).dk_kind != KEYS_UNICODE
+                || (*table).dk_nentries as usize != n
+            {
+                return false;
+            }
+            let e = entries_of(table);
+            keys.enumerate().all(|(i, k)| (*e.add(i))[0] == k)
+        }
+    }
+
     pub(super) fn replace<'py>(
         e: &mut Entries,
         i: usize,
@@ -210,6 +246,13 @@ mod imp {
 
     pub(super) fn entries(_: &Bound<'_, PyAny>, _: usize) -> Option<*mut [*mut ffi::PyObject; 2]> {
         None
+    }
+
+    pub(super) fn holds_keys(
+        _: &Bound<'_, PyAny>,
+        _: impl ExactSizeIterator<Item = *mut ffi::PyObject>,
+    ) -> bool {
+        false
     }
 
     pub(super) fn replace<'py>(

@@ -30,6 +30,7 @@ use std::rc::Rc;
 
 use crate::decode::{bool_obj, float_obj, int_obj, uint_obj, Fail, MAX_DEPTH};
 use crate::dict_fill;
+use crate::dict_models::Models;
 use crate::input;
 use crate::pystr::{str_obj, str_obj_known, KeyGuard, KeysByOffset, KEY_MAX_LEN};
 
@@ -58,10 +59,20 @@ pub struct Walk<'py, 'b, const CHECK: bool> {
     by_offset: KeysByOffset<'py>,
     table: Option<KeyGuard<'py>>,
     key_sets: KeySets<'py>,
+    models: Option<Models<'py>>,
 }
 
 /// Most keys a map may have for its key set to be remembered.
 const KEY_SET_MAX: usize = 32;
+
+/// Fewest keys a map must have for a model of them to be kept across
+/// decodes ([`Models`]): for smaller maps met once in a buffer, making the
+/// dict entry by entry measured faster.
+const MODEL_MIN: usize = 16;
+
+/// Most keys a map may have for a model of them to be kept across decodes
+/// ([`Models`]): records of many fields, not dictionaries.
+const MODEL_MAX: usize = 128;
 
 /// The key sets of recent maps of one buffer, for the maps that repeat them
 /// (the records of a list, the levels of a tree): builders write each key
@@ -175,6 +186,15 @@ impl<'py> KeySets<'py> {
         set
     }
 
+    /// Takes back a list of keys made by [`fresh`](Self::fresh), for its capacity.
+    #[inline]
+    fn spare(&mut self, mut list: KeyList<'py>) {
+        if self.spare.len() < 4 {
+            list.clear();
+            self.spare.push(list);
+        }
+    }
+
     /// Keeps `set` in slot `slot`, in place of what was there.
     #[inline]
     fn put(&mut self, slot: usize, set: Rc<KeySet<'py>>) {
@@ -273,6 +293,7 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
             by_offset: KeysByOffset::new(buf.len()),
             table: KeyGuard::take(py),
             key_sets: KeySets::new(),
+            models: Models::take(py),
         }
     }
 
@@ -488,6 +509,9 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
             return Err(Error::at(ErrorKind::SizeOutOfBounds, at).into());
         }
         if n == 0 || n > KEY_SET_MAX {
+            if (MODEL_MIN..=MODEL_MAX).contains(&n) && self.models.is_some() {
+                return self.modeled_map(at, bw, keys, kw, n, depth);
+            }
             let dict = new_dict(py, n)?;
             self.entries(&dict, at, bw, keys, kw, n, depth)?;
             return Ok(dict);
@@ -516,6 +540,9 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
                 self.key_sets.put(slot, Rc::clone(&set));
                 set
             }
+            Known::New if n >= MODEL_MIN && self.models.is_some() => {
+                return self.modeled_map(at, bw, keys, kw, n, depth);
+            }
             Known::New => {
                 let dict = new_dict(py, n)?;
                 self.entries(&dict, at, bw, keys, kw, n, depth)?;
@@ -541,6 +568,58 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
         }
         if copies {
             let _ = set.model.set(dict.clone());
+        }
+        Ok(dict)
+    }
+
+    /// A map not of a key set of this buffer: its keys first, then, when
+    /// the process-wide table has a model of them ([`Models`]), a copy of
+    /// the model filled in place, else a dict filled entry by entry.
+    #[allow(clippy::too_many_arguments)]
+    fn modeled_map(
+        &mut self,
+        at: usize,
+        bw: usize,
+        keys: usize,
+        kw: usize,
+        n: usize,
+        depth: usize,
+    ) -> Out<'py> {
+        let list = self.key_set(keys, kw, n)?;
+        // Only keys the shared key table hands out (short ASCII keys) are
+        // the same objects in the next decode; a model of other keys would
+        // never be met again, and would keep its keys alive.
+        let buf = self.buf;
+        let shared = self.table.is_some()
+            && list.iter().all(|(at, len, _)| {
+                *len <= KEY_MAX_LEN && buf.get(*at..at + len).is_some_and(<[u8]>::is_ascii)
+            });
+        let model = match self.models.as_mut() {
+            Some(m) if shared => m.model(list.iter().map(|(_, _, k)| k))?,
+            _ => None,
+        };
+        let out = match model {
+            Some(model) => self.copied_map(&model, &list, at, bw, n, depth),
+            None => self.listed_map(&list, at, bw, n, depth),
+        };
+        self.key_sets.spare(list);
+        out
+    }
+
+    /// The map of the keys `keys` whose values start at `at`, `bw` bytes
+    /// each, filled entry by entry.
+    fn listed_map(
+        &mut self,
+        keys: &KeyList<'py>,
+        at: usize,
+        bw: usize,
+        n: usize,
+        depth: usize,
+    ) -> Out<'py> {
+        let dict = new_dict(self.py, n)?;
+        for (i, (_, _, k)) in keys.iter().enumerate() {
+            self.budget.node()?;
+            self.entry_value(&dict, k, at, bw, i, n, depth)?;
         }
         Ok(dict)
     }

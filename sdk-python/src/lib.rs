@@ -9,6 +9,7 @@ mod buffers;
 mod builder;
 mod decode;
 mod dict_fill;
+mod dict_models;
 mod dict_order;
 mod encode;
 mod errors;

@@ -248,6 +248,56 @@ def test_maps_of_one_key_set_are_independent_dicts_that_track_their_containers()
     assert grown < 4096, grown
 
 
+def test_maps_met_again_in_later_calls_are_copies_of_their_model() -> None:
+    """Records of 16 or more short keys met in one call and again in the
+    next are made, from then on, as copies of a model kept across calls
+    (`dict_models`): every call's records must equal what was written and be
+    dicts of their own, whatever was done to the earlier results, and the
+    model must keep nothing of them alive (its values are `None`)."""
+    keys = [f"f{i:02d}" for i in range(20)]
+
+    def doc(call: int, big: bool = False) -> list[dict[str, Any]]:
+        # One record of each of three shapes a call (no key set of its own
+        # in the buffer), values that change from call to call.
+        return [
+            {k: ("x" * 200_000 if big and j == 3 else f"{call}-{j}") for j, k in enumerate(keys)},
+            {k: [call, j] for j, k in enumerate(keys[:17])},
+            {k: call * 100 + j for j, k in enumerate(reversed(keys[2:]))},
+        ]
+
+    for call in range(6):
+        expected = doc(call)
+        out = flexbuf.loads(flexbuf.dumps(expected))
+        assert out == expected, call
+        # Results changed after the call leave the next calls' alone.
+        out[0]["f00"] = None
+        out[1].clear()
+        out[2]["extra"] = 1
+        for d in out:
+            if any(isinstance(v, (list, dict)) for v in d.values()):
+                assert gc.is_tracked(d)
+    if sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 13):
+        last = flexbuf.loads(flexbuf.dumps(doc(9)))[0]
+        filled: dict[str, Any] = {}
+        for k, v in last.items():
+            filled[k] = v
+        assert sys.getsizeof(last) == sys.getsizeof(filled)
+    # A large value of a copied map goes when its result does.
+    data = flexbuf.dumps(doc(7, big=True))
+    flexbuf.loads(data)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(5):
+            assert len(flexbuf.loads(data)[0]["f03"]) == 200_000
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 4096, grown
+
+
 def test_key_sets_release_their_keys() -> None:
     # Keys longer than the shared key table takes (64 bytes) are held only
     # by the decode's key sets and by the dicts made: 150 key sets of three
