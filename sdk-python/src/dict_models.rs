@@ -21,34 +21,50 @@ use pyo3::prelude::*;
 
 use crate::dict_fill;
 
-/// Slots of the table, direct-mapped by a hash of the key objects.
-const SLOTS: usize = 512;
+/// Sets of the table, chosen by a hash of the key objects; each holds the
+/// models of two shapes (two shapes of one document that share a set then
+/// keep their models, where one slot would make one of them again at every
+/// other map).
+const SETS: usize = 256;
 
 /// Most models one decode may make: a buffer of hundreds of shapes met
 /// twice would otherwise replace every model the next decodes use.
 const MADE_MAX: u32 = 64;
 
 /// Most keys the models may hold together (each a short `str` the shared
-/// key table hands out, so at most a few hundred kilobytes in all).
-const HELD_MAX: usize = 4096;
+/// key table hands out, so at most a few hundred kilobytes in all). A model
+/// that would pass it first empties its set, and is not made if that is
+/// not enough.
+const HELD_MAX: usize = 8192;
 
 #[derive(Clone, Copy)]
-struct Slot {
-    /// The hash of the model's keys (0 with no model).
+struct Way {
+    /// The hash of the model's keys.
     hash: u64,
-    /// The model: a dict of `str` keys to `None`, held by the table.
+    /// The model: a dict of `str` keys to `None`, held by the table (null
+    /// when the way is empty).
     model: *mut ffi::PyObject,
     /// The model's number of keys.
     n: usize,
+}
+
+#[derive(Clone, Copy)]
+struct Set {
+    /// The model met most recently first.
+    ways: [Way; 2],
     /// The hash of the shape met last without a model here, which makes
     /// its model when met again (so a shape met once evicts nothing).
     seen: u64,
 }
 
-const EMPTY: Slot = Slot {
+const EMPTY_WAY: Way = Way {
     hash: 0,
     model: std::ptr::null_mut(),
     n: 0,
+};
+
+const EMPTY: Set = Set {
+    ways: [EMPTY_WAY; 2],
     seen: 0,
 };
 
@@ -57,9 +73,9 @@ struct ModelTable {
     slots: UnsafeCell<Held>,
 }
 
-/// The slots, and the keys their models hold in all.
+/// The sets, and the keys their models hold in all.
 struct Held {
-    slots: [Slot; SLOTS],
+    sets: [Set; SETS],
     keys: usize,
 }
 
@@ -73,7 +89,7 @@ unsafe impl Sync for ModelTable {}
 static TABLE: ModelTable = ModelTable {
     busy: AtomicBool::new(false),
     slots: UnsafeCell::new(Held {
-        slots: [EMPTY; SLOTS],
+        sets: [EMPTY; SETS],
         keys: 0,
     }),
 };
@@ -111,23 +127,39 @@ impl<'py> Models<'py> {
     {
         let hash = shape_hash(keys.clone().map(|k| k.as_ptr()));
         let n = keys.len();
-        let slot = &mut self.held.slots[(hash >> 55) as usize & (SLOTS - 1)];
-        if slot.hash == hash && !slot.model.is_null() {
-            // SAFETY: the table holds a reference to the model.
-            let model = unsafe { Bound::from_borrowed_ptr(self.py, slot.model) };
-            if dict_fill::holds_keys(&model, keys.clone().map(|k| k.as_ptr())) {
-                return Ok(Some(model));
+        let set = &mut self.held.sets[(hash >> 56) as usize & (SETS - 1)];
+        for w in 0..2 {
+            let way = set.ways[w];
+            if way.hash == hash && !way.model.is_null() {
+                // SAFETY: the table holds a reference to the model.
+                let model = unsafe { Bound::from_borrowed_ptr(self.py, way.model) };
+                if dict_fill::holds_keys(&model, keys.clone().map(|k| k.as_ptr())) {
+                    set.ways.swap(0, w);
+                    return Ok(Some(model));
+                }
             }
         }
-        if slot.seen != hash {
-            slot.seen = hash;
+        if set.seen != hash {
+            set.seen = hash;
             return Ok(None);
         }
-        let old_n = if slot.model.is_null() { 0 } else { slot.n };
-        if self.made >= MADE_MAX || self.held.keys - old_n + n > HELD_MAX {
+        if self.made >= MADE_MAX {
             return Ok(None);
         }
         self.made += 1;
+        let set_at = (hash >> 56) as usize & (SETS - 1);
+        // The model goes first, the first moves second, the second goes.
+        let gone = self.held.sets[set_at].ways[1];
+        let gone_n = if gone.model.is_null() { 0 } else { gone.n };
+        if self.held.keys - gone_n + n > HELD_MAX {
+            // Full: this set's models make room (so that models of shapes
+            // no longer met go as new shapes come), or the shape goes
+            // without one.
+            self.empty_set(set_at);
+            if self.held.keys + n > HELD_MAX {
+                return Ok(None);
+            }
+        }
         // SAFETY: returns a new reference, or NULL with an exception set.
         let model = unsafe { Bound::from_owned_ptr_or_err(self.py, ffi::PyDict_New())? };
         let none = self.py.None().into_bound(self.py);
@@ -136,17 +168,37 @@ impl<'py> Models<'py> {
                 return Err(PyErr::fetch(self.py));
             }
         }
-        let old = std::mem::replace(&mut slot.model, model.clone().into_ptr());
-        slot.hash = hash;
-        slot.n = n;
-        slot.seen = 0;
-        self.held.keys = self.held.keys - old_n + n;
-        if !old.is_null() {
+        let set = &mut self.held.sets[set_at];
+        let gone = set.ways[1];
+        set.ways[1] = set.ways[0];
+        set.ways[0] = Way {
+            hash,
+            model: model.clone().into_ptr(),
+            n,
+        };
+        set.seen = 0;
+        if !gone.model.is_null() {
+            self.held.keys -= gone.n;
             // SAFETY: the reference the table held; dropping a dict of
             // `str` keys and `None` values runs no Python code.
-            unsafe { ffi::Py_DECREF(old) };
+            unsafe { ffi::Py_DECREF(gone.model) };
         }
+        self.held.keys += n;
         Ok(Some(model))
+    }
+}
+
+impl Models<'_> {
+    /// Drops the models of set `at`.
+    fn empty_set(&mut self, at: usize) {
+        for way in self.held.sets[at].ways.iter_mut() {
+            let gone = std::mem::replace(way, EMPTY_WAY);
+            if !gone.model.is_null() {
+                self.held.keys -= gone.n;
+                // SAFETY: as in `model`.
+                unsafe { ffi::Py_DECREF(gone.model) };
+            }
+        }
     }
 }
 

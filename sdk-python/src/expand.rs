@@ -59,16 +59,19 @@ pub struct Walk<'py, 'b, const CHECK: bool> {
     by_offset: KeysByOffset<'py>,
     table: Option<KeyGuard<'py>>,
     key_sets: KeySets<'py>,
-    models: Option<Models<'py>>,
+    /// The table of models, taken at the first map that could use it
+    /// (`None` until then; `Some(None)` when it is not available).
+    models: Option<Option<Models<'py>>>,
 }
 
 /// Most keys a map may have for its key set to be remembered.
 const KEY_SET_MAX: usize = 32;
 
 /// Fewest keys a map must have for a model of them to be kept across
-/// decodes ([`Models`]): for smaller maps met once in a buffer, making the
-/// dict entry by entry measured faster.
-const MODEL_MIN: usize = 16;
+/// decodes ([`Models`]): the maps too large for a key set of the buffer.
+/// (Down to 16 keys, the first map of a set met once in a buffer measured
+/// no faster as a copy: user_profile's root of 31 keys 2% slower.)
+const MODEL_MIN: usize = KEY_SET_MAX + 1;
 
 /// Most keys a map may have for a model of them to be kept across decodes
 /// ([`Models`]): records of many fields, not dictionaries.
@@ -293,7 +296,7 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
             by_offset: KeysByOffset::new(buf.len()),
             table: KeyGuard::take(py),
             key_sets: KeySets::new(),
-            models: Models::take(py),
+            models: None,
         }
     }
 
@@ -509,7 +512,12 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
             return Err(Error::at(ErrorKind::SizeOutOfBounds, at).into());
         }
         if n == 0 || n > KEY_SET_MAX {
-            if (MODEL_MIN..=MODEL_MAX).contains(&n) && self.models.is_some() {
+            if (MODEL_MIN..=MODEL_MAX).contains(&n)
+                && self
+                    .models
+                    .get_or_insert_with(|| Models::take(py))
+                    .is_some()
+            {
                 return self.modeled_map(at, bw, keys, kw, n, depth);
             }
             let dict = new_dict(py, n)?;
@@ -539,9 +547,6 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
                 });
                 self.key_sets.put(slot, Rc::clone(&set));
                 set
-            }
-            Known::New if n >= MODEL_MIN && self.models.is_some() => {
-                return self.modeled_map(at, bw, keys, kw, n, depth);
             }
             Known::New => {
                 let dict = new_dict(py, n)?;
@@ -594,7 +599,7 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
             && list.iter().all(|(at, len, _)| {
                 *len <= KEY_MAX_LEN && buf.get(*at..at + len).is_some_and(<[u8]>::is_ascii)
             });
-        let model = match self.models.as_mut() {
+        let model = match self.models.as_mut().and_then(Option::as_mut) {
             Some(m) if shared => m.model(list.iter().map(|(_, _, k)| k))?,
             _ => None,
         };

@@ -249,19 +249,20 @@ def test_maps_of_one_key_set_are_independent_dicts_that_track_their_containers()
 
 
 def test_maps_met_again_in_later_calls_are_copies_of_their_model() -> None:
-    """Records of 16 or more short keys met in one call and again in the
-    next are made, from then on, as copies of a model kept across calls
+    """Records of more keys than a key set takes (33 to 128), short ones,
+    met in one call and again in the next are made, from then on, as copies
+    of a model kept across calls
     (`dict_models`): every call's records must equal what was written and be
     dicts of their own, whatever was done to the earlier results, and the
     model must keep nothing of them alive (its values are `None`)."""
-    keys = [f"f{i:02d}" for i in range(20)]
+    keys = [f"f{i:02d}" for i in range(40)]
 
     def doc(call: int, big: bool = False) -> list[dict[str, Any]]:
         # One record of each of three shapes a call (no key set of its own
         # in the buffer), values that change from call to call.
         return [
             {k: ("x" * 200_000 if big and j == 3 else f"{call}-{j}") for j, k in enumerate(keys)},
-            {k: [call, j] for j, k in enumerate(keys[:17])},
+            {k: [call, j] for j, k in enumerate(keys[:37])},
             {k: call * 100 + j for j, k in enumerate(reversed(keys[2:]))},
         ]
 
@@ -296,6 +297,34 @@ def test_maps_met_again_in_later_calls_are_copies_of_their_model() -> None:
     finally:
         tracemalloc.stop()
     assert grown < 4096, grown
+
+
+def test_models_kept_across_calls_are_released_when_replaced() -> None:
+    """5,000 shapes (36 keys drawn from 48), each decoded in three calls in
+    a row, so that each gets a model kept across calls and the table of
+    models replaces them again and again: every result is what was
+    written, and the models replaced are released."""
+    rng = random.Random(1206)
+    pool = [f"p{i}" for i in range(48)]
+    shapes = [rng.sample(pool, 36) for _ in range(5000)]
+    flexbuf.loads(flexbuf.dumps({k: 0 for k in shapes[0]}))
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for j, keys in enumerate(shapes):
+            data = flexbuf.dumps({k: j for k in keys})
+            for _ in range(3):
+                out = flexbuf.loads(data)
+                assert len(out) == 36 and all(out[k] == j for k in keys)
+            del out
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    # The table keeps at most 8,192 keys' worth of models (about 200 KB
+    # here); keeping every model made would be several megabytes.
+    assert grown < 3 << 18, grown
 
 
 def test_key_sets_release_their_keys() -> None:
