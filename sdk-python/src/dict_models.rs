@@ -32,9 +32,9 @@ const SETS: usize = 256;
 const MADE_MAX: u32 = 64;
 
 /// Most keys the models may hold together (each a short `str` the shared
-/// key table hands out, so at most a few hundred kilobytes in all). A model
-/// that would pass it first empties its set, and is not made if that is
-/// not enough.
+/// key table hands out, so at most a few hundred kilobytes in all). To
+/// make a model that would pass it, the models used longest ago go first
+/// (never one this decode used: the model is not made then).
 const HELD_MAX: usize = 8192;
 
 #[derive(Clone, Copy)]
@@ -46,6 +46,10 @@ struct Way {
     model: *mut ffi::PyObject,
     /// The model's number of keys.
     n: usize,
+    /// The decode ([`Held::decodes`]) that last used the model.
+    used: u64,
+    /// Whether a map found the model after the one it was made for.
+    hit: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -53,19 +57,26 @@ struct Set {
     /// The model met most recently first.
     ways: [Way; 2],
     /// The hash of the shape met last without a model here, which makes
-    /// its model when met again (so a shape met once evicts nothing).
+    /// its model when met again in a later decode (so a shape met once
+    /// evicts nothing, and neither does one whose key objects change from
+    /// call to call, as a key the shared table lost and made again does).
     seen: u64,
+    /// The decode that met `seen`.
+    seen_in: u64,
 }
 
 const EMPTY_WAY: Way = Way {
     hash: 0,
     model: std::ptr::null_mut(),
     n: 0,
+    used: 0,
+    hit: false,
 };
 
 const EMPTY: Set = Set {
     ways: [EMPTY_WAY; 2],
     seen: 0,
+    seen_in: 0,
 };
 
 struct ModelTable {
@@ -77,7 +88,24 @@ struct ModelTable {
 struct Held {
     sets: [Set; SETS],
     keys: usize,
+    /// Decodes that took the table, the current one's number.
+    decodes: u64,
+    /// Models dropped without a map having found them, 32 each, less a
+    /// 32nd at every decode: past [`WASTE_MAX`], models are made for no
+    /// shape, only found, for [`PAUSE`] decodes.
+    waste: u32,
+    /// The first decode that may make models again.
+    paused_until: u64,
 }
+
+/// See [`Held::waste`]: about one model made in vain per decode, kept up
+/// (a shape whose key objects change at every call, as those of a key the
+/// shared key table loses within each decode do, gets a model at every
+/// call that no later call finds).
+const WASTE_MAX: u32 = 512;
+
+/// Decodes without new models after [`WASTE_MAX`] is passed.
+const PAUSE: u64 = 1024;
 
 // SAFETY: `slots` is only touched through a `Models` guard, which exists
 // for one caller at a time (the `busy` flag, taken with acquire and
@@ -91,6 +119,9 @@ static TABLE: ModelTable = ModelTable {
     slots: UnsafeCell::new(Held {
         sets: [EMPTY; SETS],
         keys: 0,
+        decodes: 0,
+        waste: 0,
+        paused_until: 0,
     }),
 };
 
@@ -115,6 +146,8 @@ impl<'py> Models<'py> {
         // SAFETY: the flag was false and is now ours, so no other reference
         // to the slots exists until `drop` clears it.
         let held = unsafe { &mut *TABLE.slots.get() };
+        held.decodes += 1;
+        held.waste -= held.waste >> 5;
         Some(Models { py, held, made: 0 })
     }
 
@@ -134,6 +167,8 @@ impl<'py> Models<'py> {
                 // SAFETY: the table holds a reference to the model.
                 let model = unsafe { Bound::from_borrowed_ptr(self.py, way.model) };
                 if dict_fill::holds_keys(&model, keys.clone().map(|k| k.as_ptr())) {
+                    set.ways[w].used = self.held.decodes;
+                    set.ways[w].hit = true;
                     set.ways.swap(0, w);
                     return Ok(Some(model));
                 }
@@ -141,9 +176,13 @@ impl<'py> Models<'py> {
         }
         if set.seen != hash {
             set.seen = hash;
+            set.seen_in = self.held.decodes;
             return Ok(None);
         }
-        if self.made >= MADE_MAX {
+        if set.seen_in == self.held.decodes {
+            return Ok(None);
+        }
+        if self.made >= MADE_MAX || self.held.decodes < self.held.paused_until {
             return Ok(None);
         }
         self.made += 1;
@@ -151,14 +190,8 @@ impl<'py> Models<'py> {
         // The model goes first, the first moves second, the second goes.
         let gone = self.held.sets[set_at].ways[1];
         let gone_n = if gone.model.is_null() { 0 } else { gone.n };
-        if self.held.keys - gone_n + n > HELD_MAX {
-            // Full: this set's models make room (so that models of shapes
-            // no longer met go as new shapes come), or the shape goes
-            // without one.
-            self.empty_set(set_at);
-            if self.held.keys + n > HELD_MAX {
-                return Ok(None);
-            }
+        if self.held.keys - gone_n + n > HELD_MAX && !self.make_room(n) {
+            return Ok(None);
         }
         // SAFETY: returns a new reference, or NULL with an exception set.
         let model = unsafe { Bound::from_owned_ptr_or_err(self.py, ffi::PyDict_New())? };
@@ -175,30 +208,58 @@ impl<'py> Models<'py> {
             hash,
             model: model.clone().into_ptr(),
             n,
+            used: self.held.decodes,
+            hit: false,
         };
         set.seen = 0;
-        if !gone.model.is_null() {
-            self.held.keys -= gone.n;
-            // SAFETY: the reference the table held; dropping a dict of
-            // `str` keys and `None` values runs no Python code.
-            unsafe { ffi::Py_DECREF(gone.model) };
-        }
+        self.drop_way(gone);
         self.held.keys += n;
         Ok(Some(model))
     }
 }
 
 impl Models<'_> {
-    /// Drops the models of set `at`.
-    fn empty_set(&mut self, at: usize) {
-        for way in self.held.sets[at].ways.iter_mut() {
-            let gone = std::mem::replace(way, EMPTY_WAY);
-            if !gone.model.is_null() {
-                self.held.keys -= gone.n;
-                // SAFETY: as in `model`.
-                unsafe { ffi::Py_DECREF(gone.model) };
+    /// Drops the models used longest ago, but none this decode used, until
+    /// `n` more keys fit (so that the models of shapes no longer met go,
+    /// and those of the shapes met now stay); false when they do not.
+    fn make_room(&mut self, n: usize) -> bool {
+        while self.held.keys + n > HELD_MAX {
+            let mut oldest: Option<(usize, usize)> = None;
+            let mut when = self.held.decodes;
+            for (s, set) in self.held.sets.iter().enumerate() {
+                for (w, way) in set.ways.iter().enumerate() {
+                    if !way.model.is_null() && way.used < when {
+                        when = way.used;
+                        oldest = Some((s, w));
+                    }
+                }
+            }
+            let Some((s, w)) = oldest else {
+                return false;
+            };
+            let gone = std::mem::replace(&mut self.held.sets[s].ways[w], EMPTY_WAY);
+            self.drop_way(gone);
+        }
+        true
+    }
+
+    /// Releases the model of `way`, taken out of the table, if any,
+    /// counting it as waste when no map found it.
+    fn drop_way(&mut self, way: Way) {
+        if way.model.is_null() {
+            return;
+        }
+        self.held.keys -= way.n;
+        if !way.hit {
+            self.held.waste += 32;
+            if self.held.waste > WASTE_MAX {
+                self.held.waste = 0;
+                self.held.paused_until = self.held.decodes + PAUSE;
             }
         }
+        // SAFETY: the reference the table held; dropping a dict of `str`
+        // keys and `None` values runs no Python code.
+        unsafe { ffi::Py_DECREF(way.model) };
     }
 }
 
