@@ -18,7 +18,7 @@ import random
 import sys
 import tracemalloc
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -38,6 +38,24 @@ def strict(data: bytes) -> tuple[str, Any]:
         return ("ok", flexbuf.read(data, verify=True).to_python())
     except flexbuf.FlexError as e:
         return (type(e).__name__, (e.kind, e.offset))
+
+
+def memory_kept(work: Callable[[], object], warm: int = 3, rounds: int = 20) -> int:
+    """Bytes still allocated after `rounds` calls of `work`, counted from
+    after `warm` calls (which fill the caches a decode keeps) and with
+    garbage collected at both ends."""
+    tracemalloc.start()
+    try:
+        for _ in range(warm):
+            work()
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(rounds):
+            work()
+        gc.collect()
+        return int(tracemalloc.get_traced_memory()[0] - before)
+    finally:
+        tracemalloc.stop()
 
 
 def one_pass(data: bytes) -> tuple[str, Any]:
@@ -231,18 +249,7 @@ def test_maps_of_one_key_set_are_independent_dicts_that_track_their_containers()
             filled[k] = v
         assert sys.getsizeof(out[-1]) == sys.getsizeof(filled)
     del out
-    tracemalloc.start()
-    try:
-        for _ in range(3):
-            flexbuf.loads(data)
-        gc.collect()
-        before = tracemalloc.get_traced_memory()[0]
-        for _ in range(30):
-            flexbuf.loads(data)
-        gc.collect()
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
+    grown = memory_kept(lambda: flexbuf.loads(data), rounds=30)
     # One decode makes about 500 objects: a reference kept by each copy
     # would leave tens of kilobytes after thirty.
     assert grown < 4096, grown
@@ -285,17 +292,11 @@ def test_maps_met_again_in_later_calls_are_copies_of_their_model() -> None:
         assert sys.getsizeof(last) == sys.getsizeof(filled)
     # A large value of a copied map goes when its result does.
     data = flexbuf.dumps(doc(7, big=True))
-    flexbuf.loads(data)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        for _ in range(5):
-            assert len(flexbuf.loads(data)[0]["f03"]) == 200_000
-        gc.collect()
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
+
+    def read_big() -> None:
+        assert len(flexbuf.loads(data)[0]["f03"]) == 200_000
+
+    grown = memory_kept(read_big, warm=1, rounds=5)
     assert grown < 4096, grown
 
 
@@ -308,20 +309,15 @@ def test_models_kept_across_calls_are_released_when_replaced() -> None:
     pool = [f"p{i}" for i in range(48)]
     shapes = [rng.sample(pool, 36) for _ in range(5000)]
     flexbuf.loads(flexbuf.dumps({k: 0 for k in shapes[0]}))
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
+
+    def every_shape() -> None:
         for j, keys in enumerate(shapes):
             data = flexbuf.dumps({k: j for k in keys})
             for _ in range(3):
                 out = flexbuf.loads(data)
                 assert len(out) == 36 and all(out[k] == j for k in keys)
-            del out
-        gc.collect()
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
+
+    grown = memory_kept(every_shape, warm=0, rounds=1)
     # The table keeps at most 8,192 keys' worth of models (about 200 KB
     # here); keeping every model made would be several megabytes.
     assert grown < 3 << 18, grown
@@ -340,18 +336,7 @@ def test_key_sets_release_their_keys() -> None:
     ]
     data = flexbuf.dumps(doc)
     assert flexbuf.loads(data) == doc
-    tracemalloc.start()
-    try:
-        for _ in range(3):
-            flexbuf.loads(data)
-        gc.collect()
-        before = tracemalloc.get_traced_memory()[0]
-        for _ in range(20):
-            flexbuf.loads(data)
-        gc.collect()
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
+    grown = memory_kept(lambda: flexbuf.loads(data))
     # One decode makes 450 keys of about 120 bytes each: a leak of the sets
     # of one decode would be tens of kilobytes, of twenty decodes far more.
     assert grown < 4096, grown
