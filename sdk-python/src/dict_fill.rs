@@ -89,7 +89,7 @@ mod imp {
     use super::Entries;
     use pyo3::ffi;
     use pyo3::prelude::*;
-    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU8, Ordering};
 
     /// CPython's `struct _dictkeysobject` (Include/internal/pycore_dict.h,
     /// the same from 3.11 to 3.13 in builds with the GIL), up to its index
@@ -109,9 +109,23 @@ mod imp {
     /// whose entries are (key, value) pairs.
     const KEYS_UNICODE: u8 = 1;
 
+    /// The self-test's answer: 0 before it ran, then 1 (usable) or 2.
+    /// Not a `OnceLock`: the test makes a dict, which may run the cycle
+    /// collector and so other threads' Python code; a thread that then
+    /// asked would wait on the lock while holding the GIL the first one
+    /// needs. Threads that race here each run the test, to the same answer.
+    static USABLE: AtomicU8 = AtomicU8::new(0);
+
     pub(super) fn usable() -> bool {
-        static USABLE: OnceLock<bool> = OnceLock::new();
-        *USABLE.get_or_init(|| Python::attach(self_test))
+        match USABLE.load(Ordering::Relaxed) {
+            1 => true,
+            2 => false,
+            _ => {
+                let ok = Python::attach(self_test);
+                USABLE.store(if ok { 1 } else { 2 }, Ordering::Relaxed);
+                ok
+            }
+        }
     }
 
     /// Makes `{"a": None, "b": True}` through the API and reads it back
