@@ -177,49 +177,44 @@ mod imp {
             .cast()
     }
 
+    /// The key table of `dict` when it is a combined table of exactly `n`
+    /// entries, all with `str` keys, and no others.
+    fn table_of(dict: &Bound<'_, PyAny>, n: usize) -> Option<*const KeysHead> {
+        if !usable() {
+            return None;
+        }
+        // SAFETY: `dict` is a dict (the callers' contract) and the layout
+        // passed the self-test.
+        unsafe {
+            let d = dict.as_ptr().cast::<ffi::PyDictObject>();
+            let table = (*d).ma_keys.cast::<KeysHead>();
+            let fits = !table.is_null()
+                && (*d).ma_values.is_null()
+                && (*d).ma_used as usize == n
+                && (*table).dk_kind == KEYS_UNICODE
+                && (*table).dk_nentries as usize == n;
+            fits.then_some(table.cast_const())
+        }
+    }
+
     pub(super) fn entries(
         dict: &Bound<'_, PyAny>,
         n: usize,
     ) -> Option<*mut [*mut ffi::PyObject; 2]> {
-        if !usable() {
-            return None;
-        }
-        // SAFETY: `dict` is a dict (the caller's contract) and the layout
-        // passed the self-test; a table of `n` entries holds them all.
-        unsafe {
-            let d = dict.as_ptr().cast::<ffi::PyDictObject>();
-            let keys = (*d).ma_keys.cast::<KeysHead>();
-            let fits = !keys.is_null()
-                && (*d).ma_values.is_null()
-                && (*d).ma_used as usize == n
-                && (*keys).dk_kind == KEYS_UNICODE
-                && (*keys).dk_nentries as usize == n
-                && (*keys).dk_refcnt == 1;
-            fits.then(|| entries_of(keys))
-        }
+        let table = table_of(dict, n)?;
+        // SAFETY: a live key table (`table_of`), which a copy holds alone.
+        unsafe { ((*table).dk_refcnt == 1).then(|| entries_of(table)) }
     }
 
     pub(super) fn holds_keys(
         dict: &Bound<'_, PyAny>,
         keys: impl ExactSizeIterator<Item = *mut ffi::PyObject>,
     ) -> bool {
-        if !usable() {
+        let Some(table) = table_of(dict, keys.len()) else {
             return false;
-        }
-        // SAFETY: `dict` is a dict (the caller's contract) and the layout
-        // passed the self-test; a table of `keys.len()` entries holds them.
+        };
+        // SAFETY: a table of `keys.len()` entries holds them all.
         unsafe {
-            let d = dict.as_ptr().cast::<ffi::PyDictObject>();
-            let table = (*d).ma_keys.cast::<KeysHead>();
-            let n = keys.len();
-            if table.is_null()
-                || !(*d).ma_values.is_null()
-                || (*d).ma_used as usize != n
-                || (*table).dk_kind != KEYS_UNICODE
-                || (*table).dk_nentries as usize != n
-            {
-                return false;
-            }
             let e = entries_of(table);
             keys.enumerate().all(|(i, k)| (*e.add(i))[0] == k)
         }

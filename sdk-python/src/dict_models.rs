@@ -26,6 +26,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 
 use crate::dict_fill;
+use crate::dict_order::shape_hash;
 
 /// Sets of the table, chosen by a hash of the key objects; each holds the
 /// models of two shapes (two shapes of one document that share a set then
@@ -164,7 +165,8 @@ impl<'py> Models<'py> {
         'py: 'k,
         I: ExactSizeIterator<Item = &'k Bound<'py, PyAny>> + Clone,
     {
-        let hash = shape_hash(keys.clone().map(|k| k.as_ptr()));
+        // Never 0: a set's `seen` is 0 when it marks no shape.
+        let hash = shape_hash(keys.clone().map(|k| k.as_ptr() as usize)) | 1;
         let n = keys.len();
         let set = &mut self.held.sets[(hash >> 56) as usize & (SETS - 1)];
         for w in 0..2 {
@@ -273,15 +275,4 @@ impl Drop for Models<'_> {
     fn drop(&mut self) {
         TABLE.busy.store(false, Ordering::Release);
     }
-}
-
-/// A hash of key object addresses in their order, never 0.
-fn shape_hash(keys: impl ExactSizeIterator<Item = *mut ffi::PyObject>) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    const P: u64 = 0xc2b2_ae3d_27d4_eb4f;
-    let mut h = (keys.len() as u64).wrapping_mul(P);
-    for (i, a) in keys.enumerate() {
-        h = h.wrapping_add((a as u64 ^ (i as u64).wrapping_mul(P)).wrapping_mul(K));
-    }
-    (h ^ (h >> 29)) | 1
 }

@@ -60,13 +60,14 @@ struct Shape {
 /// with its position and multiplied on its own, and the products are
 /// summed: the multiplications do not wait on each other (a chain of
 /// multiply-and-rotate steps, one per key, was most of `end_map`'s time on
-/// small dicts). Equal hashes are checked against the addresses.
+/// small dicts). Equal hashes are checked against the addresses. (`loads`'
+/// models of key sets, `dict_models`, are found by the same hash.)
 #[inline]
-fn shape_hash(keys: &[usize]) -> u64 {
+pub(crate) fn shape_hash(keys: impl ExactSizeIterator<Item = usize>) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
     const P: u64 = 0xc2b2_ae3d_27d4_eb4f;
     let mut h = (keys.len() as u64).wrapping_mul(P);
-    for (i, &a) in keys.iter().enumerate() {
+    for (i, a) in keys.enumerate() {
         h = h.wrapping_add((a as u64 ^ (i as u64).wrapping_mul(P)).wrapping_mul(K));
     }
     h ^ (h >> 29)
@@ -128,7 +129,7 @@ impl DictOrders {
         if self.slots.is_empty() {
             self.slots.resize_with(SLOTS, Shape::default);
         }
-        let h = shape_hash(keys);
+        let h = shape_hash(keys.iter().copied());
         let set = &mut self.slots[(h >> 32) as usize % (SLOTS / WAYS) * WAYS..][..WAYS];
         let shape = match set
             .iter()

@@ -214,11 +214,7 @@ impl<'py> KeySets<'py> {
         }
         if let KeySlot::Set(old) = std::mem::replace(&mut self.slots[slot], new) {
             if let Ok(old) = Rc::try_unwrap(old) {
-                let mut old = old.keys;
-                if self.spare.len() < 4 {
-                    old.clear();
-                    self.spare.push(old);
-                }
+                self.spare(old.keys);
             }
         }
     }
@@ -567,10 +563,7 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
         } else {
             new_dict(py, n)?
         };
-        for (i, (_, _, k)) in set.keys.iter().enumerate() {
-            self.budget.node()?;
-            self.entry_value(&dict, k, at, bw, i, n, depth)?;
-        }
+        self.fill(&dict, &set.keys, at, bw, n, depth)?;
         if copies {
             let _ = set.model.set(dict.clone());
         }
@@ -605,15 +598,15 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
         };
         let out = match model {
             Some(model) => self.copied_map(&model, &list, at, bw, n, depth),
-            None => self.listed_map(&list, at, bw, n, depth),
+            None => self.filled_map(&list, at, bw, n, depth),
         };
         self.key_sets.spare(list);
         out
     }
 
-    /// The map of the keys `keys` whose values start at `at`, `bw` bytes
-    /// each, filled entry by entry.
-    fn listed_map(
+    /// A new dict of the keys `keys` and the values that start at `at`,
+    /// `bw` bytes each, filled entry by entry.
+    fn filled_map(
         &mut self,
         keys: &KeyList<'py>,
         at: usize,
@@ -622,11 +615,26 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
         depth: usize,
     ) -> Out<'py> {
         let dict = new_dict(self.py, n)?;
+        self.fill(&dict, keys, at, bw, n, depth)?;
+        Ok(dict)
+    }
+
+    /// Fills `dict` with the keys `keys` and the values that start at
+    /// `at`, `bw` bytes each, entry by entry.
+    fn fill(
+        &mut self,
+        dict: &Bound<'py, PyAny>,
+        keys: &KeyList<'py>,
+        at: usize,
+        bw: usize,
+        n: usize,
+        depth: usize,
+    ) -> Result<(), Fail> {
         for (i, (_, _, k)) in keys.iter().enumerate() {
             self.budget.node()?;
-            self.entry_value(&dict, k, at, bw, i, n, depth)?;
+            self.entry_value(dict, k, at, bw, i, n, depth)?;
         }
-        Ok(dict)
+        Ok(())
     }
 
     /// A map of the `n` keys of `keys` (whose values start at `at`, `bw`
