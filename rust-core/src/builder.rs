@@ -2244,14 +2244,24 @@ fn uniform_inline(elems: &[Slot]) -> Option<(FlexType, BitWidth)> {
     if !first.ty.is_inline() {
         return None;
     }
-    let mut width = first.width;
-    for e in elems {
-        if e.ty != first.ty {
+    // Branch-free within a chunk, with no chain of compares: the types'
+    // differences and the widths' one-hot bits are ORed (a running `max`
+    // costs a compare and a conditional move per element, one after the
+    // other); a chunk with another type ends the scan.
+    let ty = first.ty as u8;
+    let mut widths = 0u8;
+    for chunk in elems.chunks(16) {
+        let mut other = 0u8;
+        for e in chunk {
+            other |= e.ty as u8 ^ ty;
+            widths |= 1 << (e.width as u8);
+        }
+        if other != 0 {
             return None;
         }
-        width = width.max(e.width);
     }
-    Some((first.ty, width))
+    // The highest bit set is the widest width.
+    Some((first.ty, BitWidth::from_log2(7 - widths.leading_zeros() as u8)))
 }
 
 /// [`vector_width`] element by element, with the alignment and the limit
