@@ -171,17 +171,33 @@ const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
 const U64_MAX = 2n ** 64n - 1n;
 /**
- * Key positions one compiled object writer keeps for the buffer `gen` names
- * ({@link Builder.keyCacheEnter}, {@link Builder.keyCached}).
+ * Where a builder's key pool last wrote one key: its position, in the
+ * buffer of epoch `epoch` (a key of an earlier buffer is written again, and
+ * its cell updated, when a later buffer first pushes it).
+ * @internal
+ */
+export class KeyCell {
+  constructor(
+    public loc: number,
+    public epoch: number,
+  ) {}
+}
+
+/**
+ * The key pool's cells for the keys of one compiled object writer, by the
+ * key's index in its shape, valid for the pool `pool` names
+ * ({@link Builder.keyCached}): an object pushes its keys without looking
+ * them up by text once the first object of its shape has found their cells.
  * @internal
  */
 export interface KeyCache {
-  gen: number;
-  /** 0: first object of the shape in this buffer; 1: second (noting); 2: later (reading). */
-  state: number;
-  /** Position of each key of the shape in this buffer, -1 when not noted. */
-  locs: Float64Array;
+  /** The pool the cells belong to (0: none yet). */
+  pool: number;
+  cells: (KeyCell | undefined)[];
 }
+
+/** Ids of key pools: each builder's, and again each time it is emptied. */
+let pools = 0;
 
 let generations = 1;
 
@@ -273,15 +289,16 @@ export class Builder {
   private readonly maxRetained: number;
   private readonly initial: number;
   /**
-   * Keys written, to where: `position * POOL_EPOCHS + epoch`. Entries of
-   * earlier buffers (other epochs) are kept, so a builder reused for records
-   * of one shape updates its entries instead of growing a new table every
-   * time; the table is emptied when it passes {@link KEY_POOL_MAX} entries
-   * or {@link KEY_POOL_UNITS} units of key text, and when the epoch wraps.
-   * (Positions below 2^20 keep the values small integers, which engines
-   * store without allocating.)
+   * Keys written, to where: each key's cell holds its position and the
+   * epoch of the buffer it was written in. Entries of earlier buffers are
+   * kept, so a builder reused for records of one shape updates its cells
+   * instead of growing a new table every time; the table is emptied when it
+   * passes {@link KEY_POOL_MAX} entries or {@link KEY_POOL_UNITS} units of
+   * key text, and when the epoch wraps (and then gets a new {@link poolId}).
    */
-  private keyPool = new Map<string, number>();
+  private keyPool = new Map<string, KeyCell>();
+  /** Which pool {@link keyPool} is, for the caches of compiled writers. */
+  private poolId = ++pools;
   /** UTF-16 units of the keys in {@link keyPool} (see {@link KEY_POOL_UNITS}). */
   private keyPoolUnits = 0;
   /** This buffer's epoch, below {@link POOL_EPOCHS}. */
@@ -359,6 +376,7 @@ export class Builder {
     if (this.keyPool.size > KEY_POOL_MAX || this.keyPoolUnits > KEY_POOL_UNITS || this.poolEpoch === 0) {
       this.keyPool.clear();
       this.keyPoolUnits = 0;
+      this.poolId = ++pools;
     }
     if (this.stringPool.size) this.stringPool.clear();
     if (this.keyVectors.size) this.keyVectors.clear();
@@ -496,62 +514,55 @@ export class Builder {
 
   /** Pushes a map key (or an element of a typed key vector). A key may not contain NUL. */
   key(k: string): void {
-    if (this.share & Share.Keys) {
-      const at = this.keyPool.get(k);
-      const epoch = this.poolEpoch;
-      if (at !== undefined && at % POOL_EPOCHS === epoch) {
-        this.push(T.Key, 0, (at - epoch) / POOL_EPOCHS);
-        return;
-      }
-      const loc = this.writeKey(k);
-      if (at === undefined) this.keyPoolUnits += k.length;
-      this.keyPool.set(k, loc * POOL_EPOCHS + epoch);
-      this.push(T.Key, 0, loc);
-      return;
-    }
-    this.push(T.Key, 0, this.writeKey(k));
+    if (this.share & Share.Keys) this.pooledKey(k);
+    else this.push(T.Key, 0, this.writeKey(k));
   }
 
   /**
-   * Readies `c`, the key positions one compiled object writer keeps, for
-   * the writer's next object in this builder: the first object of the
-   * writer's shape in a buffer pushes its keys through the pool, the second
-   * also notes the positions the pool gives, later ones push those. See
-   * {@link keyCached}.
-   * @internal
+   * Pushes key `k` through the pool (written unless this buffer has it
+   * already) and returns its cell.
    */
-  keyCacheEnter(c: KeyCache): void {
-    if (c.gen !== this.gen) {
-      c.gen = this.gen;
-      c.state = 0;
-    } else if (c.state === 0) {
-      c.state = 1;
-      c.locs.fill(-1);
-    } else {
-      c.state = 2;
+  private pooledKey(k: string): KeyCell {
+    const epoch = this.poolEpoch;
+    let cell = this.keyPool.get(k);
+    if (cell === undefined) {
+      cell = new KeyCell(this.writeKey(k), epoch);
+      this.keyPool.set(k, cell);
+      this.keyPoolUnits += k.length;
+    } else if (cell.epoch !== epoch) {
+      cell.loc = this.writeKey(k);
+      cell.epoch = epoch;
     }
+    this.push(T.Key, 0, cell.loc);
+    return cell;
   }
 
   /**
-   * Pushes key `k`, the `i`th of `c`'s shape, exactly as {@link key} does:
-   * from the position `c` noted in this buffer when it has one, else through
-   * the pool (noting the position when `c` is noting and keys are pooled).
-   * A cache last readied for another buffer (a nested encode in between) is
-   * neither read nor written.
+   * Pushes key `k`, the `i`th of `c`'s shape, exactly as {@link key} does,
+   * through the pool's cell that `c` keeps for it: looked up by text only
+   * the first time the shape meets this pool. A cache last used with
+   * another pool (another builder, or this one's emptied) starts over.
    * @internal
    */
   keyCached(c: KeyCache, i: number, k: string): void {
-    if (c.gen === this.gen && c.state !== 0 && this.share & Share.Keys) {
-      const at = c.locs[i];
-      if (c.state === 2 && at >= 0) {
-        this.push(T.Key, 0, at);
-        return;
-      }
-      this.key(k);
-      c.locs[i] = this.sData[this.sp - 1];
+    if (!(this.share & Share.Keys)) {
+      this.push(T.Key, 0, this.writeKey(k));
       return;
     }
-    this.key(k);
+    if (c.pool !== this.poolId) {
+      c.pool = this.poolId;
+      c.cells.fill(undefined);
+    }
+    const cell = c.cells[i];
+    if (cell === undefined) {
+      c.cells[i] = this.pooledKey(k);
+      return;
+    }
+    if (cell.epoch !== this.poolEpoch) {
+      cell.loc = this.writeKey(k);
+      cell.epoch = this.poolEpoch;
+    }
+    this.push(T.Key, 0, cell.loc);
   }
 
   private writeKey(k: string): number {

@@ -220,9 +220,9 @@ export type ShapeWriter = (
 export function writerFor(sorted: readonly string[], ascending: boolean): ShapeWriter | null {
   if (!compiling || writers >= MAX_WRITERS || sorted.length < WRITE_MIN_KEYS || sorted.length > MAX_KEYS) return null;
   if (sorted.includes("__proto__") || textLength(sorted) > MAX_TEXT) return null;
-  // Keys go through the builder's per-writer cache (`keyCached`), so an
-  // object of a shape met before in the same buffer pushes its keys by
-  // position, without the pool.
+  // Keys go through the builder's per-writer cache of the pool's cells
+  // (`keyCached`), so an object of a shape met before with this builder
+  // pushes its keys without looking them up by text.
   const fields = sorted.map((k, i) => {
     const key = JSON.stringify(k);
     return `e = o[${key}];
@@ -235,9 +235,8 @@ export function writerFor(sorted: readonly string[], ascending: boolean): ShapeW
       else push(b, e, depth, maxDepth);
     }`;
   });
-  const body = `const c = { gen: -1, state: 0, locs: new Float64Array(${sorted.length}) };
+  const body = `const c = { pool: 0, cells: new Array(${sorted.length}).fill(undefined) };
   return function write(b, o, depth, maxDepth, push) {
-    b.keyCacheEnter(c);
     let e, t;
     ${fields.join("\n    ")}
     b.${ascending ? "endMapAscending" : "endMap"}();

@@ -151,3 +151,30 @@ test("a toJSON that encodes an object of the same shape, in the middle of one, l
   ];
   sameAsPlain(values);
 });
+
+test("compiled writers' keys follow their builder's pool: two builders in turn, a pool emptied, epochs wrapping", () => {
+  const rec = (i) => pad({ id: i, name: `n${i % 7}`, at: 2 * i });
+  // A record of the compiled shape, then a small object (written by the
+  // plain loop, through the pool) sharing its `id` and `at` keys.
+  const value = (i) => [rec(i), { at: i, id: -i, x: "s".repeat(i % 5) }, rec(i + 1)];
+  // More distinct keys than the pool keeps: it is emptied at the next clear.
+  const many = Object.fromEntries(Array.from({ length: 17_000 }, (_, k) => [`k${k}`, k]));
+  // Two encoders in turn for 100 rounds, then the first alone, past the
+  // 1,024 epochs after which its pool starts over.
+  const rounds = 1_200;
+  const want = outcomes([value], { compile: false, times: rounds });
+  resetObjectShapes();
+  resetShapes(true);
+  const before = compiledWriters();
+  // In turn, the two encoders' epochs are equal: a key position noted in
+  // one buffer would be taken for the other's if their pools were not told apart.
+  const encoders = [new fb.Encoder(), new fb.Encoder()];
+  for (let round = 0; round < rounds; round++) {
+    const e = encoders[round < 100 ? round % 2 : 0];
+    // Keys of the emptied pool must not be taken as still pooled.
+    if (round === 150) e.encode(many);
+    const got = Buffer.from(e.encode(value(round))).toString("hex");
+    assert.equal(got, want[round], `round ${round}`);
+  }
+  assert.ok(compiledWriters() > before, "the record's writer was compiled");
+});
