@@ -21,10 +21,15 @@ fn main() {
         );
         std::process::exit(2);
     };
-    let path = format!(
-        "{}/../conformance/fixtures/{fixture}.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    // A fixture's name, or the path of any JSON file.
+    let path = if fixture.contains('/') {
+        fixture.clone()
+    } else {
+        format!(
+            "{}/../conformance/fixtures/{fixture}.json",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    };
     let text = std::fs::read_to_string(&path).expect("fixture exists");
     let bytes = flexbuf::from_json(&text).expect("fixture converts");
     let value: serde_json::Value = serde_json::from_str(&text).expect("fixture parses");

@@ -2261,7 +2261,10 @@ fn uniform_inline(elems: &[Slot]) -> Option<(FlexType, BitWidth)> {
         }
     }
     // The highest bit set is the widest width.
-    Some((first.ty, BitWidth::from_log2(7 - widths.leading_zeros() as u8)))
+    Some((
+        first.ty,
+        BitWidth::from_log2(7 - widths.leading_zeros() as u8),
+    ))
 }
 
 /// [`vector_width`] element by element, with the alignment and the limit
