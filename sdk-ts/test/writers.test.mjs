@@ -178,3 +178,31 @@ test("compiled writers' keys follow their builder's pool: two builders in turn, 
   }
   assert.ok(compiledWriters() > before, "the record's writer was compiled");
 });
+
+test("keys written again in later buffers are copied from the pool's kept bytes: the bytes of a fresh builder, and a NUL key fails every time", () => {
+  const keys = ["id", "naïve", "名前", "emoji😀", "lone\ud800x", "x".repeat(40), "k\u0000nul", "zz"];
+  const encoder = new fb.Encoder();
+  let rng = 12345;
+  const next = (n) => ((rng = (rng * 1103515245 + 12345) >>> 0) >>> 8) % n;
+  let failures = 0;
+  for (let round = 0; round < 300; round++) {
+    // Objects of 1 to 8 of the keys (some shapes compiled, some by the
+    // loop), nested, in a random order each round.
+    const obj = () => Object.fromEntries(Array.from({ length: 1 + next(8) }, () => [keys[next(keys.length)], next(1000)]));
+    const value = round % 3 === 0 ? obj() : [obj(), { inner: obj(), ...obj() }, obj()];
+    let want, got;
+    try {
+      want = Buffer.from(fb.encode(value, { share: fb.Share.Keys })).toString("hex");
+    } catch (e) {
+      want = `${e.kind}: ${e.message}`;
+    }
+    try {
+      got = Buffer.from(encoder.encode(value)).toString("hex");
+    } catch (e) {
+      got = `${e.kind}: ${e.message}`;
+      failures++;
+    }
+    assert.equal(got, want, `round ${round}`);
+  }
+  assert.ok(failures > 10, "the NUL key failed in many rounds");
+});
