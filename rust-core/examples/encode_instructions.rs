@@ -17,6 +17,9 @@
 //! (the fixture argument is then only loaded). Counts for `N` = 1 and 11
 //! differ by ten runs; setup cancels out.
 
+#[path = "shared/fixture.rs"]
+mod fixture;
+
 use std::hint::black_box;
 
 use flexbuf::Builder;
@@ -64,15 +67,7 @@ fn main() {
         eprintln!("usage: encode_instructions <fixture> <flexbuf|serde_json|rmp_serde|to_vec|flexbuffers_to_vec|from_slice|flexbuffers_from_slice|records_to_vec|records_flexbuffers_to_vec|records_from_slice|records_flexbuffers_from_slice> <times>");
         std::process::exit(2);
     };
-    // A fixture's name, or the path of any JSON file.
-    let path = if fixture.contains('/') {
-        fixture.clone()
-    } else {
-        format!(
-            "{}/../conformance/fixtures/{fixture}.json",
-            env!("CARGO_MANIFEST_DIR")
-        )
-    };
+    let path = fixture::path(fixture);
     let text = std::fs::read_to_string(&path).expect("fixture exists");
     let value: Value = serde_json::from_str(&text).expect("fixture parses");
     let times: usize = times.parse().expect("a count");

@@ -11,6 +11,9 @@
 //!
 //! Counts for `N` = 1 and 11 differ by ten conversions; setup cancels out.
 
+#[path = "shared/fixture.rs"]
+mod fixture;
+
 use std::hint::black_box;
 
 fn main() {
@@ -21,15 +24,7 @@ fn main() {
         );
         std::process::exit(2);
     };
-    // A fixture's name, or the path of any JSON file.
-    let path = if fixture.contains('/') {
-        fixture.clone()
-    } else {
-        format!(
-            "{}/../conformance/fixtures/{fixture}.json",
-            env!("CARGO_MANIFEST_DIR")
-        )
-    };
+    let path = fixture::path(fixture);
     let text = std::fs::read_to_string(&path).expect("fixture exists");
     let bytes = flexbuf::from_json(&text).expect("fixture converts");
     let value: serde_json::Value = serde_json::from_str(&text).expect("fixture parses");
