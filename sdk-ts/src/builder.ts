@@ -91,6 +91,18 @@ export interface KeyVector {
  * {@link Builder.keyVectorFor}: every key's UTF-8 followed by its NUL,
  * concatenated. Generated typed coders build one per message type.
  */
+/**
+ * A keys vector written after a {@link KeyLayout}'s block: its bytes from
+ * the block's end (padding, size, elements), its width and where its
+ * elements start, counted from the block's end.
+ * @internal
+ */
+export interface KeyVectorBytes {
+  bytes: Uint8Array;
+  width: number;
+  data: number;
+}
+
 export class KeyLayout {
   /** The keys, strictly ascending by unsigned bytes. */
   readonly names: readonly string[];
@@ -111,6 +123,14 @@ export class KeyLayout {
    * @internal
    */
   vector: { dist: number; kw: number; words: Int32Array; tail: Uint8Array } | null = null;
+  /**
+   * The bytes {@link Builder.keyVectorFor} writes after the block (padding,
+   * size and offsets back to the keys) by the block's end modulo 8, with no
+   * forced width: they depend on nothing else, so the next buffer whose
+   * block ends at the same residue copies them.
+   * @internal
+   */
+  readonly vectors: (KeyVectorBytes | undefined)[] = new Array(8).fill(undefined);
 
   constructor(names: readonly string[]) {
     const parts = names.map(utf8Bytes);
@@ -1106,8 +1126,18 @@ export class Builder {
     this.len = at + block.length;
     // The keys vector follows the block, so every element's offset back to
     // its key is known by arithmetic: the width and the elements are written
-    // without the value stack (the bytes writeVector writes).
+    // without the value stack (the bytes writeVector writes). They depend
+    // only on where the block ends modulo 8 (its padding), so they are kept
+    // per residue and copied the next time.
     const end = this.len;
+    const residue = end & 7;
+    const kept = this.forceMin === 0 ? layout.vectors[residue] : undefined;
+    if (kept !== undefined) {
+      this.reserve(kept.bytes.length);
+      this.buf.set(kept.bytes, end);
+      this.len = end + kept.bytes.length;
+      return { length: n, d: end + kept.data, w: kept.width, gen: this.gen };
+    }
     let width = Math.max(this.forceMin, widthOfUInt(n));
     while (width < 3) {
       const w = 1 << width;
@@ -1123,6 +1153,9 @@ export class Builder {
     this.writeUInt(n, bytes);
     const d = this.len;
     for (let i = 0; i < n; i++) this.writeUInt(this.len - (at + starts[i]), bytes);
+    if (this.forceMin === 0) {
+      layout.vectors[residue] = { bytes: this.buf.slice(end, this.len), width, data: d - end };
+    }
     return { length: n, d, w: width, gen: this.gen };
   }
 
