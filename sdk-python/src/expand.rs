@@ -658,8 +658,7 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
         let mut entries = dict_fill::Entries::of(&dict, n);
         for (i, (_, _, k)) in keys.iter().enumerate() {
             self.budget.node()?;
-            let packed = byte(self.buf, at + n * bw + i)?;
-            let v = self.element(at + i * bw, bw, packed, depth)?;
+            let v = self.map_value(at, bw, i, n, depth)?;
             let v = match entries.as_mut() {
                 Some(e) => match e.replace(i, k, v) {
                     Ok(()) => continue,
@@ -667,9 +666,7 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
                 },
                 None => v,
             };
-            if set_str_item(&dict, k, &v) != 0 {
-                return Err(PyErr::fetch(self.py).into());
-            }
+            self.set_entry(&dict, k, &v)?;
         }
         if let Some(e) = entries {
             e.finish(&dict);
@@ -715,9 +712,27 @@ impl<'py, 'b, const CHECK: bool> Walk<'py, 'b, CHECK> {
         n: usize,
         depth: usize,
     ) -> Result<(), Fail> {
+        let v = self.map_value(at, bw, i, n, depth)?;
+        self.set_entry(dict, k, &v)
+    }
+
+    /// Value `i` of the map of `n` values at `at` (`bw` bytes each): its
+    /// slot and its type byte after the `n` slots.
+    #[inline(always)]
+    fn map_value(&mut self, at: usize, bw: usize, i: usize, n: usize, depth: usize) -> Out<'py> {
         let packed = byte(self.buf, at + n * bw + i)?;
-        let v = self.element(at + i * bw, bw, packed, depth)?;
-        if set_str_item(dict, k, &v) != 0 {
+        self.element(at + i * bw, bw, packed, depth)
+    }
+
+    /// `dict[k] = v`, CPython's error taken when it fails.
+    #[inline(always)]
+    fn set_entry(
+        &self,
+        dict: &Bound<'py, PyAny>,
+        k: &Bound<'py, PyAny>,
+        v: &Bound<'py, PyAny>,
+    ) -> Result<(), Fail> {
+        if set_str_item(dict, k, v) != 0 {
             return Err(PyErr::fetch(self.py).into());
         }
         Ok(())
