@@ -37,6 +37,22 @@ pub(crate) fn holds_keys(
     imp::holds_keys(dict, keys)
 }
 
+/// The (key, value) pairs of `dict`'s key table and how many there are,
+/// deleted ones included (their value is null), in insertion order: what
+/// `PyDict_Next` walks, for a dict whose table is of the compact all-`str`
+/// kind. `None` for any other dict or interpreter (split tables, other key
+/// types, a layout that failed the self-test). Valid while no Python code
+/// runs: code that changes the dict may replace or free the table.
+///
+/// # Safety
+/// `dict` is a live dict (of any subclass).
+#[inline]
+pub(crate) unsafe fn str_entries(
+    dict: *mut ffi::PyObject,
+) -> Option<(*const [*mut ffi::PyObject; 2], usize)> {
+    imp::str_entries(dict)
+}
+
 /// The entries of a fresh copy of a dict of `str` keys, whose values
 /// [`Entries::replace`] stores in place.
 pub(crate) struct Entries {
@@ -197,6 +213,27 @@ mod imp {
         }
     }
 
+    #[inline]
+    pub(super) unsafe fn str_entries(
+        dict: *mut ffi::PyObject,
+    ) -> Option<(*const [*mut ffi::PyObject; 2], usize)> {
+        if !usable() {
+            return None;
+        }
+        // SAFETY: `dict` is a live dict (the caller's contract) and the
+        // layout passed the self-test; a combined table's `dk_nentries`
+        // entries follow its index table.
+        unsafe {
+            let d = dict.cast::<ffi::PyDictObject>();
+            let table = (*d).ma_keys.cast::<KeysHead>();
+            if table.is_null() || !(*d).ma_values.is_null() || (*table).dk_kind != KEYS_UNICODE {
+                return None;
+            }
+            let n = usize::try_from((*table).dk_nentries).ok()?;
+            Some((entries_of(table).cast_const(), n))
+        }
+    }
+
     pub(super) fn entries(
         dict: &Bound<'_, PyAny>,
         n: usize,
@@ -251,6 +288,12 @@ mod imp {
 
     pub(super) fn usable() -> bool {
         false
+    }
+
+    pub(super) unsafe fn str_entries(
+        _: *mut ffi::PyObject,
+    ) -> Option<(*const [*mut ffi::PyObject; 2], usize)> {
+        None
     }
 
     pub(super) fn entries(_: &Bound<'_, PyAny>, _: usize) -> Option<*mut [*mut ffi::PyObject; 2]> {

@@ -198,6 +198,76 @@ def test_default_writes_what_it_returns_for_objects_of_other_types() -> None:
         flexbuf.dumps({1: "x"}, default=str)
 
 
+def test_dicts_of_every_table_kind_encode_their_current_entries() -> None:
+    # dumps reads the entries of a dict of str keys from its table in
+    # place: deleted entries (left in the table, empty) are skipped, and
+    # dicts of other tables (an instance's __dict__ shares its keys,
+    # subclasses) give the same bytes as a plain dict of the same items.
+    rng = random.Random(11)
+    for n in (1, 2, 5, 9, 40):
+        d = {f"k{i}": i for i in range(n)}
+        for k in rng.sample(sorted(d), n // 2):
+            del d[k]
+        d.update({f"late{i}": [i] for i in range(3)})
+        if n > 2:
+            d.pop(next(iter(d)))
+        expected = flexbuf.from_json(json.dumps(d))
+        assert flexbuf.dumps(d) == expected
+        assert flexbuf.dumps([d, {"in": d}]) == flexbuf.from_json(json.dumps([d, {"in": d}]))
+
+    class Record:
+        def __init__(self, i: int) -> None:
+            self.name = f"r{i}"
+            self.id = i
+            self.tags = ["x"] * (i % 3)
+
+    records = [Record(i) for i in range(5)]
+    plain = [dict(r.__dict__) for r in records]
+    assert flexbuf.dumps([r.__dict__ for r in records]) == flexbuf.dumps(plain)
+
+    class Sub(dict):  # type: ignore[type-arg]
+        pass
+
+    assert flexbuf.dumps(Sub(b=1, a=[2])) == flexbuf.dumps({"b": 1, "a": [2]})
+
+
+def test_a_dict_changed_while_it_is_encoded_is_an_error_not_a_crash() -> None:
+    # `default` runs Python code in the middle of a dict; when that code
+    # grows, shrinks or empties the dict (replacing its table), the encode
+    # stops with Python's own error for a dict changed while iterated.
+    class Marker:
+        pass
+
+    def grow(d: dict[str, object]) -> object:
+        for i in range(100):
+            d[f"new{i}"] = i
+        return "grown"
+
+    def shrink(d: dict[str, object]) -> object:
+        d.pop("z", None)
+        return "shrunk"
+
+    def empty(d: dict[str, object]) -> object:
+        d.clear()
+        return "emptied"
+
+    for change in (grow, shrink, empty):
+        d: dict[str, object] = {"a": 1, "m": Marker(), "z": 2, "q": [1, 2]}
+        with pytest.raises(RuntimeError, match="dict changed size during encoding"):
+            flexbuf.dumps(d, default=lambda o, d=d, change=change: change(d))  # type: ignore[misc]
+    # A value replaced, the size kept: the entries are read as they now
+    # stand, as Python's iteration reads them.
+    d2: dict[str, object] = {"a": Marker(), "b": 1}
+
+    def replace(o: object) -> object:
+        d2["b"] = "replaced"
+        return "m"
+
+    assert flexbuf.loads(flexbuf.dumps(d2, default=replace)) == {"a": "m", "b": "replaced"}
+    # The builder is usable afterwards.
+    assert flexbuf.dumps({"b": 1, "a": 2}) == flexbuf.from_json('{"b":1,"a":2}')
+
+
 def test_default_errors_propagate_with_the_path_and_loops_end() -> None:
     def refuse(o: object) -> object:
         raise ValueError(f"cannot store {type(o).__name__}")
