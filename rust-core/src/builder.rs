@@ -876,7 +876,7 @@ impl Builder {
 
     /// Pushes a value captured with [`last_value`](Self::last_value) again; offset
     /// values then point at the same bytes.
-    #[inline]
+    #[inline(always)]
     pub fn reuse_value(&mut self, handle: ValueHandle) {
         if self.closed() {
             return;

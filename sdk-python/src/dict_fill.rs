@@ -23,6 +23,7 @@ use pyo3::prelude::*;
 
 /// True when this interpreter's dicts have the layout [`Entries`] writes
 /// into (checked once per process on a dict of known contents).
+#[inline]
 pub(crate) fn usable() -> bool {
     imp::usable()
 }
@@ -132,16 +133,22 @@ mod imp {
     /// needs. Threads that race here each run the test, to the same answer.
     static USABLE: AtomicU8 = AtomicU8::new(0);
 
+    #[inline]
     pub(super) fn usable() -> bool {
         match USABLE.load(Ordering::Relaxed) {
             1 => true,
             2 => false,
-            _ => {
-                let ok = Python::attach(self_test);
-                USABLE.store(if ok { 1 } else { 2 }, Ordering::Relaxed);
-                ok
-            }
+            _ => first_use(),
         }
+    }
+
+    /// [`usable`] the first time: runs the self-test and keeps its answer.
+    #[cold]
+    #[inline(never)]
+    fn first_use() -> bool {
+        let ok = Python::attach(self_test);
+        USABLE.store(if ok { 1 } else { 2 }, Ordering::Relaxed);
+        ok
     }
 
     /// Makes `{"a": None, "b": True}` through the API and reads it back
