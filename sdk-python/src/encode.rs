@@ -544,42 +544,15 @@ impl Encoder<'_, '_> {
         let mark = self.orders.mark();
         let mut seen: ffi::Py_ssize_t = 0;
         // SAFETY: `dp` is a live dict.
-        if let Some(mut table) = unsafe { dict_fill::str_entries(dp) } {
-            // A dict of `str` keys: its entries read in place, as
-            // `PyDict_Next` reads them (its call and checks per entry were
-            // 10% of `dumps`' time on records). The table is read again
-            // after any value whose writing may have run Python code.
-            let mut i = 0;
-            while i < table.1 {
-                // SAFETY: entry `i` of the `table.1` entries of the dict's
-                // current table (`str_entries`, read again below whenever
-                // Python code may have run).
-                let [kp, vp] = unsafe { *table.0.add(i) };
-                i += 1;
-                // A deleted entry.
-                if vp.is_null() {
-                    continue;
-                }
-                seen += 1;
-                // SAFETY: a key and value the dict holds, borrowed while no
-                // Python code runs (`entry` holds its own references when
-                // it runs any).
-                let ran = unsafe { self.entry(py, kp, vp, depth)? };
-                if ran {
-                    // SAFETY: as above; the dict is still alive (its caller
-                    // holds it), but its table may have changed.
-                    table = unsafe { dict_fill::str_entries(dp) }.ok_or_else(|| changed("dict"))?;
-                }
-            }
-        } else {
-            let mut pos: ffi::Py_ssize_t = 0;
-            let (mut kp, mut vp) = (std::ptr::null_mut(), std::ptr::null_mut());
-            // SAFETY: PyDict_Next on a live dict, with borrowed results that
-            // the dict holds while it does not change (see above).
-            while unsafe { ffi::PyDict_Next(dp, &mut pos, &mut kp, &mut vp) } != 0 {
-                seen += 1;
-                // SAFETY: non-null results of PyDict_Next, as above.
-                unsafe { self.entry(py, kp, vp, depth)? };
+        let mut entries = unsafe { DictEntries::new(dp) };
+        // SAFETY: `next` and `reread` on the live dict `entries` was made
+        // for; each (key, value) pair is borrowed from the dict while no
+        // Python code runs (`entry` holds its own references when it runs
+        // any, and the table is read again after).
+        while let Some((kp, vp)) = unsafe { entries.next() } {
+            seen += 1;
+            if unsafe { self.entry(py, kp, vp, depth)? } {
+                unsafe { entries.reread() }.ok_or_else(|| changed("dict"))?;
             }
         }
         // SAFETY: as above.
@@ -634,6 +607,80 @@ impl Encoder<'_, '_> {
             }
             Err(e) => Err(at_key(&k, e)),
         }
+    }
+}
+
+/// The entries of a dict, in the order `PyDict_Next` gives them: read in
+/// place from a key table of CPython's compact all-`str` kind
+/// ([`dict_fill::str_entries`]; `PyDict_Next`'s call and checks per entry
+/// were 10% of `dumps`' time on records), through `PyDict_Next` for any
+/// other dict.
+struct DictEntries {
+    dict: *mut ffi::PyObject,
+    /// The (key, value) pairs of the table read in place and how many
+    /// (deleted ones included), or `None` for `PyDict_Next`.
+    table: Option<(*const [*mut ffi::PyObject; 2], usize)>,
+    /// The next entry's index, or `PyDict_Next`'s position.
+    pos: usize,
+}
+
+impl DictEntries {
+    /// # Safety
+    /// `dict` is a live dict.
+    #[inline(always)]
+    unsafe fn new(dict: *mut ffi::PyObject) -> DictEntries {
+        DictEntries {
+            dict,
+            // SAFETY: the caller's contract.
+            table: unsafe { dict_fill::str_entries(dict) },
+            pos: 0,
+        }
+    }
+
+    /// The next (key, value) pair, borrowed from the dict.
+    ///
+    /// # Safety
+    /// The dict is alive, and no Python code ran since this was made or
+    /// last [`reread`](Self::reread).
+    #[inline(always)]
+    unsafe fn next(&mut self) -> Option<(*mut ffi::PyObject, *mut ffi::PyObject)> {
+        match self.table {
+            Some((entries, n)) => {
+                while self.pos < n {
+                    // SAFETY: entry `pos` of the table's `n` (the contract).
+                    let [k, v] = unsafe { *entries.add(self.pos) };
+                    self.pos += 1;
+                    // A deleted entry has no value.
+                    if !v.is_null() {
+                        return Some((k, v));
+                    }
+                }
+                None
+            }
+            None => {
+                let mut pos = self.pos as ffi::Py_ssize_t;
+                let (mut k, mut v) = (std::ptr::null_mut(), std::ptr::null_mut());
+                // SAFETY: PyDict_Next on a live dict (the contract).
+                let more = unsafe { ffi::PyDict_Next(self.dict, &mut pos, &mut k, &mut v) } != 0;
+                self.pos = pos as usize;
+                more.then_some((k, v))
+            }
+        }
+    }
+
+    /// Reads the table again after Python code ran, which may have changed
+    /// or replaced it; `None` when the dict is no longer of the kind read
+    /// in place (it changed).
+    ///
+    /// # Safety
+    /// The dict is alive.
+    #[inline]
+    unsafe fn reread(&mut self) -> Option<()> {
+        if self.table.is_some() {
+            // SAFETY: the contract.
+            self.table = Some(unsafe { dict_fill::str_entries(self.dict) }?);
+        }
+        Some(())
     }
 }
 
