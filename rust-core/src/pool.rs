@@ -74,6 +74,12 @@ impl<'a> Probe<'a> {
         }
     }
 
+    /// The bytes looked up.
+    #[inline(always)]
+    pub(crate) fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
     /// True when the bytes contain a NUL (which a key cannot hold). Short
     /// ranges are answered from the words already loaded: the bytes of a
     /// word that do not come from the input are set before the zero test.
