@@ -7,7 +7,9 @@
 //! the same way, so the order is kept per shape and given to the builder as a
 //! guess ([`flexbuf::Builder::end_map_in_order`]), which checks it in one pass.
 //! A stale guess (a key object freed and its address reused by another) costs
-//! that pass and a sort, never a wrong map.
+//! that pass and a sort, never a wrong map; so does a shape taken for another
+//! whose key addresses hash alike, which is why shapes are told apart by
+//! their hash and key count alone.
 
 use std::cell::RefCell;
 
@@ -22,7 +24,7 @@ const SLOTS: usize = 256;
 /// Shapes per set.
 const WAYS: usize = 4;
 /// Dicts with more keys (dictionaries rather than records) are not remembered,
-/// so the cache holds at most `SLOTS * MAX_KEYS` addresses and indices.
+/// so the cache holds at most `SLOTS * MAX_KEYS` indices.
 const MAX_KEYS: usize = 128;
 
 /// The remembered orders, and the key addresses of the dicts being encoded.
@@ -45,12 +47,16 @@ pub struct DictOrders {
 /// ids in each record), and each would only evict a shape that recurs.
 const FRESH_MAX: usize = 256;
 
-/// One shape: its key addresses in insertion order, and the order that sorts them.
+/// One shape: the hash of its key addresses in insertion order and their
+/// count, and the order that sorts them. The addresses themselves are not
+/// kept: comparing them read a heap block per dict (a third of `end_map`'s
+/// samples on records), and a wrong guess is caught by the builder.
 #[derive(Default)]
 struct Shape {
-    /// The hash of `keys` (compared first).
+    /// [`shape_hash`] of the key addresses.
     hash: u64,
-    keys: Vec<usize>,
+    /// How many keys.
+    len: usize,
     order: Vec<u32>,
     /// The encode ([`DictOrders::encodes`]) that last ended a dict of this shape.
     last_encode: u64,
@@ -71,15 +77,6 @@ pub(crate) fn shape_hash(keys: impl ExactSizeIterator<Item = usize>) -> u64 {
         h = h.wrapping_add((a as u64 ^ (i as u64).wrapping_mul(P)).wrapping_mul(K));
     }
     h ^ (h >> 29)
-}
-
-/// Whether two shapes' key addresses are the same, compared in a loop of
-/// their own: `==` on the slices called `memcmp` for every dict (4.5% of
-/// the samples of a `dumps` of citm_catalog's 10,900 dicts of 2-8 keys),
-/// where a shape's few addresses cost less than the call.
-#[inline(always)]
-fn same_keys(a: &[usize], b: &[usize]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 thread_local! {
@@ -131,10 +128,7 @@ impl DictOrders {
         }
         let h = shape_hash(keys.iter().copied());
         let set = &mut self.slots[(h >> 32) as usize % (SLOTS / WAYS) * WAYS..][..WAYS];
-        let shape = match set
-            .iter()
-            .position(|s| s.hash == h && same_keys(&s.keys, keys))
-        {
+        let shape = match set.iter().position(|s| s.hash == h && s.len == n) {
             Some(i) => {
                 let shape = &mut set[i];
                 if shape.last_encode == self.encodes {
@@ -157,8 +151,7 @@ impl DictOrders {
                 }
                 let shape = &mut set[i];
                 shape.hash = h;
-                shape.keys.clear();
-                shape.keys.extend_from_slice(keys);
+                shape.len = n;
                 shape.order.clear();
                 shape
             }

@@ -579,6 +579,22 @@ def test_random_documents_of_shared_key_objects_encode_as_from_json() -> None:
         assert flexbuf.dumps(doc, share_strings=True) == flexbuf.from_json(text, share_strings=True), n
 
 
+def test_dicts_whose_key_addresses_other_keys_reuse_encode_as_from_json() -> None:
+    # dumps remembers a dict shape's sorted order by a hash of its key
+    # objects' addresses and their count. Once those objects are freed,
+    # fresh keys of other text take their addresses, so a later dict meets
+    # a remembered order that does not sort its keys: the builder checks
+    # every guess and sorts instead, so the bytes stay from_json's.
+    rng = random.Random(7)
+    for n in range(600):
+        count = rng.randrange(2, 9)
+        keys = ["".join(["k", str(rng.randrange(10**6)), "x" * rng.randrange(3)]) for _ in range(count)]
+        d = {k: i for i, k in enumerate(keys)}
+        assert flexbuf.dumps(d) == flexbuf.from_json(json.dumps(d)), n
+        assert flexbuf.dumps([d, {"x": d}]) == flexbuf.from_json(json.dumps([d, {"x": d}])), n
+        del d, keys
+
+
 def test_from_json_accepts_text_and_utf8_bytes_and_reports_errors() -> None:
     assert flexbuf.from_json(b'{"a": 1}') == flexbuf.from_json('{"a": 1}')
     with pytest.raises(flexbuf.JsonError):
