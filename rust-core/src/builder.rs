@@ -243,9 +243,7 @@ impl SlotStack {
             v.set_len(v.len() + 1);
         }
     }
-}
 
-impl SlotStack {
     /// The top slot, read as the two 8-byte words [`push`](Self::push)
     /// stored. A slot just pushed is still in the store buffer as two
     /// stores; a 16-byte load of it (what copying a `Slot` compiles to)

@@ -204,23 +204,36 @@ mod imp {
             .cast()
     }
 
-    /// The key table of `dict` when it is a combined table of exactly `n`
-    /// entries, all with `str` keys, and no others.
-    fn table_of(dict: &Bound<'_, PyAny>, n: usize) -> Option<*const KeysHead> {
+    /// The key table of the dict at `dict` when it is a combined table of
+    /// `str` keys (the kind whose entries are (key, value) pairs).
+    ///
+    /// # Safety
+    /// `dict` is a live dict.
+    #[inline]
+    unsafe fn str_table(dict: *mut ffi::PyObject) -> Option<*const KeysHead> {
         if !usable() {
             return None;
         }
-        // SAFETY: `dict` is a dict (the callers' contract) and the layout
-        // passed the self-test.
+        // SAFETY: `dict` is a live dict (the caller's contract) and the
+        // layout passed the self-test.
         unsafe {
-            let d = dict.as_ptr().cast::<ffi::PyDictObject>();
+            let d = dict.cast::<ffi::PyDictObject>();
             let table = (*d).ma_keys.cast::<KeysHead>();
-            let fits = !table.is_null()
-                && (*d).ma_values.is_null()
-                && (*d).ma_used as usize == n
-                && (*table).dk_kind == KEYS_UNICODE
-                && (*table).dk_nentries as usize == n;
+            let fits =
+                !table.is_null() && (*d).ma_values.is_null() && (*table).dk_kind == KEYS_UNICODE;
             fits.then_some(table.cast_const())
+        }
+    }
+
+    /// The key table of `dict` when it is a combined table of exactly `n`
+    /// entries, all with `str` keys, and no others.
+    fn table_of(dict: &Bound<'_, PyAny>, n: usize) -> Option<*const KeysHead> {
+        // SAFETY: `dict` is a dict (the callers' contract).
+        unsafe {
+            let table = str_table(dict.as_ptr())?;
+            let d = dict.as_ptr().cast::<ffi::PyDictObject>();
+            let fits = (*d).ma_used as usize == n && (*table).dk_nentries as usize == n;
+            fits.then_some(table)
         }
     }
 
@@ -228,18 +241,10 @@ mod imp {
     pub(super) unsafe fn str_entries(
         dict: *mut ffi::PyObject,
     ) -> Option<(*const [*mut ffi::PyObject; 2], usize)> {
-        if !usable() {
-            return None;
-        }
-        // SAFETY: `dict` is a live dict (the caller's contract) and the
-        // layout passed the self-test; a combined table's `dk_nentries`
-        // entries follow its index table.
+        // SAFETY: `dict` is a live dict (the caller's contract); a combined
+        // table's `dk_nentries` entries follow its index table.
         unsafe {
-            let d = dict.cast::<ffi::PyDictObject>();
-            let table = (*d).ma_keys.cast::<KeysHead>();
-            if table.is_null() || !(*d).ma_values.is_null() || (*table).dk_kind != KEYS_UNICODE {
-                return None;
-            }
+            let table = str_table(dict)?;
             let n = usize::try_from((*table).dk_nentries).ok()?;
             Some((entries_of(table).cast_const(), n))
         }
