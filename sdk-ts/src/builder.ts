@@ -86,12 +86,6 @@ export interface KeyVector {
 }
 
 /**
- * The keys of one map shape, checked once (strictly ascending in unsigned
- * byte order, no NUL) and laid out as they are written by
- * {@link Builder.keyVectorFor}: every key's UTF-8 followed by its NUL,
- * concatenated. Generated typed coders build one per message type.
- */
-/**
  * A keys vector written after a {@link KeyLayout}'s block: its bytes from
  * the block's end (padding, size, elements), its width and where its
  * elements start, counted from the block's end.
@@ -103,6 +97,12 @@ export interface KeyVectorBytes {
   data: number;
 }
 
+/**
+ * The keys of one map shape, checked once (strictly ascending in unsigned
+ * byte order, no NUL) and laid out as they are written by
+ * {@link Builder.keyVectorFor}: every key's UTF-8 followed by its NUL,
+ * concatenated. Generated typed coders build one per message type.
+ */
 export class KeyLayout {
   /** The keys, strictly ascending by unsigned bytes. */
   readonly names: readonly string[];
@@ -1130,8 +1130,8 @@ export class Builder {
   private endSmallMap(start: number, len: number): void {
     const sData = this.sData;
     const end = start + 2 * len;
-    // Room for both vectors at 8 bytes with their padding.
-    this.reserve(16 + (2 * len + 4) * 9);
+    // Room for the keys vector at 8 bytes with its padding.
+    this.reserve(8 + (len + 1) * 8);
     // The keys vector: a size (len fits a byte), then offsets back to the keys.
     const at = this.len;
     let kw = this.forceMin;
@@ -1151,18 +1151,17 @@ export class Builder {
     const keys = p;
     for (let i = start; i < end; i += 2, p += bytes) this.putUInt(p, p - sData[i], bytes);
     this.len = p;
-    this.writeSmallValues(start + 1, len, 2, keys, kw);
-    this.sp = start;
-    this.push(T.Map, this.vecWidth, this.vecData);
+    this.writeSmallValues(start + 1, len, 2, keys, kw, start);
   }
 
   /**
-   * The values vector of a map of `len` (at most {@link SMALL_MAP_VALUES})
-   * values at `stack[first]`, `stack[first + step]`, ..., none a bigint, on
-   * the keys vector at `keys` of width `kw`: the bytes {@link writeVector}
-   * writes, left in {@link vecWidth} and {@link vecData} as it leaves them.
+   * Writes the values vector of a map of `len` (at most
+   * {@link SMALL_MAP_VALUES}) values at `stack[first]`,
+   * `stack[first + step]`, ..., none a bigint, on the keys vector at `keys`
+   * of width `kw` (the bytes {@link writeVector} writes), and replaces the
+   * stack from `dropFrom` on by the map, as {@link createVector} does.
    */
-  private writeSmallValues(first: number, len: number, step: number, keys: number, kw: number): void {
+  private writeSmallValues(first: number, len: number, step: number, keys: number, kw: number, dropFrom: number): void {
     const sType = this.sType;
     const sWidth = this.sWidth;
     const sData = this.sData;
@@ -1214,8 +1213,8 @@ export class Builder {
       buf[p++] = (t << 2) | (t <= T.Float || t === T.Bool ? Math.max(sWidth[i], vw) : sWidth[i]);
     }
     this.len = p;
-    this.vecWidth = vw;
-    this.vecData = loc;
+    this.sp = dropFrom;
+    this.push(T.Map, vw, loc);
   }
 
   /** Writes a typed vector of `keys` (strictly ascending in byte order) for {@link endMapWithKeys}. */
@@ -1300,9 +1299,7 @@ export class Builder {
     const len = this.sp - start;
     if (len !== keys.length) this.fail(builderError(`map has ${len} values for ${keys.length} keys`), true);
     if (len <= SMALL_MAP_VALUES && this.sBig.length <= start && smallMaps) {
-      this.writeSmallValues(start, len, 1, keys.d, keys.w);
-      this.sp = start;
-      this.push(T.Map, this.vecWidth, this.vecData);
+      this.writeSmallValues(start, len, 1, keys.d, keys.w, start);
       return;
     }
     this.createVector(start, len, 1, false, false, keys.d, keys.w);
