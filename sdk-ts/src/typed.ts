@@ -25,7 +25,7 @@ import type { BytesLike } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, isTypedVector, T, typedElement, typeName } from "./types.js";
 import { asciiRun, mayRun } from "./runs.js";
 import { KeyFault, KeyReader } from "./keys.js";
-import { compareUtf8, readUtf8, sortUtf8, StringCache, utf8Bytes } from "./utf8.js";
+import { compareUtf8, readUtf8, sortUtf8, utf8Bytes } from "./utf8.js";
 import { verify } from "./verify.js";
 
 /**
@@ -235,8 +235,6 @@ export class DecodeContext {
   private checked: Set<number> | null = null;
   /** Serial number of this decode (see {@link KeySet.provenBy}). */
   private readonly serial = ++decodes;
-  /** Strings referenced more than once become JS strings once. */
-  private readonly strings = new StringCache();
   /** Keys of `{string: T}` fields, through the table shared by every decoder (see keys.ts). */
   private keyReader: KeyReader | null = null;
   /** The keys vector {@link checkKeys} read last (-1: none), its width, and its keys' strings and byte lengths. */
@@ -716,7 +714,8 @@ export class DecodeContext {
       const len = this.size(at, 1 << (t & 3), 1);
       if (at + len >= this.n || this.u8[at + len] !== 0) throw fail("MissingNul", "string without its NUL", at + len);
       if ((this.bytes -= len) < 0) throw budgetExceeded(at);
-      const s = this.strings.read(this.u8, at, len, at * 4 + (t & 3));
+      // Decoded at every reference, as in the generic decoder (value.ts).
+      const s = readUtf8(this.u8, at, len);
       if (s === undefined) throw fail("InvalidUtf8", "string is not valid UTF-8", at);
       return s;
     }

@@ -592,35 +592,3 @@ export function sortUtf8(keys: string[]): string[] {
   return keys;
 }
 
-/**
- * The strings of one buffer by where they are stored, for decoders: a string
- * written once and referenced from many places (builders that share strings)
- * becomes a JS string once. A buffer written without sharing is visited in
- * ascending order of string position, so a string above the highest position
- * seen so far is decoded directly without touching the cache; only one below
- * it (possibly a reference back to a string seen earlier) is looked up, and
- * the first such reference fills the cache.
- */
-export class StringCache {
-  private high = -1;
-  private map: Map<number, string> | null = null;
-
-  /**
-   * {@link readUtf8} of `len` bytes at `at`; `id` must name `at` and how
-   * `len` was read (e.g. `at * 4 + size width code`), so hostile bytes that
-   * read one position with two lengths get two entries.
-   */
-  read(buf: Uint8Array, at: number, len: number, id: number): string | undefined {
-    if (at > this.high) {
-      this.high = at;
-      return readUtf8(buf, at, len);
-    }
-    const map = this.map ?? (this.map = new Map());
-    let s = map.get(id);
-    if (s === undefined) {
-      s = readUtf8(buf, at, len);
-      if (s !== undefined) map.set(id, s);
-    }
-    return s;
-  }
-}
