@@ -449,7 +449,12 @@ class Decoder {
     // back but values of records whose fields were not written in key
     // order, and each went through the cache (without it, the decode of
     // twitter.json and gsoc-2018.json is 1.5x faster, of apache_builds.json
-    // 1.4x, on Node 20).
+    // 1.4x, on Node 20). A string a hostile buffer references over and over
+    // is thus decoded each time: the budget's bytes bound the total, as its
+    // nodes bound the arrays of a vector read at each reference (a table
+    // for strings of 64 bytes or more only kept 20,000 references to one
+    // 4 KB string to one decode, 3-5 ms against 66 ms to reach the budget,
+    // but cost 4-6% on github_events.json, so it was not kept).
     const s = readUtf8(this.u8, at, len);
     if (s === undefined) throw fail("InvalidUtf8", "string is not valid UTF-8", at);
     return s;
