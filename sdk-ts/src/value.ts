@@ -548,7 +548,7 @@ class Decoder {
     }
     if (len <= 3 && len > 0) return this.smallVector(at, w, len, types, depth);
     const out: Decoded[] = new Array(len);
-    if (len >= 8 && w >= 4 && this.numbers(at, w, len, out)) {
+    if (len >= 8 && this.numbers(at, w, len, out)) {
       if ((this.bytes -= 2) < 0) throw budgetExceeded(at);
       return out;
     }
@@ -650,9 +650,16 @@ class Decoder {
     const types = at + len * w;
     const t0 = u8[types] >> 2;
     const ints = (t0 === T.Int || t0 === T.UInt) && this.mode === "auto";
-    if (t0 !== T.Float && !ints) return false;
+    // A float narrower than 4 bytes is an error, which the walk reports.
+    if (t0 === T.Float ? w < 4 : !ints) return false;
     if (this.nodes < len) return false;
     for (let i = 1; i < len; i++) if (u8[types + i] >> 2 !== t0) return false;
+    if (w < 4) {
+      // One- and two-byte integers (indices, small counts) read in place.
+      this.nodes -= len;
+      this.narrowInts(at, w, len, t0 === T.Int, out);
+      return true;
+    }
     const copy = littleEndianCopy(u8, at, len * w);
     if (copy === null) return false;
     this.nodes -= len;
@@ -665,6 +672,20 @@ class Decoder {
       for (let i = 0; i < len; i++) out[i] = a[i];
     }
     return true;
+  }
+
+  /** `len` integers of `w` (1 or 2) bytes at `at` into `out`, as {@link int} and {@link uint} read them. */
+  narrowInts(at: number, w: number, len: number, signed: boolean, out: Decoded[]): void {
+    const u8 = this.u8;
+    if (w === 1) {
+      if (signed) for (let i = 0; i < len; i++) out[i] = (u8[at + i] << 24) >> 24;
+      else for (let i = 0; i < len; i++) out[i] = u8[at + i];
+      return;
+    }
+    for (let i = 0, p = at; i < len; i++, p += 2) {
+      const v = u8[p] | (u8[p + 1] << 8);
+      out[i] = signed ? (v << 16) >> 16 : v;
+    }
   }
 
   /**

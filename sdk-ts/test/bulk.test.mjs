@@ -29,6 +29,11 @@ function values(kind, n, r) {
       case "f64": out.push((x - 0.5) * 1e10); break;
       case "f32": out.push(Math.fround(x * 1000)); break;
       case "edges": out.push(EDGES[i % EDGES.length]); break;
+      // The bounds of one- and two-byte elements, which keep the vector that narrow.
+      case "i8": out.push([-128, -1, 0, 1, 127][i % 5]); break;
+      case "u8": out.push([0, 1, 127, 128, 255][i % 5]); break;
+      case "i16": out.push([-32768, -129, -128, -1, 0, 127, 128, 32767][i % 8]); break;
+      case "u16": out.push([0, 255, 256, 32768, 65535][i % 5]); break;
     }
   }
   return out;
@@ -48,7 +53,7 @@ function perElement(buf) {
 test("untyped numeric vectors decode in bulk exactly as element by element", () => {
   const r = rng(7);
   let n = 0;
-  for (const kind of ["small", "i32", "i64", "u64", "f64", "f32", "edges"]) {
+  for (const kind of ["small", "i32", "i64", "u64", "f64", "f32", "edges", "i8", "u8", "i16", "u16"]) {
     for (const len of LENGTHS) {
       for (const width of [1, 2, 4, 8]) {
         const b = new fb.Builder();
@@ -57,7 +62,7 @@ test("untyped numeric vectors decode in bulk exactly as element by element", () 
         for (const v of values(kind, len, r)) {
           if (kind === "f32") b.float(v);
           else if (kind === "f64") b.double(v);
-          else if (kind === "u64") b.uint(v);
+          else if (kind === "u64" || kind === "u8" || kind === "u16") b.uint(v);
           else b.int(v);
         }
         b.endVector();
