@@ -66,8 +66,9 @@ struct Shape {
 /// with its position and multiplied on its own, and the products are
 /// summed: the multiplications do not wait on each other (a chain of
 /// multiply-and-rotate steps, one per key, was most of `end_map`'s time on
-/// small dicts). Equal hashes are checked against the addresses. (`loads`'
-/// models of key sets, `dict_models`, are found by the same hash.)
+/// small dicts). `dumps`' orders trust an equal hash and key count (the
+/// builder checks every guessed order); `loads`' models of key sets
+/// (`dict_models`), found by the same hash, check the addresses.
 #[inline]
 pub(crate) fn shape_hash(keys: impl ExactSizeIterator<Item = usize>) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
