@@ -91,15 +91,12 @@ function build(seed, small) {
 }
 
 test("small maps are written with the bytes of the general vector writer", () => {
-  let checked = 0;
   for (let seed = 0; seed < 1500; seed++) {
     const small = build(seed, true);
     assert.equal(small, build(seed, false), `seed ${seed}`);
     // Every buffer reads back: the maps hold their keys in order.
     fb.verify(Buffer.from(small, "hex"));
-    checked++;
   }
-  assert.equal(checked, 1500);
 });
 
 test("maps on a given keys vector, up to 16 values and beyond, are written with the general writer's bytes", () => {
