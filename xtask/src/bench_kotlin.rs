@@ -14,9 +14,10 @@ use crate::util::{root, Result};
 const HEADING: &str = "## Kotlin SDK";
 
 /// Every benchmark method of `CodecBench`, in table order.
-const METHODS: [&str; 12] = [
+const METHODS: [&str; 13] = [
     "genEncode",
     "genDecode",
+    "verify",
     "flexEncode",
     "flexDecode",
     "jsonEncode",
@@ -322,7 +323,8 @@ fn preamble(date: &str, load: Option<f64>, java: &str) -> String {
          `decodeFromString(bytes.decodeToString())` (JSON that arrives as bytes, as ours \
          does: the UTF-8 decode `jsonDecode` does not pay; no target counts it); `proto` = kotlinx \
          `ProtoBuf`, all on the same generated `@Serializable` classes and the typed golden \
-         inputs (`conformance/typed/goldens`; `deep_nesting` is left out: its typed case \
+         inputs; `verify` (with `FLEXBUF_BENCH_ALL=1`) = `dev.flexbuf.verify` alone on the \
+         generated coders' bytes, the pass `decodeStrict` and `Json.toJson` make first (`conformance/typed/goldens`; `deep_nesting` is left out: its typed case \
          expects a type error by design).\n\n\
          ![Kotlin: peer time / flexbuf time per fixture, log scale](bench/kotlin.svg)\n\n",
         crate::sdk_kotlin::JUDGED

@@ -22,8 +22,10 @@ public data class VerifyOptions(val maxDepth: Int = 64, val requireSortedKeys: B
  * Verifies untrusted [buf] in one pass, linear in its size, with the rules of the
  * Rust core (`verify.rs`): bounds, widths, known types, UTF-8 and NUL of strings
  * and keys, strictly ascending map keys, equal key and value counts, bounded
- * depth, no cycles. Every container, key and string is verified once per
- * (position, type), so heavily shared (DAG) buffers stay linear.
+ * depth, no cycles. Shared offsets stay linear as in the core: a container, map
+ * keys vector or long string reached a second time is verified again once and
+ * then remembered by (position, type), and each key position is checked once;
+ * a tree-shaped buffer pays two bits per byte for this bookkeeping.
  *
  * @throws FlexException with the first problem's kind, offset and path.
  */
@@ -32,15 +34,26 @@ public fun verify(buf: ByteArray, options: VerifyOptions = VerifyOptions()): Ver
     return Verified(buf)
 }
 
-private const val IN_PROGRESS = 1 shl 8
-private const val DONE = 2 shl 8
-private const val STATE = 3 shl 8
+/** Strings up to this many bytes are checked again at each reference (as the core's `SHORT`); longer ones once per position and type. */
+private const val SHORT_STRING = 32
+
+/** Memo tag of "the keys vector of a map, order checked" (no real packed type uses 0xfc-0xff). */
+private const val MAP_KEYS = 0xfc
 
 private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolean) {
-    /** Per position: packed type (bits 0-7), state (8-9), height (16-31); allocated on first use. */
-    private var memo: IntArray? = null
-    /** Entries for a position already used with a different packed type (rare but legal aliasing). */
-    private var extra: HashMap<Long, Int>? = null
+    /**
+     * Two bits per buffer position, the two words of each 64-position block
+     * side by side: "reached" (containers, long strings, map keys vectors)
+     * and "a checked key". A tree-shaped buffer reaches each node once, so
+     * this is all it pays: a quarter of a byte per byte, where a table of an
+     * `Int` per position (the verifier before this one) took four.
+     */
+    private val marks = LongArray(2 * (buf.size / 64 + 1))
+    /** Results of nodes reached a second time, by (position, packed type): a container's height. */
+    private val memo = Memo()
+    /** The containers being verified, by depth (`openAt[d]`, `openPacked[d]`): one reached again is a cycle. */
+    private val openAt = IntArray(maxOf(maxDepth, 0) + 1)
+    private val openPacked = IntArray(maxOf(maxDepth, 0) + 1)
 
     fun run() {
         val n = buf.size
@@ -52,27 +65,14 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
         value(slot, w, buf.u8(n - 2), n - 2, 0)
     }
 
-    /** Returns -1 when fresh (now marked in progress), else the recorded height. */
-    private fun enter(at: Int, packed: Int): Int {
-        val m = memo ?: IntArray(buf.size).also { memo = it }
-        val e = m[at]
-        val entry = if (e == 0 || e and 0xff == packed) e else (extra?.get(key(at, packed)) ?: 0)
-        return when (entry and STATE) {
-            0 -> { store(at, packed, packed or IN_PROGRESS); -1 }
-            IN_PROGRESS -> fail(ErrorKind.Cycle, at)
-            else -> entry ushr 16
-        }
+    /** Marks [at] reached; returns whether it was already. */
+    private fun reach(at: Int): Boolean {
+        val i = 2 * (at ushr 6)
+        val mask = 1L shl at
+        val was = marks[i] and mask != 0L
+        marks[i] = marks[i] or mask
+        return was
     }
-
-    private fun key(at: Int, packed: Int): Long = (at.toLong() shl 8) or packed.toLong()
-
-    private fun store(at: Int, packed: Int, value: Int) {
-        val m = memo!!
-        if (m[at] == 0 || m[at] and 0xff == packed) m[at] = value
-        else (extra ?: HashMap<Long, Int>().also { extra = it })[key(at, packed)] = value
-    }
-
-    private fun leave(at: Int, packed: Int, height: Int) = store(at, packed, packed or DONE or (height shl 16))
 
     private fun depthOk(level: Int, at: Int) {
         if (level > maxDepth) fail(ErrorKind.DepthLimit, at, "deeper than $maxDepth")
@@ -96,16 +96,18 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
             }
             t == T.KEY -> { key(target); return 0 }
             t == T.STRING || t == T.BLOB -> {
-                if (enter(target, packed) >= 0) return 0
                 val n = size(target, w)
                 val nul = if (t == T.STRING) 1 else 0
                 span(buf, target, n, 1)
                 span(buf, target + n, nul, 1)
                 if (t == T.STRING) {
                     if (buf[target + n].toInt() != 0) fail(ErrorKind.MissingNul, target + n)
+                    // A long string reached again is checked once more, then remembered.
+                    val again = n > SHORT_STRING && reach(target)
+                    if (again && memo.get(target, packed) >= 0) return 0
                     if (Utf8.invalidAt(buf, target, target + n) >= 0) fail(ErrorKind.InvalidUtf8, target)
+                    if (again) memo.put(target, packed, 0)
                 }
-                leave(target, packed, 0)
                 return 0
             }
             T.isFixed(t) -> {
@@ -118,16 +120,34 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
         }
     }
 
+    /**
+     * Vectors (untyped and typed) and maps: verified in full the first time
+     * their position is reached, and the second time (when the first may have
+     * been as another type, or this is a cycle), then taken from the memo.
+     */
     private fun container(t: Int, target: Int, w: Int, packed: Int, depth: Int): Int {
         depthOk(depth + 1, target)
-        val seen = enter(target, packed)
-        if (seen >= 0) {
-            depthOk(depth + seen, target)
-            return seen
+        val again = reach(target)
+        if (again) {
+            val h = memo.get(target, packed)
+            if (h >= 0) {
+                depthOk(depth + h, target)
+                return h
+            }
+            for (d in 0 until depth) {
+                if (openAt[d] == target && openPacked[d] == packed) fail(ErrorKind.Cycle, target)
+            }
         }
+        openAt[depth] = target
+        openPacked[depth] = packed
+        val height = containerBody(t, target, w, depth)
+        if (again) memo.put(target, packed, height)
+        return height
+    }
+
+    private fun containerBody(t: Int, target: Int, w: Int, depth: Int): Int {
         val n = size(target, w)
-        val height: Int
-        when {
+        return when {
             t == T.VECTOR || t == T.MAP -> {
                 span(buf, target, n, w + 1)
                 var keysAt = -1
@@ -147,7 +167,7 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
                         throw locate(e, keysAt, kw, i)
                     }
                 }
-                height = h + 1
+                h + 1
             }
             t == T.VECTOR_KEY || t == T.VECTOR_STRING_DEPRECATED -> {
                 span(buf, target, n, w)
@@ -155,19 +175,17 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
                     val k = follow(buf, target + i * w, w)
                     try { key(k) } catch (e: FlexException) { throw e.inIndex(i) }
                 }
-                height = 1
+                1
             }
             // No float is 1 or 2 bytes wide, but an empty vector has no element to
             // misread: the core and the C++ reference accept it (DEVIATIONS.md).
             t == T.VECTOR_FLOAT && w < 4 && n > 0 -> fail(ErrorKind.BadWidth, target, "float in $w bytes")
             t == T.VECTOR_INT || t == T.VECTOR_UINT || t == T.VECTOR_FLOAT || t == T.VECTOR_BOOL -> {
                 span(buf, target, n, w)
-                height = 1
+                1
             }
             else -> fail(ErrorKind.UnknownType, target, "type code $t")
         }
-        leave(target, packed, height)
-        return height
     }
 
     private fun locate(e: FlexException, keysAt: Int, kw: Int, i: Int): FlexException {
@@ -194,10 +212,10 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
         val kw = kwl.toInt()
         val kn = size(keys, kw)
         if (kn != n) fail(ErrorKind.KeyValueLengthMismatch, values, "keys $kn, values $n")
-        // A tag no real packed type uses: "keys vector of a map, order checked".
-        val packed = 0xfc or (kw.countTrailingZeroBits())
+        val tag = MAP_KEYS or (kw.countTrailingZeroBits())
         val r = (keys.toLong() shl 8) or kw.toLong()
-        if (enter(keys, packed) >= 0) return r
+        val again = reach(keys)
+        if (again && memo.get(keys, tag) >= 0) return r
         span(buf, keys, kn, kw)
         var prevAt = -1
         var prevEnd = -1
@@ -210,7 +228,7 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
             prevAt = at
             prevEnd = end
         }
-        leave(keys, packed, 0)
+        if (again) memo.put(keys, tag, 0)
         return r
     }
 
@@ -226,13 +244,14 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
         return la - lb
     }
 
-    /** A NUL-terminated UTF-8 key at [at], verified once per position; returns the NUL's position. */
+    /** A NUL-terminated UTF-8 key at [at], checked once per position; returns the NUL's position. */
     private fun key(at: Int): Int {
+        val i = 2 * (at ushr 6) + 1
+        val mask = 1L shl at
         val end = keyEnd(buf, at)
-        val packed = T.KEY shl 2
-        if (enter(at, packed) < 0) {
+        if (marks[i] and mask == 0L) {
             if (Utf8.invalidAt(buf, at, end) >= 0) fail(ErrorKind.InvalidUtf8, at)
-            leave(at, packed, 0)
+            marks[i] = marks[i] or mask
         }
         return end
     }
@@ -245,4 +264,62 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
         if (n < 0 || n > buf.size) fail(ErrorKind.SizeOutOfBounds, at)
         return n.toInt()
     }
+}
+
+/**
+ * Heights of nodes reached more than once: an open-addressed table from
+ * (position, packed type) to a non-negative value, empty until first used.
+ */
+private class Memo {
+    /** `(position shl 8 or packed) + 1` per slot; 0 marks an empty slot. Length is a power of two. */
+    private var keys = LongArray(0)
+    private var values = IntArray(0)
+    private var used = 0
+
+    /** The value recorded for ([at], [packed]), or -1. */
+    fun get(at: Int, packed: Int): Int {
+        if (used == 0) return -1
+        val key = key(at, packed)
+        val mask = keys.size - 1
+        var i = home(key, mask)
+        while (true) {
+            val k = keys[i]
+            if (k == 0L) return -1
+            if (k == key) return values[i]
+            i = (i + 1) and mask
+        }
+    }
+
+    /** Records [value] for ([at], [packed]), replacing an earlier one. */
+    fun put(at: Int, packed: Int, value: Int) {
+        if ((used + 1) * 2 > keys.size) grow()
+        if (insert(key(at, packed), value)) used++
+    }
+
+    private fun insert(key: Long, value: Int): Boolean {
+        val mask = keys.size - 1
+        var i = home(key, mask)
+        while (true) {
+            val k = keys[i]
+            if (k == 0L || k == key) {
+                keys[i] = key
+                values[i] = value
+                return k == 0L
+            }
+            i = (i + 1) and mask
+        }
+    }
+
+    private fun grow() {
+        val oldKeys = keys
+        val oldValues = values
+        val size = maxOf(16, oldKeys.size * 2)
+        keys = LongArray(size)
+        values = IntArray(size)
+        for (j in oldKeys.indices) if (oldKeys[j] != 0L) insert(oldKeys[j], oldValues[j])
+    }
+
+    private fun key(at: Int, packed: Int): Long = ((at.toLong() shl 8) or packed.toLong()) + 1
+
+    private fun home(key: Long, mask: Int): Int = ((key * -7046029254386353131L) ushr 32).toInt() and mask
 }

@@ -19,6 +19,7 @@ public class CodecBench {
 
     @Benchmark public Object genEncode() { return d.genEncode(); }
     @Benchmark public Object genDecode() { return d.genDecode(); }
+    @Benchmark public Object verify() { return d.verify(); }
     @Benchmark public Object flexEncode() { return d.flexEncode(); }
     @Benchmark public Object flexDecode() { return d.flexDecode(); }
     @Benchmark public Object jsonEncode() { return d.jsonEncode(); }

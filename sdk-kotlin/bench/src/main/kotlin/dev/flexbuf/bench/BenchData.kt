@@ -68,6 +68,8 @@ class BenchData(val name: String) {
 
     fun genEncode(): ByteArray = Typed.encode(coder, value)
     fun genDecode(): Any? = Typed.decode(coder, flexTyped)
+    /** The verifier alone, on the generated encoder's bytes (what `decodeStrict` and `Json.toJson` pay first). */
+    fun verify(): Any = dev.flexbuf.verify(flexTyped)
     fun flexEncode(): ByteArray = flex.encodeToByteArray(serializer, value)
     fun flexDecode(): Any? = flex.decodeFromByteArray(serializer, flexFormat)
     fun jsonEncode(): String = Json.encodeToString(serializer, value)
