@@ -3,9 +3,10 @@
  * rules of the Rust core's `verify`: offsets and sizes in bounds (no overflow),
  * widths 1/2/4/8, known type codes, strings and keys UTF-8 and NUL-terminated,
  * map keys strictly ascending, keys and values of equal length, nesting at
- * most 64 deep, no cycles. Each container, key and string is verified once per
- * (position, type) however many offsets share it, so DAG-shaped buffers cost
- * no more than their size.
+ * most 64 deep, no cycles. Shared offsets stay linear as in the core: a
+ * container, map keys vector or long string reached a second time is verified
+ * again once and then remembered by (position, type), and each key position is
+ * checked once; a tree-shaped buffer pays two bits per byte for this.
  */
 
 import { fail, FlexError } from "./error.js";
@@ -22,53 +23,56 @@ export interface VerifyOptions {
   requireSortedKeys?: boolean;
 }
 
-const IN_PROGRESS = 1 << 8;
-const DONE = 2 << 8;
-const STATE = 3 << 8;
+/** Strings up to this many bytes are checked again at each reference (the core's `SHORT`); longer ones once per position and type. */
+const SHORT_STRING = 32;
+
+/** Memo tag of "the keys vector of a map, order checked" (no real packed type uses 0xfc-0xff). */
+const MAP_KEYS = 0xfc;
 
 class Verifier {
   readonly b: Buf;
   readonly maxDepth: number;
   readonly sorted: boolean;
-  memo: Uint32Array | null = null;
-  extra = new Map<number, number>();
+  /**
+   * Two bits per buffer position, the two words of each 32-position block
+   * side by side: "reached" (containers, map keys vectors, long strings) and
+   * "a checked key". A tree-shaped buffer reaches each node once, so this is
+   * all it pays: a quarter of a byte per byte, where the table it replaced
+   * held four bytes per byte.
+   */
+  readonly marks: Int32Array;
+  /** Results of nodes reached a second time, by `position * 256 + packed`: a container's height. */
+  memo: Map<number, number> | null = null;
+  /** The containers being verified, by depth: one reached again is a cycle. */
+  readonly openAt: Int32Array;
+  readonly openPacked: Int32Array;
 
   constructor(b: Buf, options: VerifyOptions) {
     this.b = b;
     this.maxDepth = Math.min(options.maxDepth ?? 64, 1024);
     this.sorted = options.requireSortedKeys ?? true;
+    this.marks = new Int32Array(2 * ((b.u8.length >>> 5) + 1));
+    const depths = Math.max(this.maxDepth, 0) + 1;
+    this.openAt = new Int32Array(depths);
+    this.openPacked = new Int32Array(depths);
   }
 
-  /** Marks (at, packed) in progress; returns -1 when fresh, else the recorded height. */
-  enter(at: number, packed: number): number {
-    if (this.memo === null) this.memo = new Uint32Array(this.b.u8.length);
-    const e = this.memo[at];
-    let entry: number;
-    let inMemo: boolean;
-    if (e === 0 || (e & 0xff) === packed) {
-      entry = e;
-      inMemo = true;
-    } else {
-      entry = this.extra.get(at * 256 + packed) ?? 0;
-      inMemo = false;
-    }
-    switch (entry & STATE) {
-      case 0:
-        if (inMemo) this.memo[at] = packed | IN_PROGRESS;
-        else this.extra.set(at * 256 + packed, packed | IN_PROGRESS);
-        return -1;
-      case IN_PROGRESS:
-        throw fail("Cycle", "a container contains itself", at);
-      default:
-        return entry >>> 16;
-    }
+  /** Marks `at` reached; returns whether it was already. */
+  reach(at: number): boolean {
+    const i = 2 * (at >>> 5);
+    const mask = 1 << (at & 31);
+    const was = (this.marks[i] & mask) !== 0;
+    this.marks[i] |= mask;
+    return was;
   }
 
-  leave(at: number, packed: number, height: number): void {
-    const v = (packed | DONE | (height << 16)) >>> 0;
-    const memo = this.memo as Uint32Array;
-    if ((memo[at] & 0xff) === packed) memo[at] = v;
-    else this.extra.set(at * 256 + packed, v);
+  /** The value remembered for (`at`, `packed`), or -1. */
+  recalled(at: number, packed: number): number {
+    return this.memo === null ? -1 : this.memo.get(at * 256 + packed) ?? -1;
+  }
+
+  remember(at: number, packed: number, value: number): void {
+    (this.memo ??= new Map()).set(at * 256 + packed, value);
   }
 
   value(slot: number, pw: number, packed: number, typeAt: number, depth: number): number {
@@ -92,16 +96,18 @@ class Verifier {
         return 0;
       case T.String:
       case T.Blob: {
-        if (this.enter(target, packed) >= 0) return 0;
         const len = this.size(target, w);
         const nul = t === T.String ? 1 : 0;
         this.span(target, len, 1);
         this.span(target + len, nul, 1);
         if (t === T.String) {
           if (this.b.u8[target + len] !== 0) throw fail("MissingNul", "string without its NUL", target + len);
+          // A long string reached again is checked once more, then remembered.
+          const again = len > SHORT_STRING && this.reach(target);
+          if (again && this.recalled(target, packed) >= 0) return 0;
           if (!isUtf8(this.b.u8, target, len)) throw fail("InvalidUtf8", "string is not valid UTF-8", target);
+          if (again) this.remember(target, packed, 0);
         }
-        this.leave(target, packed, 0);
         return 0;
       }
       default:
@@ -119,13 +125,34 @@ class Verifier {
     if (level > this.maxDepth) throw fail("DepthLimit", `nesting deeper than ${this.maxDepth}`, at);
   }
 
+  /**
+   * Vectors (untyped and typed) and maps: verified in full the first time
+   * their position is reached, and the second time (the first may have been
+   * as another type, or this is a cycle), then taken from the memo.
+   */
   container(t: number, target: number, w: number, packed: number, depth: number): number {
     this.depthOk(depth + 1, target);
-    const seen = this.enter(target, packed);
-    if (seen >= 0) {
-      this.depthOk(depth + seen, target);
-      return seen;
+    const again = this.reach(target);
+    if (again) {
+      const h = this.recalled(target, packed);
+      if (h >= 0) {
+        this.depthOk(depth + h, target);
+        return h;
+      }
+      for (let d = 0; d < depth; d++) {
+        if (this.openAt[d] === target && this.openPacked[d] === packed) {
+          throw fail("Cycle", "a container contains itself", target);
+        }
+      }
     }
+    this.openAt[depth] = target;
+    this.openPacked[depth] = packed;
+    const height = this.containerBody(t, target, w, depth);
+    if (again) this.remember(target, packed, height);
+    return height;
+  }
+
+  containerBody(t: number, target: number, w: number, depth: number): number {
     const len = this.size(target, w);
     let height: number;
     const u8 = this.b.u8;
@@ -165,7 +192,6 @@ class Verifier {
     } else {
       throw fail("UnknownType", `type ${t} is not a container`, target);
     }
-    this.leave(target, packed, height);
     return height;
   }
 
@@ -194,9 +220,9 @@ class Verifier {
     if (klen !== len) {
       throw fail("KeyValueLengthMismatch", `${klen} keys for ${len} values`, values);
     }
-    // A tag no real packed type uses: "keys vector of a map, order checked".
-    const packed = 0xfc | (kw === 1 ? 0 : kw === 2 ? 1 : kw === 4 ? 2 : 3);
-    if (this.enter(keys, packed) >= 0) return [keys, kw];
+    const tag = MAP_KEYS | (kw === 1 ? 0 : kw === 2 ? 1 : kw === 4 ? 2 : 3);
+    const again = this.reach(keys);
+    if (again && this.recalled(keys, tag) >= 0) return [keys, kw];
     this.span(keys, klen, kw);
     const u8 = this.b.u8;
     let prev = -1;
@@ -220,17 +246,18 @@ class Verifier {
       prev = at;
       prevLen = n;
     }
-    this.leave(keys, packed, 0);
+    if (again) this.remember(keys, tag, 0);
     return [keys, kw];
   }
 
-  /** A NUL-terminated UTF-8 key at `at`, verified once per position; returns its length. */
+  /** A NUL-terminated UTF-8 key at `at`, checked once per position; returns its length. */
   key(at: number): number {
     const n = keyLength(this.b, at);
-    const packed = T.Key << 2;
-    if (this.enter(at, packed) < 0) {
+    const i = 2 * (at >>> 5) + 1;
+    const mask = 1 << (at & 31);
+    if ((this.marks[i] & mask) === 0) {
       if (!isUtf8(this.b.u8, at, n)) throw fail("InvalidUtf8", "key is not valid UTF-8", at);
-      this.leave(at, packed, 0);
+      this.marks[i] |= mask;
     }
     return n;
   }
