@@ -51,17 +51,30 @@ function rethrow(e: NativeError): never {
   throw err;
 }
 
+/**
+ * Throws the native failure `e` for `u8`. The native error's path is text
+ * only, so bytes the pure verifier rejects as well get its error instead:
+ * the same kind and offset (the two verifiers agree, `verify_sharing.test.mjs`)
+ * with the path as segments, as the pure build reports it. Only a failure
+ * pays for the second pass.
+ */
+function rethrowVerified(e: NativeError, u8: Uint8Array, options: VerifyOptions): never {
+  pure.verify(u8, options);
+  rethrow(e);
+}
+
 /** Verifies `bytes` (native core when available); throws a {@link FlexError} naming the problem. */
 export function verify(bytes: BytesLike, options: VerifyOptions = {}): Uint8Array {
   if (!core || options.requireSortedKeys === false) return pure.verify(bytes, options);
   const u8 = bytesOf(bytes);
   const r = core.verify(u8, options.maxDepth);
-  if (r !== null) rethrow(r);
+  if (r !== null) rethrowVerified(r, u8, options);
   return u8;
 }
 
 /** True when `bytes` pass {@link verify}. */
 export function isValid(bytes: BytesLike, options: VerifyOptions = {}): boolean {
+  if (core && options.requireSortedKeys !== false) return core.verify(bytesOf(bytes), options.maxDepth) === null;
   try {
     verify(bytes, options);
     return true;
@@ -74,8 +87,9 @@ export function isValid(bytes: BytesLike, options: VerifyOptions = {}): boolean 
 /** Verifies `bytes` and writes them as JSON (native core when available). */
 export function toJSON(bytes: BytesLike, options: ToJsonOptions = {}): string {
   if (!core || options.verify !== undefined) return pure.toJSON(bytes, options);
-  const r = core.toJSON(bytesOf(bytes), options.pretty ?? false, options.nonFinite ?? "error", options.maxOutputBytes ?? -1);
-  if (typeof r !== "string") rethrow(r);
+  const u8 = bytesOf(bytes);
+  const r = core.toJSON(u8, options.pretty ?? false, options.nonFinite ?? "error", options.maxOutputBytes ?? -1);
+  if (typeof r !== "string") rethrowVerified(r, u8, {});
   return r;
 }
 

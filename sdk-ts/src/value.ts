@@ -15,7 +15,8 @@
  * blobs -> `Uint8Array` (copied), integers -> `number` when safe and `bigint`
  * otherwise (see {@link IntMode}). Decoding is checked in one pass (bounds,
  * widths, types, UTF-8, sorted keys, key/value lengths, depth) and stops with
- * `BudgetExceeded` when shared offsets would expand beyond the budget.
+ * `BudgetExceeded` when shared offsets would expand beyond the budget; bytes
+ * the verifier rejects fail with the verifier's error.
  */
 
 import { Builder, BuilderOptions, isIntElement } from "./builder.js";
@@ -29,6 +30,7 @@ import { asciiRun, mayRun } from "./runs.js";
 import { KeyFault, KeyReader } from "./keys.js";
 import { MapMaker, ShapeWriter, WRITE_AFTER, makerFor, wellFormed, writerFor } from "./shapes.js";
 import { compareUtf8, readUtf8, sortUtf8 } from "./utf8.js";
+import { verify } from "./verify.js";
 
 /** Options of {@link decode}. */
 export interface DecodeOptions {
@@ -764,8 +766,17 @@ class Decoder {
 export function decode(bytes: BytesLike, options: DecodeOptions = {}): Decoded {
   const u8 = bytesOf(bytes);
   const d = new Decoder(u8, options);
-  const [slot, w, packed] = rootOf(u8);
-  return d.value(slot, w, packed, 0);
+  try {
+    const [slot, w, packed] = rootOf(u8);
+    return d.value(slot, w, packed, 0);
+  } catch (e) {
+    // Bytes the verifier rejects fail with its error (kind, offset, path), as
+    // Python's `loads` and every verifier here report them: a cycle, which the
+    // decoder alone sees only as nesting past its limit, is a `Cycle`. Only
+    // the failure pays for the second pass.
+    if (e instanceof FlexError && e.kind !== "BudgetExceeded") verify(u8, { maxDepth: d.maxDepth });
+    throw e;
+  }
 }
 
 // ---- encode -------------------------------------------------------------------

@@ -36,6 +36,17 @@ function outcome(f) {
   }
 }
 
+/** The error `f` throws as `kind@offset path` (`ok` when none). */
+function located(f) {
+  try {
+    f();
+    return "ok";
+  } catch (e) {
+    if (e instanceof pure.FlexError) return `${e.kind}@${e.offset} ${pure.formatPath(e.path)}`;
+    throw e;
+  }
+}
+
 /** A root vector of `levels` + 1 vectors, each but the first holding the one before it twice. */
 function dag(levels) {
   const b = new pure.Builder();
@@ -215,15 +226,22 @@ function sharing(r) {
   return b.finish();
 }
 
-test("small structures with cycles and aliases get the core's verdict", { skip: native ? false : "native addon not built" }, () => {
+test("small structures with cycles and aliases get the core's verdict, from decode and toJSON too", { skip: native ? false : "native addon not built" }, () => {
   const r = rng(7);
   const seen = new Map();
   for (let i = 0; i < 40000; i++) {
     const bytes = structure(r);
-    const ours = outcome(() => pure.verify(bytes));
-    const core = outcome(() => native.verify(bytes));
-    assert.equal(ours, core, `structure ${i}: ${bytes.join(",")}`);
-    seen.set(ours, (seen.get(ours) ?? 0) + 1);
+    const ours = located(() => pure.verify(bytes));
+    const what = `structure ${i}: ${bytes.join(",")}`;
+    // The native error comes with the same kind, offset and path.
+    assert.equal(located(() => native.verify(bytes)), ours, what);
+    // The one-pass decode and toJSON reject exactly these, with the verifier's
+    // error (a cycle is a Cycle, not nesting past the limit).
+    const decoded = located(() => pure.decode(bytes));
+    assert.equal(decoded.startsWith("BudgetExceeded") ? "ok" : decoded, ours, `decode of ${what}`);
+    assert.equal(located(() => pure.toJSON(bytes)), ours, `toJSON of ${what}`);
+    const kind = ours.split("@")[0];
+    seen.set(kind, (seen.get(kind) ?? 0) + 1);
   }
   for (const kind of ["ok", "Cycle", "InvalidUtf8", "UnsortedKeys"]) {
     assert.ok((seen.get(kind) ?? 0) >= 20, `verdicts: ${JSON.stringify([...seen])}`);
