@@ -649,7 +649,7 @@ static flexbuf_status json_status(const char *kind) {
 
 /* One damaged buffer against the core's verdicts: verify says the same (with
  * the same kind: the ABI is the core); a rejected buffer fails root and
- * to_json with zeroed outputs; an accepted one converts to JSON with the
+ * to_json with zeroed outputs, to_json with the same kind; an accepted one converts to JSON with the
  * core's outcome and reads fully (a bounded walk) through the reader. */
 static const char *check_damaged(const char *verify, const char *json_kind, const uint8_t *data, size_t len,
                                  char *err) {
@@ -675,6 +675,9 @@ static const char *check_damaged(const char *verify, const char *json_kind, cons
             result = err;
         } else if (js != FLEXBUF_ERR_INVALID_BUFFER || json.data || json.len || json.handle) {
             fail(err, "to_json returned %s or left a non-zero buffer", flexbuf_status_name(js));
+            result = err;
+        } else if (strcmp(flexbuf_last_error_kind(), verify) != 0) {
+            fail(err, "to_json fails with %s, the core's verify with %s", flexbuf_last_error_kind(), verify);
             result = err;
         }
     } else if (rs != FLEXBUF_OK) {

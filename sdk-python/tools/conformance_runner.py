@@ -390,7 +390,9 @@ def check_damaged(verify: str, json_outcome: str, data: bytes) -> str | None:
         ):
             try:
                 call()
-            except flexbuf.ValidationError:
+            except flexbuf.ValidationError as e:
+                if e.kind != verify:
+                    return f"{name} fails with {e.kind}, the core's verify with {verify}"
                 continue
             return f"{name} accepted a buffer validate rejects"
         try:

@@ -772,9 +772,10 @@ export function decode(bytes: BytesLike, options: DecodeOptions = {}): Decoded {
   } catch (e) {
     // Bytes the verifier rejects fail with its error (kind, offset, path), as
     // Python's `loads` and every verifier here report them: a cycle, which the
-    // decoder alone sees only as nesting past its limit, is a `Cycle`. Only
-    // the failure pays for the second pass.
-    if (e instanceof FlexError && e.kind !== "BudgetExceeded") verify(u8, { maxDepth: d.maxDepth });
+    // decoder alone sees only as nesting past its limit, is a `Cycle`, and a
+    // broken buffer whose sharing exhausts the budget before the break is
+    // reached is reported broken. Only the failure pays for the second pass.
+    if (e instanceof FlexError) verify(u8, { maxDepth: d.maxDepth });
     throw e;
   }
 }

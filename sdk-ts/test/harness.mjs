@@ -319,7 +319,9 @@ export function checkDamaged(fb, verify, json, bytes) {
   }
   if (verify !== "ok") {
     for (const [name, f] of [["decode", () => fb.decode(bytes)], ["toJSON", () => fb.toJSON(bytes)]]) {
-      if (outcome(fb, f) === "ok") return `${name} accepted a buffer verify rejects`;
+      const got = outcome(fb, f);
+      if (got === "ok") return `${name} accepted a buffer verify rejects`;
+      if (got !== verify) return `${name} fails with ${got}, the core's verify with ${verify}`;
     }
     return null;
   }

@@ -9,7 +9,8 @@
 //! - [`annotate`]: the annotated notation of a value;
 //! - [`generate`]: the deterministic case generator behind `--regen`;
 //! - [`random`]: random valid op sequences for the C++ differential test;
-//! - [`damage`]: seeded damaged buffers for the agreement category;
+//! - [`damage`]: seeded damaged buffers for the agreement category, and
+//!   [`laid`]: hand-laid ones with cycles and aliases beside them;
 //! - [`run`], [`invalid`], [`peer`]: the Rust runner's categories, the invalid
 //!   corpus and the `flexbuffers` crate peer column;
 //! - [`report`]: the JSON result lines every language runner prints.
@@ -28,6 +29,7 @@ pub mod damage;
 pub mod error;
 pub mod generate;
 pub mod invalid;
+pub mod laid;
 pub mod op;
 pub mod peer;
 pub mod random;

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use flexbuf_conformance::case::{self, load_dir};
 use flexbuf_conformance::cpp::CppReplayer;
 use flexbuf_conformance::report::CategoryResult;
-use flexbuf_conformance::{damage, generate, invalid, peer, run, Error};
+use flexbuf_conformance::{damage, generate, invalid, laid, peer, run, Error};
 
 const USAGE: &str = "usage: flexbuf-conformance <run [--cases DIR] [--invalid DIR] \
                      | damage --out FILE [--cases DIR] [--invalid DIR] | peers [--cases DIR] | check-goldens --replay BIN [--cases DIR] \
@@ -77,7 +77,9 @@ fn replayer(args: &Args) -> Result<CppReplayer, Error> {
 fn damaged(args: &Args, files: &[case::CaseFile]) -> Result<Vec<damage::Damaged>, Error> {
     let sources = damage::sources(files, &damage::default_fixtures(), &args.invalid)?;
     let (seed, count) = damage::settings();
-    Ok(damage::generate(&sources, seed, count))
+    let mut all = damage::generate(&sources, seed, count);
+    all.extend(laid::generate(seed, laid::COUNT));
+    Ok(all)
 }
 
 fn main_inner(args: &Args) -> Result<ExitCode, Error> {

@@ -344,7 +344,13 @@ object Runner {
         if (ours != d.verify) return "core says ${d.verify}, verify says $ours"
         val walk = outcome { checkedRead(FlexRef.root(d.bytes), maxValues = AGREEMENT_VALUES) }
         val json = outcome { FlexJson.toJson(d.bytes) }
-        if (d.verify != "ok") return if (json == "ok") "to_json accepted a buffer verify rejects" else null
+        if (d.verify != "ok") {
+            return when (json) {
+                "ok" -> "to_json accepted a buffer verify rejects"
+                d.verify -> null
+                else -> "to_json fails with $json, the core's verify with ${d.verify}"
+            }
+        }
         if (json != d.json) return "to_json gives $json, the core ${d.json}"
         if (walk == "BudgetExceeded") return null
         if (walk != "ok") return "checked read of an accepted buffer failed with $walk"
