@@ -2,7 +2,7 @@
 // `cargo xtask build-all` or `npx tsc -p sdk-ts`): verify, the checked reader,
 // decode and toJSON on arbitrary bytes. Must hold: nothing throws but a
 // FlexError (no RangeError, no stack overflow, no TypeError); what verify
-// rejects, decode and toJSON reject; what it accepts, decode expands (or
+// rejects, decode and toJSON reject with its error kind; what it accepts, decode expands (or
 // refuses on the budget), with the keys the checked reader reads in every map,
 // and toJSON converts (or refuses on the budget or a non-finite float), and a
 // bounded checked walk ends only in a FlexError or its own bound. Run: see fuzz/README.md.
@@ -78,8 +78,8 @@ export function fuzz(data) {
   const decoded = kind(() => { value = fb.decode(bytes); });
   const json = kind(() => fb.toJSON(bytes));
   if (verdict !== null) {
-    if (decoded === null) throw new Error(`decode accepted bytes verify rejects (${verdict})`);
-    if (json === null) throw new Error(`toJSON accepted bytes verify rejects (${verdict})`);
+    if (decoded !== verdict) throw new Error(`decode gives ${decoded ?? "a value"} for bytes verify rejects with ${verdict}`);
+    if (json !== verdict) throw new Error(`toJSON gives ${json ?? "text"} for bytes verify rejects with ${verdict}`);
     return;
   }
   if (decoded !== null && decoded !== "BudgetExceeded") throw new Error(`decode of verified bytes failed: ${decoded}`);
