@@ -296,7 +296,8 @@ export function runInvalid(fb, lang, items) {
 const AGREEMENT_LIMITS = { values: 20000, bytes: 16 << 20, depth: 64, nul: true };
 const WALK_LIMITS = new Set(["too many values", "too many bytes", "too deep", "string without NUL"]);
 
-function outcome(fb, f) {
+/** `ok`, or the kind of the FlexError `f` throws (anything else is rethrown). */
+export function outcome(fb, f) {
   try {
     f();
     return "ok";

@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as pure from "../dist/index.js";
+import { outcome as outcomeOf } from "./harness.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const native = existsSync(join(here, "..", "native", "index.node")) ? await import("../dist/node.js") : null;
@@ -26,15 +27,7 @@ function rng(seed) {
   return { int: (lo, hi) => lo + Math.floor(next() * (hi - lo)), bool: () => next() < 0.5 };
 }
 
-function outcome(f) {
-  try {
-    f();
-    return "ok";
-  } catch (e) {
-    if (e instanceof pure.FlexError) return e.kind;
-    throw e;
-  }
-}
+const outcome = (f) => outcomeOf(pure, f);
 
 /** The error `f` throws as `kind@offset path` (`ok` when none). */
 function located(f) {
@@ -119,6 +112,18 @@ function structure(r) {
     const packed = r.int(0, 8) === 0 ? [40, 20, 16, 100, 36, 44][r.int(0, 6)] : packs[j];
     return [off, packed];
   };
+  /** Writes `n` elements and their type bytes; returns where they start. */
+  const elements = (n) => {
+    const self = out.length;
+    const types = [];
+    for (let e = 0; e < n; e++) {
+      const [off, packed] = element(self, out.length);
+      out.push(off);
+      types.push(packed);
+    }
+    out.push(...types);
+    return self;
+  };
   const nodes = r.int(2, 9);
   for (let node = 0; node < nodes && out.length <= 180; node++) {
     const kind = r.int(0, 3);
@@ -131,15 +136,7 @@ function structure(r) {
     } else if (kind === 1) {
       const n = r.int(1, 5);
       out.push(n);
-      const self = out.length;
-      const types = [];
-      for (let e = 0; e < n; e++) {
-        const [off, packed] = element(self, out.length);
-        out.push(off);
-        types.push(packed);
-      }
-      out.push(...types);
-      starts.push(self);
+      starts.push(elements(n));
       packs.push(40);
     } else {
       const n = r.int(2, 4);
@@ -150,15 +147,7 @@ function structure(r) {
       for (const k of chosen) out.push(out.length - k);
       const prefix = out.length;
       out.push(prefix - kv, 1, n);
-      const self = out.length;
-      const types = [];
-      for (let e = 0; e < n; e++) {
-        const [off, packed] = element(self, out.length);
-        out.push(off);
-        types.push(packed);
-      }
-      out.push(...types);
-      starts.push(self, kv);
+      starts.push(elements(n), kv);
       packs.push(36, 56);
     }
   }

@@ -23,6 +23,38 @@ pub const COUNT: usize = 3_000;
 /// key, blob, map, typed vector of ints (all 1 byte wide).
 const OTHER_TYPES: [u8; 6] = [40, 20, 16, 100, 36, 44];
 
+/// The offset and packed type of an element in the slot at `slot` of the
+/// container whose data starts at `own`, given the nodes written so far.
+fn element(rng: &mut XorShift, nodes: &[(usize, u8)], own: usize, slot: usize) -> (u8, u8) {
+    match rng.below(20) {
+        0 => ((slot - own) as u8, 40),  // the container itself: a cycle
+        1 => (rng.below(100) as u8, 4), // an int
+        _ if nodes.is_empty() => (5, 4),
+        _ => {
+            let (at, packed) = nodes[rng.below(nodes.len())];
+            match u8::try_from(slot - at) {
+                Ok(off) if rng.below(8) == 0 => (off, rng.pick(&OTHER_TYPES)),
+                Ok(off) => (off, packed),
+                Err(_) => (3, 4),
+            }
+        }
+    }
+}
+
+/// Writes `n` elements and their type bytes at the end of `out`; returns
+/// where they start.
+fn elements(rng: &mut XorShift, nodes: &[(usize, u8)], out: &mut Vec<u8>, n: usize) -> usize {
+    let own = out.len();
+    let mut types = Vec::with_capacity(n);
+    for _ in 0..n {
+        let (off, packed) = element(rng, nodes, own, out.len());
+        out.push(off);
+        types.push(packed);
+    }
+    out.extend_from_slice(&types);
+    own
+}
+
 /// One hand-laid buffer.
 fn structure(rng: &mut XorShift) -> Vec<u8> {
     let mut out: Vec<u8> = Vec::new();
@@ -33,21 +65,6 @@ fn structure(rng: &mut XorShift) -> Vec<u8> {
         keys.push(out.len());
         out.extend_from_slice(&[k, 0]);
     }
-    let element = |rng: &mut XorShift, nodes: &[(usize, u8)], own: usize, slot: usize| {
-        match rng.below(20) {
-            0 => ((slot - own) as u8, 40),  // the container itself: a cycle
-            1 => (rng.below(100) as u8, 4), // an int
-            _ if nodes.is_empty() => (5, 4),
-            _ => {
-                let (at, packed) = nodes[rng.below(nodes.len())];
-                match u8::try_from(slot - at) {
-                    Ok(off) if rng.below(8) == 0 => (off, rng.pick(&OTHER_TYPES)),
-                    Ok(off) => (off, packed),
-                    Err(_) => (3, 4),
-                }
-            }
-        }
-    };
     for _ in 0..2 + rng.below(7) {
         if out.len() > 180 {
             break;
@@ -75,14 +92,7 @@ fn structure(rng: &mut XorShift) -> Vec<u8> {
             1 => {
                 let n = 1 + rng.below(4);
                 out.push(n as u8);
-                let own = out.len();
-                let mut types = Vec::with_capacity(n);
-                for _ in 0..n {
-                    let (off, packed) = element(rng, &nodes, own, out.len());
-                    out.push(off);
-                    types.push(packed);
-                }
-                out.extend_from_slice(&types);
+                let own = elements(rng, &nodes, &mut out, n);
                 nodes.push((own, 40));
             }
             _ => {
@@ -103,14 +113,7 @@ fn structure(rng: &mut XorShift) -> Vec<u8> {
                 }
                 let prefix = out.len();
                 out.extend_from_slice(&[(prefix - kv) as u8, 1, n as u8]);
-                let own = out.len();
-                let mut types = Vec::with_capacity(n);
-                for _ in 0..n {
-                    let (off, packed) = element(rng, &nodes, own, out.len());
-                    out.push(off);
-                    types.push(packed);
-                }
-                out.extend_from_slice(&types);
+                let own = elements(rng, &nodes, &mut out, n);
                 nodes.push((own, 36));
                 // Its keys vector, for later elements to reach as a plain key vector.
                 nodes.push((kv, 56));

@@ -170,6 +170,17 @@ class VerifyBookkeepingTest {
             }
             return off to packed
         }
+        /** Writes [n] elements and their type bytes; returns where they start. */
+        fun elements(n: Int): Int {
+            val self = out.size()
+            val types = IntArray(n)
+            for (e in 0 until n) {
+                val (off, packed) = element(self, out.size())
+                out.write(off); types[e] = packed
+            }
+            types.forEach { out.write(it) }
+            return self
+        }
         repeat(r.nextInt(2, 9)) {
             if (out.size() > 180) return@repeat
             when (r.nextInt(3)) {
@@ -180,14 +191,7 @@ class VerifyBookkeepingTest {
                 1 -> { // a vector
                     val n = r.nextInt(1, 5)
                     out.write(n)
-                    val self = out.size()
-                    val types = IntArray(n)
-                    for (e in 0 until n) {
-                        val (off, packed) = element(self, out.size())
-                        out.write(off); types[e] = packed
-                    }
-                    types.forEach { out.write(it) }
-                    starts.add(self); packs.add(40)
+                    starts.add(elements(n)); packs.add(40)
                 }
                 else -> { // a map on keys vector of two or three keys, sometimes out of order
                     val n = r.nextInt(2, 4)
@@ -197,14 +201,7 @@ class VerifyBookkeepingTest {
                     for (k in chosen) out.write(out.size() - k)
                     val prefix = out.size()
                     out.write(prefix - kv); out.write(1); out.write(n)
-                    val self = out.size()
-                    val types = IntArray(n)
-                    for (e in 0 until n) {
-                        val (off, packed) = element(self, out.size())
-                        out.write(off); types[e] = packed
-                    }
-                    types.forEach { out.write(it) }
-                    starts.add(self); packs.add(36)
+                    starts.add(elements(n)); packs.add(36)
                     // Its keys vector, for later elements to reach as a plain key vector.
                     starts.add(kv); packs.add(56)
                 }
