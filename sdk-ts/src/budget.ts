@@ -28,6 +28,25 @@ export function budgetFor(len: number): BudgetLimits {
   };
 }
 
+/**
+ * The deepest nesting any reader or writer here accepts, whatever its
+ * `maxDepth` option says (the Rust core's cap): each level is a few frames
+ * of JS recursion, and a cyclic buffer or object taken deeper than this
+ * overflowed the stack with a `RangeError` instead of failing cleanly.
+ */
+export const MAX_DEPTH = 1024;
+
+/**
+ * A `maxDepth` option as the limit applied: 64 when absent, at most
+ * {@link MAX_DEPTH}. NaN, or anything not a number, is a `TypeError`: it
+ * would pass every depth check.
+ */
+export function depthLimit(requested: number | undefined): number {
+  const d = requested ?? 64;
+  if (typeof d !== "number" || Number.isNaN(d)) throw new TypeError(`maxDepth must be a number, not ${String(d)}`);
+  return Math.min(d, MAX_DEPTH);
+}
+
 /** The error every budget check throws. */
 export function budgetExceeded(offset?: number): Error {
   return fail("BudgetExceeded", "expansion budget exceeded", offset);

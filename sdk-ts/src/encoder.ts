@@ -55,7 +55,7 @@ export class Encoder {
   encode(value: unknown): Uint8Array {
     if (this.busy) return encode(value, this.options);
     const b = this.plain ?? (this.plain = new Builder(this.options));
-    return this.run(b, () => pushValue(b, value, this.options.maxDepth ?? 64));
+    return this.run(b, () => pushValue(b, value, this.options.maxDepth));
   }
 
   /**

@@ -14,7 +14,7 @@
  */
 
 import { Builder } from "./builder.js";
-import { budgetExceeded, budgetFor } from "./budget.js";
+import { budgetExceeded, budgetFor, depthLimit } from "./budget.js";
 import { fail, FlexError } from "./error.js";
 import { Buf, follow, readFloat, readInt, readUInt, readUIntAs, rootSlot } from "./reader.js";
 import type { BytesLike } from "./reader.js";
@@ -582,11 +582,11 @@ class JsonReader {
 /** Parses JSON text into a FlexBuffer (the same bytes as the Rust core's `from_json`). */
 export function fromJSON(text: string, options: FromJsonOptions = {}): Uint8Array {
   const b = new Builder({ share: options.share, initialCapacity: Math.max(256, text.length) });
-  new JsonReader(text, b, Math.min(options.maxDepth ?? 64, 1024)).run();
+  new JsonReader(text, b, depthLimit(options.maxDepth)).run();
   return b.finishView();
 }
 
 /** Parses JSON text into an existing builder (pushes one value; does not finish). */
 export function fromJSONInto(text: string, b: Builder, options: FromJsonOptions = {}): void {
-  new JsonReader(text, b, Math.min(options.maxDepth ?? 64, 1024)).run();
+  new JsonReader(text, b, depthLimit(options.maxDepth)).run();
 }

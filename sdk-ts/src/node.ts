@@ -13,6 +13,7 @@
  */
 
 import { createRequire } from "node:module";
+import { depthLimit } from "./budget.js";
 import { fail, FlexError, ErrorKind } from "./error.js";
 import * as pure from "./index.js";
 import type { FromJsonOptions, ToJsonOptions } from "./json.js";
@@ -67,14 +68,14 @@ function rethrowVerified(e: NativeError, u8: Uint8Array, options: VerifyOptions)
 export function verify(bytes: BytesLike, options: VerifyOptions = {}): Uint8Array {
   if (!core || options.requireSortedKeys === false) return pure.verify(bytes, options);
   const u8 = bytesOf(bytes);
-  const r = core.verify(u8, options.maxDepth);
+  const r = core.verify(u8, depthLimit(options.maxDepth));
   if (r !== null) rethrowVerified(r, u8, options);
   return u8;
 }
 
 /** True when `bytes` pass {@link verify}. */
 export function isValid(bytes: BytesLike, options: VerifyOptions = {}): boolean {
-  if (core && options.requireSortedKeys !== false) return core.verify(bytesOf(bytes), options.maxDepth) === null;
+  if (core && options.requireSortedKeys !== false) return core.verify(bytesOf(bytes), depthLimit(options.maxDepth)) === null;
   try {
     verify(bytes, options);
     return true;
@@ -96,7 +97,7 @@ export function toJSON(bytes: BytesLike, options: ToJsonOptions = {}): string {
 /** Parses JSON text into a FlexBuffer (native core when available); same bytes either way. */
 export function fromJSON(text: string, options: FromJsonOptions = {}): Uint8Array {
   if (!core) return pure.fromJSON(text, options);
-  const r = core.fromJSON(text, options.share ?? 1, Math.min(options.maxDepth ?? 64, 1024));
+  const r = core.fromJSON(text, options.share ?? 1, depthLimit(options.maxDepth));
   if (!(r instanceof Uint8Array)) rethrow(r);
   return r;
 }

@@ -18,7 +18,7 @@
  */
 
 import { Builder, KeyLayout, KeyVector, Share, wordsOf } from "./builder.js";
-import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
+import { budgetExceeded, budgetFor, BudgetLimits, depthLimit } from "./budget.js";
 import { fail, FlexError, PathSegment } from "./error.js";
 import { bytesOf, f32At, f64At, joinWords, littleEndianCopy, rootOf, u32 } from "./reader.js";
 import type { BytesLike } from "./reader.js";
@@ -247,7 +247,7 @@ export class DecodeContext {
     if (options.verify) verify(bytes, { maxDepth: options.maxDepth });
     this.u8 = bytes;
     this.n = bytes.length;
-    this.maxDepth = options.maxDepth ?? 64;
+    this.maxDepth = depthLimit(options.maxDepth);
     this.keyedOnly = options.keyedOnly ?? false;
     const budget = options.budget ?? budgetFor(bytes.length);
     this.nodes = budget.maxNodes;

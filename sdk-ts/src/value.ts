@@ -21,7 +21,7 @@
 
 import { Builder, BuilderOptions, isIntElement } from "./builder.js";
 import type { ScalarKind } from "./builder.js";
-import { budgetExceeded, budgetFor, BudgetLimits } from "./budget.js";
+import { budgetExceeded, budgetFor, BudgetLimits, depthLimit } from "./budget.js";
 import { fail, FlexError } from "./error.js";
 import { bytesOf, f32At, f64At, IntMode, joinWords, littleEndianCopy, rootOf, u32 } from "./reader.js";
 import type { BytesLike } from "./reader.js";
@@ -180,7 +180,7 @@ class Decoder {
     this.u8 = u8;
     this.n = u8.length;
     this.mode = o.int64 ?? "auto";
-    this.maxDepth = o.maxDepth ?? 64;
+    this.maxDepth = depthLimit(o.maxDepth);
     this.copy = o.copyBlobs ?? true;
     const budget = o.budget ?? budgetFor(u8.length);
     this.nodes = budget.maxNodes;
@@ -787,7 +787,7 @@ const I64_MAX = 2n ** 63n - 1n;
 
 /** Pushes `v` onto `b` as one value (see the module notes for the mapping). */
 export function pushValue(b: Builder, v: unknown, maxDepth = 64): void {
-  push(b, v, 0, maxDepth);
+  push(b, v, 0, depthLimit(maxDepth));
 }
 
 function push(b: Builder, v: unknown, depth: number, maxDepth: number): void {
@@ -1072,7 +1072,7 @@ export function encode(value: unknown, options?: EncodeOptions): Uint8Array {
   freshShapes = 0;
   if (options !== undefined && (options.share !== undefined || options.dedupKeyVectors !== undefined)) {
     const b = new Builder(options);
-    push(b, value, 0, options.maxDepth ?? 64);
+    push(b, value, 0, depthLimit(options.maxDepth));
     return b.finishView();
   }
   // Reuse one builder (its buffers and pools) across calls; a nested call
@@ -1082,7 +1082,7 @@ export function encode(value: unknown, options?: EncodeOptions): Uint8Array {
   if (b === null) b = new Builder();
   else b.clear();
   try {
-    push(b, value, 0, options?.maxDepth ?? 64);
+    push(b, value, 0, depthLimit(options?.maxDepth));
     return b.finish();
   } finally {
     b.clear();

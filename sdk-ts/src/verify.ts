@@ -9,6 +9,7 @@
  * checked once; a tree-shaped buffer pays two bits per byte for this.
  */
 
+import { depthLimit } from "./budget.js";
 import { fail, FlexError } from "./error.js";
 import { Buf, bytesOf, follow, keyLength, readUInt, rootSlot } from "./reader.js";
 import type { BytesLike } from "./reader.js";
@@ -49,7 +50,7 @@ class Verifier {
 
   constructor(b: Buf, options: VerifyOptions) {
     this.b = b;
-    this.maxDepth = Math.min(options.maxDepth ?? 64, 1024);
+    this.maxDepth = depthLimit(options.maxDepth);
     this.sorted = options.requireSortedKeys ?? true;
     this.marks = new Int32Array(2 * ((b.u8.length >>> 5) + 1));
     const depths = Math.max(this.maxDepth, 0) + 1;

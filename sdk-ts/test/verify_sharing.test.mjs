@@ -84,6 +84,25 @@ test("shared subtrees verify in linear time, and depth counts through them", () 
   assert.equal(outcome(() => pure.verify(skew, { maxDepth: 4 })), "DepthLimit");
 });
 
+test("a vector holding itself is a Cycle at any depth limit (capped at 1024), and a limit that is not a number is refused", () => {
+  const loop = new Uint8Array([1, 0, 40, 2, 40, 1]); // its one element points back at the vector
+  for (const maxDepth of [2, 2.5, 64, 1024, Infinity]) {
+    assert.equal(outcome(() => pure.verify(loop, { maxDepth })), "Cycle", `maxDepth ${maxDepth}`);
+    assert.equal(outcome(() => pure.decode(loop, { maxDepth })), "Cycle", `decode, maxDepth ${maxDepth}`);
+  }
+  assert.equal(outcome(() => pure.verify(loop, { maxDepth: 0 })), "DepthLimit");
+  // A cyclic object, and text nested past any limit, stop at the 1024 cap
+  // too instead of overflowing the stack.
+  const self = {};
+  self.self = self;
+  assert.equal(outcome(() => pure.encode(self, { maxDepth: Infinity })), "DepthLimit");
+  assert.equal(outcome(() => pure.fromJSON("[".repeat(5000) + "]".repeat(5000), { maxDepth: Infinity })), "DepthLimit");
+  // NaN would pass every depth check and record no path: the cycle would overflow the stack.
+  for (const f of [() => pure.verify(loop, { maxDepth: NaN }), () => pure.decode(loop, { maxDepth: NaN }), () => pure.encode(self, { maxDepth: NaN })]) {
+    assert.throws(f, TypeError);
+  }
+});
+
 /**
  * A buffer of 1-byte-wide strings, keys, vectors and maps written bottom-up
  * as a builder would, except that elements point at any node before them and

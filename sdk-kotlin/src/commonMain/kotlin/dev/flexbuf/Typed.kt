@@ -189,13 +189,17 @@ public class EncodeContext {
  *
  * @param budget the expansion budget.
  * @param keyedOnly never read by position (the writer's schema is known to differ).
- * @param maxDepth deepest nesting of messages and collections below the root (the verifier's default limit).
+ * @param maxDepth deepest nesting of messages and collections below the root (the verifier's default limit;
+ *   capped at 1024, as the verifier caps it: a cyclic buffer of a recursive type taken deeper could overflow
+ *   the thread's stack instead of failing with a [FlexException]).
  */
 public class DecodeContext(
     private val budget: Budget,
     private val keyedOnly: Boolean = false,
-    private val maxDepth: Int = 64,
+    maxDepth: Int = 64,
 ) {
+    private val maxDepth: Int = minOf(maxDepth, 1024)
+
     /** A context for a buffer of [len] bytes with the default budget. */
     public constructor(len: Int) : this(Budget.forInput(len))
 

@@ -202,6 +202,12 @@ class OnePassDecodeTest {
         val e = try { FlexBuffers.decode(DeepLevelFlexCoder, cyclic); null } catch (e: FlexException) { e }
         assertEquals(ErrorKind.DepthLimit, e?.kind)
         assertTrue(e!!.path!!.startsWith("$.child.child.child"), "path ${e.path}")
+        // A context asking for no depth limit gets the verifier's cap of 1024, not a stack overflow.
+        val unbounded = DecodeContext(Budget.forInput(cyclic.size), maxDepth = Int.MAX_VALUE)
+        val capped = try { DeepLevelFlexCoder.decode(FlexRef.root(cyclic), unbounded); null } catch (e: FlexException) { e }
+        assertEquals(ErrorKind.DepthLimit, capped?.kind)
+        // Entering the 1025th level below the root fails: its path names 1,025 fields.
+        assertEquals(1025, capped!!.path!!.split(".child").size - 1)
     }
 
     /** The `Flex` format's outcome: its own re-encoding, or the exception's class and (for [FlexException]) kind and path. */
