@@ -227,40 +227,42 @@ class Verifier {
     this.span(keys, klen, kw);
     const u8 = this.b.u8;
     let prev = -1;
-    let prevLen = 0;
     for (let i = 0; i < klen; i++) {
       const at = follow(this.b, keys + i * kw, kw);
-      let n: number;
       try {
-        n = this.key(at);
+        this.key(at);
       } catch (e) {
         throw e instanceof FlexError ? e.within(i) : e;
       }
       if (this.sorted && prev >= 0) {
-        // Unsigned byte order, strictly ascending (strcmp on NUL-terminated keys).
-        let c = 0;
-        const m = Math.min(prevLen, n);
-        for (let j = 0; j < m && c === 0; j++) c = u8[prev + j] - u8[at + j];
-        if (c === 0) c = prevLen - n;
-        if (c >= 0) throw fail("UnsortedKeys", "map keys are not strictly ascending", keys + i * kw);
+        // Unsigned byte order, strictly ascending (strcmp on NUL-terminated
+        // keys): both end in a NUL inside the buffer (checked by `key`), so
+        // the loop stops at the first difference or at the first key's end,
+        // with no scan for either's length.
+        let j = 0;
+        let x = u8[prev];
+        let y = u8[at];
+        while (x === y && x !== 0) {
+          j++;
+          x = u8[prev + j];
+          y = u8[at + j];
+        }
+        if (x >= y) throw fail("UnsortedKeys", "map keys are not strictly ascending", keys + i * kw);
       }
       prev = at;
-      prevLen = n;
     }
     if (again) this.remember(keys, tag, 0);
     return [keys, kw];
   }
 
-  /** A NUL-terminated UTF-8 key at `at`, checked once per position; returns its length. */
-  key(at: number): number {
-    const n = keyLength(this.b, at);
+  /** Checks that a NUL-terminated UTF-8 key starts at `at`; each position is scanned once however many maps share the key. */
+  key(at: number): void {
     const i = 2 * (at >>> 5) + 1;
     const mask = 1 << (at & 31);
-    if ((this.marks[i] & mask) === 0) {
-      if (!isUtf8(this.b.u8, at, n)) throw fail("InvalidUtf8", "key is not valid UTF-8", at);
-      this.marks[i] |= mask;
-    }
-    return n;
+    if ((this.marks[i] & mask) !== 0) return;
+    const n = keyLength(this.b, at);
+    if (!isUtf8(this.b.u8, at, n)) throw fail("InvalidUtf8", "key is not valid UTF-8", at);
+    this.marks[i] |= mask;
   }
 
   size(data: number, w: number): number {

@@ -217,43 +217,41 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
         val again = reach(keys)
         if (again && memo.get(keys, tag) >= 0) return r
         span(buf, keys, kn, kw)
-        var prevAt = -1
-        var prevEnd = -1
+        var prev = -1
         for (i in 0 until kn) {
             val at = follow(buf, keys + i * kw, kw)
-            val end = try { key(at) } catch (e: FlexException) { throw e.inIndex(i) }
-            if (sorted && prevAt >= 0 && compareRanges(prevAt, prevEnd, at, end) >= 0) {
-                fail(ErrorKind.UnsortedKeys, keys + i * kw)
-            }
-            prevAt = at
-            prevEnd = end
+            try { key(at) } catch (e: FlexException) { throw e.inIndex(i) }
+            if (sorted && prev >= 0 && !keyLess(prev, at)) fail(ErrorKind.UnsortedKeys, keys + i * kw)
+            prev = at
         }
         if (again) memo.put(keys, tag, 0)
         return r
     }
 
-    private fun compareRanges(a: Int, ae: Int, b: Int, be: Int): Int {
-        val la = ae - a
-        val lb = be - b
-        val n = minOf(la, lb)
-        for (k in 0 until n) {
-            val x = buf[a + k].toInt() and 0xff
-            val y = buf[b + k].toInt() and 0xff
-            if (x != y) return x - y
+    /**
+     * Whether the key at [a] is below the key at [b] in byte order (both
+     * checked by [key], so each ends in a NUL inside the buffer): compared up
+     * to the first difference, with no scan for either's end.
+     */
+    private fun keyLess(a: Int, b: Int): Boolean {
+        var j = 0
+        while (true) {
+            val x = buf[a + j].toInt() and 0xff
+            val y = buf[b + j].toInt() and 0xff
+            if (x != y) return x < y
+            if (x == 0) return false
+            j++
         }
-        return la - lb
     }
 
-    /** A NUL-terminated UTF-8 key at [at], checked once per position; returns the NUL's position. */
-    private fun key(at: Int): Int {
+    /** Checks that a NUL-terminated UTF-8 key starts at [at]; each position is scanned once however many maps share the key. */
+    private fun key(at: Int) {
         val i = 2 * (at ushr 6) + 1
         val mask = 1L shl at
+        if (marks[i] and mask != 0L) return
         val end = keyEnd(buf, at)
-        if (marks[i] and mask == 0L) {
-            if (Utf8.invalidAt(buf, at, end) >= 0) fail(ErrorKind.InvalidUtf8, at)
-            marks[i] = marks[i] or mask
-        }
-        return end
+        if (Utf8.invalidAt(buf, at, end) >= 0) fail(ErrorKind.InvalidUtf8, at)
+        marks[i] = marks[i] or mask
     }
 
     private fun size(data: Int, w: Int): Int {
