@@ -9,9 +9,9 @@
 //! as another type than it was written as (a string read as a vector, a map's
 //! keys vector read as a plain key vector or a vector, a key as a string), or
 //! at keys out of order; some strings are longer than the verifiers' 32-byte
-//! threshold for remembering them, and some are not UTF-8. Roughly three in
-//! four are accepted by the core, and most of the rest are cycles, invalid
-//! UTF-8, unsorted keys and offsets out of bounds.
+//! threshold for remembering them, and some are not UTF-8. With seed 18
+//! about seven in ten are accepted by the core; most of the rest are invalid
+//! UTF-8, then cycles, missing NULs and unsorted keys.
 
 use crate::damage::Damaged;
 use crate::random::XorShift;
