@@ -77,7 +77,11 @@ test("untyped numeric vectors decode in bulk exactly as element by element", () 
 
 test("typed numeric vectors decode in bulk exactly as element by element", () => {
   const r = rng(11);
-  const kinds = { small: ["i8", "i16", "i32", "i64", "u8"], i32: ["i32", "i64"], i64: ["i64"], u64: ["u64"], f64: ["f64"], f32: ["f32", "f64"] };
+  const kinds = {
+    small: ["i8", "i16", "i32", "i64", "u8"], i32: ["i32", "i64"], i64: ["i64"], u64: ["u64"], f64: ["f64"], f32: ["f32", "f64"],
+    // The bounds of the one- and two-byte widths, signed and unsigned.
+    i8: ["i8", "i16"], u8: ["u8", "u16"], i16: ["i16"], u16: ["u16", "u32"],
+  };
   for (const [kind, stores] of Object.entries(kinds)) {
     for (const store of stores) {
       for (const len of LENGTHS) {
