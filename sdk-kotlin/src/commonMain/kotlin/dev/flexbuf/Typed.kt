@@ -190,15 +190,21 @@ public class EncodeContext {
  * @param budget the expansion budget.
  * @param keyedOnly never read by position (the writer's schema is known to differ).
  * @param maxDepth deepest nesting of messages and collections below the root (the verifier's default limit;
- *   capped at 1024, as the verifier caps it: a cyclic buffer of a recursive type taken deeper could overflow
- *   the thread's stack instead of failing with a [FlexException]).
+ *   capped at [MAX_DEPTH]: each level of a generated decoder takes up to three frames, about 1.1 KB of stack
+ *   while the JVM has not compiled them yet, so a cyclic buffer of a recursive type taken to the verifier's cap
+ *   of 1024 could overflow a thread's 1 MB stack instead of failing with a [FlexException]).
  */
 public class DecodeContext(
     private val budget: Budget,
     private val keyedOnly: Boolean = false,
     maxDepth: Int = 64,
 ) {
-    private val maxDepth: Int = minOf(maxDepth, 1024)
+    private val maxDepth: Int = minOf(maxDepth, MAX_DEPTH)
+
+    public companion object {
+        /** The deepest nesting any context allows, whatever it asks for (half the verifier's cap). */
+        public const val MAX_DEPTH: Int = 512
+    }
 
     /** A context for a buffer of [len] bytes with the default budget. */
     public constructor(len: Int) : this(Budget.forInput(len))

@@ -202,12 +202,18 @@ class OnePassDecodeTest {
         val e = try { FlexBuffers.decode(DeepLevelFlexCoder, cyclic); null } catch (e: FlexException) { e }
         assertEquals(ErrorKind.DepthLimit, e?.kind)
         assertTrue(e!!.path!!.startsWith("$.child.child.child"), "path ${e.path}")
-        // A context asking for no depth limit gets the verifier's cap of 1024, not a stack overflow.
+        // A context asking for no depth limit gets the cap, not a stack overflow, even on a fresh thread
+        // of a 1 MB stack (the JVM's default) while the decoder may still be interpreted.
         val unbounded = DecodeContext(Budget.forInput(cyclic.size), maxDepth = Int.MAX_VALUE)
-        val capped = try { DeepLevelFlexCoder.decode(FlexRef.root(cyclic), unbounded); null } catch (e: FlexException) { e }
-        assertEquals(ErrorKind.DepthLimit, capped?.kind)
-        // Entering the 1025th level below the root fails: its path names 1,025 fields.
-        assertEquals(1025, capped!!.path!!.split(".child").size - 1)
+        var capped: Throwable? = null
+        val t = Thread(null, {
+            capped = try { DeepLevelFlexCoder.decode(FlexRef.root(cyclic), unbounded); null } catch (e: Throwable) { e }
+        }, "one-megabyte stack", 1L shl 20)
+        t.start()
+        t.join()
+        assertEquals(ErrorKind.DepthLimit, (capped as? FlexException)?.kind, "got $capped")
+        // Entering the level below the cap fails: its path names MAX_DEPTH + 1 fields.
+        assertEquals(DecodeContext.MAX_DEPTH + 1, (capped as FlexException).path!!.split(".child").size - 1)
     }
 
     /** The `Flex` format's outcome: its own re-encoding, or the exception's class and (for [FlexException]) kind and path. */
