@@ -792,7 +792,7 @@ impl Gen<'_> {
             out,
             "    override fun decode(r: FlexRef, cx: DecodeContext): {name} {{"
         );
-        out.push_str("        cx.charge()\n        val m = r.asMap()\n");
+        out.push_str("        cx.charge()\n        val m = Typed.unionMap(r)\n");
         let _ = writeln!(
             out,
             "        if (m.size != 1) throw Typed.badUnion(\"union {} needs exactly one entry, found ${{m.size}}\", r.offset)",
@@ -801,11 +801,18 @@ impl Gen<'_> {
         out.push_str("        val v = m.values\n        val i = 0\n        return when (val k = m.key(0)) {\n");
         for v in &u.variants {
             let key = self.quote(&v.wire_name);
+            // A message or union payload is decoded as the value itself (null
+            // is then a type error, as in the Rust coders), not as a field.
+            let payload = match &v.ty {
+                TypeRef::Message(n) | TypeRef::Union(n) => {
+                    format!("Fields.payload({}, v, i, cx)", self.coder(n, &pkg))
+                }
+                other => self.decode(other, "v", "i", &pkg, 1),
+            };
             let _ = writeln!(
                 out,
-                "            {key} -> Typed.at({key}) {{ {name}.{}({}) }}",
+                "            {key} -> Typed.at({key}) {{ {name}.{}({payload}) }}",
                 self.b.variant_name(&v.name),
-                self.decode(&v.ty, "v", "i", &pkg, 1)
             );
         }
         let _ = writeln!(

@@ -371,7 +371,7 @@ public object AnchorFlexCoder : FlexCoder<Anchor> {
 
     override fun decode(r: FlexRef, cx: DecodeContext): Anchor {
         cx.charge()
-        val m = r.asMap()
+        val m = Typed.unionMap(r)
         if (m.size != 1) throw Typed.badUnion("union Anchor needs exactly one entry, found ${m.size}", r.offset)
         val v = m.values
         val i = 0

@@ -1451,13 +1451,13 @@ public object ShapeFlexCoder : FlexCoder<Shape> {
 
     override fun decode(r: FlexRef, cx: DecodeContext): Shape {
         cx.charge()
-        val m = r.asMap()
+        val m = Typed.unionMap(r)
         if (m.size != 1) throw Typed.badUnion("union Shape needs exactly one entry, found ${m.size}", r.offset)
         val v = m.values
         val i = 0
         return when (val k = m.key(0)) {
-            "Circle" -> Typed.at("Circle") { Shape.Circle(Fields.message(CircleFlexCoder, v, i, cx)) }
-            "square" -> Typed.at("square") { Shape.Square(Fields.message(SquareFlexCoder, v, i, cx)) }
+            "Circle" -> Typed.at("Circle") { Shape.Circle(Fields.payload(CircleFlexCoder, v, i, cx)) }
+            "square" -> Typed.at("square") { Shape.Square(Fields.payload(SquareFlexCoder, v, i, cx)) }
             "Label" -> Typed.at("Label") { Shape.Label(Fields.string(v, i, cx)) }
             else -> throw Typed.badUnion("unknown variant " + k + " of union Shape", r.offset)
         }

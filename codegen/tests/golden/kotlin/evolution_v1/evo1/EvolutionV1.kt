@@ -677,7 +677,7 @@ public object PetFlexCoder : FlexCoder<Pet> {
 
     override fun decode(r: FlexRef, cx: DecodeContext): Pet {
         cx.charge()
-        val m = r.asMap()
+        val m = Typed.unionMap(r)
         if (m.size != 1) throw Typed.badUnion("union Pet needs exactly one entry, found ${m.size}", r.offset)
         val v = m.values
         val i = 0

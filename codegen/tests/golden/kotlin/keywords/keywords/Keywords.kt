@@ -1161,13 +1161,13 @@ public object TypeFlexCoder : FlexCoder<Type> {
 
     override fun decode(r: FlexRef, cx: DecodeContext): Type {
         cx.charge()
-        val m = r.asMap()
+        val m = Typed.unionMap(r)
         if (m.size != 1) throw Typed.badUnion("union Type needs exactly one entry, found ${m.size}", r.offset)
         val v = m.values
         val i = 0
         return when (val k = m.key(0)) {
-            "class" -> Typed.at("class") { Type.`class`(Fields.message(StringFlexCoder, v, i, cx)) }
-            "object" -> Typed.at("object") { Type.`object`(Fields.message(ErrorFlexCoder, v, i, cx)) }
+            "class" -> Typed.at("class") { Type.`class`(Fields.payload(StringFlexCoder, v, i, cx)) }
+            "object" -> Typed.at("object") { Type.`object`(Fields.payload(ErrorFlexCoder, v, i, cx)) }
             "self" -> Typed.at("self") { Type.self(Kind.fromFlex(v, i)) }
             "fun" -> Typed.at("fun") { Type.`fun`(Fields.i32(v, i)) }
             else -> throw Typed.badUnion("unknown variant " + k + " of union Type", r.offset)

@@ -336,6 +336,15 @@ public object Typed {
     public fun fixedVector(b: FlexBuilder, values: DoubleArray): Unit =
         b.scalarVector(FlexType.FLOAT, 8, LongArray(values.size) { values[it].toRawBits() }, fixed = true)
 
+    /**
+     * The one-entry map of a union value at [r]: null is [ErrorKind.UnexpectedNull] (a union
+     * value is never optional where it is decoded), any other non-map [ErrorKind.TypeMismatch].
+     */
+    public fun unionMap(r: FlexRef): FlexMap {
+        if (r.t == T.NULL) fail(ErrorKind.UnexpectedNull, r.offset, "null for a union that is not optional")
+        return r.asMap()
+    }
+
     /** The error for a union map that is not exactly one known entry. */
     public fun badUnion(detail: String, offset: Int): FlexException = FlexException(ErrorKind.BadUnion, offset, detail)
 
@@ -523,6 +532,19 @@ public object Fields {
     /** A message decoded with [coder]. */
     public fun <T> message(coder: FlexCoder<T>, v: FlexVector, i: Int, cx: DecodeContext): T {
         val r = ref(v, i)
+        cx.enter()
+        val out = coder.decode(r, cx)
+        cx.leave()
+        return out
+    }
+
+    /**
+     * A union variant's message or union payload at element [i]: decoded as the value itself, so a
+     * null there is the payload type's own error ([ErrorKind.TypeMismatch] for a message), not a
+     * null field ([message] rejects null with [ErrorKind.UnexpectedNull]).
+     */
+    public fun <T> payload(coder: FlexCoder<T>, v: FlexVector, i: Int, cx: DecodeContext): T {
+        val r = v[i]
         cx.enter()
         val out = coder.decode(r, cx)
         cx.leave()

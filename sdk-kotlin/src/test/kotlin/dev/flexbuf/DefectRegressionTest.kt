@@ -6,6 +6,8 @@ import defects.Contact
 import defects.ContactFlexCoder
 import defects.Profile
 import defects.ProfileFlexCoder
+import defects.Shape
+import defects.ShapeFlexCoder
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNull
 import org.junit.jupiter.api.Test
@@ -75,5 +77,27 @@ class DefectRegressionTest {
         assertEquals(7u, view.id)
         assertNull(view.age)
         assertEquals("n", view.nickname)
+    }
+
+    @Test
+    fun nullUnionsAndNullPayloadsFailAsTheRustCodersDo() {
+        // Found by the typed agreement of `cargo xtask conformance`: a null where a union is decoded is a null
+        // (the Rust coders' UnexpectedNull), and a null variant payload of a message type is a type error, as
+        // a null message read as the value itself is; a scalar payload rejects null like a field.
+        val outcome = { bytes: ByteArray ->
+            try {
+                "ok ${FlexBuffers.decode(ShapeFlexCoder, bytes)}"
+            } catch (e: FlexException) {
+                "${e.kind} at ${e.path ?: "$"}"
+            }
+        }
+        val root = FlexBuilder().apply { nul() }.finish()
+        assertEquals("UnexpectedNull at $", outcome(root))
+        val nullSquare = FlexBuilder().apply { startMap(); key("square"); nul(); endMap() }.finish()
+        assertEquals("TypeMismatch at $.square", outcome(nullSquare))
+        val nullLabel = FlexBuilder().apply { startMap(); key("Label"); nul(); endMap() }.finish()
+        assertEquals("UnexpectedNull at $.Label", outcome(nullLabel))
+        val label = FlexBuilder().apply { startMap(); key("Label"); string("x"); endMap() }.finish()
+        assertEquals("ok ${Shape.Label("x")}", outcome(label))
     }
 }

@@ -225,14 +225,14 @@ public object PayloadFlexCoder : FlexCoder<Payload> {
 
     override fun decode(r: FlexRef, cx: DecodeContext): Payload {
         cx.charge()
-        val m = r.asMap()
+        val m = Typed.unionMap(r)
         if (m.size != 1) throw Typed.badUnion("union Payload needs exactly one entry, found ${m.size}", r.offset)
         val v = m.values
         val i = 0
         return when (val k = m.key(0)) {
             "Text" -> Typed.at("Text") { Payload.Text(Fields.string(v, i, cx)) }
-            "Image" -> Typed.at("Image") { Payload.Image(Fields.message(common.ImageFlexCoder, v, i, cx)) }
-            "ref" -> Typed.at("ref") { Payload.Ref(Fields.message(AddressFlexCoder, v, i, cx)) }
+            "Image" -> Typed.at("Image") { Payload.Image(Fields.payload(common.ImageFlexCoder, v, i, cx)) }
+            "ref" -> Typed.at("ref") { Payload.Ref(Fields.payload(AddressFlexCoder, v, i, cx)) }
             else -> throw Typed.badUnion("unknown variant " + k + " of union Payload", r.offset)
         }
     }
