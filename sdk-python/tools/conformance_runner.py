@@ -27,6 +27,10 @@ Categories:
 - ``typed``: each case of ``typed/*.json`` through the classes generated from
   its schema by ``flexbuf gen --lang python`` (decode, re-encode, compare bytes
   or the error class and path).
+- ``typed agreement``: every damaged input of the file named by
+  ``FLEXBUF_TYPED_DAMAGED`` (or ``--typed-damaged``; written by
+  ``typed-conformance damage``, see conformance/typed/README.md) decoded in one
+  pass with the generated classes, against the Rust outcome.
 
 Usage: python conformance_runner.py [--conformance DIR] [--flexbuf CMD] [--gen-dir DIR]
 Exit status: 0 when every case passed, 1 otherwise.
@@ -446,28 +450,38 @@ def load_module(path: Path, name: str) -> ModuleType:
     return module
 
 
-def run_typed(conformance: Path, flexbuf_cmd: list[str], gen_dir: Path) -> Category | None:
+class TypedModules:
+    """The modules generated from each schema (by its path relative to
+    ``conformance/``), generated into ``gen_dir`` on first use."""
+
+    def __init__(self, conformance: Path, flexbuf_cmd: list[str], gen_dir: Path) -> None:
+        self.conformance = conformance
+        self.flexbuf_cmd = flexbuf_cmd
+        self.gen_dir = gen_dir
+        self.modules: dict[str, ModuleType | Exception] = {}
+
+    def __call__(self, schema: str) -> ModuleType:
+        if schema not in self.modules:
+            try:
+                out = self.gen_dir / schema.replace("/", "_").removesuffix(".fxs")
+                src = self.conformance / schema
+                target = out / f"{src.stem}.py"
+                if not target.exists():
+                    generate(self.flexbuf_cmd, src, out)
+                self.modules[schema] = load_module(target, f"_conformance_{out.name}")
+            except Exception as e:
+                self.modules[schema] = e
+        m = self.modules[schema]
+        if isinstance(m, Exception):
+            raise m
+        return m
+
+
+def run_typed(conformance: Path, module_for: TypedModules) -> Category | None:
     files = sorted(glob.glob(str(conformance / "typed" / "*.json")))
     if not files:
         return None
     cat = Category("typed")
-    modules: dict[str, ModuleType | Exception] = {}
-
-    def module_for(schema: str) -> ModuleType:
-        if schema not in modules:
-            try:
-                out = gen_dir / schema.replace("/", "_").removesuffix(".fxs")
-                src = conformance / schema
-                target = out / f"{src.stem}.py"
-                if not target.exists():
-                    generate(flexbuf_cmd, src, out)
-                modules[schema] = load_module(target, f"_conformance_{out.name}")
-            except Exception as e:
-                modules[schema] = e
-        m = modules[schema]
-        if isinstance(m, Exception):
-            raise m
-        return m
 
     for path in files:
         with open(path, encoding="utf-8") as f:
@@ -512,6 +526,55 @@ def run_typed(conformance: Path, flexbuf_cmd: list[str], gen_dir: Path) -> Categ
     return cat
 
 
+def typed_outcome(cls: Any, data: bytes) -> str:
+    """The outcome text of conformance/typed/README.md ("Typed agreement") of
+    one one-pass decode of ``data`` as ``cls``: ``bytes HEX`` (the value
+    re-encoded), or ``KIND at PATH`` (the case class of a schema error, the
+    core's kind name of any other error)."""
+    try:
+        value = cls.decode(data)
+    except flexbuf.SchemaError as e:
+        return f"{e.reason} at {e.path or '$'}"
+    except flexbuf.FlexError as e:
+        return f"{e.kind} at {e.path or '$'}"
+    return f"bytes {value.encode().hex()}"
+
+
+def typed_agreement_failure(item: dict[str, Any], got: str) -> str | None:
+    """Whether ``got`` keeps the contract with the Rust outcome of ``item``: on
+    a buffer the core's verifier accepts, the same outcome; on any other, the
+    same value whenever both decode one (errors may differ there)."""
+    want = item["expect"]
+    if got == want:
+        return None
+    if item["verify"] == "ok":
+        return f"got {cut(got)}, Rust {cut(want)} (a valid buffer)"
+    if got.startswith("bytes ") and want.startswith("bytes "):
+        return f"decoded another value than Rust: {cut(got)}, Rust {cut(want)}"
+    return None
+
+
+def cut(text: str) -> str:
+    return text if len(text) <= 120 else f"{text[:120]}... ({len(text)} chars)"
+
+
+def run_typed_agreement(path: Path, module_for: TypedModules) -> Category:
+    """Every damaged input of ``path`` (written by ``typed-conformance damage``)
+    decoded in one pass with the generated classes, against the Rust coders'
+    outcome; anything raised but a ``flexbuf.FlexError`` fails the item."""
+    cat = Category("typed agreement")
+    with open(path, encoding="utf-8") as f:
+        items = json.load(f)["items"]
+    for item in items:
+
+        def run(item: dict[str, Any] = item) -> str | None:
+            cls = getattr(module_for(item["schema"]), item["type"].rsplit(".", 1)[-1])
+            return typed_agreement_failure(item, typed_outcome(cls, bytes.fromhex(item["input"])))
+
+        cat.check(item["name"], run)
+    return cat
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conformance", type=Path, default=ROOT / "conformance")
@@ -532,6 +595,12 @@ def main() -> int:
         default=os.environ.get("FLEXBUF_DAMAGED") or None,
         help="damaged-buffer file for the agreement category (default: $FLEXBUF_DAMAGED; none: skipped)",
     )
+    parser.add_argument(
+        "--typed-damaged",
+        type=Path,
+        default=os.environ.get("FLEXBUF_TYPED_DAMAGED") or None,
+        help="damaged typed inputs for the typed agreement category (default: $FLEXBUF_TYPED_DAMAGED; none: skipped)",
+    )
     args = parser.parse_args()
     wanted = set(args.categories.split(","))
     conformance: Path = args.conformance
@@ -546,10 +615,12 @@ def main() -> int:
         results.append(run_agreement(Path(args.damaged)))
     if "typed" in wanted:
         with tempfile.TemporaryDirectory() as tmp:
-            gen_dir = args.gen_dir or Path(tmp)
-            typed = run_typed(conformance, shlex.split(args.flexbuf), gen_dir)
+            modules = TypedModules(conformance, shlex.split(args.flexbuf), args.gen_dir or Path(tmp))
+            typed = run_typed(conformance, modules)
             if typed is not None:
                 results.append(typed)
+            if args.typed_damaged is not None:
+                results.append(run_typed_agreement(Path(args.typed_damaged), modules))
     for cat in results:
         print(cat.line())
     return 0 if all(c.passed == c.total for c in results) else 1

@@ -7,7 +7,7 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as pure from "../dist/index.js";
 import { runCases, runInvalid, runAgreement } from "./harness.mjs";
-import { runTyped } from "./typed_harness.mjs";
+import { runTyped, runTypedAgreement } from "./typed_harness.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const conf = join(here, "..", "..", "conformance");
@@ -53,6 +53,8 @@ export async function runAll(fb, lang) {
   const damaged = loadDamaged();
   if (damaged) lines.push(runAgreement(fb, lang, damaged));
   lines.push(await runTyped(fb, lang, conf));
+  const typedDamaged = process.env.FLEXBUF_TYPED_DAMAGED;
+  if (typedDamaged) lines.push(await runTypedAgreement(fb, lang, typedDamaged));
   return lines;
 }
 

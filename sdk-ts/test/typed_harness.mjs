@@ -97,3 +97,69 @@ async function runCase(fb, conf, c) {
   const got = toHex(bytes);
   return got === expected ? null : `re-encoded bytes differ\n  ours:   ${got.slice(0, 300)}\n  golden: ${expected.slice(0, 300)}`;
 }
+
+/**
+ * The outcome text of conformance/typed/README.md ("Typed agreement") for one
+ * one-pass decode of `input` as `decode`/`encode`'s type: `bytes HEX` (the
+ * value re-encoded), or `KIND at PATH` (the case class of a schema error, the
+ * core's kind name of any other error).
+ */
+function outcomeText(fb, decode, encode, input) {
+  let value;
+  try {
+    value = decode(input);
+  } catch (e) {
+    if (!(e instanceof fb.FlexError)) throw e;
+    const cls = errorClass(e);
+    return `${cls.startsWith("other(") ? e.kind : cls} at ${fb.formatPath(e.path)}`;
+  }
+  return `bytes ${toHex(encode(value))}`;
+}
+
+/**
+ * Whether `got` (this language's outcome text) keeps the contract with the
+ * Rust outcome of item `it` (conformance/typed/README.md, "Typed agreement"):
+ * on a buffer the core's verifier accepts, the same outcome; on any other,
+ * the same value whenever both decode one (errors may differ there). `null`
+ * when it does, else the failure.
+ */
+export function typedAgreementFailure(it, got) {
+  if (got === it.expect) return null;
+  if (it.verify === "ok") return `got ${cut(got)}, Rust ${cut(it.expect)} (a valid buffer)`;
+  if (got.startsWith("bytes ") && it.expect.startsWith("bytes ")) return `decoded another value than Rust: ${cut(got)}, Rust ${cut(it.expect)}`;
+  return null;
+}
+
+/**
+ * Typed agreement: every damaged input of `path` (written by `typed-conformance
+ * damage`, its path in FLEXBUF_TYPED_DAMAGED) decoded in one pass with the
+ * generated TS coders, against the Rust coders' outcome
+ * ({@link typedAgreementFailure}). Anything thrown but a `FlexError` fails the item.
+ */
+export async function runTypedAgreement(fb, lang, path) {
+  const cat = category(lang, "typed agreement");
+  const items = JSON.parse(readFileSync(path, "utf8")).items;
+  for (const it of items) {
+    let failure = null;
+    try {
+      const m = await load(it.schema);
+      const name = short(it.type);
+      const decode = m[`decode${name}`];
+      const encode = m[`encode${name}`];
+      if (!decode || !encode) {
+        failure = `no generated coder for ${it.type}`;
+      } else {
+        const got = outcomeText(fb, decode, encode, Uint8Array.from(Buffer.from(it.input, "hex")));
+        failure = typedAgreementFailure(it, got);
+      }
+    } catch (e) {
+      failure = `threw ${e && e.stack ? e.stack.split("\n").slice(0, 3).join(" | ") : e}`;
+    }
+    record(cat, it.name, failure);
+  }
+  return cat;
+}
+
+function cut(s) {
+  return s.length > 120 ? `${s.slice(0, 120)}... (${s.length} chars)` : s;
+}

@@ -7,13 +7,17 @@
 //! 3. Checks the committed goldens against the C++ replayer.
 //! 4. Writes the damaged buffers of the agreement category, with the core's
 //!    verdicts, to `target/conformance/damaged.bin` (`flexbuf-conformance
-//!    damage`; seed and count from `FLEXBUF_AGREE_SEED`/`FLEXBUF_AGREE_CASES`).
+//!    damage`; seed and count from `FLEXBUF_AGREE_SEED`/`FLEXBUF_AGREE_CASES`),
+//!    and the damaged typed inputs of the typed agreement, with the Rust
+//!    coders' outcomes, to `target/conformance/typed_damaged.json`
+//!    (`typed-conformance damage`; count from `FLEXBUF_TYPED_AGREE_CASES`).
 //! 5. Runs every runner present (see `conformance_runners.rs`) with
-//!    `FLEXBUF_DAMAGED` naming that file, and prints a matrix of language x
-//!    category with passed/total.
+//!    `FLEXBUF_DAMAGED` and `FLEXBUF_TYPED_DAMAGED` naming those files, and
+//!    prints a matrix of language x category with passed/total.
 //!
 //! Fails when any non-informational category has a failure, a runner crashes,
-//! or a language that must report the agreement category does not.
+//! a language that must report the agreement category does not, or a
+//! language that reports `typed` does not report `typed agreement`.
 
 #[path = "conformance_runners.rs"]
 mod conformance_runners;
@@ -117,6 +121,23 @@ pub fn run(args: &[String]) -> Result<()> {
             &damaged_arg,
         ]),
     )?;
+    let typed_damaged = target_dir(&root).join("conformance/typed_damaged.json");
+    let typed_damaged_arg = typed_damaged.to_string_lossy().into_owned();
+    util::step(
+        "write the damaged inputs of the typed agreement category",
+        util::cargo(&[
+            "run",
+            "-q",
+            "-p",
+            "flexbuf-typed-tests",
+            "--bin",
+            "typed-conformance",
+            "--",
+            "damage",
+            "--out",
+            &typed_damaged_arg,
+        ]),
+    )?;
     for runner in conformance_runners::runners() {
         if !(runner.present)(&root) {
             println!("==> {}: not present, skipped", runner.name);
@@ -131,7 +152,9 @@ pub fn run(args: &[String]) -> Result<()> {
         }
         collect(
             runner.name,
-            (runner.command)(&root).env("FLEXBUF_DAMAGED", &damaged),
+            (runner.command)(&root)
+                .env("FLEXBUF_DAMAGED", &damaged)
+                .env("FLEXBUF_TYPED_DAMAGED", &typed_damaged),
             &mut lines,
             &mut crashed,
         )?;
@@ -142,6 +165,14 @@ pub fn run(args: &[String]) -> Result<()> {
             {
                 crashed.push(format!("{}: no agreement line for {lang}", runner.name));
             }
+        }
+    }
+    for typed in lines.iter().filter(|l| l.category == "typed") {
+        if !lines
+            .iter()
+            .any(|l| l.lang == typed.lang && l.category == "typed agreement")
+        {
+            crashed.push(format!("no typed agreement line for {}", typed.lang));
         }
     }
     print_matrix(&lines);

@@ -5,9 +5,12 @@
 //! - `cargo run -p flexbuf-typed-tests --bin typed-conformance` replays every
 //!   case and prints one JSON result line;
 //! - `cargo run -p flexbuf-typed-tests --bin typed-cases -- --regen` rewrites
-//!   the case files from [`definitions`].
+//!   the case files from [`definitions`];
+//! - `cargo run -p flexbuf-typed-tests --bin typed-conformance -- damage --out
+//!   FILE` writes the damaged inputs of the typed agreement ([`damaged`]).
 
 pub mod cases;
+pub mod damaged;
 pub mod definitions;
 pub mod dispatch;
 

@@ -35,7 +35,16 @@ data class Result(val category: String, val passed: Int, val total: Int, val fai
 
 /** The Kotlin conformance runner over `conformance/`: build cases, invalid corpus, typed cases. */
 object Runner {
-    fun hex(b: ByteArray): String = b.joinToString("") { "%02x".format(it.toInt() and 0xff) }
+    fun hex(b: ByteArray): String {
+        val digits = "0123456789abcdef"
+        val out = CharArray(2 * b.size)
+        for (i in b.indices) {
+            val v = b[i].toInt() and 0xff
+            out[2 * i] = digits[v ushr 4]
+            out[2 * i + 1] = digits[v and 15]
+        }
+        return String(out)
+    }
 
     fun unhex(s: String): ByteArray = ByteArray(s.length / 2) { s.substring(2 * it, 2 * it + 2).toInt(16).toByte() }
 
@@ -460,6 +469,58 @@ object Runner {
         return if (got == want) null else "re-encoded bytes differ: got ${got.take(120)}"
     }
 
+    /**
+     * The outcome text of conformance/typed/README.md ("Typed agreement") of a one-pass decode of [input]
+     * with [coder]: `bytes HEX` (the value re-encoded), or `KIND at PATH` (the case class of a schema error,
+     * the core's kind name of any other error).
+     */
+    private fun agreementOutcome(coder: FlexCoder<Any?>, input: ByteArray): String {
+        val value = try {
+            FlexBuffers.decode(coder, input)
+        } catch (e: FlexException) {
+            return "${kindName(e.kind) ?: e.kind.name} at ${e.path ?: "$"}"
+        }
+        return "bytes " + hex(FlexBuffers.encode(coder, value))
+    }
+
+    /**
+     * Typed agreement: every damaged input of [file] (written by `typed-conformance damage`) decoded in one
+     * pass with the generated coders, against the Rust coders' outcome: on a buffer the core's verifier
+     * accepts, the same outcome; on any other, the same value whenever both decode one (errors may differ
+     * there). Anything thrown but a [FlexException] fails the item.
+     */
+    @Suppress("UNCHECKED_CAST")
+    fun typedAgreementCategory(root: File, file: File): Result {
+        val failures = ArrayList<String>()
+        var passed = 0
+        var total = 0
+        val cut = { t: String -> if (t.length <= 120) t else "${t.take(120)}... (${t.length} chars)" }
+        for (item in Json.parseToJsonElement(file.readText()).jsonObject["items"]!!.jsonArray) {
+            val o = item.jsonObject
+            total++
+            val problem = try {
+                val coder = codersFor(root, o["schema"]!!.jsonPrimitive.content)[o["type"]!!.jsonPrimitive.content] as FlexCoder<Any?>?
+                if (coder == null) {
+                    "no generated coder for ${o["type"]}"
+                } else {
+                    val got = agreementOutcome(coder, unhex(o["input"]!!.jsonPrimitive.content))
+                    val want = o["expect"]!!.jsonPrimitive.content
+                    when {
+                        got == want -> null
+                        o["verify"]!!.jsonPrimitive.content == "ok" -> "got ${cut(got)}, Rust ${cut(want)} (a valid buffer)"
+                        got.startsWith("bytes ") && want.startsWith("bytes ") ->
+                            "decoded another value than Rust: ${cut(got)}, Rust ${cut(want)}"
+                        else -> null
+                    }
+                }
+            } catch (e: Throwable) {
+                "crash: $e"
+            }
+            if (problem == null) passed++ else if (failures.size < 50) failures.add("${o["name"]!!.jsonPrimitive.content}: $problem")
+        }
+        return Result("typed agreement", passed, total, failures)
+    }
+
     fun run(root: File, categories: Set<String>): List<Result> {
         val out = ArrayList<Result>()
         val cases by lazy { cases(root) }
@@ -469,13 +530,16 @@ object Runner {
         val damaged = System.getenv("FLEXBUF_DAMAGED")
         if ("agreement" in categories && !damaged.isNullOrEmpty()) out.add(agreementCategory(File(damaged)))
         if ("typed" in categories) out.add(typedCategory(root))
+        val typedDamaged = System.getenv("FLEXBUF_TYPED_DAMAGED")
+        if ("typed" in categories && !typedDamaged.isNullOrEmpty()) out.add(typedAgreementCategory(root, File(typedDamaged)))
         return out
     }
 }
 
 /**
  * `java -cp ... dev.flexbuf.conformance.RunnerKt [CONFORMANCE_DIR] [categories...]`: prints one JSON line per
- * category; `agreement` runs when `FLEXBUF_DAMAGED` names a damaged-buffer file.
+ * category; `agreement` runs when `FLEXBUF_DAMAGED` names a damaged-buffer file, and `typed agreement`
+ * (with `typed`) when `FLEXBUF_TYPED_DAMAGED` names a file of damaged typed inputs.
  */
 fun main(args: Array<String>) {
     val root = File(args.firstOrNull() ?: System.getProperty("flexbuf.conformance") ?: "../conformance")
