@@ -930,6 +930,61 @@ impl<'a> MapReader<'a> {
         self.keys.len
     }
 
+    /// [`ErrorKind::KeyValueLengthMismatch`] when the keys vector and the
+    /// values do not have the same length (the verifier's check).
+    #[inline(always)]
+    pub(crate) fn check_lengths(&self) -> Result<()> {
+        if self.keys.len == self.values.len {
+            Ok(())
+        } else {
+            Err(Error::at(
+                ErrorKind::KeyValueLengthMismatch {
+                    keys: self.keys.len as u64,
+                    values: self.values.len as u64,
+                },
+                self.values.data,
+            ))
+        }
+    }
+
+    /// True when the map comes from a verified buffer.
+    #[inline(always)]
+    pub(crate) fn is_trusted(&self) -> bool {
+        self.values.trusted
+    }
+
+    /// Checks every key as the verifier does: in the buffer, NUL-terminated,
+    /// UTF-8, and strictly ascending (unsigned bytes). A one-pass decoder
+    /// that looks keys up by binary search needs this of a keys vector it
+    /// has not proven: in keys out of order the search can miss a key that
+    /// is there, and a field read as absent takes its default.
+    #[cold]
+    pub(crate) fn check_keys(&self) -> Result<()> {
+        let k = &self.keys;
+        let w = k.width as usize;
+        let mut prev: Option<&[u8]> = None;
+        for i in 0..k.len {
+            let slot = k.data + i * w;
+            let at = follow(k.buf, slot, w)?;
+            let tail = k
+                .buf
+                .get(at..)
+                .filter(|t| !t.is_empty())
+                .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, at))?;
+            let scan =
+                crate::utf8::scan_key(tail).ok_or_else(|| Error::at(ErrorKind::MissingNul, at))?;
+            let key = &tail[..scan.len];
+            if !scan.ascii && !crate::utf8::is_utf8(key) {
+                return Err(Error::at(ErrorKind::InvalidUtf8, at));
+            }
+            if prev.is_some_and(|p| p >= key) {
+                return Err(Error::at(ErrorKind::UnsortedKeys, slot));
+            }
+            prev = Some(key);
+        }
+        Ok(())
+    }
+
     /// True when the map has no entries.
     #[inline]
     pub fn is_empty(&self) -> bool {

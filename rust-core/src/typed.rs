@@ -67,8 +67,11 @@ pub trait FlexCoder: Sized {
     /// buffer [`verify`] accepts the result is exactly that of
     /// [`from_flex_strict`](Self::from_flex_strict). Parts of the buffer the
     /// type does not read (unknown fields, the keys of maps whose layout is
-    /// already proven) are not checked; use `from_flex_strict` to refuse any
-    /// buffer that is not valid FlexBuffers as a whole.
+    /// already proven) are not checked; the keys of a map read by key are
+    /// (once per keys vector: in the buffer, NUL-terminated, UTF-8, strictly
+    /// ascending, as many as the values), so a key is never missed. Use
+    /// `from_flex_strict` to refuse any buffer that is not valid FlexBuffers
+    /// as a whole.
     fn from_flex(bytes: &[u8]) -> Result<Self> {
         let root = Reader::new(bytes)?;
         Self::decode_from(root, &mut DecodeContext::new(bytes.len()))
@@ -642,7 +645,11 @@ impl DecodeContext {
         prove: impl FnOnce(&MapReader<'_>) -> bool,
     ) -> Result<bool> {
         self.charge()?;
+        map.check_lengths()?;
         if self.keyed_only {
+            if !map.is_trusted() {
+                map.check_keys()?;
+            }
             return Ok(false);
         }
         let (at, width) = (map.keys_offset(), map.keys_width() as u8);
@@ -650,6 +657,11 @@ impl DecodeContext {
             return Ok(p.ok);
         }
         let ok = prove(map);
+        // Fields of a map not proven are looked up by key (binary search):
+        // its keys are checked first, once per keys vector and type.
+        if !ok && !map.is_trusted() {
+            map.check_keys()?;
+        }
         if self.layouts.len() < MAX_LAYOUTS {
             self.layouts.push(Proof::of(id, map, ok));
         }
@@ -685,7 +697,9 @@ impl DecodeContext {
             if p.at == at && u64::from(p.width) == width && p.id == id && p.width != 0 {
                 let (len, ok) = (p.len, p.ok);
                 self.charge()?;
-                return Ok((MapReader::with_keys(values, at, len, width as u8), ok));
+                let m = MapReader::with_keys(values, at, len, width as u8);
+                m.check_lengths()?;
+                return Ok((m, ok));
             }
             if let Some(m) = r.map_keys(values, at, width) {
                 return self.message_met(m, id, layout);
@@ -1014,6 +1028,7 @@ pub fn union_entry<'a>(name: &'static str, r: Reader<'a>) -> Result<(&'a str, Re
         return Err(unexpected_null(&r));
     }
     let m = r.as_map()?;
+    m.check_lengths()?;
     if m.len() != 1 {
         return Err(Error::at(
             ErrorKind::UnionEntryCount {
@@ -1132,10 +1147,32 @@ pub mod field {
         index: usize,
         key: &'static str,
     ) -> Result<Option<Reader<'a>>> {
-        match lookup(m, fast, index, key)? {
+        match field_value(m, fast, index, key)? {
             Some(v) if v.is_null() => Err(unexpected_null(&v).in_segment(PathSegment::Key(key))),
             found => Ok(found),
         }
+    }
+
+    /// [`lookup`] for field `key`: an error finding the field (its keys
+    /// vector) has the map's path, an error reading the value found (its
+    /// slot or type byte) the field's, as the other languages' coders
+    /// report them.
+    #[inline(always)]
+    fn field_value<'a>(
+        m: &MapReader<'a>,
+        fast: bool,
+        index: usize,
+        key: &'static str,
+    ) -> Result<Option<Reader<'a>>> {
+        let i = if fast {
+            index
+        } else {
+            match m.index_of(key)? {
+                Some(i) => i,
+                None => return Ok(None),
+            }
+        };
+        m.value(i).map(Some).map_err(at_key(key))
     }
 
     /// The value of an optional field: `None` when absent, `Some(None)` for
@@ -1154,12 +1191,13 @@ pub mod field {
         {
             return Ok(Some(None));
         }
-        Ok(lookup(m, fast, index, key)?.map(|v| (!v.is_null()).then_some(v)))
+        Ok(field_value(m, fast, index, key)?.map(|v| (!v.is_null()).then_some(v)))
     }
 
     /// One field of a message that is not optional, decoded by `dec`:
     /// `Ok(None)` when absent (see `present`); `dec`'s errors gain the key
-    /// in their path (errors of the lookup itself do not).
+    /// in their path, as do errors reading the value's slot (errors finding
+    /// the field in the keys vector do not).
     ///
     /// Out of line and shared by every field decoded by the same `dec`
     /// (`field::i64`, a message's `decode_from`, ...), so the decoder of a
@@ -1967,6 +2005,7 @@ pub mod field {
     ) -> Result<std::collections::BTreeMap<K, T>> {
         reject_null(&r)?;
         let m = r.as_map()?;
+        m.check_lengths()?;
         let mut entry = |i: usize, cx: &mut DecodeContext| -> Result<(K, T)> {
             cx.charge()?;
             let k = map_key(&m, i, cx)?;

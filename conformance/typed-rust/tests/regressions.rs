@@ -215,3 +215,73 @@ fn a_string_shared_by_every_element_hits_the_budget() {
         t.elapsed()
     );
 }
+
+/// The keys vector of `bytes`' root map, with key slots `a` and `b` pointing
+/// at each other's key (so the keys are out of order, each value still at
+/// its own index).
+fn swap_keys(bytes: &[u8], a: usize, b: usize) -> Vec<u8> {
+    let m = Reader::new(bytes).unwrap().as_map().unwrap();
+    let (at, w) = (m.keys_offset(), m.keys_width());
+    let target = |i: usize| {
+        let slot = at + i * w;
+        let mut word = [0u8; 8];
+        word[..w].copy_from_slice(&bytes[slot..slot + w]);
+        slot - u64::from_le_bytes(word) as usize
+    };
+    let (ka, kb) = (target(a), target(b));
+    let mut out = bytes.to_vec();
+    for (i, key) in [(a, kb), (b, ka)] {
+        let slot = at + i * w;
+        out[slot..slot + w].copy_from_slice(&((slot - key) as u64).to_le_bytes()[..w]);
+    }
+    out
+}
+
+/// A one-pass decode looked the fields of a map whose layout it had not
+/// proven up by binary search over keys it never checked: with keys out of
+/// order the search missed keys that were there, and those fields silently
+/// took their defaults (found by the typed agreement of `cargo xtask
+/// conformance`, where the TypeScript coders, which check such keys, refused
+/// the buffer). Now the keys of a map not proven are checked once, as the
+/// verifier checks them, and a keys vector whose length differs from the
+/// values' is refused.
+#[test]
+fn keys_out_of_order_are_refused_not_read_as_absent() {
+    use flexbuf_typed_tests::typed::defects::Profile;
+    let bytes = flexbuf::from_json(r#"{"age": 30, "id": 7, "note": "x"}"#).unwrap();
+    let p = Profile::from_flex(&bytes).unwrap();
+    assert_eq!((p.id, p.age, p.note.as_deref()), (7, Some(30), Some("x")));
+    // Keys "note", "id", "age": a search for "age" or "note" finds nothing.
+    let unsorted = swap_keys(&bytes, 0, 2);
+    assert!(matches!(
+        flexbuf::verify(&unsorted).unwrap_err().kind(),
+        ErrorKind::UnsortedKeys
+    ));
+    let e = Profile::from_flex(&unsorted).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::UnsortedKeys), "{e}");
+    assert_eq!(e.path(), None, "the root map's own keys");
+    let borrowed = <flexbuf_typed_tests::typed::defects::ProfileRef<'_> as flexbuf::FlexBorrow>::from_flex_borrowed(&unsorted);
+    assert!(matches!(
+        borrowed.unwrap_err().kind(),
+        ErrorKind::UnsortedKeys
+    ));
+}
+
+#[test]
+fn a_keys_vector_longer_than_the_values_is_refused() {
+    use flexbuf_typed_tests::typed::defects::Profile;
+    let bytes = flexbuf::from_json(r#"{"age": 30, "id": 7, "note": "x"}"#).unwrap();
+    let m = Reader::new(&bytes).unwrap().as_map().unwrap();
+    // The values vector's length field sits just before its first element.
+    let (data, w) = (m.values().data_offset(), m.values().element_width());
+    let mut short = bytes.clone();
+    short[data - w] = 2;
+    let e = Profile::from_flex(&short).unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::KeyValueLengthMismatch { keys: 3, values: 2 }
+        ),
+        "{e}"
+    );
+}

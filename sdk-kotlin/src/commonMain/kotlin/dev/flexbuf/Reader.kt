@@ -274,6 +274,40 @@ public class FlexMap internal constructor(
     /** Value [i]. */
     public fun value(i: Int): FlexRef = values[i]
 
+    /**
+     * Checks every key as the verifier does: in the buffer, NUL-terminated, UTF-8, strictly
+     * ascending (unsigned bytes). A one-pass decoder that looks keys up by binary search needs
+     * this of a keys vector it has not proven: in keys out of order the search can miss a key
+     * that is there, and a field read as absent takes its default (the Rust core's
+     * `MapReader::check_keys`, the same errors).
+     */
+    internal fun checkKeys() {
+        val b = values.buffer
+        var prevAt = -1
+        var prevEnd = -1
+        for (i in 0 until size) {
+            val at = keyAt(i)
+            val end = keyEnd(b, at)
+            if (Utf8.invalidAt(b, at, end) >= 0) fail(ErrorKind.InvalidUtf8, at)
+            if (prevAt >= 0 && !keyLess(b, prevAt, prevEnd, at, end)) {
+                fail(ErrorKind.UnsortedKeys, keysOffset + i * keysWidth, "map keys are not strictly ascending")
+            }
+            prevAt = at
+            prevEnd = end
+        }
+    }
+
+    /** True when the key `b[a, aEnd)` sorts strictly before `b[c, cEnd)` (unsigned bytes). */
+    private fun keyLess(b: ByteArray, a: Int, aEnd: Int, c: Int, cEnd: Int): Boolean {
+        val n = minOf(aEnd - a, cEnd - c)
+        for (j in 0 until n) {
+            val x = b[a + j].toInt() and 0xff
+            val y = b[c + j].toInt() and 0xff
+            if (x != y) return x < y
+        }
+        return aEnd - a < cEnd - c
+    }
+
     /** Key [i] as a reader (of type [FlexType.KEY]). */
     public fun keyRef(i: Int): FlexRef {
         if (i < 0 || i >= size) fail(ErrorKind.IndexOutOfBounds, keysOffset, "index $i of $size")

@@ -241,7 +241,11 @@ public class DecodeContext(
      */
     public fun layoutMatches(@Suppress("UNUSED_PARAMETER") id: Long, m: FlexMap, keys: WireKeys): Boolean {
         budget.node()
-        if (keyedOnly) return false
+        if (keyedOnly) {
+            // Every field is looked up by key (binary search): the keys must be checked.
+            if (!m.values.trusted) m.checkKeys()
+            return false
+        }
         val s = slots.of(keys.slot)
         if (s >= proven.size) {
             val n = maxOf(s + 1, proven.size * 2)
@@ -253,6 +257,9 @@ public class DecodeContext(
         if (proven[s] == at) return true
         if (refuted[s] == at) return false
         val ok = prove(m, keys)
+        // Fields of a map not proven are looked up by key (binary search): its keys are
+        // checked first, once per keys vector and type, as the Rust coders check them.
+        if (!ok && !m.values.trusted) m.checkKeys()
         if (ok) proven[s] = at else refuted[s] = at
         return ok
     }

@@ -100,4 +100,23 @@ class DefectRegressionTest {
         val label = FlexBuilder().apply { startMap(); key("Label"); string("x"); endMap() }.finish()
         assertEquals("ok ${Shape.Label("x")}", outcome(label))
     }
+
+    @Test
+    fun keysOutOfOrderAreRefusedNotReadAsAbsent() {
+        // Found by the typed agreement: a map whose layout is not proven is read by key (binary search),
+        // and over keys out of order the search missed keys that were there, so those fields silently
+        // took their defaults. Its keys are now checked first, as the Rust coders check them.
+        val bytes = FlexBuilder().apply { startMap(); key("age"); int(30); key("id"); int(7); key("note"); string("x"); endMap() }.finish()
+        val p = FlexBuffers.decode(ProfileFlexCoder, bytes)
+        assertEquals(Triple(7u, 30, "x"), Triple(p.id, p.age, p.note))
+        val m = FlexRef.root(bytes).asMap()
+        val (at, w) = m.keysOffset to m.keysWidth
+        val target = { i: Int -> at + i * w - (bytes[at + i * w].toInt() and 0xff) }
+        val (k0, k2) = target(0) to target(2)
+        val unsorted = bytes.copyOf()
+        unsorted[at] = (at - k2).toByte()
+        unsorted[at + 2 * w] = (at + 2 * w - k0).toByte()
+        assertEquals(ErrorKind.UnsortedKeys, assertThrows<FlexException> { verify(unsorted) }.kind)
+        assertEquals(ErrorKind.UnsortedKeys, assertThrows<FlexException> { FlexBuffers.decode(ProfileFlexCoder, unsorted) }.kind)
+    }
 }
