@@ -931,9 +931,10 @@ impl<'a> MapReader<'a> {
     }
 
     /// [`ErrorKind::KeyValueLengthMismatch`] when the keys vector and the
-    /// values do not have the same length (the verifier's check).
+    /// values do not have the same length (the verifier's check; a map read
+    /// from unverified bytes may have any two lengths).
     #[inline(always)]
-    pub(crate) fn check_lengths(&self) -> Result<()> {
+    pub fn check_lengths(&self) -> Result<()> {
         if self.keys.len == self.values.len {
             Ok(())
         } else {

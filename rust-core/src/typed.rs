@@ -1001,6 +1001,29 @@ pub fn lookup<'a>(
     }
 }
 
+/// [`lookup`] for the field `wire_name`: an error finding the field (in the
+/// keys vector) has the map's path, an error reading the value found (its
+/// slot or type byte) the field's, as every language's coders report them.
+#[inline(always)]
+pub fn lookup_field<'a>(
+    map: &MapReader<'a>,
+    positional: bool,
+    index: usize,
+    wire_name: &str,
+) -> Result<Option<Reader<'a>>> {
+    let i = if positional {
+        index
+    } else {
+        match map.index_of(wire_name)? {
+            Some(i) => i,
+            None => return Ok(None),
+        }
+    };
+    map.value(i)
+        .map(Some)
+        .map_err(|e| e.in_segment(PathSegment::Key(wire_name)))
+}
+
 /// Adds a map-key segment to an error's path.
 pub fn at_key(key: &'static str) -> impl Fn(Error) -> Error {
     move |e| e.in_segment(PathSegment::Key(key))
@@ -1147,32 +1170,10 @@ pub mod field {
         index: usize,
         key: &'static str,
     ) -> Result<Option<Reader<'a>>> {
-        match field_value(m, fast, index, key)? {
+        match lookup_field(m, fast, index, key)? {
             Some(v) if v.is_null() => Err(unexpected_null(&v).in_segment(PathSegment::Key(key))),
             found => Ok(found),
         }
-    }
-
-    /// [`lookup`] for field `key`: an error finding the field (its keys
-    /// vector) has the map's path, an error reading the value found (its
-    /// slot or type byte) the field's, as the other languages' coders
-    /// report them.
-    #[inline(always)]
-    fn field_value<'a>(
-        m: &MapReader<'a>,
-        fast: bool,
-        index: usize,
-        key: &'static str,
-    ) -> Result<Option<Reader<'a>>> {
-        let i = if fast {
-            index
-        } else {
-            match m.index_of(key)? {
-                Some(i) => i,
-                None => return Ok(None),
-            }
-        };
-        m.value(i).map(Some).map_err(at_key(key))
     }
 
     /// The value of an optional field: `None` when absent, `Some(None)` for
@@ -1191,7 +1192,7 @@ pub mod field {
         {
             return Ok(Some(None));
         }
-        Ok(field_value(m, fast, index, key)?.map(|v| (!v.is_null()).then_some(v)))
+        Ok(lookup_field(m, fast, index, key)?.map(|v| (!v.is_null()).then_some(v)))
     }
 
     /// One field of a message that is not optional, decoded by `dec`:

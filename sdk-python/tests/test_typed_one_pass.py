@@ -153,3 +153,34 @@ def test_strict_refuses_what_the_one_pass_never_reads(defects: ModuleType) -> No
     assert defects.Profile.decode(bad).id == 7
     with pytest.raises(flexbuf.ValidationError):
         defects.Profile.decode(bad, strict=True)
+
+
+def swap_root_keys(data: bytes, a: int, b: int) -> bytes:
+    """``data`` with key slots ``a`` and ``b`` of its root map pointing at each
+    other's key (1-byte offsets): the keys out of order, each value in place."""
+    width, packed = data[-1], data[-2]
+    assert width == 1 and packed >> 2 == 9  # a map at 1-byte width
+    root = len(data) - 3
+    values = root - data[root]
+    keys_at = values - 3 - data[values - 3]  # the keys offset field is 3 slots before the values
+    out = bytearray(data)
+    target = {i: keys_at + i - data[keys_at + i] for i in (a, b)}
+    out[keys_at + a] = keys_at + a - target[b]
+    out[keys_at + b] = keys_at + b - target[a]
+    return bytes(out)
+
+
+def test_keys_out_of_order_are_refused_not_read_as_absent(defects: ModuleType) -> None:
+    # Found by the typed agreement: a map whose layout was not proven was read
+    # by binary search over keys never checked, so with keys out of order the
+    # search missed keys that were there and their fields took their defaults.
+    data = flexbuf.dumps({"age": 30, "id": 7, "note": "x"})
+    p = defects.Profile.decode(data)
+    assert (p.id, p.age, p.note) == (7, 30, "x")
+    unsorted = swap_root_keys(data, 0, 2)  # keys "note", "id", "age"
+    with pytest.raises(flexbuf.ValidationError) as invalid:
+        flexbuf.validate(unsorted)
+    assert invalid.value.kind == "UnsortedKeys"
+    with pytest.raises(flexbuf.FlexError) as e:
+        defects.Profile.decode(unsorted)
+    assert e.value.kind == "UnsortedKeys"

@@ -559,7 +559,9 @@ impl Gen<'_> {
             "    override fun decode(r: FlexRef, cx: DecodeContext): {name} {{"
         );
         if wire.is_empty() {
-            out.push_str("        r.asMap()\n        cx.charge()\n");
+            // Nothing to read, but the map is checked as any message's is
+            // (keys as many as values; keys not the type's checked).
+            out.push_str("        cx.layoutMatches(FINGERPRINT, r.asMap(), KEYS)\n");
             let _ = writeln!(out, "        return {name}()\n    }}\n}}\n");
         } else {
             out.push_str("        val m = r.asMap()\n");

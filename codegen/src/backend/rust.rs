@@ -810,7 +810,14 @@ impl Gen<'_> {
         };
         self.line(2, "cx.enter()?;");
         if mp.fields.is_empty() {
-            self.line(2, "r.as_map()?;");
+            // Nothing to read, but the map is checked as any message's is
+            // (keys as many as values; keys not the type's checked).
+            let layout = borrowed_from.unwrap_or("Self");
+            self.line(2, "let m = r.as_map()?;");
+            self.line(
+                2,
+                &format!("cx.layout_proven({owner}::FINGERPRINT, &m, &{layout}::LAYOUT)?;"),
+            );
         } else {
             let layout = borrowed_from.unwrap_or("Self");
             if mp.repeated {

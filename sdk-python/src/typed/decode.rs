@@ -99,7 +99,7 @@ impl<'py> Decoder<'_, 'py> {
         fast: bool,
         i: usize,
     ) -> DOut<'py> {
-        Ok(match lookup(m, fast, i, &f.wire)? {
+        Ok(match lookup_field(m, fast, i, &f.wire)? {
             Some(v) if v.is_null() => {
                 if f.optional {
                     self.py.None().into_bound(self.py)
@@ -318,6 +318,7 @@ impl<'py> Decoder<'_, 'py> {
                     return Err(unexpected_null(&r).into());
                 }
                 let m = r.as_map()?;
+                m.check_lengths()?;
                 let dict = new_dict(py, m.len())?;
                 let values = m.values();
                 for i in 0..m.len() {

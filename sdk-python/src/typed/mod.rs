@@ -23,8 +23,8 @@ use flexbuf::schema::{
     short_name, Absent as SchemaAbsent, Compiled, DefaultValue, Schema, TypeRef,
 };
 use flexbuf::typed::{
-    field, lookup, missing, typed_builder_options, unexpected_null, union_entry, unknown_enum,
-    unknown_variant, DecodeContext, EncodeContext, RuntimeLayout,
+    field, lookup_field, missing, typed_builder_options, unexpected_null, union_entry,
+    unknown_enum, unknown_variant, DecodeContext, EncodeContext, RuntimeLayout,
 };
 use flexbuf::{Builder, Error, ErrorKind, PathSegment, Reader};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};

@@ -992,7 +992,8 @@ impl flexbuf::FlexCoder for Empty {
 
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
-        r.as_map()?;
+        let m = r.as_map()?;
+        cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         cx.leave();
         Ok(Self {
         })

@@ -435,8 +435,7 @@ public object EmptyFlexCoder : FlexCoder<Empty> {
     }
 
     override fun decode(r: FlexRef, cx: DecodeContext): Empty {
-        r.asMap()
-        cx.charge()
+        cx.layoutMatches(FINGERPRINT, r.asMap(), KEYS)
         return Empty()
     }
 }
