@@ -994,11 +994,9 @@ pub fn lookup<'a>(
     index: usize,
     wire_name: &str,
 ) -> Result<Option<Reader<'a>>> {
-    if positional {
-        map.value(index).map(Some)
-    } else {
-        map.find(wire_name)
-    }
+    field_index(map, positional, index, wire_name)?
+        .map(|i| map.value(i))
+        .transpose()
 }
 
 /// [`lookup`] for the field `wire_name`: an error finding the field (in the
@@ -1011,17 +1009,28 @@ pub fn lookup_field<'a>(
     index: usize,
     wire_name: &str,
 ) -> Result<Option<Reader<'a>>> {
-    let i = if positional {
-        index
+    field_index(map, positional, index, wire_name)?
+        .map(|i| {
+            map.value(i)
+                .map_err(|e| e.in_segment(PathSegment::Key(wire_name)))
+        })
+        .transpose()
+}
+
+/// The entry of field `wire_name` in `map`: `index` when the layout is
+/// proven, else found by key (`None` when absent).
+#[inline(always)]
+fn field_index(
+    map: &MapReader<'_>,
+    positional: bool,
+    index: usize,
+    wire_name: &str,
+) -> Result<Option<usize>> {
+    if positional {
+        Ok(Some(index))
     } else {
-        match map.index_of(wire_name)? {
-            Some(i) => i,
-            None => return Ok(None),
-        }
-    };
-    map.value(i)
-        .map(Some)
-        .map_err(|e| e.in_segment(PathSegment::Key(wire_name)))
+        map.index_of(wire_name)
+    }
 }
 
 /// Adds a map-key segment to an error's path.

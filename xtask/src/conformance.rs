@@ -80,63 +80,25 @@ pub fn run(args: &[String]) -> Result<()> {
     if regen {
         util::step(
             "regenerate conformance/cases from the C++ replayer",
-            util::cargo(&[
-                "run",
-                "-q",
-                "-p",
-                "flexbuf-conformance",
-                "--",
-                "regen",
-                "--replay",
-                &replay_arg,
-            ]),
+            conformance_runners::conformance_bin(&["regen", "--replay", &replay_arg]),
         )?;
     }
 
     let mut lines = Vec::new();
     let mut crashed = Vec::new();
-    let goldens = util::cargo(&[
-        "run",
-        "-q",
-        "-p",
-        "flexbuf-conformance",
-        "--",
-        "check-goldens",
-        "--replay",
-        &replay_arg,
-    ]);
+    let goldens = conformance_runners::conformance_bin(&["check-goldens", "--replay", &replay_arg]);
     collect("goldens vs C++", goldens, &mut lines, &mut crashed)?;
     let damaged = target_dir(&root).join("conformance/damaged.bin");
     let damaged_arg = damaged.to_string_lossy().into_owned();
     util::step(
         "write the damaged buffers of the agreement category",
-        util::cargo(&[
-            "run",
-            "-q",
-            "-p",
-            "flexbuf-conformance",
-            "--",
-            "damage",
-            "--out",
-            &damaged_arg,
-        ]),
+        conformance_runners::conformance_bin(&["damage", "--out", &damaged_arg]),
     )?;
     let typed_damaged = target_dir(&root).join("conformance/typed_damaged.json");
     let typed_damaged_arg = typed_damaged.to_string_lossy().into_owned();
     util::step(
         "write the damaged inputs of the typed agreement category",
-        util::cargo(&[
-            "run",
-            "-q",
-            "-p",
-            "flexbuf-typed-tests",
-            "--bin",
-            "typed-conformance",
-            "--",
-            "damage",
-            "--out",
-            &typed_damaged_arg,
-        ]),
+        conformance_runners::typed_conformance_bin(&["damage", "--out", &typed_damaged_arg]),
     )?;
     for runner in conformance_runners::runners() {
         if !(runner.present)(&root) {

@@ -39,8 +39,24 @@ pub struct Runner {
     pub agreement: &'static [&'static str],
 }
 
-fn conformance_bin(args: &[&str]) -> duct::Expression {
+/// `flexbuf-conformance` (the Rust runner and the corpus tools) with `args`.
+pub fn conformance_bin(args: &[&str]) -> duct::Expression {
     let mut all = vec!["run", "-q", "-p", "flexbuf-conformance", "--"];
+    all.extend_from_slice(args);
+    util::cargo(&all)
+}
+
+/// `typed-conformance` (the Rust typed runner) with `args`.
+pub fn typed_conformance_bin(args: &[&str]) -> duct::Expression {
+    let mut all = vec![
+        "run",
+        "-q",
+        "-p",
+        "flexbuf-typed-tests",
+        "--bin",
+        "typed-conformance",
+        "--",
+    ];
     all.extend_from_slice(args);
     util::cargo(&all)
 }
@@ -129,16 +145,7 @@ fn rust_runners() -> Vec<Runner> {
             name: "rust (typed)",
             present: |root| root.join("conformance/typed-rust/Cargo.toml").exists(),
             prepare: nothing,
-            command: |_| {
-                util::cargo(&[
-                    "run",
-                    "-q",
-                    "-p",
-                    "flexbuf-typed-tests",
-                    "--bin",
-                    "typed-conformance",
-                ])
-            },
+            command: |_| typed_conformance_bin(&[]),
             optional: false,
             agreement: &[],
         },
