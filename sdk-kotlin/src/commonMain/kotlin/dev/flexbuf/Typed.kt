@@ -237,7 +237,10 @@ public class DecodeContext(
      * comparison of bytes against the type's key block when the keys are laid out
      * as encoders write them ([FlexBuilder.keyVectorFor]), else one per key.
      * [id] (the fingerprint generated code passes) is not needed: proofs are kept
-     * per [WireKeys] instance.
+     * per [WireKeys] instance. A keys vector of unverified bytes that is not proven
+     * (its fields are then found by binary search) is checked first, once, as the
+     * verifier checks keys: [ErrorKind.UnsortedKeys], [ErrorKind.MissingNul],
+     * [ErrorKind.InvalidUtf8] or [ErrorKind.OffsetOutOfBounds] when it is broken.
      */
     public fun layoutMatches(@Suppress("UNUSED_PARAMETER") id: Long, m: FlexMap, keys: WireKeys): Boolean {
         budget.node()
