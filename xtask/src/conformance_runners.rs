@@ -15,7 +15,9 @@
 //! the matrix. A runner that exits without printing any result line fails the
 //! matrix as a crash; a peer whose `prepare` fails (offline, say) is skipped.
 //! Every runner gets `FLEXBUF_DAMAGED`, the path of the damaged-buffer file of
-//! the agreement category; `agreement` lists the languages that must use it.
+//! the agreement category (`agreement` lists the languages that must use it),
+//! and `FLEXBUF_TYPED_DAMAGED`, the damaged typed inputs that every language
+//! reporting `typed` must also replay as `typed agreement`.
 
 use std::path::Path;
 
