@@ -32,7 +32,7 @@ Categories:
   ``typed-conformance damage``, see conformance/typed/README.md) decoded in one
   pass with the generated classes, against the Rust outcome.
 
-Usage: python conformance_runner.py [--conformance DIR] [--flexbuf CMD] [--gen-dir DIR]
+Usage: python conformance_runner.py [--conformance DIR] [--flexbuf CMD] [--gen-dir DIR] [--damaged FILE] [--typed-damaged FILE]
 Exit status: 0 when every case passed, 1 otherwise.
 """
 
