@@ -283,29 +283,17 @@ public class FlexMap internal constructor(
      */
     internal fun checkKeys() {
         val b = values.buffer
-        var prevAt = -1
-        var prevEnd = -1
+        var prev = -1
         for (i in 0 until size) {
             val at = keyAt(i)
             val end = keyEnd(b, at)
             if (Utf8.invalidAt(b, at, end) >= 0) fail(ErrorKind.InvalidUtf8, at)
-            if (prevAt >= 0 && !keyLess(b, prevAt, prevEnd, at, end)) {
+            // Both keys end in a NUL inside the buffer (keyEnd), as compareFrom needs.
+            if (prev >= 0 && KeySort.compareFrom(b, prev, at) >= 0) {
                 fail(ErrorKind.UnsortedKeys, keysOffset + i * keysWidth, "map keys are not strictly ascending")
             }
-            prevAt = at
-            prevEnd = end
+            prev = at
         }
-    }
-
-    /** True when the key `b[a, aEnd)` sorts strictly before `b[c, cEnd)` (unsigned bytes). */
-    private fun keyLess(b: ByteArray, a: Int, aEnd: Int, c: Int, cEnd: Int): Boolean {
-        val n = minOf(aEnd - a, cEnd - c)
-        for (j in 0 until n) {
-            val x = b[a + j].toInt() and 0xff
-            val y = b[c + j].toInt() and 0xff
-            if (x != y) return x < y
-        }
-        return aEnd - a < cEnd - c
     }
 
     /** Key [i] as a reader (of type [FlexType.KEY]). */

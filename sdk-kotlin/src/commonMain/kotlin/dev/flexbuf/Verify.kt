@@ -221,27 +221,11 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
         for (i in 0 until kn) {
             val at = follow(buf, keys + i * kw, kw)
             try { key(at) } catch (e: FlexException) { throw e.inIndex(i) }
-            if (sorted && prev >= 0 && !keyLess(prev, at)) fail(ErrorKind.UnsortedKeys, keys + i * kw)
+            if (sorted && prev >= 0 && KeySort.compareFrom(buf, prev, at) >= 0) fail(ErrorKind.UnsortedKeys, keys + i * kw)
             prev = at
         }
         if (again) memo.put(keys, tag, 0)
         return r
-    }
-
-    /**
-     * Whether the key at [a] is below the key at [b] in byte order (both
-     * checked by [key], so each ends in a NUL inside the buffer): compared up
-     * to the first difference, with no scan for either's end.
-     */
-    private fun keyLess(a: Int, b: Int): Boolean {
-        var j = 0
-        while (true) {
-            val x = buf[a + j].toInt() and 0xff
-            val y = buf[b + j].toInt() and 0xff
-            if (x != y) return x < y
-            if (x == 0) return false
-            j++
-        }
     }
 
     /** Checks that a NUL-terminated UTF-8 key starts at [at]; each position is scanned once however many maps share the key. */
