@@ -961,24 +961,12 @@ impl<'a> MapReader<'a> {
     /// is there, and a field read as absent takes its default.
     #[cold]
     pub(crate) fn check_keys(&self) -> Result<()> {
-        let k = &self.keys;
-        let w = k.width as usize;
-        let mut prev: Option<&[u8]> = None;
-        for i in 0..k.len {
-            let slot = k.data + i * w;
-            let at = follow(k.buf, slot, w)?;
-            let tail = k
-                .buf
-                .get(at..)
-                .filter(|t| !t.is_empty())
-                .ok_or_else(|| Error::at(ErrorKind::OffsetOutOfBounds, at))?;
-            let scan =
-                crate::utf8::scan_key(tail).ok_or_else(|| Error::at(ErrorKind::MissingNul, at))?;
-            let key = &tail[..scan.len];
-            if !scan.ascii && !crate::utf8::is_utf8(key) {
-                return Err(Error::at(ErrorKind::InvalidUtf8, at));
-            }
+        let mut prev: Option<&str> = None;
+        for i in 0..self.keys.len {
+            // The checked read of the key: in the buffer, NUL-terminated, UTF-8.
+            let key = self.key(i)?;
             if prev.is_some_and(|p| p >= key) {
+                let slot = self.keys.data + i * self.keys.width as usize;
                 return Err(Error::at(ErrorKind::UnsortedKeys, slot));
             }
             prev = Some(key);
