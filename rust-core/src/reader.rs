@@ -665,6 +665,34 @@ enum VectorKind {
     Typed(FlexType),
 }
 
+/// A scalar stored inline in a vector's slot, read by
+/// [`VectorReader::inline_at`].
+#[cfg(feature = "serde")]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Inline {
+    /// [`FlexType::Int`], sign-extended.
+    Int(i64),
+    /// [`FlexType::UInt`].
+    UInt(u64),
+    /// [`FlexType::Float`] (an `f32` widened exactly).
+    Float(f64),
+    /// [`FlexType::Bool`] (any non-zero slot is true).
+    Bool(bool),
+}
+
+#[cfg(feature = "serde")]
+impl Inline {
+    /// The type the value was stored as.
+    pub(crate) fn flex_type(self) -> FlexType {
+        match self {
+            Inline::Int(_) => FlexType::Int,
+            Inline::UInt(_) => FlexType::UInt,
+            Inline::Float(_) => FlexType::Float,
+            Inline::Bool(_) => FlexType::Bool,
+        }
+    }
+}
+
 /// A vector of any kind, with its bounds already checked.
 #[derive(Clone, Copy, Debug)]
 pub struct VectorReader<'a> {
@@ -742,6 +770,40 @@ impl<'a> VectorReader<'a> {
                 Reader::from_packed(self.buf, pos, self.width, packed, self.trusted)
                     .map_err(|e| e.with_offset(self.data + self.len * w + i))
             }
+        }
+    }
+
+    /// Element `i` when it is stored inline as an integer, an unsigned
+    /// integer, a float or a bool (in a typed, fixed or untyped vector):
+    /// its value, as [`get`](Self::get)`(i)` followed by `as_i64`,
+    /// `as_u64`, `as_f64` or `as_bool` (whichever its type calls for) reads
+    /// it, without making a reader. `None` for any other element, out of
+    /// range, or when that read would fail (a float narrower than 4 bytes):
+    /// take `get` then, which reports what is wrong.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn inline_at(&self, i: usize) -> Option<Inline> {
+        if i >= self.len {
+            return None;
+        }
+        let w = self.width as usize;
+        let code = match self.kind {
+            VectorKind::Typed(t) => t as u8,
+            VectorKind::Untyped => *self.buf.get(self.data + self.len * w + i)? >> 2,
+        };
+        let pos = self.data + i * w;
+        const INT: u8 = FlexType::Int as u8;
+        const UINT: u8 = FlexType::UInt as u8;
+        const FLOAT: u8 = FlexType::Float as u8;
+        const BOOL: u8 = FlexType::Bool as u8;
+        match code {
+            INT => read_int(self.buf, pos, w).ok().map(Inline::Int),
+            UINT => read_uint(self.buf, pos, w).ok().map(Inline::UInt),
+            FLOAT => read_float(self.buf, pos, w).ok().map(Inline::Float),
+            BOOL => read_uint(self.buf, pos, w)
+                .ok()
+                .map(|u| Inline::Bool(u != 0)),
+            _ => None,
         }
     }
 

@@ -10,6 +10,7 @@ use crate::types::FlexType;
 use crate::verify::{verify_with, Verified, VerifyOptions};
 
 use super::keys::{Kept, KeyCache};
+use super::scalar::Scalar;
 
 /// Verifies `bytes` with the default options, then deserializes a `T` under
 /// the default budget for their length ([`Budget::for_input`]).
@@ -210,14 +211,23 @@ impl<'de, 'b> Value<'de, 'b> {
         }
     }
 
+    /// Charges this value's node once. Inlined: an element of a vector
+    /// (charged with its siblings) pays one test, not a call.
+    #[inline(always)]
     fn charge(&mut self) -> Result<()> {
-        if !self.charged {
-            self.st
-                .budget
-                .node()
-                .map_err(|e| e.with_offset(self.reader.offset()))?;
-            self.charged = true;
+        if self.charged {
+            return Ok(());
         }
+        self.charge_node()
+    }
+
+    #[inline(never)]
+    fn charge_node(&mut self) -> Result<()> {
+        self.st
+            .budget
+            .node()
+            .map_err(|e| e.with_offset(self.reader.offset()))?;
+        self.charged = true;
         Ok(())
     }
 
@@ -607,6 +617,25 @@ impl<'de> de::Deserializer<'de> for Value<'de, '_> {
     }
 }
 
+#[cfg(test)]
+std::thread_local! {
+    /// Off: vector elements go through `Value` only (tests compare the two paths).
+    pub(super) static SCALARS: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
+}
+
+/// Whether inline scalar elements are read as [`Scalar`]s (always, outside tests).
+#[inline(always)]
+fn scalars_on() -> bool {
+    #[cfg(test)]
+    {
+        SCALARS.with(core::cell::Cell::get)
+    }
+    #[cfg(not(test))]
+    {
+        true
+    }
+}
+
 /// Elements of any kind of vector.
 struct Seq<'de, 'b> {
     vector: VectorReader<'de>,
@@ -617,12 +646,20 @@ struct Seq<'de, 'b> {
 impl<'de> de::SeqAccess<'de> for Seq<'de, '_> {
     type Error = Error;
 
+    #[inline]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         if self.next >= self.vector.len() {
             return Ok(None);
         }
         let i = self.next;
         self.next += 1;
+        if let Some(value) = self.vector.inline_at(i).filter(|_| scalars_on()) {
+            let at = self.vector.data_offset() + i * self.vector.element_width();
+            return seed
+                .deserialize(Scalar::new(value, at))
+                .map(Some)
+                .map_err(|e| e.in_segment(PathSegment::Index(i)));
+        }
         let element = self.vector.get(i)?;
         seed.deserialize(Value::charged(element, self.st))
             .map(Some)
@@ -667,6 +704,13 @@ impl<'de> de::MapAccess<'de> for Map<'de, '_> {
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let i = self.next;
         self.next += 1;
+        if let Some(value) = self.map.values().inline_at(i).filter(|_| scalars_on()) {
+            let values = self.map.values();
+            let at = values.data_offset() + i * values.element_width();
+            return seed
+                .deserialize(Scalar::new(value, at))
+                .map_err(|e| e.in_segment(PathSegment::Key(self.key)));
+        }
         let value = self.map.value(i)?;
         seed.deserialize(Value::charged(value, self.st))
             .map_err(|e| e.in_segment(PathSegment::Key(self.key)))

@@ -76,6 +76,7 @@
 mod de;
 mod keys;
 mod memo;
+mod scalar;
 mod ser;
 
 pub use de::{from_slice, from_slice_with, Deserializer};
