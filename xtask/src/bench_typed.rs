@@ -432,6 +432,20 @@ impl Report {
                 &ratios(&self.encode, col("prost"), gen),
                 1.0 / 1.5,
             ),
+            // Issue 11 (the core's serde tier) asks this of every core and
+            // typed fixture; the core's bench gives its own fixtures.
+            verdict(
+                "Serde tier serialize (`flexbuf::to_vec`) at least 2x the `flexbuffers` \
+                 crate's (issue 11, on all 10)",
+                &ratios(&self.encode, col("flexbuffers"), col("flexbuf_serde")),
+                2.0,
+            ),
+            verdict(
+                "Serde tier deserialize (`flexbuf::from_slice`, which verifies) at least 2x \
+                 the `flexbuffers` crate's (issue 11, on all 10)",
+                &ratios(&self.decode, col("flexbuffers"), col("flexbuf_serde")),
+                2.0,
+            ),
             verdict(
                 "Partial read at least 100x cheaper than a full decode, api_response \
                  (generated view vs generated full decode)",
@@ -573,9 +587,13 @@ mod tests {
         let mut times = vec![Some(100.0); FORMATS.len()];
         times[2] = Some(400.0); // serde_json
         times[4] = Some(90.0); // prost
+        times[6] = Some(250.0); // flexbuffers
         let decode = vec![row("user_profile", &times), row("api_response", &times)];
+        let mut encode = [Some(1.0); 7];
+        encode[1] = Some(2.0); // flexbuf serde
+        encode[6] = Some(3.0); // flexbuffers
         let report = Report {
-            encode: vec![row("user_profile", &[Some(1.0); 7])],
+            encode: vec![row("user_profile", &encode)],
             decode,
             borrowed: vec![
                 row("user_profile", &[Some(10.0), Some(12.0), Some(20.0)]),
@@ -602,10 +620,21 @@ mod tests {
         );
         assert!(t[3].contains("**met**"), "{}", t[3]);
         assert!(t[4].contains("**met**"), "{}", t[4]);
+        // The serde tier against the flexbuffers crate: 3 / 2 and 250 / 100.
         assert!(
-            t[5].contains("**met**") && t[5].contains("api_response 250x"),
+            t[5].contains("**missed**") && t[5].contains("user_profile 1.50x"),
             "{}",
             t[5]
+        );
+        assert!(
+            t[6].contains("**met**") && t[6].contains("user_profile 2.50x"),
+            "{}",
+            t[6]
+        );
+        assert!(
+            t[7].contains("**met**") && t[7].contains("api_response 250x"),
+            "{}",
+            t[7]
         );
     }
 
