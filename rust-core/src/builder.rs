@@ -2375,22 +2375,6 @@ thread_local! {
 /// Most elements of a vector [`Builder::small_vector`] writes.
 const SMALL_VECTOR: usize = 4;
 
-/// Defines `fn $name() -> bool`, whether a fast path is taken: always
-/// outside tests; in tests, as the thread-local `$switch` says (tests turn
-/// it off to compare the fast path's bytes with the general path's).
-macro_rules! fast_path_switch {
-    ($(#[$doc:meta])* fn $name:ident = $switch:ident;) => {
-        $(#[$doc])*
-        #[inline(always)]
-        fn $name() -> bool {
-            #[cfg(test)]
-            return $switch.with(|c| c.get());
-            #[cfg(not(test))]
-            true
-        }
-    };
-}
-
 fast_path_switch! {
     /// Whether untyped vectors of up to [`SMALL_VECTOR`] elements take their own path.
     fn small_vectors = SMALL_VECTORS;

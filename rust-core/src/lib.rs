@@ -33,6 +33,22 @@
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
 
+/// Defines `fn $name() -> bool`, whether a fast path is taken: always
+/// outside tests; in tests, as the thread-local `$switch` says (tests turn
+/// it off to compare the fast path's outcome with the general path's).
+macro_rules! fast_path_switch {
+    ($(#[$doc:meta])* fn $name:ident = $switch:ident;) => {
+        $(#[$doc])*
+        #[inline(always)]
+        fn $name() -> bool {
+            #[cfg(test)]
+            return $switch.with(|c| c.get());
+            #[cfg(not(test))]
+            true
+        }
+    };
+}
+
 mod budget;
 mod builder;
 mod content;

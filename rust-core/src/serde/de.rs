@@ -619,21 +619,14 @@ impl<'de> de::Deserializer<'de> for Value<'de, '_> {
 
 #[cfg(test)]
 std::thread_local! {
-    /// Off: vector elements go through `Value` only (tests compare the two paths).
+    /// Off in tests that compare inline scalars read as [`Scalar`]s with
+    /// the same elements and map values read through `Value`.
     pub(super) static SCALARS: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
 }
 
-/// Whether inline scalar elements are read as [`Scalar`]s (always, outside tests).
-#[inline(always)]
-fn scalars_on() -> bool {
-    #[cfg(test)]
-    {
-        SCALARS.with(core::cell::Cell::get)
-    }
-    #[cfg(not(test))]
-    {
-        true
-    }
+fast_path_switch! {
+    /// Whether inline scalar elements and map values are read as [`Scalar`]s.
+    fn scalars_on = SCALARS;
 }
 
 /// Elements of any kind of vector.
