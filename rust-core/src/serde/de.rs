@@ -10,7 +10,7 @@ use crate::types::FlexType;
 use crate::verify::{verify_with, Verified, VerifyOptions};
 
 use super::keys::{Kept, KeyCache};
-use super::scalar::Scalar;
+use super::leaves::{Scalar, Text};
 
 /// Verifies `bytes` with the default options, then deserializes a `T` under
 /// the default budget for their length ([`Budget::for_input`]).
@@ -619,14 +619,38 @@ impl<'de> de::Deserializer<'de> for Value<'de, '_> {
 
 #[cfg(test)]
 std::thread_local! {
-    /// Off in tests that compare inline scalars read as [`Scalar`]s with
-    /// the same elements and map values read through `Value`.
-    pub(super) static SCALARS: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
+    /// Off in tests that compare leaves read by [`leaf`] with the same
+    /// elements and map values read through `Value`.
+    pub(super) static LEAVES: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
 }
 
 fast_path_switch! {
-    /// Whether inline scalar elements and map values are read as [`Scalar`]s.
-    fn scalars_on = SCALARS;
+    /// Whether [`leaf`] reads inline scalars and strings.
+    fn leaves_on = LEAVES;
+}
+
+/// Deserializes element `i` of `vector` (a sequence's, or a map's values)
+/// through a leaf deserializer when it is an inline number or bool
+/// ([`Scalar`]) or a string ([`Text`]), whose node was charged with its
+/// siblings; gives `seed` back for anything else, which `Value` reads.
+#[inline(always)]
+fn leaf<'de, T: DeserializeSeed<'de>>(
+    vector: &VectorReader<'de>,
+    i: usize,
+    budget: &mut Budget,
+    seed: T,
+) -> core::result::Result<Result<T::Value>, T> {
+    if !leaves_on() {
+        return Err(seed);
+    }
+    let at = || vector.data_offset() + i * vector.element_width();
+    if let Some(value) = vector.inline_at(i) {
+        return Ok(seed.deserialize(Scalar::new(value, at())));
+    }
+    match vector.str_in_bounds(i) {
+        Some(text) => Ok(seed.deserialize(Text::new(text, at(), budget))),
+        None => Err(seed),
+    }
 }
 
 /// Elements of any kind of vector.
@@ -646,13 +670,14 @@ impl<'de> de::SeqAccess<'de> for Seq<'de, '_> {
         }
         let i = self.next;
         self.next += 1;
-        if let Some(value) = self.vector.inline_at(i).filter(|_| scalars_on()) {
-            let at = self.vector.data_offset() + i * self.vector.element_width();
-            return seed
-                .deserialize(Scalar::new(value, at))
-                .map(Some)
-                .map_err(|e| e.in_segment(PathSegment::Index(i)));
-        }
+        let seed = match leaf(&self.vector, i, &mut self.st.budget, seed) {
+            Ok(read) => {
+                return read
+                    .map(Some)
+                    .map_err(|e| e.in_segment(PathSegment::Index(i)))
+            }
+            Err(seed) => seed,
+        };
         let element = self.vector.get(i)?;
         seed.deserialize(Value::charged(element, self.st))
             .map(Some)
@@ -697,13 +722,10 @@ impl<'de> de::MapAccess<'de> for Map<'de, '_> {
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let i = self.next;
         self.next += 1;
-        if let Some(value) = self.map.values().inline_at(i).filter(|_| scalars_on()) {
-            let values = self.map.values();
-            let at = values.data_offset() + i * values.element_width();
-            return seed
-                .deserialize(Scalar::new(value, at))
-                .map_err(|e| e.in_segment(PathSegment::Key(self.key)));
-        }
+        let seed = match leaf(&self.map.values(), i, &mut self.st.budget, seed) {
+            Ok(read) => return read.map_err(|e| e.in_segment(PathSegment::Key(self.key))),
+            Err(seed) => seed,
+        };
         let value = self.map.value(i)?;
         seed.deserialize(Value::charged(value, self.st))
             .map_err(|e| e.in_segment(PathSegment::Key(self.key)))

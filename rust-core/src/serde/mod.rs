@@ -75,8 +75,8 @@
 
 mod de;
 mod keys;
+mod leaves;
 mod memo;
-mod scalar;
 mod ser;
 
 pub use de::{from_slice, from_slice_with, Deserializer};

@@ -1,4 +1,6 @@
-//! The deserializer of inline numbers and bools: vector elements and map values.
+//! The deserializers of leaves read where their container is walked:
+//! inline numbers and bools ([`Scalar`]) and strings ([`Text`]), as vector
+//! elements and as map values.
 //!
 //! A `Vec<i64>`, `[f32; 3]` or `Vec<serde_json::Value>` of numbers asks for
 //! each element through serde's per-element calls. Through the general
@@ -9,16 +11,21 @@
 //! value stored inline as an integer, unsigned integer, float or bool is
 //! instead read where the sequence or map is walked
 //! (`VectorReader::inline_at`) and handed over as a [`Scalar`]: a value and
-//! its offset, whose methods inline into the caller's loop.
+//! its offset, whose methods inline into the caller's loop. A string
+//! element or value is found the same way (`VectorReader::str_in_bounds`:
+//! its slot, offset and size read as words) and handed over as a [`Text`],
+//! which charges the budget for its bytes when they are taken.
 //!
-//! Every method gives what `Value` gives for the same element (already
-//! charged against the budget with its siblings, so no budget is touched):
-//! the same conversions, the same range and type errors at the same offset.
+//! Every method gives what `Value` gives for the same element (its node
+//! already charged against the budget with its siblings): the same
+//! conversions, the same range, type and budget errors at the same offset.
 
-use ::serde::de::{self, Visitor};
+use ::serde::de::{self, IntoDeserializer, Visitor};
 
+use crate::budget::Budget;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reader::Inline;
+use crate::types::FlexType;
 
 /// An inline scalar element of a vector, already read.
 #[derive(Clone, Copy, Debug)]
@@ -246,13 +253,184 @@ impl<'de> de::Deserializer<'de> for Scalar {
     }
 }
 
+/// A string element or map value, already found (and, the buffer being
+/// verified, known to be UTF-8); its bytes are charged to the budget when
+/// a visitor takes them, as `Value` charges them.
+pub(super) struct Text<'de, 'b> {
+    text: &'de str,
+    /// The element's slot, for errors.
+    at: usize,
+    budget: &'b mut Budget,
+}
+
+impl<'de, 'b> Text<'de, 'b> {
+    #[inline(always)]
+    pub(super) fn new(text: &'de str, at: usize, budget: &'b mut Budget) -> Text<'de, 'b> {
+        Text { text, at, budget }
+    }
+
+    fn mismatch(&self, expected: &'static str) -> Error {
+        Error::at(
+            ErrorKind::TypeMismatch {
+                expected,
+                found: FlexType::String,
+            },
+            self.at,
+        )
+    }
+
+    /// The text, its bytes charged (`Value::str`).
+    #[inline(always)]
+    fn take(&mut self) -> Result<&'de str> {
+        self.budget
+            .bytes(self.text.len())
+            .map_err(|e| e.with_offset(self.at))?;
+        Ok(self.text)
+    }
+
+    #[inline(always)]
+    fn visit_str<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        let s = self.take()?;
+        visitor
+            .visit_borrowed_str(s)
+            .map_err(|e: Error| e.with_offset(self.at))
+    }
+}
+
+macro_rules! refuse_text {
+    ($($method:ident => $expected:literal;)*) => {
+        $(
+            fn $method<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+                Err(self.mismatch($expected))
+            }
+        )*
+    };
+}
+
+impl<'de> de::Deserializer<'de> for Text<'de, '_> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.visit_str(visitor)
+    }
+
+    // What `Value` refuses a string with: the same expected kind.
+    refuse_text! {
+        deserialize_bool => "bool";
+        deserialize_i8 => "integer";
+        deserialize_i16 => "integer";
+        deserialize_i32 => "integer";
+        deserialize_i64 => "integer";
+        deserialize_i128 => "integer";
+        deserialize_u8 => "unsigned integer";
+        deserialize_u16 => "unsigned integer";
+        deserialize_u32 => "unsigned integer";
+        deserialize_u64 => "unsigned integer";
+        deserialize_u128 => "unsigned integer";
+        deserialize_f32 => "number";
+        deserialize_f64 => "number";
+        deserialize_unit => "null";
+        deserialize_seq => "vector";
+        deserialize_map => "map";
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.visit_str(visitor)
+    }
+
+    #[inline(always)]
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.visit_str(visitor)
+    }
+
+    #[inline(always)]
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.visit_str(visitor)
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        let s = self.take()?;
+        visitor
+            .visit_borrowed_bytes(s.as_bytes())
+            .map_err(|e: Error| e.with_offset(self.at))
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_bytes(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _visitor: V,
+    ) -> Result<V::Value> {
+        Err(self.mismatch("null"))
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, _visitor: V) -> Result<V::Value> {
+        Err(self.mismatch("vector"))
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        _visitor: V,
+    ) -> Result<V::Value> {
+        Err(self.mismatch("vector"))
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value> {
+        Err(self.mismatch("map"))
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        mut self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        // A unit variant by name.
+        let name = self.take()?;
+        visitor
+            .visit_enum(name.into_deserializer())
+            .map_err(|e: Error| e.with_offset(self.at))
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.visit_str(visitor)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_unit()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
 
     use serde::Deserialize;
 
-    use super::super::de::SCALARS;
+    use super::super::de::LEAVES;
+    use crate::budget::Budget;
     use crate::builder::Builder;
     use crate::types::BitWidth;
 
@@ -280,10 +458,13 @@ mod tests {
         B(i64),
     }
 
-    /// What `from_slice::<T>` gives, as text: the value, or the error's
-    /// kind, offset and path.
-    fn outcome<T: for<'de> Deserialize<'de> + core::fmt::Debug>(bytes: &[u8]) -> String {
-        match crate::from_slice::<T>(bytes) {
+    /// What `from_slice_with::<T>` gives within `budget`, as text: the
+    /// value, or the error's kind, offset and path.
+    fn outcome<T: for<'de> Deserialize<'de> + core::fmt::Debug>(
+        bytes: &[u8],
+        budget: Budget,
+    ) -> String {
+        match crate::from_slice_with::<T>(bytes, &crate::VerifyOptions::default(), budget) {
             Ok(v) => format!("{v:?}"),
             Err(e) => format!("{:?} at {:?} {:?}", e.kind(), e.offset(), e.path()),
         }
@@ -296,22 +477,26 @@ mod tests {
         a: T,
     }
 
-    /// Every target type below, read both ways (with inline scalars taken as
-    /// [`Scalar`](super::Scalar)s, and with every element and map value
-    /// through `Value`): as a sequence's elements, as a struct field and as
-    /// a map's values.
+    /// Every target type below, read both ways (with leaves taken as
+    /// [`Scalar`](super::Scalar)s and [`Text`](super::Text)s, and with every
+    /// element and map value through `Value`): as a sequence's elements, as
+    /// a struct field and as a map's values.
     fn both_ways(bytes: &[u8]) -> Vec<(String, String, &'static str)> {
         fn one<T: for<'de> Deserialize<'de> + core::fmt::Debug>(
             bytes: &[u8],
             out: &mut Vec<(String, String, &'static str)>,
             name: &'static str,
         ) {
-            SCALARS.with(|c| c.set(true));
-            let fast = outcome::<T>(bytes);
-            SCALARS.with(|c| c.set(false));
-            let slow = outcome::<T>(bytes);
-            SCALARS.with(|c| c.set(true));
-            out.push((fast, slow, name));
+            // The default budget, and one too small for strings of more
+            // than four bytes.
+            for budget in [Budget::for_input(bytes.len()), Budget::new(1_000, 4)] {
+                LEAVES.with(|c| c.set(true));
+                let fast = outcome::<T>(bytes, budget.clone());
+                LEAVES.with(|c| c.set(false));
+                let slow = outcome::<T>(bytes, budget);
+                LEAVES.with(|c| c.set(true));
+                out.push((fast, slow, name));
+            }
         }
         macro_rules! each {
             ($($t:ty),* $(,)?) => {{
@@ -473,7 +658,37 @@ mod tests {
                 w,
             );
         }
-        // Maps whose values are inline scalars (a struct's fields, a map's values).
+        // Strings: empty, one character (a `char`), a unit variant's name,
+        // multi-byte, longer than the small budget and than a word.
+        let long = "long text ".repeat(12);
+        let texts = [
+            "",
+            "a",
+            "é",
+            "A",
+            "B",
+            "日本語",
+            "x\u{1F600}",
+            long.as_str(),
+        ];
+        for w in widths {
+            for t in texts {
+                one(&|b| b.string(t), false, false, w);
+            }
+            one(&|b| texts.iter().for_each(|t| b.string(t)), false, false, w);
+            one(
+                &|b| {
+                    b.string("A");
+                    b.int(1);
+                    b.string("B");
+                },
+                false,
+                false,
+                w,
+            );
+        }
+        // Maps whose values are inline scalars or strings (a struct's
+        // fields, a map's values).
         let mut map = |push: &dyn Fn(&mut Builder), w: BitWidth| {
             let mut b = Builder::new();
             b.force_min_width(w);
@@ -529,6 +744,15 @@ mod tests {
                     w,
                 );
             }
+            for t in texts {
+                map(
+                    &|b| {
+                        b.key("a");
+                        b.string(t)
+                    },
+                    w,
+                );
+            }
             map(
                 &|b| {
                     b.key("a");
@@ -544,12 +768,12 @@ mod tests {
         out
     }
 
-    /// Inline scalars read as `Scalar`s give exactly what `Value` gives for
-    /// them: the same values, and the same errors (kind, offset, path), for
-    /// every target type, as elements of every kind, width and layout of
-    /// vector and as map values.
+    /// Leaves read as `Scalar`s and `Text`s give exactly what `Value` gives
+    /// for them: the same values, and the same errors (kind, offset, path,
+    /// budget), for every target type, as elements of every kind, width and
+    /// layout of vector and as map values.
     #[test]
-    fn inline_scalars_read_as_value_reads_them() {
+    fn leaves_read_as_value_reads_them() {
         let mut compared = 0;
         let mut errors = 0;
         for bytes in buffers() {
@@ -560,7 +784,7 @@ mod tests {
             }
         }
         // Both outcomes are exercised: values and errors of every kind.
-        assert!(compared > 40_000, "{compared}");
+        assert!(compared > 100_000, "{compared}");
         assert!(
             errors > compared / 3 && errors < compared,
             "{errors} of {compared}"
