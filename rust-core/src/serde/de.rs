@@ -221,6 +221,7 @@ impl<'de, 'b> Value<'de, 'b> {
         self.charge_node()
     }
 
+    /// Charges the node: the first read of a value not charged with its siblings.
     #[inline(never)]
     fn charge_node(&mut self) -> Result<()> {
         self.st
