@@ -122,8 +122,68 @@ macro_rules! refuse {
     };
 }
 
+/// The methods both leaves share: an option is `Some` (a null slot is
+/// neither), a newtype wraps the leaf itself, an ignored value costs
+/// nothing, an identifier is read as any value, and the container and unit
+/// kinds are refused as `Value` refuses a scalar or a string.
+macro_rules! leaf_common {
+    () => {
+        fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            visitor.visit_some(self)
+        }
+
+        fn deserialize_newtype_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            visitor: V,
+        ) -> Result<V::Value> {
+            visitor.visit_newtype_struct(self)
+        }
+
+        fn deserialize_unit_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            _visitor: V,
+        ) -> Result<V::Value> {
+            Err(self.mismatch("null"))
+        }
+
+        fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, _visitor: V) -> Result<V::Value> {
+            Err(self.mismatch("vector"))
+        }
+
+        fn deserialize_tuple_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            _len: usize,
+            _visitor: V,
+        ) -> Result<V::Value> {
+            Err(self.mismatch("vector"))
+        }
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            _fields: &'static [&'static str],
+            _visitor: V,
+        ) -> Result<V::Value> {
+            Err(self.mismatch("map"))
+        }
+
+        fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            self.deserialize_any(visitor)
+        }
+
+        fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            visitor.visit_unit()
+        }
+    };
+}
+
 impl<'de> de::Deserializer<'de> for Scalar {
     type Error = Error;
+
+    leaf_common!();
 
     #[inline(always)]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -192,49 +252,6 @@ impl<'de> de::Deserializer<'de> for Scalar {
         deserialize_map => "map";
     }
 
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        // Never null: a null slot is not an inline scalar.
-        visitor.visit_some(self)
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _visitor: V,
-    ) -> Result<V::Value> {
-        Err(self.mismatch("null"))
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value> {
-        visitor.visit_newtype_struct(self)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, _visitor: V) -> Result<V::Value> {
-        Err(self.mismatch("vector"))
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _len: usize,
-        _visitor: V,
-    ) -> Result<V::Value> {
-        Err(self.mismatch("vector"))
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _fields: &'static [&'static str],
-        _visitor: V,
-    ) -> Result<V::Value> {
-        Err(self.mismatch("map"))
-    }
-
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -242,14 +259,6 @@ impl<'de> de::Deserializer<'de> for Scalar {
         _visitor: V,
     ) -> Result<V::Value> {
         Err(self.mismatch("enum (string or single-entry map)"))
-    }
-
-    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_any(visitor)
-    }
-
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_unit()
     }
 }
 
@@ -297,25 +306,17 @@ impl<'de, 'b> Text<'de, 'b> {
     }
 }
 
-macro_rules! refuse_text {
-    ($($method:ident => $expected:literal;)*) => {
-        $(
-            fn $method<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
-                Err(self.mismatch($expected))
-            }
-        )*
-    };
-}
-
 impl<'de> de::Deserializer<'de> for Text<'de, '_> {
     type Error = Error;
+
+    leaf_common!();
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.visit_str(visitor)
     }
 
     // What `Value` refuses a string with: the same expected kind.
-    refuse_text! {
+    refuse! {
         deserialize_bool => "bool";
         deserialize_i8 => "integer";
         deserialize_i16 => "integer";
@@ -359,48 +360,6 @@ impl<'de> de::Deserializer<'de> for Text<'de, '_> {
         self.deserialize_bytes(visitor)
     }
 
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_some(self)
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _visitor: V,
-    ) -> Result<V::Value> {
-        Err(self.mismatch("null"))
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value> {
-        visitor.visit_newtype_struct(self)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, _visitor: V) -> Result<V::Value> {
-        Err(self.mismatch("vector"))
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _len: usize,
-        _visitor: V,
-    ) -> Result<V::Value> {
-        Err(self.mismatch("vector"))
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _fields: &'static [&'static str],
-        _visitor: V,
-    ) -> Result<V::Value> {
-        Err(self.mismatch("map"))
-    }
-
     fn deserialize_enum<V: Visitor<'de>>(
         mut self,
         _name: &'static str,
@@ -412,14 +371,6 @@ impl<'de> de::Deserializer<'de> for Text<'de, '_> {
         visitor
             .visit_enum(name.into_deserializer())
             .map_err(|e: Error| e.with_offset(self.at))
-    }
-
-    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.visit_str(visitor)
-    }
-
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_unit()
     }
 }
 
