@@ -173,8 +173,14 @@ struct Value<'de, 'b> {
 }
 
 /// Converts a wide integer to the target type, or reports it out of range here.
-fn narrow<T: TryFrom<W>, W>(v: W, at: usize) -> Result<T> {
+#[inline(always)]
+pub(super) fn narrow<T: TryFrom<W>, W>(v: W, at: usize) -> Result<T> {
     T::try_from(v).map_err(|_| Error::at(ErrorKind::OutOfRange, at))
+}
+
+/// The error for a value of type `found` at `at` read as `expected`.
+pub(super) fn mismatch(expected: &'static str, found: FlexType, at: usize) -> Error {
+    Error::at(ErrorKind::TypeMismatch { expected, found }, at)
 }
 
 /// Every vector kind except a map (whose values vector is not a sequence here).
@@ -233,13 +239,7 @@ impl<'de, 'b> Value<'de, 'b> {
     }
 
     fn mismatch(&self, expected: &'static str) -> Error {
-        Error::at(
-            ErrorKind::TypeMismatch {
-                expected,
-                found: self.reader.flex_type(),
-            },
-            self.reader.offset(),
-        )
+        mismatch(expected, self.reader.flex_type(), self.reader.offset())
     }
 
     fn str(&mut self) -> Result<&'de str> {

@@ -23,9 +23,11 @@
 use ::serde::de::{self, IntoDeserializer, Visitor};
 
 use crate::budget::Budget;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::reader::Inline;
 use crate::types::FlexType;
+
+use super::de::{mismatch, narrow};
 
 /// An inline scalar element of a vector, already read.
 #[derive(Clone, Copy, Debug)]
@@ -42,17 +44,7 @@ impl Scalar {
     }
 
     fn mismatch(&self, expected: &'static str) -> Error {
-        Error::at(
-            ErrorKind::TypeMismatch {
-                expected,
-                found: self.value.flex_type(),
-            },
-            self.at,
-        )
-    }
-
-    fn out_of_range(&self) -> Error {
-        Error::at(ErrorKind::OutOfRange, self.at)
+        mismatch(expected, self.value.flex_type(), self.at)
     }
 
     /// `Reader::as_i64`.
@@ -60,7 +52,7 @@ impl Scalar {
     fn i64(&self) -> Result<i64> {
         match self.value {
             Inline::Int(i) => Ok(i),
-            Inline::UInt(u) => i64::try_from(u).map_err(|_| self.out_of_range()),
+            Inline::UInt(u) => narrow(u, self.at),
             _ => Err(self.mismatch("integer")),
         }
     }
@@ -70,7 +62,7 @@ impl Scalar {
     fn u64(&self) -> Result<u64> {
         match self.value {
             Inline::UInt(u) => Ok(u),
-            Inline::Int(i) => u64::try_from(i).map_err(|_| self.out_of_range()),
+            Inline::Int(i) => narrow(i, self.at),
             _ => Err(self.mismatch("unsigned integer")),
         }
     }
@@ -94,19 +86,13 @@ impl Scalar {
             _ => Err(self.mismatch("bool")),
         }
     }
-
-    /// Converts to the target integer type, or reports it out of range here.
-    #[inline(always)]
-    fn narrow<T: TryFrom<W>, W>(&self, v: W) -> Result<T> {
-        T::try_from(v).map_err(|_| self.out_of_range())
-    }
 }
 
 macro_rules! integer {
     ($method:ident, $visit:ident, $read:ident) => {
         #[inline(always)]
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-            let v = self.narrow(self.$read()?)?;
+            let v = narrow(self.$read()?, self.at)?;
             visitor.$visit(v).map_err(|e: Error| e.with_offset(self.at))
         }
     };
@@ -279,13 +265,7 @@ impl<'de, 'b> Text<'de, 'b> {
     }
 
     fn mismatch(&self, expected: &'static str) -> Error {
-        Error::at(
-            ErrorKind::TypeMismatch {
-                expected,
-                found: FlexType::String,
-            },
-            self.at,
-        )
+        mismatch(expected, FlexType::String, self.at)
     }
 
     /// The text, its bytes charged (`Value::str`).
