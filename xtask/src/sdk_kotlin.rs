@@ -297,9 +297,11 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
 }
 
 /// The benchmarks issue 16 judges: generated encode and decode, the `Flex`
-/// format's decode, and the kotlinx JSON (text and bytes) and ProtoBuf peers.
+/// format's decode, the kotlinx JSON (text and bytes) and ProtoBuf peers, and
+/// the JDK's UTF-8 decode of the fixture's strings (the floor under a decode
+/// from UTF-8 bytes).
 /// `FLEXBUF_BENCH_ALL=1` runs every benchmark of `CodecBench`.
-pub(crate) const JUDGED: &str = r"\.(genEncode|genDecode|flexDecode|jsonEncode|jsonEncodeBytes|jsonDecode|jsonDecodeBytes|protoEncode|protoDecode)$";
+pub(crate) const JUDGED: &str = r"\.(genEncode|genDecode|flexDecode|jsonEncode|jsonEncodeBytes|jsonDecode|jsonDecodeBytes|protoEncode|protoDecode|utf8Strings)$";
 
 /// Runs the JMH benchmarks (`sdk-kotlin/bench`) with issue 16's settings (two
 /// forks, three 1 s warm-ups, five 1 s measurements, JMH's GC profiler for

@@ -30,4 +30,5 @@ public class CodecBench {
     @Benchmark public Object protoDecode() { return d.protoDecode(); }
     @Benchmark public Object fbEncode() { return d.fbEncode(); }
     @Benchmark public long fbDecode() { return d.fbDecode(); }
+    @Benchmark public long utf8Strings() { return d.utf8Strings(); }
 }

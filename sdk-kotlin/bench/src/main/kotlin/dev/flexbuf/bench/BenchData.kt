@@ -113,6 +113,45 @@ class BenchData(val name: String) {
         }
     }
 
+    /** Every string value of the fixture (keys left out) as UTF-8, back to back, with their starts and lengths. */
+    private val stringBytes: ByteArray
+    private val stringStarts: IntArray
+    private val stringLengths: IntArray
+
+    init {
+        val values = ArrayList<ByteArray>()
+        fun collect(e: JsonElement) {
+            when (e) {
+                is JsonPrimitive -> if (e.isString) values.add(e.content.encodeToByteArray())
+                is JsonArray -> e.forEach(::collect)
+                is JsonObject -> e.values.forEach(::collect)
+                else -> {}
+            }
+        }
+        collect(tree)
+        stringStarts = IntArray(values.size)
+        stringLengths = IntArray(values.size)
+        stringBytes = ByteArray(values.sumOf { it.size })
+        var at = 0
+        values.forEachIndexed { i, v ->
+            v.copyInto(stringBytes, at)
+            stringStarts[i] = at
+            stringLengths[i] = v.size
+            at += v.size
+        }
+    }
+
+    /**
+     * The JDK's UTF-8 decode of every string value of the fixture, one `String` each: a floor under any decoder
+     * that starts from UTF-8 bytes and returns `String`s (keys are left out, so it is below what a decode
+     * makes). Returns the total length, so nothing is optimised away.
+     */
+    fun utf8Strings(): Long {
+        var n = 0L
+        for (i in stringStarts.indices) n += String(stringBytes, stringStarts[i], stringLengths[i], Charsets.UTF_8).length
+        return n
+    }
+
     /** flatbuffers-java `FlexBuffers` read of every value (strings materialized); returns a checksum. */
     fun fbDecode(): Long = walk(FlexBuffers.getRoot(fbBytes))
 
