@@ -37,6 +37,19 @@ public fun verify(buf: ByteArray, options: VerifyOptions = VerifyOptions()): Ver
 /** Strings up to this many bytes are checked again at each reference (as the core's `SHORT`); longer ones once per position and type. */
 private const val SHORT_STRING = 32
 
+/** Ints per frame of the verifier's stack of open containers, and where each field of a frame is. */
+private const val FRAME = 8
+private const val AT = 0
+private const val PACKED = 1
+private const val WIDTH = 2
+private const val SIZE = 3
+private const val NEXT = 4
+private const val HEIGHT = 5
+private const val KEYS_AT = 6
+/** The keys vector's width, with [AGAIN] set when the container was reached before. */
+private const val KEYS_WIDTH_AGAIN = 7
+private const val AGAIN = 0x100
+
 /** Memo tag of "the keys vector of a map, order checked" (no real packed type uses 0xfc-0xff). */
 private const val MAP_KEYS = 0xfc
 
@@ -51,9 +64,13 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
     private val marks = LongArray(2 * (buf.size / 64 + 1))
     /** Results of nodes reached a second time, by (position, packed type): a container's height. */
     private val memo = Memo()
-    /** The containers being verified, by depth (`openAt[d]`, `openPacked[d]`): one reached again is a cycle. */
-    private val openAt = IntArray(maxOf(maxDepth, 0) + 1)
-    private val openPacked = IntArray(maxOf(maxDepth, 0) + 1)
+    /**
+     * The containers being verified, one frame of [FRAME] ints per depth: position and packed type (a
+     * container reached again while open is a cycle), element width, size, keys vector and its width, whether
+     * it was reached before, and (saved while a frame above it is open) the next value and the height so far.
+     * Grown as deeper levels are opened, up to `maxDepth` frames.
+     */
+    private var frames = IntArray(FRAME * minOf(maxOf(maxDepth, 0) + 1, 16))
 
     fun run() {
         val n = buf.size
@@ -78,8 +95,22 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
         if (level > maxDepth) fail(ErrorKind.DepthLimit, at, "deeper than $maxDepth")
     }
 
-    /** Verifies the value in the slot at [slot] ([pw] wide) with packed type [packed]; returns its container height. */
+    /**
+     * Verifies the value in the slot at [slot] ([pw] wide) with packed type [packed] at [depth]; returns its
+     * container height. Nested containers are walked with the explicit stack of [walk], not by recursion, so
+     * a buffer nested to the 1024-level cap needs no more of the thread's stack than a flat one.
+     */
     fun value(slot: Int, pw: Int, packed: Int, typeAt: Int, depth: Int): Int {
+        val h = step(slot, pw, packed, typeAt, depth)
+        return if (h >= 0) h else walk(depth)
+    }
+
+    /**
+     * [value] of one slot without descending: its height when it is done with (scalars, strings, typed
+     * vectors, containers taken from the memo), or -1 when its container was opened as frame [depth] for
+     * [walk] to go through.
+     */
+    private fun step(slot: Int, pw: Int, packed: Int, typeAt: Int, depth: Int): Int {
         val t = packed ushr 2
         if (!T.known(t)) fail(ErrorKind.UnknownType, typeAt, "type code $t")
         val w = 1 shl (packed and 3)
@@ -116,7 +147,7 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
                 span(buf, target, T.fixedLength(t), w)
                 return 1
             }
-            else -> return container(t, target, w, packed, depth)
+            else -> return open(t, target, w, packed, depth)
         }
     }
 
@@ -124,8 +155,11 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
      * Vectors (untyped and typed) and maps: verified in full the first time
      * their position is reached, and the second time (when the first may have
      * been as another type, or this is a cycle), then taken from the memo.
+     * Returns the height of a container done with here (from the memo, or one
+     * with no values to descend into), or -1 when it was opened as frame
+     * [depth] for [walk].
      */
-    private fun container(t: Int, target: Int, w: Int, packed: Int, depth: Int): Int {
+    private fun open(t: Int, target: Int, w: Int, packed: Int, depth: Int): Int {
         depthOk(depth + 1, target)
         val again = reach(target)
         if (again) {
@@ -135,40 +169,107 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
                 return h
             }
             for (d in 0 until depth) {
-                if (openAt[d] == target && openPacked[d] == packed) fail(ErrorKind.Cycle, target)
+                if (frames[FRAME * d + AT] == target && frames[FRAME * d + PACKED] == packed) fail(ErrorKind.Cycle, target)
             }
         }
-        openAt[depth] = target
-        openPacked[depth] = packed
-        val height = containerBody(t, target, w, depth)
+        val f = FRAME * depth
+        if (f + FRAME > frames.size) frames = frames.copyOf(2 * frames.size)
+        frames[f + AT] = target
+        frames[f + PACKED] = packed
+        val n = size(target, w)
+        if (t == T.VECTOR || t == T.MAP) {
+            span(buf, target, n, w + 1)
+            var keysAt = -1
+            var kw = 0
+            if (t == T.MAP) {
+                val k = mapKeys(target, w, n)
+                keysAt = (k ushr 8).toInt()
+                kw = (k and 0xff).toInt()
+            }
+            frames[f + WIDTH] = w
+            frames[f + SIZE] = n
+            frames[f + KEYS_AT] = keysAt
+            frames[f + KEYS_WIDTH_AGAIN] = kw or (if (again) AGAIN else 0)
+            return -1
+        }
+        val height = leafContainer(t, target, w, n)
         if (again) memo.put(target, packed, height)
         return height
     }
 
-    private fun containerBody(t: Int, target: Int, w: Int, depth: Int): Int {
-        val n = size(target, w)
-        return when {
-            t == T.VECTOR || t == T.MAP -> {
-                span(buf, target, n, w + 1)
-                var keysAt = -1
-                var kw = 0
-                if (t == T.MAP) {
-                    val k = mapKeys(target, w, n)
-                    keysAt = (k ushr 8).toInt()
-                    kw = (k and 0xff).toInt()
+    /**
+     * Goes through the values of the container opened as frame [base] and of
+     * every container opened below it, one frame per level; returns the
+     * height of the one at [base]. An error at a value is given the key or
+     * index of that value in each open container, innermost first.
+     */
+    private fun walk(base: Int): Int {
+        // The top frame lives in locals; the arrays hold it while a frame above it is open.
+        var d = base
+        var f = FRAME * d
+        var target = frames[f + AT]
+        var w = frames[f + WIDTH]
+        var n = frames[f + SIZE]
+        var i = 0
+        var h = 0
+        while (true) {
+            if (i < n) {
+                val typeAt = target + n * w + i
+                val packed = buf[typeAt].toInt() and 0xff
+                val t = packed ushr 2
+                // Scalars stored in the slot are done with here (a float narrower than four bytes goes to
+                // `step`, which reports it).
+                if (T.isInline(t) && (t != T.FLOAT || w >= 4)) {
+                    i++
+                    continue
                 }
-                var h = 0
-                for (i in 0 until n) {
-                    val typeAt = target + n * w + i
-                    try {
-                        val c = value(target + i * w, w, buf.u8(typeAt), typeAt, depth + 1)
-                        if (c > h) h = c
-                    } catch (e: FlexException) {
-                        throw locate(e, keysAt, kw, i)
-                    }
+                frames[f + NEXT] = i + 1
+                val c = try {
+                    step(target + i * w, w, packed, typeAt, d + 1)
+                } catch (e: FlexException) {
+                    throw unwind(e, d, base)
                 }
-                h + 1
+                i++
+                if (c < 0) {
+                    frames[f + HEIGHT] = h
+                    d++
+                    f += FRAME
+                    target = frames[f + AT]
+                    w = frames[f + WIDTH]
+                    n = frames[f + SIZE]
+                    i = 0
+                    h = 0
+                } else if (c > h) {
+                    h = c
+                }
+            } else {
+                val closed = h + 1
+                if (frames[f + KEYS_WIDTH_AGAIN] and AGAIN != 0) memo.put(target, frames[f + PACKED], closed)
+                if (d == base) return closed
+                d--
+                f -= FRAME
+                target = frames[f + AT]
+                w = frames[f + WIDTH]
+                n = frames[f + SIZE]
+                i = frames[f + NEXT]
+                h = maxOf(frames[f + HEIGHT], closed)
             }
+        }
+    }
+
+    /** [e], raised at the value last taken from frame [top], located in frames [top] down to [base]. */
+    private fun unwind(e: FlexException, top: Int, base: Int): FlexException {
+        var located = e
+        for (d in top downTo base) {
+            val f = FRAME * d
+            located = locate(located, frames[f + KEYS_AT], frames[f + KEYS_WIDTH_AGAIN] and 0xff, frames[f + NEXT] - 1)
+        }
+        return located
+    }
+
+    /** The containers with no values to descend into (keys vectors, typed vectors), [n] long: checked whole; height 1. */
+    private fun leafContainer(t: Int, target: Int, w: Int, n: Int): Int =
+        when {
             t == T.VECTOR_KEY || t == T.VECTOR_STRING_DEPRECATED -> {
                 span(buf, target, n, w)
                 for (i in 0 until n) {
@@ -186,7 +287,6 @@ private class Verifier(val buf: ByteArray, val maxDepth: Int, val sorted: Boolea
             }
             else -> fail(ErrorKind.UnknownType, target, "type code $t")
         }
-    }
 
     private fun locate(e: FlexException, keysAt: Int, kw: Int, i: Int): FlexException {
         if (keysAt >= 0) {
