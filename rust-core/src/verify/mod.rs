@@ -38,7 +38,12 @@ use marks::{Bits, Memo, Scratch};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifyOptions {
     /// Deepest nesting of vectors and maps accepted (the root container is level 1).
-    /// Values above 1024 are treated as 1024 so verification never exhausts the stack.
+    /// Values above 1024 are treated as 1024. Verification recurses once per
+    /// level, as do `to_json` and the serde tier: at the default of 64 levels
+    /// they need well under 64 KiB of stack in an optimised build, but a
+    /// buffer nested to the cap of 1024 needs up to 1 MiB there (8 MiB
+    /// unoptimised), so raise the limit only on threads with that much stack
+    /// (`std::thread::Builder::stack_size`); a stack overflow aborts the process.
     pub max_depth: usize,
     /// Reject maps whose keys are not strictly ascending (lookups would silently miss).
     pub require_sorted_keys: bool,
