@@ -345,13 +345,13 @@ fn preamble(date: &str, load: Option<f64>, java: &str) -> String {
          `decodeFromString(bytes.decodeToString())` (JSON that arrives as bytes, as ours \
          does: the UTF-8 decode `jsonDecode` does not pay; no target counts it); `proto` = kotlinx \
          `ProtoBuf`, all on the same generated `@Serializable` classes and the typed golden \
-         inputs; `verify` (with `FLEXBUF_BENCH_ALL=1`) = `dev.flexbuf.verify` alone on the \
-         generated coders' bytes, the pass `decodeStrict` and `Json.toJson` make first; `utf8Strings` = \
-         the JDK's `String(bytes, offset, length, UTF_8)` of every string value of the fixture \
-         (keys left out), one after the other: a floor under any decode from UTF-8 bytes into \
-         `String`s, shown so that a decode target it puts out of reach says so \
-         (`conformance/typed/goldens`; `deep_nesting` is left out: its typed case \
-         expects a type error by design).\n\n\
+         inputs (`conformance/typed/goldens`; `deep_nesting` is left out: its typed case \
+         expects a type error by design); `verify` (with `FLEXBUF_BENCH_ALL=1`) = \
+         `dev.flexbuf.verify` alone on the generated coders' bytes, the pass `decodeStrict` and \
+         `Json.toJson` make first; `utf8Strings` = the JDK's `String(bytes, offset, length, UTF_8)` \
+         of every string value of the fixture (keys left out), one after the other: a floor under \
+         any decode from UTF-8 bytes into `String`s, shown so that a decode target it puts out of \
+         reach says so.\n\n\
          ![Kotlin: peer time / flexbuf time per fixture, log scale](bench/kotlin.svg)\n\n",
         crate::sdk_kotlin::JUDGED
     )
