@@ -221,10 +221,23 @@ struct Inner {
     path: Option<String>,
 }
 
+/// Counts every error but serde's messages for the serde tier's one-pass
+/// reads (`serde::one_pass`): an error made while reading unverified bytes
+/// may have stopped short of bytes nothing has checked yet.
+#[cfg(feature = "serde")]
+#[inline(always)]
+fn counted(kind: &ErrorKind) {
+    if !matches!(kind, ErrorKind::Message(_)) {
+        crate::serde::note();
+    }
+}
+
 impl Error {
     /// An error of `kind` with no location.
     #[cold]
     pub fn new(kind: ErrorKind) -> Self {
+        #[cfg(feature = "serde")]
+        counted(&kind);
         Error(Box::new(Inner {
             kind,
             offset: None,
@@ -235,6 +248,8 @@ impl Error {
     /// An error of `kind` at byte `offset` of the input.
     #[cold]
     pub fn at(kind: ErrorKind, offset: usize) -> Self {
+        #[cfg(feature = "serde")]
+        counted(&kind);
         Error(Box::new(Inner {
             kind,
             offset: Some(offset),

@@ -431,7 +431,8 @@ impl CoreReport {
              verifies a buffer and writes compact text. The peers parse into and write \
              from `serde_json::Value`.\n\
              - **Serde**: `flexbuf::to_vec`/`from_slice` against `flexbuffers::to_vec`/\
-             `from_slice` on the same values; our `from_slice` verifies first.\n\
+             `from_slice` on the same values; our `from_slice` accepts exactly what the \
+             verifier accepts, checking in one pass as it reads.\n\
              - Map keys reach every builder in sorted order (`serde_json::Map` is a \
              `BTreeMap`), so no builder has to sort them.\n"
         );
@@ -483,7 +484,8 @@ impl CoreReport {
         let _ = writeln!(
             s,
             "### Serde tier (median time)\n\n`flexbuf::to_vec` / `from_slice` \
-             (which verifies first) against the `flexbuffers` crate's serde, on the \
+             (which checks what the verifier checks, in one pass) against the \
+             `flexbuffers` crate's serde, on the \
              fixtures as `serde_json::Value` and on 100,000 small derived records \
              (strings, a float, a bool, a `Vec<String>`, a `[f32; 3]`, a `Vec<u32>`); \
              *borrowed* decodes into a struct of `&str`.\n"

@@ -273,8 +273,8 @@ impl Report {
              the object API's `pack` into a reused builder (`reset`).\n\
              - **Decode**: untrusted bytes to an owned value. *generated*: `from_flex` \
              (one checked pass: every read bounds-, type- and UTF-8-checked, no separate \
-             verifier; `from_flex_strict` verifies first); *flexbuf serde*: `flexbuf::from_slice` (also \
-             verifies); *flatbuffers*: `root` (verifies) then `unpack` (every field \
+             verifier; `from_flex_strict` verifies first); *flexbuf serde*: `flexbuf::from_slice` \
+             (accepts what the verifier accepts, checked in one pass); *flatbuffers*: `root` (verifies) then `unpack` (every field \
              into owned `String`s and `Vec`s); the others: their `from_slice` / \
              `decode`.\n\
              - **Partial read**: the fields listed below. *generated view*: the \
@@ -441,7 +441,7 @@ impl Report {
                 2.0,
             ),
             verdict(
-                "Serde tier deserialize (`flexbuf::from_slice`, which verifies) at least 2x \
+                "Serde tier deserialize (`flexbuf::from_slice`, checked as the verifier checks) at least 2x \
                  the `flexbuffers` crate's (issue 11, on all 10)",
                 &ratios(&self.decode, col("flexbuffers"), col("flexbuf_serde")),
                 2.0,

@@ -8,8 +8,8 @@
 //!   `Builder` (`encode_with`), prost one `Vec`, flatbuffers one
 //!   `FlatBufferBuilder` (`reset`); the serde formats use their `to_vec`.
 //! - `decode`: untrusted bytes to an owned value. The generated coder decodes
-//!   in one checked pass (`from_flex`); the flexbuf serde tier verifies
-//!   first; flatbuffers verifies (`root`) and then reads every field
+//!   in one checked pass (`from_flex`); the flexbuf serde tier accepts
+//!   what the verifier accepts, also checked in one pass; flatbuffers verifies (`root`) and then reads every field
 //!   (`unpack`). Beside them, `generated_borrowed` (the generated `Ref`
 //!   type's `from_flex_borrowed`: strings and map keys borrowed) and
 //!   `rmp_serde_borrowed` (serde structs borrowing `&str`s, `serde_ref`).

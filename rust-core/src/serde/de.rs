@@ -1,4 +1,5 @@
-//! FlexBuffers → `Deserialize`, from a verified buffer under an expansion budget.
+//! FlexBuffers → `Deserialize`, under an expansion budget: from a verified
+//! buffer, or from unverified bytes in one pass (see `one_pass.rs`).
 
 use ::serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use ::serde::forward_to_deserialize_any;
@@ -11,9 +12,16 @@ use crate::verify::{verify_with, Verified, VerifyOptions};
 
 use super::keys::{Kept, KeyCache};
 use super::leaves::{Scalar, Text};
+use super::one_pass::{self, note};
 
-/// Verifies `bytes` with the default options, then deserializes a `T` under
-/// the default budget for their length ([`Budget::for_input`]).
+/// Deserializes a `T` from `bytes`, which must verify with the default
+/// options, under the default budget for their length
+/// ([`Budget::for_input`]).
+///
+/// The result is exactly that of [`verify`](crate::verify) followed by
+/// [`Deserializer::new`]: the verifier's error when the bytes do not
+/// verify, else the value or the deserialization error. A buffer that
+/// verifies is checked as it is read, in one pass.
 ///
 /// Strings and blobs are borrowed from `bytes` when `T` borrows them.
 ///
@@ -30,12 +38,33 @@ pub fn from_slice<'de, T: de::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
     )
 }
 
-/// Verifies `bytes` with `options`, then deserializes a `T` within `budget`.
+/// Deserializes a `T` from `bytes`, which must verify with `options`,
+/// within `budget`: what [`verify_with`] followed by [`Deserializer::new`]
+/// gives (see [`from_slice`]).
 pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
     bytes: &'de [u8],
     options: &VerifyOptions,
     budget: Budget,
 ) -> Result<T> {
+    // One pass (`one_pass.rs`): kept only when it succeeded and no error
+    // that could leave bytes unchecked was made on the way. Without sorted
+    // keys required, maps are not read in one pass (their keys are not
+    // checked one by one then).
+    if options.require_sorted_keys {
+        if let Ok(root) = Reader::new(bytes) {
+            let before = one_pass::count();
+            let mut de = Deserializer {
+                root,
+                st: State::unverified(budget.clone(), options),
+            };
+            if let Ok(value) = T::deserialize(&mut de) {
+                if one_pass::count() == before {
+                    return Ok(value);
+                }
+            }
+            one_pass::retried();
+        }
+    }
     let verified = verify_with(bytes, options)?;
     T::deserialize(&mut Deserializer::new(verified, budget))
 }
@@ -61,12 +90,20 @@ pub struct Deserializer<'de> {
     st: State<'de>,
 }
 
-/// What every value read by one deserializer shares: the budget, and the
-/// keys of the maps met so far.
+/// What every value read by one deserializer shares: the budget, the keys
+/// of the maps met so far, and for a one-pass read of unverified bytes its
+/// checks' state.
 #[derive(Debug)]
 struct State<'de> {
     budget: Budget,
     keys: KeyCache<'de>,
+    /// True for a one-pass read: the verifier's checks that reads do not
+    /// make are made here (`one_pass.rs`).
+    checked: bool,
+    /// Containers open (one-pass reads).
+    depth: usize,
+    /// Most containers open at once (one-pass reads; the verifier's limit).
+    max_depth: usize,
 }
 
 impl<'de> State<'de> {
@@ -74,8 +111,88 @@ impl<'de> State<'de> {
         State {
             budget,
             keys: KeyCache::default(),
+            checked: false,
+            depth: 0,
+            max_depth: 0,
         }
     }
+
+    /// The state of a one-pass read under `options`.
+    fn unverified(budget: Budget, options: &VerifyOptions) -> State<'de> {
+        State {
+            checked: true,
+            max_depth: options.max_depth.min(1024),
+            ..State::new(budget)
+        }
+    }
+
+    /// Opens a container at `at`: in a one-pass read, one level deeper, as
+    /// the verifier counts them (the root container is level 1).
+    #[inline(always)]
+    fn enter(&mut self, at: usize) -> Result<()> {
+        if self.checked {
+            self.depth += 1;
+            if self.depth > self.max_depth {
+                return Err(Error::at(ErrorKind::DepthLimit(self.max_depth), at));
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes the container [`enter`](Self::enter) opened.
+    #[inline(always)]
+    fn leave(&mut self) {
+        if self.checked {
+            self.depth -= 1;
+        }
+    }
+}
+
+/// Passes on the error a visitor or seed returned for a value or container
+/// it was handed; counted, since what it left unread is unchecked in a
+/// one-pass read (`one_pass.rs`).
+#[cold]
+fn handed_back(e: Error) -> Error {
+    note();
+    e
+}
+
+/// One of the deserializer's own serde messages (a length that does not
+/// match); counted as [`handed_back`] is.
+#[cold]
+fn own_message(e: Error) -> Error {
+    note();
+    e
+}
+
+/// The error that sends a one-pass read of a kind of value it does not
+/// check (a vector of keys, the deprecated vector of strings) to the
+/// verified path: counted, and replaced there by that path's result.
+#[cold]
+fn verified_path(at: usize) -> Error {
+    note();
+    Error::at(ErrorKind::Message("read after verification".into()), at)
+}
+
+/// Checks, in a one-pass read, that the string `s` read from `buf` is
+/// followed by its NUL, as the verifier does.
+#[inline(always)]
+fn nul_after(buf: &[u8], s: &[u8]) -> Result<()> {
+    if ends_in_nul(buf, s) {
+        Ok(())
+    } else {
+        Err(Error::at(
+            ErrorKind::MissingNul,
+            s.as_ptr() as usize - buf.as_ptr() as usize,
+        ))
+    }
+}
+
+/// Whether the byte after `s` (a slice of `buf`) is a NUL inside `buf`.
+#[inline(always)]
+fn ends_in_nul(buf: &[u8], s: &[u8]) -> bool {
+    let end = s.as_ptr() as usize - buf.as_ptr() as usize + s.len();
+    buf.get(end) == Some(&0)
 }
 
 impl<'de> Deserializer<'de> {
@@ -244,6 +361,9 @@ impl<'de, 'b> Value<'de, 'b> {
 
     fn str(&mut self) -> Result<&'de str> {
         let s = self.reader.as_str()?;
+        if self.st.checked && self.reader.flex_type() == FlexType::String {
+            nul_after(self.reader.buffer(), s.as_bytes())?;
+        }
         self.st
             .budget
             .bytes(s.len())
@@ -254,6 +374,12 @@ impl<'de, 'b> Value<'de, 'b> {
     fn bytes(&mut self) -> Result<&'de [u8]> {
         let b = match self.reader.flex_type() {
             FlexType::Key => self.reader.as_str()?.as_bytes(),
+            // Unverified, a string is checked as the verifier checks one.
+            FlexType::String if self.st.checked => {
+                let s = self.reader.as_str()?.as_bytes();
+                nul_after(self.reader.buffer(), s)?;
+                s
+            }
             _ => self.reader.as_blob()?,
         };
         self.st
@@ -278,6 +404,15 @@ impl<'de, 'b> Value<'de, 'b> {
     fn seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let at = self.reader.offset();
         let vector = self.reader.vector_view()?;
+        if self.st.checked {
+            if matches!(
+                self.reader.flex_type(),
+                FlexType::VectorKey | FlexType::VectorStringDeprecated
+            ) {
+                return Err(verified_path(at));
+            }
+            self.st.enter(at)?;
+        }
         // Every element's node at once: each is then read as charged.
         self.st
             .budget
@@ -290,14 +425,15 @@ impl<'de, 'b> Value<'de, 'b> {
         };
         let value = visitor
             .visit_seq(&mut access)
-            .map_err(|e: Error| e.with_offset(at))?;
+            .map_err(|e: Error| handed_back(e).with_offset(at))?;
         if access.next < vector.len() {
             let expected = format!("{} elements", access.next);
-            return Err(
+            return Err(own_message(
                 <Error as de::Error>::invalid_length(vector.len(), &expected.as_str())
                     .with_offset(at),
-            );
+            ));
         }
+        self.st.leave();
         Ok(value)
     }
 
@@ -334,6 +470,10 @@ impl<'de, 'b> Value<'de, 'b> {
         structs: bool,
     ) -> Result<V::Value> {
         let at = self.reader.offset();
+        if self.st.checked {
+            map.check_lengths()?;
+            self.st.enter(at)?;
+        }
         // Every value's node at once: each is then read as charged.
         self.st
             .budget
@@ -348,18 +488,26 @@ impl<'de, 'b> Value<'de, 'b> {
             map,
             kept,
             next: 0,
+            ordered: 0,
             key: "",
             st: &mut *self.st,
         };
         let value = visitor
             .visit_map(&mut access)
-            .map_err(|e: Error| e.with_offset(at))?;
+            .map_err(|e: Error| handed_back(e).with_offset(at))?;
         if access.next < map.len() {
             let expected = format!("{} entries", access.next);
-            return Err(
+            return Err(own_message(
                 <Error as de::Error>::invalid_length(map.len(), &expected.as_str()).with_offset(at),
-            );
+            ));
         }
+        // Keys the visitor did not take in order, in a one-pass read of a
+        // keys vector not met before: checked here, as the verifier does.
+        let unordered = access.ordered < map.len();
+        if self.st.checked && kept.is_none() && unordered {
+            map.check_keys()?;
+        }
+        self.st.leave();
         Ok(value)
     }
 
@@ -368,12 +516,18 @@ impl<'de, 'b> Value<'de, 'b> {
     #[inline(always)]
     fn variant<V: Visitor<'de>>(self, map: MapReader<'de>, visitor: V) -> Result<V::Value> {
         let at = self.reader.offset();
+        if self.st.checked {
+            map.check_lengths()?;
+            self.st.enter(at)?;
+        }
         if map.len() != 1 {
-            return Err(<Error as de::Error>::invalid_length(
-                map.len(),
-                &"a map with exactly one entry (the variant)",
-            )
-            .with_offset(at));
+            return Err(own_message(
+                <Error as de::Error>::invalid_length(
+                    map.len(),
+                    &"a map with exactly one entry (the variant)",
+                )
+                .with_offset(at),
+            ));
         }
         let name = map.key(0)?;
         self.st
@@ -383,11 +537,21 @@ impl<'de, 'b> Value<'de, 'b> {
         let mut parts = VariantParts {
             name,
             payload: map.value(0)?,
+            used: false,
             st: self.st,
         };
-        visitor
+        let value = visitor
             .visit_enum(Variant { parts: &mut parts })
-            .map_err(|e: Error| e.with_offset(at))
+            .map_err(|e: Error| handed_back(e).with_offset(at))?;
+        if parts.st.checked {
+            // A visitor that took the variant's name and not its payload
+            // left the payload unread: walked here, so it is checked.
+            if !parts.used {
+                de::Deserializer::deserialize_ignored_any(parts.payload(), de::IgnoredAny)?;
+            }
+            parts.st.leave();
+        }
+        Ok(value)
     }
 }
 
@@ -516,7 +680,7 @@ impl<'de> de::Deserializer<'de> for Value<'de, '_> {
             let at = self.reader.offset();
             visitor.visit_none().map_err(|e: Error| e.with_offset(at))
         } else {
-            visitor.visit_some(self)
+            visitor.visit_some(self).map_err(handed_back)
         }
     }
 
@@ -543,7 +707,7 @@ impl<'de> de::Deserializer<'de> for Value<'de, '_> {
         visitor: V,
     ) -> Result<V::Value> {
         self.charge()?;
-        visitor.visit_newtype_struct(self)
+        visitor.visit_newtype_struct(self).map_err(handed_back)
     }
 
     fn deserialize_seq<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
@@ -612,8 +776,15 @@ impl<'de> de::Deserializer<'de> for Value<'de, '_> {
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
-        // Skipping costs nothing to expand: the verifier has already checked the bytes.
         self.charge()?;
+        if self.st.checked {
+            // Unverified bytes: the skipped value is read (and so checked)
+            // all the same, each part of it charged as any value is.
+            let at = self.reader.offset();
+            self.deserialize_any(de::IgnoredAny)?;
+            return visitor.visit_unit().map_err(|e: Error| e.with_offset(at));
+        }
+        // Skipping costs nothing to expand: the verifier has already checked the bytes.
         visitor.visit_unit()
     }
 }
@@ -638,7 +809,7 @@ fast_path_switch! {
 fn leaf<'de, T: DeserializeSeed<'de>>(
     vector: &VectorReader<'de>,
     i: usize,
-    budget: &mut Budget,
+    st: &mut State<'de>,
     seed: T,
 ) -> core::result::Result<Result<T::Value>, T> {
     if !leaves_on() {
@@ -649,7 +820,10 @@ fn leaf<'de, T: DeserializeSeed<'de>>(
         return Ok(seed.deserialize(Scalar::new(value, at())));
     }
     match vector.str_in_bounds(i) {
-        Some(text) => Ok(seed.deserialize(Text::new(text, at(), budget))),
+        // Unverified, a string without its NUL goes the general way, which
+        // reports it.
+        Some(text) if st.checked && !ends_in_nul(vector.buffer(), text.as_bytes()) => Err(seed),
+        Some(text) => Ok(seed.deserialize(Text::new(text, at(), &mut st.budget))),
         None => Err(seed),
     }
 }
@@ -671,7 +845,9 @@ impl<'de> de::SeqAccess<'de> for Seq<'de, '_> {
         }
         let i = self.next;
         self.next += 1;
-        let seed = match leaf(&self.vector, i, &mut self.st.budget, seed) {
+        // A leaf was read (and so checked) whole before the seed got it:
+        // its error leaves nothing unchecked.
+        let seed = match leaf(&self.vector, i, self.st, seed) {
             Ok(read) => {
                 return read
                     .map(Some)
@@ -682,7 +858,7 @@ impl<'de> de::SeqAccess<'de> for Seq<'de, '_> {
         let element = self.vector.get(i)?;
         seed.deserialize(Value::charged(element, self.st))
             .map(Some)
-            .map_err(|e| e.in_segment(PathSegment::Index(i)))
+            .map_err(|e| handed_back(e).in_segment(PathSegment::Index(i)))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -696,9 +872,21 @@ struct Map<'de, 'b> {
     /// Where the map's keys are kept, when its keys vector was met before.
     kept: Option<Kept>,
     next: usize,
+    /// In a one-pass read of a keys vector not met before: how many keys,
+    /// from the first, were taken in order and found ascending.
+    ordered: usize,
     /// Key of the entry whose value comes next.
     key: &'de str,
     st: &'b mut State<'de>,
+}
+
+impl Map<'_, '_> {
+    /// The error of a key not above the one before it.
+    #[cold]
+    fn unsorted(&self) -> Error {
+        let slot = self.map.keys().data_offset() + self.next * self.map.keys_width();
+        Error::at(ErrorKind::UnsortedKeys, slot)
+    }
 }
 
 impl<'de> de::MapAccess<'de> for Map<'de, '_> {
@@ -713,23 +901,33 @@ impl<'de> de::MapAccess<'de> for Map<'de, '_> {
             Some(k) => k,
             None => self.map.key(self.next)?,
         };
+        // One pass: each key of a keys vector met for the first time above
+        // the one before it (the verifier's order). A vector met before was
+        // checked then (`map_with` checks what was not taken in order).
+        if self.st.checked && self.kept.is_none() && self.next == self.ordered {
+            if self.next > 0 && self.key >= key {
+                return Err(self.unsorted());
+            }
+            self.ordered += 1;
+        }
         self.key = key;
         self.st.budget.bytes(key.len())?;
         seed.deserialize(Key { key })
             .map(Some)
-            .map_err(|e| e.in_segment(PathSegment::Key(key)))
+            .map_err(|e| handed_back(e).in_segment(PathSegment::Key(key)))
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let i = self.next;
         self.next += 1;
-        let seed = match leaf(&self.map.values(), i, &mut self.st.budget, seed) {
+        // As in `Seq`: a leaf's error leaves nothing unchecked.
+        let seed = match leaf(&self.map.values(), i, self.st, seed) {
             Ok(read) => return read.map_err(|e| e.in_segment(PathSegment::Key(self.key))),
             Err(seed) => seed,
         };
         let value = self.map.value(i)?;
         seed.deserialize(Value::charged(value, self.st))
-            .map_err(|e| e.in_segment(PathSegment::Key(self.key)))
+            .map_err(|e| handed_back(e).in_segment(PathSegment::Key(self.key)))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -825,12 +1023,15 @@ struct Variant<'de, 'b, 'p> {
 struct VariantParts<'de, 'b> {
     name: &'de str,
     payload: Reader<'de>,
+    /// True once the visitor asked for the payload (or its absence).
+    used: bool,
     st: &'b mut State<'de>,
 }
 
 impl<'de, 'b> VariantParts<'de, 'b> {
     /// The payload, not yet charged.
     fn payload(&mut self) -> Value<'de, '_> {
+        self.used = true;
         Value::new(self.payload, &mut *self.st)
     }
 }
@@ -853,6 +1054,7 @@ impl<'de> de::VariantAccess<'de> for Variant<'de, '_, '_> {
 
     fn unit_variant(self) -> Result<()> {
         let payload = self.parts.payload();
+        // A null is all there is to check of the payload.
         if payload.reader.is_null() {
             Ok(())
         } else {
@@ -865,13 +1067,13 @@ impl<'de> de::VariantAccess<'de> for Variant<'de, '_, '_> {
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
         let name = self.parts.name;
         seed.deserialize(self.parts.payload())
-            .map_err(|e| e.in_segment(PathSegment::Key(name)))
+            .map_err(|e| handed_back(e).in_segment(PathSegment::Key(name)))
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         let name = self.parts.name;
         de::Deserializer::deserialize_tuple(self.parts.payload(), len, visitor)
-            .map_err(|e| e.in_segment(PathSegment::Key(name)))
+            .map_err(|e| handed_back(e).in_segment(PathSegment::Key(name)))
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -881,6 +1083,6 @@ impl<'de> de::VariantAccess<'de> for Variant<'de, '_, '_> {
     ) -> Result<V::Value> {
         let name = self.parts.name;
         de::Deserializer::deserialize_struct(self.parts.payload(), "", fields, visitor)
-            .map_err(|e| e.in_segment(PathSegment::Key(name)))
+            .map_err(|e| handed_back(e).in_segment(PathSegment::Key(name)))
     }
 }

@@ -2,9 +2,11 @@
 //!
 //! Enabled by the cargo feature `serde`. Encoding streams straight into a
 //! [`Builder`](crate::Builder) (no intermediate tree), so for the same call
-//! sequence the bytes equal the C++ reference's. Decoding verifies the input
-//! first, then reads the trusted buffer with an expansion [`Budget`](crate::Budget)
-//! so a small buffer with shared offsets cannot expand into a huge value.
+//! sequence the bytes equal the C++ reference's. Decoding accepts exactly the
+//! bytes [`verify`](crate::verify) accepts, with the verifier's error for the
+//! rest, checking them as it reads them (in one pass; see `one_pass.rs`),
+//! under an expansion [`Budget`](crate::Budget) so a small buffer with shared
+//! offsets cannot expand into a huge value.
 //!
 //! ```
 //! use serde::{Deserialize, Serialize};
@@ -77,7 +79,10 @@ mod de;
 mod keys;
 mod leaves;
 mod memo;
+mod one_pass;
 mod ser;
+
+pub(crate) use one_pass::note;
 
 pub use de::{from_slice, from_slice_with, Deserializer};
 pub use ser::{to_vec, to_vec_with, Serializer};
