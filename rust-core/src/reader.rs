@@ -1065,6 +1065,28 @@ impl<'a> MapReader<'a> {
     /// The key of entry `i`.
     #[inline]
     pub fn key(&self, i: usize) -> Result<&'a str> {
+        // The usual key in one step: its offset, a word-at-a-time scan for
+        // its NUL that also tells whether it is all ASCII, and a UTF-8
+        // check only for a key of an unverified buffer that is not. A key
+        // that cannot be read so goes the general way, which names what
+        // is wrong with it.
+        if let Some((bytes, _, known)) = self.key_parts(i) {
+            if known {
+                // SAFETY: `known` holds for an all-ASCII key, and for any
+                // key of a trusted buffer (the verifier checked them all).
+                return Ok(unsafe { core::str::from_utf8_unchecked(bytes) });
+            }
+            if let Some(s) = crate::utf8::as_str(bytes) {
+                return Ok(s);
+            }
+        }
+        self.key_or_error(i)
+    }
+
+    /// [`key`](Self::key) by the general reader: the same key, or the
+    /// error of the first thing wrong with it.
+    #[cold]
+    fn key_or_error(&self, i: usize) -> Result<&'a str> {
         self.keys.get(i)?.as_str()
     }
 
