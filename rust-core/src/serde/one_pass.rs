@@ -212,6 +212,24 @@ mod tests {
     }
 
     #[test]
+    fn vectors_of_keys_are_read_verified() {
+        let mut b = crate::Builder::new();
+        b.start_vector();
+        b.key("a");
+        b.key("bc");
+        b.end_typed_vector().unwrap();
+        let bytes = b.finish_vec().unwrap();
+        assert_eq!(
+            crate::verify(&bytes).unwrap().root().flex_type(),
+            crate::FlexType::VectorKey
+        );
+        let before = retries();
+        let keys: Vec<String> = crate::from_slice(&bytes).unwrap();
+        assert_eq!(keys, ["a", "bc"]);
+        assert_eq!(retries(), before + 1);
+    }
+
+    #[test]
     fn a_field_error_swallowed_sends_the_read_to_the_verifier() {
         #[derive(Deserialize, Debug)]
         struct Lenient {
