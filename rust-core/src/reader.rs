@@ -1065,6 +1065,16 @@ impl<'a> MapReader<'a> {
     /// The key of entry `i`.
     #[inline]
     pub fn key(&self, i: usize) -> Result<&'a str> {
+        match self.short_key(i) {
+            Some(key) => Ok(key),
+            None => self.long_key(i),
+        }
+    }
+
+    /// [`key`](Self::key) for a key [`short_key`](Self::short_key) does not
+    /// read.
+    #[inline]
+    pub(crate) fn long_key(&self, i: usize) -> Result<&'a str> {
         // The usual key in one step: its offset, a word-at-a-time scan for
         // its NUL that also tells whether it is all ASCII, and a UTF-8
         // check only for a key of an unverified buffer that is not. A key
@@ -1088,6 +1098,62 @@ impl<'a> MapReader<'a> {
     #[cold]
     fn key_or_error(&self, i: usize) -> Result<&'a str> {
         self.keys.get(i)?.as_str()
+    }
+
+    /// Key `i` when it is shorter than 16 bytes and far enough from the
+    /// buffer's end to be read as two words: what [`key`](Self::key) gives
+    /// for it, from at most three word loads (and a UTF-8 check when the
+    /// buffer is not trusted and the key not ASCII). `None` for anything
+    /// else, which `key` then reads or refuses.
+    #[inline(always)]
+    pub(crate) fn short_key(&self, i: usize) -> Option<&'a str> {
+        use crate::word::{zero_bytes, HI};
+        let k = &self.keys;
+        if i >= k.len {
+            return None;
+        }
+        let buf = k.buf;
+        // Below `end`, 8 bytes can be read.
+        let end = word_end(buf);
+        let load = |at: usize| {
+            // SAFETY: every caller checks `at < end`, and `end + 7 <= len`.
+            u64::from_le(unsafe { (buf.as_ptr().add(at) as *const u64).read_unaligned() })
+        };
+        let w = k.width as usize;
+        let slot = k.data + i * w;
+        if slot >= end {
+            return None;
+        }
+        let off = usize::try_from(load(slot) & WIDTH_MASK[w.min(8)]).ok()?;
+        // The offset points back from the slot (`follow`), so `at <= slot < end`.
+        let at = slot.checked_sub(off)?;
+        let first = load(at);
+        let (len, bytes) = match zero_bytes(first) {
+            0 => {
+                if at + 8 >= end {
+                    return None;
+                }
+                let second = load(at + 8);
+                let zero = zero_bytes(second);
+                if zero == 0 {
+                    return None;
+                }
+                let n = (zero.trailing_zeros() / 8) as usize;
+                (8 + n, first | (second & ((1u64 << (8 * n)) - 1)))
+            }
+            zero => {
+                let n = (zero.trailing_zeros() / 8) as usize;
+                (n, first & ((1u64 << (8 * n)) - 1))
+            }
+        };
+        // SAFETY: `at + len` is the position of a NUL inside the buffer.
+        let key = unsafe { buf.get_unchecked(at..at + len) };
+        if !k.trusted && bytes & HI != 0 {
+            return crate::utf8::as_str(key);
+        }
+        // SAFETY: the bytes are ASCII, or the buffer is trusted (the
+        // verifier checked every key).
+        Some(unsafe { core::str::from_utf8_unchecked(key) })
     }
 
     /// Key `i`'s bytes (before its NUL), the buffer from its first byte on,
@@ -1181,6 +1247,61 @@ fn compare_key(buf: &[u8], at: usize, probe: &[u8]) -> Result<core::cmp::Orderin
 mod tests {
     use super::*;
     use crate::builder::{Builder, ShareFlags};
+
+    /// `MapReader::key` (a short key from word loads, any other the usual
+    /// way) against the general reader (`keys().get(i)?.as_str()`), on maps
+    /// of keys of every length around the word sizes, ASCII and not, in
+    /// buffers small enough that keys sit near the end, and on every
+    /// one-byte mutation of them, unverified and verified.
+    #[test]
+    fn keys_read_in_one_step_are_what_the_general_reader_reads() {
+        let mut texts: Vec<String> = (0..20).map(|n| "k".repeat(n)).collect();
+        texts.extend(
+            ["é", "日本", "ключи-ключи", "a\u{1F600}", "0123456789abcdé"].map(String::from),
+        );
+        let mut buffers = Vec::new();
+        for (i, t) in texts.iter().enumerate() {
+            for count in [1, 2, 3] {
+                let mut b = Builder::new();
+                b.start_map();
+                for j in 0..count {
+                    b.key(&format!("{t}{}", "z".repeat(j)));
+                    b.int(i as i64);
+                }
+                b.end_map().unwrap();
+                buffers.push(b.finish_vec().unwrap());
+            }
+        }
+        let same = |buf: &[u8], m: &MapReader<'_>| {
+            for i in 0..m.len() + 1 {
+                let general = m.keys().get(i).and_then(|k| k.as_str());
+                assert_eq!(m.key(i), general, "key {i} of {buf:?}");
+            }
+        };
+        let mut read = 0;
+        for buf in &buffers {
+            let mut variants = vec![buf.clone()];
+            for at in 0..buf.len() {
+                for byte in [0x00, 0x80, 0xff, 0x7f] {
+                    let mut v = buf.clone();
+                    v[at] = byte;
+                    variants.push(v);
+                }
+            }
+            for v in &variants {
+                if let Ok(m) = Reader::new(v).and_then(|r| r.as_map()) {
+                    same(v, &m);
+                    read += 1;
+                }
+                if let Ok(verified) = crate::verify(v) {
+                    if let Ok(m) = verified.root().as_map() {
+                        same(v, &m);
+                    }
+                }
+            }
+        }
+        assert!(read > 5_000, "{read} maps read");
+    }
 
     #[test]
     fn integer_reads_mask_and_sign_extend_at_every_width_and_position() {

@@ -897,9 +897,9 @@ impl<'de> de::MapAccess<'de> for Map<'de, '_> {
             return Ok(None);
         }
         let kept = self.kept.and_then(|k| self.st.keys.get(k, self.next));
-        let key = match kept {
+        let key = match kept.or_else(|| self.map.short_key(self.next)) {
             Some(k) => k,
-            None => self.map.key(self.next)?,
+            None => self.map.long_key(self.next)?,
         };
         // One pass: each key of a keys vector met for the first time above
         // the one before it (the verifier's order). A vector met before was
