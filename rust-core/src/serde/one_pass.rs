@@ -28,8 +28,8 @@
 //!   failure. A read that counted any is done again the verified way, even
 //!   when it succeeded.
 //!
-//! A buffer that verifies is thus read once, and anything else costs what
-//! it cost before plus the attempt.
+//! A buffer that verifies is thus read once (unless a visitor swallows an
+//! error), and anything else costs what it cost before plus the attempt.
 
 use core::cell::Cell;
 
