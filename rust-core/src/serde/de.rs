@@ -148,19 +148,13 @@ impl<'de> State<'de> {
     }
 }
 
-/// Passes on the error a visitor or seed returned for a value or container
-/// it was handed; counted, since what it left unread is unchecked in a
-/// one-pass read (`one_pass.rs`).
+/// Passes on an error after which part of a value may be left unread, and
+/// so unchecked in a one-pass read (`one_pass.rs`), counting it: one a
+/// visitor or seed returned for a value or container it was handed, or one
+/// of the deserializer's own serde messages (which the crate's error
+/// constructors do not count).
 #[cold]
-fn handed_back(e: Error) -> Error {
-    note();
-    e
-}
-
-/// One of the deserializer's own serde messages (a length that does not
-/// match); counted as [`handed_back`] is.
-#[cold]
-fn own_message(e: Error) -> Error {
+fn counted(e: Error) -> Error {
     note();
     e
 }
@@ -170,8 +164,10 @@ fn own_message(e: Error) -> Error {
 /// verified path: counted, and replaced there by that path's result.
 #[cold]
 fn verified_path(at: usize) -> Error {
-    note();
-    Error::at(ErrorKind::Message("read after verification".into()), at)
+    counted(Error::at(
+        ErrorKind::Message("read after verification".into()),
+        at,
+    ))
 }
 
 /// Checks, in a one-pass read, that the string `s` read from `buf` is
@@ -425,10 +421,10 @@ impl<'de, 'b> Value<'de, 'b> {
         };
         let value = visitor
             .visit_seq(&mut access)
-            .map_err(|e: Error| handed_back(e).with_offset(at))?;
+            .map_err(|e: Error| counted(e).with_offset(at))?;
         if access.next < vector.len() {
             let expected = format!("{} elements", access.next);
-            return Err(own_message(
+            return Err(counted(
                 <Error as de::Error>::invalid_length(vector.len(), &expected.as_str())
                     .with_offset(at),
             ));
@@ -494,10 +490,10 @@ impl<'de, 'b> Value<'de, 'b> {
         };
         let value = visitor
             .visit_map(&mut access)
-            .map_err(|e: Error| handed_back(e).with_offset(at))?;
+            .map_err(|e: Error| counted(e).with_offset(at))?;
         if access.next < map.len() {
             let expected = format!("{} entries", access.next);
-            return Err(own_message(
+            return Err(counted(
                 <Error as de::Error>::invalid_length(map.len(), &expected.as_str()).with_offset(at),
             ));
         }
@@ -521,7 +517,7 @@ impl<'de, 'b> Value<'de, 'b> {
             self.st.enter(at)?;
         }
         if map.len() != 1 {
-            return Err(own_message(
+            return Err(counted(
                 <Error as de::Error>::invalid_length(
                     map.len(),
                     &"a map with exactly one entry (the variant)",
@@ -542,7 +538,7 @@ impl<'de, 'b> Value<'de, 'b> {
         };
         let value = visitor
             .visit_enum(Variant { parts: &mut parts })
-            .map_err(|e: Error| handed_back(e).with_offset(at))?;
+            .map_err(|e: Error| counted(e).with_offset(at))?;
         if parts.st.checked {
             // A visitor that took the variant's name and not its payload
             // left the payload unread: walked here, so it is checked.
@@ -680,7 +676,7 @@ impl<'de> de::Deserializer<'de> for Value<'de, '_> {
             let at = self.reader.offset();
             visitor.visit_none().map_err(|e: Error| e.with_offset(at))
         } else {
-            visitor.visit_some(self).map_err(handed_back)
+            visitor.visit_some(self).map_err(counted)
         }
     }
 
@@ -707,7 +703,7 @@ impl<'de> de::Deserializer<'de> for Value<'de, '_> {
         visitor: V,
     ) -> Result<V::Value> {
         self.charge()?;
-        visitor.visit_newtype_struct(self).map_err(handed_back)
+        visitor.visit_newtype_struct(self).map_err(counted)
     }
 
     fn deserialize_seq<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
@@ -858,7 +854,7 @@ impl<'de> de::SeqAccess<'de> for Seq<'de, '_> {
         let element = self.vector.get(i)?;
         seed.deserialize(Value::charged(element, self.st))
             .map(Some)
-            .map_err(|e| handed_back(e).in_segment(PathSegment::Index(i)))
+            .map_err(|e| counted(e).in_segment(PathSegment::Index(i)))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -914,7 +910,7 @@ impl<'de> de::MapAccess<'de> for Map<'de, '_> {
         self.st.budget.bytes(key.len())?;
         seed.deserialize(Key { key })
             .map(Some)
-            .map_err(|e| handed_back(e).in_segment(PathSegment::Key(key)))
+            .map_err(|e| counted(e).in_segment(PathSegment::Key(key)))
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
@@ -927,7 +923,7 @@ impl<'de> de::MapAccess<'de> for Map<'de, '_> {
         };
         let value = self.map.value(i)?;
         seed.deserialize(Value::charged(value, self.st))
-            .map_err(|e| handed_back(e).in_segment(PathSegment::Key(self.key)))
+            .map_err(|e| counted(e).in_segment(PathSegment::Key(self.key)))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -1067,13 +1063,13 @@ impl<'de> de::VariantAccess<'de> for Variant<'de, '_, '_> {
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
         let name = self.parts.name;
         seed.deserialize(self.parts.payload())
-            .map_err(|e| handed_back(e).in_segment(PathSegment::Key(name)))
+            .map_err(|e| counted(e).in_segment(PathSegment::Key(name)))
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         let name = self.parts.name;
         de::Deserializer::deserialize_tuple(self.parts.payload(), len, visitor)
-            .map_err(|e| handed_back(e).in_segment(PathSegment::Key(name)))
+            .map_err(|e| counted(e).in_segment(PathSegment::Key(name)))
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -1083,6 +1079,6 @@ impl<'de> de::VariantAccess<'de> for Variant<'de, '_, '_> {
     ) -> Result<V::Value> {
         let name = self.parts.name;
         de::Deserializer::deserialize_struct(self.parts.payload(), "", fields, visitor)
-            .map_err(|e| handed_back(e).in_segment(PathSegment::Key(name)))
+            .map_err(|e| counted(e).in_segment(PathSegment::Key(name)))
     }
 }
