@@ -979,7 +979,11 @@ impl Builder {
         // What `check_typed` would check again was checked above.
         self.check()?;
         self.opens.pop();
-        let vec = self.create_vector_of::<1>(start, len, true, fixed, None, Some(known));
+        let vec = if len <= SMALL_VECTOR && small_vectors() {
+            self.small_typed_vector(start, len, fixed, known)
+        } else {
+            self.create_vector_of::<1>(start, len, true, fixed, None, Some(known))
+        };
         self.stack.truncate(start);
         self.stack.push(vec);
         Ok(())
@@ -1027,6 +1031,38 @@ impl Builder {
             BitWidth::W64 => crate::emit::write_small_vector::<8>(&mut self.buf, elems),
         };
         Slot::new(at as u64, FlexType::Vector, width)
+    }
+
+    /// The typed vector (fixed when `fixed`) of the `len` (1 to
+    /// [`SMALL_VECTOR`]) scalars at `stack[start..]`, all of the type and
+    /// at most the width `known` gives: the bytes
+    /// [`create_vector_of`](Self::create_vector_of) writes for them,
+    /// without its plan (a pair of floats cost about 160 instructions there).
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    fn small_typed_vector(
+        &mut self,
+        start: usize,
+        len: usize,
+        fixed: bool,
+        known: (FlexType, BitWidth),
+    ) -> Slot {
+        let elems = &self.stack[start..start + len];
+        // The size (at most SMALL_VECTOR) fits a byte: the floor is the
+        // forced minimum, and the widest element decides the rest.
+        let width = self.force_min_width.max(known.1);
+        let sized = !fixed;
+        let at = match width {
+            BitWidth::W8 => crate::emit::write_small_typed::<1>(&mut self.buf, elems, sized),
+            BitWidth::W16 => crate::emit::write_small_typed::<2>(&mut self.buf, elems, sized),
+            BitWidth::W32 => crate::emit::write_small_typed::<4>(&mut self.buf, elems, sized),
+            BitWidth::W64 => crate::emit::write_small_typed::<8>(&mut self.buf, elems, sized),
+        };
+        let ty = known
+            .0
+            .to_typed_vector(if fixed { len } else { 0 })
+            .unwrap_or(FlexType::VectorKey);
+        Slot::new(at as u64, ty, width)
     }
 
     fn check_typed(&self, start: usize, len: usize, fixed: bool) -> Result<()> {
@@ -2870,7 +2906,12 @@ mod tests {
         let mut compared = 0;
         for round in 0..3_000 {
             let kind = round % 6;
-            let len = rng.below(40);
+            // A third of them short (vectors of up to four have writers of their own).
+            let len = if rng.below(3) == 0 {
+                rng.below(6)
+            } else {
+                rng.below(40)
+            };
             // Values of every width, so the vector's width comes from the widest.
             let values: Vec<u64> = (0..len).map(|_| rng.bits() >> (8 * rng.below(8))).collect();
             let force = [BitWidth::W8, BitWidth::W16, BitWidth::W32, BitWidth::W64][round % 4];
@@ -2880,6 +2921,7 @@ mod tests {
             let compact = cfg!(feature = "serde") && (round / 12) % 2 == 1;
             let build = |uniform: bool| {
                 UNIFORM_VECTORS.with(|c| c.set(uniform));
+                SMALL_VECTORS.with(|c| c.set(uniform));
                 let mut b = Builder::new();
                 b.force_min_width(force);
                 b.start_map();
@@ -2907,6 +2949,7 @@ mod tests {
                 b.end_map().unwrap();
                 let bytes = b.finish().unwrap().to_vec();
                 UNIFORM_VECTORS.with(|c| c.set(true));
+                SMALL_VECTORS.with(|c| c.set(true));
                 bytes
             };
             let (fast, general) = (build(true), build(false));

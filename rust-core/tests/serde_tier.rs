@@ -873,13 +873,29 @@ fn enums_shapes_and_mismatches() {
 
 #[test]
 fn homogeneous_scalar_sequences_are_typed_vectors() {
-    let cases: [(Vec<u8>, FlexType); 6] = [
-        (to_vec(&vec![1u8, 2, 3]).unwrap(), FlexType::VectorUInt),
-        (to_vec(&vec![-1i64, 2]).unwrap(), FlexType::VectorInt),
-        (to_vec(&vec![0.5f64, 1e300]).unwrap(), FlexType::VectorFloat),
+    // Two to four numbers of one type make a fixed vector, sequences as
+    // well as tuples and arrays (as the `flexbuffers` crate writes them);
+    // one, or five and more, a typed vector with its size.
+    let cases: [(Vec<u8>, FlexType); 10] = [
+        (to_vec(&vec![1u8, 2, 3]).unwrap(), FlexType::VectorUInt3),
+        (to_vec(&vec![-1i64, 2]).unwrap(), FlexType::VectorInt2),
+        (
+            to_vec(&vec![0.5f64, 1e300]).unwrap(),
+            FlexType::VectorFloat2,
+        ),
         (to_vec(&[1.5f32, 2.0, 3.0]).unwrap(), FlexType::VectorFloat3),
         (to_vec(&vec![true, false]).unwrap(), FlexType::VectorBool),
         (to_vec(&(1u8, "x")).unwrap(), FlexType::Vector),
+        (to_vec(&vec![7u16]).unwrap(), FlexType::VectorUInt),
+        (
+            to_vec(&vec![1i32, -2, 3, -4]).unwrap(),
+            FlexType::VectorInt4,
+        ),
+        (
+            to_vec(&vec![1i32, -2, 3, -4, 5]).unwrap(),
+            FlexType::VectorInt,
+        ),
+        (to_vec(&vec![1e9f64, 0.25]).unwrap(), FlexType::VectorFloat2),
     ];
     for (bytes, ty) in &cases {
         assert_eq!(flexbuf::verify(bytes).unwrap().root().flex_type(), *ty);
@@ -892,6 +908,16 @@ fn homogeneous_scalar_sequences_are_typed_vectors() {
         [1.5, 2.0, 3.0]
     );
     assert_eq!(from_slice::<Vec<bool>>(&cases[4].0).unwrap(), [true, false]);
+    assert_eq!(from_slice::<Vec<u16>>(&cases[6].0).unwrap(), [7]);
+    assert_eq!(from_slice::<Vec<i32>>(&cases[7].0).unwrap(), [1, -2, 3, -4]);
+    assert_eq!(
+        from_slice::<Vec<i32>>(&cases[8].0).unwrap(),
+        [1, -2, 3, -4, 5]
+    );
+    assert_eq!(from_slice::<(f64, f64)>(&cases[9].0).unwrap(), (1e9, 0.25));
+    // A pair read back as a JSON value is an array, as any vector is.
+    let pair: serde_json::Value = from_slice(&cases[9].0).unwrap();
+    assert_eq!(pair, serde_json::json!([1e9, 0.25]));
     // 300 small ints: the length needs two bytes, so do the elements.
     let many: Vec<u8> = (0..=255).chain(0..44).collect();
     assert_eq!(

@@ -39,7 +39,7 @@
 //! | `None`, `()`, unit struct | null | null |
 //! | `Some(x)` | `x` | anything but null (so `Option<Option<T>>` cannot tell `Some(None)` from `None`) |
 //! | newtype struct | its inner value | its inner value |
-//! | seq, tuple, tuple struct | typed vector when every element is an int, every one a uint, a float or a bool (a fixed vector for a tuple of 2 to 4 numbers, as `[f32; 3]`); untyped vector otherwise | any vector: untyped, typed, fixed, bool; tuples must match the length |
+//! | seq, tuple, tuple struct | typed vector when every element is an int, every one a uint, a float or a bool (a fixed vector for 2 to 4 numbers, as `[f32; 3]` or a `Vec` of a coordinate pair, as the `flexbuffers` crate writes them); untyped vector otherwise | any vector: untyped, typed, fixed, bool; tuples must match the length |
 //! | map | map; keys must be strings, integers (written in decimal), chars or unit variants, anything else is an error | map; integer keys are parsed back from their decimal text |
 //! | struct | map keyed by field name (the builder sorts keys; a duplicate is an error); with keys shared (the default), values of one struct type with the same fields share one keys vector, as generated coders' maps do | map; unknown keys are skipped, a missing field is an error unless `#[serde(default)]` |
 //! | unit variant | string `"Variant"` | string or key |

@@ -265,7 +265,7 @@ impl<'s, 'b> ser::Serializer for &'s mut Serializer<'b> {
             ser: self,
             index: 0,
             variant: None,
-            fixed: false,
+            fixed: true,
         })
     }
 
@@ -361,7 +361,9 @@ pub struct Seq<'s, 'b> {
     index: usize,
     /// For a tuple variant, the variant name: the vector is inside `{variant: ...}`.
     variant: Option<&'static str>,
-    /// A tuple (fixed length): 2 to 4 numbers of one type become a fixed vector.
+    /// Whether 2 to 4 numbers of one type become a fixed vector (as the
+    /// `flexbuffers` crate writes them, for sequences too: a coordinate pair
+    /// then takes no size field).
     fixed: bool,
 }
 
@@ -379,8 +381,8 @@ impl Seq<'_, '_> {
     }
 
     fn end(self) -> Result<()> {
-        // Homogeneous scalars become typed (or, for tuples of 2-4 numbers,
-        // fixed) vectors: smaller, and read without a type byte per element.
+        // Homogeneous scalars become typed (or, for 2-4 numbers, fixed)
+        // vectors: smaller, and read without a type byte per element.
         self.ser.builder.end_vector_compact(self.fixed)?;
         if self.variant.is_some() {
             self.ser.builder.end_map()?;
