@@ -27,6 +27,8 @@ use flexbuf_benchkit::Suite;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+#[path = "shared/datasets.rs"]
+mod datasets;
 #[path = "shared/records.rs"]
 mod records;
 use records::{records, Record};
@@ -770,6 +772,12 @@ fn main() {
         });
         g.finish();
     }
+    // Record collections shaped like public serialization benchmarks'
+    // datasets (see `shared/datasets.rs`).
+    serde_dataset(&suite, "access_log_10k", &datasets::access_log(10_000));
+    serde_dataset(&suite, "mesh_25k", &datasets::mesh(25_000));
+    serde_dataset(&suite, "save_data_500", &datasets::save_data(500));
+    serde_dataset(&suite, "game_updates_1k", &datasets::updates(1_000));
     // Last: building and dropping 100,000 records leaves glibc's heap full
     // of small free blocks, and a later group's first large allocation
     // would pay for merging them (to_json measured 3-10x slower after it).
@@ -808,17 +816,45 @@ fn main() {
                 .len()
         });
         g.finish();
-        serde_sizes(ours.len(), theirs.len());
+        serde_sizes("records_100k", ours.len(), theirs.len());
     }
 }
 
-/// Appends the sizes of the 100,000-record buffers to the sizes file.
-fn serde_sizes(ours: usize, theirs: usize) {
+/// The serde tier's group `serde_<name>` on one dataset: serialize and
+/// deserialize against the `flexbuffers` crate, after checking that both
+/// give the value back.
+fn serde_dataset<T>(suite: &Suite, name: &str, value: &T)
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    let ours = flexbuf::to_vec(value).unwrap();
+    let theirs = flexbuffers::to_vec(value).unwrap();
+    assert_eq!(&flexbuf::from_slice::<T>(&ours).unwrap(), value);
+    assert_eq!(&flexbuffers::from_slice::<T>(&theirs).unwrap(), value);
+    let mut g = suite.group(format!("serde_{name}"));
+    g.bench("flexbuf_ser", || {
+        flexbuf::to_vec(black_box(value)).unwrap().len()
+    });
+    g.bench("flexbuffers_ser", || {
+        flexbuffers::to_vec(black_box(value)).unwrap().len()
+    });
+    g.bench("flexbuf_de", || {
+        flexbuf::from_slice::<T>(black_box(&ours)).unwrap()
+    });
+    g.bench("flexbuffers_de", || {
+        flexbuffers::from_slice::<T>(black_box(&theirs)).unwrap()
+    });
+    g.finish();
+    serde_sizes(name, ours.len(), theirs.len());
+}
+
+/// Appends the sizes of one serde group's buffers to the sizes file.
+fn serde_sizes(name: &str, ours: usize, theirs: usize) {
     let Some(path) = std::env::var_os("FLEXBUF_BENCH_SIZES") else {
         return;
     };
     let mut text = std::fs::read_to_string(&path).unwrap_or_default();
-    text.push_str(&format!("serde_records_100k\tflexbuf\t{ours}\n"));
-    text.push_str(&format!("serde_records_100k\tflexbuffers\t{theirs}\n"));
+    text.push_str(&format!("serde_{name}\tflexbuf\t{ours}\n"));
+    text.push_str(&format!("serde_{name}\tflexbuffers\t{theirs}\n"));
     std::fs::write(&path, text).expect("FLEXBUF_BENCH_SIZES is writable");
 }

@@ -74,6 +74,15 @@ const JSON: [Column; 2] = [
     col("serde_json", "serde_json (Value)", false),
 ];
 
+/// Record collections of the serde tier beside the fixtures (groups
+/// `serde_<name>`), shaped like public serialization benchmarks' datasets.
+const SERDE_DATASETS: [&str; 4] = [
+    "access_log_10k",
+    "mesh_25k",
+    "save_data_500",
+    "game_updates_1k",
+];
+
 /// Serde-tier columns (serde_* groups).
 const SERDE: [Column; 6] = [
     col("flexbuf_ser", "flexbuf to_vec", false),
@@ -310,8 +319,12 @@ impl CoreReport {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        let serde_fixtures: Vec<&'static str> =
-            FIXTURES.iter().copied().chain(["records_100k"]).collect();
+        let serde_fixtures: Vec<&'static str> = FIXTURES
+            .iter()
+            .copied()
+            .chain(SERDE_DATASETS)
+            .chain(["records_100k"])
+            .collect();
         let mut verify = Vec::new();
         for fixture in FIXTURES {
             let group = format!("verify_{fixture}");
@@ -486,9 +499,14 @@ impl CoreReport {
             "### Serde tier (median time)\n\n`flexbuf::to_vec` / `from_slice` \
              (which checks what the verifier checks, in one pass) against the \
              `flexbuffers` crate's serde, on the \
-             fixtures as `serde_json::Value` and on 100,000 small derived records \
-             (strings, a float, a bool, a `Vec<String>`, a `[f32; 3]`, a `Vec<u32>`); \
-             *borrowed* decodes into a struct of `&str`.\n"
+             fixtures as `serde_json::Value`, on four record collections shaped like the \
+             datasets of public Rust serialization benchmarks (`benches/shared/datasets.rs`, \
+             our own types and seeded values: an access log of 10,000 hits, a mesh of \
+             25,000 faces of `f32` points, 500 saved game players with nested structs, \
+             `Option`s, enums, tuples and arrays, 1,000 game state updates with vectors \
+             of bools and bytes and data-carrying enums) and on 100,000 small derived \
+             records (strings, a float, a bool, a `Vec<String>`, a `[f32; 3]`, a \
+             `Vec<u32>`); *borrowed* decodes into a struct of `&str`.\n"
         );
         self.render_table(&mut s, &SERDE, &self.serde);
 
