@@ -27,6 +27,19 @@ const CORE_COMMAND: &str =
 /// Section heading owned by this suite in `docs/benchmarks.md`.
 const CORE_HEADING: &str = "## Rust core";
 
+/// The environment the Rust benchmark processes run in: glibc's malloc
+/// thresholds fixed at the values its dynamic adjustment grows them to
+/// (mmap 32 MiB, trim twice that). Left dynamic, whether a 128 KiB block
+/// (a `Vec` of 4,096 `serde_json::Value`s) is mapped afresh, or the heap
+/// trimmed and grown back, on every call depended on what earlier groups
+/// had freed: one run of `serde_time_series` measured `from_slice` at 214
+/// µs where the run before and the group alone measured 109-119 µs, its
+/// time spent in page faults. Every contender runs under the same setting.
+pub(crate) const STEADY_MALLOC: (&str, &str) = (
+    "GLIBC_TUNABLES",
+    "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864",
+);
+
 /// Fixtures of the side-by-side comparison, in report order (names match the bench).
 const FIXTURES: [&str; 4] = [
     "user_profile",
@@ -166,6 +179,7 @@ fn core() -> Result<()> {
             "reference-verifier,serde",
         ])
         .env("FLEXBUF_BENCH_SIZES", &sizes_path)
+        .env(STEADY_MALLOC.0, STEADY_MALLOC.1)
     })?;
     let sizes = read_sizes(&sizes_path)?;
     let report = CoreReport::collect(&results, &sizes)?;
@@ -395,8 +409,13 @@ impl CoreReport {
              `bench/kit`: the contenders of one comparison run interleaved, round after \
              round (up to 31 rounds of about 4 ms each, in an order that rotates), on \
              the thread's CPU clock, so a neighbour's job on the shared cores slows \
-             every contender of a round alike.\n",
+             every contender of a round alike. The process runs with \
+             `{tunables_var}={tunables}`: glibc's malloc thresholds fixed where its \
+             dynamic adjustment takes them, so that whether a large block is mapped \
+             afresh on every call does not depend on what earlier groups freed.\n",
             runs = self.runs,
+            tunables_var = STEADY_MALLOC.0,
+            tunables = STEADY_MALLOC.1,
         );
         let _ = writeln!(
             s,

@@ -118,6 +118,7 @@ pub fn run() -> Result<()> {
     let (runs, loads) = run_suite(&out, count_from_env(RUNS)?, COMMAND, || {
         util::cargo(&["bench", "--manifest-path", "bench/typed/Cargo.toml"])
             .env("FLEXBUF_BENCH_TYPED_SIZES", &sizes)
+            .env(crate::bench::STEADY_MALLOC.0, crate::bench::STEADY_MALLOC.1)
     })?;
     write_report(&root, &out, runs, &loads)
 }
@@ -242,7 +243,11 @@ impl Report {
              `bench/typed/target/flexbuf-bench/run*/*/*.json`. The bench times with \
              `bench/kit`: the formats of one fixture and kind run interleaved, round \
              after round (up to 31 rounds of about 4 ms each, in an order that \
-             rotates), on the thread's CPU clock.\n"
+             rotates), on the thread's CPU clock, in a process run with `{}={}` \
+             (glibc's malloc thresholds fixed where its dynamic adjustment takes \
+             them; see the core section).\n",
+            crate::bench::STEADY_MALLOC.0,
+            crate::bench::STEADY_MALLOC.1
         );
         let _ = writeln!(
             s,
