@@ -8,7 +8,9 @@
 //! valgrind --tool=callgrind target/release/examples/encode_instructions user_profile flexbuf 11
 //! ```
 //!
-//! Modes: `flexbuf`, `serde_json`, `rmp_serde`; for the serde tier,
+//! Modes: `flexbuf`, `flexbuf_unsorted` (keys pushed descending, maps
+//! ended with a kept guess at their order, as Python's `dumps` does),
+//! `serde_json`, `rmp_serde`; for the serde tier,
 //! `to_vec` (`flexbuf::to_vec`, with `--features serde`) and
 //! `flexbuffers_to_vec` (the `flexbuffers` crate's), and the other way,
 //! `from_slice` and `flexbuffers_from_slice` (each crate's `to_vec` bytes
@@ -58,13 +60,48 @@ fn push(b: &mut Builder, value: &Value) -> flexbuf::Result<()> {
     Ok(())
 }
 
+/// [`push`] with each map's keys pushed in descending order and the map
+/// ended with a guess at its order kept per map ordinal, as the Python
+/// SDK's `dumps` ends the dicts it meets again (insertion order, unsorted).
+fn push_unsorted(
+    b: &mut Builder,
+    value: &Value,
+    orders: &mut Vec<Vec<u32>>,
+    next: &mut usize,
+) -> flexbuf::Result<()> {
+    match value {
+        Value::Array(items) => {
+            b.start_vector();
+            for item in items {
+                push_unsorted(b, item, orders, next)?;
+            }
+            b.end_vector()?;
+        }
+        Value::Object(map) => {
+            b.start_map();
+            for (k, v) in map.iter().rev() {
+                b.key(k);
+                push_unsorted(b, v, orders, next)?;
+            }
+            let i = *next;
+            *next += 1;
+            if orders.len() <= i {
+                orders.resize_with(i + 1, Vec::new);
+            }
+            b.end_map_in_order(&mut orders[i])?;
+        }
+        other => push(b, other)?,
+    }
+    Ok(())
+}
+
 #[path = "../benches/shared/records.rs"]
 mod records;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [fixture, mode, times] = &args[..] else {
-        eprintln!("usage: encode_instructions <fixture> <flexbuf|serde_json|rmp_serde|to_vec|flexbuffers_to_vec|from_slice|flexbuffers_from_slice|records_to_vec|records_flexbuffers_to_vec|records_from_slice|records_flexbuffers_from_slice> <times>");
+        eprintln!("usage: encode_instructions <fixture> <flexbuf|flexbuf_unsorted|serde_json|rmp_serde|to_vec|flexbuffers_to_vec|from_slice|flexbuffers_from_slice|records_to_vec|records_flexbuffers_to_vec|records_from_slice|records_flexbuffers_from_slice> <times>");
         std::process::exit(2);
     };
     let path = fixture::path(fixture);
@@ -85,6 +122,7 @@ fn main() {
     let recs_theirs = flexbuffers::to_vec(&recs).unwrap();
     let mut builder = Builder::new();
     let mut out = Vec::new();
+    let mut orders: Vec<Vec<u32>> = Vec::new();
     for _ in 0..times {
         let n = match mode.as_str() {
             "serde_json" => {
@@ -124,6 +162,12 @@ fn main() {
                     Value::Object(m) => m.len(),
                     _ => 0,
                 }
+            }
+            "flexbuf_unsorted" => {
+                builder.clear();
+                let mut next = 0;
+                push_unsorted(&mut builder, black_box(&value), &mut orders, &mut next).unwrap();
+                builder.finish().unwrap().len()
             }
             _ => {
                 builder.clear();
