@@ -367,7 +367,7 @@ pub(crate) fn write_small_vector<const B: usize>(buf: &mut Vec<u8>, elems: &[Slo
     at
 }
 
-/// Appends a typed vector of the one to four scalars `elems` (all of one
+/// Appends a typed vector of the one to sixteen scalars `elems` (all of one
 /// type, each fitting `B` bytes), with its size field when `sized` (else
 /// a fixed vector), and returns the position of its first element: the
 /// bytes [`write_vector`] writes for it, without the plan it makes for
@@ -381,8 +381,8 @@ pub(crate) fn write_small_typed<const B: usize>(
 ) -> usize {
     let n = elems.len();
     assert!(
-        (1..=4).contains(&n),
-        "a small typed vector has one to four elements"
+        (1..=16).contains(&n),
+        "a small typed vector has one to sixteen elements"
     );
     let base = buf.len();
     let at = base + crate::types::padding(base, B) + if sized { B } else { 0 };
