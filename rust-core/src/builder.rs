@@ -979,11 +979,7 @@ impl Builder {
         // What `check_typed` would check again was checked above.
         self.check()?;
         self.opens.pop();
-        let vec = if len <= SMALL_VECTOR && small_vectors() {
-            self.small_typed_vector(start, len, fixed, known)
-        } else {
-            self.create_vector_of::<1>(start, len, true, fixed, None, Some(known))
-        };
+        let vec = self.create_vector_of::<1>(start, len, true, fixed, None, Some(known));
         self.stack.truncate(start);
         self.stack.push(vec);
         Ok(())
@@ -1018,9 +1014,9 @@ impl Builder {
     /// `stack[start..]`, written straight from its width: the bytes
     /// [`create_vector`](Self::create_vector) writes for it, without the
     /// plan it makes for vectors of any size (a pair's end cost about 280
-    /// instructions there, most of them that plan; the five-element lists
-    /// of deep_nesting took its encode from 63.5k to 70.4k instructions
-    /// when only vectors of up to four came here).
+    /// instructions there, most of them that plan; deep_nesting, whose
+    /// lists have five elements, took 70.4k instructions to encode when
+    /// only vectors of up to four came here, and takes 63.5k).
     #[inline(always)]
     fn small_vector(&mut self, start: usize, len: usize) -> Slot {
         let elems = &self.stack[start..start + len];
@@ -1033,38 +1029,6 @@ impl Builder {
             BitWidth::W64 => crate::emit::write_small_vector::<8>(&mut self.buf, elems),
         };
         Slot::new(at as u64, FlexType::Vector, width)
-    }
-
-    /// The typed vector (fixed when `fixed`) of the `len` (1 to
-    /// [`SMALL_VECTOR`]) scalars at `stack[start..]`, all of the type and
-    /// at most the width `known` gives: the bytes
-    /// [`create_vector_of`](Self::create_vector_of) writes for them,
-    /// without its plan (a pair of floats cost about 160 instructions there).
-    #[cfg(feature = "serde")]
-    #[inline(always)]
-    fn small_typed_vector(
-        &mut self,
-        start: usize,
-        len: usize,
-        fixed: bool,
-        known: (FlexType, BitWidth),
-    ) -> Slot {
-        let elems = &self.stack[start..start + len];
-        // The size (at most SMALL_VECTOR) fits a byte: the floor is the
-        // forced minimum, and the widest element decides the rest.
-        let width = self.force_min_width.max(known.1);
-        let sized = !fixed;
-        let at = match width {
-            BitWidth::W8 => crate::emit::write_small_typed::<1>(&mut self.buf, elems, sized),
-            BitWidth::W16 => crate::emit::write_small_typed::<2>(&mut self.buf, elems, sized),
-            BitWidth::W32 => crate::emit::write_small_typed::<4>(&mut self.buf, elems, sized),
-            BitWidth::W64 => crate::emit::write_small_typed::<8>(&mut self.buf, elems, sized),
-        };
-        let ty = known
-            .0
-            .to_typed_vector(if fixed { len } else { 0 })
-            .unwrap_or(FlexType::VectorKey);
-        Slot::new(at as u64, ty, width)
     }
 
     fn check_typed(&self, start: usize, len: usize, fixed: bool) -> Result<()> {
@@ -2410,10 +2374,9 @@ thread_local! {
     static SMALL_VECTORS: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
 }
 
-/// Most elements of a vector [`Builder::small_vector`] (and, for typed
-/// vectors, [`Builder::small_typed_vector`]) writes. Its width is found as
-/// the general path finds it; only the plan for vectors of any size is
-/// skipped.
+/// Most elements of a vector [`Builder::small_vector`] writes. Its width is
+/// found as the general path finds it; only the plan for vectors of any
+/// size is skipped.
 const SMALL_VECTOR: usize = 16;
 
 fast_path_switch! {
@@ -2918,8 +2881,8 @@ mod tests {
         let mut compared = 0;
         for round in 0..3_000 {
             let kind = round % 6;
-            // A third of them short (vectors of up to SMALL_VECTOR elements
-            // have writers of their own).
+            // A third of them short (untyped vectors of up to SMALL_VECTOR
+            // elements have a writer of their own).
             let len = if rng.below(3) == 0 {
                 rng.below(SMALL_VECTOR + 2)
             } else {

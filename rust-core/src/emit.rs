@@ -367,43 +367,6 @@ pub(crate) fn write_small_vector<const B: usize>(buf: &mut Vec<u8>, elems: &[Slo
     at
 }
 
-/// Appends a typed vector of the one to sixteen scalars `elems` (all of one
-/// type, each fitting `B` bytes), with its size field when `sized` (else
-/// a fixed vector), and returns the position of its first element: the
-/// bytes [`write_vector`] writes for it, without the plan it makes for
-/// vectors of any size.
-#[cfg(feature = "serde")]
-#[inline(always)]
-pub(crate) fn write_small_typed<const B: usize>(
-    buf: &mut Vec<u8>,
-    elems: &[Slot],
-    sized: bool,
-) -> usize {
-    let n = elems.len();
-    assert!(
-        (1..=16).contains(&n),
-        "a small typed vector has one to sixteen elements"
-    );
-    let base = buf.len();
-    let at = base + crate::types::padding(base, B) + if sized { B } else { 0 };
-    let end = at + n * B;
-    let width = BitWidth::from_bytes(B as u64).unwrap_or(BitWidth::W64);
-    let r = Reserved::new(buf, end);
-    // SAFETY: base..end is reserved, and at least B bytes long (one
-    // element). The zeroed word covers the padding (fewer than B bytes)
-    // and is then overwritten by the size or the first element; each
-    // element is stored below before the length is set.
-    unsafe {
-        put::<B>(r.at(base), 0);
-        if sized {
-            put::<B>(r.at(at - B), n as u64);
-        }
-        put_elements::<B, 1, false>(&r, elems, at, at, width);
-        buf.set_len(end);
-    }
-    at
-}
-
 /// Stores `elems[0], elems[STEP], ...` as `B`-byte slots from `at` (each a
 /// scalar or the offset back to its target) and, with `TYPES`, their type
 /// bytes from `types_at` for a vector of `width`.
