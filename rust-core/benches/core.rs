@@ -23,7 +23,7 @@
 use std::hint::black_box;
 
 use flexbuf::{verify, Builder, FlexType, Reader};
-use flexbuf_benchkit::Suite;
+use flexbuf_benchkit::{Group, Suite};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -31,7 +31,7 @@ use serde_json::{Map, Value};
 mod datasets;
 #[path = "shared/records.rs"]
 mod records;
-use records::{records, Record};
+use records::records;
 
 /// The fixtures compared side by side, by name.
 const FIXTURES: [(&str, &str); 4] = [
@@ -774,57 +774,55 @@ fn main() {
     }
     // Record collections shaped like public serialization benchmarks'
     // datasets (see `shared/datasets.rs`).
-    serde_dataset(&suite, "access_log_10k", &datasets::access_log(10_000));
-    serde_dataset(&suite, "mesh_25k", &datasets::mesh(25_000));
-    serde_dataset(&suite, "save_data_500", &datasets::save_data(500));
-    serde_dataset(&suite, "game_updates_1k", &datasets::updates(1_000));
+    serde_dataset(
+        &suite,
+        "access_log_10k",
+        &datasets::access_log(10_000),
+        |_, _, _| {},
+    );
+    serde_dataset(&suite, "mesh_25k", &datasets::mesh(25_000), |_, _, _| {});
+    serde_dataset(
+        &suite,
+        "save_data_500",
+        &datasets::save_data(500),
+        |_, _, _| {},
+    );
+    serde_dataset(
+        &suite,
+        "game_updates_1k",
+        &datasets::updates(1_000),
+        |_, _, _| {},
+    );
     // Last: building and dropping 100,000 records leaves glibc's heap full
     // of small free blocks, and a later group's first large allocation
     // would pay for merging them (to_json measured 3-10x slower after it).
-    {
-        let recs = records(100_000);
-        let ours = flexbuf::to_vec(&recs).unwrap();
-        let theirs = flexbuffers::to_vec(&recs).unwrap();
-        assert_eq!(flexbuf::from_slice::<Vec<Record>>(&ours).unwrap(), recs);
-        assert_eq!(
-            flexbuffers::from_slice::<Vec<Record>>(&theirs).unwrap(),
-            recs
-        );
-        let borrowed = flexbuf::from_slice::<Vec<RecordRef<'_>>>(&ours).unwrap();
+    let recs = records(100_000);
+    serde_dataset(&suite, "records_100k", &recs, |g, ours, theirs| {
+        let borrowed = flexbuf::from_slice::<Vec<RecordRef<'_>>>(ours).unwrap();
         assert_eq!(borrowed[7].name, recs[7].name);
-        let mut g = suite.group("serde_records_100k");
-        g.bench("flexbuf_ser", || {
-            flexbuf::to_vec(black_box(&recs)).unwrap().len()
-        });
-        g.bench("flexbuffers_ser", || {
-            flexbuffers::to_vec(black_box(&recs)).unwrap().len()
-        });
-        g.bench("flexbuf_de", || {
-            flexbuf::from_slice::<Vec<Record>>(black_box(&ours)).unwrap()
-        });
-        g.bench("flexbuffers_de", || {
-            flexbuffers::from_slice::<Vec<Record>>(black_box(&theirs)).unwrap()
-        });
-        g.bench("flexbuf_de_borrowed", || {
-            flexbuf::from_slice::<Vec<RecordRef<'_>>>(black_box(&ours))
+        g.bench("flexbuf_de_borrowed", move || {
+            flexbuf::from_slice::<Vec<RecordRef<'_>>>(black_box(ours))
                 .unwrap()
                 .len()
         });
-        g.bench("flexbuffers_de_borrowed", || {
-            flexbuffers::from_slice::<Vec<RecordRef<'_>>>(black_box(&theirs))
+        g.bench("flexbuffers_de_borrowed", move || {
+            flexbuffers::from_slice::<Vec<RecordRef<'_>>>(black_box(theirs))
                 .unwrap()
                 .len()
         });
-        g.finish();
-        serde_sizes("records_100k", ours.len(), theirs.len());
-    }
+    });
 }
 
 /// The serde tier's group `serde_<name>` on one dataset: serialize and
 /// deserialize against the `flexbuffers` crate, after checking that both
-/// give the value back.
-fn serde_dataset<T>(suite: &Suite, name: &str, value: &T)
-where
+/// give the value back; `more` adds contenders of its own on the two
+/// crates' bytes (ours, then theirs).
+fn serde_dataset<T>(
+    suite: &Suite,
+    name: &str,
+    value: &T,
+    more: impl for<'g> FnOnce(&mut Group<'g>, &'g [u8], &'g [u8]),
+) where
     T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
 {
     let ours = flexbuf::to_vec(value).unwrap();
@@ -844,6 +842,7 @@ where
     g.bench("flexbuffers_de", || {
         flexbuffers::from_slice::<T>(black_box(&theirs)).unwrap()
     });
+    more(&mut g, &ours, &theirs);
     g.finish();
     serde_sizes(name, ours.len(), theirs.len());
 }
