@@ -17,7 +17,8 @@
  * pass `{ verify: true }` to also verify parts it skips (unknown fields).
  */
 
-import { Builder, KeyLayout, KeyVector, Share, wordsOf } from "./builder.js";
+import { Builder, KeyLayout, KeyVector, Share, sharedBuilderOptions, wordsOf } from "./builder.js";
+import type { BuilderOptions } from "./builder.js";
 import { budgetExceeded, budgetFor, BudgetLimits, depthLimit } from "./budget.js";
 import { fail, FlexError, PathSegment } from "./error.js";
 import { bytesOf, f32At, f64At, joinWords, littleEndianCopy, rootOf, u32 } from "./reader.js";
@@ -152,15 +153,15 @@ let sharedBuilder: Builder | null = null;
  * vectors deduplicated), as every typed encode writes with.
  * @internal
  */
-export function typedBuilder(): Builder {
-  return new Builder({ share: Share.Keys, dedupKeyVectors: true });
+export function typedBuilder(options: BuilderOptions = {}): Builder {
+  return new Builder({ ...options, share: Share.Keys, dedupKeyVectors: true });
 }
 
 /** Encodes one typed value with `into` as a complete buffer (a fresh `Uint8Array`). */
 export function encodeTyped<V>(value: V, into: (b: Builder, cx: EncodeContext, v: V) => void): Uint8Array {
   let b = sharedBuilder;
   sharedBuilder = null;
-  if (b === null) b = typedBuilder();
+  if (b === null) b = typedBuilder(sharedBuilderOptions());
   try {
     into(b, new EncodeContext(), value);
     return b.finish();

@@ -19,7 +19,7 @@
  * the verifier rejects fail with the verifier's error.
  */
 
-import { Builder, BuilderOptions, isIntElement } from "./builder.js";
+import { Builder, BuilderOptions, isIntElement, sharedBuilderOptions } from "./builder.js";
 import type { ScalarKind } from "./builder.js";
 import { budgetExceeded, budgetFor, BudgetLimits, depthLimit } from "./budget.js";
 import { fail, FlexError } from "./error.js";
@@ -1079,7 +1079,7 @@ export function encode(value: unknown, options?: EncodeOptions): Uint8Array {
   // (from a toJSON hook) gets its own.
   let b = shared;
   shared = null;
-  if (b === null) b = new Builder();
+  if (b === null) b = new Builder(sharedBuilderOptions());
   else b.clear();
   try {
     push(b, value, 0, depthLimit(options?.maxDepth));

@@ -156,6 +156,62 @@ test("clear() drops a value stack grown past maxRetainedCapacity, and keeps a sm
   assert.equal(b.scratchCapacity, kept);
 });
 
+test("a buffer dropped by clear() grows back in one step, once", () => {
+  const b = new fb.Builder({ maxRetainedCapacity: 4096 });
+  const big = new Uint8Array(3_000_000).fill(7);
+  b.blob(big);
+  const first = b.finish();
+  b.clear();
+  assert.ok(b.capacity <= 4096, `kept ${b.capacity}`);
+  // The next buffer that outgrows the initial capacity goes straight to the
+  // last buffer's size, and its bytes are what a fresh builder writes.
+  b.blob(new Uint8Array(10_000).fill(9));
+  assert.ok(b.capacity >= first.length, `grew to ${b.capacity}`);
+  const small = b.finish();
+  const fresh = new fb.Builder();
+  fresh.blob(new Uint8Array(10_000).fill(9));
+  assert.deepEqual(small, fresh.finish());
+  b.clear();
+  // Cleared twice with nothing written in between: the last length stays that of the small buffer.
+  b.clear();
+  assert.ok(b.capacity <= 4096, `kept ${b.capacity}`);
+  b.blob(new Uint8Array(10_000));
+  assert.ok(b.capacity < 64 * 1024, `grew to ${b.capacity}`);
+  b.finish();
+  b.clear();
+  b.blob(big);
+  assert.deepEqual(b.finish(), first);
+});
+
+test("the builders encode() and encodeX() reuse keep a few megabytes while payloads fill them", async () => {
+  const { sharedBuilderOptions } = await import("../dist/builder.js");
+  const b = new fb.Builder(sharedBuilderOptions());
+  const payload = { rows: Array.from({ length: 30_000 }, (_, i) => ({ id: i, name: `row ${i}`, score: i / 7 })) };
+  fb.pushValue(b, payload);
+  const bytes = b.finish();
+  assert.ok(bytes.length > 1 << 20, `${bytes.length} bytes`);
+  const grown = b.capacity;
+  b.clear();
+  // Kept, also through a second clear with nothing written (encode() clears before and after).
+  b.clear();
+  assert.equal(b.capacity, grown);
+  fb.pushValue(b, payload);
+  assert.deepEqual(b.finish(), bytes);
+  b.clear();
+  assert.equal(b.capacity, grown);
+  // A payload using less than an eighth of it lets it go.
+  fb.pushValue(b, { small: [1, 2, 3] });
+  assert.deepEqual(fb.decode(b.finish()), { small: [1, 2, 3] });
+  b.clear();
+  assert.ok(b.capacity <= 4096, `kept ${b.capacity}`);
+  // Past 8 MiB nothing is kept.
+  b.blob(new Uint8Array(9 << 20));
+  b.finish();
+  b.clear();
+  assert.ok(b.capacity <= 4096, `kept ${b.capacity}`);
+  assert.deepEqual(fb.decode(fb.encode(payload)), fb.decode(bytes));
+});
+
 test("reader: zero-copy views with checked access", () => {
   const bytes = fb.encode({ blob: new Uint8Array([1, 2, 3]), list: [10, "x"] });
   const r = fb.root(bytes);
