@@ -1470,10 +1470,37 @@ impl Builder {
         if len != keys.len {
             return Err(self.fail(BuilderError::MapEntryNotKey(len.min(keys.len)).into()));
         }
-        let map = self.create_vector::<1>(start, len, false, false, Some(keys.slot()));
+        let map = if (1..=SMALL_VECTOR).contains(&len) && small_vectors() {
+            self.small_map_values(start, len, keys.slot())
+        } else {
+            self.create_vector::<1>(start, len, false, false, Some(keys.slot()))
+        };
         self.stack.truncate(start);
         self.stack.push(map);
         Ok(())
+    }
+
+    /// The values of the map of the `len` (1 to [`SMALL_VECTOR`]) values at
+    /// `stack[start..]` on the keys vector `keys`: the bytes
+    /// [`create_vector`](Self::create_vector) writes, without its plan.
+    /// Records of a few fields are most of the maps a typed encoder ends
+    /// (about 160 instructions each through the general writer).
+    fn small_map_values(&mut self, start: usize, len: usize, keys: Slot) -> Slot {
+        let elems = &self.stack[start..start + len];
+        let buf_len = self.buf.len();
+        // The size (at most SMALL_VECTOR) fits a byte; the keys field and
+        // the elements may need more, as in the general path.
+        let floor = keys.elem_width_from(buf_len, 0, self.force_min_width);
+        let width = vector_width::<1>(elems, buf_len, 3, floor);
+        let (keys_at, key_width) = (keys.data as usize, keys.width);
+        let buf = &mut self.buf;
+        let at = match width {
+            BitWidth::W8 => crate::emit::write_small_map::<1>(buf, elems, keys_at, key_width),
+            BitWidth::W16 => crate::emit::write_small_map::<2>(buf, elems, keys_at, key_width),
+            BitWidth::W32 => crate::emit::write_small_map::<4>(buf, elems, keys_at, key_width),
+            BitWidth::W64 => crate::emit::write_small_map::<8>(buf, elems, keys_at, key_width),
+        };
+        Slot::new(at as u64, FlexType::Map, width)
     }
 
     /// Identifies a sorted key set exactly, written into `sig` (cleared
@@ -2844,6 +2871,123 @@ mod tests {
             );
             if !fixed {
                 crate::verify(&small).unwrap();
+            }
+        }
+    }
+
+    /// Maps of up to [`SMALL_VECTOR`] values ended on a keys vector
+    /// ([`Builder::end_map_with_keys`], as typed encoders end theirs) hold
+    /// exactly the bytes of the general path: every kind of value at every
+    /// forced width, with the keys vector and the values' targets far
+    /// enough back (gaps around the 1- and 2-byte limits, and past them)
+    /// that the keys field and the offsets need 1, 2 or 4 bytes.
+    #[test]
+    fn small_maps_on_a_keys_vector_match_the_general_path() {
+        let mut rng = crate::test_support::Rng::new(0x6a95_3e1c_0f0e_7777);
+        let widths = [BitWidth::W8, BitWidth::W16, BitWidth::W32, BitWidth::W64];
+        let names: Vec<String> = (0..=SMALL_VECTOR + 1).map(|i| format!("f{i:02}")).collect();
+        let gap = |rng: &mut crate::test_support::Rng| match rng.below(8) {
+            6 => 150 + rng.below(110),
+            7 => 65_440 + rng.below(100),
+            g => [0, 3, 250, 300, 65_600, 70_000][g],
+        };
+        for round in 0..4_000 {
+            // SMALL_VECTOR + 1 takes the general path in both builds.
+            let len = 1 + rng.below(SMALL_VECTOR + 1);
+            let kinds: Vec<usize> = (0..len).map(|_| rng.below(10)).collect();
+            let values: Vec<u64> = (0..len).map(|_| rng.bits() >> (8 * rng.below(8))).collect();
+            let (keys_gap, values_gap) = (gap(&mut rng), gap(&mut rng));
+            let force = widths[round % 4];
+            let keys: Vec<&str> = names[..len].iter().map(String::as_str).collect();
+            // The keys vector before the values' targets (as typed encoders
+            // write it, once per buffer), or after them: then the values'
+            // offsets, not the keys field, set the width.
+            let keys_first = rng.below(2) == 0;
+            let build = |small: bool| {
+                SMALL_VECTORS.with(|c| c.set(small));
+                let mut b = Builder::new();
+                b.force_min_width(force);
+                b.start_vector();
+                let mut kv = None;
+                if keys_first {
+                    kv = Some(b.key_vector(&keys).unwrap());
+                    b.blob(&vec![2; keys_gap]);
+                }
+                // Targets written first, then the gap, so offsets span it.
+                let s = b.string_slot(&"s".repeat(round % 7)).unwrap();
+                b.key("k");
+                let key = b.stack.pop().unwrap();
+                b.start_vector();
+                b.int(7);
+                b.end_vector().unwrap();
+                let inner = b.stack.pop().unwrap();
+                b.start_map();
+                b.key("m");
+                b.null();
+                b.end_map().unwrap();
+                let map = b.stack.pop().unwrap();
+                let kv = match kv {
+                    Some(kv) => kv,
+                    None => b.key_vector(&keys).unwrap(),
+                };
+                b.blob(&vec![1; values_gap]);
+                b.start_map();
+                for (&k, &v) in kinds.iter().zip(&values) {
+                    match k {
+                        0 => b.int(v as i64),
+                        1 => b.uint(v),
+                        2 => b.double(f64::from_bits(v) / 3.0),
+                        3 => b.double((v as u32) as f32 as f64),
+                        4 => b.bool(v % 2 == 0),
+                        5 => b.null(),
+                        6 => b.stack.push(s),
+                        7 => b.stack.push(key),
+                        8 => b.stack.push(inner),
+                        _ => b.stack.push(map),
+                    }
+                }
+                b.end_map_with_keys(&kv).unwrap();
+                b.end_vector().unwrap();
+                let bytes = b.finish().unwrap().to_vec();
+                SMALL_VECTORS.with(|c| c.set(true));
+                bytes
+            };
+            let (small, general) = (build(true), build(false));
+            assert_eq!(
+                small, general,
+                "round {round}: {kinds:?} gaps {keys_gap} {values_gap} {force:?} keys first {keys_first}"
+            );
+            let root = crate::verify(&small).unwrap().root().as_vector().unwrap();
+            let read = root.get(root.len() - 1).unwrap().as_map().unwrap();
+            assert_eq!(read.len(), len);
+            assert_eq!(read.key(len - 1).unwrap(), keys[len - 1]);
+        }
+        // Every gap that puts the last value's offset (to a string written
+        // before the keys vector) on either side of the 1- and 2-byte
+        // limits, at every length: a width found from the wrong slot fails.
+        for len in 1..=SMALL_VECTOR {
+            let keys: Vec<&str> = names[..len].iter().map(String::as_str).collect();
+            let gaps = (150..270).chain(if len % 5 == 1 { 65_380..65_545 } else { 0..0 });
+            for gap in gaps {
+                let build = |small: bool| {
+                    SMALL_VECTORS.with(|c| c.set(small));
+                    let mut b = Builder::new();
+                    b.start_vector();
+                    let s = b.string_slot("target").unwrap();
+                    let kv = b.key_vector(&keys).unwrap();
+                    b.blob(&vec![1; gap]);
+                    b.start_map();
+                    for i in 1..len {
+                        b.int(i as i64);
+                    }
+                    b.stack.push(s);
+                    b.end_map_with_keys(&kv).unwrap();
+                    b.end_vector().unwrap();
+                    let bytes = b.finish().unwrap().to_vec();
+                    SMALL_VECTORS.with(|c| c.set(true));
+                    bytes
+                };
+                assert_eq!(build(true), build(false), "{len} values, gap {gap}");
             }
         }
     }

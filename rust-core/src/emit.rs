@@ -367,6 +367,46 @@ pub(crate) fn write_small_vector<const B: usize>(buf: &mut Vec<u8>, elems: &[Slo
     at
 }
 
+/// Appends the values of a map (at least one) at width `B` on the keys
+/// vector at `keys_at` whose keys are `key_width` wide: its padding, the
+/// offset back to the keys vector, their width in bytes, the size, one
+/// slot and one type byte per value, the bytes [`write_vector`] writes for
+/// the same values, keys and width. Returns the position of its first
+/// value. For maps of a few fields, for which the general writer's plan
+/// cost more than writing their bytes.
+#[inline(always)]
+pub(crate) fn write_small_map<const B: usize>(
+    buf: &mut Vec<u8>,
+    elems: &[Slot],
+    keys_at: usize,
+    key_width: BitWidth,
+) -> usize {
+    let n = elems.len();
+    let base = buf.len();
+    let fields = base + crate::types::padding(base, B);
+    let at = fields + 3 * B;
+    let end = at + n * (B + 1);
+    let width = BitWidth::from_bytes(B as u64).unwrap_or(BitWidth::W64);
+    assert!(
+        keys_at <= base,
+        "a map's keys vector comes before its values"
+    );
+    let r = Reserved::new(buf, end);
+    // SAFETY: base..end is reserved; the padding and the three fields take
+    // `at - base` bytes (at least 3 * B), the values n * B and the type
+    // bytes n, each written below before the length is set.
+    unsafe {
+        // The padding (fewer than B bytes), then the fields over its tail.
+        put::<B>(r.at(base), 0);
+        put::<B>(r.at(fields), (fields - keys_at) as u64);
+        put::<B>(r.at(fields + B), key_width.bytes() as u64);
+        put::<B>(r.at(fields + 2 * B), n as u64);
+        put_elements::<B, 1, true>(&r, elems, at, at + n * B, width);
+        buf.set_len(end);
+    }
+    at
+}
+
 /// Stores `elems[0], elems[STEP], ...` as `B`-byte slots from `at` (each a
 /// scalar or the offset back to its target) and, with `TYPES`, their type
 /// bytes from `types_at` for a vector of `width`.
