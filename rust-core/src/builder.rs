@@ -2798,6 +2798,74 @@ mod tests {
         b.end_vector().unwrap();
     }
 
+    /// Values written before a vector or map under test (a string, a key,
+    /// a vector, a map), for its elements to point back to.
+    struct Targets {
+        string: Slot,
+        key: Slot,
+        vector: Slot,
+        map: Slot,
+    }
+
+    /// The bytes of a buffer whose root vector `fill` fills, built with the
+    /// writers for small vectors and maps and without them (elements at
+    /// least `force` wide).
+    fn small_and_general(force: BitWidth, fill: impl Fn(&mut Builder)) -> (Vec<u8>, Vec<u8>) {
+        let build = |small: bool| {
+            SMALL_VECTORS.with(|c| c.set(small));
+            let mut b = Builder::new();
+            b.force_min_width(force);
+            b.start_vector();
+            fill(&mut b);
+            b.end_vector().unwrap();
+            let bytes = b.finish().unwrap().to_vec();
+            SMALL_VECTORS.with(|c| c.set(true));
+            bytes
+        };
+        (build(true), build(false))
+    }
+
+    impl Targets {
+        /// Writes the targets into `b` (the string's length from `round`).
+        fn write(b: &mut Builder, round: usize) -> Targets {
+            let string = b.string_slot(&"s".repeat(round % 7)).unwrap();
+            b.key("k");
+            let key = b.stack.pop().unwrap();
+            b.start_vector();
+            b.int(7);
+            b.end_vector().unwrap();
+            let vector = b.stack.pop().unwrap();
+            b.start_map();
+            b.key("m");
+            b.null();
+            b.end_map().unwrap();
+            let map = b.stack.pop().unwrap();
+            Targets {
+                string,
+                key,
+                vector,
+                map,
+            }
+        }
+
+        /// Pushes a value of kind `kind` (0-9: scalars of every type made
+        /// from the bits `v`, or one of the targets).
+        fn push(&self, b: &mut Builder, kind: usize, v: u64) {
+            match kind {
+                0 => b.int(v as i64),
+                1 => b.uint(v),
+                2 => b.double(f64::from_bits(v) / 3.0),
+                3 => b.double((v as u32) as f32 as f64),
+                4 => b.bool(v % 2 == 0),
+                5 => b.null(),
+                6 => b.stack.push(self.string),
+                7 => b.stack.push(self.key),
+                8 => b.stack.push(self.vector),
+                _ => b.stack.push(self.map),
+            }
+        }
+    }
+
     /// Untyped vectors of one to sixteen elements, written by `small_vector`,
     /// hold exactly the bytes of the general path: every kind of element
     /// (scalars of every width, f32-exact and other doubles, strings,
@@ -2824,47 +2892,16 @@ mod tests {
             // Now and then the flags C++ rejects (an untyped "fixed" vector,
             // written without its size): left to the general path, as before.
             let fixed = round % 10 == 9;
-            let build = |small: bool| {
-                SMALL_VECTORS.with(|c| c.set(small));
-                let mut b = Builder::new();
-                b.force_min_width(force);
-                b.start_vector();
+            let (small, general) = small_and_general(force, |b| {
                 // Targets written first, then the gap, so offsets span it.
-                let s = b.string_slot(&"s".repeat(round % 7)).unwrap();
-                b.key("k");
-                let key = b.stack.pop().unwrap();
-                b.start_vector();
-                b.int(7);
-                b.end_vector().unwrap();
-                let inner = b.stack.pop().unwrap();
-                b.start_map();
-                b.key("m");
-                b.null();
-                b.end_map().unwrap();
-                let map = b.stack.pop().unwrap();
+                let targets = Targets::write(b, round);
                 b.blob(&vec![1; gap]);
                 b.start_vector();
                 for (&k, &v) in kinds.iter().zip(&values) {
-                    match k {
-                        0 => b.int(v as i64),
-                        1 => b.uint(v),
-                        2 => b.double(f64::from_bits(v) / 3.0),
-                        3 => b.double((v as u32) as f32 as f64),
-                        4 => b.bool(v % 2 == 0),
-                        5 => b.null(),
-                        6 => b.stack.push(s),
-                        7 => b.stack.push(key),
-                        8 => b.stack.push(inner),
-                        _ => b.stack.push(map),
-                    }
+                    targets.push(b, k, v);
                 }
                 b.end_vector_as(false, fixed).unwrap();
-                b.end_vector().unwrap();
-                let bytes = b.finish().unwrap().to_vec();
-                SMALL_VECTORS.with(|c| c.set(true));
-                bytes
-            };
-            let (small, general) = (build(true), build(false));
+            });
             assert_eq!(
                 small, general,
                 "round {round}: {kinds:?} gap {gap} {force:?} fixed {fixed}"
@@ -2903,29 +2940,14 @@ mod tests {
             // write it, once per buffer), or after them: then the values'
             // offsets, not the keys field, set the width.
             let keys_first = rng.below(2) == 0;
-            let build = |small: bool| {
-                SMALL_VECTORS.with(|c| c.set(small));
-                let mut b = Builder::new();
-                b.force_min_width(force);
-                b.start_vector();
+            let (small, general) = small_and_general(force, |b| {
                 let mut kv = None;
                 if keys_first {
                     kv = Some(b.key_vector(&keys).unwrap());
                     b.blob(&vec![2; keys_gap]);
                 }
                 // Targets written first, then the gap, so offsets span it.
-                let s = b.string_slot(&"s".repeat(round % 7)).unwrap();
-                b.key("k");
-                let key = b.stack.pop().unwrap();
-                b.start_vector();
-                b.int(7);
-                b.end_vector().unwrap();
-                let inner = b.stack.pop().unwrap();
-                b.start_map();
-                b.key("m");
-                b.null();
-                b.end_map().unwrap();
-                let map = b.stack.pop().unwrap();
+                let targets = Targets::write(b, round);
                 let kv = match kv {
                     Some(kv) => kv,
                     None => b.key_vector(&keys).unwrap(),
@@ -2933,26 +2955,10 @@ mod tests {
                 b.blob(&vec![1; values_gap]);
                 b.start_map();
                 for (&k, &v) in kinds.iter().zip(&values) {
-                    match k {
-                        0 => b.int(v as i64),
-                        1 => b.uint(v),
-                        2 => b.double(f64::from_bits(v) / 3.0),
-                        3 => b.double((v as u32) as f32 as f64),
-                        4 => b.bool(v % 2 == 0),
-                        5 => b.null(),
-                        6 => b.stack.push(s),
-                        7 => b.stack.push(key),
-                        8 => b.stack.push(inner),
-                        _ => b.stack.push(map),
-                    }
+                    targets.push(b, k, v);
                 }
                 b.end_map_with_keys(&kv).unwrap();
-                b.end_vector().unwrap();
-                let bytes = b.finish().unwrap().to_vec();
-                SMALL_VECTORS.with(|c| c.set(true));
-                bytes
-            };
-            let (small, general) = (build(true), build(false));
+            });
             assert_eq!(
                 small, general,
                 "round {round}: {kinds:?} gaps {keys_gap} {values_gap} {force:?} keys first {keys_first}"
@@ -2969,10 +2975,7 @@ mod tests {
             let keys: Vec<&str> = names[..len].iter().map(String::as_str).collect();
             let gaps = (150..270).chain(if len % 5 == 1 { 65_380..65_545 } else { 0..0 });
             for gap in gaps {
-                let build = |small: bool| {
-                    SMALL_VECTORS.with(|c| c.set(small));
-                    let mut b = Builder::new();
-                    b.start_vector();
+                let (small, general) = small_and_general(BitWidth::W8, |b| {
                     let s = b.string_slot("target").unwrap();
                     let kv = b.key_vector(&keys).unwrap();
                     b.blob(&vec![1; gap]);
@@ -2982,12 +2985,8 @@ mod tests {
                     }
                     b.stack.push(s);
                     b.end_map_with_keys(&kv).unwrap();
-                    b.end_vector().unwrap();
-                    let bytes = b.finish().unwrap().to_vec();
-                    SMALL_VECTORS.with(|c| c.set(true));
-                    bytes
-                };
-                assert_eq!(build(true), build(false), "{len} values, gap {gap}");
+                });
+                assert_eq!(small, general, "{len} values, gap {gap}");
             }
         }
     }
