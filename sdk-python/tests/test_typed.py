@@ -13,7 +13,7 @@ from types import ModuleType
 import pytest
 
 import flexbuf
-from conftest import CONFORMANCE, fixture
+from conftest import CONFORMANCE, fixture, generate, load
 
 
 def test_classes_are_plain_python_with_slots_docs_and_hints(defects: ModuleType) -> None:
@@ -451,3 +451,75 @@ def test_integer_and_float_lists_encode_every_digit_count(fixture_models: dict[s
     with pytest.raises(flexbuf.EncodeOverflowError) as e3:
         ts(sensor="s", unit="u", start=0, interval_ms=1, timestamps=[], values=[10**400], quality=[]).encode()
     assert e3.value.path == "$.values[0]"
+
+
+NUMERIC_SCHEMA = """
+namespace numeric;
+message Numbers {
+  a_i8: i8; a_i16: i16; a_i32: i32; a_i64: i64;
+  a_u8: u8; a_u16: u16; a_u32: u32; a_u64: u64;
+  a_f32: f32; a_f64: f64; flag: bool;
+}
+"""
+
+
+def _edges(bits: int) -> list[int]:
+    return [0, 1, -1, 2 ** (bits - 1) - 1, 2 ** (bits - 1), -(2 ** (bits - 1)), -(2 ** (bits - 1)) - 1, 2**bits - 1, 2**bits]
+
+
+def test_numeric_fields_read_from_their_slots_as_by_key(tmp_path: Path) -> None:
+    """A map whose keys are exactly the message's is read field by field
+    from its slots (the fast path); the same map with one more key is read
+    by key through the general path. Every stored kind (int, uint, float
+    of 4 and 8 bytes, bool, null) at the edges of every field's range must
+    give the same value, or the same error with the same path."""
+    schema = tmp_path / "numeric.fxs"
+    schema.write_text(NUMERIC_SCHEMA)
+    module = load(generate(schema, tmp_path / "out"), "gen_numeric")
+    fields = ["a_f32", "a_f64", "a_i16", "a_i32", "a_i64", "a_i8", "a_u16", "a_u32", "a_u64", "a_u8", "flag"]
+    ints = sorted({v for bits in (8, 16, 32, 64) for v in _edges(bits)} | {2**64 - 1})
+    floats = [0.0, -0.0, 1.5, 3.4028234663852886e38, 3.5e38, -3.5e38, float("inf"), float("nan"), 1e-300]
+    stored: list[tuple[str, object]] = (
+        [("int", v) for v in ints if -(2**63) <= v < 2**63]
+        + [("uint", v) for v in ints if 0 <= v < 2**64]
+        + [("float", v) for v in floats]
+        + [("double", v) for v in floats]
+        + [("bool", True), ("bool", False), ("null", None)]
+    )
+
+    def filler(b: flexbuf.Builder, name: str) -> None:
+        if name == "flag":
+            b.bool(True)
+        elif name in ("a_f32", "a_f64"):
+            b.double(0.5)
+        else:
+            b.int(1)
+
+    def buffer(target: str, kind: str, value: object, extra: bool) -> bytes:
+        b = flexbuf.Builder()
+        b.start_map()
+        for name in fields + (["zz_extra"] if extra else []):
+            b.key(name)
+            if name != target:
+                filler(b, name)
+            elif kind == "null":
+                b.null()
+            else:
+                getattr(b, kind)(value)
+        b.end_map()
+        return bytes(b.finish())
+
+    def outcome(data: bytes) -> object:
+        try:
+            v = module.Numbers.decode(data)
+        except flexbuf.SchemaError as e:
+            return ("error", e.reason, e.path)
+        return tuple(repr(getattr(v, f)) for f in fields)
+
+    compared = 0
+    for target in fields:
+        for kind, value in stored:
+            fast, general = outcome(buffer(target, kind, value, False)), outcome(buffer(target, kind, value, True))
+            assert fast == general, (target, kind, value)
+            compared += 1
+    assert compared == len(fields) * len(stored)

@@ -148,11 +148,13 @@ impl<'py> Decoder<'_, 'py> {
     }
 
     /// Element `i` of the untyped vector `v` read straight from its slot
-    /// when it is a string for a `string` type, or an inline number or bool
-    /// of exactly the type `ty` reads without conversion: what
-    /// [`value`](Self::value) gives for it, with the same checks, charges
-    /// and errors. `None` for anything else (the caller takes the general
-    /// path, which also decides nulls and conversions).
+    /// when it is a string for a `string` type, an inline integer (signed
+    /// or unsigned) within an integer type's range, an inline float of 4
+    /// or 8 bytes for a float type (within `f32`'s range for `f32`), or a
+    /// bool for `bool`: what [`value`](Self::value) gives for it, with the
+    /// same checks and charges. `None` for anything else (the caller takes
+    /// the general path, which also decides nulls, conversions and the
+    /// errors of values out of range).
     #[inline(always)]
     fn direct(
         &mut self,
@@ -162,34 +164,52 @@ impl<'py> Decoder<'_, 'py> {
     ) -> Result<Option<Bound<'py, PyAny>>, DFail> {
         use flexbuf::FlexType;
         const INT: u8 = FlexType::Int as u8;
+        const UINT: u8 = FlexType::UInt as u8;
         const FLOAT: u8 = FlexType::Float as u8;
         const BOOL: u8 = FlexType::Bool as u8;
         let py = self.py;
-        let code = match ty {
-            Ty::Str => {
-                return match v.string_at(i)? {
-                    Some(s) => {
-                        self.cx.charge_bytes(s.len())?;
-                        Ok(Some(str_obj(py, s)?))
-                    }
-                    None => Ok(None),
-                };
-            }
-            Ty::I64 => INT,
-            Ty::F64 => FLOAT,
-            Ty::Bool => BOOL,
-            _ => return Ok(None),
-        };
+        if let Ty::Str = ty {
+            return match v.string_at(i)? {
+                Some(s) => {
+                    self.cx.charge_bytes(s.len())?;
+                    Ok(Some(str_obj(py, s)?))
+                }
+                None => Ok(None),
+            };
+        }
         let Some(packed) = v.packed_type(i) else {
             return Ok(None);
         };
         let (buf, w) = (v.buffer(), v.element_width());
         let pos = v.data_offset() + i * w;
-        Ok(Some(match packed >> 2 {
-            c if c != code => return Ok(None),
-            INT => int_obj(py, read_int(buf, pos, w)?),
-            FLOAT if w >= 4 => float_obj(py, read_float(buf, pos, w)?),
-            BOOL => bool_obj(py, read_uint(buf, pos, w)? != 0),
+        // A value the general path would refuse (out of the field's range,
+        // a float beyond f32's) goes there for its error.
+        Ok(Some(match (ty, packed >> 2) {
+            (Ty::Bool, BOOL) => bool_obj(py, read_uint(buf, pos, w)? != 0),
+            (Ty::F64, FLOAT) if w >= 4 => float_obj(py, read_float(buf, pos, w)?),
+            (Ty::F32, FLOAT) if w >= 4 => {
+                let f = read_float(buf, pos, w)?;
+                let narrow = f as f32;
+                if f.is_finite() && !narrow.is_finite() {
+                    return Ok(None);
+                }
+                float_obj(py, narrow.into())
+            }
+            (Ty::U64, UINT) => uint_obj(py, read_uint(buf, pos, w)?),
+            (_, INT) => match int_range(ty) {
+                Some((lo, hi)) => match read_int(buf, pos, w)? {
+                    x if x >= lo && x <= hi => int_obj(py, x),
+                    _ => return Ok(None),
+                },
+                None => return Ok(None),
+            },
+            (_, UINT) => match int_range(ty) {
+                Some((_, hi)) => match read_uint(buf, pos, w)? {
+                    x if x <= hi as u64 => int_obj(py, x as i64),
+                    _ => return Ok(None),
+                },
+                None => return Ok(None),
+            },
             _ => return Ok(None),
         }))
     }
@@ -383,4 +403,20 @@ enum Num {
     Int,
     UInt,
     Float,
+}
+
+/// The values an integer type `ty` holds, as `i64` (`u64`'s only up to
+/// `i64::MAX`: larger ones are read as unsigned); `None` for other types.
+fn int_range(ty: &Ty) -> Option<(i64, i64)> {
+    Some(match ty {
+        Ty::I8 => (i8::MIN.into(), i8::MAX.into()),
+        Ty::I16 => (i16::MIN.into(), i16::MAX.into()),
+        Ty::I32 => (i32::MIN.into(), i32::MAX.into()),
+        Ty::I64 => (i64::MIN, i64::MAX),
+        Ty::U8 => (0, u8::MAX.into()),
+        Ty::U16 => (0, u16::MAX.into()),
+        Ty::U32 => (0, u32::MAX.into()),
+        Ty::U64 => (0, i64::MAX),
+        _ => return None,
+    })
 }
