@@ -5,7 +5,7 @@ collections shaped like the datasets of public serialization benchmarks
 
     .venv/bin/python sdk-python/tools/record_datasets.py
 
-The models are generated from ``record_datasets_schema.fxs`` (next to this file)
+The models are generated from ``bench/datasets/records.fxs``
 into a temporary directory with ``python -m flexbuf gen``; the same values
 are held as msgspec Structs of the same fields. Then 9 rounds time 3 calls
 of every contender in turn (CPU time), and the medians per call are
@@ -256,16 +256,16 @@ def time_block(call: Callable[[], Any], times: list[float]) -> None:
 
 
 def main() -> None:
-    here = pathlib.Path(__file__).resolve().parent
+    root = pathlib.Path(__file__).resolve().parents[2]
     with tempfile.TemporaryDirectory() as out:
         subprocess.run(
             [sys.executable, "-m", "flexbuf", "gen", "--lang", "python", "-o", out,
-             str(here / "record_datasets_schema.fxs")],
+             str(root / "bench/datasets/records.fxs")],
             check=True,
             stdout=subprocess.DEVNULL,
         )
         sys.path.insert(0, out)
-        models = importlib.import_module("record_datasets_schema")
+        models = importlib.import_module("records")
     # Each collection is built when it is measured and dropped after: what
     # else the process holds changes what Python's garbage collector costs
     # both sides (msgspec's decoded Structs that hold Structs are tracked).
