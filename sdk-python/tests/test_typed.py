@@ -516,10 +516,13 @@ def test_numeric_fields_read_from_their_slots_as_by_key(tmp_path: Path) -> None:
             return ("error", e.reason, e.path)
         return tuple(repr(getattr(v, f)) for f in fields)
 
-    compared = 0
+    reasons: set[object] = set()
     for target in fields:
         for kind, value in stored:
             fast, general = outcome(buffer(target, kind, value, False)), outcome(buffer(target, kind, value, True))
             assert fast == general, (target, kind, value)
-            compared += 1
-    assert compared == len(fields) * len(stored)
+            if isinstance(fast, tuple) and fast[0] == "error":
+                reasons.add(fast[1])
+    # Both sides of each range edge were met: values out of range and of
+    # the wrong type were refused, explicit nulls too.
+    assert {"range", "type", "null"} <= reasons, reasons
