@@ -8,6 +8,9 @@
 //   git stash && npm run build && cp -r dist /tmp/before && git stash pop && npm run build
 //   node bench/ab.mjs --a /tmp/before --b /tmp/after --fixture user_profile --type UserProfile \
 //       [--mode enc|dec|genc|gdec] [--rounds 30] [--browser]
+//   node bench/ab.mjs --a /tmp/before --b /tmp/after --file twitter.json --mode genc|gdec
+//
+// (`--file` times the generic `encode` or `decode` of any JSON document.)
 //
 // Prints the median time per call of A, B and the peer (`JSON.stringify` to
 // bytes, or `JSON.parse` from bytes for `dec` and `gdec`), and the median over rounds of
@@ -21,7 +24,7 @@
 // builds level where the other three put B 1.6x-1.8x ahead).
 import { createServer } from "node:http";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -29,10 +32,16 @@ const sdk = fileURLToPath(new URL("..", import.meta.url));
 const repo = join(sdk, "..");
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);
-const A = opt("a"), B = opt("b"), fixture = opt("fixture"), type = opt("type");
+const A = opt("a"), B = opt("b"), file = opt("file"), fixture = opt("fixture") ?? (file && basename(file, ".json"));
+const type = opt("type") ?? null;
 const mode = opt("mode", "enc"), rounds = Number(opt("rounds", "30"));
-if (!A || !B || !fixture || !type || !["enc", "dec", "genc", "gdec"].includes(mode)) {
-  console.error("usage: node bench/ab.mjs --a DIR --b DIR --fixture NAME --type ROOT [--mode enc|dec|genc|gdec] [--rounds N] [--browser]");
+// `--file` (any JSON document) takes the generic modes only: it has no generated coders.
+const generic = ["genc", "gdec"].includes(mode);
+if (!A || !B || !fixture || (!type && !file) || (file && !generic) || !["enc", "dec", "genc", "gdec"].includes(mode)) {
+  console.error(
+    "usage: node bench/ab.mjs --a DIR --b DIR (--fixture NAME --type ROOT | --file DOC.json) [--mode enc|dec|genc|gdec] [--rounds N] [--browser]\n" +
+      "(--file: genc or gdec only)",
+  );
   process.exit(2);
 }
 
@@ -45,12 +54,15 @@ function measure({ pkgA, pkgB, genA, genB, text, type, mode, rounds }) {
   const td = new TextDecoder();
   const value = JSON.parse(text);
   const jsonBytes = te.encode(text);
-  const va = genA[`decode${type}`](pkgA.fromJSON(text));
-  const vb = genB[`decode${type}`](pkgB.fromJSON(text));
-  const ea = genA[`encode${type}`], eb = genB[`encode${type}`];
-  const ba = ea(va), bb = eb(vb);
   const ga = pkgA.fromJSON(text), gb = pkgB.fromJSON(text);
-  if (ba.length !== bb.length || ba.some((x, i) => x !== bb[i])) throw new Error("the two builds write different bytes");
+  const same = (x, y) => x.length === y.length && x.every((b, i) => b === y[i]);
+  // Without a root type (a document given by `--file`) only the generic modes run.
+  const typed = type !== null;
+  const va = typed ? genA[`decode${type}`](ga) : null;
+  const vb = typed ? genB[`decode${type}`](gb) : null;
+  const ea = typed ? genA[`encode${type}`] : null, eb = typed ? genB[`encode${type}`] : null;
+  const ba = typed ? ea(va) : pkgA.encode(value), bb = typed ? eb(vb) : pkgB.encode(value);
+  if (!same(ba, bb)) throw new Error("the two builds write different bytes");
   const fns = {
     enc: { A: () => ea(va).length, B: () => eb(vb).length, peer: () => te.encode(JSON.stringify(value)).length },
     dec: { A: () => (genA[`decode${type}`](ba) ? 1 : 0), B: () => (genB[`decode${type}`](bb) ? 1 : 0), peer: () => (JSON.parse(td.decode(jsonBytes)) ? 1 : 0) },
@@ -87,8 +99,8 @@ function measure({ pkgA, pkgB, genA, genB, text, type, mode, rounds }) {
   return run(rounds, 20);
 }
 
-const gen = readFileSync(join(sdk, "test/gen/out", `${fixture}.js`), "utf8");
-const text = readFileSync(join(repo, "conformance/fixtures", `${fixture}.json`), "utf8");
+const gen = file ? "export {};\n" : readFileSync(join(sdk, "test/gen/out", `${fixture}.js`), "utf8");
+const text = readFileSync(file ?? join(repo, "conformance/fixtures", `${fixture}.json`), "utf8");
 
 async function inNode() {
   const tmp = mkdtempSync(join(tmpdir(), "flexbuf-ab-"));
