@@ -246,6 +246,11 @@ const RETAINED = 1 << 20;
  * reuse from call to call (see {@link sharedBuilderOptions}).
  */
 const SHARED_RETAINED = 1 << 23;
+/**
+ * Most a buffer grows to at once for the length of the one before it (see
+ * `lastLen`): a small message after a huge one allocates no more than this.
+ */
+const REGROW_MAX = 1 << 24;
 /** Bytes of one value stack slot: its type, width and data. */
 const STACK_SLOT_BYTES = 10;
 /** Buffers a builder's key pool tells apart before it starts over. */
@@ -359,7 +364,8 @@ export class Builder {
    * outgrows its capacity grows at once to at least this, so a large
    * payload encoded again (its buffer dropped by `clear` for being over
    * `maxRetainedCapacity`) does not double its way up from the initial
-   * capacity each time (14 allocations and copies for a 3.7 MB buffer).
+   * capacity each time (14 allocations and copies for a 3.7 MB buffer);
+   * at most {@link REGROW_MAX}.
    */
   private lastLen = 0;
   /**
@@ -512,7 +518,8 @@ export class Builder {
     const need = this.len + extra;
     if (need <= this.buf.length) return;
     let cap = this.buf.length * 2;
-    const want = need > this.lastLen ? need : this.lastLen;
+    const last = this.lastLen < REGROW_MAX ? this.lastLen : REGROW_MAX;
+    const want = need > last ? need : last;
     while (cap < want) cap *= 2;
     const nb = new Bytes(cap);
     nb.set(new Uint8Array(this.buf.buffer, 0, this.len));

@@ -181,6 +181,13 @@ test("a buffer dropped by clear() grows back in one step, once", () => {
   b.clear();
   b.blob(big);
   assert.deepEqual(b.finish(), first);
+  b.clear();
+  // After a huge buffer the next small one grows at once to 16 MiB at most.
+  b.blob(new Uint8Array(40 << 20));
+  b.finish();
+  b.clear();
+  b.blob(new Uint8Array(10_000));
+  assert.equal(b.capacity, 1 << 24);
 });
 
 test("the builders encode() and encodeX() reuse keep a few megabytes while payloads fill them", async () => {
