@@ -19,6 +19,7 @@
 import { readFileSync } from "node:fs";
 import { pack, unpack } from "msgpackr";
 import * as fb from "../dist/index.js";
+import { interleaved } from "./rounds.mjs";
 
 const paths = process.argv.slice(2);
 if (paths.length === 0) {
@@ -37,7 +38,6 @@ const documents = paths[0] === "--large"
   : paths.map((path) => [path, readFileSync(path, "utf8")]);
 const te = new TextEncoder();
 const td = new TextDecoder();
-const median = (a) => a.sort((x, y) => x - y)[a.length >> 1];
 for (const [path, text] of documents) {
   const value = JSON.parse(text);
   const bytes = fb.encode(value);
@@ -51,19 +51,7 @@ for (const [path, text] of documents) {
     "JSON.stringify": () => te.encode(JSON.stringify(value)),
     "msgpackr pack": () => pack(value),
   };
-  const times = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
-  for (let round = 0; round < 15; round++) {
-    for (const [name, call] of Object.entries(contenders)) {
-      const start = performance.now();
-      let calls = 0;
-      while (performance.now() - start < 30) {
-        call();
-        calls++;
-      }
-      times[name].push((performance.now() - start) / calls);
-    }
-  }
-  const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+  const m = interleaved(contenders);
   const ratio = (peer, ours) => `${(m[peer] / m[ours]).toFixed(2)}x`;
   console.log(
     `${path}: ` + Object.entries(m).map(([k, v]) => `${k} ${v.toFixed(3)} ms`).join(", ") +

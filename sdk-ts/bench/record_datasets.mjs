@@ -25,6 +25,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import ts from "typescript";
 import { pack, unpack } from "msgpackr";
+import { interleaved } from "./rounds.mjs";
 
 const sdk = fileURLToPath(new URL("..", import.meta.url));
 const schema = join(sdk, "../bench/datasets/records.fxs");
@@ -140,7 +141,6 @@ function saveData(n) {
 
 const te = new TextEncoder();
 const td = new TextDecoder();
-const median = (a) => a.sort((x, y) => x - y)[a.length >> 1];
 const cases = [
   ["access_log", () => accessLog(10_000), "AccessLog"],
   ["mesh", () => mesh(25_000), "Mesh"],
@@ -167,19 +167,7 @@ for (const [name, make, type] of cases) {
     "msgpackr pack": () => pack(value),
     "JSON.stringify": () => te.encode(JSON.stringify(value)),
   };
-  const times = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
-  for (let round = 0; round < 15; round++) {
-    for (const [key, call] of Object.entries(contenders)) {
-      const start = performance.now();
-      let calls = 0;
-      while (performance.now() - start < 30) {
-        call();
-        calls++;
-      }
-      times[key].push((performance.now() - start) / calls);
-    }
-  }
-  const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+  const m = interleaved(contenders);
   const ratio = (peer, ours) => `${(m[peer] / m[ours]).toFixed(2)}x`;
   console.log(
     `${name} (typed ${typed.length} bytes, generic ${generic.length}, msgpack ${packed.length}, JSON ${json.length}): ` +
