@@ -994,7 +994,7 @@ impl Builder {
         };
         let len = self.stack.len() - start;
         if !typed && !fixed && (1..=SMALL_VECTOR).contains(&len) && small_vectors() {
-            let vec = self.small_vector(start, len);
+            let vec = self.small_vector(start, len, None);
             self.stack.truncate(start);
             self.stack.push(vec);
             return Ok(());
@@ -1011,24 +1011,41 @@ impl Builder {
     }
 
     /// The untyped vector of the `len` (1 to [`SMALL_VECTOR`]) values at
-    /// `stack[start..]`, written straight from its width: the bytes
+    /// `stack[start..]`, or with `keys` the values of a map on that keys
+    /// vector, written straight from its width: the bytes
     /// [`create_vector`](Self::create_vector) writes for it, without the
     /// plan it makes for vectors of any size (a pair's end cost about 280
     /// instructions there, most of them that plan; deep_nesting, whose
     /// lists have five elements, took 70.4k instructions to encode when
-    /// only vectors of up to four came here, and takes 63.5k).
+    /// only vectors of up to four came here, and takes 63.5k; for the maps
+    /// of a typed encoder's records the plan was about 20 of the 160
+    /// instructions a map took).
     #[inline(always)]
-    fn small_vector(&mut self, start: usize, len: usize) -> Slot {
+    fn small_vector(&mut self, start: usize, len: usize, keys: Option<Slot>) -> Slot {
         let elems = &self.stack[start..start + len];
-        // The size (at most SMALL_VECTOR) fits a byte: the floor is the forced minimum.
-        let width = vector_width::<1>(elems, self.buf.len(), 1, self.force_min_width);
-        let at = match width {
-            BitWidth::W8 => crate::emit::write_small_vector::<1>(&mut self.buf, elems),
-            BitWidth::W16 => crate::emit::write_small_vector::<2>(&mut self.buf, elems),
-            BitWidth::W32 => crate::emit::write_small_vector::<4>(&mut self.buf, elems),
-            BitWidth::W64 => crate::emit::write_small_vector::<8>(&mut self.buf, elems),
+        let buf_len = self.buf.len();
+        // The size (at most SMALL_VECTOR) fits a byte: the floor is the
+        // forced minimum, or what a map's keys field (slot 0 of its three
+        // fields) needs.
+        let (floor, prefix) = match keys {
+            Some(k) => (k.elem_width_from(buf_len, 0, self.force_min_width), 3),
+            None => (self.force_min_width, 1),
         };
-        Slot::new(at as u64, FlexType::Vector, width)
+        let width = vector_width::<1>(elems, buf_len, prefix, floor);
+        let fields = keys.map(|k| (k.data as usize, k.width));
+        let buf = &mut self.buf;
+        let at = match width {
+            BitWidth::W8 => crate::emit::write_small_vector::<1>(buf, elems, fields),
+            BitWidth::W16 => crate::emit::write_small_vector::<2>(buf, elems, fields),
+            BitWidth::W32 => crate::emit::write_small_vector::<4>(buf, elems, fields),
+            BitWidth::W64 => crate::emit::write_small_vector::<8>(buf, elems, fields),
+        };
+        let ty = if keys.is_some() {
+            FlexType::Map
+        } else {
+            FlexType::Vector
+        };
+        Slot::new(at as u64, ty, width)
     }
 
     fn check_typed(&self, start: usize, len: usize, fixed: bool) -> Result<()> {
@@ -1471,36 +1488,13 @@ impl Builder {
             return Err(self.fail(BuilderError::MapEntryNotKey(len.min(keys.len)).into()));
         }
         let map = if (1..=SMALL_VECTOR).contains(&len) && small_vectors() {
-            self.small_map_values(start, len, keys.slot())
+            self.small_vector(start, len, Some(keys.slot()))
         } else {
             self.create_vector::<1>(start, len, false, false, Some(keys.slot()))
         };
         self.stack.truncate(start);
         self.stack.push(map);
         Ok(())
-    }
-
-    /// The values of the map of the `len` (1 to [`SMALL_VECTOR`]) values at
-    /// `stack[start..]` on the keys vector `keys`: the bytes
-    /// [`create_vector`](Self::create_vector) writes, without its plan.
-    /// Records of a few fields are most of the maps a typed encoder ends;
-    /// for those the plan was about 20 of the 160 instructions a map took.
-    fn small_map_values(&mut self, start: usize, len: usize, keys: Slot) -> Slot {
-        let elems = &self.stack[start..start + len];
-        let buf_len = self.buf.len();
-        // The size (at most SMALL_VECTOR) fits a byte; the keys field and
-        // the elements may need more, as in the general path.
-        let floor = keys.elem_width_from(buf_len, 0, self.force_min_width);
-        let width = vector_width::<1>(elems, buf_len, 3, floor);
-        let (keys_at, key_width) = (keys.data as usize, keys.width);
-        let buf = &mut self.buf;
-        let at = match width {
-            BitWidth::W8 => crate::emit::write_small_map::<1>(buf, elems, keys_at, key_width),
-            BitWidth::W16 => crate::emit::write_small_map::<2>(buf, elems, keys_at, key_width),
-            BitWidth::W32 => crate::emit::write_small_map::<4>(buf, elems, keys_at, key_width),
-            BitWidth::W64 => crate::emit::write_small_map::<8>(buf, elems, keys_at, key_width),
-        };
-        Slot::new(at as u64, FlexType::Map, width)
     }
 
     /// Identifies a sorted key set exactly, written into `sig` (cleared

@@ -340,67 +340,45 @@ fn fill_vector<const B: usize, const STEP: usize, const TYPES: bool>(
     }
 }
 
-/// Appends the untyped vector of `elems` (at least one) at width `B`: its
-/// padding, its size, one slot per element and one type byte per element,
-/// the bytes [`write_vector`] writes for the same elements and width.
-/// Returns the position of its first element. For vectors of a few
-/// elements (pairs, coordinates, short lists of tags), for which the
-/// general writer's plan cost more than writing their bytes.
-#[inline(always)]
-pub(crate) fn write_small_vector<const B: usize>(buf: &mut Vec<u8>, elems: &[Slot]) -> usize {
-    let n = elems.len();
-    let base = buf.len();
-    let at = base + crate::types::padding(base, B) + B;
-    let end = at + n * (B + 1);
-    let width = BitWidth::from_bytes(B as u64).unwrap_or(BitWidth::W64);
-    let r = Reserved::new(buf, end);
-    // SAFETY: base..end is reserved; the padding and size take `at - base`
-    // bytes (at least B), the elements n * B and the type bytes n, each
-    // written below before the length is set.
-    unsafe {
-        // The padding (fewer than B bytes), then the size over its tail.
-        put::<B>(r.at(base), 0);
-        put::<B>(r.at(at - B), n as u64);
-        put_elements::<B, 1, true>(&r, elems, at, at + n * B, width);
-        buf.set_len(end);
-    }
-    at
-}
-
-/// Appends the values of a map (at least one) at width `B` on the keys
-/// vector at `keys_at` whose keys are `key_width` wide: its padding, the
-/// offset back to the keys vector, their width in bytes, the size, one
-/// slot and one type byte per value, the bytes [`write_vector`] writes for
-/// the same values, keys and width. Returns the position of its first
-/// value. For maps of a few fields, for which the general writer's plan
+/// Appends the untyped vector of `elems` (at least one) at width `B`, or
+/// with `keys` (the keys vector's position and its keys' width) a map's
+/// values on that keys vector: the padding, the offset back to the keys
+/// vector and their width in bytes (maps only), the size, one slot and one
+/// type byte per element, the bytes [`write_vector`] writes for the same
+/// elements, keys and width. Returns the position of the first element.
+/// For vectors and maps of a few elements (pairs, coordinates, short lists
+/// of tags, records of a few fields), for which the general writer's plan
 /// cost more than writing their bytes.
 #[inline(always)]
-pub(crate) fn write_small_map<const B: usize>(
+pub(crate) fn write_small_vector<const B: usize>(
     buf: &mut Vec<u8>,
     elems: &[Slot],
-    keys_at: usize,
-    key_width: BitWidth,
+    keys: Option<(usize, BitWidth)>,
 ) -> usize {
     let n = elems.len();
     let base = buf.len();
     let fields = base + crate::types::padding(base, B);
-    let at = fields + 3 * B;
+    let at = fields + if keys.is_some() { 3 * B } else { B };
     let end = at + n * (B + 1);
     let width = BitWidth::from_bytes(B as u64).unwrap_or(BitWidth::W64);
-    assert!(
-        keys_at <= base,
-        "a map's keys vector comes before its values"
-    );
+    if let Some((keys_at, _)) = keys {
+        assert!(
+            keys_at <= base,
+            "a map's keys vector comes before its values"
+        );
+    }
     let r = Reserved::new(buf, end);
-    // SAFETY: base..end is reserved; the padding and the three fields take
-    // `at - base` bytes (at least 3 * B), the values n * B and the type
-    // bytes n, each written below before the length is set.
+    // SAFETY: base..end is reserved; the padding and the fields take
+    // `at - base` bytes (at least one field of B), the elements n * B and
+    // the type bytes n, each written below before the length is set.
     unsafe {
         // The padding (fewer than B bytes), then the fields over its tail.
         put::<B>(r.at(base), 0);
-        put::<B>(r.at(fields), (fields - keys_at) as u64);
-        put::<B>(r.at(fields + B), key_width.bytes() as u64);
-        put::<B>(r.at(fields + 2 * B), n as u64);
+        if let Some((keys_at, key_width)) = keys {
+            put::<B>(r.at(fields), (fields - keys_at) as u64);
+            put::<B>(r.at(fields + B), key_width.bytes() as u64);
+        }
+        put::<B>(r.at(at - B), n as u64);
         put_elements::<B, 1, true>(&r, elems, at, at + n * B, width);
         buf.set_len(end);
     }
