@@ -5,6 +5,8 @@ from __future__ import annotations
 import array
 import gc
 import json
+import math
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -526,3 +528,59 @@ def test_numeric_fields_read_from_their_slots_as_by_key(tmp_path: Path) -> None:
     # Both sides of each range edge were met: values out of range and of
     # the wrong type were refused, explicit nulls too.
     assert {"range", "type", "null"} <= reasons, reasons
+
+
+def test_numeric_fields_encode_exact_values_as_their_subclasses(tmp_path: Path) -> None:
+    """An exact `int` in an integer field of any width and an exact `float`
+    in an `f32` or `f64` field take a shorter path than `int` and `float`
+    subclasses (which go through the general conversion). At the edges of
+    every field's range both must give the same bytes, or the same error
+    (class, message and path)."""
+
+    class Num(int):
+        pass
+
+    class Real(float):
+        pass
+
+    schema = tmp_path / "numeric.fxs"
+    schema.write_text(NUMERIC_SCHEMA)
+    module = load(generate(schema, tmp_path / "out"), "gen_numeric_encode")
+    ints = sorted({v for bits in (8, 16, 32, 64) for v in _edges(bits)} | {2**64 - 1, 2**70})
+    floats = [0.0, -0.0, 1.5, 3.4028234663852886e38, 3.5e38, -3.5e38, float("inf"), float("-inf"), 1e-300]
+    int_fields = ["a_i8", "a_i16", "a_i32", "a_i64", "a_u8", "a_u16", "a_u32", "a_u64"]
+
+    def outcome(field: str, value: object) -> object:
+        try:
+            return module.Numbers(**{field: value}).encode()
+        except flexbuf.FlexError as e:
+            return (type(e).__name__, str(e), e.path)
+
+    written: set[str] = set()
+    refused: set[str] = set()
+    for field in int_fields:
+        for v in ints:
+            exact = outcome(field, v)
+            assert exact == outcome(field, Num(v)), (field, v)
+            if isinstance(exact, bytes):
+                assert getattr(module.Numbers.decode(exact), field) == v
+                written.add(field)
+            else:
+                assert exact[2] == f"$.{field}"
+                refused.add(field)
+    for field in ["a_f32", "a_f64"]:
+        for f in floats:
+            exact = outcome(field, f)
+            assert exact == outcome(field, Real(f)), (field, f)
+            assert isinstance(exact, bytes)
+            back = getattr(module.Numbers.decode(exact), field)
+            if field == "a_f64":
+                assert back == f
+            elif abs(f) <= 3.4028234663852886e38:
+                assert back == struct.unpack("<f", struct.pack("<f", f))[0]
+            else:
+                # Beyond f32's range a float rounds to an infinity.
+                assert back == math.copysign(math.inf, f)
+            written.add(field)
+    # Each integer field both wrote values in range and refused the rest.
+    assert written >= set(int_fields) and refused == set(int_fields), (written, refused)

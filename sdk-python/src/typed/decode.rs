@@ -196,14 +196,14 @@ impl<'py> Decoder<'_, 'py> {
                 float_obj(py, narrow.into())
             }
             (Ty::U64, UINT) => uint_obj(py, read_uint(buf, pos, w)?),
-            (_, INT) => match int_range(ty) {
+            (_, INT) => match ty.int_range() {
                 Some((lo, hi)) => match read_int(buf, pos, w)? {
                     x if x >= lo && x <= hi => int_obj(py, x),
                     _ => return Ok(None),
                 },
                 None => return Ok(None),
             },
-            (_, UINT) => match int_range(ty) {
+            (_, UINT) => match ty.int_range() {
                 Some((_, hi)) => match read_uint(buf, pos, w)? {
                     x if x <= hi as u64 => int_obj(py, x as i64),
                     _ => return Ok(None),
@@ -403,20 +403,4 @@ enum Num {
     Int,
     UInt,
     Float,
-}
-
-/// The values an integer type `ty` holds, as `i64` (`u64`'s only up to
-/// `i64::MAX`: larger ones are read as unsigned); `None` for other types.
-fn int_range(ty: &Ty) -> Option<(i64, i64)> {
-    Some(match ty {
-        Ty::I8 => (i8::MIN.into(), i8::MAX.into()),
-        Ty::I16 => (i16::MIN.into(), i16::MAX.into()),
-        Ty::I32 => (i32::MIN.into(), i32::MAX.into()),
-        Ty::I64 => (i64::MIN, i64::MAX),
-        Ty::U8 => (0, u8::MAX.into()),
-        Ty::U16 => (0, u16::MAX.into()),
-        Ty::U32 => (0, u32::MAX.into()),
-        Ty::U64 => (0, i64::MAX),
-        _ => return None,
-    })
 }

@@ -355,9 +355,10 @@ impl Encoder<'_, '_, '_> {
         self.inner(ty, e, role)
     }
 
-    /// Writes a value of type `string`, `i64`, `f64` or `bool` when it is
-    /// exactly that Python type (a `str`, an `int` that fits, a `float`, a
-    /// `bool`), and a message: what [`value`](Self::value) writes for it,
+    /// Writes a value of type `string`, an integer type, `f32`, `f64` or
+    /// `bool` when it is exactly that Python type (a `str`, an `int` in the
+    /// type's range, a `float`, a `bool`), and a message: what
+    /// [`value`](Self::value) writes for it,
     /// without its dispatch. False (nothing written) for anything else,
     /// `None` included, which `value`'s callers then write or refuse.
     #[inline(always)]
@@ -377,8 +378,34 @@ impl Encoder<'_, '_, '_> {
                     }
                     None => Ok(false),
                 },
+                // The narrower integers: an exact `int` in the field's
+                // range, written as `value` writes it (signed types with
+                // `int`, unsigned with `uint`); anything else, errors
+                // included, goes to `value`.
+                Ty::I8 | Ty::I16 | Ty::I32 | Ty::U8 | Ty::U16 | Ty::U32 | Ty::U64
+                    if ffi::PyLong_CheckExact(p) != 0 =>
+                {
+                    let Some((lo, hi)) = ty.int_range() else {
+                        return Ok(false);
+                    };
+                    match crate::pyint::exact_i64(p) {
+                        Some(i) if lo <= i && i <= hi => {
+                            if lo < 0 {
+                                self.b.int(i);
+                            } else {
+                                self.b.uint(i as u64);
+                            }
+                            Ok(true)
+                        }
+                        _ => Ok(false),
+                    }
+                }
                 Ty::F64 if ffi::PyFloat_CheckExact(p) != 0 => {
                     self.b.double(ffi::PyFloat_AS_DOUBLE(p));
+                    Ok(true)
+                }
+                Ty::F32 if ffi::PyFloat_CheckExact(p) != 0 => {
+                    self.b.float(ffi::PyFloat_AS_DOUBLE(p) as f32);
                     Ok(true)
                 }
                 Ty::Bool if ffi::PyBool_Check(p) != 0 => {

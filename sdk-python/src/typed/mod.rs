@@ -69,6 +69,23 @@ enum Ty {
 }
 
 impl Ty {
+    /// The values an integer type holds, as `i64` (`u64`'s only up to
+    /// `i64::MAX`: larger ones are read as unsigned); `None` for other types.
+    #[inline(always)]
+    fn int_range(&self) -> Option<(i64, i64)> {
+        Some(match self {
+            Ty::I8 => (i8::MIN.into(), i8::MAX.into()),
+            Ty::I16 => (i16::MIN.into(), i16::MAX.into()),
+            Ty::I32 => (i32::MIN.into(), i32::MAX.into()),
+            Ty::I64 => (i64::MIN, i64::MAX),
+            Ty::U8 => (0, u8::MAX.into()),
+            Ty::U16 => (0, u16::MAX.into()),
+            Ty::U32 => (0, u32::MAX.into()),
+            Ty::U64 => (0, i64::MAX),
+            _ => return None,
+        })
+    }
+
     fn name(&self, s: &CompiledSchema) -> String {
         match self {
             Ty::Bool => "bool".into(),
