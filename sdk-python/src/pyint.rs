@@ -45,15 +45,40 @@ pub unsafe fn exact_i64(p: *mut ffi::PyObject) -> Option<i64> {
     }
 }
 
-/// The value of an exact `int` of at most two digits read from the object,
-/// when the layout check passed; `None` for any other `int` (the caller asks
-/// the C API).
+/// The value of an `int` or an instance of an `int` subclass (an `IntEnum`
+/// member; not a `bool`) that fits in i64, or `None` otherwise. A
+/// subclass's instance holds its value as an `int` does (`int.__int__` is
+/// not called, as `PyLong_AsLongLong` does not call it for them).
+///
+/// # Safety
+/// `p` is a live object, and the GIL is held.
+#[inline(always)]
+pub unsafe fn int_i64(p: *mut ffi::PyObject) -> Option<i64> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if ffi::PyLong_Check(p) == 0 || ffi::PyBool_Check(p) != 0 {
+            return None;
+        }
+        if let Some(i) = compact_int(p) {
+            return Some(i);
+        }
+        let mut overflow: std::os::raw::c_int = 0;
+        let i = ffi::PyLong_AsLongLongAndOverflow(p, &mut overflow);
+        (overflow == 0).then_some(i)
+    }
+}
+
+/// The value of an `int` of at most two digits read from the object, when
+/// the layout check passed; `None` for any other `int` (the caller asks the
+/// C API). An instance of an `int` subclass starts as an `int` does (its
+/// `__dict__`, if any, comes after the digits), so it is read the same way.
 #[inline(always)]
 unsafe fn compact_int(p: *mut ffi::PyObject) -> Option<i64> {
     if !layout_ok() {
         return None;
     }
-    // SAFETY: `p` is an exact `int` (the caller checked), read per the layout below.
+    // SAFETY: `p` is an `int` or an instance of a subclass (the caller
+    // checked), read per the layout below.
     unsafe { read_compact(p) }
 }
 

@@ -59,7 +59,7 @@ pub(super) fn absent_value(
     ty: &Ty,
 ) -> PyResult<Absent> {
     let value = |o: Bound<'_, PyAny>| Ok(Absent::Value(o.unbind()));
-    let enum_member = |i: usize, v: Option<i64>| match v.and_then(|v| s.enums[i].members.get(&v)) {
+    let enum_member = |i: usize, v: Option<i64>| match v.and_then(|v| s.enums[i].members.get(v)) {
         Some(m) => value(m.bind(py).clone()),
         None => Ok(Absent::Missing),
     };
@@ -153,15 +153,15 @@ pub fn compile_schema(
     };
     for e in &schema.enums {
         let class = class_for(classes, &e.name)?;
-        let mut members = HashMap::new();
+        let mut members = Vec::with_capacity(e.variants.len());
         let mut by_name = HashMap::new();
         for v in &e.variants {
-            members.insert(v.value, class.call1((v.value,))?.unbind());
+            members.push((v.value, class.call1((v.value,))?.unbind()));
             by_name.insert(v.name.clone(), v.value);
         }
         out.enums.push(EnumIr {
             short: short_name(&e.name).to_string(),
-            members,
+            members: EnumMembers::new(members),
             by_name,
             first: e.variants.first().map(|v| v.value),
         });

@@ -72,8 +72,14 @@ impl<'py> Decoder<'_, 'py> {
                 None
             };
             let v = match direct {
-                // Strings, ints, floats and bools are never tracked.
-                Some(v) => v,
+                // Strings, ints, floats and bools are never tracked; an
+                // enum member may be (see `direct`).
+                Some(v) => {
+                    if let Ty::Enum(_) = f.ty {
+                        atomic &= !gc_tracked(&v);
+                    }
+                    v
+                }
                 None => {
                     let v = self.field(f, &m, fast, i)?;
                     atomic &= !gc_tracked(&v);
@@ -150,8 +156,9 @@ impl<'py> Decoder<'_, 'py> {
     /// Element `i` of the untyped vector `v` read straight from its slot
     /// when it is a string for a `string` type, an inline integer (signed
     /// or unsigned) within an integer type's range, an inline float of 4
-    /// or 8 bytes for a float type (within `f32`'s range for `f32`), or a
-    /// bool for `bool`: what [`value`](Self::value) gives for it, with the
+    /// or 8 bytes for a float type (within `f32`'s range for `f32`), a
+    /// bool for `bool`, or a signed integer that is the value of a member
+    /// of an enum type: what [`value`](Self::value) gives for it, with the
     /// same checks and charges. `None` for anything else (the caller takes
     /// the general path, which also decides nulls, conversions and the
     /// errors of values out of range).
@@ -196,6 +203,14 @@ impl<'py> Decoder<'_, 'py> {
                 float_obj(py, narrow.into())
             }
             (Ty::U64, UINT) => uint_obj(py, read_uint(buf, pos, w)?),
+            // An enum's member, looked up by the integer the encoders
+            // write (an unknown value goes to the general path for its
+            // error). Unlike the other values here, a member is an object
+            // the collector may track: the callers check.
+            (Ty::Enum(e), INT) => match self.s.enums[*e].members.get(read_int(buf, pos, w)?) {
+                Some(m) => m.bind(py).clone(),
+                None => return Ok(None),
+            },
             (_, INT) => match ty.int_range() {
                 Some((lo, hi)) => match read_int(buf, pos, w)? {
                     x if x >= lo && x <= hi => int_obj(py, x),
@@ -244,8 +259,9 @@ impl<'py> Decoder<'_, 'py> {
         for i in 0..n {
             self.cx.charge()?;
             let (item, direct) = self.element(el, &v, i, PathSegment::Index(i))?;
-            // Items read straight from their slot are never tracked.
-            if !direct {
+            // Items read straight from their slot are never tracked, but
+            // for enum members (see `direct`).
+            if !direct || matches!(el, Ty::Enum(_)) {
                 atomic &= !gc_tracked(&item);
             }
             // SAFETY: i < n; PyList_SET_ITEM steals the reference into an empty slot.
@@ -365,7 +381,7 @@ impl<'py> Decoder<'_, 'py> {
             Ty::Enum(i) => {
                 let raw = field::i64(r)?;
                 let e = &self.s.enums[*i];
-                match e.members.get(&raw) {
+                match e.members.get(raw) {
                     Some(m) => m.bind(py).clone(),
                     None => return Err(unknown_enum("", raw, &r).with_type_name(&e.short).into()),
                 }

@@ -649,10 +649,15 @@ impl Encoder<'_, '_, '_> {
             Ty::Msg(i) => self.message(*i, v)?,
             Ty::Enum(i) => {
                 let e = &s.enums[*i];
-                let raw = int_value(v, &e.short)?;
+                // SAFETY: a type check and a read of a live object.
+                let raw = match unsafe { crate::pyint::int_i64(v.as_ptr()) } {
+                    // A member (an `int` subclass) or an `int`, read in place.
+                    Some(r) => i128::from(r),
+                    None => int_value(v, &e.short)?,
+                };
                 let raw = i64::try_from(raw)
                     .ok()
-                    .filter(|r| e.members.contains_key(r))
+                    .filter(|r| e.members.contains(*r))
                     .ok_or_else(|| {
                         EncodeFail::new(
                             Class::Encode,

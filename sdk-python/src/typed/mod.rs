@@ -138,7 +138,7 @@ struct MsgIr {
 struct EnumIr {
     /// The unqualified name, also the name in errors.
     short: String,
-    members: HashMap<i64, Py<PyAny>>,
+    members: EnumMembers,
     by_name: HashMap<String, i64>,
     first: Option<i64>,
 }
@@ -169,12 +169,14 @@ pub struct CompiledSchema {
 mod compile;
 mod decode;
 mod encode;
+mod enum_members;
 mod slots;
 
 pub use compile::compile_schema;
 use decode::*;
 pub(crate) use encode::bulk_string_lists;
 use encode::*;
+use enum_members::EnumMembers;
 use slots::*;
 
 impl CompiledSchema {
