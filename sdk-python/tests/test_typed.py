@@ -285,10 +285,19 @@ def test_decoded_objects_holding_no_tracked_object_are_left_to_refcounting(
     # The same values built in Python are tracked as usual, and compare equal.
     assert gc.is_tracked(api.Dimensions(w=1.0)) and gc.is_tracked(list(item.tags))
     assert api.ApiResponse.decode(value.encode()) == value
-    # A union value is a tracked wrapper: the instance and list holding it stay tracked.
+    # A union's wrapper is left to refcounting like a message when its
+    # payload is (a string, a message of numbers), and so is a list of them.
+    # A dict of them, and an instance holding enum members (objects the
+    # collector tracks), stay tracked.
     d = defects
-    canvas = d.Canvas.decode(d.Canvas(shapes=[d.ShapeLabel("hi")], shape=d.ShapeLabel("x")).encode())
-    assert gc.is_tracked(canvas.shapes) and gc.is_tracked(canvas)
+    canvas = d.Canvas.decode(
+        d.Canvas(shapes=[d.ShapeLabel("hi"), d.ShapeCircle(d.Circle(radius=1.0))], shape=d.ShapeLabel("x"),
+                 layers={"a": d.ShapeLabel("y")}).encode()
+    )
+    for obj in (canvas.shape, canvas.shapes[0], canvas.shapes[1], canvas.shapes[1].value, canvas.shapes):
+        assert not gc.is_tracked(obj), obj
+    assert gc.is_tracked(canvas.layers) and gc.is_tracked(canvas)
+    assert canvas.shapes == [d.ShapeLabel("hi"), d.ShapeCircle(d.Circle(radius=1.0))]
     # An untracked list still takes any value; it is only not visited by the collector.
     item.tags.append([1])
     assert item.tags[-1] == [1]
@@ -311,6 +320,9 @@ def test_arrays_are_tuples_of_their_length(arrays: ModuleType) -> None:
     b = arrays.Body(uuid=[1, 2, 3, 4], pos=(1.5, 2, 3))
     back = arrays.Body.decode(b.encode())
     assert back.uuid == (1, 2, 3, 4) and back.pos == (1.5, 2.0, 3.0)
+    # Tuples of numbers are left to refcounting, as lists of them are, so
+    # the instance holding them can be too.
+    assert not gc.is_tracked(back.uuid) and not gc.is_tracked(back.pos) and not gc.is_tracked(back)
     assert back.quat == (0.0,) * 4 and back.flags == (False, False) and back.tint is None
     assert arrays.Body.__annotations__["pos"] == "tuple[float, float, float]"
     assert arrays.Wide.__annotations__["samples"] == "tuple[int, ...]"
@@ -685,3 +697,38 @@ def test_enum_fields_read_from_their_slots_as_by_key(tmp_path: Path) -> None:
     holder = m.Holder.decode(m.Holder(ds=[m.Dense.A, m.Dense.C]).encode())
     assert gc.is_tracked(holder) and gc.is_tracked(holder.ds)
     assert holder.ds == [m.Dense.A, m.Dense.C] and holder.ds[1] is m.Dense.C
+
+
+LISTS_SCHEMA = """
+namespace lists;
+message Lists { shorts: [u16]; flags: [bool]; reals: [f32]; pair: [i8; 2]; }
+"""
+
+
+def test_numeric_lists_of_every_length_write_and_refuse_as_element_by_element(tmp_path: Path) -> None:
+    """Numeric lists are converted on the stack up to 16 elements and into a
+    heap buffer beyond: lists on both sides of that length must read back
+    equal, and a bad element anywhere must be refused at its index."""
+    schema = tmp_path / "lists.fxs"
+    schema.write_text(LISTS_SCHEMA)
+    m = load(generate(schema, tmp_path / "out"), "gen_lists")
+    for n in (0, 1, 15, 16, 17, 40):
+        shorts = [(i * 4099) % 65536 for i in range(n)]
+        flags = [i % 3 == 0 for i in range(n)]
+        reals = [i + 0.5 for i in range(n)]
+        value = m.Lists(shorts=shorts, flags=flags, reals=reals, pair=(-128, 127))
+        back = m.Lists.decode(value.encode())
+        assert (back.shorts, back.flags, back.reals, back.pair) == (shorts, flags, reals, (-128, 127)), n
+        for bad_at in {0, n // 2, n - 1} if n else set():
+            with pytest.raises(flexbuf.EncodeOverflowError) as e:
+                m.Lists(shorts=shorts[:bad_at] + [65536] + shorts[bad_at + 1:]).encode()
+            assert e.value.path == f"$.shorts[{bad_at}]"
+            with pytest.raises(flexbuf.EncodeTypeError) as e2:
+                m.Lists(reals=reals[:bad_at] + ["x"] + reals[bad_at + 1:]).encode()
+            assert e2.value.path == f"$.reals[{bad_at}]"
+            with pytest.raises(flexbuf.EncodeTypeError) as e3:
+                m.Lists(flags=flags[:bad_at] + [1] + flags[bad_at + 1:]).encode()
+            assert e3.value.path == f"$.flags[{bad_at}]"
+    with pytest.raises(flexbuf.EncodeOverflowError) as e4:
+        m.Lists(pair=(0, 128)).encode()
+    assert e4.value.path == "$.pair[1]"

@@ -346,7 +346,15 @@ impl<'py> Decoder<'_, 'py> {
                     )
                     .into());
                 }
-                list.to_tuple().into_any()
+                let tuple = list.to_tuple().into_any();
+                // A tuple of untracked items (numbers, strings) cannot be
+                // part of a cycle, as its list could not: untracked too,
+                // so that the message holding it can be.
+                if !gc_tracked(list.as_any()) && gc_tracked(&tuple) {
+                    // SAFETY: a tracked tuple of this decode's making.
+                    unsafe { gc_untrack(&tuple) };
+                }
+                tuple
             }
             Ty::Vec(el) => self.list(el, r)?.into_any(),
             Ty::Map(el) => {
@@ -407,8 +415,16 @@ impl<'py> Decoder<'_, 'py> {
             .value(&variant.ty, v)
             .map_err(|f| f.at(PathSegment::Key(&variant.wire)))?;
         let obj = alloc(self.py, &variant.class)?;
+        let atomic = !gc_tracked(&payload);
         // SAFETY: the offset was read from this class's `value` slot.
         unsafe { set_slot(&obj, variant.offset, payload) };
+        if atomic {
+            // As for a message: a variant whose payload is untracked (a
+            // number, a string, a message of such fields) cannot be part
+            // of a cycle as decoded.
+            // SAFETY: `alloc` returned a tracked instance of a GC type.
+            unsafe { gc_untrack(&obj) };
+        }
         Ok(obj)
     }
 }

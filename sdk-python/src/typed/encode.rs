@@ -102,7 +102,20 @@ pub(super) fn int_value(v: &Bound<'_, PyAny>, expected: &str) -> Result<i128, En
 
 /// A `float`, or an `int` (not a `bool`) converted exactly as `float(v)`
 /// converts a plain `int` (an `int` subclass's own `__float__` is not called).
+#[inline(always)]
 pub(super) fn float_value(v: &Bound<'_, PyAny>) -> Result<f64, EncodeFail> {
+    let p = v.as_ptr();
+    // SAFETY: a type check and a read of a live object.
+    unsafe {
+        if ffi::PyFloat_CheckExact(p) != 0 {
+            return Ok(ffi::PyFloat_AS_DOUBLE(p));
+        }
+    }
+    float_value_other(v)
+}
+
+/// [`float_value`] for anything but an exact `float`.
+fn float_value_other(v: &Bound<'_, PyAny>) -> Result<f64, EncodeFail> {
     // SAFETY: type checks and reads of a live object.
     unsafe {
         if ffi::PyFloat_Check(v.as_ptr()) != 0 {
@@ -244,6 +257,10 @@ fn ranged_slow<T: TryFrom<i128>>(v: &Bound<'_, PyAny>, name: &str) -> Result<T, 
     let i = int_value(v, name)?;
     T::try_from(i).map_err(|_| does_not_fit(i, name))
 }
+
+/// Numeric lists and arrays of at most this many elements are converted
+/// into a buffer on the stack (`Encoder::scalars`).
+const STACK_SCALARS: usize = 16;
 
 /// Lists of strings at least this long are written by `Encoder::string_items`
 /// (shorter ones cost less element by element than gathering them).
@@ -448,20 +465,42 @@ impl Encoder<'_, '_, '_> {
         Ok(true)
     }
 
-    fn scalars<E, T: flexbuf::Scalar>(
+    fn scalars<E, T: flexbuf::Scalar + Default>(
         &mut self,
         items: impl ExactSizeIterator<Item = E>,
         fixed: bool,
         conv: impl Fn(&E) -> Result<T, EncodeFail>,
     ) -> Result<(), EncodeFail> {
+        if items.len() <= STACK_SCALARS {
+            // Short lists and arrays (a point's coordinates, a few flags):
+            // converted on the stack, where a `Vec` cost a heap
+            // allocation and its release for each.
+            let mut stack = [T::default(); STACK_SCALARS];
+            let mut n = 0;
+            for (slot, (i, e)) in stack.iter_mut().zip(items.enumerate()) {
+                *slot = conv(&e).map_err(|f| f.at(PathSegment::Index(i)))?;
+                n += 1;
+            }
+            return self.write_scalars(&stack[..n], fixed);
+        }
         let mut out = Vec::with_capacity(items.len());
         for (i, e) in items.enumerate() {
             out.push(conv(&e).map_err(|f| f.at(PathSegment::Index(i)))?);
         }
+        self.write_scalars(&out, fixed)
+    }
+
+    /// Writes `values` as a typed vector, or with `fixed` a fixed one.
+    #[inline(always)]
+    fn write_scalars<T: flexbuf::Scalar>(
+        &mut self,
+        values: &[T],
+        fixed: bool,
+    ) -> Result<(), EncodeFail> {
         if fixed {
-            self.b.fixed_vector(&out)?;
+            self.b.fixed_vector(values)?;
         } else {
-            self.b.typed_vector(&out);
+            self.b.typed_vector(values);
         }
         Ok(())
     }
