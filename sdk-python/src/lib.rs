@@ -43,11 +43,12 @@ thread_local! {
     ];
 }
 
-/// What a `dumps` builder keeps of its buffer, value stack and each pool
-/// while one large buffer follows another: a dict of 50,000 keys encoded
-/// again took 3.5 ms where, its memory allocated and faulted in anew, it took
-/// 5.5 ms (`tools/large_dicts.py`).
-const LARGE_RETAINED: usize = 256 << 20;
+/// What a `dumps` builder (and the generated classes' `encode` builder)
+/// keeps of its buffer, value stack and each pool while one large buffer
+/// follows another: a dict of 50,000 keys encoded again took 3.5 ms where,
+/// its memory allocated and faulted in anew, it took 5.5 ms
+/// (`tools/large_dicts.py`).
+pub(crate) const LARGE_RETAINED: usize = 256 << 20;
 
 /// A builder for `dumps`, sharing keys (and strings) as `share` says.
 fn dumps_builder(share: ShareFlags) -> Builder {
@@ -214,6 +215,14 @@ fn _bulk_string_lists(enabled: Option<bool>) -> bool {
     typed::bulk_string_lists(enabled)
 }
 
+/// The buffer capacity this thread's builder for generated classes'
+/// `encode` keeps between calls (`None` while an encode runs); for tests of
+/// what a large message leaves behind.
+#[pyfunction]
+fn _typed_encode_capacity() -> Option<usize> {
+    typed::typed_encode_capacity()
+}
+
 /// The `flexbuf._native` module.
 #[pymodule(name = "_native")]
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -225,6 +234,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(from_json, m)?)?;
     m.add_function(wrap_pyfunction!(_direct_int_reads, m)?)?;
     m.add_function(wrap_pyfunction!(_bulk_string_lists, m)?)?;
+    m.add_function(wrap_pyfunction!(_typed_encode_capacity, m)?)?;
     m.add_function(wrap_pyfunction!(typed::compile_schema, m)?)?;
     m.add_function(wrap_pyfunction!(generate::generate, m)?)?;
     m.add_function(wrap_pyfunction!(generate::languages, m)?)?;

@@ -732,3 +732,27 @@ def test_numeric_lists_of_every_length_write_and_refuse_as_element_by_element(tm
     with pytest.raises(flexbuf.EncodeOverflowError) as e4:
         m.Lists(pair=(0, 128)).encode()
     assert e4.value.path == "$.pair[1]"
+
+
+def test_encode_keeps_a_large_buffer_for_the_next_and_lets_it_go_after_a_small_one(tmp_path: Path) -> None:
+    """The generated classes' ``encode`` writes into one builder per thread.
+    After a large message it keeps that buffer's memory for the next call
+    (a stream of large messages then reuses it instead of growing and
+    faulting in a new one each time); after a small message it lets it go."""
+    from flexbuf import _native
+
+    schema = tmp_path / "lists.fxs"
+    schema.write_text(LISTS_SCHEMA)
+    m = load(generate(schema, tmp_path / "out"), "gen_lists_capacity")
+    large = m.Lists(shorts=[40_000] * 1_500_000)
+    small = m.Lists(shorts=[1, 2, 3])
+    assert len(large.encode()) > 2_000_000
+    # Each call clears the builder first: the large buffer's memory is kept
+    # by the call after it, and the call after a small one lets it go.
+    small.encode()
+    kept = _native._typed_encode_capacity()
+    assert kept is not None and kept >= 2_000_000, kept
+    small.encode()
+    released = _native._typed_encode_capacity()
+    assert released is not None and released <= 1 << 20, released
+    assert m.Lists.decode(small.encode()) == small and m.Lists.decode(large.encode()) == large

@@ -1,7 +1,8 @@
 """Times the generated classes against msgspec Structs on three record
 collections shaped like the datasets of public serialization benchmarks
 (an access log of 10,000 hits, a mesh of 25,000 faces of ``f32`` points,
-500 saved game players), generated from a fixed seed::
+500 saved game players, 1,000 state updates of a multiplayer game with
+enums, unions and bytes), generated from a fixed seed::
 
     .venv/bin/python sdk-python/tools/record_datasets.py
 
@@ -17,6 +18,7 @@ it on a quiet machine, twice, and quote it only when the runs agree.
 
 from __future__ import annotations
 
+import enum
 import gc
 import importlib
 import pathlib
@@ -27,7 +29,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Callable, Optional
+from types import ModuleType
+from typing import Any, Callable, Optional, Union
 
 import msgspec
 
@@ -139,6 +142,80 @@ class SaveDataS(msgspec.Struct):
     players: list[PlayerS]
 
 
+class UnitS(enum.IntEnum):
+    CRUISER = 0
+    DESTROYER = 1
+    SUBMARINE = 2
+    CARRIER = 3
+    TORPEDO = 4
+    MISSILE = 5
+    MINE = 6
+    PLANE = 7
+    BARREL = 8
+    CRATE = 9
+    COIN = 10
+    BUOY = 11
+
+
+class SteeringS(msgspec.Struct):
+    heading: float
+    speed: float
+
+
+class PoseS(msgspec.Struct):
+    altitude: int
+    angle: int
+    position: tuple[float, float]
+    velocity: int
+
+
+class ContactS(msgspec.Struct):
+    damage: int
+    id: int
+    unit: Optional[UnitS]
+    steering: Optional[SteeringS]
+    owner: Optional[int]
+    reloads: list[bool]
+    pose: PoseS
+    turrets: list[int]
+
+
+# The union's variants, tagged as msgspec tags a union of Structs.
+class JoinedS(msgspec.Struct, tag="Joined"):
+    player: int
+    name: str
+
+
+class SankS(msgspec.Struct, tag="Sank"):
+    id: int
+
+
+class ChatS(msgspec.Struct, tag="Chat"):
+    sender: int
+    text: str
+
+
+class TickS(msgspec.Struct, tag="Tick"):
+    pass
+
+
+class TerrainS(msgspec.Struct):
+    chunk: tuple[int, int]
+    data: bytes
+
+
+class UpdateS(msgspec.Struct):
+    contacts: list[ContactS]
+    events: list[Union[JoinedS, SankS, ChatS, TickS]]
+    score: int
+    world_radius: float
+    terrain: list[TerrainS]
+
+
+class GameUpdatesS(msgspec.Struct):
+    updates: list[UpdateS]
+
+
 def f32(x: float) -> float:
     """``x`` rounded to the nearest ``f32``, as an ``f32`` field holds it."""
     value: float = struct.unpack("<f", struct.pack("<f", x))[0]
@@ -243,6 +320,64 @@ def save_data(r: random.Random, n: int) -> SaveDataS:
     return SaveDataS(players)
 
 
+def game_updates(r: random.Random, n: int, models: ModuleType) -> tuple[GameUpdatesS, Any]:
+    """``n`` updates as msgspec Structs and, with the same values, as the
+    generated model (built directly: msgspec tags a union's variants
+    inside the variant, where FlexBuffers names it by a one-entry map)."""
+    structs, model = [], []
+    for _ in range(n):
+        contacts_s, contacts_m = [], []
+        for _ in range(r.randrange(40)):
+            unit = None if r.randrange(10) == 0 else r.randrange(12)
+            steer = (f32(r.random() * 6.283), f32(r.random() * 20)) if r.randrange(2) == 0 else None
+            owner = r.randrange(500) if r.randrange(2) == 0 else None
+            reloads = [r.randrange(2) == 0 for _ in range(r.randrange(6))]
+            pose = (r.randrange(256) - 128, r.randrange(65536),
+                    (f32(r.random() * 2e3 - 1e3), f32(r.random() * 2e3 - 1e3)), r.randrange(2000) - 1000)
+            turrets = [r.randrange(65536) for _ in range(r.randrange(4))]
+            damage, ident = r.randrange(256), r.randrange(1 << 32)
+            contacts_s.append(ContactS(
+                damage, ident, None if unit is None else UnitS(unit),
+                None if steer is None else SteeringS(*steer), owner, reloads, PoseS(*pose), turrets,
+            ))
+            contacts_m.append(models.Contact(
+                damage=damage, id=ident, unit=None if unit is None else models.Unit(unit),
+                steering=None if steer is None else models.Steering(heading=steer[0], speed=steer[1]),
+                owner=owner, reloads=reloads, turrets=turrets,
+                pose=models.Pose(altitude=pose[0], angle=pose[1], position=pose[2], velocity=pose[3]),
+            ))
+        events_s: list[Union[JoinedS, SankS, ChatS, TickS]] = []
+        events_m = []
+        for _ in range(r.randrange(4)):
+            kind = r.randrange(4)
+            if kind == 0:
+                player, name = r.randrange(500), word(r, 8)
+                events_s.append(JoinedS(player, name))
+                events_m.append(models.EventJoined(models.Joined(player=player, name=name)))
+            elif kind == 1:
+                sunk = r.randrange(1 << 32)
+                events_s.append(SankS(sunk))
+                events_m.append(models.EventSank(sunk))
+            elif kind == 2:
+                sender, text = r.randrange(500), f"{word(r, 4)} {word(r, 6)} {word(r, 3)}"
+                events_s.append(ChatS(sender, text))
+                events_m.append(models.EventChat(models.Chat(from_=sender, text=text)))
+            else:
+                events_s.append(TickS())
+                events_m.append(models.EventTick(models.Tick()))
+        terrain_s, terrain_m = [], []
+        for _ in range(r.randrange(3)):
+            chunk = (r.randrange(16) - 8, r.randrange(16) - 8)
+            data = bytes(r.randrange(256) for _ in range(64 + r.randrange(128)))
+            terrain_s.append(TerrainS(chunk, data))
+            terrain_m.append(models.Terrain(chunk=chunk, data=data))
+        score, radius = r.randrange(100_000), f32(1000 + r.random() * 500)
+        structs.append(UpdateS(contacts_s, events_s, score, radius, terrain_s))
+        model.append(models.Update(contacts=contacts_m, events=events_m, score=score, world_radius=radius,
+                                   terrain=terrain_m))
+    return GameUpdatesS(structs), models.GameUpdates(updates=model)
+
+
 def time_block(call: Callable[[], Any], times: list[float]) -> None:
     """Appends the CPU time of one of 3 calls of ``call`` to ``times`` (ms)."""
     # Each block starts from an empty young generation, so that the
@@ -269,17 +404,20 @@ def main() -> None:
     # Each collection is built when it is measured and dropped after: what
     # else the process holds changes what Python's garbage collector costs
     # both sides (msgspec's decoded Structs that hold Structs are tracked).
-    cases: list[tuple[str, Callable[[], msgspec.Struct], Any]] = [
-        ("access_log", lambda: access_log(random.Random(1), 10_000), models.AccessLog),
-        ("mesh", lambda: mesh(random.Random(2), 25_000), models.Mesh),
-        ("save_data", lambda: save_data(random.Random(3), 500), models.SaveData),
-    ]
-    for name, make, model_type in cases:
-        value = make()
-        struct_type = type(value)
+    def via_dumps(value: msgspec.Struct, model_type: Any) -> tuple[msgspec.Struct, Any]:
         # The model holds the same values: the Structs' fields through
         # flexbuf's generic encoding, read back as the model.
-        model = model_type.decode(flexbuf.dumps(msgspec.to_builtins(value)))
+        return value, model_type.decode(flexbuf.dumps(msgspec.to_builtins(value)))
+
+    cases: list[tuple[str, Callable[[], tuple[msgspec.Struct, Any]], Any]] = [
+        ("access_log", lambda: via_dumps(access_log(random.Random(1), 10_000), models.AccessLog), models.AccessLog),
+        ("mesh", lambda: via_dumps(mesh(random.Random(2), 25_000), models.Mesh), models.Mesh),
+        ("save_data", lambda: via_dumps(save_data(random.Random(3), 500), models.SaveData), models.SaveData),
+        ("game_updates", lambda: game_updates(random.Random(4), 1_000, models), models.GameUpdates),
+    ]
+    for name, make, model_type in cases:
+        value, model = make()
+        struct_type = type(value)
         ours = model.encode()
         if model_type.decode(ours) != model:
             sys.exit(f"{name}: the model does not read back equal")

@@ -17,6 +17,7 @@ __all__ = [
     "ValueHandle",
     "_bulk_string_lists",
     "_direct_int_reads",
+    "_typed_encode_capacity",
     "compile_schema",
     "dumps",
     "from_json",
@@ -61,6 +62,9 @@ def _direct_int_reads() -> bool:
 
 def _bulk_string_lists(enabled: bool | None = None) -> bool:
     """Turns the one-pass writing of generated classes' ``[string]`` fields on or off; whether it is on (for tests)."""
+
+def _typed_encode_capacity() -> int | None:
+    """The buffer capacity the generated classes' ``encode`` keeps on this thread between calls (for tests)."""
 
 def compile_schema(schema: bytes, classes: Mapping[str, type]) -> CompiledSchema:
     """Compiles a schema (``Schema::to_bytes()``) against generated classes."""

@@ -174,8 +174,8 @@ mod slots;
 
 pub use compile::compile_schema;
 use decode::*;
-pub(crate) use encode::bulk_string_lists;
 use encode::*;
+pub(crate) use encode::{bulk_string_lists, typed_encode_capacity};
 use enum_members::EnumMembers;
 use slots::*;
 
