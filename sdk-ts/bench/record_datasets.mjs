@@ -1,8 +1,9 @@
 // Times the generated TypeScript coders, the generic `encode`/`decode`,
 // msgpackr and JSON on three record collections shaped like the datasets
 // of public serialization benchmarks (an access log of 10,000 hits, a mesh
-// of 25,000 faces of `f32` points, 500 saved game players), generated from
-// a fixed seed. The schema is `bench/datasets/records.fxs` (shared with
+// of 25,000 faces of `f32` points, 500 saved game players, 1,000 state
+// updates of a multiplayer game with enums, unions and bytes), generated
+// from a fixed seed. The schema is `bench/datasets/records.fxs` (shared with
 // `sdk-python/tools/record_datasets.py`):
 //
 //   npm run build && node bench/record_datasets.mjs
@@ -139,12 +140,66 @@ function saveData(n) {
   return { players };
 }
 
+function gameUpdates(n) {
+  const updates = [];
+  for (let i = 0; i < n; i++) {
+    const contacts = [];
+    for (let c = below(40); c > 0; c--) {
+      contacts.push({
+        damage: below(256),
+        id: next(),
+        unit: chance(10) ? null : below(12),
+        steering: chance(2) ? { heading: f32(unit() * 6.283), speed: f32(unit() * 20) } : null,
+        owner: chance(2) ? below(500) : null,
+        reloads: Array.from({ length: below(6) }, () => chance(2)),
+        pose: {
+          altitude: below(256) - 128,
+          angle: below(65536),
+          position: [f32(unit() * 2e3 - 1e3), f32(unit() * 2e3 - 1e3)],
+          velocity: below(2000) - 1000,
+        },
+        turrets: Array.from({ length: below(4) }, () => below(65536)),
+      });
+    }
+    const events = [];
+    for (let e = below(4); e > 0; e--) {
+      switch (below(4)) {
+        case 0: events.push({ kind: "Joined", value: { player: below(500), name: word(8) } }); break;
+        case 1: events.push({ kind: "Sank", value: next() }); break;
+        case 2: events.push({ kind: "Chat", value: { from: below(500), text: `${word(4)} ${word(6)} ${word(3)}` } }); break;
+        default: events.push({ kind: "Tick", value: {} });
+      }
+    }
+    const terrain = [];
+    for (let t = below(3); t > 0; t--) {
+      const data = new Uint8Array(64 + below(128));
+      for (let j = 0; j < data.length; j++) data[j] = below(256);
+      terrain.push({ chunk: [below(16) - 8, below(16) - 8], data });
+    }
+    // The generated TypeScript names the `world_radius` field in camelCase.
+    updates.push({ contacts, events, score: below(100_000), worldRadius: f32(1000 + unit() * 500), terrain });
+  }
+  return { updates };
+}
+
+/**
+ * `v` as a JSON user would send it: byte arrays as arrays of numbers
+ * (`JSON.stringify` would write a `Uint8Array` as an object keyed by index).
+ */
+function jsonable(v) {
+  if (v instanceof Uint8Array) return Array.from(v);
+  if (Array.isArray(v)) return v.map(jsonable);
+  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, jsonable(x)]));
+  return v;
+}
+
 const te = new TextEncoder();
 const td = new TextDecoder();
 const cases = [
   ["access_log", () => accessLog(10_000), "AccessLog"],
   ["mesh", () => mesh(25_000), "Mesh"],
   ["save_data", () => saveData(500), "SaveData"],
+  ["game_updates", () => gameUpdates(1_000), "GameUpdates"],
 ];
 for (const [name, make, type] of cases) {
   const value = make();
@@ -153,7 +208,8 @@ for (const [name, make, type] of cases) {
   const typed = encodeTyped(value);
   const generic = fb.encode(value);
   const packed = pack(value);
-  const json = te.encode(JSON.stringify(value));
+  const plain = jsonable(value);
+  const json = te.encode(JSON.stringify(plain));
   // Both flexbuf encodings read back as the values they were made from.
   if (!isDeepStrictEqual(decodeTyped(typed), value)) throw new Error(`${name}: typed round trip differs`);
   if (!isDeepStrictEqual(fb.decode(generic), value)) throw new Error(`${name}: generic round trip differs`);
@@ -165,7 +221,7 @@ for (const [name, make, type] of cases) {
     "typed encode": () => encodeTyped(value),
     "generic encode": () => fb.encode(value),
     "msgpackr pack": () => pack(value),
-    "JSON.stringify": () => te.encode(JSON.stringify(value)),
+    "JSON.stringify": () => te.encode(JSON.stringify(plain)),
   };
   const m = interleaved(contenders);
   const ratio = (peer, ours) => `${(m[peer] / m[ours]).toFixed(2)}x`;
