@@ -43,12 +43,12 @@ thread_local! {
     ];
 }
 
-/// What a `dumps` builder (and the generated classes' `encode` builder)
-/// keeps of its buffer, value stack and each pool while one large buffer
-/// follows another: a dict of 50,000 keys encoded again took 3.5 ms where,
-/// its memory allocated and faulted in anew, it took 5.5 ms
-/// (`tools/large_dicts.py`).
-pub(crate) const LARGE_RETAINED: usize = 256 << 20;
+/// What a `dumps` builder keeps of its buffer, value stack and each pool
+/// while one large buffer follows another: a dict of 50,000 keys encoded
+/// again took 3.5 ms where, its memory allocated and faulted in anew, it took
+/// 5.5 ms (`tools/large_dicts.py`). (The generated classes' builder keeps
+/// as much through `flexbuf::typed::typed_builder_options`.)
+const LARGE_RETAINED: usize = 256 << 20;
 
 /// A builder for `dumps`, sharing keys (and strings) as `share` says.
 fn dumps_builder(share: ShareFlags) -> Builder {

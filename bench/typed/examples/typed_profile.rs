@@ -8,7 +8,7 @@
 //!
 //! Arguments: fixture, operation (`decode`: `from_flex`; `strict`:
 //! `from_flex_strict`; `borrowed`: the `Ref` type's `from_flex_borrowed`;
-//! `encode`: `encode_with`; `json`, `rmp`, `prost`: the peers' decode;
+//! `encode`: `encode_with`; `to_flex`: a fresh buffer each call; `json`, `rmp`, `prost`: the peers' decode;
 //! `rmp_borrowed`: `rmp_serde` into the borrowing serde structs; `serde`:
 //! `flexbuf::from_slice` into the serde structs, `flexbuffers`: the
 //! `flexbuffers` crate's `from_slice` into them;
@@ -58,6 +58,11 @@ fn run<F: Fixture>(op: &str, n: usize) {
                 flexbuf::Builder::with_options(flexbuf::typed::typed_builder_options());
             for _ in 0..n {
                 black_box(loaded.gen.encode_with(&mut builder).unwrap().len());
+            }
+        }
+        "to_flex" => {
+            for _ in 0..n {
+                black_box(loaded.gen.to_flex().unwrap().len());
             }
         }
         "rmp_encode" => {

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::buffers::Number;
-use flexbuf::{BuilderOptions, KeyVector};
+use flexbuf::KeyVector;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A builder and the keys vectors written into its current buffer, reused
@@ -17,15 +17,12 @@ pub(super) struct TypedEncodeState(
 impl TypedEncodeState {
     pub(super) fn new() -> TypedEncodeState {
         TypedEncodeState(
-            // A large buffer's memory is kept for the next, as `dumps`
-            // keeps it: the 1.6 MB of an access log of 10,000 hits, let go
-            // and grown again by doubling on every call, made its encode
-            // 1.3x slower when other work ran in between (its memory was
-            // then faulted in anew).
-            Builder::with_options(BuilderOptions {
-                large_retained_capacity: crate::LARGE_RETAINED,
-                ..typed_builder_options()
-            }),
+            // The typed options keep a large buffer's memory for the next
+            // call: the 1.6 MB of an access log of 10,000 hits, let go and
+            // grown again by doubling on every call, made its encode 1.3x
+            // slower when other work ran in between (its memory was then
+            // faulted in anew).
+            Builder::with_options(typed_builder_options()),
             EncodeContext::default(),
             Vec::new(),
             Vec::new(),
