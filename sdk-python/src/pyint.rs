@@ -36,12 +36,7 @@ pub unsafe fn exact_i64(p: *mut ffi::PyObject) -> Option<i64> {
         if ffi::PyLong_CheckExact(p) == 0 {
             return None;
         }
-        if let Some(i) = compact_int(p) {
-            return Some(i);
-        }
-        let mut overflow: std::os::raw::c_int = 0;
-        let i = ffi::PyLong_AsLongLongAndOverflow(p, &mut overflow);
-        (overflow == 0).then_some(i)
+        long_value(p)
     }
 }
 
@@ -59,6 +54,20 @@ pub unsafe fn int_i64(p: *mut ffi::PyObject) -> Option<i64> {
         if ffi::PyLong_Check(p) == 0 || ffi::PyBool_Check(p) != 0 {
             return None;
         }
+        long_value(p)
+    }
+}
+
+/// The value of `p`, an `int` or an instance of an `int` subclass, when it
+/// fits in i64: read in place when it is compact, else through the C API
+/// (which calls no Python code for them).
+///
+/// # Safety
+/// `p` is a live `int` (or subclass instance), and the GIL is held.
+#[inline(always)]
+unsafe fn long_value(p: *mut ffi::PyObject) -> Option<i64> {
+    // SAFETY: the caller's contract.
+    unsafe {
         if let Some(i) = compact_int(p) {
             return Some(i);
         }
