@@ -1361,6 +1361,55 @@ pub mod field {
         }
     }
 
+    /// The `f32` in slot `index` of a proven layout, as [`f64_slot`] reads
+    /// a float, narrowed as [`f32`] narrows it; `None` (a finite value
+    /// beyond `f32`'s range, or anything but a float) sends the field to
+    /// [`get`] with [`f32`], for its value or its error.
+    #[inline(always)]
+    pub fn f32_slot(m: &MapReader<'_>, fast: bool, index: usize) -> Option<f32> {
+        let f = f64_slot(m, fast, index)?;
+        let narrow = f as f32;
+        (!f.is_finite() || narrow.is_finite()).then_some(narrow)
+    }
+
+    /// The integer of type `T` in slot `index` of a proven layout, as
+    /// [`i64_slot`] reads one (an inline signed or unsigned integer), when
+    /// it is within `T`'s range; `None` sends the field to [`get`] with the
+    /// type's decoder (`u8`, `i32`, ...), for its value or its error.
+    #[inline(always)]
+    fn int_slot<T: TryFrom<i64> + TryFrom<u64>>(
+        m: &MapReader<'_>,
+        fast: bool,
+        index: usize,
+    ) -> Option<T> {
+        let (packed, v, w) = fast.then(|| m.values().slot_word(index)).flatten()?;
+        match packed >> 2 {
+            t if t == FlexType::Int as u8 => {
+                let shift = crate::VectorReader::sign_shift(w);
+                T::try_from(((v << shift) as i64) >> shift).ok()
+            }
+            t if t == FlexType::UInt as u8 => T::try_from(v).ok(),
+            _ => None,
+        }
+    }
+
+    macro_rules! int_slot {
+        ($name:ident, $t:ty) => {
+            #[doc = concat!("The `", stringify!($t), "` in slot `index` of a proven layout (see `int_slot`).")]
+            #[inline(always)]
+            pub fn $name(m: &MapReader<'_>, fast: bool, index: usize) -> Option<$t> {
+                int_slot(m, fast, index)
+            }
+        };
+    }
+    int_slot!(i8_slot, i8);
+    int_slot!(i16_slot, i16);
+    int_slot!(i32_slot, i32);
+    int_slot!(u8_slot, u8);
+    int_slot!(u16_slot, u16);
+    int_slot!(u32_slot, u32);
+    int_slot!(u64_slot, u64);
+
     /// The `bool` in slot `index` of a proven layout, as [`i64_slot`] reads
     /// an integer; `None` sends the field to [`get_bool`].
     #[inline(always)]
@@ -2174,6 +2223,18 @@ mod tests {
             b.indirect_int(7);
             key(&mut b);
             b.typed_vector(&[1i32, 2]);
+            // Integers on either side of the narrower types' limits, and a
+            // double beyond `f32`'s range.
+            for v in [200, -129, 70_000, 1 << 40] {
+                key(&mut b);
+                b.int(v);
+            }
+            for v in [255, 65_535, u64::from(u32::MAX) + 1] {
+                key(&mut b);
+                b.uint(v);
+            }
+            key(&mut b);
+            b.double(1e300);
             b.end_map().unwrap();
             b.finish_vec().unwrap()
         };
@@ -2199,6 +2260,29 @@ mod tests {
                         assert_eq!(field::get_bool(&m, true, i, "k"), Ok(Some(v)), "{buf:?}");
                         checked += 1;
                     }
+                    if let Some(v) = field::f32_slot(&m, true, i) {
+                        let got = field::get(&m, true, i, "k", field::f32).unwrap().unwrap();
+                        assert_eq!(got.to_bits(), v.to_bits(), "{buf:?}");
+                        checked += 1;
+                    }
+                    // Each narrower integer: a value from the slot is what
+                    // `get` with the type's decoder reads.
+                    macro_rules! agree {
+                        ($slot:ident, $dec:ident) => {
+                            if let Some(v) = field::$slot(&m, true, i) {
+                                assert_eq!(field::get(&m, true, i, "k", field::$dec), Ok(Some(v)));
+                                checked += 1;
+                            }
+                            assert_eq!(field::$slot(&m, false, i), None);
+                        };
+                    }
+                    agree!(i8_slot, i8);
+                    agree!(i16_slot, i16);
+                    agree!(i32_slot, i32);
+                    agree!(u8_slot, u8);
+                    agree!(u16_slot, u16);
+                    agree!(u32_slot, u32);
+                    agree!(u64_slot, u64);
                     if let Some(v) = field::str_slot(&m, true, i, &mut cx) {
                         let mut fresh = DecodeContext::new(buf.len());
                         assert_eq!(field::get_str(&m, true, i, "k", &mut fresh), Ok(Some(v)));

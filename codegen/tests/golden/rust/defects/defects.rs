@@ -235,7 +235,7 @@ impl flexbuf::FlexCoder for Profile {
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_active = __field::get_opt(&m, fast, 0, "active", __field::bool)?.unwrap_or(Some(true));
         let f_age = __field::get_opt(&m, fast, 1, "age", __field::i32)?.unwrap_or(Some(18_i32));
-        let f_id = __field::get(&m, fast, 2, "id", __field::u32)?.ok_or_else(|| __missing("id"))?;
+        let f_id = match __field::u32_slot(&m, fast, 2) { Some(v) => v, None => __field::get(&m, fast, 2, "id", __field::u32)?.ok_or_else(|| __missing("id"))? };
         let f_nickname = __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::string)?.unwrap_or_else(|| Some("anon".to_string()));
         let f_note = match __field::opt_string_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "note", cx, __field::string)?.flatten() };
         let f_score = __field::get_opt(&m, fast, 5, "score", __field::f64)?.unwrap_or(Some(1.5_f64));
@@ -295,7 +295,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ProfileRef<'a> {
         let fast = cx.layout_proven(<Profile as flexbuf::FlexCoder>::FINGERPRINT, &m, &Profile::LAYOUT)?;
         let f_active = __field::get_opt(&m, fast, 0, "active", __field::bool)?.unwrap_or(Some(true));
         let f_age = __field::get_opt(&m, fast, 1, "age", __field::i32)?.unwrap_or(Some(18_i32));
-        let f_id = __field::get(&m, fast, 2, "id", __field::u32)?.ok_or_else(|| __missing("id"))?;
+        let f_id = match __field::u32_slot(&m, fast, 2) { Some(v) => v, None => __field::get(&m, fast, 2, "id", __field::u32)?.ok_or_else(|| __missing("id"))? };
         let f_nickname = __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::str_charged)?.unwrap_or(Some("anon"));
         let f_note = match __field::opt_str_slot(&m, fast, 4, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 4, "note", cx, __field::str_charged)?.flatten() };
         let f_score = __field::get_opt(&m, fast, 5, "score", __field::f64)?.unwrap_or(Some(1.5_f64));
@@ -786,10 +786,10 @@ impl flexbuf::FlexCoder for Settings {
         let f_limits = __field::get_cx(&m, fast, 1, "limits", cx, |v, cx| { let _ = &cx; __field::map(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }) })?.unwrap_or_default();
         let f_muted = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "muted")?.unwrap_or_default() };
         let f_nickname = match __field::opt_string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::string)?.flatten() };
-        let f_ratio = __field::get(&m, fast, 4, "ratio", __field::f32)?.unwrap_or(0.5_f32);
+        let f_ratio = match __field::f32_slot(&m, fast, 4) { Some(v) => v, None => __field::get(&m, fast, 4, "ratio", __field::f32)?.unwrap_or(0.5_f32) };
         let f_tags = __field::get_cx(&m, fast, 5, "tags", cx, |v, cx| { let _ = &cx; __field::strings(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
         let f_theme = match __field::string_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_string(&m, fast, 6, "theme", cx)?.unwrap_or_else(|| "light".to_string()) };
-        let f_volume = __field::get(&m, fast, 7, "volume", __field::u8)?.unwrap_or(5_u8);
+        let f_volume = match __field::u8_slot(&m, fast, 7) { Some(v) => v, None => __field::get(&m, fast, 7, "volume", __field::u8)?.unwrap_or(5_u8) };
         cx.leave();
         Ok(Self {
             theme: f_theme,
@@ -851,10 +851,10 @@ impl<'a> flexbuf::FlexBorrow<'a> for SettingsRef<'a> {
         let f_limits = __field::get_cx(&m, fast, 1, "limits", cx, |v, cx| { let _ = &cx; __field::map_borrowed(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::i64(e1) }) })?.unwrap_or_default();
         let f_muted = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "muted")?.unwrap_or_default() };
         let f_nickname = match __field::opt_str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "nickname", cx, __field::str_charged)?.flatten() };
-        let f_ratio = __field::get(&m, fast, 4, "ratio", __field::f32)?.unwrap_or(0.5_f32);
+        let f_ratio = match __field::f32_slot(&m, fast, 4) { Some(v) => v, None => __field::get(&m, fast, 4, "ratio", __field::f32)?.unwrap_or(0.5_f32) };
         let f_tags = __field::get_cx(&m, fast, 5, "tags", cx, |v, cx| { let _ = &cx; __field::strs(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
         let f_theme = match __field::str_slot(&m, fast, 6, cx) { Some(v) => v, None => __field::get_str(&m, fast, 6, "theme", cx)?.unwrap_or("light") };
-        let f_volume = __field::get(&m, fast, 7, "volume", __field::u8)?.unwrap_or(5_u8);
+        let f_volume = match __field::u8_slot(&m, fast, 7) { Some(v) => v, None => __field::get(&m, fast, 7, "volume", __field::u8)?.unwrap_or(5_u8) };
         cx.leave();
         Ok(Self {
             theme: f_theme,
@@ -1172,7 +1172,7 @@ impl flexbuf::FlexCoder for Square {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
-        let f_side = __field::get(&m, fast, 0, "side", __field::u32)?.ok_or_else(|| __missing("side"))?;
+        let f_side = match __field::u32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "side", __field::u32)?.ok_or_else(|| __missing("side"))? };
         cx.leave();
         Ok(Self {
             side: f_side,
@@ -1562,9 +1562,9 @@ impl flexbuf::FlexCoder for Seller {
     fn decode_from(r: flexbuf::Reader<'_>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
-        let f_id = __field::get(&m, fast, 0, "id", __field::u64)?.ok_or_else(|| __missing("id"))?;
+        let f_id = match __field::u64_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "id", __field::u64)?.ok_or_else(|| __missing("id"))? };
         let f_name = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "name", cx)?.ok_or_else(|| __missing("name"))? };
-        let f_rating = __field::get(&m, fast, 2, "rating", __field::u8)?.unwrap_or_default();
+        let f_rating = match __field::u8_slot(&m, fast, 2) { Some(v) => v, None => __field::get(&m, fast, 2, "rating", __field::u8)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -1591,9 +1591,9 @@ impl<'a> flexbuf::FlexBorrow<'a> for SellerRef<'a> {
     fn decode_borrowed(r: flexbuf::Reader<'a>, cx: &mut flexbuf::DecodeContext) -> flexbuf::Result<Self> {
         cx.enter()?;
         let (m, fast) = cx.message(&r, <Seller as flexbuf::FlexCoder>::FINGERPRINT, &Seller::LAYOUT)?;
-        let f_id = __field::get(&m, fast, 0, "id", __field::u64)?.ok_or_else(|| __missing("id"))?;
+        let f_id = match __field::u64_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "id", __field::u64)?.ok_or_else(|| __missing("id"))? };
         let f_name = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "name", cx)?.ok_or_else(|| __missing("name"))? };
-        let f_rating = __field::get(&m, fast, 2, "rating", __field::u8)?.unwrap_or_default();
+        let f_rating = match __field::u8_slot(&m, fast, 2) { Some(v) => v, None => __field::get(&m, fast, 2, "rating", __field::u8)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -1713,7 +1713,7 @@ impl flexbuf::FlexCoder for Item {
         cx.enter()?;
         let (m, fast) = cx.message(&r, Self::FINGERPRINT, &Self::LAYOUT)?;
         let f_price = match __field::f64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_f64(&m, fast, 0, "price")?.unwrap_or_default() };
-        let f_qty = __field::get(&m, fast, 1, "qty", __field::u16)?.unwrap_or_default();
+        let f_qty = match __field::u16_slot(&m, fast, 1) { Some(v) => v, None => __field::get(&m, fast, 1, "qty", __field::u16)?.unwrap_or_default() };
         let f_seller = __field::get_cx(&m, fast, 2, "seller", cx, <Seller as flexbuf::FlexCoder>::decode_from)?.ok_or_else(|| __missing("seller"))?;
         let f_sku = match __field::string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_string(&m, fast, 3, "sku", cx)?.ok_or_else(|| __missing("sku"))? };
         let f_tags = __field::get_cx(&m, fast, 4, "tags", cx, |v, cx| { let _ = &cx; __field::strings(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::string(e1, cx) }) })?.unwrap_or_default();
@@ -1750,7 +1750,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ItemRef<'a> {
         cx.enter()?;
         let (m, fast) = cx.message(&r, <Item as flexbuf::FlexCoder>::FINGERPRINT, &Item::LAYOUT)?;
         let f_price = match __field::f64_slot(&m, fast, 0) { Some(v) => v, None => __field::get_f64(&m, fast, 0, "price")?.unwrap_or_default() };
-        let f_qty = __field::get(&m, fast, 1, "qty", __field::u16)?.unwrap_or_default();
+        let f_qty = match __field::u16_slot(&m, fast, 1) { Some(v) => v, None => __field::get(&m, fast, 1, "qty", __field::u16)?.unwrap_or_default() };
         let f_seller = __field::get_cx(&m, fast, 2, "seller", cx, <SellerRef as flexbuf::FlexBorrow>::decode_borrowed)?.ok_or_else(|| __missing("seller"))?;
         let f_sku = match __field::str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_str(&m, fast, 3, "sku", cx)?.ok_or_else(|| __missing("sku"))? };
         let f_tags = __field::get_cx(&m, fast, 4, "tags", cx, |v, cx| { let _ = &cx; __field::strs(v, cx, |e1, cx| { let _ = &cx; if e1.is_null() { return Err(__null(&e1)); } __field::str_charged(e1, cx) }) })?.unwrap_or_default();
@@ -2176,17 +2176,17 @@ impl flexbuf::FlexCoder for Ranges {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_data = __field::get_cx(&m, fast, 0, "data", cx, __field::bytes)?.unwrap_or_default();
-        let f_f32v = __field::get(&m, fast, 1, "f32v", __field::f32)?.unwrap_or_default();
+        let f_f32v = match __field::f32_slot(&m, fast, 1) { Some(v) => v, None => __field::get(&m, fast, 1, "f32v", __field::f32)?.unwrap_or_default() };
         let f_f64v = match __field::f64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_f64(&m, fast, 2, "f64v")?.unwrap_or_default() };
         let f_flag = match __field::bool_slot(&m, fast, 3) { Some(v) => v, None => __field::get_bool(&m, fast, 3, "flag")?.unwrap_or_default() };
-        let f_i16v = __field::get(&m, fast, 4, "i16v", __field::i16)?.unwrap_or_default();
-        let f_i32v = __field::get(&m, fast, 5, "i32v", __field::i32)?.unwrap_or_default();
+        let f_i16v = match __field::i16_slot(&m, fast, 4) { Some(v) => v, None => __field::get(&m, fast, 4, "i16v", __field::i16)?.unwrap_or_default() };
+        let f_i32v = match __field::i32_slot(&m, fast, 5) { Some(v) => v, None => __field::get(&m, fast, 5, "i32v", __field::i32)?.unwrap_or_default() };
         let f_i64v = match __field::i64_slot(&m, fast, 6) { Some(v) => v, None => __field::get_i64(&m, fast, 6, "i64v")?.unwrap_or_default() };
-        let f_i8v = __field::get(&m, fast, 7, "i8v", __field::i8)?.unwrap_or_default();
-        let f_u16v = __field::get(&m, fast, 8, "u16v", __field::u16)?.unwrap_or_default();
-        let f_u32v = __field::get(&m, fast, 9, "u32v", __field::u32)?.unwrap_or_default();
-        let f_u64v = __field::get(&m, fast, 10, "u64v", __field::u64)?.unwrap_or_default();
-        let f_u8v = __field::get(&m, fast, 11, "u8v", __field::u8)?.unwrap_or_default();
+        let f_i8v = match __field::i8_slot(&m, fast, 7) { Some(v) => v, None => __field::get(&m, fast, 7, "i8v", __field::i8)?.unwrap_or_default() };
+        let f_u16v = match __field::u16_slot(&m, fast, 8) { Some(v) => v, None => __field::get(&m, fast, 8, "u16v", __field::u16)?.unwrap_or_default() };
+        let f_u32v = match __field::u32_slot(&m, fast, 9) { Some(v) => v, None => __field::get(&m, fast, 9, "u32v", __field::u32)?.unwrap_or_default() };
+        let f_u64v = match __field::u64_slot(&m, fast, 10) { Some(v) => v, None => __field::get(&m, fast, 10, "u64v", __field::u64)?.unwrap_or_default() };
+        let f_u8v = match __field::u8_slot(&m, fast, 11) { Some(v) => v, None => __field::get(&m, fast, 11, "u8v", __field::u8)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             u8v: f_u8v,
@@ -2242,17 +2242,17 @@ impl<'a> flexbuf::FlexBorrow<'a> for RangesRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Ranges as flexbuf::FlexCoder>::FINGERPRINT, &m, &Ranges::LAYOUT)?;
         let f_data = __field::get_cx(&m, fast, 0, "data", cx, __field::blob)?.unwrap_or_default();
-        let f_f32v = __field::get(&m, fast, 1, "f32v", __field::f32)?.unwrap_or_default();
+        let f_f32v = match __field::f32_slot(&m, fast, 1) { Some(v) => v, None => __field::get(&m, fast, 1, "f32v", __field::f32)?.unwrap_or_default() };
         let f_f64v = match __field::f64_slot(&m, fast, 2) { Some(v) => v, None => __field::get_f64(&m, fast, 2, "f64v")?.unwrap_or_default() };
         let f_flag = match __field::bool_slot(&m, fast, 3) { Some(v) => v, None => __field::get_bool(&m, fast, 3, "flag")?.unwrap_or_default() };
-        let f_i16v = __field::get(&m, fast, 4, "i16v", __field::i16)?.unwrap_or_default();
-        let f_i32v = __field::get(&m, fast, 5, "i32v", __field::i32)?.unwrap_or_default();
+        let f_i16v = match __field::i16_slot(&m, fast, 4) { Some(v) => v, None => __field::get(&m, fast, 4, "i16v", __field::i16)?.unwrap_or_default() };
+        let f_i32v = match __field::i32_slot(&m, fast, 5) { Some(v) => v, None => __field::get(&m, fast, 5, "i32v", __field::i32)?.unwrap_or_default() };
         let f_i64v = match __field::i64_slot(&m, fast, 6) { Some(v) => v, None => __field::get_i64(&m, fast, 6, "i64v")?.unwrap_or_default() };
-        let f_i8v = __field::get(&m, fast, 7, "i8v", __field::i8)?.unwrap_or_default();
-        let f_u16v = __field::get(&m, fast, 8, "u16v", __field::u16)?.unwrap_or_default();
-        let f_u32v = __field::get(&m, fast, 9, "u32v", __field::u32)?.unwrap_or_default();
-        let f_u64v = __field::get(&m, fast, 10, "u64v", __field::u64)?.unwrap_or_default();
-        let f_u8v = __field::get(&m, fast, 11, "u8v", __field::u8)?.unwrap_or_default();
+        let f_i8v = match __field::i8_slot(&m, fast, 7) { Some(v) => v, None => __field::get(&m, fast, 7, "i8v", __field::i8)?.unwrap_or_default() };
+        let f_u16v = match __field::u16_slot(&m, fast, 8) { Some(v) => v, None => __field::get(&m, fast, 8, "u16v", __field::u16)?.unwrap_or_default() };
+        let f_u32v = match __field::u32_slot(&m, fast, 9) { Some(v) => v, None => __field::get(&m, fast, 9, "u32v", __field::u32)?.unwrap_or_default() };
+        let f_u64v = match __field::u64_slot(&m, fast, 10) { Some(v) => v, None => __field::get(&m, fast, 10, "u64v", __field::u64)?.unwrap_or_default() };
+        let f_u8v = match __field::u8_slot(&m, fast, 11) { Some(v) => v, None => __field::get(&m, fast, 11, "u8v", __field::u8)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             u8v: f_u8v,

@@ -127,7 +127,7 @@ impl flexbuf::FlexCoder for AddOptional {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
+        let f_id = match __field::i32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -221,7 +221,7 @@ impl flexbuf::FlexCoder for AddRequired {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
+        let f_id = match __field::i32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -320,7 +320,7 @@ impl flexbuf::FlexCoder for RemoveField {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
+        let f_id = match __field::i32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default() };
         let f_legacy = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "legacy", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
@@ -346,7 +346,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for RemoveFieldRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<RemoveField as flexbuf::FlexCoder>::FINGERPRINT, &m, &RemoveField::LAYOUT)?;
-        let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
+        let f_id = match __field::i32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default() };
         let f_legacy = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "legacy", cx)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
@@ -446,7 +446,7 @@ impl flexbuf::FlexCoder for Rename {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_title = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "title", cx)?.unwrap_or_default() };
-        let f_year = __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default();
+        let f_year = match __field::i32_slot(&m, fast, 1) { Some(v) => v, None => __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             title: f_title,
@@ -472,7 +472,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for RenameRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Rename as flexbuf::FlexCoder>::FINGERPRINT, &m, &Rename::LAYOUT)?;
         let f_title = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "title", cx)?.unwrap_or_default() };
-        let f_year = __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default();
+        let f_year = match __field::i32_slot(&m, fast, 1) { Some(v) => v, None => __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             title: f_title,
@@ -573,7 +573,7 @@ impl flexbuf::FlexCoder for Reorder {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_a = __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default();
+        let f_a = match __field::i32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default() };
         let f_b = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "b", cx)?.unwrap_or_default() };
         let f_c = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default() };
         cx.leave();
@@ -603,7 +603,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ReorderRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Reorder as flexbuf::FlexCoder>::FINGERPRINT, &m, &Reorder::LAYOUT)?;
-        let f_a = __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default();
+        let f_a = match __field::i32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default() };
         let f_b = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "b", cx)?.unwrap_or_default() };
         let f_c = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default() };
         cx.leave();
@@ -714,7 +714,7 @@ impl flexbuf::FlexCoder for Widen {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_count = __field::get(&m, fast, 0, "count", __field::i32)?.unwrap_or_default();
+        let f_count = match __field::i32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "count", __field::i32)?.unwrap_or_default() };
         let f_samples = __field::get_cx(&m, fast, 1, "samples", cx, |v, cx| { let _ = &cx; __field::scalar_vec::<i32>(v, cx, __field::i32) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {
@@ -740,7 +740,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for WidenRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Widen as flexbuf::FlexCoder>::FINGERPRINT, &m, &Widen::LAYOUT)?;
-        let f_count = __field::get(&m, fast, 0, "count", __field::i32)?.unwrap_or_default();
+        let f_count = match __field::i32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "count", __field::i32)?.unwrap_or_default() };
         let f_samples = __field::get_cx(&m, fast, 1, "samples", cx, |v, cx| { let _ = &cx; __field::scalar_cow::<i32>(v, cx, __field::i32) })?.unwrap_or_default();
         cx.leave();
         Ok(Self {

@@ -169,8 +169,8 @@ impl flexbuf::FlexCoder for AddOptional {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_count = __field::get(&m, fast, 0, "count", __field::u32)?.unwrap_or(7_u32);
-        let f_id = __field::get(&m, fast, 1, "id", __field::i32)?.unwrap_or_default();
+        let f_count = match __field::u32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "count", __field::u32)?.unwrap_or(7_u32) };
+        let f_id = match __field::i32_slot(&m, fast, 1) { Some(v) => v, None => __field::get(&m, fast, 1, "id", __field::i32)?.unwrap_or_default() };
         let f_nickname = __field::get_opt_cx(&m, fast, 2, "nickname", cx, __field::string)?.unwrap_or_else(|| Some("new".to_string()));
         let f_note = match __field::opt_string_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "note", cx, __field::string)?.flatten() };
         cx.leave();
@@ -214,8 +214,8 @@ impl<'a> flexbuf::FlexBorrow<'a> for AddOptionalRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<AddOptional as flexbuf::FlexCoder>::FINGERPRINT, &m, &AddOptional::LAYOUT)?;
-        let f_count = __field::get(&m, fast, 0, "count", __field::u32)?.unwrap_or(7_u32);
-        let f_id = __field::get(&m, fast, 1, "id", __field::i32)?.unwrap_or_default();
+        let f_count = match __field::u32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "count", __field::u32)?.unwrap_or(7_u32) };
+        let f_id = match __field::i32_slot(&m, fast, 1) { Some(v) => v, None => __field::get(&m, fast, 1, "id", __field::i32)?.unwrap_or_default() };
         let f_nickname = __field::get_opt_cx(&m, fast, 2, "nickname", cx, __field::str_charged)?.unwrap_or(Some("new"));
         let f_note = match __field::opt_str_slot(&m, fast, 3, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 3, "note", cx, __field::str_charged)?.flatten() };
         cx.leave();
@@ -337,7 +337,7 @@ impl flexbuf::FlexCoder for AddRequired {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
+        let f_id = match __field::i32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default() };
         let f_owner = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "owner", cx)?.ok_or_else(|| __missing("owner"))? };
         cx.leave();
         Ok(Self {
@@ -363,7 +363,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for AddRequiredRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<AddRequired as flexbuf::FlexCoder>::FINGERPRINT, &m, &AddRequired::LAYOUT)?;
-        let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
+        let f_id = match __field::i32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default() };
         let f_owner = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "owner", cx)?.ok_or_else(|| __missing("owner"))? };
         cx.leave();
         Ok(Self {
@@ -457,7 +457,7 @@ impl flexbuf::FlexCoder for RemoveField {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_id = __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default();
+        let f_id = match __field::i32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "id", __field::i32)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             id: f_id,
@@ -557,7 +557,7 @@ impl flexbuf::FlexCoder for Rename {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_name = match __field::string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_string(&m, fast, 0, "title", cx)?.unwrap_or_default() };
-        let f_year = __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default();
+        let f_year = match __field::i32_slot(&m, fast, 1) { Some(v) => v, None => __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             name: f_name,
@@ -583,7 +583,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for RenameRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Rename as flexbuf::FlexCoder>::FINGERPRINT, &m, &Rename::LAYOUT)?;
         let f_name = match __field::str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_str(&m, fast, 0, "title", cx)?.unwrap_or_default() };
-        let f_year = __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default();
+        let f_year = match __field::i32_slot(&m, fast, 1) { Some(v) => v, None => __field::get(&m, fast, 1, "year", __field::i32)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             name: f_name,
@@ -684,7 +684,7 @@ impl flexbuf::FlexCoder for Reorder {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
-        let f_a = __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default();
+        let f_a = match __field::i32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default() };
         let f_b = match __field::string_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_string(&m, fast, 1, "b", cx)?.unwrap_or_default() };
         let f_c = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default() };
         cx.leave();
@@ -714,7 +714,7 @@ impl<'a> flexbuf::FlexBorrow<'a> for ReorderRef<'a> {
         cx.enter()?;
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Reorder as flexbuf::FlexCoder>::FINGERPRINT, &m, &Reorder::LAYOUT)?;
-        let f_a = __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default();
+        let f_a = match __field::i32_slot(&m, fast, 0) { Some(v) => v, None => __field::get(&m, fast, 0, "a", __field::i32)?.unwrap_or_default() };
         let f_b = match __field::str_slot(&m, fast, 1, cx) { Some(v) => v, None => __field::get_str(&m, fast, 1, "b", cx)?.unwrap_or_default() };
         let f_c = match __field::bool_slot(&m, fast, 2) { Some(v) => v, None => __field::get_bool(&m, fast, 2, "c")?.unwrap_or_default() };
         cx.leave();

@@ -262,9 +262,9 @@ impl flexbuf::FlexCoder for Image {
         let m = r.as_map()?;
         let fast = cx.layout_proven(Self::FINGERPRINT, &m, &Self::LAYOUT)?;
         let f_alt = match __field::opt_string_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::string)?.flatten() };
-        let f_height = __field::get(&m, fast, 1, "height", __field::u32)?.unwrap_or_default();
+        let f_height = match __field::u32_slot(&m, fast, 1) { Some(v) => v, None => __field::get(&m, fast, 1, "height", __field::u32)?.unwrap_or_default() };
         let f_url = match __field::string_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_string(&m, fast, 2, "url", cx)?.ok_or_else(|| __missing("url"))? };
-        let f_width = __field::get(&m, fast, 3, "width", __field::u32)?.unwrap_or_default();
+        let f_width = match __field::u32_slot(&m, fast, 3) { Some(v) => v, None => __field::get(&m, fast, 3, "width", __field::u32)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             url: f_url,
@@ -296,9 +296,9 @@ impl<'a> flexbuf::FlexBorrow<'a> for ImageRef<'a> {
         let m = r.as_map()?;
         let fast = cx.layout_proven(<Image as flexbuf::FlexCoder>::FINGERPRINT, &m, &Image::LAYOUT)?;
         let f_alt = match __field::opt_str_slot(&m, fast, 0, cx) { Some(v) => v, None => __field::get_opt_cx(&m, fast, 0, "alt", cx, __field::str_charged)?.flatten() };
-        let f_height = __field::get(&m, fast, 1, "height", __field::u32)?.unwrap_or_default();
+        let f_height = match __field::u32_slot(&m, fast, 1) { Some(v) => v, None => __field::get(&m, fast, 1, "height", __field::u32)?.unwrap_or_default() };
         let f_url = match __field::str_slot(&m, fast, 2, cx) { Some(v) => v, None => __field::get_str(&m, fast, 2, "url", cx)?.ok_or_else(|| __missing("url"))? };
-        let f_width = __field::get(&m, fast, 3, "width", __field::u32)?.unwrap_or_default();
+        let f_width = match __field::u32_slot(&m, fast, 3) { Some(v) => v, None => __field::get(&m, fast, 3, "width", __field::u32)?.unwrap_or_default() };
         cx.leave();
         Ok(Self {
             url: f_url,
