@@ -1,7 +1,8 @@
 //! Generates every coder the benchmark compares, into `$OUT_DIR`:
 //!
 //! - `flexbuf/<fixture>.rs`: flexbuf's generated Rust coders, from
-//!   `conformance/schemas/<fixture>.fxs`;
+//!   `conformance/schemas/<fixture>.fxs` (and `flexbuf/records.rs`, from
+//!   `bench/datasets/records.fxs`);
 //! - `proto/<fixture>.rs`: prost messages, from `proto/<fixture>.proto`
 //!   (needs `protoc`), with a serde `Deserialize` derive so the fixture JSON
 //!   loads straight into them (unknown keys are an error, which catches a
@@ -56,7 +57,12 @@ fn main() {
     let flexbuf_out = out.join("flexbuf");
     std::fs::create_dir_all(&flexbuf_out).expect("create OUT_DIR/flexbuf");
     let schemas = files(&here.join("../../conformance/schemas"), "fxs");
-    if let Err(e) = flexbuf_codegen::build::compile_rust_to(&schemas, &flexbuf_out, true) {
+    // The record collections of the SDKs' record benchmarks, for
+    // `examples/records.rs`.
+    let records = here.join("../datasets/records.fxs");
+    let mut all = schemas.clone();
+    all.push(records);
+    if let Err(e) = flexbuf_codegen::build::compile_rust_to(&all, &flexbuf_out, true) {
         panic!("flexbuf schema generation failed:\n{e}");
     }
 

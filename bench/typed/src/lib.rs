@@ -78,6 +78,18 @@ macro_rules! generated_modules {
     };
 }
 
+/// flexbuf's generated coders for `bench/datasets/records.fxs`, the record
+/// collections of `examples/records.rs`.
+pub mod records {
+    include!(concat!(env!("OUT_DIR"), "/flexbuf/records.rs"));
+}
+
+/// The same record collections as serde structs, with their seeded
+/// generators (shared with the core's serde benchmark).
+#[path = "../../../rust-core/benches/shared/datasets.rs"]
+#[allow(clippy::should_implement_trait)]
+pub mod datasets;
+
 generated_modules!(
     user_profile,
     api_response,
