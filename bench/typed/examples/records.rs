@@ -45,8 +45,16 @@ where
     let named = rmp_serde::to_vec_named(s).expect("encodes");
     let seq = rmp_serde::to_vec(s).expect("encodes");
     let mut builder = flexbuf::Builder::with_options(flexbuf::typed::typed_builder_options());
-    let (mut out, mut out2, mut out3) = (Vec::new(), Vec::new(), Vec::new());
     type Call<'a> = Box<dyn FnMut() -> usize + 'a>;
+    // An encode into a `Vec` kept from call to call.
+    fn into_vec<'a>(write: impl Fn(&mut Vec<u8>) + 'a) -> Call<'a> {
+        let mut out = Vec::new();
+        Box::new(move || {
+            out.clear();
+            write(&mut out);
+            out.len()
+        })
+    }
     let mut rows: Vec<(&str, Call<'_>, Vec<f64>)> = vec![
         (
             "decode",
@@ -76,32 +84,20 @@ where
         ("to_flex", Box::new(|| t.to_flex().unwrap().len()), vec![]),
         (
             "rmp encode (named)",
-            Box::new(|| {
-                out.clear();
-                rmp_serde::encode::write_named(&mut out, s).unwrap();
-                out.len()
-            }),
+            into_vec(|o| rmp_serde::encode::write_named(o, s).unwrap()),
+            vec![],
+        ),
+        (
+            "rmp encode (arrays)",
+            into_vec(|o| rmp_serde::encode::write(o, s).unwrap()),
+            vec![],
+        ),
+        (
+            "json encode",
+            into_vec(|o| serde_json::to_writer(o, s).unwrap()),
             vec![],
         ),
     ];
-    rows.push((
-        "rmp encode (arrays)",
-        Box::new(|| {
-            out2.clear();
-            rmp_serde::encode::write(&mut out2, s).unwrap();
-            out2.len()
-        }),
-        vec![],
-    ));
-    rows.push((
-        "json encode",
-        Box::new(|| {
-            out3.clear();
-            serde_json::to_writer(&mut out3, s).unwrap();
-            out3.len()
-        }),
-        vec![],
-    ));
     for _ in 0..9 {
         for (_, call, times) in rows.iter_mut() {
             times.push(time(n, call));
