@@ -175,6 +175,23 @@ impl Slot {
         BitWidth::W64
     }
 
+    /// [`elem_width_from`](Self::elem_width_from) for the field of a map
+    /// that points back to its keys vector (this slot; slot 0 of the map's
+    /// fields, written at `buf_len`). The offset is at least the distance
+    /// from the vector to `buf_len`, so the search starts at the width that
+    /// distance needs: a map far from its keys vector (a typed encoder
+    /// writes one per type and buffer) found its 4-byte width after
+    /// failing at 1 and 2 bytes, every time.
+    #[inline(always)]
+    fn keys_field_width(&self, buf_len: usize, floor: BitWidth) -> BitWidth {
+        let reach = if keys_field_bound() {
+            BitWidth::of_u64((buf_len as u64).saturating_sub(self.data))
+        } else {
+            BitWidth::W8
+        };
+        self.elem_width_from(buf_len, 0, floor.max(reach))
+    }
+
     /// The second word: `len`, `ty`, `width` and `_zero` as they lie in memory.
     #[inline(always)]
     fn meta(&self) -> u64 {
@@ -1028,7 +1045,7 @@ impl Builder {
         // forced minimum, or what a map's keys field (slot 0 of its three
         // fields) needs.
         let (floor, prefix) = match keys {
-            Some(k) => (k.elem_width_from(buf_len, 0, self.force_min_width), 3),
+            Some(k) => (k.keys_field_width(buf_len, self.force_min_width), 3),
             None => (self.force_min_width, 1),
         };
         let width = vector_width::<1>(elems, buf_len, prefix, floor);
@@ -1656,7 +1673,7 @@ impl Builder {
         let mut width = self.force_min_width.max(BitWidth::of_u64(len as u64));
         let mut prefix = 1;
         if let Some(k) = keys {
-            width = k.elem_width_from(buf_len, 0, width);
+            width = k.keys_field_width(buf_len, width);
             prefix += 2;
         }
         // Just past the last element (a map's values start one slot late).
@@ -2393,6 +2410,9 @@ thread_local! {
     static UNIFORM_VECTORS: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
     /// Off in tests that compare vectors of a few elements with the general path.
     static SMALL_VECTORS: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
+    /// Off in tests that compare the keys field's width search from the
+    /// distance's width with one from a byte.
+    static KEYS_FIELD_BOUND: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
 }
 
 /// Most elements of a vector [`Builder::small_vector`] writes. Its width is
@@ -2403,6 +2423,12 @@ const SMALL_VECTOR: usize = 16;
 fast_path_switch! {
     /// Whether untyped vectors of up to [`SMALL_VECTOR`] elements take their own path.
     fn small_vectors = SMALL_VECTORS;
+}
+
+fast_path_switch! {
+    /// Whether a keys field's width search starts from the width of its
+    /// distance to the keys vector ([`Slot::keys_field_width`]).
+    fn keys_field_bound = KEYS_FIELD_BOUND;
 }
 
 fast_path_switch! {
@@ -2912,6 +2938,64 @@ mod tests {
     /// forced width, with the keys vector and the values' targets far
     /// enough back (gaps around the 1- and 2-byte limits, and past them)
     /// that the keys field and the offsets need 1, 2 or 4 bytes.
+    /// Maps on keys vectors written once and then further and further
+    /// back (as typed encoders write them), through `end_map_with_keys` at
+    /// every size and through `message_map`, with the forced width moving:
+    /// a search for the keys field's width started from its distance's
+    /// width gives the bytes of one started from a byte.
+    #[test]
+    fn keys_field_widths_searched_from_the_distance_match_a_search_from_one_byte() {
+        use crate::builder::message::MapWidths;
+        let names: Vec<String> = (0..24).map(|i| format!("k{i:02}")).collect();
+        let build = |bound: bool| {
+            KEYS_FIELD_BOUND.with(|c| c.set(bound));
+            let mut rng = crate::test_support::Rng::new(0x4ee9_5eac_0b0e_1234);
+            let mut b = Builder::new();
+            b.start_vector();
+            let kvs: Vec<(usize, KeyVector)> = [1, 3, 7, 16, 17, 20]
+                .iter()
+                .map(|&n| {
+                    let keys: Vec<&str> = names[..n].iter().map(String::as_str).collect();
+                    (n, b.key_vector(&keys).unwrap())
+                })
+                .collect();
+            for round in 0..3_000 {
+                let (n, kv) = kvs[rng.below(kvs.len())];
+                if round % 7 == 0 {
+                    b.force_min_width([BitWidth::W8, BitWidth::W16][rng.below(2)]);
+                }
+                // Gaps that walk the keys field across the 1- and 2-byte
+                // limits, with every padding.
+                b.blob(&vec![0; [0, 1, 3, 40, 250][rng.below(5)]]);
+                if n == 3 && rng.below(2) == 0 {
+                    let mut w = MapWidths::<3>::new(&b);
+                    w.float();
+                    w.int(-5);
+                    w.uint(7);
+                    let mut m = b.message_map(&kv, &w).unwrap();
+                    m.float(1.5);
+                    m.int(-5);
+                    m.uint(7);
+                    let f = m.finish().unwrap();
+                    b.push_field(f).unwrap();
+                } else {
+                    b.start_map();
+                    for i in 0..n {
+                        b.int((round * 31 + i) as i64 % 120);
+                    }
+                    b.end_map_with_keys(&kv).unwrap();
+                }
+            }
+            b.end_vector().unwrap();
+            KEYS_FIELD_BOUND.with(|c| c.set(true));
+            b.finish().unwrap().to_vec()
+        };
+        let (bounded, searched) = (build(true), build(false));
+        assert!(bounded.len() > 200_000, "{}", bounded.len());
+        assert_eq!(bounded, searched);
+        crate::verify(&bounded).unwrap();
+    }
+
     #[test]
     fn small_maps_on_a_keys_vector_match_the_general_path() {
         let mut rng = crate::test_support::Rng::new(0x6a95_3e1c_0f0e_7777);

@@ -514,7 +514,7 @@ impl Builder {
         }
         let buf_len = self.buf.len();
         let floor = self.force_min_width.max(BitWidth::of_u64(N as u64));
-        let floor = keys.slot().elem_width_from(buf_len, 0, floor);
+        let floor = keys.slot().keys_field_width(buf_len, floor);
         let width = widths.width(buf_len, floor);
         let bytes = width.bytes();
         let fields_at = buf_len + padding(buf_len, bytes);
