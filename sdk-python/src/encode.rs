@@ -615,7 +615,7 @@ impl Encoder<'_, '_> {
 /// ([`dict_fill::str_entries`]; `PyDict_Next`'s call and checks per entry
 /// were 10% of `dumps`' time on records), through `PyDict_Next` for any
 /// other dict.
-struct DictEntries {
+pub(crate) struct DictEntries {
     dict: *mut ffi::PyObject,
     /// The (key, value) pairs of the table read in place and how many
     /// (deleted ones included), or `None` for `PyDict_Next`.
@@ -628,7 +628,7 @@ impl DictEntries {
     /// # Safety
     /// `dict` is a live dict.
     #[inline(always)]
-    unsafe fn new(dict: *mut ffi::PyObject) -> DictEntries {
+    pub(crate) unsafe fn new(dict: *mut ffi::PyObject) -> DictEntries {
         DictEntries {
             dict,
             // SAFETY: the caller's contract.
@@ -643,7 +643,7 @@ impl DictEntries {
     /// The dict is alive, and no Python code ran since this was made or
     /// last [`reread`](Self::reread).
     #[inline(always)]
-    unsafe fn next(&mut self) -> Option<(*mut ffi::PyObject, *mut ffi::PyObject)> {
+    pub(crate) unsafe fn next(&mut self) -> Option<(*mut ffi::PyObject, *mut ffi::PyObject)> {
         match self.table {
             Some((entries, n)) => {
                 while self.pos < n {

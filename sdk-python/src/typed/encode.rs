@@ -579,11 +579,12 @@ impl Encoder<'_, '_, '_> {
             self.b.empty_map()?;
             return Ok(());
         }
-        let (mut pos, mut kp, mut vp) = (0, std::ptr::null_mut(), std::ptr::null_mut());
-        // SAFETY: PyDict_Next on a live dict; its results are borrowed from
-        // the dict, which no Python code changes while this runs.
-        while unsafe { ffi::PyDict_Next(d.as_ptr(), &mut pos, &mut kp, &mut vp) } != 0 {
-            // SAFETY: non-null results of PyDict_Next.
+        // SAFETY: `d` is a live dict; its entries are borrowed from it, and
+        // no Python code changes it while this runs (the table of an
+        // all-`str` dict is read in place, any other through PyDict_Next).
+        let mut table = unsafe { crate::encode::DictEntries::new(d.as_ptr()) };
+        while let Some((kp, vp)) = unsafe { table.next() } {
+            // SAFETY: live entries of the dict.
             let k = unsafe { pyo3::Borrowed::from_ptr(self.py, kp) };
             let key = map_key(&k)?;
             self.entries.push(MapEntry {
@@ -594,8 +595,12 @@ impl Encoder<'_, '_, '_> {
         }
         // SAFETY (`key` below): the UTF-8 of a key the dict holds (see above).
         let key = |e: &MapEntry| unsafe { std::slice::from_raw_parts(e.key, e.len) };
-        // The Rust coders iterate a BTreeMap: keys in byte order.
-        self.entries[start..].sort_unstable_by(|a, b| key(a).cmp(key(b)));
+        // The Rust coders iterate a BTreeMap: keys in byte order (often the
+        // dict's own order already: a decoded dict's, a sorted one's).
+        let entries = &mut self.entries[start..];
+        if !entries.is_sorted_by(|a, b| key(a) < key(b)) {
+            entries.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+        }
         self.b.start_map();
         for i in start..self.entries.len() {
             let entry = self.entries[i];
