@@ -1011,7 +1011,7 @@ impl Builder {
         };
         let len = self.stack.len() - start;
         if !typed && !fixed && (1..=SMALL_VECTOR).contains(&len) && small_vectors() {
-            let vec = self.small_vector(start, len, None);
+            let vec = self.small_vector::<1>(start, len, None);
             self.stack.truncate(start);
             self.stack.push(vec);
             return Ok(());
@@ -1037,9 +1037,17 @@ impl Builder {
     /// only vectors of up to four came here, and takes 63.5k; for the maps
     /// of a typed encoder's records the plan was about 20 of the 160
     /// instructions a map took).
+    ///
+    /// `STEP` 2 takes every other slot from `start` (a map's values between
+    /// its keys on the stack, as `create_vector::<2>` takes them).
     #[inline(always)]
-    fn small_vector(&mut self, start: usize, len: usize, keys: Option<Slot>) -> Slot {
-        let elems = &self.stack[start..start + len];
+    fn small_vector<const STEP: usize>(
+        &mut self,
+        start: usize,
+        len: usize,
+        keys: Option<Slot>,
+    ) -> Slot {
+        let elems = &self.stack[start..start + (len - 1) * STEP + 1];
         let buf_len = self.buf.len();
         // The size (at most SMALL_VECTOR) fits a byte: the floor is the
         // forced minimum, or what a map's keys field (slot 0 of its three
@@ -1048,14 +1056,14 @@ impl Builder {
             Some(k) => (k.keys_field_width(buf_len, self.force_min_width), 3),
             None => (self.force_min_width, 1),
         };
-        let width = vector_width::<1>(elems, buf_len, prefix, floor);
+        let width = vector_width::<STEP>(elems, buf_len, prefix, floor);
         let fields = keys.map(|k| (k.data as usize, k.width));
         let buf = &mut self.buf;
         let at = match width {
-            BitWidth::W8 => crate::emit::write_small_vector::<1>(buf, elems, fields),
-            BitWidth::W16 => crate::emit::write_small_vector::<2>(buf, elems, fields),
-            BitWidth::W32 => crate::emit::write_small_vector::<4>(buf, elems, fields),
-            BitWidth::W64 => crate::emit::write_small_vector::<8>(buf, elems, fields),
+            BitWidth::W8 => crate::emit::write_small_vector::<1, STEP>(buf, elems, len, fields),
+            BitWidth::W16 => crate::emit::write_small_vector::<2, STEP>(buf, elems, len, fields),
+            BitWidth::W32 => crate::emit::write_small_vector::<4, STEP>(buf, elems, len, fields),
+            BitWidth::W64 => crate::emit::write_small_vector::<8, STEP>(buf, elems, len, fields),
         };
         let ty = if keys.is_some() {
             FlexType::Map
@@ -1190,7 +1198,11 @@ impl Builder {
     /// Writes the values of the `len` entries at `stack[start..]` as a map
     /// on the keys vector `keys` and puts the map in their place.
     fn end_map_values(&mut self, start: usize, len: usize, keys: Slot) {
-        let map = self.create_vector::<2>(start + 1, len, false, false, Some(keys));
+        let map = if (1..=SMALL_VECTOR).contains(&len) && small_vectors() {
+            self.small_vector::<2>(start + 1, len, Some(keys))
+        } else {
+            self.create_vector::<2>(start + 1, len, false, false, Some(keys))
+        };
         self.stack.truncate(start);
         self.stack.push(map);
     }
@@ -1505,7 +1517,7 @@ impl Builder {
             return Err(self.fail(BuilderError::MapEntryNotKey(len.min(keys.len)).into()));
         }
         let map = if (1..=SMALL_VECTOR).contains(&len) && small_vectors() {
-            self.small_vector(start, len, Some(keys.slot()))
+            self.small_vector::<1>(start, len, Some(keys.slot()))
         } else {
             self.create_vector::<1>(start, len, false, false, Some(keys.slot()))
         };
@@ -2884,6 +2896,58 @@ mod tests {
             bytes
         };
         (build(true), build(false))
+    }
+
+    /// Maps of one to seventeen entries in a builder that shares keys
+    /// vectors by key set: the values of those of up to sixteen are written
+    /// by `small_vector` (every other slot of the stack), with the bytes of
+    /// the general path, whether the keys vector is new, shared from an
+    /// earlier map near, or far back: every kind of value at every forced
+    /// width, targets 1 to 70,000 bytes back.
+    #[test]
+    fn small_maps_on_shared_keys_vectors_match_the_general_path() {
+        let mut rng = crate::test_support::Rng::new(0x51a7_ed0c_5e7a_0002);
+        let widths = [BitWidth::W8, BitWidth::W16, BitWidth::W32, BitWidth::W64];
+        let names: Vec<String> = (0..=SMALL_VECTOR + 1).map(|i| format!("m{i:02}")).collect();
+        let plan: Vec<(usize, Vec<usize>, Vec<u64>, usize)> = (0..600)
+            .map(|_| {
+                let len = 1 + rng.below(SMALL_VECTOR + 1);
+                let kinds = (0..len).map(|_| rng.below(10)).collect();
+                let values = (0..len).map(|_| rng.bits() >> (8 * rng.below(8))).collect();
+                let gap = [0, 3, 250, 300, 65_600][rng.below(5)];
+                (len, kinds, values, gap)
+            })
+            .collect();
+        let build = |small: bool, force: BitWidth| {
+            SMALL_VECTORS.with(|c| c.set(small));
+            let mut b = Builder::with_options(BuilderOptions {
+                dedup_key_vectors: true,
+                ..BuilderOptions::default()
+            });
+            b.force_min_width(force);
+            b.start_vector();
+            for (round, (_, kinds, values, gap)) in plan.iter().enumerate() {
+                let targets = Targets::write(&mut b, round);
+                b.blob(&vec![1; *gap]);
+                b.start_map();
+                for (i, (&k, &v)) in kinds.iter().zip(values).enumerate() {
+                    b.key(&names[i]);
+                    targets.push(&mut b, k, v);
+                }
+                b.end_map().unwrap();
+            }
+            b.end_vector().unwrap();
+            let bytes = b.finish().unwrap().to_vec();
+            SMALL_VECTORS.with(|c| c.set(true));
+            bytes
+        };
+        for force in widths {
+            let (small, general) = (build(true, force), build(false, force));
+            assert_eq!(small, general, "forced {force:?}");
+            let root = crate::verify(&small).unwrap().root().as_vector().unwrap();
+            let last = root.get(root.len() - 1).unwrap().as_map().unwrap();
+            assert_eq!(last.len(), plan[plan.len() - 1].0);
+        }
     }
 
     /// Untyped vectors of one to sixteen elements, written by `small_vector`,

@@ -340,9 +340,10 @@ fn fill_vector<const B: usize, const STEP: usize, const TYPES: bool>(
     }
 }
 
-/// Appends the untyped vector of `elems` (at least one) at width `B`, or
-/// with `keys` (the keys vector's position and its keys' width) a map's
-/// values on that keys vector: the padding, the offset back to the keys
+/// Appends the untyped vector of the `n` elements `elems[0]`,
+/// `elems[STEP]`, ... (at least one) at width `B`, or with `keys` (the keys
+/// vector's position and its keys' width) a map's values on that keys
+/// vector: the padding, the offset back to the keys
 /// vector and their width in bytes (maps only), the size, one slot and one
 /// type byte per element, the bytes [`write_vector`] writes for the same
 /// elements, keys and width. Returns the position of the first element.
@@ -350,12 +351,12 @@ fn fill_vector<const B: usize, const STEP: usize, const TYPES: bool>(
 /// of tags, records of a few fields), for which the general writer's plan
 /// cost more than writing their bytes.
 #[inline(always)]
-pub(crate) fn write_small_vector<const B: usize>(
+pub(crate) fn write_small_vector<const B: usize, const STEP: usize>(
     buf: &mut Vec<u8>,
     elems: &[Slot],
+    n: usize,
     keys: Option<(usize, BitWidth)>,
 ) -> usize {
-    let n = elems.len();
     let base = buf.len();
     let fields = base + crate::types::padding(base, B);
     let at = fields + if keys.is_some() { 3 * B } else { B };
@@ -379,7 +380,7 @@ pub(crate) fn write_small_vector<const B: usize>(
             put::<B>(r.at(fields + B), key_width.bytes() as u64);
         }
         put::<B>(r.at(at - B), n as u64);
-        put_elements::<B, 1, true>(&r, elems, at, at + n * B, width);
+        put_elements::<B, STEP, true>(&r, elems, at, at + n * B, width);
         buf.set_len(end);
     }
     at
