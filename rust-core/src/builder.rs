@@ -2884,9 +2884,18 @@ mod tests {
     /// writers for small vectors and maps and without them (elements at
     /// least `force` wide).
     fn small_and_general(force: BitWidth, fill: impl Fn(&mut Builder)) -> (Vec<u8>, Vec<u8>) {
+        small_and_general_with(BuilderOptions::default(), force, fill)
+    }
+
+    /// [`small_and_general`] with builders made with `options`.
+    fn small_and_general_with(
+        options: BuilderOptions,
+        force: BitWidth,
+        fill: impl Fn(&mut Builder),
+    ) -> (Vec<u8>, Vec<u8>) {
         let build = |small: bool| {
             SMALL_VECTORS.with(|c| c.set(small));
-            let mut b = Builder::new();
+            let mut b = Builder::with_options(options.clone());
             b.force_min_width(force);
             b.start_vector();
             fill(&mut b);
@@ -2918,31 +2927,23 @@ mod tests {
                 (len, kinds, values, gap)
             })
             .collect();
-        let build = |small: bool, force: BitWidth| {
-            SMALL_VECTORS.with(|c| c.set(small));
-            let mut b = Builder::with_options(BuilderOptions {
-                dedup_key_vectors: true,
-                ..BuilderOptions::default()
-            });
-            b.force_min_width(force);
-            b.start_vector();
-            for (round, (_, kinds, values, gap)) in plan.iter().enumerate() {
-                let targets = Targets::write(&mut b, round);
-                b.blob(&vec![1; *gap]);
-                b.start_map();
-                for (i, (&k, &v)) in kinds.iter().zip(values).enumerate() {
-                    b.key(&names[i]);
-                    targets.push(&mut b, k, v);
-                }
-                b.end_map().unwrap();
-            }
-            b.end_vector().unwrap();
-            let bytes = b.finish().unwrap().to_vec();
-            SMALL_VECTORS.with(|c| c.set(true));
-            bytes
+        let shared = BuilderOptions {
+            dedup_key_vectors: true,
+            ..BuilderOptions::default()
         };
         for force in widths {
-            let (small, general) = (build(true, force), build(false, force));
+            let (small, general) = small_and_general_with(shared.clone(), force, |b| {
+                for (round, (_, kinds, values, gap)) in plan.iter().enumerate() {
+                    let targets = Targets::write(b, round);
+                    b.blob(&vec![1; *gap]);
+                    b.start_map();
+                    for (i, (&k, &v)) in kinds.iter().zip(values).enumerate() {
+                        b.key(&names[i]);
+                        targets.push(b, k, v);
+                    }
+                    b.end_map().unwrap();
+                }
+            });
             assert_eq!(small, general, "forced {force:?}");
             let root = crate::verify(&small).unwrap().root().as_vector().unwrap();
             let last = root.get(root.len() - 1).unwrap().as_map().unwrap();
@@ -2996,12 +2997,6 @@ mod tests {
         }
     }
 
-    /// Maps of up to [`SMALL_VECTOR`] values ended on a keys vector
-    /// ([`Builder::end_map_with_keys`], as typed encoders end theirs) hold
-    /// exactly the bytes of the general path: every kind of value at every
-    /// forced width, with the keys vector and the values' targets far
-    /// enough back (gaps around the 1- and 2-byte limits, and past them)
-    /// that the keys field and the offsets need 1, 2 or 4 bytes.
     /// Maps on keys vectors written once and then further and further
     /// back (as typed encoders write them), through `end_map_with_keys` at
     /// every size and through `message_map`, with the forced width moving:
@@ -3060,6 +3055,12 @@ mod tests {
         crate::verify(&bounded).unwrap();
     }
 
+    /// Maps of up to [`SMALL_VECTOR`] values ended on a keys vector
+    /// ([`Builder::end_map_with_keys`], as typed encoders end theirs) hold
+    /// exactly the bytes of the general path: every kind of value at every
+    /// forced width, with the keys vector and the values' targets far
+    /// enough back (gaps around the 1- and 2-byte limits, and past them)
+    /// that the keys field and the offsets need 1, 2 or 4 bytes.
     #[test]
     fn small_maps_on_a_keys_vector_match_the_general_path() {
         let mut rng = crate::test_support::Rng::new(0x6a95_3e1c_0f0e_7777);
