@@ -387,9 +387,9 @@ impl Encoder<'_, '_, '_> {
     /// Writes a value of type `string`, an integer type, `f32`, `f64` or
     /// `bool` when it is exactly that Python type (a `str`, an `int` in the
     /// type's range, a `float`, a `bool`), and a message: what
-    /// [`value`](Self::value) writes for it,
-    /// without its dispatch. False (nothing written) for anything else,
-    /// `None` included, which `value`'s callers then write or refuse.
+    /// [`value`](Self::value) writes for it, without its dispatch. False
+    /// (nothing written) for anything else, `None` included, which
+    /// `value`'s callers then write or refuse.
     #[inline(always)]
     fn exact_field(&mut self, ty: &Ty, v: &Bound<'_, PyAny>) -> Result<bool, EncodeFail> {
         let p = v.as_ptr();
