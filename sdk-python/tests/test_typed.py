@@ -756,3 +756,92 @@ def test_encode_keeps_a_large_buffer_for_the_next_and_lets_it_go_after_a_small_o
     released = _native._typed_encode_capacity()
     assert released is not None and released <= 1 << 20, released
     assert m.Lists.decode(small.encode()) == small and m.Lists.decode(large.encode()) == large
+
+
+def _key_path(k: str) -> str:
+    """How an error path names map key `k`."""
+    plain = k.isascii() and k.isidentifier()
+    return f".{k}" if plain else f"[{json.dumps(k, ensure_ascii=False)}]"
+
+
+DICTS_SCHEMA = """
+namespace dicts;
+message Rec { id: i64; counts: {string: i64}; labels: {string: string}; }
+message Recs { items: [Rec]; }
+"""
+
+
+def test_string_map_keys_in_any_order_and_any_objects_encode_alike(tmp_path: Path) -> None:
+    """`{string: T}` fields sort their keys by an eight-byte prefix (the
+    whole keys only when prefixes tie) and, from the second dict of an
+    encode on, push a key object met before by the handle of its key.
+    Dicts whose keys come in random order as shared objects must give
+    the bytes of the same dicts built in key order from fresh key objects
+    (each key its own copy, so nothing is found again), and the same
+    error when a key holds a NUL; encodes in a row, and after a failed
+    one, must not see each other's keys."""
+    import random
+
+    schema = tmp_path / "dicts.fxs"
+    schema.write_text(DICTS_SCHEMA)
+    m = load(generate(schema, tmp_path / "out"), "gen_dicts")
+    # Keys that tie on their first eight bytes, extend each other, differ
+    # only past the prefix or in their last byte, sort differently by code
+    # unit than by UTF-8 byte, and are empty, long or non-ASCII.
+    pool = ["", "a", "ab", "abcdefg", "abcdefgh", "abcdefgh0", "abcdefgh1", "abcdefgi", "abcdefgh\x7f",
+            "b", "a\x01", "a ", "zz", "é", "日本", "\U0001f600", "\uffff", "prefix_1", "prefix_10",
+            "prefix_2", "long key past sixteen bytes 1", "long key past sixteen bytes 2", "k" * 40]
+    rng = random.Random(11)
+
+    def fresh(k: str) -> str:
+        # A new object of the same text (not interned, not cached).
+        return "".join([k, "x"])[:-1] if k else str(bytearray(b""), "ascii")
+
+    def records(n: int) -> tuple[object, object, list[dict[str, object]]]:
+        shared, sorted_fresh, raw = [], [], []
+        for i in range(n):
+            ck = rng.sample(pool, rng.randint(0, 6))
+            lk = rng.sample(pool, rng.randint(0, 6))
+            counts = {k: rng.randint(-(2**40), 2**40) for k in ck}
+            labels = {k: f"v{rng.randint(0, 9)}" for k in lk}
+            raw.append({"counts": counts, "labels": labels})
+            shared.append(m.Rec(id=i, counts=counts, labels=labels))
+            in_order = lambda d: {fresh(k): d[k] for k in sorted(d, key=lambda k: k.encode())}  # noqa: E731
+            sorted_fresh.append(m.Rec(id=i, counts=in_order(counts), labels=in_order(labels)))
+        return m.Recs(items=shared), m.Recs(items=sorted_fresh), raw
+
+    for n in [1, 2, 3, 50, 400]:
+        shared, sorted_fresh, raw = records(n)
+        a = shared.encode()
+        assert a == sorted_fresh.encode(), n
+        assert shared.encode() == a, n
+        back = m.Recs.decode(a)
+        for rec, want in zip(back.items, raw):
+            assert rec.counts == want["counts"] and rec.labels == want["labels"]
+            assert list(rec.counts) == sorted(want["counts"], key=lambda k: k.encode())
+
+    # Values are written in key order, so a map whose every value is wrong
+    # reports the key that sorts first (by UTF-8 bytes).
+    printable = [k for k in pool if k.isprintable()]  # (paths escape the rest)
+    for _ in range(200):
+        keys = rng.sample(printable, rng.randint(1, 8))
+        first = min(keys, key=lambda k: k.encode())
+        with pytest.raises(flexbuf.EncodeTypeError) as e:
+            m.Recs(items=[m.Rec(id=0, labels={"k": "v"}), m.Rec(id=1, labels={k: 1 for k in keys})]).encode()
+        assert e.value.path == f"$.items[1].labels{_key_path(first)}", (keys, e.value.path)
+
+    # A NUL in a key: the same error either way, and nothing left behind.
+    def outcome(recs: object) -> object:
+        try:
+            return recs.encode()  # type: ignore[attr-defined]
+        except flexbuf.FlexError as e:
+            return (type(e).__name__, str(e), e.path)
+
+    good, _, _ = records(30)
+    bad = [m.Rec(id=1, counts={"x": 1, "y": 2}), m.Rec(id=2, counts={"y": 3, "a\x00b": 4, "x": 5})]
+    bad_fresh = [m.Rec(id=1, counts={fresh("x"): 1, fresh("y"): 2}),
+                 m.Rec(id=2, counts={fresh("a\x00b"): 4, fresh("x"): 5, fresh("y"): 3})]
+    failed = outcome(m.Recs(items=bad))
+    assert isinstance(failed, tuple) and failed == outcome(m.Recs(items=bad_fresh)), failed
+    assert good.encode() == outcome(good)  # type: ignore[attr-defined]
+    assert m.Recs.decode(good.encode()) == good  # type: ignore[attr-defined]

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::buffers::Number;
+use crate::key_memo::KeyMemo;
 use flexbuf::KeyVector;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -12,6 +13,7 @@ pub(super) struct TypedEncodeState(
     pub(super) EncodeContext,
     pub(super) Vec<MapEntry>,
     pub(super) Vec<Option<KeyVector>>,
+    pub(super) KeyMemo,
 );
 
 impl TypedEncodeState {
@@ -26,19 +28,72 @@ impl TypedEncodeState {
             EncodeContext::default(),
             Vec::new(),
             Vec::new(),
+            KeyMemo::default(),
         )
     }
 }
 
-/// An entry of a `{string: T}` field's dict: its key's UTF-8 (address and
-/// length) and its value, all borrowed from the dict while it is written
-/// (no Python code runs meanwhile; see `borrowed_items`). The entries of
-/// every dict being written share one stack, kept from call to call.
+/// An entry of a `{string: T}` field's dict: its key (the object, and its
+/// UTF-8's address and length) and its value, all borrowed from the dict
+/// while it is written (no Python code runs meanwhile; see
+/// `borrowed_items`). The entries of every dict being written share one
+/// stack, kept from call to call.
 #[derive(Clone, Copy)]
 pub(super) struct MapEntry {
+    /// The key's first eight bytes, big-endian, zero-padded: entries whose
+    /// prefixes differ are in the order of their keys' bytes, so most
+    /// comparisons of a sort need not read the keys.
+    prefix: u64,
     key: *const u8,
     len: usize,
+    obj: *mut ffi::PyObject,
     value: *mut ffi::PyObject,
+}
+
+impl MapEntry {
+    /// The key's UTF-8.
+    ///
+    /// # Safety
+    /// The entry's dict still holds the key (see the type's note).
+    #[inline(always)]
+    unsafe fn key(&self) -> &[u8] {
+        // SAFETY: the caller's contract.
+        unsafe { std::slice::from_raw_parts(self.key, self.len) }
+    }
+
+    /// Whether this entry's key sorts before `other`'s (unsigned bytes, as
+    /// a map's keys are stored): by the prefixes, and by the whole keys
+    /// only when the prefixes tie (zero padding ties a key with its own
+    /// extension by NULs, which the whole keys then tell apart).
+    ///
+    /// # Safety
+    /// As for [`key`](Self::key), for both entries.
+    #[inline(always)]
+    unsafe fn cmp_key(&self, other: &MapEntry) -> std::cmp::Ordering {
+        match self.prefix.cmp(&other.prefix) {
+            std::cmp::Ordering::Equal => unsafe { self.key().cmp(other.key()) },
+            o => o,
+        }
+    }
+}
+
+/// The first eight bytes of `b` as a big-endian word, zero-padded: words
+/// of two byte strings compare as the strings' first eight bytes do.
+#[inline(always)]
+fn key_prefix(b: &[u8]) -> u64 {
+    let n = b.len();
+    if n >= 8 {
+        u64::from_be_bytes(b[..8].try_into().expect("eight bytes"))
+    } else if n >= 4 {
+        // Two overlapping loads: the bytes they share are equal.
+        let hi = u32::from_be_bytes(b[..4].try_into().expect("four bytes")) as u64;
+        let lo = u32::from_be_bytes(b[n - 4..].try_into().expect("four bytes")) as u64;
+        hi << 32 | lo << (8 * (8 - n))
+    } else {
+        b.iter()
+            .enumerate()
+            .fold(0, |w, (i, &c)| w | (c as u64) << (56 - 8 * i))
+    }
 }
 
 thread_local! {
@@ -58,6 +113,12 @@ pub(super) struct Encoder<'s, 'b, 'py> {
     /// moved in pieces a later load straddled (a store-forwarding stall on
     /// every message).
     pub(super) key_vectors: &'b mut Vec<Option<KeyVector>>,
+    /// The keys of `{string: T}` fields written in this buffer, by key
+    /// object: on from the second non-empty dict of an encode (see
+    /// [`dict`](Self::dict)).
+    pub(super) keys: &'b mut KeyMemo,
+    /// Whether a non-empty dict has been written in this encode.
+    pub(super) dict_seen: bool,
 }
 
 pub(super) fn type_fail(expected: &str, got: &Bound<'_, PyAny>) -> EncodeFail {
@@ -586,20 +647,31 @@ impl Encoder<'_, '_, '_> {
         while let Some((kp, vp)) = unsafe { table.next() } {
             // SAFETY: live entries of the dict.
             let k = unsafe { pyo3::Borrowed::from_ptr(self.py, kp) };
-            let key = map_key(&k)?;
+            let key = map_key(&k)?.as_bytes();
             self.entries.push(MapEntry {
+                prefix: key_prefix(key),
                 key: key.as_ptr(),
                 len: key.len(),
+                obj: kp,
                 value: vp,
             });
         }
-        // SAFETY (`key` below): the UTF-8 of a key the dict holds (see above).
-        let key = |e: &MapEntry| unsafe { std::slice::from_raw_parts(e.key, e.len) };
+        // Key objects recur across the dicts of one encode (literal keys
+        // are interned, parsers cache keys, records made by one piece of
+        // code share them): from the second dict on, a key object met
+        // before is pushed by the handle of its key, without the key
+        // pool's hash and compare. Off for the first, which a lone dict
+        // would pay for and never use.
+        if self.dict_seen {
+            self.keys.activate();
+        }
+        self.dict_seen = true;
         // The Rust coders iterate a BTreeMap: keys in byte order (often the
         // dict's own order already: a decoded dict's, a sorted one's).
         let entries = &mut self.entries[start..];
-        if !entries.is_sorted_by(|a, b| key(a) < key(b)) {
-            entries.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+        // SAFETY (the comparisons): the dict holds every key (see above).
+        if !entries.is_sorted_by(|a, b| unsafe { a.cmp_key(b) }.is_lt()) {
+            entries.sort_unstable_by(|a, b| unsafe { a.cmp_key(b) });
         }
         self.b.start_map();
         for i in start..self.entries.len() {
@@ -608,11 +680,20 @@ impl Encoder<'_, '_, '_> {
             // is borrowed from the dict.
             let (k, e) = unsafe {
                 (
-                    std::str::from_utf8_unchecked(key(&entry)),
+                    std::str::from_utf8_unchecked(entry.key()),
                     pyo3::Borrowed::from_ptr(self.py, entry.value),
                 )
             };
-            self.b.key(k);
+            let memo = self.keys.active;
+            match memo.then(|| self.keys.get(entry.obj as usize)).flatten() {
+                Some(h) => self.b.reuse_value(*h),
+                None => {
+                    self.b.key(k);
+                    if memo {
+                        self.keys.remember(entry.obj, self.b);
+                    }
+                }
+            }
             self.item(el, &e, "a value")
                 .map_err(|f| f.at(PathSegment::Key(k)))?;
         }

@@ -277,8 +277,9 @@ impl CompiledSchema {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let ty = self.root_type(index)?;
         let run = |state: &mut TypedEncodeState| -> PyResult<Bound<'py, PyBytes>> {
-            let TypedEncodeState(b, cx, entries, key_vectors) = state;
+            let TypedEncodeState(b, cx, entries, key_vectors, keys) = state;
             b.clear();
+            keys.release();
             cx.clear();
             entries.clear();
             key_vectors.clear();
@@ -290,8 +291,14 @@ impl CompiledSchema {
                 cx,
                 entries,
                 key_vectors,
+                keys,
+                dict_seen: false,
             };
-            e.value(&ty, obj).map_err(|f| f.into_py(py))?;
+            let written = e.value(&ty, obj);
+            // The references the key memo took go at the end of every
+            // encode, failed or not.
+            keys.release();
+            written.map_err(|f| f.into_py(py))?;
             let out = b.finish().py_err(py, Context::Encode)?;
             Ok(PyBytes::new(py, out))
         };
