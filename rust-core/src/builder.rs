@@ -1186,13 +1186,26 @@ impl Builder {
         Ok(())
     }
 
-    /// The keys vector already written for the key set of the (sorted)
-    /// entries at `stack[start..]`, whose signature this leaves in
-    /// `self.signature` for the caller to insert under on a miss.
+    /// The keys vector already written for the key set of the entries at
+    /// `stack[start..]`, in their order (recorded only for key sets found
+    /// strictly ascending); `None` when a key slot holds something else.
+    /// On a miss the signature is left in `self.signature`, for the caller
+    /// to insert under once it has checked the keys (it is a key set's
+    /// only when every key slot holds a key).
     fn shared_keys_vector(&mut self, start: usize) -> Option<Slot> {
         let sig = core::mem::take(&mut self.signature);
-        self.signature = self.key_signature(start, sig);
-        self.key_vectors.get(&self.signature)
+        let (sig, complete) = self.key_signature(start, sig);
+        self.signature = sig;
+        if !complete {
+            return None;
+        }
+        let keys = self.key_vectors.get(&self.signature)?;
+        // Checked on a hit only: a miss is scanned or sorted, which checks.
+        let keys_only = self.stack[start..]
+            .iter()
+            .step_by(2)
+            .all(|k| k.ty == FlexType::Key);
+        keys_only.then_some(keys)
     }
 
     /// Writes the values of the `len` entries at `stack[start..]` as a map
@@ -1261,18 +1274,29 @@ impl Builder {
         if entries.is_empty() || entries.len() % 2 != 0 {
             return false;
         }
+        let dedup = self.options.dedup_key_vectors;
+        // Keys vectors shared by key set: an earlier map's when one has
+        // these keys in this order, else this map's, written with its
+        // values and kept. A key set is recorded only once its keys were
+        // found strictly ascending (here, or sorted by the general path),
+        // and its signature names every key in order, so a map that finds
+        // one needs no scan of its keys.
+        if dedup {
+            if let Some(keys) = self.shared_keys_vector(start) {
+                let len = (self.stack.len() - start) / 2;
+                self.end_map_values(start, len, keys);
+                return true;
+            }
+        }
+        let entries = &self.stack[start..];
         let Some(scan) = scan_map(&self.buf, entries) else {
             return false;
         };
-        if !self.options.dedup_key_vectors {
+        if !dedup {
             return self.write_scanned_map(start, scan, None).is_some();
         }
-        // Keys vectors shared by key set: an earlier map's when one has
-        // these keys, else this map's, written with its values and kept.
-        if let Some(keys) = self.shared_keys_vector(start) {
-            self.end_map_values(start, scan.len, keys);
-            return true;
-        }
+        // (The scan found every key slot a key, so the miss above left
+        // this map's signature.)
         match self.write_scanned_map(start, scan, None) {
             Some(keys) => {
                 self.key_vectors.insert(&self.signature, keys);
@@ -1530,7 +1554,12 @@ impl Builder {
     /// first): the key offsets when keys are shared (equal keys then have
     /// equal offsets), else every key's bytes, each followed by its NUL (keys
     /// cannot contain NUL, so the join is unambiguous).
-    fn key_signature(&self, start: usize, mut sig: Vec<u8>) -> Vec<u8> {
+    ///
+    /// Also returns false when the signature is incomplete: without shared
+    /// keys, at the first key slot that holds something else (whose bytes
+    /// are not read). With them the offsets of any slots are taken, and the
+    /// caller checks the slots.
+    fn key_signature(&self, start: usize, mut sig: Vec<u8>) -> (Vec<u8>, bool) {
         sig.clear();
         let keys = self.stack[start..].iter().step_by(2);
         if self.options.share.contains(ShareFlags::KEYS) {
@@ -1539,11 +1568,14 @@ impl Builder {
             }
         } else {
             for k in keys {
+                if k.ty != FlexType::Key {
+                    return (sig, false);
+                }
                 sig.extend_from_slice(slot_key(&self.buf, k));
                 sig.push(0);
             }
         }
-        sig
+        (sig, true)
     }
 
     /// Sorts the entries at `stack[start..]` by key, checking them; when
@@ -4347,6 +4379,54 @@ mod tests {
             .map(|i| r2.index(i).unwrap().as_map().unwrap().keys_offset())
             .collect();
         assert!(maps.iter().all(|&o| o == maps[0]));
+    }
+
+    /// A map whose key set was met before takes that keys vector without
+    /// another scan of its keys; a non-key in a key's place must still be
+    /// refused, even when its bits equal the offset of a recorded key (the
+    /// first key of a buffer is at 0, as is the integer 0). Every key
+    /// set seen again in another order, or missing one key, is sorted and
+    /// found as the general path finds it.
+    #[test]
+    fn maps_on_recorded_key_sets_still_refuse_non_keys() {
+        let mut b = Builder::with_options(crate::typed::typed_builder_options());
+        b.start_vector();
+        b.start_map();
+        b.key("a");
+        b.int(1);
+        b.end_map().unwrap();
+        b.start_map();
+        b.int(0);
+        b.int(1);
+        assert_eq!(
+            b.end_map().map_err(|e| e.kind().clone()),
+            Err(crate::ErrorKind::Builder(BuilderError::MapEntryNotKey(0)))
+        );
+        // Recorded in key order; met again in key order, reversed, and short.
+        let mut b = Builder::with_options(crate::typed::typed_builder_options());
+        b.start_vector();
+        for keys in [
+            &["a", "b", "c"][..],
+            &["a", "b", "c"],
+            &["c", "b", "a"],
+            &["b", "a"],
+        ] {
+            b.start_map();
+            for (i, k) in keys.iter().enumerate() {
+                b.key(k);
+                b.int(i as i64);
+            }
+            b.end_map().unwrap();
+        }
+        b.end_vector().unwrap();
+        let bytes = b.finish_vec().unwrap();
+        let root = crate::verify(&bytes).unwrap().root();
+        let map = |i: usize| root.index(i).unwrap().as_map().unwrap();
+        assert_eq!(map(0).keys_offset(), map(1).keys_offset());
+        assert_eq!(map(0).keys_offset(), map(2).keys_offset());
+        assert_ne!(map(0).keys_offset(), map(3).keys_offset());
+        assert_eq!(map(2).get("a").unwrap().as_i64().unwrap(), 2);
+        assert_eq!(map(3).get("a").unwrap().as_i64().unwrap(), 1);
     }
 
     #[test]
