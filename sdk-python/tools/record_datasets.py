@@ -1,8 +1,9 @@
-"""Times the generated classes against msgspec Structs on three record
+"""Times the generated classes against msgspec Structs on record
 collections shaped like the datasets of public serialization benchmarks
 (an access log of 10,000 hits, a mesh of 25,000 faces of ``f32`` points,
 500 saved game players, 1,000 state updates of a multiplayer game with
-enums, unions and bytes), generated from a fixed seed::
+enums, unions and bytes) and 5,000 metric samples with labels and
+counters under string keys, generated from a fixed seed::
 
     .venv/bin/python sdk-python/tools/record_datasets.py
 
@@ -216,6 +217,18 @@ class GameUpdatesS(msgspec.Struct):
     updates: list[UpdateS]
 
 
+class SampleS(msgspec.Struct):
+    name: str
+    labels: dict[str, str]
+    counters: dict[str, int]
+    value: float
+    timestamp: int
+
+
+class SamplesS(msgspec.Struct):
+    samples: list[SampleS]
+
+
 def f32(x: float) -> float:
     """``x`` rounded to the nearest ``f32``, as an ``f32`` field holds it."""
     value: float = struct.unpack("<f", struct.pack("<f", x))[0]
@@ -378,6 +391,22 @@ def game_updates(r: random.Random, n: int, models: ModuleType) -> tuple[GameUpda
     return GameUpdatesS(structs), models.GameUpdates(updates=model)
 
 
+LABEL_KEYS = ["env", "region", "zone", "service", "instance", "team", "version", "path"]
+COUNTER_KEYS = ["requests", "errors", "retries", "bytes_in", "bytes_out", "p50_us", "p99_us"]
+
+
+def samples(r: random.Random, n: int) -> SamplesS:
+    """``n`` metric samples: each a subset of the label and counter names,
+    in the vocabulary's order (not key order)."""
+    out = []
+    for i in range(n):
+        labels = {k: word(r, 3 + r.randrange(8)) for k in LABEL_KEYS if r.randrange(3) != 0}
+        counters = {k: r.randrange(1 << 40) for k in COUNTER_KEYS if r.randrange(2) == 0}
+        name = f"svc.{word(r, 6)}.{word(r, 4)}"
+        out.append(SampleS(name, labels, counters, r.random() * 1e3, 1_700_000_000_000 + 15_000 * i))
+    return SamplesS(out)
+
+
 def time_block(call: Callable[[], Any], times: list[float]) -> None:
     """Appends the CPU time of one of 3 calls of ``call`` to ``times`` (ms)."""
     # Each block starts from an empty young generation, so that the
@@ -414,6 +443,7 @@ def main() -> None:
         ("mesh", lambda: via_dumps(mesh(random.Random(2), 25_000), models.Mesh), models.Mesh),
         ("save_data", lambda: via_dumps(save_data(random.Random(3), 500), models.SaveData), models.SaveData),
         ("game_updates", lambda: game_updates(random.Random(4), 1_000, models), models.GameUpdates),
+        ("samples", lambda: via_dumps(samples(random.Random(5), 5_000), models.Samples), models.Samples),
     ]
     for name, make, model_type in cases:
         value, model = make()

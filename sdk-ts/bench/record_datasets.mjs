@@ -1,8 +1,9 @@
 // Times the generated TypeScript coders, the generic `encode`/`decode`,
-// msgpackr and JSON on three record collections shaped like the datasets
-// of public serialization benchmarks (an access log of 10,000 hits, a mesh
-// of 25,000 faces of `f32` points, 500 saved game players, 1,000 state
-// updates of a multiplayer game with enums, unions and bytes), generated
+// msgpackr and JSON on record collections shaped like the datasets of
+// public serialization benchmarks (an access log of 10,000 hits, a mesh of
+// 25,000 faces of `f32` points, 500 saved game players, 1,000 state
+// updates of a multiplayer game with enums, unions and bytes) and 5,000
+// metric samples with labels and counters under string keys, generated
 // from a fixed seed. The schema is `bench/datasets/records.fxs` (shared with
 // `sdk-python/tools/record_datasets.py`):
 //
@@ -182,6 +183,23 @@ function gameUpdates(n) {
   return { updates };
 }
 
+const LABEL_KEYS = ["env", "region", "zone", "service", "instance", "team", "version", "path"];
+const COUNTER_KEYS = ["requests", "errors", "retries", "bytes_in", "bytes_out", "p50_us", "p99_us"];
+
+/** Metric samples: each a subset of the label and counter names, in the vocabulary's order (not key order). */
+function samples(n) {
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const labels = {};
+    for (const k of LABEL_KEYS) if (!chance(3)) labels[k] = word(3 + below(8));
+    const counters = {};
+    // Below 2^40: plain numbers in an `i64` field.
+    for (const k of COUNTER_KEYS) if (chance(2)) counters[k] = below(1 << 20) * 1024 + below(1024);
+    out.push({ name: `svc.${word(6)}.${word(4)}`, labels, counters, value: unit() * 1e3, timestamp: 1_700_000_000_000 + 15_000 * i });
+  }
+  return { samples: out };
+}
+
 /**
  * `v` as a JSON user would send it: byte arrays as arrays of numbers
  * (`JSON.stringify` would write a `Uint8Array` as an object keyed by index).
@@ -200,6 +218,7 @@ const cases = [
   ["mesh", () => mesh(25_000), "Mesh"],
   ["save_data", () => saveData(500), "SaveData"],
   ["game_updates", () => gameUpdates(1_000), "GameUpdates"],
+  ["samples", () => samples(5_000), "Samples"],
 ];
 for (const [name, make, type] of cases) {
   const value = make();
