@@ -1,7 +1,8 @@
 //! The generated Rust coders on record collections shaped like the datasets
 //! of public Rust serialization benchmarks (an access log of 10,000 hits, a
 //! mesh of 25,000 faces of `f32` points; `bench/datasets/records.fxs`, the
-//! seeded values of `rust-core/benches/shared/datasets.rs`), against
+//! seeded values of `rust-core/benches/shared/datasets.rs`) and on 5,000
+//! metric samples with labels and counters under string keys, against
 //! `rmp_serde` (maps with field names, and arrays) and `serde_json` on serde
 //! structs holding the same values:
 //!
@@ -139,4 +140,5 @@ fn main() {
         20,
     );
     compare::<datasets::Mesh, records::Mesh>("mesh", &datasets::mesh(25_000), 20);
+    compare::<datasets::Samples, records::Samples>("samples", &datasets::samples(5_000), 20);
 }

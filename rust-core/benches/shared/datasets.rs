@@ -467,3 +467,64 @@ pub fn updates(n: usize) -> Updates {
         .collect();
     Updates { updates }
 }
+
+// ---- metric samples ---------------------------------------------------
+
+/// Label names of the samples, in the order an agent writes them.
+const LABEL_KEYS: [&str; 8] = [
+    "env", "region", "zone", "service", "instance", "team", "version", "path",
+];
+/// Counter names of the samples.
+const COUNTER_KEYS: [&str; 7] = [
+    "requests",
+    "errors",
+    "retries",
+    "bytes_in",
+    "bytes_out",
+    "p50_us",
+    "p99_us",
+];
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+pub struct Sample {
+    pub name: String,
+    pub labels: std::collections::BTreeMap<String, String>,
+    pub counters: std::collections::BTreeMap<String, i64>,
+    pub value: f64,
+    pub timestamp: i64,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+pub struct Samples {
+    pub samples: Vec<Sample>,
+}
+
+/// `n` metric samples: each with a subset of the label and counter names.
+pub fn samples(n: usize) -> Samples {
+    let mut g = Gen::new(5);
+    let samples = (0..n)
+        .map(|i| {
+            let mut labels = std::collections::BTreeMap::new();
+            for k in LABEL_KEYS {
+                if !g.chance(3) {
+                    let len = 3 + g.below(8) as usize;
+                    labels.insert(k.to_string(), g.word(len));
+                }
+            }
+            let mut counters = std::collections::BTreeMap::new();
+            for k in COUNTER_KEYS {
+                if g.chance(2) {
+                    counters.insert(k.to_string(), g.below(1 << 40) as i64);
+                }
+            }
+            Sample {
+                name: format!("svc.{}.{}", g.word(6), g.word(4)),
+                labels,
+                counters,
+                value: g.f64() * 1e3,
+                timestamp: 1_700_000_000_000 + 15_000 * i as i64,
+            }
+        })
+        .collect();
+    Samples { samples }
+}
