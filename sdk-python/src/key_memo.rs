@@ -47,7 +47,19 @@ pub struct KeyMemo {
     held: Vec<*mut ffi::PyObject>,
     /// The number of the current encode; entries of earlier ones are empty.
     epoch: u64,
+    /// Whether [`dict_met`](Self::dict_met) was called in this encode.
+    dict_met: bool,
+    /// Keys of typed dicts found here and not found, in this encode.
+    dict_hits: u32,
+    dict_misses: u32,
+    /// Set once the typed dicts' keys were found too rarely to pay for
+    /// remembering them: the memo stays off for the rest of the encode.
+    dict_gave_up: bool,
 }
+
+/// Keys of typed dicts remembered before [`KeyMemo::dict_miss`] judges
+/// whether the memo pays.
+const DICT_TRIAL: u32 = 32;
 
 impl KeyMemo {
     /// The handle of the key written for the object at `addr` in this encode.
@@ -100,11 +112,47 @@ impl KeyMemo {
         self.active = true;
     }
 
+    /// Records that a dict's keys are about to be written, and turns the
+    /// memo on from the second such dict of the encode: a lone dict would
+    /// pay for remembering its keys and find none again.
+    #[inline]
+    pub fn dict_met(&mut self) {
+        if self.dict_met && !self.dict_gave_up {
+            self.active = true;
+        }
+        self.dict_met = true;
+    }
+
+    /// Counts a typed dict's key found here.
+    #[inline]
+    pub fn dict_hit(&mut self) {
+        self.dict_hits = self.dict_hits.saturating_add(1);
+    }
+
+    /// Counts a typed dict's key remembered after a miss, and turns the
+    /// memo off for the rest of the encode once [`DICT_TRIAL`] misses have
+    /// met fewer than half as many hits: dicts whose key objects are all
+    /// new (keys decoded afresh for each dict, as a decoder makes keys
+    /// outside ASCII) would otherwise pay for every key remembered (about
+    /// 40 instructions) and find none.
+    #[inline]
+    pub fn dict_miss(&mut self) {
+        self.dict_misses += 1;
+        if self.dict_misses >= DICT_TRIAL && self.dict_hits < self.dict_misses / 2 {
+            self.active = false;
+            self.dict_gave_up = true;
+        }
+    }
+
     /// Ends the encode: forgets every key and drops the references taken.
     /// Must run with the GIL held (as every encode does) before the next
     /// encode uses the memo.
     pub fn release(&mut self) {
         self.active = false;
+        self.dict_met = false;
+        self.dict_hits = 0;
+        self.dict_misses = 0;
+        self.dict_gave_up = false;
         self.epoch += 1;
         for p in self.held.drain(..) {
             // SAFETY: each pointer holds the reference `remember` took.

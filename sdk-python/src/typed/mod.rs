@@ -292,7 +292,6 @@ impl CompiledSchema {
                 entries,
                 key_vectors,
                 keys,
-                dict_seen: false,
             };
             let written = e.value(&ty, obj);
             // The references the key memo took go at the end of every
