@@ -58,6 +58,13 @@ export type Encodable =
 /** What {@link decode} returns. */
 export type Decoded = null | boolean | number | bigint | string | Uint8Array | Decoded[] | { [key: string]: Decoded };
 
+/** Whether two lists of key positions are the same. */
+function samePositionList(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** A checked keys vector's keys, where each is, and the bytes charged for them. */
 interface KeySet {
   readonly at: number[];
@@ -171,6 +178,13 @@ class Decoder {
    * key: where each key is, their strings, and the bytes charged for them.
    */
   readonly keySets = new Map<number, KeySet>();
+  /**
+   * The same key sets by a hash of every key's position and their number,
+   * for maps whose first key is shared by several key sets (dictionaries
+   * of a few keys from a fixed vocabulary: labels, counters), which the
+   * table by first key keeps only the latest of.
+   */
+  readonly keySetsByPositions = new Map<number, KeySet>();
   /** Key sets decoded from their keys in this buffer (see {@link FRESH_MAX}). */
   private freshSets = 0;
   /** Keys, through the table shared by every decoder (see keys.ts). */
@@ -316,19 +330,36 @@ class Decoder {
       this.keySets.set(first, earlier);
       return earlier;
     }
+    // Where every element points (read only, unchecked: the vector is in
+    // bounds, a position may not be), then the set of exactly those
+    // positions met earlier in this buffer, if any: the same positions
+    // hold the same keys, checked when that set was read. Anything else
+    // takes the checked path below, which reports faults in key order.
+    const positions: number[] = new Array(len);
+    let h = len;
+    for (let i = 0; i < len; i++) {
+      const k = this.pointsAt(at + i * kw, kw);
+      positions[i] = k;
+      h = (Math.imul(h ^ k, 0x9e3779b1) + i) | 0;
+    }
+    const byPositions = this.keySetsByPositions.get(h);
+    if (byPositions !== undefined && samePositionList(byPositions.at, positions)) {
+      if ((this.bytes -= byPositions.bytes) < 0) throw budgetExceeded(at);
+      this.keySets.set(first, byPositions);
+      return byPositions;
+    }
     const before = this.bytes;
     const out: string[] = new Array(len);
-    const positions: number[] = new Array(len);
     let prevAt = -1;
     let textLen = 0;
     for (let i = 0; i < len; i++) {
       const k = i === 0 ? first : this.follow(at + i * kw, kw);
+      positions[i] = k;
       out[i] = this.key(k);
       textLen += this.keyReader.len + 1;
       if (prevAt >= 0 && this.keyOrder(prevAt, k) >= 0) {
         throw fail("UnsortedKeys", "map keys are not strictly ascending", at + i * kw);
       }
-      positions[i] = k;
       prevAt = k;
     }
     // Past FRESH_MAX new key sets in one buffer, the rest are taken for
@@ -351,6 +382,7 @@ class Decoder {
     const make = counted ? makerFor(out, this.u8, types) : null;
     const set: KeySet = { at: positions, keys: out, bytes: before - this.bytes, make, tries: 1, text, fresh: true };
     this.keySets.set(first, set);
+    this.keySetsByPositions.set(h, set);
     if (remember) seen[slot] = set;
     return set;
   }
@@ -383,21 +415,28 @@ class Decoder {
    * that does not match, valid or not, is left to the checked path.
    */
   samePositions(at: number, kw: number, positions: number[]): boolean {
-    const u8 = this.u8;
     for (let i = 0; i < positions.length; i++) {
-      const p = at + i * kw;
-      let off: number;
-      switch (kw) {
-        case 1: off = u8[p]; break;
-        case 2: off = u8[p] | (u8[p + 1] << 8); break;
-        case 4: off = u32(u8, p); break;
-        default: {
-          off = joinWords(u32(u8, p + 4), u32(u8, p));
-        }
-      }
-      if (p - off !== positions[i]) return false;
+      if (this.pointsAt(at + i * kw, kw) !== positions[i]) return false;
     }
     return true;
+  }
+
+  /**
+   * Where the offset of width `kw` at `p` (in bounds) points, unchecked:
+   * the position may lie outside the buffer (or be negative).
+   */
+  pointsAt(p: number, kw: number): number {
+    const u8 = this.u8;
+    let off: number;
+    switch (kw) {
+      case 1: off = u8[p]; break;
+      case 2: off = u8[p] | (u8[p + 1] << 8); break;
+      case 4: off = u32(u8, p); break;
+      default: {
+        off = joinWords(u32(u8, p + 4), u32(u8, p));
+      }
+    }
+    return p - off;
   }
 
   keyOrder(a: number, b: number): number {
