@@ -81,6 +81,16 @@ pub mod utf8;
 /// bounds-checked and returns an error (never panics) outside the buffer.
 pub mod raw {
     pub use crate::reader::{follow, key_at, read_float, read_int, read_uint};
+
+    /// The first 8 bytes of `key`, big-endian, padded with zeros: keys
+    /// whose words differ are in the order of their bytes (the order of a
+    /// map's keys); equal words leave the order to the whole keys. The
+    /// word the builder sorts map keys by, for callers that sort keys
+    /// before they push them (the Python SDK's `{string: T}` fields).
+    #[inline]
+    pub fn key_word(key: &[u8]) -> u64 {
+        crate::word::key_word(key, 0, key.len())
+    }
 }
 mod verify;
 mod word;

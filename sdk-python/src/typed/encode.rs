@@ -40,9 +40,10 @@ impl TypedEncodeState {
 /// stack, kept from call to call.
 #[derive(Clone, Copy)]
 pub(super) struct MapEntry {
-    /// The key's first eight bytes, big-endian, zero-padded: entries whose
-    /// prefixes differ are in the order of their keys' bytes, so most
-    /// comparisons of a sort need not read the keys.
+    /// The key's first eight bytes, big-endian, zero-padded
+    /// ([`flexbuf::raw::key_word`]): entries whose prefixes differ are in
+    /// the order of their keys' bytes, so most comparisons of a sort need
+    /// not read the keys.
     prefix: u64,
     key: *const u8,
     len: usize,
@@ -74,25 +75,6 @@ impl MapEntry {
             std::cmp::Ordering::Equal => unsafe { self.key().cmp(other.key()) },
             o => o,
         }
-    }
-}
-
-/// The first eight bytes of `b` as a big-endian word, zero-padded: words
-/// of two byte strings compare as the strings' first eight bytes do.
-#[inline(always)]
-fn key_prefix(b: &[u8]) -> u64 {
-    let n = b.len();
-    if n >= 8 {
-        u64::from_be_bytes(b[..8].try_into().expect("eight bytes"))
-    } else if n >= 4 {
-        // Two overlapping loads: the bytes they share are equal.
-        let hi = u32::from_be_bytes(b[..4].try_into().expect("four bytes")) as u64;
-        let lo = u32::from_be_bytes(b[n - 4..].try_into().expect("four bytes")) as u64;
-        hi << 32 | lo << (8 * (8 - n))
-    } else {
-        b.iter()
-            .enumerate()
-            .fold(0, |w, (i, &c)| w | (c as u64) << (56 - 8 * i))
     }
 }
 
@@ -651,7 +633,7 @@ impl Encoder<'_, '_, '_> {
             let k = unsafe { pyo3::Borrowed::from_ptr(self.py, kp) };
             let key = map_key(&k)?.as_bytes();
             self.entries.push(MapEntry {
-                prefix: key_prefix(key),
+                prefix: flexbuf::raw::key_word(key),
                 key: key.as_ptr(),
                 len: key.len(),
                 obj: kp,
