@@ -98,6 +98,38 @@ test("the JS loop (browsers and Workers decode strings below 64 bytes with it) f
   assert.ok(n > 2000, `${n}`);
 });
 
+test("utf8Units takes exactly what a fatal TextDecoder takes: every lead byte with continuation bytes at the edges of each range, cut at every length", async () => {
+  const { utf8Units } = await import("../dist/utf8.js");
+  // Each range's edges: ASCII, the continuation range's ends and the
+  // sub-ranges that decide overlong forms (E0 and F0), surrogates (ED)
+  // and code points past U+10FFFF (F4), and the bytes above it.
+  const edges = [0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xf4, 0xff];
+  const out = new Uint16Array(16);
+  const units = (bytes) => {
+    // At an offset inside a larger buffer whose bytes either side must not be read.
+    const buf = Uint8Array.from([0xe2, ...bytes, 0x80, 0x80]);
+    const u = utf8Units(buf, 1, bytes.length, out);
+    return u < 0 ? undefined : String.fromCharCode(...out.subarray(0, u));
+  };
+  let n = 0;
+  let accepted = 0;
+  for (let lead = 0x80; lead <= 0xff; lead++) {
+    for (const c1 of edges) {
+      for (const c2 of edges) {
+        for (const c3 of edges) {
+          for (const bytes of [[lead], [lead, c1], [lead, c1, c2], [lead, c1, c2, c3], [0x61, lead, c1, c2, c3, 0x7a]]) {
+            const want = strict(Uint8Array.from(bytes));
+            assert.equal(units(bytes), want, `${bytes.map((b) => b.toString(16))}`);
+            if (want !== undefined) accepted++;
+            n++;
+          }
+        }
+      }
+    }
+  }
+  assert.ok(n > 800000 && accepted > 10000, `${n} ${accepted}`);
+});
+
 test("strings shared by the builder decode to equal strings, each use charged to the budget, invalid ones rejected at every use", () => {
   const text = "shared string é ".repeat(8);
   const b = new fb.Builder({ share: fb.Share.All });
