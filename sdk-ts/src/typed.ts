@@ -189,6 +189,54 @@ export function setEntry<V>(o: { [k: string]: V }, k: string, v: V): void {
 const TWO32 = 4294967296;
 let decodes = 0;
 
+/**
+ * The key sets of `{string: T}` maps met in earlier buffers, found again by
+ * where their keys lie and then proven by their bytes (see
+ * {@link DecodeContext.checkKeys}): a dictionary whose keys recur from
+ * buffer to buffer (a document's glossaries, a metric's labels) has them
+ * compared in one pass instead of read, hashed and looked up key by key.
+ * Direct-mapped by a hash of every key's position; a collision costs the
+ * usual check, never a wrong key.
+ */
+interface DictKeys {
+  /** Where each key starts. */
+  at: number[];
+  /** The keys' bytes, each with its NUL, one after the other. */
+  text: Uint8Array;
+  keys: string[];
+  lens: number[];
+}
+const DICT_BITS = 10;
+const dictKeys: (DictKeys | undefined)[] = new Array(1 << DICT_BITS).fill(undefined);
+/** Key sets recorded per decode at most (past it, dictionaries are taken for one-offs: maps keyed by ids). */
+const DICT_FRESH_MAX = 64;
+/** Longest key text (all keys, with their NULs) recorded. */
+const DICT_TEXT_MAX = 4096;
+
+/** Whether {@link dictKeys} is consulted (always, but in tests: see {@link dictKeysMemo}). */
+let dictMemo = true;
+
+/** The bits of a key set's slot kept (all but in tests: see {@link dictKeysMemo}). */
+let dictSlotMask = (1 << DICT_BITS) - 1;
+
+/**
+ * For tests: with `on` false, `{string: T}` maps check their keys one by
+ * one (the oracle the memo is compared with); with `collide`, every key set
+ * takes the same slot, so that only the comparison of positions and bytes
+ * tells them apart. Forgets every key set.
+ * @internal
+ */
+export function dictKeysMemo(on: boolean, collide = false): void {
+  dictMemo = on;
+  dictSlotMask = collide ? 0 : (1 << DICT_BITS) - 1;
+  dictKeys.fill(undefined);
+}
+
+/** The table slot of a key set whose positions and count hash to `h`. */
+function dictSlot(h: number): number {
+  return (Math.imul(h ^ (h >>> 16), 0x2c1b3c6d) >>> (32 - DICT_BITS)) & dictSlotMask;
+}
+
 /** Error for a required field that is absent (the decoder adds the field to its path). */
 export function missing(field?: string): FlexError {
   const e = fail("MissingField", "required field is missing");
@@ -243,6 +291,8 @@ export class DecodeContext {
   private checkedKw = 0;
   private checkedKeys: string[] = [];
   private checkedLens: number[] = [];
+  /** Key sets this decode recorded in {@link dictKeys}. */
+  private dictFresh = 0;
 
   constructor(bytes: Uint8Array, options: TypedDecodeOptions = {}) {
     if (options.verify) verify(bytes, { maxDepth: options.maxDepth });
@@ -467,9 +517,26 @@ export class DecodeContext {
    * one before. The keys are read through the key table (see keys.ts), and
    * their strings kept for {@link key}, which a `{string: T}` field's
    * decoder calls next for each of them: each key is scanned once and, when
-   * met in an earlier buffer, not decoded again.
+   * met in an earlier buffer, not decoded again. A whole key set met in an
+   * earlier buffer at the same places (see {@link dictKeys}) is proven by
+   * one comparison of its bytes instead.
    */
   private checkKeys(ka: number, kw: number, n: number): void {
+    // A key set met in an earlier buffer: the same positions holding the
+    // same bytes (each key's NUL inside this buffer) are keys already
+    // proven valid, NUL-terminated and ascending. The positions are read
+    // unchecked (the vector is in bounds; where they point may not be).
+    let h = n;
+    for (let i = 0; i < n; i++) h = Math.imul(h ^ this.pointsAt(ka + i * kw, kw), 0x9e3779b1) + i;
+    const slot = dictSlot(h);
+    const known = dictKeys[slot];
+    if (dictMemo && known !== undefined && known.at.length === n && this.sameDictKeys(ka, kw, known)) {
+      this.checkedKa = ka;
+      this.checkedKw = kw;
+      this.checkedKeys = known.keys;
+      this.checkedLens = known.lens;
+      return;
+    }
     let prev = -1;
     let prevLen = 0;
     const u8 = this.u8;
@@ -502,6 +569,57 @@ export class DecodeContext {
     this.checkedKw = kw;
     this.checkedKeys = strs;
     this.checkedLens = lens;
+    let textLen = n;
+    for (let i = 0; i < n; i++) textLen += lens[i];
+    if (dictMemo && n > 0 && textLen <= DICT_TEXT_MAX && ++this.dictFresh <= DICT_FRESH_MAX) {
+      const at: number[] = new Array(n);
+      const text = new Uint8Array(textLen);
+      for (let i = 0, o = 0; i < n; i++) {
+        const k = this.pointsAt(ka + i * kw, kw);
+        at[i] = k;
+        // Each key was just read whole, with its NUL, inside the buffer.
+        for (let j = 0; j <= lens[i]; j++) text[o++] = u8[k + j];
+      }
+      dictKeys[slot] = { at, text, keys: strs, lens };
+    }
+  }
+
+  /**
+   * Where the offset of width `kw` at `p` (in bounds) points, unchecked:
+   * the position may lie outside the buffer (or before it).
+   */
+  private pointsAt(p: number, kw: number): number {
+    const u8 = this.u8;
+    switch (kw) {
+      case 1: return p - u8[p];
+      case 2: return p - (u8[p] | (u8[p + 1] << 8));
+      case 4: return p - u32(u8, p);
+      default: return p - joinWords(u32(u8, p + 4), u32(u8, p));
+    }
+  }
+
+  /**
+   * Whether the keys vector at `ka` (width `kw`, in bounds, as many keys as
+   * `set`) points where `set.at` does, and the bytes there are `set.text`,
+   * each key's NUL included and inside the buffer. Reads only.
+   */
+  private sameDictKeys(ka: number, kw: number, set: DictKeys): boolean {
+    const at = set.at;
+    for (let i = 0; i < at.length; i++) if (this.pointsAt(ka + i * kw, kw) !== at[i]) return false;
+    const u8 = this.u8;
+    const n = this.n;
+    const text = set.text;
+    let o = 0;
+    for (let i = 0; i < at.length; i++) {
+      let p = at[i];
+      for (;;) {
+        if (p >= n) return false;
+        const b = text[o++];
+        if (u8[p++] !== b) return false;
+        if (b === 0) break;
+      }
+    }
+    return true;
   }
 
   /** Index of `key` (UTF-8) in the keys vector at `ka` (width `kw`, `n` keys), or -1. */

@@ -203,6 +203,88 @@ test("dynamic maps with equal key sets share one keys vector, and no other map d
   collideKeyHashes(false);
 });
 
+test("dictionary keys found again from an earlier buffer: changed bytes at the same places are read as they are", async () => {
+  const { dictKeysMemo } = await import("../dist/typed.js");
+  const addr = (attrs) => ({ street: "Main", zip: "1", city: "X", note: null, floor: 3, geo: { lat: 1, lon: 2 }, tags: ["a"], attrs, display: "D" });
+  const first = shop.encodeAddress(addr({ alpha: 1, beta: 2, "gam\u00e9": 3, "\u{1f600}": 4 }));
+  const keysAt = Buffer.from(first).indexOf(Buffer.from("alpha\0"));
+  const keysEnd = Buffer.from(first).indexOf(Buffer.from("\u{1f600}\0")) + 5;
+  const outcome = (bytes) => {
+    try {
+      return shop.decodeAddress(bytes);
+    } catch (e) {
+      assert.ok(e instanceof fb.FlexError, String(e));
+      return `${e.kind} ${e.offset}`;
+    }
+  };
+  let n = 0;
+  let changed = 0;
+  try {
+    for (let i = keysAt; i < keysEnd; i++) {
+      for (const x of [0x00, 0x41, 0x61, 0x62, 0x7a, 0x80, 0xc3, 0xff]) {
+        if (first[i] === x) continue;
+        const bad = first.slice();
+        bad[i] = x;
+        // The oracle: every key read and checked afresh.
+        dictKeysMemo(false);
+        const want = outcome(bad);
+        // The memo primed with the first buffer's key set, at the same places.
+        dictKeysMemo(true);
+        assert.deepEqual(outcome(first).attrs, { alpha: 1, beta: 2, "gam\u00e9": 3, "\u{1f600}": 4 });
+        assert.deepEqual(outcome(bad), want, `byte ${i} = ${x}`);
+        if (typeof want === "string" || JSON.stringify(want.attrs) !== JSON.stringify(outcome(first).attrs)) changed++;
+        n++;
+      }
+    }
+  } finally {
+    dictKeysMemo(true);
+  }
+  assert.ok(n > 100 && changed > 100, `${n} mutations, ${changed} with other keys or an error`);
+  // Every key set in one slot: a dictionary whose keys lie elsewhere is not
+  // taken for the one recorded, even where the recorded places hold its bytes.
+  const dictAt = (bytes, index) => {
+    const c = new fb.DecodeContext(bytes);
+    let [p, w, t] = c.root();
+    if (index !== undefined) {
+      const d = c.vector(p, w, t);
+      [p, w, t] = [d + index * c.w, c.w, c.type(d, c.w, c.c, c.e, index)];
+    }
+    const d = c.map(p, w, t);
+    const n = c.c;
+    c.layout(d, c.w, n, fb.NO_KEYS);
+    return Array.from({ length: n }, (_, i) => c.key(c.ka, c.kw, i));
+  };
+  const build = (maps) => {
+    const b = new fb.Builder();
+    if (maps.length > 1) b.startVector();
+    for (const keys of maps) {
+      b.startMap();
+      for (const k of keys) {
+        b.key(k);
+        b.int(1);
+      }
+      b.endMap();
+    }
+    if (maps.length > 1) b.endVector();
+    return b.finish().slice();
+  };
+  const one = build([["a", "b"]]);
+  const two = build([["a", "b"], ["x", "y"]]);
+  assert.deepEqual([...two.subarray(0, 4)], [...one.subarray(0, 4)], "the keys a and b lie at the same places in both");
+  try {
+    dictKeysMemo(true, true);
+    assert.deepEqual(dictAt(one), ["a", "b"]);
+    assert.deepEqual(dictAt(two, 1), ["x", "y"]);
+    assert.deepEqual(dictAt(two, 0), ["a", "b"]);
+  } finally {
+    dictKeysMemo(true);
+  }
+  // A dictionary seen again in a later buffer reads its own keys, and many
+  // one-off key sets (more than the memo records per decode) do not disturb it.
+  const sets = Array.from({ length: 200 }, (_, i) => ({ [`k${i}`]: i, [`k${i + 1}x`]: i + 1 }));
+  for (const attrs of [...sets, ...sets]) assert.deepEqual(shop.decodeAddress(shop.encodeAddress(addr(attrs))).attrs, attrs);
+});
+
 test("arrays: fixed vectors for 2 to 4 numbers, plain arrays when decoded, lengths checked both ways", () => {
   const body = { pos: [1.5, 2, 3], uuid: [1, 2, 3, 4], span: [-1, 1], quat: [0, 0, 0, 1], level: [9],
     matrix: [1, 2, 3, 4, 5, 6, 7, 8, 9], flags: [true, false], tint: null, big: [1, 2], ubig: [3, 4, 5], small: [-1, 0, 1] };
