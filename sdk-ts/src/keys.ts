@@ -16,6 +16,7 @@
  * decode, never a wrong key.
  */
 
+import { joinWords, u32 } from "./reader.js";
 import { readUtf8 } from "./utf8.js";
 
 /** Entries in the table (a power of two: `1 << SLOT_BITS`). */
@@ -165,4 +166,48 @@ function propertyName(s: string): string {
     return k;
   }
   return s;
+}
+
+/**
+ * Where the offset of width `kw` at `p` (inside `u8`) points, unchecked:
+ * the position may lie outside the buffer (or before it). For finding key
+ * sets met before, whose positions are then compared exactly.
+ */
+export function pointsAt(u8: Uint8Array, p: number, kw: number): number {
+  switch (kw) {
+    case 1: return p - u8[p];
+    case 2: return p - (u8[p] | (u8[p + 1] << 8));
+    case 4: return p - u32(u8, p);
+    default: return p - joinWords(u32(u8, p + 4), u32(u8, p));
+  }
+}
+
+/**
+ * Whether the elements of the keys vector at `at` (width `kw`, inside
+ * `u8`, as many as `positions`) point at `positions`. Reads only.
+ */
+export function samePositions(u8: Uint8Array, at: number, kw: number, positions: readonly number[]): boolean {
+  for (let i = 0; i < positions.length; i++) {
+    if (pointsAt(u8, at + i * kw, kw) !== positions[i]) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether the bytes at `positions` in `u8` (inside it or not) are byte for
+ * byte `text`: each key's bytes and its NUL, one key after the other.
+ */
+export function sameKeyText(u8: Uint8Array, positions: readonly number[], text: Uint8Array): boolean {
+  const n = u8.length;
+  let o = 0;
+  for (let i = 0; i < positions.length; i++) {
+    let p = positions[i];
+    for (;;) {
+      if (p >= n) return false;
+      const b = text[o++];
+      if (u8[p++] !== b) return false;
+      if (b === 0) break;
+    }
+  }
+  return true;
 }

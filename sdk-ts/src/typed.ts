@@ -25,7 +25,7 @@ import { bytesOf, f32At, f64At, joinWords, littleEndianCopy, rootOf, u32 } from 
 import type { BytesLike } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, isTypedVector, T, typedElement, typeName } from "./types.js";
 import { asciiRun, mayRun } from "./runs.js";
-import { KeyFault, KeyReader } from "./keys.js";
+import { KeyFault, KeyReader, pointsAt, sameKeyText, samePositions } from "./keys.js";
 import { compareUtf8, readUtf8, sortUtf8, utf8Bytes } from "./utf8.js";
 import { verify } from "./verify.js";
 
@@ -527,7 +527,7 @@ export class DecodeContext {
     // proven valid, NUL-terminated and ascending. The positions are read
     // unchecked (the vector is in bounds; where they point may not be).
     let h = n;
-    for (let i = 0; i < n; i++) h = Math.imul(h ^ this.pointsAt(ka + i * kw, kw), 0x9e3779b1) + i;
+    for (let i = 0; i < n; i++) h = Math.imul(h ^ pointsAt(this.u8, ka + i * kw, kw), 0x9e3779b1) + i;
     const slot = dictSlot(h);
     const known = dictKeys[slot];
     if (dictMemo && known !== undefined && known.at.length === n && this.sameDictKeys(ka, kw, known)) {
@@ -575,7 +575,7 @@ export class DecodeContext {
       const at: number[] = new Array(n);
       const text = new Uint8Array(textLen);
       for (let i = 0, o = 0; i < n; i++) {
-        const k = this.pointsAt(ka + i * kw, kw);
+        const k = pointsAt(u8, ka + i * kw, kw);
         at[i] = k;
         // Each key was just read whole, with its NUL, inside the buffer.
         for (let j = 0; j <= lens[i]; j++) text[o++] = u8[k + j];
@@ -585,41 +585,12 @@ export class DecodeContext {
   }
 
   /**
-   * Where the offset of width `kw` at `p` (in bounds) points, unchecked:
-   * the position may lie outside the buffer (or before it).
-   */
-  private pointsAt(p: number, kw: number): number {
-    const u8 = this.u8;
-    switch (kw) {
-      case 1: return p - u8[p];
-      case 2: return p - (u8[p] | (u8[p + 1] << 8));
-      case 4: return p - u32(u8, p);
-      default: return p - joinWords(u32(u8, p + 4), u32(u8, p));
-    }
-  }
-
-  /**
    * Whether the keys vector at `ka` (width `kw`, in bounds, as many keys as
    * `set`) points where `set.at` does, and the bytes there are `set.text`,
    * each key's NUL included and inside the buffer. Reads only.
    */
   private sameDictKeys(ka: number, kw: number, set: DictKeys): boolean {
-    const at = set.at;
-    for (let i = 0; i < at.length; i++) if (this.pointsAt(ka + i * kw, kw) !== at[i]) return false;
-    const u8 = this.u8;
-    const n = this.n;
-    const text = set.text;
-    let o = 0;
-    for (let i = 0; i < at.length; i++) {
-      let p = at[i];
-      for (;;) {
-        if (p >= n) return false;
-        const b = text[o++];
-        if (u8[p++] !== b) return false;
-        if (b === 0) break;
-      }
-    }
-    return true;
+    return samePositions(this.u8, ka, kw, set.at) && sameKeyText(this.u8, set.at, set.text);
   }
 
   /** Index of `key` (UTF-8) in the keys vector at `ka` (width `kw`, `n` keys), or -1. */

@@ -27,7 +27,7 @@ import { bytesOf, f32At, f64At, IntMode, joinWords, littleEndianCopy, rootOf, u3
 import type { BytesLike } from "./reader.js";
 import { fixedElement, fixedLength, isFixedVector, isKnownType, T, typedElement } from "./types.js";
 import { asciiRun, mayRun } from "./runs.js";
-import { KeyFault, KeyReader } from "./keys.js";
+import { KeyFault, KeyReader, pointsAt, sameKeyText, samePositions } from "./keys.js";
 import { MapMaker, ShapeWriter, WRITE_AFTER, makerFor, wellFormed, writerFor } from "./shapes.js";
 import { compareUtf8, readUtf8, sortUtf8 } from "./utf8.js";
 import { verify } from "./verify.js";
@@ -392,21 +392,7 @@ class Decoder {
    * byte for byte `set.text`, each with its NUL.
    */
   sameText(set: KeySet): boolean {
-    const u8 = this.u8;
-    const n = this.n;
-    const text = set.text;
-    const at = set.at;
-    let o = 0;
-    for (let i = 0; i < at.length; i++) {
-      let p = at[i];
-      for (;;) {
-        if (p >= n) return false;
-        const b = text[o++];
-        if (u8[p++] !== b) return false;
-        if (b === 0) break;
-      }
-    }
-    return true;
+    return sameKeyText(this.u8, set.at, set.text);
   }
 
   /**
@@ -415,10 +401,7 @@ class Decoder {
    * that does not match, valid or not, is left to the checked path.
    */
   samePositions(at: number, kw: number, positions: number[]): boolean {
-    for (let i = 0; i < positions.length; i++) {
-      if (this.pointsAt(at + i * kw, kw) !== positions[i]) return false;
-    }
-    return true;
+    return samePositions(this.u8, at, kw, positions);
   }
 
   /**
@@ -426,17 +409,7 @@ class Decoder {
    * the position may lie outside the buffer (or be negative).
    */
   pointsAt(p: number, kw: number): number {
-    const u8 = this.u8;
-    let off: number;
-    switch (kw) {
-      case 1: off = u8[p]; break;
-      case 2: off = u8[p] | (u8[p + 1] << 8); break;
-      case 4: off = u32(u8, p); break;
-      default: {
-        off = joinWords(u32(u8, p + 4), u32(u8, p));
-      }
-    }
-    return p - off;
+    return pointsAt(this.u8, p, kw);
   }
 
   keyOrder(a: number, b: number): number {
