@@ -1213,10 +1213,18 @@ export class Builder {
     this.reserve(8 + (len + 3) * 9);
     // The floor is the widest scalar; then the narrowest width from there
     // at which the keys vector's offset and every element's offset fit.
+    // The lowest target bounds every offset from above (the last slot's
+    // distance to it), so the element loop runs only when that bound does
+    // not fit.
     let vw = this.forceMin;
+    let lowest = Infinity;
     for (let i = first; i < end; i += step) {
       const t = sType[i];
-      if ((t <= T.Float || t === T.Bool) && sWidth[i] > vw) vw = sWidth[i];
+      if (t <= T.Float || t === T.Bool) {
+        if (sWidth[i] > vw) vw = sWidth[i];
+      } else if (sData[i] < lowest) {
+        lowest = sData[i];
+      }
     }
     const at = this.len;
     for (; vw < 3; vw++) {
@@ -1226,6 +1234,7 @@ export class Builder {
       // Element j at index step * j + 3, as the reference counts it (see
       // endSmallMap).
       let q = base + 3 * bytes;
+      if (q + (len - 1) * step * bytes - lowest <= WIDTH_LIMITS[vw]) break;
       let i = first;
       for (; i < end; i += step, q += step * bytes) {
         const t = sType[i];
@@ -1241,22 +1250,42 @@ export class Builder {
     this.putUInt(p + 2 * bytes, len, bytes);
     p += 3 * bytes;
     const loc = p;
-    const dv = this.dv;
-    for (let i = first; i < end; i += step, p += bytes) {
-      const t = sType[i];
-      if (t === T.Float) {
-        if (bytes === 8) dv.setFloat64(p, sData[i], true);
-        else dv.setFloat32(p, sData[i], true);
-      } else {
-        this.putUInt(p, t <= T.UInt || t === T.Bool ? sData[i] : p - sData[i], bytes);
+    const buf = this.buf;
+    // Each value and its type byte in one loop (the type bytes follow the
+    // values). A scalar's stored width is the vector's: `vw` is at least
+    // every scalar's own.
+    let tb = loc + len * bytes;
+    const scalar = vw;
+    if (bytes === 1) {
+      // No float is narrower than 4 bytes, so none is here.
+      for (let i = first; i < end; i += step, p++) {
+        const t = sType[i];
+        if (t <= T.Float || t === T.Bool) {
+          buf[p] = sData[i];
+          buf[tb++] = (t << 2) | scalar;
+        } else {
+          buf[p] = p - sData[i];
+          buf[tb++] = (t << 2) | sWidth[i];
+        }
+      }
+    } else {
+      const dv = this.dv;
+      for (let i = first; i < end; i += step, p += bytes) {
+        const t = sType[i];
+        if (t === T.Float) {
+          if (bytes === 8) dv.setFloat64(p, sData[i], true);
+          else dv.setFloat32(p, sData[i], true);
+          buf[tb++] = (t << 2) | scalar;
+        } else if (t <= T.UInt || t === T.Bool) {
+          this.putUInt(p, sData[i], bytes);
+          buf[tb++] = (t << 2) | scalar;
+        } else {
+          this.putUInt(p, p - sData[i], bytes);
+          buf[tb++] = (t << 2) | sWidth[i];
+        }
       }
     }
-    const buf = this.buf;
-    for (let i = first; i < end; i += step) {
-      const t = sType[i];
-      buf[p++] = (t << 2) | (t <= T.Float || t === T.Bool ? Math.max(sWidth[i], vw) : sWidth[i]);
-    }
-    this.len = p;
+    this.len = tb;
     this.sp = dropFrom;
     this.push(T.Map, vw, loc);
   }

@@ -127,3 +127,47 @@ test("maps on a given keys vector, up to 16 values and beyond, are written with 
     assert.equal(out[0], out[1], `seed ${seed}`);
   }
 });
+
+test("a small map's values take the width whose limit their farthest offset is on either side of", () => {
+  // One value (the `j`th of `n`) refers back to a string written before a
+  // filler of `gap` bytes; the others are scalars. The last slot's distance
+  // to that string bounds every offset from above, exactly when the value is
+  // the last: sweeping the gap across the 1- and 2-byte limits puts the
+  // offset on both sides of each, for maps on a given keys vector (up to 16
+  // values) and maps ended by `endMap` (up to 8).
+  let n = 0;
+  for (const gap of [...Array.from({ length: 40 }, (_, i) => 236 + i), ...Array.from({ length: 40 }, (_, i) => 65500 + i)]) {
+    for (let len = 1; len <= 16; len++) {
+      for (const j of new Set([0, len - 1])) {
+        for (const given of len <= 8 ? [true, false] : [true]) {
+          const out = [true, false].map((small) => {
+            useSmallMapWriters(small);
+            try {
+              const b = new fb.Builder({ share: fb.Share.Keys | fb.Share.Strings });
+              const names = Array.from({ length: len }, (_, i) => `f${String(i).padStart(2, "0")}`);
+              b.startVector();
+              const kv = given ? b.keyVector(names) : null;
+              b.string("far");
+              b.blob(new Uint8Array(gap));
+              b.startMap();
+              for (let i = 0; i < len; i++) {
+                if (!given) b.key(names[i]);
+                if (i === j) b.string("far");
+                else b.int(i);
+              }
+              if (given) b.endMapWithKeys(kv);
+              else b.endMap();
+              b.endVector();
+              return hex(b.finish());
+            } finally {
+              useSmallMapWriters(true);
+            }
+          });
+          assert.equal(out[0], out[1], `gap ${gap}, ${len} values, the far one ${j}, ${given ? "given keys" : "endMap"}`);
+          n++;
+        }
+      }
+    }
+  }
+  assert.ok(n > 3000, `${n}`);
+});
