@@ -315,13 +315,13 @@ class Decoder {
     if (len === 0) return EMPTY;
     const first = this.follow(at, kw);
     const known = this.keySets.get(first);
-    if (known !== undefined && known.keys.length === len && this.samePositions(at, kw, known.at)) {
+    if (known !== undefined && known.keys.length === len && samePositions(this.u8, at, kw, known.at)) {
       if ((this.bytes -= known.bytes) < 0) throw budgetExceeded(at);
       return known;
     }
     const slot = seenSlot(first, len);
     const earlier = seen[slot];
-    if (earlier !== undefined && earlier.keys.length === len && this.samePositions(at, kw, earlier.at) && this.sameText(earlier)) {
+    if (earlier !== undefined && earlier.keys.length === len && samePositions(this.u8, at, kw, earlier.at) && sameKeyText(this.u8, earlier.at, earlier.text)) {
       if ((this.bytes -= earlier.bytes) < 0) throw budgetExceeded(at);
       if (earlier.make === null && earlier.tries < MAKER_TRIES) {
         earlier.tries++;
@@ -338,7 +338,7 @@ class Decoder {
     const positions: number[] = new Array(len);
     let h = len;
     for (let i = 0; i < len; i++) {
-      const k = this.pointsAt(at + i * kw, kw);
+      const k = pointsAt(this.u8, at + i * kw, kw);
       positions[i] = k;
       h = (Math.imul(h ^ k, 0x9e3779b1) + i) | 0;
     }
@@ -385,31 +385,6 @@ class Decoder {
     this.keySetsByPositions.set(h, set);
     if (remember) seen[slot] = set;
     return set;
-  }
-
-  /**
-   * Whether the keys at `set.at` in this buffer (in bounds or not) are
-   * byte for byte `set.text`, each with its NUL.
-   */
-  sameText(set: KeySet): boolean {
-    return sameKeyText(this.u8, set.at, set.text);
-  }
-
-  /**
-   * Whether the elements of the keys vector at `at` (width `kw`, in bounds,
-   * as many as `positions`) point at `positions`. Reads only: an element
-   * that does not match, valid or not, is left to the checked path.
-   */
-  samePositions(at: number, kw: number, positions: number[]): boolean {
-    return samePositions(this.u8, at, kw, positions);
-  }
-
-  /**
-   * Where the offset of width `kw` at `p` (in bounds) points, unchecked:
-   * the position may lie outside the buffer (or be negative).
-   */
-  pointsAt(p: number, kw: number): number {
-    return pointsAt(this.u8, p, kw);
   }
 
   keyOrder(a: number, b: number): number {
